@@ -1,0 +1,49 @@
+'use strict';
+// nodetrace format: render raw DTrace / bpftrace aggregation output read on
+// stdin the way `nodetrace latency` does, e.g.
+//   dtrace -s d-scripts/addon-latency.d -p 4242 | nodetrace format
+const { UsageError } = require('../errors');
+const { buildModel, renderModel, hasData } = require('../report');
+
+function readStdin() {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    process.stdin.setEncoding('utf8');
+    process.stdin.on('data', (c) => { text += c; });
+    process.stdin.on('end', () => resolve(text));
+    process.stdin.on('error', reject);
+  });
+}
+
+function builder(y) {
+  return y
+    .usage('$0 format [options] < tracer-output\n\n'
+      + 'Render raw DTrace (quantize, lquantize, llquantize, plain aggregations) or bpftrace\n'
+      + '(hist, lhist, count, sum, avg, min, max, stats) output as nodetrace does.')
+    .option('from', { choices: ['dtrace', 'bpftrace'], describe: 'Which tracer printed it (default: recognised from the text)' })
+    .option('unit', { choices: ['ns', 'us', 'ms', 's'], describe: 'Unit of unnamed aggregations (default: ns for DTrace, as timestamp is)' })
+    .option('json', { type: 'boolean', default: false, describe: 'Print JSON (docs/json-format.md)' })
+    .option('sort', { choices: ['total', 'count', 'name'], default: 'total', describe: 'Order entries by total time, count or name' })
+    .option('breakdown', { type: 'boolean', default: false, describe: 'Full histograms for latency breakdown parts' })
+    .option('addons-only', { type: 'boolean', default: false, describe: 'Hide Node\'s own work (node::..., uv_...)' })
+    .example('dtrace -s d-scripts/addon-latency.d -p 4242 | $0 format', '')
+    .example('bpftrace -p 4242 d-scripts/addon-latency.bt /proc/4242/exe > out.txt; $0 format --json < out.txt', '');
+}
+
+async function handler(args) {
+  if (process.stdin.isTTY) {
+    throw new UsageError('format reads tracer output on standard input.', 'e.g. dtrace -s d-scripts/addon-latency.d -p PID | nodetrace format');
+  }
+  const text = await readStdin();
+  const model = buildModel(text, { tracer: args.from, addonsOnly: args.addonsOnly });
+  if (!hasData(model) && !args.json) {
+    process.stderr.write('nodetrace: found no aggregation output on standard input.\n');
+    process.exitCode = 1;
+    return;
+  }
+  process.stdout.write(renderModel(model, {
+    json: args.json, sort: args.sort, unit: args.unit, breakdownHistograms: args.breakdown,
+  }));
+}
+
+module.exports = { command: 'format', describe: 'Render raw dtrace/bpftrace aggregation output from stdin', builder, handler };

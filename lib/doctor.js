@@ -1,0 +1,51 @@
+'use strict';
+// What this host has and lacks for tracing Node: each check is a plain object
+// so `nodetrace doctor` can print it and tests can assert on it.
+const fs = require('fs');
+const { detectDtrace, detectBpftrace, findOnPath, INSTALL_HINT } = require('./tracer/detect');
+
+function exists(p) {
+  try { fs.accessSync(p); return true; } catch (err) { return false; }
+}
+
+function tracefsDir() {
+  for (const dir of ['/sys/kernel/tracing', '/sys/kernel/debug/tracing']) {
+    if (exists(dir + '/uprobe_events') || exists(dir + '/available_events')) return dir;
+  }
+  return null;
+}
+
+function checks() {
+  const out = [];
+  const isRoot = typeof process.getuid !== 'function' || process.getuid() === 0;
+  out.push({ name: 'root', ok: isRoot, detail: isRoot ? 'running as root' : 'not root: tracing needs sudo' });
+
+  const dtrace = detectDtrace();
+  const bpftrace = detectBpftrace();
+  out.push({ name: 'dtrace', ok: dtrace.available, optional: true, detail: dtrace.available ? `DTrace ${dtrace.version} at ${dtrace.path}` : dtrace.reason });
+  out.push({ name: 'bpftrace', ok: bpftrace.available, optional: true, detail: bpftrace.available ? `bpftrace ${bpftrace.version} at ${bpftrace.path}` : bpftrace.reason });
+  const tracer = dtrace.available ? dtrace : bpftrace.available ? bpftrace : null;
+  out.push({ name: 'tracer', ok: Boolean(tracer), detail: tracer ? `nodetrace will use ${tracer.name} ${tracer.version}` : 'no tracer: ' + INSTALL_HINT });
+
+  if (process.platform === 'linux') {
+    const tracefs = tracefsDir();
+    out.push({ name: 'tracefs', ok: Boolean(tracefs), detail: tracefs ? `mounted at ${tracefs}` : 'not mounted: sudo mount -t tracefs nodev /sys/kernel/tracing' });
+    const uprobes = tracefs ? exists(tracefs + '/uprobe_events') : exists('/sys/bus/event_source/devices/uprobe');
+    out.push({ name: 'uprobes', ok: uprobes, detail: uprobes ? 'kernel supports uprobes' : 'no uprobe support found (CONFIG_UPROBE_EVENTS)' });
+    const btf = exists('/sys/kernel/btf/vmlinux');
+    out.push({ name: 'BTF', ok: btf, optional: true, detail: btf ? '/sys/kernel/btf/vmlinux present' : 'no kernel BTF: kfunc probes and struct types unavailable (not needed by nodetrace)' });
+  }
+  const gcore = findOnPath('gcore');
+  out.push({ name: 'gcore', ok: Boolean(gcore), optional: true, detail: gcore ? `${gcore} (for ebadf)` : 'missing: install gdb for `nodetrace ebadf` (apt-get install gdb)' });
+  const cxxfilt = findOnPath('c++filt');
+  out.push({ name: 'c++filt', ok: Boolean(cxxfilt), optional: true, detail: cxxfilt ? 'demangles C++ names from DTrace for Linux' : 'missing: mangled C++ names shown as-is (install binutils)' });
+  try {
+    const usdt = require('./usdt').status();
+    out.push({ name: 'usdt', ok: usdt.native, optional: true, detail: usdt.native ? `USDT provider active (${usdt.dir || 'ok'})` : `USDT provider inactive: ${usdt.reason}` });
+  } catch (err) {
+    out.push({ name: 'usdt', ok: false, optional: true, detail: 'USDT provider not available in this build' });
+  }
+  return out;
+}
+
+module.exports = { checks, tracefsDir };

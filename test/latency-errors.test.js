@@ -1,0 +1,108 @@
+'use strict';
+// Each user mistake gets one or two lines saying what to do, and its exit code.
+const assert = require('assert');
+const { spawnSync } = require('child_process');
+const { startTarget, stopTarget, nodetrace, tracingUnavailableReason, NODETRACE } = require('./support/harness');
+
+function assertShortError(r, pattern) {
+  assert.match(r.stderr, pattern);
+  assert(!/\n\s+at /.test(r.stderr), 'no stack trace for a user mistake:\n' + r.stderr);
+  assert(r.stderr.trim().split('\n').length <= 3, 'at most a few lines:\n' + r.stderr);
+}
+
+describe('nodetrace latency errors', function () {
+  this.timeout(30000);
+
+  it('rejects a PID that is not a number (usage, exit 2)', async function () {
+    const r = await nodetrace(['latency', '-p', 'abc']);
+    assert.strictEqual(r.code, 2);
+    assertShortError(r, /process ID/);
+  });
+
+  it('says so when no such process runs (exit 3)', async function () {
+    const r = await nodetrace(['latency', '-p', '3999999']);
+    assert.strictEqual(r.code, 3);
+    assertShortError(r, /no process with PID 3999999/);
+  });
+
+  it('refuses a process that is not Node', async function () {
+    const sleeper = spawnSync('sh', ['-c', 'sleep 30 & echo $!'], { encoding: 'utf8' });
+    const pid = sleeper.stdout.trim();
+    try {
+      const r = await nodetrace(['latency', '-p', pid]);
+      assert.strictEqual(r.code, 1);
+      assertShortError(r, /is not a Node process/);
+    } finally {
+      process.kill(Number(pid), 'SIGKILL');
+    }
+  });
+
+  it('needs a target: no -p and no -c is a usage error', async function () {
+    const r = await nodetrace(['latency']);
+    assert.strictEqual(r.code, 2);
+    assertShortError(r, /-p PID or -c COMMAND/);
+  });
+
+  it('rejects a bad duration', async function () {
+    const r = await nodetrace(['latency', '-p', String(process.pid), '-d', '-4']);
+    assert.strictEqual(r.code, 2);
+  });
+
+  it('says when it is not root, with how to fix it', async function () {
+    if (process.getuid() !== 0) this.skip('needs root to drop to another user');
+    const target = await startTarget('sqlite-loop.js');
+    try {
+      const asNobody = spawnSync(process.execPath, [NODETRACE, 'latency', '-p', String(target.pid)],
+        { uid: 65534, gid: 65534, encoding: 'utf8' });
+      assert.strictEqual(asNobody.status, 1);
+      assertShortError({ stderr: asNobody.stderr }, /needs root/);
+      assert.match(asNobody.stderr, /sudo/);
+    } finally {
+      stopTarget(target);
+    }
+  });
+
+  it('says how to install a tracer when none is on the PATH', async function () {
+    const target = await startTarget('sqlite-loop.js');
+    try {
+      const r = await nodetrace(['latency', '-p', String(target.pid)], { env: { PATH: '/nonexistent' } });
+      assert.strictEqual(r.code, 1);
+      assertShortError(r, /no tracer found/);
+      assert.match(r.stderr, /apt-get install -y bpftrace/);
+    } finally {
+      stopTarget(target);
+    }
+  });
+
+  it('--dry-run prints the exact command line and program without root or tracing', async function () {
+    const target = await startTarget('sqlite-loop.js');
+    try {
+      const r = await nodetrace(['latency', '-p', String(target.pid), '-n']);
+      assert.strictEqual(r.code, 0, r.stderr);
+      assert.match(r.stdout, new RegExp(`bpftrace -p ${target.pid} \\S+/d-scripts/addon-latency.bt /proc/${target.pid}/exe`));
+      assert.match(r.stdout, /uprobe:\$1:uv_queue_work/);
+    } finally {
+      stopTarget(target);
+    }
+  });
+
+  it('shows the tracer\'s own message when it rejects the program @tracer', async function () {
+    if (tracingUnavailableReason()) this.skip(tracingUnavailableReason());
+    // A bpftrace that cannot attach: uprobes on a binary lacking the symbols.
+    const target = await startTarget('sqlite-loop.js');
+    try {
+      const fs = require('fs');
+      const os = require('os');
+      const path = require('path');
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-fake-'));
+      const fake = path.join(dir, 'bpftrace');
+      fs.writeFileSync(fake, '#!/bin/sh\n[ "$1" = --version ] && { echo "bpftrace v0.17.0"; exit 0; }\necho "stdin:1:1-10: ERROR: syntax error, unexpected identifier" >&2\nexit 1\n', { mode: 0o755 });
+      const r = await nodetrace(['latency', '-p', String(target.pid)], { env: { PATH: dir + ':' + process.env.PATH } });
+      assert.strictEqual(r.code, 1);
+      assert.match(r.stderr, /bpftrace rejected the program/);
+      assert.match(r.stderr, /syntax error/);
+    } finally {
+      stopTarget(target);
+    }
+  });
+});

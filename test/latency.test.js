@@ -1,0 +1,112 @@
+'use strict';
+// `nodetrace latency` end to end @tracer: the real bpftrace against real
+// workloads (the article's sqlite3 loop, a crypto.pbkdf2 loop), asserting on
+// what was really traced.
+const assert = require('assert');
+const { requireTracing, startTarget, stopTarget, nodetrace } = require('./support/harness');
+
+const SQLITE_KINDS = ['Work_BeginOpen', 'Work_BeginExec', 'Work_BeginClose', 'Work_BeginPrepare', 'Work_BeginRun'];
+
+describe('nodetrace latency @tracer', function () {
+  this.timeout(60000);
+  before(function () { requireTracing(this); });
+
+  describe('on the sqlite3 loop', function () {
+    let target;
+    let json;
+    let text;
+    before(async function () {
+      target = await startTarget('sqlite-loop.js');
+      const [j, t] = [
+        await nodetrace(['latency', '-p', String(target.pid), '-d', '3', '--json']),
+        await nodetrace(['latency', '-p', String(target.pid), '-d', '3']),
+      ];
+      assert.strictEqual(j.code, 0, j.stderr);
+      assert.strictEqual(t.code, 0, t.stderr);
+      json = JSON.parse(j.stdout);
+      text = t.stdout;
+    });
+    after(() => stopTarget(target));
+
+    it('names the five N-API kinds by the add-on function that created the work', function () {
+      for (const kind of SQLITE_KINDS) {
+        const found = json.kinds.find((k) => k.name.includes('::' + kind + '('));
+        assert(found, `no kind named ${kind} in ${json.kinds.map((k) => k.name).join(', ')}`);
+        assert(found.count > 50, `${kind}: only ${found.count} operations in 3 s`);
+      }
+      assert(!json.kinds.some((k) => /^napi_queue_async_work/.test(k.name) && k.count > 200),
+        'most work should be attributed to sqlite3, not to napi_queue_async_work');
+    });
+
+    it('reports plausible latencies, percentiles in order and a breakdown that fits the total', function () {
+      for (const k of json.kinds.filter((k) => SQLITE_KINDS.some((s) => k.name.includes(s)))) {
+        assert.strictEqual(k.unit, 'us');
+        assert(k.p50 > 0 && k.p50 < 100000, `${k.name}: p50 ${k.p50} us is not plausible for an in-memory sqlite op`);
+        assert(k.p50 <= k.p90 && k.p90 <= k.p99, `${k.name}: percentiles out of order`);
+        assert(k.max >= k.p99 * 0.5, `${k.name}: max ${k.max} below p99 ${k.p99}`);
+        const h = k.histogram.reduce((n, b) => n + Number(b.count), 0);
+        assert.strictEqual(h, k.count, 'histogram counts add up to the total count');
+        for (const part of ['queue_wait', 'run', 'loop_wait']) {
+          assert(k.breakdown[part], `${k.name}: no ${part}`);
+          assert(k.breakdown[part].p50 <= k.p99, `${k.name}: ${part} p50 exceeds the total's p99`);
+        }
+      }
+    });
+
+    it('prints histograms with human units, percentiles and the breakdown as text', function () {
+      for (const kind of SQLITE_KINDS) assert(text.includes(kind), `text output lacks ${kind}`);
+      assert.match(text, /µs/);
+      assert.match(text, /p50/);
+      assert.match(text, /p99/);
+      assert.match(text, /queue wait/i);
+      assert.match(text, /loop wait/i);
+      assert.match(text, /@@@/);
+    });
+  });
+
+  it('names Node\'s own crypto.pbkdf2 work by its C++ function, and --addons-only hides it', async function () {
+    const target = await startTarget('crypto-loop.js');
+    try {
+      const all = await nodetrace(['latency', '-p', String(target.pid), '-d', '2', '--json']);
+      assert.strictEqual(all.code, 0, all.stderr);
+      const kinds = JSON.parse(all.stdout).kinds;
+      const pbkdf2 = kinds.find((k) => /PBKDF2/.test(k.name));
+      assert(pbkdf2, 'no PBKDF2 kind in ' + kinds.map((k) => k.name).join(', '));
+      assert(pbkdf2.count > 5);
+      const addons = await nodetrace(['latency', '-p', String(target.pid), '-d', '2', '--json', '--addons-only']);
+      assert.strictEqual(addons.code, 0, addons.stderr);
+      assert(!JSON.parse(addons.stdout).kinds.some((k) => /PBKDF2/.test(k.name)));
+    } finally {
+      stopTarget(target);
+    }
+  });
+
+  it('traces a command started with -c until it exits', async function () {
+    const r = await nodetrace(['latency', '-c', `${process.execPath} test/targets/sqlite-loop.js`, '--json'],
+      { env: { SECONDS: '2' } });
+    assert.strictEqual(r.code, 0, r.stderr);
+    const kinds = JSON.parse(r.stdout).kinds;
+    assert(kinds.some((k) => k.name.includes('Work_BeginOpen')), r.stdout.slice(0, 500));
+  });
+
+  it('prints what was gathered when the target exits mid-trace, and exits 0', async function () {
+    const target = await startTarget('sqlite-loop.js', { env: { SECONDS: '2' } });
+    const r = await nodetrace(['latency', '-p', String(target.pid), '-d', '30']);
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.match(r.stderr, /exited/);
+    assert.match(r.stdout, /Work_BeginExec/);
+  });
+
+  it('prints what was gathered on SIGINT (Ctrl-C), and exits 0', async function () {
+    const target = await startTarget('sqlite-loop.js');
+    try {
+      const r = await nodetrace(['latency', '-p', String(target.pid)], {
+        onSpawn: (child) => setTimeout(() => child.kill('SIGINT'), 4000),
+      });
+      assert.strictEqual(r.code, 0, r.stderr);
+      assert.match(r.stdout, /Work_BeginRun/);
+    } finally {
+      stopTarget(target);
+    }
+  });
+});

@@ -1,0 +1,70 @@
+'use strict';
+// What integration tests share: starting a target program and waiting for it
+// to say it is ready, running bin/nodetrace as a user would, and skipping
+// (with the reason) where this host cannot trace.
+const path = require('path');
+const { spawn, spawnSync } = require('child_process');
+
+const ROOT = path.join(__dirname, '..', '..');
+const NODETRACE = path.join(ROOT, 'bin', 'nodetrace');
+
+function tracingUnavailableReason() {
+  if (process.getuid() !== 0) return 'needs root to load kernel probes';
+  const which = spawnSync('bpftrace', ['--version'], { encoding: 'utf8' });
+  if (which.error) return 'bpftrace is not installed (make test installs it)';
+  return null;
+}
+
+// Mocha: call in before(); skips the suite with the reason when tracing is impossible.
+function requireTracing(ctx) {
+  const reason = tracingUnavailableReason();
+  if (reason) {
+    if (process.env.CI) throw new Error('tracing tests cannot run in CI: ' + reason);
+    ctx.skip(reason);
+  }
+}
+
+// Starts `node test/targets/<name>` and resolves once it printed "ready".
+function startTarget(name, { env = {}, args = [] } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...args, path.join(ROOT, 'test', 'targets', name)], {
+      env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => reject(new Error(`${name} did not start: ${err}`)), 15000);
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (c) => { err += c; });
+    child.stdout.on('data', (c) => {
+      out += c;
+      if (out.includes('ready')) { clearTimeout(timer); resolve(child); }
+    });
+    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`${name} exited (${code}) before ready: ${err}`)); });
+  });
+}
+
+function stopTarget(child) {
+  if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+}
+
+// Runs bin/nodetrace with args; resolves { code, signal, stdout, stderr }.
+function nodetrace(args, { input, env = {}, timeoutMs = 60000, onSpawn } = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [NODETRACE, ...args], {
+      env: { ...process.env, ...env }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
+    child.stdout.on('data', (c) => { stdout += c; });
+    child.stderr.on('data', (c) => { stderr += c; });
+    if (input !== undefined) child.stdin.end(input);
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    if (onSpawn) onSpawn(child);
+    child.on('close', (code, signal) => { clearTimeout(timer); resolve({ code, signal, stdout, stderr }); });
+  });
+}
+
+module.exports = { ROOT, NODETRACE, requireTracing, tracingUnavailableReason, startTarget, stopTarget, nodetrace };
