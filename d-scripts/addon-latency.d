@@ -27,12 +27,11 @@
  * a return probe on uv__queue_work would fire too early where the pid provider
  * treats its tail call (jmp *%rax) as the return.
  *
- * OVERHEAD: 7 pid-provider probes per N-API operation, 5 for the others, and
+ * OVERHEAD: 6 pid-provider probes per N-API operation, 4 for the others, and
  * nothing else.  The article's script instead enabled pid$target:*.node::entry,
  * every function of every add-on: about 2,050 probes for sqlite3, minutes to
  * attach on DTrace for Linux, and a probe hit on every add-on call.  That way
- * stays available as `nodetrace latency --every-function` for add-ons that
- * queue work by other means.
+ * survives in addon-latency-every-function.d, for reference and benchmarks.
  *
  * DTrace for Linux prints C++ names mangled (_ZN12node_sqlite3...); nodetrace
  * demangles them.  Libuv facts this relies on (x86-64): uv__queue_work(w) and
@@ -57,43 +56,39 @@ dtrace:::BEGIN
 	printf("Tracing thread-pool work in PID %d... Hit Ctrl-C to end.\n", $target);
 }
 
-/* N-API: remember which add-on function created each napi_async_work. */
+/*
+ * N-API: an add-on function calls napi_create_async_work(..., &work) and then
+ * napi_queue_async_work(env, work), which calls uv_queue_work.  Remember the
+ * creator per thread and check, when work is queued, that it is the work just
+ * created (no return probe needed: *result is filled in by then).  Work queued
+ * again later, or created before tracing began, keeps uv_queue_work's caller,
+ * napi_queue_async_work: its own caller is no witness, as add-ons often reach
+ * it by a tail call.
+ */
 pid$target::napi_create_async_work:entry
 {
-	self->create_caller = ucaller;
-	self->create_result = arg6;		/* napi_async_work *result */
-}
-
-pid$target::napi_create_async_work:return
-/self->create_result && arg1 == 0/
-{
-	napi_origin[*(uint64_t *)copyin(self->create_result, sizeof (uint64_t))] =
-	    self->create_caller;
-}
-
-pid$target::napi_create_async_work:return
-/self->create_result/
-{
-	self->create_result = 0;
-	self->create_caller = 0;
-}
-
-pid$target::napi_delete_async_work:entry
-{
-	napi_origin[arg1] = 0;
+	self->created_by = ucaller;
+	self->created_into = arg6;		/* napi_async_work *result */
 }
 
 pid$target::napi_queue_async_work:entry
-/napi_origin[arg1]/
+/self->created_into &&
+    *(uint64_t *)copyin(self->created_into, sizeof (uint64_t)) == arg1/
 {
-	self->napi_pending = napi_origin[arg1];
+	self->napi_origin = self->created_by;
+}
+
+pid$target::napi_queue_async_work:entry
+{
+	self->created_by = 0;
+	self->created_into = 0;
 }
 
 pid$target::uv_queue_work:entry
 {
-	origin[arg1] = self->napi_pending ? self->napi_pending : ucaller;
+	origin[arg1] = self->napi_origin ? self->napi_origin : ucaller;
 	queued_at[arg1] = timestamp;
-	self->napi_pending = 0;
+	self->napi_origin = 0;
 }
 
 pid$target::uv__queue_work:entry

@@ -5,7 +5,8 @@
 // thread pool, so `nodetrace latency` sees Work_BeginOpen, Work_BeginExec,
 // Work_BeginClose, Work_BeginPrepare and Work_BeginRun.
 //
-// Optional: SECONDS=N exits after N seconds; REPORT=1 prints loops/second on exit.
+// Optional: SECONDS=N exits after N seconds; REPORT=1 prints loops/second on
+// exit; SIGUSR2 prints "loops <count> <monotonic ns>" (benchmarks sample it).
 const sqlite3 = require('sqlite3');
 
 let loops = 0;
@@ -35,5 +36,6 @@ function report() {
 
 if (process.env.SECONDS) setTimeout(report, Number(process.env.SECONDS) * 1000);
 process.on('SIGTERM', report);
+process.on('SIGUSR2', () => console.log(`loops ${loops} ${process.hrtime.bigint()}`));
 console.log('ready ' + process.pid);
 go();
