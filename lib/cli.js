@@ -49,9 +49,14 @@ function main(argv) {
     .alias('help', 'h')
     .wrap(Math.min(100, process.stdout.columns || 100))
     .epilogue('Run `nodetrace <command> --help` for each command\'s options and examples.\nDocs: README.md and docs/ in the nodetrace package.')
-    .fail((msg, err, y) => {
-      if (err) throw err;
-      process.stderr.write(`nodetrace: ${msg}\nRun with --help for usage.\n`);
+    // Only parsing and .check() failures reach here (handlers' errors are
+    // caught below), so everything is a usage error.
+    .fail((msg, err) => {
+      if (err instanceof UserError) {
+        reportFailure(err);
+        process.exit(process.exitCode);
+      }
+      process.stderr.write(`nodetrace: ${msg || (err && err.message)}\nRun with --help for usage.\n`);
       process.exit(EXIT.USAGE);
     });
   for (const command of loadCommands()) {

@@ -4,8 +4,8 @@
 // both end here, so a raw D script piped through `nodetrace format` reads the
 // same as `nodetrace latency`.
 const { parse } = require('./aggregation/parse');
-const { mergeEntriesByName, mangledNames, applyDemangled } = require('./aggregation/model');
-const { renderReport } = require('./render/report');
+const { mergeEntriesByName } = require('./aggregation/model');
+const { renderReport, mangledNames, applyDemangled } = require('./render/report');
 const { toJSON } = require('./render/json');
 const { demangleNames } = require('./demangle');
 

@@ -90,7 +90,7 @@ describe('nodetrace latency @tracer', function () {
   });
 
   it('prints what was gathered when the target exits mid-trace, and exits 0', async function () {
-    const target = await startTarget('sqlite-loop.js', { env: { SECONDS: '2' } });
+    const target = await startTarget('sqlite-loop.js', { env: { SECONDS: '6' } });
     const r = await nodetrace(['latency', '-p', String(target.pid), '-d', '30']);
     assert.strictEqual(r.code, 0, r.stderr);
     assert.match(r.stderr, /exited/);

@@ -7,7 +7,9 @@ const path = require('path');
 const { execFileSync } = require('child_process');
 
 function findOnPath(name, envPath = process.env.PATH || '') {
-  const dirs = envPath.split(path.delimiter).concat(['/usr/sbin', '/sbin', '/usr/bin', '/usr/local/bin']);
+  // sudo's secure_path and some shells leave out the sbin directories, where
+  // dtrace(1M) lives on illumos and macOS.
+  const dirs = envPath.split(path.delimiter).concat(['/usr/sbin', '/sbin']);
   for (const dir of dirs) {
     if (!dir) continue;
     const candidate = path.join(dir, name);
