@@ -44,10 +44,10 @@ demo: deps
 	  $(SUDO) bin/nodetrace latency -p $$pid -d $(DEMO_SECONDS)
 
 test: deps
-	$(SUDO) npx mocha
+	$(SUDO) npx mocha 'test/**/*.test.js'
 
 unit: node_modules/.installed
-	npx mocha --grep '@tracer' --invert
+	npx mocha --grep '@tracer' --invert 'test/**/*.test.js'
 
 bench: deps
 	$(SUDO) node bench/latency-overhead.js

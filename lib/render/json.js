@@ -1,0 +1,131 @@
+'use strict';
+// The machine-readable report (`nodetrace ... --json`): the same kinds of
+// operation as the text report, with numbers instead of prose.  The shape is
+// documented field by field in docs/json-format.md; bump `version` when it
+// changes incompatibly.  Pure: model in, plain object out.
+
+const { PHASES, buildKinds, displayKey, isDistribution, percentile, totalCount } = require('../aggregation/model');
+
+const VERSION = 1;
+
+/** A BigInt as a JSON number when exact, else as its decimal string; null stays null. */
+function jsonInteger(value) {
+  if (value === null || value === undefined) return null;
+  const n = Number(value);
+  return Number.isSafeInteger(n) && BigInt(n) === value ? n : value.toString();
+}
+
+// Percentiles are estimates from buckets: three decimals are plenty.
+function jsonEstimate(value) {
+  return value === null ? null : Math.round(value * 1000) / 1000;
+}
+
+function histogram(entry) {
+  return entry.buckets.map((b) => ({ lo: jsonInteger(b.lo), hi: jsonInteger(b.hi), count: jsonInteger(b.count) }));
+}
+
+function percentiles(entry, limit = null) {
+  return {
+    p50: jsonEstimate(percentile(entry, 50, limit)),
+    p90: jsonEstimate(percentile(entry, 90, limit)),
+    p99: jsonEstimate(percentile(entry, 99, limit)),
+  };
+}
+
+// The function (demangled if the caller applied demangling) and its module,
+// from the key's first field that names one; every key field joined by ", ".
+function nameAndModule(key) {
+  if (key.length === 0) return { name: null, module: null };
+  const parts = key.map((field) => displayKey(field));
+  const withModule = parts.find((p) => p.module);
+  return { name: parts.map((p) => p.func).join(', '), module: withModule ? withModule.module : null };
+}
+
+function breakdownOf(kind) {
+  if (!kind.breakdown) return null;
+  const breakdown = {};
+  for (const phase of PHASES) {
+    const part = kind.breakdown[phase];
+    if (!part) continue;
+    breakdown[phase] = {
+      count: jsonInteger(totalCount(part.entry)),
+      unit: part.unit,
+      ...percentiles(part.entry, part.limit),
+      histogram: histogram(part.entry),
+    };
+  }
+  return breakdown;
+}
+
+// The exact max in the kind's unit, so it compares with p99 directly; as
+// printed when either unit is unknown.
+function maxInKindUnit(kind) {
+  if (!kind.max) return null;
+  if (kind.max.unit === kind.unit || kind.limit === null) return jsonInteger(kind.max.value);
+  return kind.limit;
+}
+
+function kindToJSON(kind) {
+  const result = {
+    ...nameAndModule(kind.key),
+    key: kind.key.slice(),
+    aggregation: kind.aggregation,
+    count: jsonInteger(kind.count),
+    unit: kind.unit,
+    ...percentiles(kind.entry, kind.limit),
+    max: maxInKindUnit(kind),
+    histogram: histogram(kind.entry),
+    breakdown: breakdownOf(kind),
+  };
+  if (kind.entry.note) result.note = kind.entry.note;
+  return result;
+}
+
+function entryToJSON(entry) {
+  const result = { key: entry.key.slice(), kind: entry.kind };
+  if (isDistribution(entry)) {
+    result.count = jsonInteger(totalCount(entry));
+    Object.assign(result, percentiles(entry));
+    result.histogram = histogram(entry);
+  } else if (entry.kind === 'stats') {
+    result.stats = {
+      count: jsonInteger(entry.stats.count),
+      average: jsonInteger(entry.stats.average),
+      total: jsonInteger(entry.stats.total),
+    };
+  } else {
+    result.value = jsonInteger(entry.value);
+  }
+  if (entry.note) result.note = entry.note;
+  return result;
+}
+
+function sharedUnit(kinds, fallback) {
+  const units = new Set(kinds.map((kind) => kind.unit));
+  if (units.size === 1) return [...units][0];
+  return units.size === 0 ? fallback : null;
+}
+
+/**
+ * toJSON(model, { sort, unit }) -> plain object for JSON.stringify.
+ * Unlike the text report nothing is lumped or trimmed: every key and bucket
+ * the tracer printed is there (after merging keys printed twice).
+ */
+function toJSON(model, options = {}) {
+  const defaultUnit = options.unit !== undefined ? options.unit : model.tracer === 'dtrace' ? 'ns' : null;
+  const view = buildKinds(model, { sort: options.sort, unit: defaultUnit });
+  return {
+    version: VERSION,
+    tracer: model.tracer,
+    unit: sharedUnit(view.kinds, defaultUnit),
+    kinds: view.kinds.map(kindToJSON),
+    other: view.other.map((aggregation) => ({
+      name: aggregation.name,
+      // Only a name says what a scalar measures: a count() has no unit.
+      unit: aggregation.unit,
+      entries: aggregation.entries.map(entryToJSON),
+    })),
+  };
+}
+
+module.exports = { toJSON, jsonInteger, VERSION };
