@@ -2,7 +2,7 @@
 // Each user mistake gets one or two lines saying what to do, and its exit code.
 const assert = require('assert');
 const { spawnSync } = require('child_process');
-const { startTarget, stopTarget, nodetrace, tracingUnavailableReason, NODETRACE } = require('./support/harness');
+const { startTarget, stopTarget, nodetrace, tracingUnavailableReason, NODETRACE, killStragglers } = require('./support/harness');
 
 function assertShortError(r, pattern) {
   assert.match(r.stderr, pattern);
@@ -12,6 +12,7 @@ function assertShortError(r, pattern) {
 
 describe('nodetrace latency errors', function () {
   this.timeout(30000);
+  afterEach(killStragglers);
 
   it('rejects a PID that is not a number (usage, exit 2)', async function () {
     const r = await nodetrace(['latency', '-p', 'abc']);
@@ -26,14 +27,13 @@ describe('nodetrace latency errors', function () {
   });
 
   it('refuses a process that is not Node', async function () {
-    const sleeper = spawnSync('sh', ['-c', 'sleep 30 & echo $!'], { encoding: 'utf8' });
-    const pid = sleeper.stdout.trim();
+    const sleeper = require('child_process').spawn('sleep', ['30'], { stdio: 'ignore' });
     try {
-      const r = await nodetrace(['latency', '-p', pid]);
+      const r = await nodetrace(['latency', '-p', String(sleeper.pid)]);
       assert.strictEqual(r.code, 1);
       assertShortError(r, /is not a Node process/);
     } finally {
-      process.kill(Number(pid), 'SIGKILL');
+      sleeper.kill('SIGKILL');
     }
   });
 

@@ -3,13 +3,14 @@
 // workloads (the article's sqlite3 loop, a crypto.pbkdf2 loop), asserting on
 // what was really traced.
 const assert = require('assert');
-const { requireTracing, startTarget, stopTarget, nodetrace } = require('./support/harness');
+const { requireTracing, startTarget, stopTarget, nodetrace, killStragglers } = require('./support/harness');
 
 const SQLITE_KINDS = ['Work_BeginOpen', 'Work_BeginExec', 'Work_BeginClose', 'Work_BeginPrepare', 'Work_BeginRun'];
 
 describe('nodetrace latency @tracer', function () {
-  this.timeout(60000);
+  this.timeout(90000);
   before(function () { requireTracing(this); });
+  afterEach(killStragglers);
 
   describe('on the sqlite3 loop', function () {
     let target;
@@ -101,7 +102,7 @@ describe('nodetrace latency @tracer', function () {
     const target = await startTarget('sqlite-loop.js');
     try {
       const r = await nodetrace(['latency', '-p', String(target.pid)], {
-        onSpawn: (child) => setTimeout(() => child.kill('SIGINT'), 4000),
+        onSpawn: (child) => setTimeout(() => child.kill('SIGINT'), 8000),
       });
       assert.strictEqual(r.code, 0, r.stderr);
       assert.match(r.stdout, /Work_BeginRun/);

@@ -236,6 +236,16 @@ describe('parseBpftraceJson: -f json output (bpftrace-json.out)', function () {
     assert.deepEqual(maps['@'].entries, [{ key: [], kind: 'scalar', value: 1n }]);
   });
 
+  it('skips a line cut short (bpftrace killed mid-print) and keeps the others', function () {
+    const lines = read('bpftrace-json.out').split('\n');
+    const hLine = lines.findIndex((l) => l.includes('"@h"'));
+    lines[hLine] = lines[hLine].slice(0, 120);
+    const cut = byName(parseBpftraceJson(lines.join('\n')));
+    assert.equal(cut.h, undefined);
+    assert.equal(cut.c.entries[0].value, 2n);
+    assert.deepEqual(Object.keys(cut).length, Object.keys(maps).length - 1);
+  });
+
   it('splits JSON keys joined with "," and keeps keys with colons whole', function () {
     assert.deepEqual(maps.kc.entries, [{ key: ['a b', '7'], kind: 'scalar', value: 1n }]);
     assert.deepEqual(maps.ks.entries, [{ key: ['x:y'], kind: 'stats', stats: { count: 1n, average: 5n, total: 5n } }]);

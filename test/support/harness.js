@@ -6,6 +6,19 @@ const path = require('path');
 const { spawn, spawnSync } = require('child_process');
 
 const ROOT = path.join(__dirname, '..', '..');
+
+// Every process a test starts, so that a test that fails or times out
+// leaves nothing running (call killStragglers() in afterEach).
+const live = new Set();
+function track(child) {
+  live.add(child);
+  child.on('exit', () => live.delete(child));
+  return child;
+}
+function killStragglers() {
+  for (const child of live) child.kill('SIGKILL');
+  live.clear();
+}
 const NODETRACE = path.join(ROOT, 'bin', 'nodetrace');
 
 function tracingUnavailableReason() {
@@ -27,9 +40,9 @@ function requireTracing(ctx) {
 // Starts `node test/targets/<name>` and resolves once it printed "ready".
 function startTarget(name, { env = {}, args = [] } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...args, path.join(ROOT, 'test', 'targets', name)], {
+    const child = track(spawn(process.execPath, [...args, path.join(ROOT, 'test', 'targets', name)], {
       env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    }));
     let out = '';
     let err = '';
     const timer = setTimeout(() => reject(new Error(`${name} did not start: ${err}`)), 15000);
@@ -51,9 +64,9 @@ function stopTarget(child) {
 // Runs bin/nodetrace with args; resolves { code, signal, stdout, stderr }.
 function nodetrace(args, { input, env = {}, timeoutMs = 60000, onSpawn } = {}) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [NODETRACE, ...args], {
+    const child = track(spawn(process.execPath, [NODETRACE, ...args], {
       env: { ...process.env, ...env }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-    });
+    }));
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8');
@@ -67,4 +80,4 @@ function nodetrace(args, { input, env = {}, timeoutMs = 60000, onSpawn } = {}) {
   });
 }
 
-module.exports = { ROOT, NODETRACE, requireTracing, tracingUnavailableReason, startTarget, stopTarget, nodetrace };
+module.exports = { ROOT, NODETRACE, killStragglers, requireTracing, tracingUnavailableReason, startTarget, stopTarget, nodetrace };
