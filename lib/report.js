@@ -26,8 +26,32 @@ function filterKinds(model, keep) {
   };
 }
 
-function buildModel(text, { tracer, addonsOnly = false } = {}) {
+// Keys the tracer left as bare addresses ('0x7f2af143e731'), for a caller
+// that can still name them (lib/symbolize.js).
+function unresolvedKeys(model) {
+  const found = new Set();
+  for (const agg of model.aggregations) {
+    for (const e of agg.entries) for (const k of e.key) if (/^0x[0-9a-f]+$/i.test(k)) found.add(k);
+  }
+  return [...found];
+}
+
+function renameKeys(model, names) {
+  return {
+    ...model,
+    aggregations: model.aggregations.map((agg) => ({
+      ...agg,
+      entries: agg.entries.map((e) => ({ ...e, key: e.key.map((k) => names.get(k) || k) })),
+    })),
+  };
+}
+
+function buildModel(text, { tracer, addonsOnly = false, resolveAddresses } = {}) {
   let model = parse(text, { tracer });
+  if (resolveAddresses) {
+    const raw = unresolvedKeys(model);
+    if (raw.length) model = renameKeys(model, resolveAddresses(raw));
+  }
   const names = mangledNames(model);
   if (names.length) model = applyDemangled(model, demangleNames(names));
   // After demangling: two addresses, or two manglings, can print one name.

@@ -11,6 +11,38 @@ const { tracerArgs, readScript, scriptPath, displayCommand } = require('../trace
 const { runTracer } = require('../tracer/session');
 const { buildModel, renderModel, hasData } = require('../report');
 const { describeTracerFailure } = require('../tracer/failure');
+const { readMaps, symbolizeAddresses } = require('../symbolize');
+
+// The target's memory map, refreshed while it runs, so that addresses the
+// tracer could not name after the target exited can still be named.
+function watchMaps(pidOf) {
+  let latest = null;
+  let timer = null;
+  return {
+    start(child) {
+      const refresh = () => {
+        const pid = pidOf(child);
+        const maps = pid && readMaps(pid);
+        if (maps && maps.length) latest = maps;
+      };
+      refresh();
+      timer = setInterval(refresh, 1000);
+      timer.unref();
+    },
+    stop() { clearInterval(timer); },
+    resolver() { return latest ? (addresses) => symbolizeAddresses(addresses, latest) : undefined; },
+  };
+}
+
+// With -c the tracer forks the command: its only child.
+function childPidOf(tracerPid) {
+  try {
+    const kids = require('fs').readFileSync(`/proc/${tracerPid}/task/${tracerPid}/children`, 'utf8').trim().split(/\s+/);
+    return kids[0] ? Number(kids[0]) : null;
+  } catch (err) {
+    return null;
+  }
+}
 
 const SCRIPT = 'addon-latency';
 
@@ -81,7 +113,9 @@ async function handler(args) {
     return;
   }
   requireRoot('nodetrace latency');
+  const maps = watchMaps((child) => o.pid || childPidOf(child.pid));
   const result = await runTracer({
+    onReady: (child) => maps.start(child),
     file: tracer.path,
     args: argv,
     durationSeconds: args.duration,
@@ -92,7 +126,10 @@ async function handler(args) {
   if (!result.ready && !result.interrupted) {
     throw describeTracerFailure(tracer, result, o.pid);
   }
-  const model = buildModel(result.stdout, { tracer: tracer.name, addonsOnly: args.addonsOnly });
+  maps.stop();
+  const model = buildModel(result.stdout, {
+    tracer: tracer.name, addonsOnly: args.addonsOnly, resolveAddresses: maps.resolver(),
+  });
   if (o.pid && !proc.isRunning(o.pid)) process.stderr.write(`nodetrace: PID ${o.pid} exited; here is what was gathered.\n`);
   if (!hasData(model)) {
     process.stderr.write(`nodetrace: no thread-pool work completed in ${o.describe.replace(/ \(.*/, '')} while tracing.\n`);
