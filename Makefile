@@ -33,7 +33,6 @@ tracefs:
 
 node_modules/.installed: package.json package-lock.json
 	$(NPM_ENV) npm ci --no-audit --no-fund
-	$(NPM_ENV) node scripts/build-native.js
 	@touch $@
 
 demo: deps
