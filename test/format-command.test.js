@@ -1,0 +1,36 @@
+'use strict';
+// `nodetrace format` renders raw tracer output from stdin as latency does.
+const assert = require('assert');
+const fs = require('fs');
+const path = require('path');
+const { nodetrace } = require('./support/harness');
+
+const ARTICLE = path.join(__dirname, '..', '..', 'shared', 'fixtures', 'dtrace', 'addon-latency-sqlite3.out');
+const OURS = path.join(__dirname, 'fixtures', 'bpftrace-addon-latency-sqlite3.out');
+
+describe('nodetrace format', function () {
+  it('renders the article\'s raw dtrace output with human units and percentiles', async function () {
+    if (!fs.existsSync(ARTICLE)) this.skip('shared fixtures are not beside this checkout');
+    const r = await nodetrace(['format'], { input: fs.readFileSync(ARTICLE, 'utf8') });
+    assert.strictEqual(r.code, 0, r.stderr);
+    for (const kind of ['Work_BeginOpen', 'Work_BeginExec', 'Work_BeginClose', 'Work_BeginPrepare', 'Work_BeginRun']) {
+      assert.match(r.stdout, new RegExp(kind));
+    }
+    assert.match(r.stdout, /count 151669/); // Work_BeginRun's operations, all of them
+    assert.match(r.stdout, /µs/);
+  });
+
+  it('renders a real bpftrace capture of addon-latency.bt the same way latency does, also as JSON', async function () {
+    const r = await nodetrace(['format', '--json'], { input: fs.readFileSync(OURS, 'utf8') });
+    assert.strictEqual(r.code, 0, r.stderr);
+    const kinds = JSON.parse(r.stdout).kinds;
+    const run = kinds.find((k) => k.name.includes('Work_BeginRun'));
+    assert(run && run.count > 0 && run.breakdown.run.p50 > 0);
+  });
+
+  it('says so, and fails, when stdin holds no aggregation', async function () {
+    const r = await nodetrace(['format'], { input: 'hello\n' });
+    assert.strictEqual(r.code, 1);
+    assert.match(r.stderr, /no aggregation output/);
+  });
+});
