@@ -33,6 +33,9 @@ tracefs:
 
 node_modules/.installed: package.json package-lock.json
 	$(NPM_ENV) npm ci --no-audit --no-fund
+	@# npm runs our install script today; a future npm that skips install
+	@# scripts must still get the USDT addon.
+	$(NPM_ENV) node scripts/build-native.js
 	@touch $@
 
 demo: deps

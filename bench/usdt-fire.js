@@ -1,0 +1,145 @@
+#!/usr/bin/env node
+'use strict';
+// Cost of a USDT probe, side by side in one run:
+//   empty     an empty function called with a callback (the floor)
+//   disabled  probe.fire(cb) while no tracer is attached
+//   enabled   probe.fire(cb) while bpftrace counts the probe (Linux, root)
+//
+//   node bench/usdt-fire.js [--seconds-per-case 1]
+//
+// Each case has its own loop (so each call site is monomorphic, as in real
+// code) and runs a few rounds; the best round counts.
+
+const { spawn } = require('child_process');
+const usdt = require('../lib/usdt');
+
+const argSeconds = process.argv.indexOf('--seconds-per-case');
+const SECONDS = argSeconds > 0 ? Number(process.argv[argSeconds + 1]) : 1;
+const ROUNDS = 5;
+
+const provider = usdt.createDTraceProvider('nodetrace_bench');
+const probe = provider.addProbe('tick', 'int');
+provider.enable();
+
+let sink = 0;
+function args() { sink++; return [sink]; }
+
+const obj = { empty(cb) { return undefined; } };
+
+function timeLoop(loop) {
+  // Calibrate the iteration count to about SECONDS / ROUNDS per round.
+  let n = 1e5;
+  for (;;) {
+    const t0 = process.hrtime.bigint();
+    loop(n);
+    const dt = Number(process.hrtime.bigint() - t0);
+    if (dt > 2e7 || n >= 1e9) {
+      n = Math.max(1e4, Math.round(n * (SECONDS * 1e9 / ROUNDS) / dt));
+      break;
+    }
+    n *= 4;
+  }
+  let wall = Infinity;
+  let cpu = Infinity;
+  for (let r = 0; r < ROUNDS; r++) {
+    const c0 = process.cpuUsage();
+    const t0 = process.hrtime.bigint();
+    loop(n);
+    const t = Number(process.hrtime.bigint() - t0);
+    const c = process.cpuUsage(c0);
+    wall = Math.min(wall, t / n);
+    cpu = Math.min(cpu, (c.user + c.system) * 1000 / n);
+  }
+  return { wall, cpu };
+}
+
+function loopEmpty(n) {
+  let fired = 0;
+  for (let i = 0; i < n; i++) if (obj.empty(args) !== undefined) fired++;
+  return fired;
+}
+
+function loopProbe(n) {
+  let fired = 0;
+  for (let i = 0; i < n; i++) if (probe.fire(args) !== undefined) fired++;
+  return fired;
+}
+
+function startTracer(libPath) {
+  return new Promise((resolve, reject) => {
+    const bt = spawn('bpftrace', ['-e', `usdt:${libPath}:nodetrace_bench:tick { @fired = count(); }`],
+      { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    // Attached once bpftrace says "Attaching N probes..." on stdout.
+    const timer = setTimeout(() => { bt.kill('SIGKILL'); reject(new Error('bpftrace did not attach: ' + err)); }, 20000);
+    bt.stdout.on('data', (d) => {
+      out += d;
+      if (/Attaching \d+ probe/.test(out)) { clearTimeout(timer); resolve({ bt, output: () => out }); }
+    });
+    bt.stderr.on('data', (d) => { err += d; });
+    bt.on('error', (e) => { clearTimeout(timer); reject(e); });
+    process.on('exit', () => bt.kill('SIGKILL'));   // never leave a tracer behind
+    bt.on('exit', (code) => { clearTimeout(timer); reject(new Error(`bpftrace exited (${code}): ${err}`)); });
+  });
+}
+
+// bpftrace 0.17 sometimes ignores the first SIGINT; ask again, then insist.
+function stopTracer(t) {
+  return new Promise((resolve) => {
+    t.bt.removeAllListeners('exit');
+    const again = setInterval(() => t.bt.kill('SIGINT'), 2000);
+    const kill = setTimeout(() => t.bt.kill('SIGKILL'), 15000);
+    t.bt.on('exit', () => { clearInterval(again); clearTimeout(kill); resolve(t.output()); });
+    t.bt.kill('SIGINT');
+  });
+}
+
+function fmt(ns) { return (ns < 10 ? ns.toFixed(2) : ns.toFixed(0)).padStart(8); }
+
+async function main() {
+  const st = usdt.status();
+  console.log(`node ${process.version}, ${process.platform}/${process.arch}, ${require('os').cpus().length} CPUs, ` +
+    `load ${require('os').loadavg()[0].toFixed(1)}, USDT native: ${st.native}` + (st.reason ? ` (${st.reason})` : ''));
+
+  let attached = false;
+  probe.fire(() => { attached = true; });
+  if (attached) {
+    console.error('A tracer is already attached to nodetrace_bench:tick; stop it first.');
+    process.exit(1);
+  }
+  const empty = timeLoop(loopEmpty);
+  const disabled = timeLoop(loopProbe);
+  const calledDisabled = sink;
+
+  let enabled = null;
+  let seen = '';
+  const lib = st.native ? usdt.status().libraries[0] : null;
+  const canTrace = lib && typeof process.getuid === 'function' && process.getuid() === 0;
+  if (canTrace) {
+    const t = await startTracer(lib);
+    const before = sink;
+    enabled = timeLoop(loopProbe);
+    const fires = sink - before;
+    const out = await stopTracer(t);
+    const m = /@fired: (\d+)/.exec(out);
+    seen = m ? `bpftrace counted ${m[1]} of ${fires} fires` : 'bpftrace printed no count';
+  }
+
+  // CPU time per call is what the caller pays; wall time also counts time
+  // spent waiting for a CPU on a busy host. Both are the best of the rounds.
+  console.log('                          ns/call (cpu)  ns/call (wall)  cpu ratio');
+  const row = (name, r, ratio) => console.log(`${name.padEnd(26)}${fmt(r.cpu)}       ${fmt(r.wall)}        ${ratio}`);
+  row('empty function call', empty, '1x');
+  row('probe.fire(cb) disabled', disabled, `${(disabled.cpu / empty.cpu).toFixed(2)}x empty`);
+  if (calledDisabled) console.log(`  BUG: the callback ran ${calledDisabled} times with no tracer attached`);
+  if (enabled) {
+    row('probe.fire(cb) enabled', enabled, `${(enabled.cpu / empty.cpu).toFixed(0)}x empty, ` +
+      `${(enabled.cpu / disabled.cpu).toFixed(0)}x disabled`);
+    console.log(`  (${seen})`);
+  } else {
+    console.log('probe.fire(cb) enabled    skipped: needs Linux, root, bpftrace and the native addon');
+  }
+}
+
+main().catch((err) => { console.error(err); process.exit(1); });
