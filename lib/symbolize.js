@@ -1,84 +1,294 @@
 'use strict';
-// Names for addresses the tracer printed raw. bpftrace resolves usym() when
-// it prints, from the live process: a target that has exited (the usual end
-// of a -c command, or a target dying mid-trace) leaves bare addresses. We
-// keep the target's memory map while it runs, and afterwards look the
-// addresses up in the mapped files' symbol tables with binutils' nm and
-// readelf (run with argument arrays, never a shell).
+// Names raw user-space addresses, from a snapshot of the process's memory
+// map, the ELF symbol tables of the mapped files, and V8's /tmp/perf-PID.map
+// for JIT code (written by node --perf-basic-prof). nodetrace does this itself
+// because bpftrace symbolizes only when it prints, from the live process:
+// `ebadf` needs the stack while the target is stopped (bpftrace took seconds),
+// and `latency` needs names after a -c command or a dying target is gone.
+//
+// ELF64 little-endian only (x86-64, arm64); other files' frames stay as
+// addresses.
 const fs = require('fs');
-const { execFileSync } = require('child_process');
+const path = require('path');
+const { demangleNames } = require('./demangle');
 
-// Pure: /proc/PID/maps text -> file-backed mappings.
-function parseMaps(text) {
-  const out = [];
-  for (const line of text.split('\n')) {
-    const m = /^([0-9a-f]+)-([0-9a-f]+) (\S{4}) ([0-9a-f]+) \S+ \d+\s+(\/.*)$/.exec(line);
-    if (m) out.push({ start: BigInt('0x' + m[1]), end: BigInt('0x' + m[2]), perms: m[3], offset: BigInt('0x' + m[4]), file: m[5] });
+const STT_NOTYPE = 0;
+const STT_FUNC = 2;
+const STT_GNU_IFUNC = 10;
+const SHT_SYMTAB = 2;
+const SHT_DYNSYM = 11;
+const PT_LOAD = 1;
+const PT_NOTE = 4;
+const NT_GNU_BUILD_ID = 3;
+const DEBUG_DIR = '/usr/lib/debug/.build-id';
+
+function readAt(fd, offset, length) {
+  const buf = Buffer.alloc(length);
+  let done = 0;
+  while (done < length) {
+    const n = fs.readSync(fd, buf, done, length - done, offset + done);
+    if (n === 0) break;
+    done += n;
   }
-  return out;
+  return buf.subarray(0, done);
 }
 
-function readMaps(pid) {
+/** Symbol table of one ELF file: { loads, values, sizes, names } sorted by value, or null. */
+function loadElfSymbols(file) {
+  let fd;
   try {
-    return parseMaps(fs.readFileSync(`/proc/${pid}/maps`, 'utf8'));
+    fd = fs.openSync(file, 'r');
   } catch (err) {
     return null;
   }
-}
-
-// Pure: `readelf -lW` text -> PT_LOAD segments {offset, vaddr, filesz}.
-function parseLoadSegments(text) {
-  const segs = [];
-  for (const line of text.split('\n')) {
-    const m = /^\s*LOAD\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+0x[0-9a-f]+\s+0x([0-9a-f]+)/.exec(line);
-    if (m) segs.push({ offset: BigInt('0x' + m[1]), vaddr: BigInt('0x' + m[2]), filesz: BigInt('0x' + m[3]) });
-  }
-  return segs;
-}
-
-// Pure: `nm --defined-only -S` text -> sorted function symbols.
-function parseNm(text) {
-  const syms = [];
-  for (const line of text.split('\n')) {
-    const m = /^([0-9a-f]+) ([0-9a-f]+) [TtWw] (.+)$/.exec(line);
-    if (m) syms.push({ value: BigInt('0x' + m[1]), size: BigInt('0x' + m[2]), name: m[3] });
-  }
-  return syms.sort((a, b) => (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
-}
-
-function run(file, args) {
-  return execFileSync(file, args, { encoding: 'utf8', maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'ignore'] });
-}
-
-// addresses: hex strings ('0x7f...'); maps: from readMaps(). Returns Map hex -> name.
-function symbolizeAddresses(addresses, maps) {
-  const names = new Map();
-  const perFile = new Map();
-  for (const hex of addresses) {
-    const addr = BigInt(hex);
-    const map = maps.find((m) => addr >= m.start && addr < m.end);
-    if (!map) continue;
-    if (!perFile.has(map.file)) perFile.set(map.file, []);
-    perFile.get(map.file).push({ hex, fileOffset: addr - map.start + map.offset });
-  }
-  for (const [file, wanted] of perFile) {
-    let segs;
-    let syms;
-    try {
-      segs = parseLoadSegments(run('readelf', ['-lW', file]));
-      syms = parseNm(run('nm', ['--defined-only', '-S', '-C', file]));
-    } catch (err) {
-      continue; // binutils missing or file gone: leave the address
+  try {
+    const eh = readAt(fd, 0, 64);
+    if (eh.length < 64 || eh.readUInt32BE(0) !== 0x7f454c46 || eh[4] !== 2 || eh[5] !== 1) return null;
+    const phoff = Number(eh.readBigUInt64LE(32));
+    const shoff = Number(eh.readBigUInt64LE(40));
+    const phentsize = eh.readUInt16LE(54);
+    const phnum = eh.readUInt16LE(56);
+    const shentsize = eh.readUInt16LE(58);
+    const shnum = eh.readUInt16LE(60);
+    const loads = [];
+    let buildId = null;
+    const ph = readAt(fd, phoff, phentsize * phnum);
+    for (let i = 0; i < phnum; i++) {
+      const o = i * phentsize;
+      const type = ph.readUInt32LE(o);
+      const offset = Number(ph.readBigUInt64LE(o + 8));
+      const filesz = Number(ph.readBigUInt64LE(o + 32));
+      if (type === PT_LOAD) loads.push({ offset, vaddr: Number(ph.readBigUInt64LE(o + 16)), filesz });
+      if (type === PT_NOTE && !buildId && filesz < 65536) buildId = findBuildId(readAt(fd, offset, filesz));
     }
-    for (const { hex, fileOffset } of wanted) {
-      const seg = segs.find((s) => fileOffset >= s.offset && fileOffset < s.offset + s.filesz);
-      if (!seg) continue;
-      const vaddr = fileOffset - seg.offset + seg.vaddr;
-      const sym = syms.find((s) => vaddr >= s.value && vaddr < s.value + (s.size || 1n));
-      if (sym) names.set(hex, sym.name);
+    const sh = readAt(fd, shoff, shentsize * shnum);
+    const section = (i) => {
+      const o = i * shentsize;
+      return { type: sh.readUInt32LE(o + 4), offset: Number(sh.readBigUInt64LE(o + 24)), size: Number(sh.readBigUInt64LE(o + 32)), link: sh.readUInt32LE(o + 40) };
+    };
+    const entries = [];
+    const strtabs = [];
+    for (let i = 0; i < shnum; i++) {
+      const s = section(i);
+      if (s.type !== SHT_SYMTAB && s.type !== SHT_DYNSYM) continue;
+      const strs = section(s.link);
+      const strtab = readAt(fd, strs.offset, strs.size);
+      const which = strtabs.push(strtab) - 1;
+      const syms = readAt(fd, s.offset, s.size);
+      for (let o = 0; o + 24 <= syms.length; o += 24) {
+        const info = syms[o + 4];
+        const type = info & 0xf;
+        const shndx = syms.readUInt16LE(o + 6);
+        const value = Number(syms.readBigUInt64LE(o + 8));
+        const size = Number(syms.readBigUInt64LE(o + 16));
+        if (shndx === 0 || value === 0) continue;
+        if (type !== STT_FUNC && type !== STT_GNU_IFUNC && !(type === STT_NOTYPE && size > 0)) continue;
+        entries.push({ value, size, name: syms.readUInt32LE(o), which });
+      }
     }
+    entries.sort((a, b) => a.value - b.value || b.size - a.size);
+    return {
+      loads,
+      buildId,
+      values: Float64Array.from(entries, (e) => e.value),
+      sizes: Float64Array.from(entries, (e) => e.size),
+      nameAt: (i) => {
+        const e = entries[i];
+        const buf = strtabs[e.which];
+        const end = buf.indexOf(0, e.name);
+        return buf.toString('latin1', e.name, end < 0 ? buf.length : end);
+      },
+    };
+  } catch (err) {
+    return null;
+  } finally {
+    fs.closeSync(fd);
   }
-  return names;
 }
 
-module.exports = { parseMaps, readMaps, parseLoadSegments, parseNm, symbolizeAddresses };
+// The GNU build ID from a PT_NOTE segment, as hex, or null.
+function findBuildId(notes) {
+  let o = 0;
+  while (o + 12 <= notes.length) {
+    const namesz = notes.readUInt32LE(o);
+    const descsz = notes.readUInt32LE(o + 4);
+    const type = notes.readUInt32LE(o + 8);
+    const nameAt = o + 12;
+    const descAt = nameAt + Math.ceil(namesz / 4) * 4;
+    if (type === NT_GNU_BUILD_ID && notes.toString('latin1', nameAt, nameAt + 3) === 'GNU') {
+      return notes.toString('hex', descAt, descAt + descsz);
+    }
+    o = descAt + Math.ceil(descsz / 4) * 4;
+  }
+  return null;
+}
+
+// Separate debug symbols (e.g. Debian's libc6-dbg) for a stripped library.
+function loadDebugSymbols(buildId) {
+  if (!buildId || buildId.length < 4) return null;
+  return loadElfSymbols(path.join(DEBUG_DIR, buildId.slice(0, 2), buildId.slice(2) + '.debug'));
+}
+
+function lookupSymbol(table, vaddr) {
+  const { values, sizes } = table;
+  let lo = 0;
+  let hi = values.length - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (values[mid] <= vaddr) { found = mid; lo = mid + 1; } else hi = mid - 1;
+  }
+  // Among symbols starting at or below vaddr, the nearest one that contains it.
+  for (let i = found; i >= 0 && i > found - 8; i--) {
+    if (sizes[i] === 0 || vaddr < values[i] + sizes[i]) return { name: table.nameAt(i), start: values[i] };
+  }
+  return null;
+}
+
+function parseMaps(text) {
+  const maps = [];
+  for (const line of text.split('\n')) {
+    const m = /^([0-9a-f]+)-([0-9a-f]+) (\S{4}) ([0-9a-f]+) (\S+) ([0-9]+)\s*(.*)$/.exec(line);
+    if (!m) continue;
+    maps.push({
+      start: parseInt(m[1], 16), end: parseInt(m[2], 16), range: `${m[1]}-${m[2]}`, perms: m[3],
+      offset: parseInt(m[4], 16), dev: m[5], inode: m[6], path: m[7],
+    });
+  }
+  return maps;
+}
+
+// Reads the perf map in chunks, keeping for each address the last entry that
+// covers it (V8 reuses code space; later lines win). Files of hundreds of MB
+// are read once, without holding them in memory.
+function scanPerfMap(file, addresses) {
+  const found = new Map();
+  if (!addresses.length) return found;
+  let fd;
+  try { fd = fs.openSync(file, 'r'); } catch (err) { return found; }
+  try {
+    const chunk = Buffer.alloc(1 << 20);
+    let pos = 0;
+    let rest = '';
+    for (;;) {
+      const n = fs.readSync(fd, chunk, 0, chunk.length, pos);
+      if (n === 0) break;
+      pos += n;
+      const text = rest + chunk.toString('utf8', 0, n);
+      const lines = text.split('\n');
+      rest = lines.pop();
+      for (const line of lines) matchPerfLine(line, addresses, found);
+    }
+    if (rest) matchPerfLine(rest, addresses, found);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return found;
+}
+
+function matchPerfLine(line, addresses, found) {
+  const sp1 = line.indexOf(' ');
+  const sp2 = line.indexOf(' ', sp1 + 1);
+  if (sp1 < 0 || sp2 < 0) return;
+  const start = parseInt(line.slice(0, sp1), 16);
+  const size = parseInt(line.slice(sp1 + 1, sp2), 16);
+  for (const a of addresses) {
+    if (a >= start && a < start + size) found.set(a, { name: line.slice(sp2 + 1), start });
+  }
+}
+
+class Symbolizer {
+  constructor({ demangle = true } = {}) {
+    this.elfCache = new Map();
+    this.demangle = demangle;
+  }
+
+  /** What must be read while the process is still there (stopped): cheap. */
+  snapshot(pid) {
+    let maps = [];
+    try { maps = parseMaps(fs.readFileSync(`/proc/${pid}/maps`, 'utf8')); } catch (err) { /* gone */ }
+    const perfMap = `/tmp/perf-${pid}.map`;
+    return { pid, maps, perfMap: fs.existsSync(perfMap) ? perfMap : null, takenAt: Date.now() };
+  }
+
+  elfFor(snap, map) {
+    const key = `${map.dev}:${map.inode}:${map.path}`;
+    if (this.elfCache.has(key)) return this.elfCache.get(key);
+    // map_files/ opens exactly the mapped file, even if it was replaced or
+    // lives in another mount namespace; fall back to the path.
+    const tries = [`/proc/${snap.pid}/map_files/${map.range}`, `/proc/${snap.pid}/root${map.path}`, map.path];
+    let table = null;
+    for (const file of tries) {
+      table = loadElfSymbols(file);
+      if (table) break;
+    }
+    if (table) table.debug = loadDebugSymbols(table.buildId);
+    this.elfCache.set(key, table);
+    return table;
+  }
+
+  /**
+   * @param {object} snap from snapshot()
+   * @param {string[]} frames raw lines: "0x7f..." (bpftrace, no symbols) or already-named frames;
+   *   the first is the probed pc itself unless allReturnAddresses
+   * @returns {{frames: {text, module, kind}[], perfMapUsed: boolean, jitUnnamed: number, interpreted: number}}
+   */
+  symbolize(snap, frames, { allReturnAddresses = false } = {}) {
+    const out = [];
+    const anonAddrs = [];
+    for (let i = 0; i < frames.length; i++) {
+      const raw = frames[i];
+      const m = /^0x([0-9a-f]+)$/i.exec(raw.trim());
+      if (!m) { out.push({ text: raw, module: '', kind: 'named' }); continue; }
+      const addr = parseInt(m[1], 16);
+      // Return addresses point after the call; look up the call itself.
+      const probe = i === 0 && !allReturnAddresses ? addr : addr - 1;
+      const map = snap.maps.find((mm) => probe >= mm.start && probe < mm.end);
+      const frame = { addr, text: '0x' + m[1], module: '', kind: 'unknown' };
+      if (map && map.path.startsWith('/')) {
+        frame.module = path.basename(map.path.replace(/ \(deleted\)$/, ''));
+        const table = this.elfFor(snap, map);
+        if (table) {
+          const fileOff = probe - map.start + map.offset;
+          const seg = table.loads.find((l) => fileOff >= l.offset && fileOff < l.offset + l.filesz);
+          const vaddr = seg ? fileOff - seg.offset + seg.vaddr : fileOff;
+          const sym = lookupSymbol(table, vaddr) || (table.debug && lookupSymbol(table.debug, vaddr));
+          if (sym) {
+            frame.symbol = sym.name;
+            frame.offset = vaddr - sym.start + (addr - probe);
+            frame.kind = 'native';
+          }
+        }
+      } else if (map && map.perms[2] === 'x') {
+        frame.kind = 'jit';
+        frame.module = map.path || '[anon]';
+        anonAddrs.push(probe);
+        frame.probe = probe;
+      } else if (!map) {
+        frame.kind = 'unmapped';
+      }
+      out.push(frame);
+    }
+    const perf = snap.perfMap ? scanPerfMap(snap.perfMap, anonAddrs) : new Map();
+    let jitUnnamed = 0;
+    for (const f of out) {
+      if (f.kind !== 'jit') continue;
+      const hit = perf.get(f.probe);
+      if (hit) { f.symbol = hit.name; f.offset = f.probe - hit.start + 1; f.kind = 'js'; f.module = 'JIT'; } else jitUnnamed++;
+    }
+    if (this.demangle) {
+      const names = out.filter((f) => f.kind === 'native' && f.symbol && f.symbol.startsWith('_Z')).map((f) => f.symbol);
+      const dm = names.length ? demangleNames(names) : new Map();
+      for (const f of out) if (f.symbol && dm.has(f.symbol)) f.symbol = dm.get(f.symbol);
+    }
+    let interpreted = 0;
+    for (const f of out) {
+      if (f.symbol) f.text = `${f.symbol}+${f.offset}`;
+      if (f.symbol && /^Builtins_Interpreter(EntryTrampoline|OnStackReplacement)/.test(f.symbol)) interpreted++;
+      delete f.probe;
+    }
+    return { frames: out, perfMapUsed: perf.size > 0, jitUnnamed, interpreted };
+  }
+}
+
+module.exports = { Symbolizer, loadElfSymbols, lookupSymbol, parseMaps, scanPerfMap };

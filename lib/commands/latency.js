@@ -11,26 +11,34 @@ const { tracerArgs, readScript, scriptPath, displayCommand } = require('../trace
 const { runTracer } = require('../tracer/session');
 const { buildModel, renderModel, hasData } = require('../report');
 const { describeTracerFailure } = require('../tracer/failure');
-const { readMaps, symbolizeAddresses } = require('../symbolize');
+const { Symbolizer } = require('../symbolize');
 
 // The target's memory map, refreshed while it runs, so that addresses the
 // tracer could not name after the target exited can still be named.
 function watchMaps(pidOf) {
+  const symbolizer = new Symbolizer();
   let latest = null;
   let timer = null;
   return {
     start(child) {
       const refresh = () => {
         const pid = pidOf(child);
-        const maps = pid && readMaps(pid);
-        if (maps && maps.length) latest = maps;
+        const snap = pid && symbolizer.snapshot(pid);
+        if (snap && snap.maps.length) latest = snap;
       };
       refresh();
       timer = setInterval(refresh, 1000);
       timer.unref();
     },
     stop() { clearInterval(timer); },
-    resolver() { return latest ? (addresses) => symbolizeAddresses(addresses, latest) : undefined; },
+    // Kinds are keyed by return addresses (of the calls that queued work).
+    resolver() {
+      if (!latest) return undefined;
+      return (addresses) => {
+        const { frames } = symbolizer.symbolize(latest, addresses, { allReturnAddresses: true });
+        return new Map(addresses.map((a, i) => [a, frames[i].symbol]).filter(([, name]) => name));
+      };
+    },
   };
 }
 
@@ -120,6 +128,7 @@ async function handler(args) {
     args: argv,
     durationSeconds: args.duration,
     describe: o.describe,
+    repeatInterrupt: tracer.name === 'bpftrace',
     // With -c the command shares our terminal; its output must not be parsed.
     stdio: o.command ? ['inherit', 'pipe', 'pipe'] : undefined,
   });

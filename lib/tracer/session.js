@@ -32,6 +32,7 @@ const FORWARD_GRACE_MS = 1000;
  * @param {string} [o.describe] what is traced, for the status line
  * @param {function(string)} [o.onStdout] streaming consumer; when given, stdout is not accumulated
  * @param {object} [o.stdio] override stdio (e.g. to let a -c command share the terminal)
+ * @param {boolean} [o.repeatInterrupt] repeat SIGINT until the tracer ends (bpftrace), escalating after 10 s
  * @param {NodeJS.WriteStream} [o.statusStream] where the status line goes (stderr)
  * @returns {Promise<{code:number|null, signal:string|null, stdout:string, errors:string[], ready:boolean, interrupted:boolean, timedOut:boolean}>}
  */
@@ -48,8 +49,21 @@ function runTracer(o) {
     let durationTimer = null;
     let forwardTimer = null;
 
+    const running = () => child.exitCode === null && child.signalCode === null;
+    let escalation = null;
     const endTrace = () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
+      if (!running() || escalation) return;
+      child.kill('SIGINT');
+      // bpftrace 0.17 sometimes ignores one SIGINT and hangs: say it again,
+      // then insist. Not for DTrace, which takes a second SIGINT as
+      // "impatient" and skips printing.
+      if (!o.repeatInterrupt) return;
+      let waited = 0;
+      escalation = setInterval(() => {
+        waited += 1;
+        if (!running()) return clearInterval(escalation);
+        child.kill(waited >= 15 ? 'SIGKILL' : waited >= 10 ? 'SIGTERM' : 'SIGINT');
+      }, 1000);
     };
 
     const markReady = () => {
@@ -116,6 +130,7 @@ function runTracer(o) {
       status.stop();
       clearTimeout(durationTimer);
       clearTimeout(forwardTimer);
+      clearInterval(escalation);
       process.removeListener('SIGINT', onSignal);
       process.removeListener('SIGTERM', onSignal);
       process.removeListener('SIGHUP', onSignal);

@@ -1,0 +1,232 @@
+'use strict';
+// nodetrace ebadf: stop a process the instant a system call fails with EBADF
+// (or another errno), save a core with gcore, and let it run on; or, with
+// --abort, kill it with SIGABRT right there. The article's "stopping a broken
+// program in its tracks", made safe for production: see docs/ebadf.md.
+const fs = require('fs');
+const { UsageError, UserError, EXIT } = require('../errors');
+const proc = require('../proc');
+const { requireRoot } = require('../privilege');
+const { requireTracer, findOnPath } = require('../tracer/detect');
+const { describeTracerFailure } = require('../tracer/failure');
+const { parseErrnoList } = require('../ebadf/errno');
+const { parseSyscallList } = require('../ebadf/syscalls');
+const { buildProgram, writeDerivedProgram, displayProgramCommand } = require('../ebadf/program');
+const { requireGcore, checkCoreDir, requireRoom, coreEstimate, formatBytes } = require('../ebadf/core');
+const { renderOpenHelp, seconds } = require('../ebadf/report');
+const { watch } = require('../ebadf/watch');
+
+const COMM_MAX = 15; // TASK_COMM_LEN - 1: the kernel keeps this much of a name
+
+function builder(y) {
+  return y
+    .usage('$0 ebadf (-p PID | -n NAME) [options]\n\n'
+      + 'Stop a process the instant a system call fails with EBADF (close() by default), save a\n'
+      + 'core with gcore, and resume it; or, with --abort, kill it with SIGABRT right there.\n'
+      + 'Each hit shows the failing call, the stack at that moment (JavaScript frames named when\n'
+      + 'node runs with --perf-basic-prof), the core and how long the process was stopped.')
+    .option('pid', { alias: 'p', type: 'string', describe: 'Watch this process (any program, not just node)' })
+    .option('name', { alias: 'n', type: 'string', describe: 'Watch every process with this name (comm, max 15 characters), including ones started later' })
+    .option('abort', { type: 'boolean', default: false, describe: 'Kill the process with SIGABRT at the failing call instead (development: it dies, the kernel writes its core)' })
+    .option('output-dir', { alias: 'o', type: 'string', describe: 'Where cores go (default: the current directory)' })
+    .option('syscall', { type: 'string', default: 'close', describe: 'System calls to watch, comma-separated' })
+    .option('errno', { type: 'string', default: 'EBADF', describe: 'Errors to catch, comma-separated names (EBADF,EPIPE)' })
+    .option('count', { type: 'number', default: 1, describe: 'Hits to handle before exiting' })
+    .option('duration', { alias: 'd', type: 'number', describe: 'Give up after this many seconds' })
+    .option('gcore-timeout', { type: 'number', default: 120, describe: 'Longest a core may take, in seconds; after that gcore is killed and the process resumed' })
+    .option('backend', { choices: ['dtrace', 'bpftrace'], describe: 'Tracer to use (default: dtrace if present, else bpftrace)' })
+    .option('dry-run', { type: 'boolean', default: false, describe: 'Print the tracer command line and program, and exit' })
+    .conflicts('pid', 'name')
+    .check((a) => {
+      if (a.abort && a.outputDir !== undefined) {
+        throw new Error('-o applies to the cores gcore saves; with --abort the kernel writes the core (ulimit -c, kernel.core_pattern).');
+      }
+      if (a.pid === undefined && a.name === undefined) {
+        throw new Error('Give a process: -p PID or -n NAME. nodetrace ebadf never watches every process.');
+      }
+      if (!(Number.isInteger(a.count) && a.count > 0 && a.count <= 1000)) throw new Error('--count expects a whole number from 1 to 1000.');
+      if (a.duration !== undefined && !(Number.isInteger(a.duration) && a.duration > 0)) throw new Error('-d expects a whole number of seconds greater than 0.');
+      if (!(Number.isInteger(a['gcore-timeout']) && a['gcore-timeout'] > 0)) throw new Error('--gcore-timeout expects a whole number of seconds greater than 0.');
+      return true;
+    })
+    .example('sudo $0 ebadf -p 4242', 'stop 4242 at the first close() that fails with EBADF, gcore it, resume it')
+    .example('sudo $0 ebadf -n node', 'the same for any process named node, running now or started later')
+    .example('sudo $0 ebadf -p 4242 --abort', 'kill it with SIGABRT there instead: it dies with a core (development)')
+    .example('sudo $0 ebadf -p 4242 -o /var/cores', 'where cores go (default: the current directory)')
+    .example('sudo $0 ebadf -p 4242 --syscall close,dup2,write --errno EBADF,EPIPE', 'other calls, other errors')
+    .example('sudo $0 ebadf -p 4242 --count 3', 'handle three hits before exiting')
+    .example('$0 ebadf -p 4242 --dry-run', 'show exactly what would be loaded into the kernel')
+    .epilogue('Exit status: 0 when --count hits were handled; 1 when a core could not be saved, the tracer\n'
+      + 'failed, or the watch ended (Ctrl-C, -d) first; 2 for bad options; 3 when the process does\n'
+      + 'not exist or exited first. Stopped processes are resumed even if nodetrace is killed.\n'
+      + 'Docs: docs/ebadf.md; the scripts: d-scripts/ebadf-stop-gcore.{d,bt}, ebadf-abort.{d,bt}.');
+}
+
+function parseName(text) {
+  const name = String(text);
+  if (!name) throw new UsageError('-n expects a process name, e.g. -n node.');
+  // eslint-disable-next-line no-control-regex
+  if (/[\x00-\x1f\x7f]/.test(name) || name.startsWith('-')) {
+    throw new UsageError('-n: a process name cannot contain control characters or start with "-".');
+  }
+  if (Buffer.byteLength(name) > COMM_MAX) {
+    const cut = Buffer.from(name).subarray(0, COMM_MAX).toString('utf8').replace(/\uFFFD$/, '');
+    throw new UsageError(`-n "${name}" is longer than ${COMM_MAX} bytes, and the kernel keeps only the first ${COMM_MAX} of a process name.`,
+      `Use the name as the kernel has it: -n '${cut}' (see: ps -o comm= -p PID).`);
+  }
+  return name;
+}
+
+function plan(args, tracer) {
+  const filter = args.pid !== undefined ? { pid: proc.parsePid(args.pid) } : { name: parseName(args.name) };
+  const errnos = parseErrnoList(args.errno);
+  const sys = parseSyscallList(args.syscall, { tracerName: tracer.name });
+  const program = buildProgram({
+    tracer, mode: args.abort ? 'abort' : 'stop', pid: filter.pid, name: filter.name,
+    syscalls: sys.names, errnos, count: args.count,
+  });
+  return { filter, errnos, syscalls: sys.names, syscallsChecked: sys.checked, program };
+}
+
+function describeFilter(filter) {
+  if (filter.pid) {
+    const name = proc.processName(filter.pid);
+    return `PID ${filter.pid}${name ? ` (${name})` : ''}`;
+  }
+  return `processes named ${filter.name}`;
+}
+
+function whatItWatches(p) {
+  return `${p.syscalls.map((s) => s + '()').join(', ')} failing with ${p.errnos.map((e) => e.name).join(' or ')}`;
+}
+
+function dryRun(p, args) {
+  const prog = p.program;
+  let cmdArgs = prog.args;
+  let where = prog.file;
+  if (prog.derived) {
+    const written = writeDerivedProgram(prog);
+    cmdArgs = written.args;
+    where = `derived from ${prog.file}, written to ${written.file}`;
+  }
+  const out = [`# ${prog.tracer.name} ${prog.tracer.version} would run:`, displayProgramCommand(prog, cmdArgs)];
+  if (prog.mode === 'stop') {
+    const target = p.filter.pid || 'PID';
+    out.push(`# then, for each hit (nodetrace itself, no shell): gcore -o ${args.outputDir || '.'}/.nodetrace-ebadf-XXXXXX/core ${target}; `
+      + `kill -CONT ${target}; chmod 0600 and rename the core; a watchdog resumes ${target} if nodetrace dies`);
+  }
+  if (!p.syscallsChecked && prog.tracer.name === 'bpftrace') out.push('# (system call names not checked against the kernel: tracefs is readable by root only)');
+  out.push(`# program (${where}):`);
+  process.stdout.write(out.join('\n') + '\n' + prog.text);
+}
+
+// nodetrace and its watchdog are node processes: a `-n node` must never stop them.
+function requireNotOurselves(filter) {
+  if (!filter.name) return;
+  try { process.title = 'nodetrace'; } catch (err) { /* keep going */ }
+  if (proc.processName(process.pid) === filter.name) {
+    throw new UserError(`nodetrace itself runs as a process named "${filter.name}" here, so -n ${filter.name} could stop nodetrace.`,
+      { hint: 'Run nodetrace with a longer command line (e.g. the full path: sudo /path/to/bin/nodetrace ...) so that it can rename itself, or watch by PID.' });
+  }
+}
+
+async function handler(args) {
+  const tracer = requireTracer(args.backend);
+  const p = plan(args, tracer);
+  if (args.dryRun) {
+    dryRun(p, args);
+    return;
+  }
+  requireRoot('nodetrace ebadf');
+  const mode = p.program.mode;
+  if (p.filter.pid) {
+    if (p.filter.pid === process.pid) throw new UsageError('-p names nodetrace itself.');
+    if (!proc.isRunning(p.filter.pid)) {
+      throw new UserError(`no process with PID ${p.filter.pid} is running.`,
+        { hint: 'Find processes with: pgrep -l node (or ps -e)', exitCode: EXIT.NOT_FOUND });
+    }
+  }
+  requireNotOurselves(p.filter);
+  let gcore;
+  let coreDir;
+  if (mode === 'stop') {
+    gcore = requireGcore();
+    coreDir = checkCoreDir(args.outputDir || '.');
+    if (p.filter.pid) requireRoom(coreDir, p.filter.pid);
+  }
+  let targetCoreLimit = null;
+  if (mode === 'abort' && p.filter.pid) {
+    try {
+      const m = /^Max core file size\s+(\S+)/m.exec(fs.readFileSync(`/proc/${p.filter.pid}/limits`, 'utf8'));
+      targetCoreLimit = m ? m[1] : null;
+    } catch (err) { /* not Linux */ }
+    if (targetCoreLimit === '0') {
+      process.stderr.write(`nodetrace: warning: PID ${p.filter.pid}'s core size limit is 0, so SIGABRT will kill it without a core.\n`
+        + `  To get one, first run: sudo prlimit --pid ${p.filter.pid} --core=unlimited\n`);
+    }
+  }
+
+  const describe = describeFilter(p.filter);
+  const est = p.filter.pid && mode === 'stop' ? coreEstimate(p.filter.pid) : null;
+  const onHit = mode === 'abort'
+    ? 'on a hit it is killed with SIGABRT'
+    : `on a hit it is stopped, dumped to ${coreDir}${est ? ` (about ${formatBytes(est.vmSize)})` : ''} and resumed`;
+  const errnoNames = Object.fromEntries(p.errnos.map((e) => [e.number, e.name]));
+  let watchingSince = Date.now();
+  const result = await watch({
+    program: p.program, filter: p.filter, count: args.count, coreDir, gcore,
+    durationSeconds: args.duration, gcoreTimeoutMs: args.gcoreTimeout * 1000,
+    out: process.stdout, err: process.stderr, errnoNames, targetCoreLimit,
+    onReady: () => (watchingSince = Date.now()) && process.stderr.write(`nodetrace: watching ${describe} for ${whatItWatches(p)} `
+      + `(${tracer.name} ${tracer.version}); ${onHit}. Ctrl-C to stop.\n`),
+  });
+
+  if (!result.ready) {
+    throw describeTracerFailure(tracer, { errors: result.errors, code: result.tracerExit && result.tracerExit.code, signal: result.tracerExit && result.tracerExit.signal }, p.filter.pid);
+  }
+  const help = renderOpenHelp(result.records, { llnode: findOnPath('llnode') });
+  if (help) process.stdout.write(help);
+  if (result.missedResumed.length) {
+    process.stderr.write(`nodetrace: also resumed PID ${result.missedResumed.join(', ')}, stopped by hits whose reports were lost.\n`);
+  }
+  if (result.stillStopped.length) {
+    throw new UserError(`PID ${result.stillStopped.join(', ')} could not be resumed.`, { hint: `Resume it by hand: kill -CONT ${result.stillStopped.join(' ')}` });
+  }
+  if (result.watchdogDied) throw new UserError('the watchdog died, so nodetrace stopped watching; no process was left stopped.');
+  if (result.gcoreFailed) {
+    const bad = result.records.find((r) => r.core && !r.core.ok);
+    const why = result.interrupted
+      ? `nodetrace was interrupted (${result.interrupted === 'SIGINT' ? 'Ctrl-C' : result.interrupted}) and abandoned the dump.`
+      : 'nodetrace stopped watching so as not to stop it again for nothing.';
+    throw new UserError(`the core of PID ${bad.hit.pid} could not be saved: ${bad.core.reason}.`,
+      { hint: `PID ${bad.hit.pid} was resumed (${bad.resumeText}). ${why}` });
+  }
+  const elapsed = seconds(Date.now() - watchingSince);
+  if (result.handled >= args.count) {
+    const stops = result.records.filter((r) => r.stoppedMs != null && !r.beyondCount);
+    if (stops.length) {
+      process.stderr.write(`nodetrace: done: ${stops.length} hit(s); `
+        + stops.map((r) => `PID ${r.hit.pid} stopped for ${seconds(r.stoppedMs)}, running again`).join('; ') + '.\n');
+    }
+    return;
+  }
+  const progress = `${result.handled} of ${args.count} hit(s)`;
+  if (result.targetExited) {
+    throw new UserError(`PID ${p.filter.pid} exited after ${progress}: no more ${whatItWatches(p)} to catch.`, { exitCode: EXIT.NOT_FOUND });
+  }
+  if (result.interrupted || result.timedOut) {
+    const why = result.interrupted ? `${result.interrupted === 'SIGINT' ? 'Ctrl-C' : result.interrupted}` : `-d ${args.duration}`;
+    throw new UserError(`stopped watching after ${elapsed} (${why}) with ${progress}: ${result.handled ? 'no more' : 'no'} ${whatItWatches(p)} in ${describe}.`);
+  }
+  const how = result.tracerExit && result.tracerExit.signal ? `was killed by ${result.tracerExit.signal}` : `exited (status ${result.tracerExit && result.tracerExit.code})`;
+  throw new UserError(`${tracer.name} ${how} after ${progress}${result.errors.length ? ': ' + result.errors.slice(-3).join('; ') : ''}.`);
+}
+
+module.exports = {
+  command: 'ebadf',
+  describe: 'Stop a process when a system call fails with EBADF, save a core, resume it (or --abort)',
+  builder,
+  handler,
+  plan,
+  parseName,
+};

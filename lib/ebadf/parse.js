@@ -1,0 +1,91 @@
+'use strict';
+// Reads what the ebadf scripts print, as it arrives:
+//   HIT pid=4242 tid=4242 errno=9 ns=674037839680 probe=tracepoint:syscalls:sys_exit_close comm=node
+//   <stack frames, one per line: 0x7f.. (raw) or sym+off or module`sym+0x1a (DTrace)>
+//   END pid=4242
+// and, when bpftrace exits, its maps (@stopped_ns[PID]: NS, @hits: N).
+// Pure: text in, events out.
+const { READY_MARKER } = require('../tracer/session');
+
+function parseHitLine(line) {
+  if (!line.startsWith('HIT ')) return null;
+  const commAt = line.indexOf(' comm=');
+  if (commAt < 0) return null;
+  const fields = {};
+  for (const kv of line.slice(4, commAt).trim().split(/\s+/)) {
+    const eq = kv.indexOf('=');
+    if (eq > 0) fields[kv.slice(0, eq)] = kv.slice(eq + 1);
+  }
+  if (!/^[0-9]+$/.test(fields.pid || '') || !/^[0-9]+$/.test(fields.errno || '')) return null;
+  let syscall = fields.syscall || '';
+  if (!syscall && fields.probe) syscall = fields.probe.replace(/^.*:sys_exit_/, '');
+  return {
+    pid: Number(fields.pid),
+    tid: Number(fields.tid || fields.pid),
+    errno: Number(fields.errno),
+    kernelNs: fields.ns !== undefined ? BigInt(fields.ns) : null,
+    wallNs: fields.wall !== undefined ? BigInt(fields.wall) : null,
+    syscall,
+    comm: line.slice(commAt + ' comm='.length),
+  };
+}
+
+class OutputParser {
+  /** @param {function(object)} onEvent receives {type: 'ready'|'hit'|'stack'|'stopped'|'line', ...} */
+  constructor(onEvent) {
+    this.onEvent = onEvent;
+    this.buf = '';
+    this.current = null; // the hit whose stack is being read
+  }
+
+  push(chunk) {
+    this.buf += chunk;
+    let nl;
+    while ((nl = this.buf.indexOf('\n')) >= 0) {
+      const line = this.buf.slice(0, nl);
+      this.buf = this.buf.slice(nl + 1);
+      this.line(line);
+    }
+  }
+
+  end() {
+    if (this.buf) this.line(this.buf);
+    this.buf = '';
+    if (this.current) {
+      this.onEvent({ type: 'stack', pid: this.current.pid, frames: this.current.frames, truncated: true });
+      this.current = null;
+    }
+  }
+
+  line(line) {
+    const hit = parseHitLine(line);
+    if (hit) {
+      if (this.current) this.onEvent({ type: 'stack', pid: this.current.pid, frames: this.current.frames, truncated: true });
+      this.current = { pid: hit.pid, frames: [] };
+      this.onEvent({ type: 'hit', hit });
+      return;
+    }
+    if (this.current) {
+      const end = /^END pid=([0-9]+)$/.exec(line);
+      if (end) {
+        this.onEvent({ type: 'stack', pid: this.current.pid, frames: this.current.frames });
+        this.current = null;
+      } else if (line.trim()) {
+        this.current.frames.push(line.trim());
+      }
+      return;
+    }
+    const stopped = /^@stopped_ns\[([0-9]+)\]: ([0-9]+)$/.exec(line);
+    if (stopped) {
+      this.onEvent({ type: 'stopped', pid: Number(stopped[1]), kernelNs: BigInt(stopped[2]) });
+      return;
+    }
+    if (line.includes(READY_MARKER)) {
+      this.onEvent({ type: 'ready', line });
+      return;
+    }
+    if (line.trim()) this.onEvent({ type: 'line', line });
+  }
+}
+
+module.exports = { OutputParser, parseHitLine };

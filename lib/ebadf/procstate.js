@@ -1,0 +1,140 @@
+'use strict';
+// Process state from /proc, and the one thing this command must never fail
+// at: resuming what it stopped. Used by nodetrace and by its watchdog, so it
+// depends on nothing but fs.
+const fs = require('fs');
+
+function readStat(pid) {
+  try {
+    const s = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const rest = s.slice(s.lastIndexOf(')') + 2).split(' ');
+    // rest[0] is field 3 (state); field 22 (starttime) is rest[19].
+    return { state: rest[0], startTime: rest[19], comm: s.slice(s.indexOf('(') + 1, s.lastIndexOf(')')) };
+  } catch (err) {
+    return null;
+  }
+}
+
+// 'R', 'S', 'D', 'T' (stopped by a signal), 't' (stopped by a tracer, e.g.
+// gdb), 'Z', or null when there is no such process.
+function procState(pid) {
+  const st = readStat(pid);
+  return st ? st.state : null;
+}
+
+function isStopped(pid) {
+  const s = procState(pid);
+  return s === 'T' || s === 't';
+}
+
+function startTime(pid) {
+  const st = readStat(pid);
+  return st ? st.startTime : null;
+}
+
+// Same process as when we looked before (guards against PID reuse).
+function sameProcess(pid, start) {
+  return start != null && startTime(pid) === start;
+}
+
+function statusField(pid, field) {
+  try {
+    const m = new RegExp(`^${field}:\\s+([0-9]+) kB`, 'm').exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : null;
+  } catch (err) {
+    return null;
+  }
+}
+
+// PIDs matching the filter: the PID itself, or every process whose comm is name.
+function candidates({ pid, name }) {
+  if (pid) return procState(pid) ? [pid] : [];
+  const out = [];
+  let entries = [];
+  try { entries = fs.readdirSync('/proc'); } catch (err) { return out; }
+  for (const e of entries) {
+    if (!/^[0-9]+$/.test(e)) continue;
+    const st = readStat(Number(e));
+    if (st && st.comm === name) out.push(Number(e));
+  }
+  return out;
+}
+
+function stoppedCandidates(filter) {
+  return candidates(filter).filter((p) => procState(p) === 'T');
+}
+
+function sendSignal(pid, signal) {
+  try {
+    process.kill(pid, signal);
+    return true;
+  } catch (err) {
+    return false;
+  }
+}
+
+function sleepSync(ms) {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+// One pass over the PIDs still pending: SIGCONT those stopped by a signal,
+// settle those running again or gone. 't' (a tracer holds it) gets SIGCONT
+// too and is left pending until the tracer detaches.
+function resumePass(pending, resumed, gone) {
+  for (const pid of [...pending]) {
+    const s = procState(pid);
+    if (s === null || s === 'Z' || s === 'X') { pending.delete(pid); gone.push(pid); continue; }
+    if (s === 'T' || s === 't') { sendSignal(pid, 'SIGCONT'); continue; }
+    pending.delete(pid);
+    resumed.push(pid);
+  }
+}
+
+/**
+ * SIGCONT each PID until none is stopped by a signal any more (or gone),
+ * sending it again every `everyMs` up to `timeoutMs`. Synchronous on purpose:
+ * it runs on the way out, when nothing else should.
+ * @returns {{resumed: number[], gone: number[], stillStopped: number[]}}
+ */
+function resumeSync(pids, { timeoutMs = 3000, everyMs = 50 } = {}) {
+  const pending = new Set(pids);
+  const resumed = [];
+  const gone = [];
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    resumePass(pending, resumed, gone);
+    if (pending.size === 0 || Date.now() >= deadline) break;
+    sleepSync(everyMs);
+  }
+  return { resumed, gone, stillStopped: [...pending] };
+}
+
+// Async version for the normal path (does not block the event loop).
+async function resume(pids, { timeoutMs = 3000, everyMs = 20 } = {}) {
+  const pending = new Set(pids);
+  const resumed = [];
+  const gone = [];
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    resumePass(pending, resumed, gone);
+    if (pending.size === 0 || Date.now() >= deadline) break;
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  return { resumed, gone, stillStopped: [...pending] };
+}
+
+// Waits (polling) until `pid` is stopped by a signal; false if it never is.
+async function waitStopped(pid, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const s = procState(pid);
+    if (s === 'T' || s === 't') return true;
+    if (s === null || s === 'Z' || Date.now() >= deadline) return false;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+module.exports = {
+  readStat, procState, isStopped, startTime, sameProcess, statusField, candidates, stoppedCandidates,
+  sendSignal, sleepSync, resumeSync, resume, waitStopped,
+};

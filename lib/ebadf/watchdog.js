@@ -1,0 +1,130 @@
+'use strict';
+// nodetrace ebadf's watchdog: a small process of its own, started before any
+// probe is armed, in its own session (so a terminal's Ctrl-C or hang-up and a
+// kill of nodetrace's process group miss it). nodetrace tells it, over a
+// pipe, everything that would need undoing:
+//
+//   tracer PID          the bpftrace/dtrace process (kill it, its probes go)
+//   stopped PID         a process the probe stopped
+//   gcore PGID DIR      a gcore (and its gdb) running, writing into DIR
+//   gcore-done PGID     that gcore finished
+//   resumed PID         that process is running again
+//   bye                 orderly end: everything is already undone
+//
+// When the pipe closes (nodetrace exited, crashed, or was killed, even with
+// SIGKILL) without "bye", it kills the tracer, kills gcore's process group
+// (gdb detaches from the target as it dies), deletes the partial core, and
+// sends SIGCONT to every process that was stopped, plus any process matching
+// the filter that is stopped now but was not when the watch began (a hit
+// whose report nodetrace never read). It never reads anything else, and never
+// runs a shell.
+//
+// Run as: node watchdog.js '{"parent":PID,"pid":PID|0,"name":"comm"|null}'
+const fs = require('fs');
+const state = require('./procstate');
+
+const config = JSON.parse(process.argv[2] || '{}');
+// A `-n node` must not match the watchdog itself (its argv is long enough for the name to fit).
+try { process.title = 'nodetrace-wdog'; } catch (err) { /* keep going */ }
+const filter = { pid: Number(config.pid) || 0, name: config.pid ? null : String(config.name || '') };
+const alreadyStopped = new Set(filter.pid || filter.name ? state.stoppedCandidates(filter) : []);
+
+let tracer = null;            // { pid, start }
+const gcores = new Map();     // pgid -> dir
+const stopped = new Map();    // pid -> start time
+let bye = false;
+let finishing = false;
+
+function say(text) {
+  try { fs.writeSync(2, `nodetrace ebadf watchdog: ${text}\n`); } catch (err) { /* no terminal any more */ }
+}
+
+function handle(line) {
+  const [verb, a, b] = line.trim().split(' ');
+  const n = Number(a);
+  switch (verb) {
+    case 'tracer': tracer = { pid: n, start: state.startTime(n) }; break;
+    case 'tracer-exited': tracer = null; break;
+    case 'stopped': if (n > 0) stopped.set(n, state.startTime(n)); break;
+    case 'resumed': stopped.delete(n); break;
+    case 'gcore': if (n > 0) gcores.set(n, b && b.startsWith('/') ? b : null); break;
+    case 'gcore-done': gcores.delete(n); break;
+    case 'bye': bye = true; break;
+    default: break;
+  }
+}
+
+function waitGone(test, ms) {
+  const deadline = Date.now() + ms;
+  while (!test() && Date.now() < deadline) state.sleepSync(20);
+  return test();
+}
+
+function finish(why) {
+  if (finishing) return;
+  finishing = true;
+  const emergency = !bye;
+  const did = [];
+  // 1. Kill, all at once: the tracer (its probes detach as it dies), and
+  //    gcore with its gdb (gdb's death detaches it from the target).
+  const tracerAlive = tracer && state.sameProcess(tracer.pid, tracer.start);
+  if (tracerAlive) state.sendSignal(tracer.pid, 'SIGKILL');
+  for (const pgid of gcores.keys()) state.sendSignal(-pgid, 'SIGKILL');
+  // 2. Only the tracer must be gone before resuming (else it could stop the
+  //    target again); gdb's exit is covered by the retries in resumeSync.
+  if (tracerAlive) {
+    waitGone(() => !state.sameProcess(tracer.pid, tracer.start), 3000);
+    did.push(`killed the tracer (PID ${tracer.pid})`);
+  }
+  // 3. Resume: what nodetrace said it stopped, and (if it died) anything
+  //    matching the filter that is stopped now and was not at the start.
+  const targets = new Set([...stopped].filter(([pid, start]) => start == null || state.sameProcess(pid, start)).map(([pid]) => pid));
+  if (emergency && (filter.pid || filter.name)) {
+    for (const pid of state.stoppedCandidates(filter)) if (!alreadyStopped.has(pid)) targets.add(pid);
+  }
+  const resumed = new Set();
+  let still = [];
+  if (targets.size) {
+    const r = state.resumeSync([...targets], { timeoutMs: 8000, everyMs: 20 });
+    r.resumed.forEach((p) => resumed.add(p));
+    still = r.stillStopped;
+  }
+  // 4. gcore's leftovers.
+  for (const [pgid, dir] of gcores) {
+    waitGone(() => !state.sendSignal(-pgid, 0), 3000);
+    if (dir && /\/\.nodetrace-ebadf-[^/]+$/.test(dir)) {
+      try { fs.rmSync(dir, { recursive: true, force: true }); } catch (err) { /* best effort */ }
+    }
+    did.push(`killed gcore (process group ${pgid}) and removed its partial core`);
+  }
+  // 5. Once more, in case a hit slipped in while the tracer was dying.
+  if (emergency && (filter.pid || filter.name)) {
+    const again = state.stoppedCandidates(filter).filter((pid) => !alreadyStopped.has(pid));
+    if (again.length) {
+      const r = state.resumeSync(again, { timeoutMs: 3000, everyMs: 20 });
+      r.resumed.forEach((p) => resumed.add(p));
+      still = [...new Set([...still, ...r.stillStopped])];
+    }
+  }
+  if (resumed.size) did.push(`resumed PID ${[...resumed].join(', ')} with SIGCONT`);
+  if (still.length) did.push(`could NOT resume PID ${still.join(', ')}: run kill -CONT ${still.join(' ')}`);
+  if (emergency && did.length) say(`nodetrace (PID ${config.parent}) ${why}; ${did.join('; ')}.`);
+  process.exit(0);
+}
+
+let buf = '';
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (d) => {
+  buf += d;
+  let nl;
+  while ((nl = buf.indexOf('\n')) >= 0) {
+    handle(buf.slice(0, nl));
+    buf = buf.slice(nl + 1);
+  }
+});
+process.stdin.on('end', () => finish('went away'));
+process.stdin.on('error', () => finish('went away'));
+for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(sig, () => finish(`'s watchdog got ${sig}`));
+
+// Tell nodetrace we are in place, then never write to that pipe again.
+process.stdout.write('ready\n', () => process.stdout.end());

@@ -1,0 +1,250 @@
+'use strict';
+// nodetrace ebadf's parts that need neither root nor a tracer: argument
+// checking, the programs it derives, reading the tracer's output, naming
+// stack frames, rendering, the scripts' headers, and the watchdog.
+const assert = require('assert');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { spawn } = require('child_process');
+const { UsageError } = require('../lib/errors');
+const { parseErrnoList, LINUX_ERRNO } = require('../lib/ebadf/errno');
+const { parseSyscallList } = require('../lib/ebadf/syscalls');
+const { buildProgram, deriveProgram, needsDerivation } = require('../lib/ebadf/program');
+const { OutputParser, parseHitLine } = require('../lib/ebadf/parse');
+const { Symbolizer, loadElfSymbols, parseMaps } = require('../lib/symbolize');
+const { renderHit, renderOpenHelp } = require('../lib/ebadf/report');
+const { procState } = require('../lib/ebadf/procstate');
+const { parseName } = require('../lib/commands/ebadf');
+const { readScript, scriptPath } = require('../lib/tracer/programs');
+const { READY_MARKER } = require('../lib/tracer/session');
+
+const BPFTRACE = { name: 'bpftrace', path: '/usr/bin/bpftrace', version: '0.17.0' };
+const DTRACE = { name: 'dtrace', path: '/usr/sbin/dtrace', version: '2.0' };
+
+describe('ebadf: --errno', () => {
+  it('takes names (any case), numbers and aliases; dedupes; keeps order', () => {
+    assert.deepStrictEqual(parseErrnoList('EBADF'), [{ name: 'EBADF', number: 9 }]);
+    assert.deepStrictEqual(parseErrnoList('ebadf, EPIPE,32,EWOULDBLOCK'),
+      [{ name: 'EBADF', number: 9 }, { name: 'EPIPE', number: 32 }, { name: 'EAGAIN', number: 11 }]);
+  });
+
+  it('rejects unknown names with a suggestion and how to list them', () => {
+    assert.throws(() => parseErrnoList('EBDAF'), (e) => e instanceof UsageError && /did you mean EBADF\?/.test(e.message) && /man 3 errno/.test(e.hint));
+    assert.throws(() => parseErrnoList('41'), /not a Linux errno number/);
+    assert.throws(() => parseErrnoList('$(reboot)'), UsageError);
+    assert.throws(() => parseErrnoList(''), UsageError);
+  });
+
+  it('agrees with this host\'s errno values (Linux)', function () {
+    if (process.platform !== 'linux') this.skip();
+    for (const [name, n] of Object.entries(os.constants.errno)) {
+      if (name in LINUX_ERRNO) assert.strictEqual(LINUX_ERRNO[name], n, name);
+    }
+  });
+});
+
+describe('ebadf: --syscall', () => {
+  let events;
+  before(() => {
+    events = fs.mkdtempSync(path.join(os.tmpdir(), 'ebadf-events-'));
+    for (const s of ['close', 'close_range', 'dup2', 'write', 'clone']) fs.mkdirSync(path.join(events, 'sys_exit_' + s));
+  });
+  after(() => fs.rmSync(events, { recursive: true, force: true }));
+
+  it('checks names against the kernel\'s tracepoints', () => {
+    assert.deepStrictEqual(parseSyscallList('close,dup2,close', { eventsDir: events }), { names: ['close', 'dup2'], checked: true });
+    assert.throws(() => parseSyscallList('clsoe', { eventsDir: events }),
+      (e) => /unknown system call "clsoe".*did you mean close\?/.test(e.message) && /bpftrace -l/.test(e.hint));
+  });
+
+  it('only checks the spelling when tracefs cannot be read (or for DTrace)', () => {
+    assert.deepStrictEqual(parseSyscallList('close', { eventsDir: null }), { names: ['close'], checked: false });
+    assert.deepStrictEqual(parseSyscallList('close', { tracerName: 'dtrace' }), { names: ['close'], checked: false });
+    for (const bad of ['Close', 'close;reboot', 'a b', '../x', '']) assert.throws(() => parseSyscallList(bad, { eventsDir: null }), UsageError, bad);
+  });
+});
+
+describe('ebadf: -n NAME', () => {
+  it('keeps names the kernel can hold; says how to write longer ones', () => {
+    assert.strictEqual(parseName('node'), 'node');
+    assert.strictEqual(parseName('abcdefghijklmno'), 'abcdefghijklmno');
+    assert.throws(() => parseName('my-long-service-name'), (e) => /longer than 15 bytes/.test(e.message) && /-n 'my-long-service'/.test(e.hint));
+    assert.throws(() => parseName('-x'), UsageError);
+    assert.throws(() => parseName('a\nb'), UsageError);
+  });
+});
+
+describe('ebadf: programs', () => {
+  const errnos = [{ name: 'EBADF', number: 9 }];
+
+  it('runs the checked-in script as it is, with the values as arguments', () => {
+    const p = buildProgram({ tracer: BPFTRACE, mode: 'stop', pid: 4242, syscalls: ['close'], errnos, count: 1 });
+    assert.strictEqual(p.derived, false);
+    assert.strictEqual(p.text, readScript('ebadf-stop-gcore', 'bpftrace'));
+    assert.deepStrictEqual(p.args, ['--unsafe', scriptPath('ebadf-stop-gcore', 'bpftrace'), '4242', '-', '9', '1', '1']);
+    assert.deepStrictEqual(p.env, { BPFTRACE_NO_USER_SYMBOLS: '1' });
+    const n = buildProgram({ tracer: BPFTRACE, mode: 'abort', name: 'node', syscalls: ['close'], errnos, count: 3 });
+    assert.deepStrictEqual(n.args.slice(-4), ['0', 'node', '9', '3']);
+    const d = buildProgram({ tracer: DTRACE, mode: 'stop', pid: 4242, syscalls: ['close'], errnos, count: 1 });
+    assert.deepStrictEqual(d.args, ['-w', '-s', scriptPath('ebadf-stop-gcore', 'dtrace'), '4242', '-', 'EBADF', '1', '1']);
+  });
+
+  it('derives other syscalls and errnos from the same file, replacing only the marked text', () => {
+    assert.strictEqual(needsDerivation(['close'], errnos), false);
+    const two = [{ name: 'EBADF', number: 9 }, { name: 'EPIPE', number: 32 }];
+    for (const [tracer, script] of [[BPFTRACE, 'ebadf-stop-gcore'], [BPFTRACE, 'ebadf-abort'], [DTRACE, 'ebadf-stop-gcore'], [DTRACE, 'ebadf-abort']]) {
+      const original = readScript(script, tracer.name);
+      const text = deriveProgram(original, { tracerName: tracer.name, script, syscalls: ['close', 'dup2'], errnos: two });
+      if (tracer.name === 'bpftrace') {
+        assert.match(text, /^tracepoint:syscalls:sys_exit_close,\ntracepoint:syscalls:sys_exit_dup2\n\/\(args->ret == -9 \|\| args->ret == -32\)/m);
+      } else {
+        assert.match(text, /^syscall::close:return,\nsyscall::dup2:return$/m);
+        assert.match(text, /\(errno == EBADF \|\| errno == EPIPE\)/);
+        assert.ok(text.startsWith('#!/usr/sbin/dtrace -ws\n/* Derived by nodetrace'), 'the #! line stays first');
+      }
+      assert.match(text, /for close\(\), dup2\(\) failing with errno %d \(or EPIPE\)/);
+      assert.strictEqual(text.split('\n').length, original.split('\n').length + 1 + (tracer.name === 'dtrace' ? (script === 'ebadf-abort' ? 2 : 4) : 1));
+    }
+    assert.throws(() => deriveProgram('nothing to replace', { tracerName: 'bpftrace', script: 'ebadf-abort', syscalls: ['dup2'], errnos }), /expected 1 probe lines/);
+  });
+});
+
+describe('ebadf: scripts', () => {
+  for (const [script, tracer] of [['ebadf-stop-gcore', 'bpftrace'], ['ebadf-abort', 'bpftrace'], ['ebadf-stop-gcore', 'dtrace'], ['ebadf-abort', 'dtrace']]) {
+    it(`${script}.${tracer === 'dtrace' ? 'd' : 'bt'} carries its header and the ready line`, () => {
+      const text = readScript(script, tracer);
+      const header = text.slice(0, text.indexOf('*/'));
+      assert.match(header, new RegExp(`\\* ${script}\\.(d|bt) +\\S`), 'name and purpose');
+      assert.match(header, /USAGE: /);
+      assert.match(header, tracer === 'dtrace' ? /-w \(destructive\) is required/ : /--unsafe is bpftrace's -w/);
+      assert.match(header, /Why exit\(0?\) after the first hit/);
+      assert.match(header, /Twin of ebadf-/);
+      assert.match(header, /2026-11-21 {2}nodetrace authors/);
+      assert.ok(text.includes(READY_MARKER), 'prints the ready marker from BEGIN');
+      assert.match(text, /Refusing to run without a PID or a/);
+      if (tracer === 'dtrace') {
+        assert.match(header, /errno == EBADF, never arg1 == -1/);
+        assert.doesNotMatch(text.replace(/\/\*[\s\S]*?\*\//g, ''), /\bstop\(\)|\bprun\b|arg1 == -1/, 'portable D: no stop(), prun or arg1 == -1');
+        // D rejects macro arguments a script does not use: the CLI passes $1..$4 (+$5).
+        for (const n of script === 'ebadf-abort' ? [1, 2, 3, 4] : [1, 2, 3, 4, 5]) assert.ok(text.includes('$' + n), `$${n} used`);
+      }
+    });
+  }
+});
+
+describe('ebadf: tracer output', () => {
+  it('reads hits, their stacks and the stopped map, across chunk boundaries', () => {
+    const events = [];
+    const p = new OutputParser((e) => events.push(e));
+    const text = 'Attaching 2 probes...\nWatching PID 42 for close() failing with errno 9... Hit Ctrl-C to end.\n'
+      + 'HIT pid=42 tid=43 errno=9 ns=674037839680 probe=tracepoint:syscalls:sys_exit_close comm=my app\n\n'
+      + '        0x7f3d8971f829\n        0x18b0589\nEND pid=42\n\n\n@hits: 1\n@stopped_ns[42]: 674037838428\n';
+    for (let i = 0; i < text.length; i += 7) p.push(text.slice(i, i + 7));
+    p.end();
+    assert.deepStrictEqual(events.map((e) => e.type), ['line', 'ready', 'hit', 'stack', 'line', 'stopped']);
+    assert.deepStrictEqual(events[2].hit, { pid: 42, tid: 43, errno: 9, kernelNs: 674037839680n, wallNs: null, syscall: 'close', comm: 'my app' });
+    assert.deepStrictEqual(events[3], { type: 'stack', pid: 42, frames: ['0x7f3d8971f829', '0x18b0589'] });
+    assert.deepStrictEqual(events[5], { type: 'stopped', pid: 42, kernelNs: 674037838428n });
+  });
+
+  it('reads the D scripts\' hit lines', () => {
+    assert.deepStrictEqual(parseHitLine('HIT pid=4242 tid=1 errno=9 wall=1763744763512000000 syscall=close comm=node'),
+      { pid: 4242, tid: 1, errno: 9, kernelNs: null, wallNs: 1763744763512000000n, syscall: 'close', comm: 'node' });
+    assert.strictEqual(parseHitLine('HIT garbage'), null);
+  });
+});
+
+describe('ebadf: naming stack frames', () => {
+  it('names an address in the node binary from its ELF symbols and our own memory map', function () {
+    if (process.platform !== 'linux') this.skip();
+    const table = loadElfSymbols(process.execPath);
+    if (!table) this.skip();
+    let idx = -1;
+    for (let i = 0; i < table.values.length; i++) if (table.nameAt(i) === 'uv_fs_close') { idx = i; break; }
+    if (idx < 0) this.skip();
+    const vaddr = table.values[idx] + 5;
+    const seg = table.loads.find((l) => vaddr >= l.vaddr && vaddr < l.vaddr + l.filesz);
+    const fileOff = vaddr - seg.vaddr + seg.offset;
+    const exe = fs.realpathSync(process.execPath);
+    const map = parseMaps(fs.readFileSync('/proc/self/maps', 'utf8')).find((m) => m.path === exe && fileOff >= m.offset && fileOff < m.offset + (m.end - m.start));
+    const addr = map.start + fileOff - map.offset;
+    const sym = new Symbolizer();
+    const r = sym.symbolize(sym.snapshot(process.pid), ['0x' + addr.toString(16), '0x' + (addr + 1).toString(16), 'libc.so.1`close+0xa']);
+    assert.strictEqual(r.frames[0].text, 'uv_fs_close+5');
+    assert.strictEqual(r.frames[0].module, path.basename(exe));
+    assert.strictEqual(r.frames[1].text, 'uv_fs_close+6', 'a return address is looked up at addr - 1 but shown as is');
+    assert.deepStrictEqual(r.frames[2], { text: 'libc.so.1`close+0xa', module: '', kind: 'named' }, 'already-named frames (DTrace) pass through');
+  });
+});
+
+describe('ebadf: report', () => {
+  const base = {
+    n: 1, of: 1, hit: { pid: 42, tid: 43, errno: 9, syscall: 'close', comm: 'node' }, wallMs: Date.UTC(2026, 10, 21, 20, 27, 3, 512),
+    errnoName: 'EBADF', exe: '/usr/bin/node', isNode: true,
+    symbolized: { frames: [{ kind: 'native', text: 'uv_fs_close+180', module: 'node' }, { kind: 'js', symbol: 'JS:~closeTwice /a.js:39:20', text: '' }], perfMapUsed: true, interpreted: 0, jitUnnamed: 0 },
+  };
+
+  it('a stop: the call, the stack, the core, how long, resumed', () => {
+    const text = renderHit({ ...base, mode: 'stop', perfMap: '/tmp/perf-42.map', core: { ok: true, file: '/c/core.node.42.x', size: 662288336, ms: 942 }, stoppedMs: 1180, resumeText: 'yes, PID 42 is running again (state S)' });
+    assert.match(text, /^hit 1 of 1 at 2026-11-21T20:27:03\.512Z\n/);
+    assert.match(text, /call {5}close\(\) failed with EBADF \(errno 9/);
+    assert.match(text, /stack {4}innermost first; JavaScript frames named from \/tmp\/perf-42\.map\n {6}uv_fs_close\+180 \(node\)\n {6}JS:~closeTwice \/a\.js:39:20 {2}\[JS\]\n/);
+    assert.match(text, /core {5}\/c\/core\.node\.42\.x \(662\.3 MB, owner-only -rw-------\)/);
+    assert.match(text, /stopped {2}1\.18 s \(gcore took 942 ms\)/);
+    const help = renderOpenHelp([{ ...base, core: { ok: true, file: '/c/core.node.42.x' } }], { llnode: null });
+    assert.match(help, /gdb \/usr\/bin\/node \/c\/core\.node\.42\.x/);
+    assert.match(help, /npm install -g llnode/);
+    assert.match(help, /thread find 43/);
+  });
+
+  it('says when JavaScript frames cannot be named, and why', () => {
+    const text = renderHit({ ...base, mode: 'stop', perfMap: null, core: { ok: false, reason: 'gcore failed' }, stoppedMs: 10, resumeText: 'yes' });
+    assert.match(text, /not started with --perf-basic-prof/);
+    assert.match(text, /core {5}NOT SAVED: gcore failed/);
+    const interp = renderHit({ ...base, mode: 'stop', perfMap: '/tmp/perf-42.map', symbolized: { ...base.symbolized, interpreted: 3 }, core: null, resumeText: 'yes' });
+    assert.match(interp, /--interpreted-frames-native-stack/);
+    const notNode = renderHit({ ...base, isNode: false, mode: 'abort', perfMap: null, outcome: 'PID 42 is gone' });
+    assert.doesNotMatch(notNode, /JavaScript/);
+    assert.match(notNode, /action {3}SIGABRT sent in the kernel/);
+  });
+});
+
+describe('ebadf: watchdog', function () {
+  this.timeout(30000);
+  const client = path.join(__dirname, 'targets', 'ebadf-guard-client.js');
+
+  function waitFor(test, ms) {
+    const deadline = Date.now() + ms;
+    return new Promise((resolve, reject) => {
+      const tick = () => (test() ? resolve() : Date.now() > deadline ? reject(new Error('timed out')) : setTimeout(tick, 20));
+      tick();
+    });
+  }
+
+  it('resumes a stopped process, and kills gcore\'s group, when nodetrace is SIGKILLed', async function () {
+    if (process.platform !== 'linux') this.skip();
+    const victim = spawn('sleep', ['30'], { stdio: 'ignore' });
+    const gcore = spawn('sleep', ['30'], { stdio: 'ignore', detached: true });
+    try {
+      process.kill(victim.pid, 'SIGSTOP');
+      await waitFor(() => procState(victim.pid) === 'T', 5000);
+      const c = spawn(process.execPath, [client, String(victim.pid), String(gcore.pid)], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      let err = '';
+      c.stdout.on('data', (d) => { out += d; });
+      c.stderr.on('data', (d) => { err += d; });
+      await waitFor(() => out.includes('armed'), 15000);
+      assert.strictEqual(procState(victim.pid), 'T', 'still stopped while nodetrace lives');
+      c.kill('SIGKILL');
+      await waitFor(() => procState(victim.pid) !== 'T', 5000);
+      assert.match(procState(victim.pid), /^[RS]$/);
+      await waitFor(() => procState(gcore.pid) === null || procState(gcore.pid) === 'Z', 5000);
+      await waitFor(() => /went away/.test(err), 5000);
+      assert.match(err, new RegExp(`killed gcore \\(process group ${gcore.pid}\\).*resumed PID ${victim.pid} with SIGCONT`));
+    } finally {
+      victim.kill('SIGKILL');
+      try { process.kill(-gcore.pid, 'SIGKILL'); } catch (e) { /* gone */ }
+    }
+  });
+});
