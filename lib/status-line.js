@@ -1,6 +1,7 @@
 'use strict';
-// A one-line status on stderr while tracing, only when stderr is a terminal:
-// what is traced, for how long so far, and what ends the trace.
+// A one-line status on stderr while tracing: what is traced, for how long so
+// far, and what ends the trace, redrawn each second when stderr is a
+// terminal, printed once when it is not.
 
 class StatusLine {
   constructor(stream, describe, durationSeconds) {
@@ -19,7 +20,13 @@ class StatusLine {
   }
 
   start() {
-    if (!this.stream.isTTY || this.timer) return;
+    if (this.timer) return;
+    if (!this.stream.isTTY) {
+      // Logs and scripts get one line saying the probes are in place.
+      this.stream.write(this.text(0).replace(/, 0s elapsed/, '') + '\n');
+      this.timer = 'once';
+      return;
+    }
     this.startedAt = Date.now();
     const draw = () => {
       const elapsed = Math.floor((Date.now() - this.startedAt) / 1000);
@@ -32,6 +39,7 @@ class StatusLine {
 
   stop() {
     if (!this.timer) return;
+    if (this.timer === 'once') { this.timer = null; return; }
     clearInterval(this.timer);
     this.timer = null;
     this.stream.write('\r\x1b[K');

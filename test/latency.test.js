@@ -103,8 +103,11 @@ describe('nodetrace latency @tracer', function () {
   it('prints what was gathered on SIGINT (Ctrl-C), and exits 0', async function () {
     const target = await startTarget('sqlite-loop.js');
     try {
+      // SIGINT a few seconds after nodetrace says its probes are in place.
       const r = await nodetrace(['latency', '-p', String(target.pid)], {
-        onSpawn: (child) => setTimeout(() => child.kill('SIGINT'), 8000),
+        onSpawn: (child) => child.stderr.on('data', (c) => {
+          if (/tracing PID/.test(c)) setTimeout(() => child.kill('SIGINT'), 3000);
+        }),
       });
       assert.strictEqual(r.code, 0, r.stderr);
       assert.match(r.stdout, /Work_BeginRun/);

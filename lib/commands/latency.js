@@ -102,11 +102,11 @@ function plan(args, tracer) {
     if (!args.force) proc.requireNodeProcess(o.pid);
     else if (!proc.isRunning(o.pid)) proc.requireNodeProcess(o.pid);
     if (tracer.name === 'bpftrace') o.macros = [`/proc/${o.pid}/exe`];
-    o.describe = `PID ${o.pid} (${tracer.name} ${tracer.version})`;
+    o.describe = `PID ${o.pid} with ${tracer.name} ${tracer.version}`;
   } else {
     o.command = args.command;
     if (tracer.name === 'bpftrace') o.macros = [commandBinary(args.command)];
-    o.describe = `"${args.command}" (${tracer.name} ${tracer.version})`;
+    o.describe = `"${args.command}" with ${tracer.name} ${tracer.version}`;
   }
   return o;
 }
@@ -141,7 +141,7 @@ async function handler(args) {
   });
   if (o.pid && !proc.isRunning(o.pid)) process.stderr.write(`nodetrace: PID ${o.pid} exited; here is what was gathered.\n`);
   if (!hasData(model)) {
-    process.stderr.write(`nodetrace: no thread-pool work completed in ${o.describe.replace(/ \(.*/, '')} while tracing.\n`);
+    process.stderr.write(`nodetrace: no thread-pool work completed in ${o.describe.replace(/ with .*/, '')} while tracing.\n`);
     if (args.json) process.stdout.write(renderModel(model, { json: true }));
     return;
   }

@@ -32,13 +32,18 @@ const FORWARD_GRACE_MS = 1000;
  * @param {string} [o.describe] what is traced, for the status line
  * @param {function(string)} [o.onStdout] streaming consumer; when given, stdout is not accumulated
  * @param {object} [o.stdio] override stdio (e.g. to let a -c command share the terminal)
- * @param {boolean} [o.repeatInterrupt] repeat SIGINT until the tracer ends (bpftrace), escalating after 10 s
+ * @param {object} [o.env] variables added to the tracer's environment
+ * @param {function(child, endTrace)} [o.onReady] called once the probes are attached; endTrace() ends the trace as Ctrl-C does
+ * @param {boolean} [o.repeatInterrupt] repeat SIGINT until the tracer ends (bpftrace), escalating to SIGTERM and SIGKILL after 15 and 20 s
  * @param {NodeJS.WriteStream} [o.statusStream] where the status line goes (stderr)
  * @returns {Promise<{code:number|null, signal:string|null, stdout:string, errors:string[], ready:boolean, interrupted:boolean, timedOut:boolean}>}
  */
 function runTracer(o) {
   return new Promise((resolve, reject) => {
-    const child = spawn(o.file, o.args, { stdio: o.stdio || ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(o.file, o.args, {
+      stdio: o.stdio || ['ignore', 'pipe', 'pipe'],
+      env: o.env ? { ...process.env, ...o.env } : process.env,
+    });
     const status = new StatusLine(o.statusStream || process.stderr, o.describe || '', o.durationSeconds);
     let stdout = '';
     let stderrBuf = '';
@@ -58,12 +63,14 @@ function runTracer(o) {
       // then insist. Not for DTrace, which takes a second SIGINT as
       // "impatient" and skips printing.
       if (!o.repeatInterrupt) return;
-      let waited = 0;
+      // Not too soon: detaching takes bpftrace about 2 s here, and a SIGINT
+      // in that time makes it stop reading records it still holds.
+      const since = Date.now();
       escalation = setInterval(() => {
-        waited += 1;
         if (!running()) return clearInterval(escalation);
-        child.kill(waited >= 15 ? 'SIGKILL' : waited >= 10 ? 'SIGTERM' : 'SIGINT');
-      }, 1000);
+        const waited = Date.now() - since;
+        child.kill(waited >= 20000 ? 'SIGKILL' : waited >= 15000 ? 'SIGTERM' : 'SIGINT');
+      }, 3000);
     };
 
     const markReady = () => {
@@ -73,7 +80,7 @@ function runTracer(o) {
       if (o.durationSeconds) {
         durationTimer = setTimeout(() => { timedOut = true; endTrace(); }, o.durationSeconds * 1000);
       }
-      if (o.onReady) o.onReady(child);
+      if (o.onReady) o.onReady(child, endTrace);
     };
 
     if (child.stdout) {
