@@ -1,0 +1,79 @@
+'use strict';
+// What `nodetrace snoop` prints for each event of the reassembler, and its
+// closing summary. Pure. Records themselves are formatted by bunyan's own
+// CLI (see sink.js); this only decides the lines fed to it, and the marks for
+// records that did not arrive whole.
+const { levelName } = require('./levels');
+
+// --json and bunyan's JSON output modes (-o json, json-N, bunyan) get JSON
+// marks, so a JSON consumer downstream never sees anything but JSON.
+function isJsonMode(outputMode) {
+  return outputMode === 'raw' || /^(json(-\d+)?|bunyan)$/.test(outputMode);
+}
+
+/**
+ * A record longer than the tracer reads:
+ *   {"nodetrace":"truncated","pid":4242,"tid":4242,"level":40,"bytes_seen":4179,"prefix":"{\"name\":..."}
+ * bytes_seen: how many bytes of it arrived (it is longer); prefix: its first
+ * 200 characters; "complete":false is added when pieces of what was read
+ * were lost as well.
+ */
+function truncatedJson(ev) {
+  const o = { nodetrace: 'truncated', pid: ev.pid, tid: ev.tid, level: ev.level, bytes_seen: ev.bytesSeen, prefix: ev.prefix };
+  if (ev.complete === false) o.complete = false;
+  return JSON.stringify(o);
+}
+
+function truncatedText(ev) {
+  const level = ev.level ? ` ${levelName(ev.level).toUpperCase()}` : '';
+  return `[nodetrace] PID ${ev.pid}:${level} record TRUNCATED: longer than the ${ev.bytesSeen} bytes the tracer reads; it began: ${ev.prefix}...`;
+}
+
+// A --json line that must be JSON but is not (cannot happen with bunyan's
+// probes; another library's could pass anything):
+//   {"nodetrace":"not-json","pid":4242,"tid":4242,"text":"..."}
+function notJson(ev) {
+  return JSON.stringify({ nodetrace: 'not-json', pid: ev.pid, tid: ev.tid, text: ev.text });
+}
+
+// Event -> the line to print (without newline), or null.
+function lineFor(ev, outputMode) {
+  const json = isJsonMode(outputMode);
+  if (ev.type === 'record') {
+    if (outputMode !== 'raw') return ev.text;   // bunyan shows non-records verbatim
+    try {
+      JSON.parse(ev.text);
+      return ev.text;
+    } catch (err) {
+      return notJson(ev);
+    }
+  }
+  if (ev.type === 'truncated') return json ? truncatedJson(ev) : truncatedText(ev);
+  return null;
+}
+
+function plural(n, one, many = one + 's') {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+// The line printed on stderr at exit.
+function summary(stats, { lostRecords, lostEvents }) {
+  const parts = [`${plural(stats.records, 'record')}`];
+  if (stats.pids.size) parts[0] += ` from ${plural(stats.pids.size, 'process', 'processes')}`;
+  if (stats.truncated) parts[0] += `, and ${stats.truncated} too long for the tracer (marked TRUNCATED)`;
+  const dropped = lostEvents ? `the tracer dropped ${plural(lostEvents, 'event')}` : '';
+  let lost;
+  if (lostRecords !== null && lostRecords !== undefined) {
+    if (lostRecords) lost = `the tracer lost ${plural(lostRecords, 'record')}: it could not keep up`;
+    else if (dropped) lost = `none lost (${dropped}, all pieces of records marked TRUNCATED)`;
+    else lost = 'none lost';
+  } else if (dropped || stats.incomplete) {
+    lost = `${dropped || 'the tracer dropped events'}; ${plural(stats.incomplete, 'record')} arrived incomplete and ${stats.incomplete === 1 ? 'was' : 'were'} not shown`;
+  } else {
+    lost = 'no drops reported';
+  }
+  parts.push(lost);
+  return `nodetrace: ${parts.join('; ')}.`;
+}
+
+module.exports = { isJsonMode, truncatedJson, truncatedText, notJson, lineFor, summary };

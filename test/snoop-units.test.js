@@ -1,0 +1,157 @@
+'use strict';
+// nodetrace snoop's pure parts: levels, target syntax, probe-library
+// recognition, the tracer command line and the marks it prints. No tracer.
+const assert = require('assert');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { parseLevel, bpftraceProbeSlots, dtraceProbeGlob, probeNames } = require('../lib/snoop/levels');
+const { parseTarget, isBunyanLibrary, libraryDefinition, ancestors } = require('../lib/snoop/targets');
+const { lineFor, truncatedJson, summary, isJsonMode } = require('../lib/snoop/format');
+const { buildPlan, PID_SLOTS } = require('../lib/commands/snoop');
+const { bunyanArgs } = require('../lib/snoop/sink');
+const { scriptPath } = require('../lib/tracer/programs');
+const usdt = require('../lib/usdt');
+const { libraryFor } = require('../lib/usdt/paths');
+
+const BPFTRACE = { name: 'bpftrace', path: '/usr/bin/bpftrace', version: '0.17.0' };
+const DTRACE = { name: 'dtrace', path: '/usr/sbin/dtrace', version: '1.13' };
+
+describe('snoop: levels', function () {
+  it('reads names and numbers the way bunyan -l does', function () {
+    assert.strictEqual(parseLevel(undefined), 10);
+    assert.strictEqual(parseLevel('WARN'), 40);
+    assert.strictEqual(parseLevel('30'), 30);
+    assert.strictEqual(parseLevel('35'), 40);
+    assert.throws(() => parseLevel('loud'), (e) => e.exitCode === 2 && /bunyan level/.test(e.message));
+    assert.throws(() => parseLevel('61'), (e) => e.exitCode === 2 && /above fatal/.test(e.message));
+  });
+
+  it('enables only the probes of that level and above', function () {
+    assert.deepStrictEqual(probeNames(40), ['log-warn', 'log-error', 'log-fatal']);
+    assert.deepStrictEqual(bpftraceProbeSlots(10), ['log-*', 'none*', 'none*', 'none*', 'none*', 'none*']);
+    assert.deepStrictEqual(bpftraceProbeSlots(40), ['log-warn', 'log-error', 'log-fatal', 'none*', 'none*', 'none*']);
+    assert.deepStrictEqual(bpftraceProbeSlots(20), ['log-debug', 'log-info', 'log-warn', 'log-error', 'log-fatal', 'none*']);
+    assert.strictEqual(dtraceProbeGlob(20), 'log-[!t]*');
+    assert.strictEqual(dtraceProbeGlob(40), 'log-[wef]*');
+    assert.strictEqual(dtraceProbeGlob(60), 'log-fatal');
+  });
+});
+
+describe('snoop: targets', function () {
+  it('tells \'*\', PID lists and name patterns apart', function () {
+    assert.deepStrictEqual(parseTarget('*'), { kind: 'all' });
+    assert.deepStrictEqual(parseTarget('4242'), { kind: 'pids', pids: [4242] });
+    assert.deepStrictEqual(parseTarget('4242,4343,4242'), { kind: 'pids', pids: [4242, 4343] });
+    assert.deepStrictEqual(parseTarget('my-service'), { kind: 'name', pattern: 'my-service' });
+    assert.deepStrictEqual(parseTarget('a; rm -rf / `x` $(y)'), { kind: 'name', pattern: 'a; rm -rf / `x` $(y)' });
+    assert.throws(() => parseTarget('0'), (e) => e.exitCode === 2);
+    assert.throws(() => parseTarget(''), (e) => e.exitCode === 2);
+  });
+
+  it('recognises bunyan\'s probe library by the definition it carries', function () {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'snoop-test-'));
+    try {
+      const bunyan = libraryFor('bunyan', usdt.BUNYAN_PROVIDER.probes);
+      const other = libraryFor('restify', [['route-start', 'char *']]);
+      fs.writeFileSync(path.join(dir, 'b.so'), bunyan.bytes);
+      fs.writeFileSync(path.join(dir, 'o.so'), other.bytes);
+      fs.writeFileSync(path.join(dir, 'x.so'), 'not an ELF');
+      assert.strictEqual(libraryDefinition(path.join(dir, 'b.so')).provider, 'bunyan');
+      assert.strictEqual(isBunyanLibrary(path.join(dir, 'b.so')), true);
+      assert.strictEqual(isBunyanLibrary(path.join(dir, 'o.so')), false);
+      assert.strictEqual(isBunyanLibrary(path.join(dir, 'x.so')), false);
+      assert.strictEqual(isBunyanLibrary(path.join(dir, 'missing.so')), false);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('knows its own ancestors, whose command lines hold the pattern too', function () {
+    assert(ancestors().has(process.ppid));
+  });
+});
+
+describe('snoop: the tracer command line', function () {
+  const lib = '/home/u/.cache/nodetrace/usdt/nodetrace-usdt-0123.so';
+
+  it('bpftrace, one process: -p, the library, the probes, the PID filter, BPFTRACE_STRLEN=200', function () {
+    const plan = buildPlan(BPFTRACE, { kind: 'pids', pids: [4242], libraries: [lib] }, 20);
+    assert.deepStrictEqual(plan.argv, ['-p', '4242', scriptPath('log-snoop', 'bpftrace'), lib,
+      'log-debug', 'log-info', 'log-warn', 'log-error', 'log-fatal', 'none*', '4242', '0', '0', '0', '0', '0', '0', '0']);
+    assert.deepStrictEqual(plan.env, { BPFTRACE_STRLEN: '200' });
+    assert.strictEqual(plan.userFilter, false);
+  });
+
+  it('bpftrace, \'*\': by path only (processes started later included), no PID filter', function () {
+    const plan = buildPlan(BPFTRACE, { kind: 'all', pids: [], libraries: [lib] }, 10);
+    assert.deepStrictEqual(plan.argv, [scriptPath('log-snoop', 'bpftrace'), lib, 'log-*', 'none*', 'none*', 'none*', 'none*', 'none*']);
+  });
+
+  it('bpftrace, several libraries: one glob over a directory of links to them', function () {
+    const plan = buildPlan(BPFTRACE, { kind: 'all', pids: [], libraries: [lib, '/tmp/nodetrace-1000/b.so'] }, 40, { linkDir: '/tmp/d' });
+    assert.strictEqual(plan.argv[1], '/tmp/d/*.so');
+    assert.deepStrictEqual(plan.linkTargets, [lib, '/tmp/nodetrace-1000/b.so']);
+  });
+
+  it('bpftrace, more PIDs than filter slots: no PID filter in the kernel, filtered here', function () {
+    const pids = Array.from({ length: PID_SLOTS + 1 }, (_, i) => 1000 + i);
+    const plan = buildPlan(BPFTRACE, { kind: 'pids', pids, libraries: [lib] }, 10);
+    assert.strictEqual(plan.userFilter, true);
+    assert.strictEqual(plan.argv.length, 8);
+    const two = buildPlan(BPFTRACE, { kind: 'pids', pids: [5, 6], libraries: [lib] }, 10);
+    assert(!two.argv.includes('-p'), 'no -p for two processes');
+    assert.deepStrictEqual(two.argv.slice(8), ['5', '6', '0', '0', '0', '0', '0', '0']);
+  });
+
+  it('DTrace: bunyan<PID> or bunyan* with the level\'s probe glob', function () {
+    const d = scriptPath('log-snoop', 'dtrace');
+    assert.deepStrictEqual(buildPlan(DTRACE, { kind: 'all', pids: [], libraries: [] }, 40).argv, ['-s', d, '*', 'log-[wef]*']);
+    assert.deepStrictEqual(buildPlan(DTRACE, { kind: 'pids', pids: [7, 8], libraries: [] }, 10).argv, ['-s', d, '7', 'log-*', '8']);
+  });
+
+  it('the scripts take those arguments', function () {
+    const bt = fs.readFileSync(scriptPath('log-snoop', 'bpftrace'), 'utf8');
+    assert.match(bt, /usdt:\$1:bunyan:\$2, usdt:\$1:bunyan:\$3/);
+    assert.match(bt, /pid == \$15\)\//);
+    assert.match(bt, /Hit Ctrl-C to end\./);
+    const d = fs.readFileSync(scriptPath('log-snoop', 'dtrace'), 'utf8');
+    assert.match(d, /^bunyan\$1:::\$2, bunyan\$3:::\$2/m);
+    assert.match(d, /bunyan\$9:::\$2$/m);
+    for (const opt of ['zdefs', 'strsize=4k', 'switchrate=10hz', 'quiet', 'defaultargs']) assert.match(d, new RegExp(`#pragma D option ${opt}\\b`));
+  });
+
+  it('formats with bunyan\'s own CLI, argv only', function () {
+    const args = bunyanArgs({ output: 'short', color: false });
+    assert.match(args[0], /node_modules\/bunyan\/bin\/bunyan$/);
+    assert.deepStrictEqual(args.slice(1), ['-o', 'short', '--no-color']);
+  });
+});
+
+describe('snoop: marks and summary', function () {
+  const cut = { type: 'truncated', pid: 4, tid: 5, level: 40, bytesSeen: 4179, prefix: '{"name":"a"', complete: true };
+
+  it('marks a truncated record with a JSON line in JSON modes, a plain line otherwise', function () {
+    assert.deepStrictEqual(JSON.parse(truncatedJson(cut)),
+      { nodetrace: 'truncated', pid: 4, tid: 5, level: 40, bytes_seen: 4179, prefix: '{"name":"a"' });
+    assert.deepStrictEqual(JSON.parse(lineFor(cut, 'raw')).nodetrace, 'truncated');
+    assert.deepStrictEqual(JSON.parse(lineFor(cut, 'bunyan')).nodetrace, 'truncated');
+    assert.deepStrictEqual(JSON.parse(lineFor({ ...cut, complete: false }, 'json-0')).complete, false);
+    assert.match(lineFor(cut, 'long'), /^\[nodetrace\] PID 4: WARN record TRUNCATED: longer than the 4179 bytes/);
+    assert(isJsonMode('json-4') && !isJsonMode('short'));
+  });
+
+  it('keeps --json output JSON even for a record that is not', function () {
+    assert.strictEqual(lineFor({ type: 'record', pid: 1, tid: 1, text: '{"a":1}' }, 'raw'), '{"a":1}');
+    assert.deepStrictEqual(JSON.parse(lineFor({ type: 'record', pid: 1, tid: 1, text: 'oops' }, 'raw')),
+      { nodetrace: 'not-json', pid: 1, tid: 1, text: 'oops' });
+  });
+
+  it('says how many records were lost', function () {
+    const stats = { records: 10, truncated: 1, incomplete: 2, pids: new Set([1, 2]) };
+    assert.strictEqual(summary(stats, { lostRecords: 5, lostEvents: 40 }),
+      'nodetrace: 10 records from 2 processes, and 1 too long for the tracer (marked TRUNCATED); the tracer lost 5 records: it could not keep up.');
+    assert.match(summary({ ...stats, truncated: 0 }, { lostRecords: 0, lostEvents: 0 }), /; none lost\.$/);
+    assert.match(summary(stats, { lostRecords: null, lostEvents: 3 }), /the tracer dropped 3 events; 2 records arrived incomplete/);
+  });
+});
