@@ -34,3 +34,22 @@ describe('nodetrace format', function () {
     assert.match(r.stderr, /no aggregation output/);
   });
 });
+
+describe('merging keys that print the same name (real capture)', function () {
+  const { buildModel } = require('../lib/report');
+  const { toJSON } = require('../lib/render/json');
+  const text = fs.readFileSync(path.join(__dirname, 'fixtures', 'bpftrace-addon-latency-duplicate-keys.out'), 'utf8');
+  const printedMaxes = (kind) => [...text.matchAll(/^@max_us\[(.*)\]: (\d+)$/gm)]
+    .filter((m) => m[1].includes(kind)).map((m) => Number(m[2]));
+
+  it('keeps the largest of a max() map\'s duplicates, and adds up the histograms', function () {
+    const json = toJSON(buildModel(text, { tracer: 'bpftrace' }), {});
+    const run = json.kinds.find((k) => k.name.includes('Work_BeginRun'));
+    const maxes = printedMaxes('Work_BeginRun');
+    assert(maxes.length > 1, 'the capture prints Work_BeginRun under several addresses');
+    assert.strictEqual(run.max, Math.max(...maxes));
+    const printedCounts = [...text.matchAll(/^@total_us\[node_sqlite3::Statement::Work_BeginRun[^\]]*\]: \n((?:\[.*\n)+)/gm)]
+      .flatMap((m) => m[1].trim().split('\n').map((l) => Number(l.split(/\s+/)[2])));
+    assert.strictEqual(run.count, printedCounts.reduce((a, b) => a + b, 0));
+  });
+});

@@ -44,7 +44,7 @@ describe('nodetrace latency @tracer', function () {
         assert.strictEqual(k.unit, 'us');
         assert(k.p50 > 0 && k.p50 < 100000, `${k.name}: p50 ${k.p50} us is not plausible for an in-memory sqlite op`);
         assert(k.p50 <= k.p90 && k.p90 <= k.p99, `${k.name}: percentiles out of order`);
-        assert(k.max >= k.p99 * 0.5, `${k.name}: max ${k.max} below p99 ${k.p99}`);
+        assert(k.max >= k.p99 * 0.5, `${k.name}: max ${k.max} below p99 ${k.p99}; kinds: ${json.kinds.map((x) => x.name + '=' + x.max).join(', ')}`);
         const h = k.histogram.reduce((n, b) => n + Number(b.count), 0);
         assert.strictEqual(h, k.count, 'histogram counts add up to the total count');
         for (const part of ['queue_wait', 'run', 'loop_wait']) {

@@ -162,14 +162,23 @@ function shapeOf(entry) {
   return entry.kind; // 'scalar' | 'stats'
 }
 
-function mergeTwo(a, b) {
+// How two scalars of one map combine: the text does not say which function
+// made them, but nodetrace's programs (and bpftrace's tools) name min()/max()
+// maps after it (@max_us, @min_ns).
+function scalarCombiner(name) {
+  if (/^max($|_)/.test(name || '')) return (x, y) => (x > y ? x : y);
+  if (/^min($|_)/.test(name || '')) return (x, y) => (x < y ? x : y);
+  return (x, y) => x + y;
+}
+
+function mergeTwo(a, b, combine = (x, y) => x + y) {
   const merged = { ...a, key: a.key.slice() };
   if (isDistribution(a)) merged.buckets = mergeBuckets(a.buckets, b.buckets);
   else if (a.kind === 'stats') {
     const count = a.stats.count + b.stats.count;
     const total = a.stats.total + b.stats.total;
     merged.stats = { count, average: count === 0n ? 0n : total / count, total };
-  } else merged.value = a.value + b.value;
+  } else merged.value = combine(a.value, b.value);
   const note = mergeNotes(a.note, b.note);
   if (note) merged.note = note;
   return merged;
@@ -179,11 +188,12 @@ function mergeTwo(a, b) {
  * Merge the entries of one aggregation that print the same key: bpftrace keys
  * usym() by address, so one function can appear several times, once per call
  * site.  Distributions add bucket by bucket, stats add counts and totals.
- * Scalars ADD: the text does not say whether a scalar came from count()/sum()
- * or min()/max(), so a merged min()/max() is a sum, not a min or max.
+ * Scalars add, except in maps named max_... or min_... (or max, min), which keep the
+ * larger/smaller: the text does not say which function made a scalar.
  * Entries of different shapes never merge.  Order: first appearance.
  */
 function mergeEntriesByName(aggregation) {
+  const combine = scalarCombiner(aggregation.name);
   const merged = [];
   const index = new Map();
   for (const entry of aggregation.entries) {
@@ -193,7 +203,7 @@ function mergeEntriesByName(aggregation) {
       index.set(id, merged.length);
       merged.push(entry);
     } else {
-      merged[at] = mergeTwo(merged[at], entry);
+      merged[at] = mergeTwo(merged[at], entry, combine);
     }
   }
   return { ...aggregation, entries: merged };
@@ -369,8 +379,25 @@ function limitIn(max, unit) {
  * of maps whose names carry none.  Sorting is stable; kinds from different
  * maps stay grouped by map, in the order the maps were printed.
  */
+// One aggregation per name: a map printed in several blocks (DTrace printa
+// per key, or output the parser saw split) counts as one.
+function joinSameNamed(aggregations) {
+  const joined = [];
+  const byName = new Map();
+  for (const a of aggregations) {
+    if (a.name === null || !byName.has(a.name)) {
+      const copy = { ...a, entries: a.entries.slice() };
+      if (a.name !== null) byName.set(a.name, copy);
+      joined.push(copy);
+    } else {
+      byName.get(a.name).entries.push(...a.entries);
+    }
+  }
+  return joined;
+}
+
 function buildKinds(model, options = {}) {
-  const aggregations = model.aggregations.map(mergeEntriesByName);
+  const aggregations = joinSameNamed(model.aggregations).map(mergeEntriesByName);
   const byRole = new Map();
   for (const aggregation of aggregations) {
     const role = latencyRole(aggregation.name);
