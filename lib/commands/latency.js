@@ -128,7 +128,8 @@ async function handler(args) {
     args: argv,
     durationSeconds: args.duration,
     describe: o.describe,
-    repeatInterrupt: tracer.name === 'bpftrace',
+    // bpftrace prints its maps at the end, after naming symbols for seconds.
+    repeatInterrupt: tracer.name === 'bpftrace' ? { quietMs: 20000 } : undefined,
     // With -c the command shares our terminal; its output must not be parsed.
     stdio: o.command ? ['inherit', 'pipe', 'pipe'] : undefined,
   });

@@ -231,7 +231,9 @@ async function snoop(args, tracer, targets, plan, minLevel, outputMode) {
         for (const line of splitter.push(chunk)) handle(reassembler.push(parseLine(line), Date.now()));
       },
       env: plan.env,
-      repeatInterrupt: tracer.name === 'bpftrace',
+      // Records may stream while bpftrace detaches (about 2 s here); a SIGINT
+      // in that time makes it drop those it still holds.
+      repeatInterrupt: tracer.name === 'bpftrace' ? { everyMs: 3000 } : undefined,
       onReady: (c, end) => {
         child = c;
         endTrace = end;

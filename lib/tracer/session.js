@@ -34,7 +34,8 @@ const FORWARD_GRACE_MS = 1000;
  * @param {object} [o.stdio] override stdio (e.g. to let a -c command share the terminal)
  * @param {object} [o.env] variables added to the tracer's environment
  * @param {function(child, endTrace)} [o.onReady] called once the probes are attached; endTrace() ends the trace as Ctrl-C does
- * @param {boolean} [o.repeatInterrupt] repeat SIGINT until the tracer ends (bpftrace), escalating to SIGTERM and SIGKILL after 15 and 20 s
+ * @param {{quietMs?: number, everyMs?: number}} [o.repeatInterrupt] repeat SIGINT until the tracer ends
+ *   (bpftrace): after quietMs without output, or every everyMs; SIGTERM at 60 s, SIGKILL at 75 s
  * @param {NodeJS.WriteStream} [o.statusStream] where the status line goes (stderr)
  * @returns {Promise<{code:number|null, signal:string|null, stdout:string, errors:string[], ready:boolean, interrupted:boolean, timedOut:boolean}>}
  */
@@ -56,21 +57,31 @@ function runTracer(o) {
 
     const running = () => child.exitCode === null && child.signalCode === null;
     let escalation = null;
+    let lastOutputAt = Date.now();
     const endTrace = () => {
       if (!running() || escalation) return;
       child.kill('SIGINT');
-      // bpftrace 0.17 sometimes ignores one SIGINT and hangs: say it again,
+      // bpftrace 0.17 sometimes misses a SIGINT and runs on: say it again,
       // then insist. Not for DTrace, which takes a second SIGINT as
-      // "impatient" and skips printing.
-      if (!o.repeatInterrupt) return;
-      // Not too soon: detaching takes bpftrace about 2 s here, and a SIGINT
-      // in that time makes it stop reading records it still holds.
+      // "impatient" and skips printing. And not while bpftrace is printing
+      // its maps (it can spend seconds naming symbols first): a SIGINT then
+      // cuts the output short. `quiet` repeats only after that long without
+      // output; otherwise every `everyMs`.
+      const repeat = o.repeatInterrupt;
+      if (!repeat) return;
       const since = Date.now();
+      let lastSignalAt = since;
       escalation = setInterval(() => {
         if (!running()) return clearInterval(escalation);
-        const waited = Date.now() - since;
-        child.kill(waited >= 20000 ? 'SIGKILL' : waited >= 15000 ? 'SIGTERM' : 'SIGINT');
-      }, 3000);
+        const now = Date.now();
+        if (now - since >= 75000) return child.kill('SIGKILL');
+        if (now - since >= 60000) return child.kill('SIGTERM');
+        const quietFor = now - Math.max(lastOutputAt, lastSignalAt);
+        if (repeat.quietMs ? quietFor >= repeat.quietMs : now - lastSignalAt >= repeat.everyMs) {
+          child.kill('SIGINT');
+          lastSignalAt = now;
+        }
+      }, 500);
     };
 
     const markReady = () => {
@@ -86,6 +97,7 @@ function runTracer(o) {
     if (child.stdout) {
       child.stdout.setEncoding('utf8');
       child.stdout.on('data', (chunk) => {
+        lastOutputAt = Date.now();
         if (!ready && (stdout + chunk).includes(READY_MARKER)) markReady();
         if (o.onStdout) o.onStdout(chunk);
         else stdout += chunk;
