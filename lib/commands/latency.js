@@ -42,14 +42,17 @@ function watchMaps(pidOf) {
   };
 }
 
-// With -c the tracer forks the command: its only child.
+// With -c the tracer forks the command: its only child (forked by whichever
+// of its threads, so look at them all).
 function childPidOf(tracerPid) {
+  const fs = require('fs');
   try {
-    const kids = require('fs').readFileSync(`/proc/${tracerPid}/task/${tracerPid}/children`, 'utf8').trim().split(/\s+/);
-    return kids[0] ? Number(kids[0]) : null;
-  } catch (err) {
-    return null;
-  }
+    for (const task of fs.readdirSync(`/proc/${tracerPid}/task`)) {
+      const kids = fs.readFileSync(`/proc/${tracerPid}/task/${task}/children`, 'utf8').trim();
+      if (kids) return Number(kids.split(/\s+/)[0]);
+    }
+  } catch (err) { /* tracer gone */ }
+  return null;
 }
 
 const SCRIPT = 'addon-latency';
@@ -104,7 +107,10 @@ function plan(args, tracer) {
     if (tracer.name === 'bpftrace') o.macros = [`/proc/${o.pid}/exe`];
     o.describe = `PID ${o.pid} with ${tracer.name} ${tracer.version}`;
   } else {
-    o.command = args.command;
+    // Named by its resolved path: bpftrace refuses a bare name that more
+    // than one PATH directory holds.
+    const [, ...rest] = args.command.trim().split(/\s+/);
+    o.command = [commandBinary(args.command), ...rest].join(' ');
     if (tracer.name === 'bpftrace') o.macros = [commandBinary(args.command)];
     o.describe = `"${args.command}" with ${tracer.name} ${tracer.version}`;
   }
