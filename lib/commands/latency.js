@@ -134,8 +134,11 @@ async function handler(args) {
     args: argv,
     durationSeconds: args.duration,
     describe: o.describe,
-    // bpftrace prints its maps at the end, after naming symbols for seconds.
-    repeatInterrupt: tracer.name === 'bpftrace' ? { quietMs: 20000 } : undefined,
+    // No repeated SIGINT: bpftrace names symbols while it prints its maps,
+    // for tens of seconds on a busy host, and a second SIGINT then cuts the
+    // output short. One process is traced, so its symbols can be cached
+    // (bpftrace only caches by default where ASLR is off).
+    env: tracer.name === 'bpftrace' ? { BPFTRACE_CACHE_USER_SYMBOLS: '1' } : undefined,
     // With -c the command shares our terminal; its output must not be parsed.
     stdio: o.command ? ['inherit', 'pipe', 'pipe'] : undefined,
   });
