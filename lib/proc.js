@@ -43,13 +43,6 @@ function commandLine(pid) {
   }
 }
 
-// The executable's path as the kernel sees it (Linux), for probes that name a
-// binary; `/proc/PID/exe` works even when the file was replaced or deleted.
-function executablePath(pid) {
-  if (fs.existsSync(`/proc/${pid}/exe`)) return `/proc/${pid}/exe`;
-  return null;
-}
-
 function executableName(pid) {
   try {
     return fs.readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, '');
@@ -103,6 +96,6 @@ function processName(pid) {
 }
 
 module.exports = {
-  parsePid, isRunning, commandLine, executablePath, executableName, looksLikeNode,
+  parsePid, isRunning, commandLine, executableName, looksLikeNode,
   requireNodeProcess, findProcessesByCommandLine, processName,
 };

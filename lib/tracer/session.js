@@ -116,11 +116,6 @@ function runTracer(o) {
         }
       });
     }
-    if (o.pollReady) {
-      // -o FILE mode: the marker lands in a file, not on our pipe.
-      const poll = setInterval(() => { if (ready || o.pollReady()) { clearInterval(poll); markReady(); } }, 100);
-      child.on('exit', () => clearInterval(poll));
-    }
 
     const onSignal = (signal) => {
       interrupted = true;
