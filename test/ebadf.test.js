@@ -281,7 +281,9 @@ describe('nodetrace ebadf (root, bpftrace, real processes)', function () {
     }
   });
 
-  it('nodetrace killed with SIGKILL mid-dump: the watchdog resumes the target within seconds', async () => {
+  // Starts a target and nodetrace with a gcore that holds the target (gdb
+  // attached: the middle of a dump), and triggers the hit.
+  async function startMidDump() {
     const bin = tmpDir('ebadf-fakebin-');
     dirs.push(bin);
     fs.symlinkSync(FAKE_GCORE, path.join(bin, 'gcore'));
@@ -294,9 +296,13 @@ describe('nodetrace ebadf (root, bpftrace, real processes)', function () {
       { env: { PATH: `${bin}:${process.env.PATH}`, FAKE_GCORE_MODE: 'hold', FAKE_GCORE_MARKER: marker } });
     await nt.err.wait(/watching PID \d+/, READY_TIMEOUT, 'nodetrace to attach');
     t.child.kill('SIGUSR2');
-    // gdb attached and holding the target: the middle of a dump.
     await waitFor(() => procState(pid) === 't', 30000, 'gdb to attach to the target');
     const gcorePid = Number(fs.readFileSync(marker, 'utf8'));
+    return { t, pid, nt, cores, gcorePid };
+  }
+
+  it('nodetrace killed with SIGKILL mid-dump: the watchdog resumes the target within seconds', async () => {
+    const { t, pid, nt, cores, gcorePid } = await startMidDump();
     nt.child.kill('SIGKILL');
     const killedAt = Date.now();
     // "Within a few seconds": ~10 ms on an idle host; allow for a very busy one.
@@ -313,20 +319,7 @@ describe('nodetrace ebadf (root, bpftrace, real processes)', function () {
   });
 
   it('Ctrl-C (SIGINT) mid-dump: gcore is abandoned, the target resumed at once, exit 1', async () => {
-    const bin = tmpDir('ebadf-fakebin-');
-    dirs.push(bin);
-    fs.symlinkSync(FAKE_GCORE, path.join(bin, 'gcore'));
-    const cores = tmpDir('ebadf-cores-');
-    dirs.push(cores);
-    const marker = path.join(bin, 'gcore.pid');
-    const t = startNodeTarget({ EBADF_ON_SIGNAL: '1' });
-    const pid = Number((await t.out.wait(/ready (\d+)/, 10000))[1]);
-    const nt = runNodetrace(['-p', String(pid), '-o', cores],
-      { env: { PATH: `${bin}:${process.env.PATH}`, FAKE_GCORE_MODE: 'hold', FAKE_GCORE_MARKER: marker } });
-    await nt.err.wait(/watching PID \d+/, READY_TIMEOUT, 'nodetrace to attach');
-    t.child.kill('SIGUSR2');
-    await waitFor(() => procState(pid) === 't', 30000, 'gdb to attach to the target');
-    const gcorePid = Number(fs.readFileSync(marker, 'utf8'));
+    const { t, pid, nt, cores, gcorePid } = await startMidDump();
     nt.child.kill('SIGINT');
     const { code } = await withTimeout(nt.exit, 30000, 'nodetrace to finish after SIGINT');
     assert.strictEqual(code, 1, nt.err.text);
