@@ -134,10 +134,10 @@ async function handler(args) {
     args: argv,
     durationSeconds: args.duration,
     describe: o.describe,
-    // No repeated SIGINT: bpftrace names symbols while it prints its maps,
-    // for tens of seconds on a busy host, and a second SIGINT then cuts the
-    // output short. One process is traced, so its symbols can be cached
-    // (bpftrace only caches by default where ASLR is off).
+    resendEveryMs: tracer.name === 'bpftrace' ? 2000 : undefined,
+    // bpftrace names usym() keys while it prints, re-reading the symbols for
+    // every key unless told to cache them (it caches by default only where
+    // ASLR is off). One process is traced, so caching is right.
     env: tracer.name === 'bpftrace' ? { BPFTRACE_CACHE_USER_SYMBOLS: '1' } : undefined,
     // With -c the command shares our terminal; its output must not be parsed.
     stdio: o.command ? ['inherit', 'pipe', 'pipe'] : undefined,

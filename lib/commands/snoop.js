@@ -26,7 +26,7 @@ const PID_SLOTS = 8;
 // bpftrace 0.17 caps str() at BPFTRACE_STRLEN bytes (default 64, max 200).
 const BPFTRACE_ENV = Object.freeze({ BPFTRACE_STRLEN: '200' });
 // Lines the scripts print that are not news.
-const QUIET = [/^Attaching \d+ probes?\.\.\.$/, /^Snooping bunyan records\.\.\. Hit Ctrl-C to end\.$/, /^@\w+: /];
+const QUIET = [/^Attaching \d+ probes?\.\.\.$/, /^Tracing ended\.$/, /^Snooping bunyan records\.\.\. Hit Ctrl-C to end\.$/, /^@\w+: /];
 
 function builder(y) {
   return y
@@ -174,8 +174,8 @@ async function snoop(args, tracer, targets, plan, minLevel, outputMode) {
   let exitedNote = null;
   let outputClosed = false;
 
-  // Ends the trace the way Ctrl-C does (runTracer repeats the SIGINT for
-  // bpftrace, which 0.17 sometimes misses while it is busy printing).
+  // Ends the trace the way Ctrl-C does (runTracer repeats itself until
+  // bpftrace, which 0.17 sometimes does not hear, has ended).
   let endTrace = null;
   let endRequested = false;
   const stop = () => {
@@ -231,9 +231,7 @@ async function snoop(args, tracer, targets, plan, minLevel, outputMode) {
         for (const line of splitter.push(chunk)) handle(reassembler.push(parseLine(line), Date.now()));
       },
       env: plan.env,
-      // Records may stream while bpftrace detaches (about 2 s here); a SIGINT
-      // in that time makes it drop those it still holds.
-      repeatInterrupt: tracer.name === 'bpftrace' ? { everyMs: 3000 } : undefined,
+      resendEveryMs: tracer.name === 'bpftrace' ? 2000 : undefined,
       onReady: (c, end) => {
         child = c;
         endTrace = end;

@@ -104,8 +104,10 @@ async function watch(o) {
     if (child.pid) guard.send(`tracer ${child.pid}`);
     let tracerDone = false;
     let ending = null;
-    // bpftrace 0.17 sometimes misses a lone SIGINT (its handler sets a flag,
-    // then it blocks in epoll_wait with no timeout): ask again every second,
+    // bpftrace 0.17 misses a signal that lands while it is not blocked in
+    // epoll_wait (its handler sets a flag that the poll loop reads only when
+    // epoll_wait is interrupted): ask again every second, with SIGTERM, which
+    // it handles as SIGINT while tracing and ignores while printing its maps;
     // then insist. Its probes stay gated in the kernel (@hits < count) meanwhile.
     const endTracer = () => {
       if (tracerDone || ending || child.exitCode !== null || child.signalCode !== null) return;
@@ -113,7 +115,7 @@ async function watch(o) {
       const nudge = () => {
         if (tracerDone || child.exitCode !== null || child.signalCode !== null) { clearInterval(ending); return; }
         const ms = Date.now() - t0;
-        const sig = ms >= 8000 ? 'SIGKILL' : ms >= 5000 ? 'SIGTERM' : 'SIGINT';
+        const sig = ms >= 8000 ? 'SIGKILL' : 'SIGTERM';
         try { child.kill(sig); } catch (err) { /* gone */ }
       };
       ending = setInterval(nudge, 1000);

@@ -1,7 +1,7 @@
 'use strict';
 // Runs one tracer process to completion: spawns it (never through a shell),
 // notices when its probes are attached, ends it after a duration or on
-// Ctrl-C/SIGTERM the way the tracer itself expects (SIGINT, so it prints its
+// Ctrl-C/SIGTERM the way the tracer itself expects (so that it prints its
 // aggregations), and hands back everything it printed.
 const { spawn } = require('child_process');
 const { StatusLine } = require('../status-line');
@@ -9,6 +9,12 @@ const { StatusLine } = require('../status-line');
 // Both our D and bpftrace programs print this from BEGIN, i.e. once every
 // probe is in place.
 const READY_MARKER = 'Hit Ctrl-C to end.';
+// And our bpftrace programs print this last thing in END: the trace is over
+// and the tracer is about to print its maps.
+const END_MARKER = 'Tracing ended.';
+const MARKER_WINDOW = 64;
+// A tracer still running this long after it was asked to end is stuck.
+const GIVE_UP_MS = 90000;
 
 // Lines tracers print on stderr that are not errors (bpftrace on hosts with a
 // small RLIMIT_MEMLOCK; it works anyway on kernels that account BPF by memcg).
@@ -34,8 +40,8 @@ const FORWARD_GRACE_MS = 1000;
  * @param {object} [o.stdio] override stdio (e.g. to let a -c command share the terminal)
  * @param {object} [o.env] variables added to the tracer's environment
  * @param {function(child, endTrace)} [o.onReady] called once the probes are attached; endTrace() ends the trace as Ctrl-C does
- * @param {{quietMs?: number, everyMs?: number}} [o.repeatInterrupt] repeat SIGINT until the tracer ends
- *   (bpftrace): after quietMs without output, or every everyMs; SIGTERM at 60 s, SIGKILL at 75 s
+ * @param {number} [o.resendEveryMs] (bpftrace) end with SIGTERM instead of SIGINT, and send it again
+ *   this often until the program prints END_MARKER; SIGKILL if still running GIVE_UP_MS later
  * @param {NodeJS.WriteStream} [o.statusStream] where the status line goes (stderr)
  * @returns {Promise<{code:number|null, signal:string|null, stdout:string, errors:string[], ready:boolean, interrupted:boolean, timedOut:boolean}>}
  */
@@ -56,32 +62,37 @@ function runTracer(o) {
     let forwardTimer = null;
 
     const running = () => child.exitCode === null && child.signalCode === null;
-    let escalation = null;
-    let lastOutputAt = Date.now();
+    let interruptSent = false;
+    let ending = null;
+    let endSeen = false;
+    let tail = ''; // the end of stdout so far, to find markers split across chunks
     const endTrace = () => {
-      if (!running() || escalation) return;
-      child.kill('SIGINT');
-      // bpftrace 0.17 sometimes misses a SIGINT and runs on: say it again,
-      // then insist. Not for DTrace, which takes a second SIGINT as
-      // "impatient" and skips printing. And not while bpftrace is printing
-      // its maps (it can spend seconds naming symbols first): a SIGINT then
-      // cuts the output short. `quiet` repeats only after that long without
-      // output; otherwise every `everyMs`.
-      const repeat = o.repeatInterrupt;
-      if (!repeat) return;
+      if (!running() || interruptSent) return;
+      interruptSent = true;
+      if (!o.resendEveryMs) {
+        child.kill('SIGINT');
+        return;
+      }
+      // bpftrace: SIGTERM, which it handles exactly as SIGINT while tracing
+      // but keeps ignoring while it prints its maps afterwards (a SIGINT
+      // then, e.g. a terminal's Ctrl-C forwarded late, kills it mid-print).
+      // And bpftrace (0.17 at least) loses such a signal when it lands while
+      // it is not blocked in epoll_wait: the handler sets a flag that its
+      // poll loop reads only when epoll_wait is interrupted. So say it again
+      // until the END probe has printed END_MARKER, which our programs put
+      // last in END, so that nothing END does is cut short.
+      child.kill('SIGTERM');
       const since = Date.now();
       let lastSignalAt = since;
-      escalation = setInterval(() => {
-        if (!running()) return clearInterval(escalation);
+      ending = setInterval(() => {
+        if (!running()) return clearInterval(ending);
         const now = Date.now();
-        if (now - since >= 75000) return child.kill('SIGKILL');
-        if (now - since >= 60000) return child.kill('SIGTERM');
-        const quietFor = now - Math.max(lastOutputAt, lastSignalAt);
-        if (repeat.quietMs ? quietFor >= repeat.quietMs : now - lastSignalAt >= repeat.everyMs) {
-          child.kill('SIGINT');
+        if (now - since >= GIVE_UP_MS) return child.kill('SIGKILL');
+        if (!endSeen && now - lastSignalAt >= o.resendEveryMs) {
+          child.kill('SIGTERM');
           lastSignalAt = now;
         }
-      }, 500);
+      }, 250);
     };
 
     const markReady = () => {
@@ -97,10 +108,13 @@ function runTracer(o) {
     if (child.stdout) {
       child.stdout.setEncoding('utf8');
       child.stdout.on('data', (chunk) => {
-        lastOutputAt = Date.now();
-        if (!ready && (stdout + chunk).includes(READY_MARKER)) markReady();
+        const recent = tail + chunk;
+        tail = recent.slice(-MARKER_WINDOW);
+        if (!ready && recent.includes(READY_MARKER)) markReady();
+        if (recent.includes(END_MARKER)) endSeen = true;
         if (o.onStdout) o.onStdout(chunk);
         else stdout += chunk;
+        // Streaming: keep only what preceded readiness, to explain a failure.
         if (o.onStdout && !ready) stdout = (stdout + chunk).slice(-200);
       });
     }
@@ -144,7 +158,7 @@ function runTracer(o) {
       status.stop();
       clearTimeout(durationTimer);
       clearTimeout(forwardTimer);
-      clearInterval(escalation);
+      clearInterval(ending);
       process.removeListener('SIGINT', onSignal);
       process.removeListener('SIGTERM', onSignal);
       process.removeListener('SIGHUP', onSignal);
@@ -152,4 +166,4 @@ function runTracer(o) {
   });
 }
 
-module.exports = { runTracer, READY_MARKER, isNoise };
+module.exports = { runTracer, READY_MARKER, END_MARKER, isNoise };
