@@ -110,6 +110,23 @@ describe('nodetrace snoop @tracer', function () {
     assert(records(r.lines).every((o) => o.level >= 20));
   });
 
+  it('\'*\' also catches a process whose probe library appeared after the snoop began', async function () {
+    // As a user's first bunyan process would: its library is new, in a
+    // directory no one had used (NODETRACE_USDT_DIR stands in for the user's).
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-snoop-late-'));
+    const name = `late-lib-${process.pid}-${Date.now()}`;
+    try {
+      const r = await snoop(['*', '--json'],
+        (lines) => records(lines).some((o) => o.name === name && o.level === 20),
+        { onReady: async () => { started.push(await startBunyan({ NAME: name, NODETRACE_USDT_DIR: path.join(dir, 'usdt') })); } });
+      assert(r.satisfied, `no record from the process with a new library:\n${r.stderr}`);
+      assert.match(r.stderr, new RegExp(`also snooping ${dir}/usdt/nodetrace-usdt-\\w+\\.so`));
+      assert.strictEqual(r.code, 0, r.stderr);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('snoops two processes at once', async function () {
     const a = await startBunyan({ NAME: 'snoop-a' });
     const b = await startBunyan({ NAME: 'snoop-b' });

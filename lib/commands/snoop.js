@@ -12,7 +12,7 @@ const { requireTracer, INSTALL_HINT } = require('../tracer/detect');
 const { tracerArgs, readScript, scriptPath, displayCommand } = require('../tracer/programs');
 const { runTracer } = require('../tracer/session');
 const { describeTracerFailure } = require('../tracer/failure');
-const { resolveTargets, parseTarget } = require('../snoop/targets');
+const { resolveTargets, parseTarget, LibraryWatch } = require('../snoop/targets');
 const { parseLevel, levelName, bpftraceProbeSlots, dtraceProbeGlob } = require('../snoop/levels');
 const { LineSplitter, Reassembler, parseLine } = require('../snoop/reassemble');
 const { lineFor, summary } = require('../snoop/format');
@@ -26,6 +26,10 @@ const PID_SLOTS = 8;
 // bpftrace 0.17 caps str() at BPFTRACE_STRLEN bytes (default 64, max 200).
 const BPFTRACE_ENV = Object.freeze({ BPFTRACE_STRLEN: '200' });
 // Lines the scripts print that are not news.
+// How often snoop '*' looks for probe libraries that appeared since it began.
+const WATCH_EVERY_MS = 2000;
+// The records stream to the terminal: no redrawn status line.
+const NO_STATUS = { isTTY: false, write() {} };
 const QUIET = [/^Attaching \d+ probes?\.\.\.$/, /^Tracing ended\.$/, /^Snooping bunyan records\.\.\. Hit Ctrl-C to end\.$/, /^@\w+: /];
 
 function builder(y) {
@@ -168,6 +172,8 @@ async function snoop(args, tracer, targets, plan, minLevel, outputMode) {
   const only = plan.userFilter ? new Set(targets.pids) : null;
   const pidMode = targets.kind === 'pids';
   let child = null;
+  const children = [];    // every tracer's process: the main one, then followers
+  const followers = [];   // { library, end, done }: tracers of libraries that appeared later
   let refused = null;
   let lostNotedAt = 0;
   let lostSinceNote = 0;
@@ -181,6 +187,7 @@ async function snoop(args, tracer, targets, plan, minLevel, outputMode) {
   const stop = () => {
     endRequested = true;
     if (endTrace) endTrace();
+    for (const f of followers) if (f.end) f.end();
   };
 
   const handle = (events) => {
@@ -190,7 +197,7 @@ async function snoop(args, tracer, targets, plan, minLevel, outputMode) {
         const line = lineFor(ev, outputMode);
         // Back-pressure: stop reading the tracer; its buffer then drops
         // records (and says so) rather than slowing the traced process.
-        if (line !== null && !sink.write(line) && child && child.stdout) child.stdout.pause();
+        if (line !== null && !sink.write(line)) for (const c of children) if (c.stdout) c.stdout.pause();
       } else if (ev.type === 'lost') {
         lostSinceNote += ev.events;
         const now = Date.now();
@@ -207,11 +214,49 @@ async function snoop(args, tracer, targets, plan, minLevel, outputMode) {
     }
   };
 
-  sink.on('drain', () => { if (child && child.stdout) child.stdout.resume(); });
+  sink.on('drain', () => { for (const c of children) if (c.stdout) c.stdout.resume(); });
   sink.on('closed', () => { outputClosed = true; stop(); });
+
+  // snoop '*' (bpftrace attaches by library path): a library that appears
+  // later, made by some user's first bunyan process, gets its own tracer.
+  const watch = targets.kind === 'all' && tracer.name === 'bpftrace' ? new LibraryWatch(targets.libraries) : null;
+  let lastWatchAt = Date.now();
+  const follow = (library) => {
+    const followerPlan = buildPlan(tracer, { kind: 'all', pids: [], libraries: [library] }, minLevel);
+    const lines = new LineSplitter();
+    const f = { library, end: null };
+    f.done = runTracer({
+      file: tracer.path,
+      args: followerPlan.argv,
+      env: followerPlan.env,
+      statusStream: NO_STATUS,
+      onStdout: (chunk) => {
+        for (const line of lines.push(chunk)) handle(reassembler.push(parseLine(line), Date.now()));
+      },
+      resendEveryMs: 2000,
+      onReady: (c, end) => {
+        children.push(c);
+        f.end = end;
+        if (endRequested) end();
+        else process.stderr.write(`nodetrace: also snooping ${library}, a bunyan probe library that appeared since.\n`);
+      },
+    }).then((r) => {
+      for (const line of lines.end()) handle(reassembler.push(parseLine(line), Date.now()));
+      if (!r.ready && !endRequested) {
+        process.stderr.write(`nodetrace: could not snoop ${library}: ${r.errors.find(Boolean) || 'the tracer failed'}\n`);
+      }
+    }, (err) => {
+      process.stderr.write(`nodetrace: could not snoop ${library}: ${err.message}\n`);
+    });
+    followers.push(f);
+  };
 
   const timer = setInterval(() => {
     handle(reassembler.expire(Date.now()));
+    if (watch && child && !endRequested && Date.now() - lastWatchAt >= WATCH_EVERY_MS) {
+      lastWatchAt = Date.now();
+      for (const library of watch.newLibraries()) follow(library);
+    }
     if (pidMode && child && !exitedNote && !targets.pids.some((pid) => proc.isRunning(pid))) {
       exitedNote = targets.pids.length === 1 ? `PID ${targets.pids[0]} exited.` : 'every snooped process has exited.';
       stop();
@@ -225,8 +270,7 @@ async function snoop(args, tracer, targets, plan, minLevel, outputMode) {
       args: plan.argv,
       durationSeconds: args.duration,
       describe: targets.describe,
-      // The records stream to the terminal: no redrawn status line.
-      statusStream: { isTTY: false, write() {} },
+      statusStream: NO_STATUS,
       onStdout: (chunk) => {
         for (const line of splitter.push(chunk)) handle(reassembler.push(parseLine(line), Date.now()));
       },
@@ -234,6 +278,7 @@ async function snoop(args, tracer, targets, plan, minLevel, outputMode) {
       resendEveryMs: tracer.name === 'bpftrace' ? 2000 : undefined,
       onReady: (c, end) => {
         child = c;
+        children.push(c);
         endTrace = end;
         if (outputClosed || endRequested) stop();
         process.stderr.write(`nodetrace: snooping bunyan records (${levelPhrase(minLevel)}) of ${targets.describe} `
@@ -242,6 +287,8 @@ async function snoop(args, tracer, targets, plan, minLevel, outputMode) {
     });
   } finally {
     clearInterval(timer);
+    stop();
+    await Promise.all(followers.map((f) => f.done));
   }
   for (const line of splitter.end()) handle(reassembler.push(parseLine(line), Date.now()));
   handle(reassembler.finish());

@@ -165,6 +165,27 @@ function allBunyanLibraries() {
   return uniqueByInode(files);
 }
 
+// Tracks which probe libraries a snoop covers, to find the ones that appear
+// later: a user's first bunyan process creates its library after snoop '*'
+// has attached to the others.
+class LibraryWatch {
+  constructor(libraries) {
+    this.covered = new Set(libraries.map(inode).filter(Boolean));
+  }
+
+  // Bunyan probe libraries not seen before (and now counted as seen).
+  newLibraries() {
+    const out = [];
+    for (const file of allBunyanLibraries()) {
+      const id = inode(file);
+      if (!id || this.covered.has(id)) continue;
+      this.covered.add(id);
+      out.push(file);
+    }
+    return out;
+  }
+}
+
 // Creates bunyan's probe library where a bunyan process of this user started
 // now would put it, so `snoop '*'` can wait for processes that do not exist
 // yet. Returns its path, or null. (Uses lib/usdt's safe store.)
@@ -305,5 +326,5 @@ function describePids(pids) {
 
 module.exports = {
   parseTarget, resolveTargets, libraryDefinition, isBunyanLibrary, bunyanLibrariesOf, allBunyanLibraries,
-  createOwnBunyanLibrary, ancestors, candidateUids,
+  createOwnBunyanLibrary, ancestors, candidateUids, LibraryWatch,
 };
