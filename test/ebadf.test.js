@@ -177,6 +177,28 @@ describe('nodetrace ebadf (root, bpftrace, real processes)', function () {
     assert.doesNotMatch(gdb.stderr, /not a core dump|is truncated/);
   });
 
+  it('--count 3: three hits, three cores, the target resumed after each', async () => {
+    const cores = tmpDir('ebadf-cores-');
+    dirs.push(cores);
+    const t = startNodeTarget({ EBADF_ON_SIGNAL: '1', EBADF_TIMES: '3' }, { nodeFlags: SMALL_CORE });
+    const pid = Number((await t.out.wait(/ready (\d+)/, 10000))[1]);
+    const nt = runNodetrace(['-p', String(pid), '-o', cores, '--count', '3']);
+    await nt.err.wait(/watching PID \d+/, READY_TIMEOUT, 'nodetrace to attach');
+    t.child.kill('SIGUSR2');
+
+    const { code } = await withTimeout(nt.exit, 240000, 'nodetrace to finish');
+    const out = nt.out.text;
+    assert.strictEqual(code, 0, `exit ${code}\nstdout:\n${out}\nstderr:\n${nt.err.text}`);
+    for (const n of [1, 2, 3]) assert.match(out, new RegExp(`hit ${n} of 3 at `), `hit ${n}:\n${out}`);
+    assert.strictEqual(out.match(/resumed  yes/g).length, 3, out);
+    const texit = await withTimeout(t.exit, 20000, 'target to finish');
+    assert.deepStrictEqual(texit, { code: 0, signal: null });
+    assert.match(t.out.text, /finished: \d+ ticks, 3 bad closes/);
+    const files = coresIn(cores);
+    assert.strictEqual(files.length, 3, `cores: ${files}`);
+    for (const f of files) assert.ok(out.includes(f), `the report names ${f}`);
+  });
+
   it('--abort: the target dies of SIGABRT at the failing close()', async () => {
     const t = startNodeTarget({ EBADF_ON_SIGNAL: '1' });
     const pid = Number((await t.out.wait(/ready (\d+)/, 10000))[1]);

@@ -110,13 +110,27 @@ function resumeSync(pids, { timeoutMs = 3000, everyMs = 50 } = {}) {
 }
 
 // Async version for the normal path (does not block the event loop).
-async function resume(pids, { timeoutMs = 3000, everyMs = 20 } = {}) {
+// With --count > 1 a resumed process can fail again at once and be stopped
+// by the next hit; a second SIGCONT would then undo that stop. So after a
+// SIGCONT, a PID found stopped again counts as resumed when `restopped(pid)`
+// says a newer hit has arrived for it, and gets another SIGCONT only once
+// `settleMs` have passed without one.
+async function resume(pids, { timeoutMs = 3000, everyMs = 20, restopped = null, settleMs = 0 } = {}) {
   const pending = new Set(pids);
   const resumed = [];
   const gone = [];
+  const lastSent = new Map();
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    resumePass(pending, resumed, gone);
+    for (const pid of [...pending]) {
+      const s = procState(pid);
+      if (s === null || s === 'Z' || s === 'X') { pending.delete(pid); gone.push(pid); continue; }
+      if (s !== 'T' && s !== 't') { pending.delete(pid); resumed.push(pid); continue; }
+      if (lastSent.has(pid) && restopped && restopped(pid)) { pending.delete(pid); resumed.push(pid); continue; }
+      if (lastSent.has(pid) && Date.now() - lastSent.get(pid) < settleMs) continue;
+      sendSignal(pid, 'SIGCONT');
+      lastSent.set(pid, Date.now());
+    }
     if (pending.size === 0 || Date.now() >= deadline) break;
     await new Promise((r) => setTimeout(r, everyMs));
   }

@@ -21,6 +21,9 @@ const { writeDerivedProgram } = require('./program');
 const STACK_WAIT_MS = 3000;
 const STOP_CONFIRM_MS = 2000;
 const ABORT_DEATH_WAIT_MS = 10000;
+// After a SIGCONT, how long a PID found stopped again may wait for the hit that
+// stopped it to arrive before it is told SIGCONT again.
+const RESTOP_SETTLE_MS = 500;
 
 function hrNow() { return process.hrtime.bigint(); }
 
@@ -189,11 +192,17 @@ async function watch(o) {
         if (rec.gcorePgid) guard.send(`gcore-done ${rec.gcorePgid}`);
       }
       // SIGCONT whatever happened above: gdb leaves a SIGSTOPped process stopped.
-      const r = await state.resume([pid], { timeoutMs: 5000 });
+      // A newer hit may stop it again at once (--count > 1): leave that stop be.
+      const laterHit = () => records.find((r) => r.hit.pid === pid && r.n > rec.n);
+      const r = await state.resume([pid], { timeoutMs: 5000, restopped: () => Boolean(laterHit()), settleMs: RESTOP_SETTLE_MS });
       const resumedHr = hrNow();
       if (r.resumed.length) {
-        guard.send(`resumed ${pid}`);
-        rec.resumeText = `yes, PID ${pid} is running again (state ${state.procState(pid) || 'gone'})`;
+        const next = laterHit();
+        // The watchdog must keep counting it as stopped while a later hit holds it.
+        if (!next) guard.send(`resumed ${pid}`);
+        rec.resumeText = next && state.procState(pid) === 'T'
+          ? `yes, PID ${pid} ran on until hit ${next.n} stopped it again`
+          : `yes, PID ${pid} is running again (state ${state.procState(pid) || 'gone'})`;
       } else if (r.gone.length) {
         guard.send(`resumed ${pid}`);
         rec.resumeText = `PID ${pid} is gone (it exited or was killed while stopped)`;
