@@ -5,8 +5,10 @@
 // A worker process opens and closes /dev/null as fast as it can (two system
 // calls per op, one of them the close() being watched) and reports ops/sec for
 // each window of WINDOW_MS. The bench alternates windows untraced and traced
-// (`nodetrace ebadf -p WORKER`, which never fires since no close() fails), in
-// the same process, ROUNDS times, and prints the medians side by side.
+// (`nodetrace ebadf -p WORKER`, which never fires since no close() fails) and
+// under the floor (a bpftrace program with an empty sys_exit_close probe: what
+// any syscall-tracepoint watcher costs, whatever it does), in the same process,
+// ROUNDS times, and prints the medians side by side.
 //
 // Workloads (--workload):
 //   open-close  fs.closeSync(fs.openSync('/dev/null')): nothing but the two
@@ -85,6 +87,32 @@ async function startTracing(pid) {
   return nt;
 }
 
+// The floor: the same tracepoint with nothing in it.
+async function startFloor() {
+  DEBUG('start floor');
+  const bt = spawn('bpftrace', ['-e', 'BEGIN { printf("ready\\n"); } tracepoint:syscalls:sys_exit_close { }'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  bt.stdout.setEncoding('utf8');
+  bt.stderr.setEncoding('utf8');
+  bt.stderr.on('data', (d) => { err += d; });
+  await new Promise((resolve, reject) => {
+    bt.stdout.on('data', (d) => { out += d; if (/ready/.test(out)) resolve(); });
+    bt.on('exit', (code) => reject(new Error(`bpftrace exited (${code}) before attaching:\n${err}`)));
+  });
+  return bt;
+}
+
+async function stopFloor(bt) {
+  if (bt.exitCode !== null || bt.signalCode !== null) return;
+  const done = new Promise((resolve) => bt.on('exit', resolve));
+  // SIGTERM, again until it ends: bpftrace 0.17 can miss one (docs/platforms.md).
+  const again = setInterval(() => bt.kill('SIGTERM'), 1000);
+  bt.kill('SIGTERM');
+  await done;
+  clearInterval(again);
+}
+
 async function stopTracing(nt) {
   DEBUG('stop tracing', nt.exitCode, nt.signalCode);
   if (nt.exitCode !== null || nt.signalCode !== null) return;
@@ -102,22 +130,34 @@ async function main() {
   await measure(worker); // warm up
   const untraced = [];
   const traced = [];
+  const floor = [];
   for (let r = 0; r < ROUNDS; r++) {
     untraced.push(await measure(worker));
     const nt = await startTracing(worker.pid);
     traced.push(await measure(worker));
     await stopTracing(nt);
-    if (!JSON_OUT) process.stderr.write(`round ${r + 1}/${ROUNDS}: untraced ${Math.round(untraced[r])} ops/s, traced ${Math.round(traced[r])} ops/s\n`);
+    const bt = await startFloor();
+    floor.push(await measure(worker));
+    await stopFloor(bt);
+    if (!JSON_OUT) {
+      process.stderr.write(`round ${r + 1}/${ROUNDS}: untraced ${Math.round(untraced[r])} ops/s, traced ${Math.round(traced[r])} ops/s, `
+        + `floor ${Math.round(floor[r])} ops/s\n`);
+    }
   }
   worker.kill();
   const u = median(untraced);
   const t = median(traced);
+  const f = median(floor);
+  const paired = (xs) => Number((median(untraced.map((x, i) => (x - xs[i]) / x * 100))).toFixed(2));
   const result = {
     workload: OPS[WORKLOAD].desc,
     rounds: ROUNDS, windowMs: WINDOW_MS, untracedOpsPerSec: Math.round(u), tracedOpsPerSec: Math.round(t),
     overheadPercent: Number(((u - t) / u * 100).toFixed(2)),
     // Each traced window against the untraced one just before it: cancels slow drifts in the host's load.
-    pairedOverheadPercent: Number((median(untraced.map((x, i) => (x - traced[i]) / x * 100))).toFixed(2)),
+    pairedOverheadPercent: paired(traced),
+    floorOpsPerSec: Math.round(f),
+    floorOverheadPercent: Number(((u - f) / u * 100).toFixed(2)),
+    pairedFloorOverheadPercent: paired(floor),
     host: { cpus: os.cpus().length, loadavg: os.loadavg().map((x) => Number(x.toFixed(2))), kernel: os.release(), node: process.version },
   };
   if (JSON_OUT) {
@@ -127,7 +167,9 @@ async function main() {
       + `                 median ops/sec (${ROUNDS} windows of ${WINDOW_MS} ms each)\n`
       + `  untraced       ${result.untracedOpsPerSec}\n`
       + `  traced         ${result.tracedOpsPerSec}   (nodetrace ebadf -p PID, watching close() for EBADF)\n`
+      + `  floor          ${result.floorOpsPerSec}   (bpftrace, an empty sys_exit_close probe)\n`
       + `  overhead       ${result.overheadPercent}% (median of paired windows: ${result.pairedOverheadPercent}%)\n`
+      + `  floor overhead ${result.floorOverheadPercent}% (paired: ${result.pairedFloorOverheadPercent}%): what the tracepoint alone costs\n`
       + `  host           ${result.host.cpus} CPUs, load average ${result.host.loadavg.join(' ')}, Linux ${result.host.kernel}, node ${result.host.node}\n`);
   }
 }
