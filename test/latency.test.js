@@ -90,6 +90,8 @@ describe('nodetrace latency @tracer', function () {
     assert.strictEqual(r.code, 0, r.stderr);
     const kinds = JSON.parse(r.stdout).kinds;
     assert(kinds.some((k) => k.name.includes('Work_BeginOpen')), r.stdout.slice(0, 500));
+    // The command's own output is shown, not parsed: on stderr beside --json.
+    assert.match(r.stderr, /^ready \d+$/m);
   });
 
   it('prints what was gathered when the target exits mid-trace, and exits 0', async function () {

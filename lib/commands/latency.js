@@ -2,6 +2,8 @@
 // nodetrace latency: how long the asynchronous operations that add-ons (and
 // Node itself) queue on libuv's thread pool take, by the native function that
 // queued them, with where the time went.
+const fs = require('fs');
+const os = require('os');
 const path = require('path');
 const { UsageError, UserError } = require('../errors');
 const proc = require('../proc');
@@ -45,7 +47,6 @@ function watchMaps(pidOf) {
 // With -c the tracer forks the command: its only child (forked by whichever
 // of its threads, so look at them all).
 function childPidOf(tracerPid) {
-  const fs = require('fs');
   try {
     for (const task of fs.readdirSync(`/proc/${tracerPid}/task`)) {
       const kids = fs.readFileSync(`/proc/${tracerPid}/task/${task}/children`, 'utf8').trim();
@@ -53,6 +54,18 @@ function childPidOf(tracerPid) {
     }
   } catch (err) { /* tracer gone */ }
   return null;
+}
+
+// bpftrace -c forks the command and lets it exec only once the probes are
+// attached: it has started when bpftrace's child runs another program.
+function commandStarted(tracerPid) {
+  const pid = childPidOf(tracerPid);
+  if (!pid) return false;
+  try {
+    return fs.readlinkSync(`/proc/${pid}/exe`) !== fs.readlinkSync(`/proc/${tracerPid}/exe`);
+  } catch (err) {
+    return false;
+  }
 }
 
 const SCRIPT = 'addon-latency';
@@ -127,11 +140,29 @@ async function handler(args) {
     return;
   }
   requireRoot('nodetrace latency');
+  // bpftrace -c: the command inherits bpftrace's stdout, so it gets ours
+  // (our stderr with --json, to keep the JSON clean) and bpftrace writes to a
+  // private file. bpftrace buffers that file, so the probes are known to be
+  // in place when the command runs: bpftrace starts it only after attaching.
+  let outputDir = null;
+  let runArgs = argv;
+  let stdio;
+  if (o.command && tracer.name === 'bpftrace') {
+    outputDir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-latency-'));
+    o.outputFile = path.join(outputDir, 'bpftrace.out');
+    runArgs = tracerArgs(tracer, o);
+    stdio = ['inherit', args.json ? 2 : 'inherit', 'pipe'];
+  } else if (o.command) {
+    // dtrace -c: the command's output goes through dtrace's; it is not shown.
+    stdio = ['inherit', 'pipe', 'pipe'];
+  }
   const maps = watchMaps((child) => o.pid || childPidOf(child.pid));
-  const result = await runTracer({
+  let result;
+  try {
+    result = await runTracer({
     onReady: (child) => maps.start(child),
     file: tracer.path,
-    args: argv,
+    args: runArgs,
     durationSeconds: args.duration,
     describe: o.describe,
     resendEveryMs: tracer.name === 'bpftrace' ? 2000 : undefined,
@@ -139,9 +170,13 @@ async function handler(args) {
     // every key unless told to cache them (it caches by default only where
     // ASLR is off). One process is traced, so caching is right.
     env: tracer.name === 'bpftrace' ? { BPFTRACE_CACHE_USER_SYMBOLS: '1' } : undefined,
-    // With -c the command shares our terminal; its output must not be parsed.
-    stdio: o.command ? ['inherit', 'pipe', 'pipe'] : undefined,
-  });
+    stdio,
+    outputFile: o.outputFile,
+    readyWhen: o.outputFile ? (child) => commandStarted(child.pid) : undefined,
+    });
+  } finally {
+    if (outputDir) fs.rmSync(outputDir, { recursive: true, force: true });
+  }
   if (!result.ready && !result.interrupted) {
     throw describeTracerFailure(tracer, result, o.pid);
   }

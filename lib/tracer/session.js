@@ -3,7 +3,9 @@
 // notices when its probes are attached, ends it after a duration or on
 // Ctrl-C/SIGTERM the way the tracer itself expects (so that it prints its
 // aggregations), and hands back everything it printed.
+const fs = require('fs');
 const { spawn } = require('child_process');
+const { StringDecoder } = require('string_decoder');
 const { StatusLine } = require('../status-line');
 
 // Both our D and bpftrace programs print this from BEGIN, i.e. once every
@@ -38,6 +40,8 @@ const FORWARD_GRACE_MS = 1000;
  * @param {string} [o.describe] what is traced, for the status line
  * @param {function(string)} [o.onStdout] streaming consumer; when given, stdout is not accumulated
  * @param {object} [o.stdio] override stdio (e.g. to let a -c command share the terminal)
+ * @param {string} [o.outputFile] read the tracer's output from this file instead of its stdout
+ * @param {function(child): boolean} [o.readyWhen] polled: the probes are attached (besides READY_MARKER)
  * @param {object} [o.env] variables added to the tracer's environment
  * @param {function(child, endTrace)} [o.onReady] called once the probes are attached; endTrace() ends the trace as Ctrl-C does
  * @param {number} [o.resendEveryMs] (bpftrace) end with SIGTERM instead of SIGINT, and send it again
@@ -105,18 +109,25 @@ function runTracer(o) {
       if (o.onReady) o.onReady(child, endTrace);
     };
 
-    if (child.stdout) {
+    const onOutput = (chunk) => {
+      const recent = tail + chunk;
+      tail = recent.slice(-MARKER_WINDOW);
+      if (!ready && recent.includes(READY_MARKER)) markReady();
+      if (recent.includes(END_MARKER)) endSeen = true;
+      if (o.onStdout) o.onStdout(chunk);
+      else stdout += chunk;
+      // Streaming: keep only what preceded readiness, to explain a failure.
+      if (o.onStdout && !ready) stdout = (stdout + chunk).slice(-200);
+    };
+    // The tracer writes its output to o.outputFile (bpftrace -o, unbuffered)
+    // when its stdout belongs to a command it runs: follow the file.
+    const follower = o.outputFile ? followFile(o.outputFile, onOutput) : null;
+    // bpftrace buffers a -o file whatever -B says, so the ready line shows
+    // late there: the caller can tell readiness another way.
+    const readyPoll = o.readyWhen ? setInterval(() => { if (!ready && o.readyWhen(child)) markReady(); }, 100) : null;
+    if (!follower && child.stdout) {
       child.stdout.setEncoding('utf8');
-      child.stdout.on('data', (chunk) => {
-        const recent = tail + chunk;
-        tail = recent.slice(-MARKER_WINDOW);
-        if (!ready && recent.includes(READY_MARKER)) markReady();
-        if (recent.includes(END_MARKER)) endSeen = true;
-        if (o.onStdout) o.onStdout(chunk);
-        else stdout += chunk;
-        // Streaming: keep only what preceded readiness, to explain a failure.
-        if (o.onStdout && !ready) stdout = (stdout + chunk).slice(-200);
-      });
+      child.stdout.on('data', onOutput);
     }
     if (child.stderr) {
       child.stderr.setEncoding('utf8');
@@ -149,6 +160,8 @@ function runTracer(o) {
       reject(err);
     });
     child.on('close', (code, signal) => {
+      if (follower) follower.finish();
+      clearInterval(readyPoll);
       cleanup();
       if (stderrBuf && !isNoise(stderrBuf)) errors.push(stderrBuf);
       resolve({ code, signal, stdout, errors, ready, interrupted, timedOut });
@@ -164,6 +177,36 @@ function runTracer(o) {
       process.removeListener('SIGHUP', onSignal);
     }
   });
+}
+
+// Reads what is appended to `file` every FOLLOW_EVERY_MS, as text, to onText;
+// finish() reads the rest and stops.
+const FOLLOW_EVERY_MS = 100;
+function followFile(file, onText) {
+  const decoder = new StringDecoder('utf8');
+  const buf = Buffer.alloc(64 * 1024);
+  let fd = null;
+  const poll = () => {
+    if (fd === null) {
+      try { fd = fs.openSync(file, 'r'); } catch (err) { return; } // not created yet
+    }
+    for (;;) {
+      const n = fs.readSync(fd, buf, 0, buf.length, null);
+      if (n <= 0) break;
+      const text = decoder.write(buf.subarray(0, n));
+      if (text) onText(text);
+    }
+  };
+  const timer = setInterval(poll, FOLLOW_EVERY_MS);
+  return {
+    finish() {
+      clearInterval(timer);
+      poll();
+      const rest = decoder.end();
+      if (rest) onText(rest);
+      if (fd !== null) fs.closeSync(fd);
+    },
+  };
 }
 
 module.exports = { runTracer, READY_MARKER, END_MARKER, isNoise };
