@@ -127,6 +127,16 @@ describe('nodetrace snoop @tracer', function () {
     }
   });
 
+  it('shows the debug records of an ES module app started with --import register.js', async function () {
+    const app = await startTarget('bunyan-esm.mjs', { args: ['--import', REGISTER], env: { NAME: 'snoop-esm' } });
+    started.push(app);
+    const r = await snoop([String(app.pid), '--json'], (lines) => records(lines).some((o) => o.name === 'snoop-esm'));
+    assert(r.satisfied, `no record from the ES module app:\n${r.stderr}`);
+    const rec = records(r.lines).find((o) => o.name === 'snoop-esm');
+    assert.strictEqual(rec.level, 20);
+    assert.strictEqual(rec.msg, 'debug from an ES module');
+  });
+
   it('snoops two processes at once', async function () {
     const a = await startBunyan({ NAME: 'snoop-a' });
     const b = await startBunyan({ NAME: 'snoop-b' });
