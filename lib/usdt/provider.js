@@ -50,6 +50,22 @@ function toArg(kind, v) {
   }
 }
 
+// probe.fire(cb, ...extra), made per semaphore view on bind: a view held in
+// a closure that never changes is a constant to the optimizing compiler,
+// which makes the disabled check cheaper than a field load.
+function fireFor(sem) {
+  return function fire(cb) {
+    if (typeof cb !== 'function') throw new TypeError('Must give probe value callback as first argument');
+    if (sem[0] === 0) return undefined;
+    return this._fireNow(arguments, 0);
+  };
+}
+
+// Not enumerable, as a method on the prototype would be.
+function setFire(probe, sem) {
+  Object.defineProperty(probe, 'fire', { value: fireFor(sem), writable: true, configurable: true, enumerable: false });
+}
+
 class DTraceProbe {
   #sem = NEVER;       // a 1-element view on this probe's semaphore
   #site = 0;
@@ -59,6 +75,7 @@ class DTraceProbe {
   constructor(provider, name, types) {
     this.#name = name;
     this.#kinds = types.map(kindOf).slice(0, 12);
+    setFire(this, NEVER);
     // As in dtrace-provider: a probe keeps its provider alive.
     Object.defineProperty(this, '__prov__', { value: provider });
   }
@@ -69,21 +86,18 @@ class DTraceProbe {
   _bind(semaphores, slot, site) {
     this.#sem = new Uint16Array(semaphores.buffer, semaphores.byteOffset + slot * 2, 1);
     this.#site = site;
+    setFire(this, this.#sem);
   }
 
   _unbind() {
     this.#sem = NEVER;
+    setFire(this, NEVER);
   }
 
   _enabled() {
     return this.#sem[0] !== 0;
   }
 
-  fire(cb) {
-    if (typeof cb !== 'function') throw new TypeError('Must give probe value callback as first argument');
-    if (this.#sem[0] === 0) return undefined;
-    return this._fireNow(arguments, 0);
-  }
 
   // Internal: a tracer is attached. args[from] is the callback, the rest its
   // arguments.
