@@ -80,13 +80,21 @@ function sleepSync(ms) {
 // One pass over the PIDs still pending: SIGCONT those stopped by a signal,
 // settle those running again or gone. 't' (a tracer holds it) gets SIGCONT
 // too and is left pending until the tracer detaches.
-function resumePass(pending, resumed, gone) {
+// With --count > 1 a resumed process can fail again at once and be stopped
+// by the next hit; a second SIGCONT would then undo that stop. So with
+// `lastSent` (pid -> when it was told), a PID found stopped again counts as
+// resumed when `restopped(pid)` says a newer hit has arrived for it, and is
+// told again only once `settleMs` have passed without one.
+function resumePass(pending, resumed, gone, { lastSent = null, restopped = null, settleMs = 0 } = {}) {
   for (const pid of [...pending]) {
     const s = procState(pid);
     if (s === null || s === 'Z' || s === 'X') { pending.delete(pid); gone.push(pid); continue; }
-    if (s === 'T' || s === 't') { sendSignal(pid, 'SIGCONT'); continue; }
-    pending.delete(pid);
-    resumed.push(pid);
+    if (s !== 'T' && s !== 't') { pending.delete(pid); resumed.push(pid); continue; }
+    const sentAt = lastSent ? lastSent.get(pid) : undefined;
+    if (sentAt !== undefined && restopped && restopped(pid)) { pending.delete(pid); resumed.push(pid); continue; }
+    if (sentAt !== undefined && Date.now() - sentAt < settleMs) continue;
+    sendSignal(pid, 'SIGCONT');
+    if (lastSent) lastSent.set(pid, Date.now());
   }
 }
 
@@ -109,28 +117,16 @@ function resumeSync(pids, { timeoutMs = 3000, everyMs = 50 } = {}) {
   return { resumed, gone, stillStopped: [...pending] };
 }
 
-// Async version for the normal path (does not block the event loop).
-// With --count > 1 a resumed process can fail again at once and be stopped
-// by the next hit; a second SIGCONT would then undo that stop. So after a
-// SIGCONT, a PID found stopped again counts as resumed when `restopped(pid)`
-// says a newer hit has arrived for it, and gets another SIGCONT only once
-// `settleMs` have passed without one.
+// Async version for the normal path (does not block the event loop);
+// `restopped` and `settleMs` as for resumePass.
 async function resume(pids, { timeoutMs = 3000, everyMs = 20, restopped = null, settleMs = 0 } = {}) {
   const pending = new Set(pids);
   const resumed = [];
   const gone = [];
-  const lastSent = new Map();
+  const told = { lastSent: new Map(), restopped, settleMs };
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    for (const pid of [...pending]) {
-      const s = procState(pid);
-      if (s === null || s === 'Z' || s === 'X') { pending.delete(pid); gone.push(pid); continue; }
-      if (s !== 'T' && s !== 't') { pending.delete(pid); resumed.push(pid); continue; }
-      if (lastSent.has(pid) && restopped && restopped(pid)) { pending.delete(pid); resumed.push(pid); continue; }
-      if (lastSent.has(pid) && Date.now() - lastSent.get(pid) < settleMs) continue;
-      sendSignal(pid, 'SIGCONT');
-      lastSent.set(pid, Date.now());
-    }
+    resumePass(pending, resumed, gone, told);
     if (pending.size === 0 || Date.now() >= deadline) break;
     await new Promise((r) => setTimeout(r, everyMs));
   }
