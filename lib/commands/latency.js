@@ -10,7 +10,7 @@ const proc = require('../proc');
 const { requireRoot } = require('../privilege');
 const { requireTracer, findOnPath } = require('../tracer/detect');
 const { tracerArgs, readScript, scriptPath, displayCommand } = require('../tracer/programs');
-const { runTracer } = require('../tracer/session');
+const { runTracer, resendEveryMsFor } = require('../tracer/session');
 const { buildModel, renderModel, hasData } = require('../report');
 const { describeTracerFailure } = require('../tracer/failure');
 const { Symbolizer } = require('../symbolize');
@@ -69,6 +69,8 @@ function commandStarted(tracerPid) {
 }
 
 const SCRIPT = 'addon-latency';
+// bpftrace's output with -c, in a private temporary directory.
+const OUTPUT_FILE = 'bpftrace.out';
 
 function builder(y) {
   return y
@@ -133,24 +135,23 @@ function plan(args, tracer) {
 async function handler(args) {
   const tracer = requireTracer(args.backend);
   const o = plan(args, tracer);
-  const argv = tracerArgs(tracer, o);
-  if (args.dryRun) {
-    process.stdout.write(`# ${tracer.name} ${tracer.version} would run:\n${displayCommand(tracer.path, argv)}\n`
-      + `# program (${scriptPath(SCRIPT, tracer.name)}):\n${readScript(SCRIPT, tracer.name)}`);
-    return;
-  }
-  requireRoot('nodetrace latency');
   // bpftrace -c: the command inherits bpftrace's stdout, so it gets ours
   // (our stderr with --json, to keep the JSON clean) and bpftrace writes to a
   // private file. bpftrace buffers that file, so the probes are known to be
   // in place when the command runs: bpftrace starts it only after attaching.
+  const privateOutput = Boolean(o.command) && tracer.name === 'bpftrace';
+  if (args.dryRun) {
+    if (privateOutput) o.outputFile = path.join('<private temporary directory>', OUTPUT_FILE);
+    process.stdout.write(`# ${tracer.name} ${tracer.version} would run:\n${displayCommand(tracer.path, tracerArgs(tracer, o))}\n`
+      + `# program (${scriptPath(SCRIPT, tracer.name)}):\n${readScript(SCRIPT, tracer.name)}`);
+    return;
+  }
+  requireRoot('nodetrace latency');
   let outputDir = null;
-  let runArgs = argv;
   let stdio;
-  if (o.command && tracer.name === 'bpftrace') {
+  if (privateOutput) {
     outputDir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-latency-'));
-    o.outputFile = path.join(outputDir, 'bpftrace.out');
-    runArgs = tracerArgs(tracer, o);
+    o.outputFile = path.join(outputDir, OUTPUT_FILE);
     stdio = ['inherit', args.json ? 2 : 'inherit', 'pipe'];
   } else if (o.command) {
     // dtrace -c: the command's output goes through dtrace's; it is not shown.
@@ -160,19 +161,19 @@ async function handler(args) {
   let result;
   try {
     result = await runTracer({
-    onReady: (child) => maps.start(child),
-    file: tracer.path,
-    args: runArgs,
-    durationSeconds: args.duration,
-    describe: o.describe,
-    resendEveryMs: tracer.name === 'bpftrace' ? 2000 : undefined,
-    // bpftrace names usym() keys while it prints, re-reading the symbols for
-    // every key unless told to cache them (it caches by default only where
-    // ASLR is off). One process is traced, so caching is right.
-    env: tracer.name === 'bpftrace' ? { BPFTRACE_CACHE_USER_SYMBOLS: '1' } : undefined,
-    stdio,
-    outputFile: o.outputFile,
-    readyWhen: o.outputFile ? (child) => commandStarted(child.pid) : undefined,
+      onReady: (child) => maps.start(child),
+      file: tracer.path,
+      args: tracerArgs(tracer, o),
+      durationSeconds: args.duration,
+      describe: o.describe,
+      resendEveryMs: resendEveryMsFor(tracer.name),
+      // bpftrace names usym() keys while it prints, re-reading the symbols for
+      // every key unless told to cache them (it caches by default only where
+      // ASLR is off). One process is traced, so caching is right.
+      env: tracer.name === 'bpftrace' ? { BPFTRACE_CACHE_USER_SYMBOLS: '1' } : undefined,
+      stdio,
+      outputFile: o.outputFile,
+      readyWhen: privateOutput ? (child) => commandStarted(child.pid) : undefined,
     });
   } finally {
     if (outputDir) fs.rmSync(outputDir, { recursive: true, force: true });

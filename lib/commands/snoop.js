@@ -10,7 +10,7 @@ const proc = require('../proc');
 const { requireRoot } = require('../privilege');
 const { requireTracer, INSTALL_HINT } = require('../tracer/detect');
 const { tracerArgs, readScript, scriptPath, displayCommand } = require('../tracer/programs');
-const { runTracer } = require('../tracer/session');
+const { runTracer, resendEveryMsFor } = require('../tracer/session');
 const { describeTracerFailure } = require('../tracer/failure');
 const { resolveTargets, parseTarget, LibraryWatch } = require('../snoop/targets');
 const { parseLevel, levelName, bpftraceProbeSlots, dtraceProbeGlob } = require('../snoop/levels');
@@ -167,7 +167,6 @@ async function handler(args) {
 async function snoop(args, tracer, targets, plan, minLevel, outputMode) {
   for (const note of targets.notes) process.stderr.write(`nodetrace: ${note}\n`);
   const sink = createSink(outputMode, { color: args.color });
-  const splitter = new LineSplitter();
   const reassembler = new Reassembler();
   const only = plan.userFilter ? new Set(targets.pids) : null;
   const pidMode = targets.kind === 'pids';
@@ -214,6 +213,14 @@ async function snoop(args, tracer, targets, plan, minLevel, outputMode) {
     }
   };
 
+  // Each tracer's output is cut into lines on its own: the chunks of two
+  // tracers interleave.
+  const lineReader = () => {
+    const splitter = new LineSplitter();
+    const take = (lines) => { for (const line of lines) handle(reassembler.push(parseLine(line), Date.now())); };
+    return { push: (chunk) => take(splitter.push(chunk)), end: () => take(splitter.end()) };
+  };
+
   sink.on('drain', () => { for (const c of children) if (c.stdout) c.stdout.resume(); });
   sink.on('closed', () => { outputClosed = true; stop(); });
 
@@ -223,17 +230,15 @@ async function snoop(args, tracer, targets, plan, minLevel, outputMode) {
   let lastWatchAt = Date.now();
   const follow = (library) => {
     const followerPlan = buildPlan(tracer, { kind: 'all', pids: [], libraries: [library] }, minLevel);
-    const lines = new LineSplitter();
+    const lines = lineReader();
     const f = { library, end: null };
     f.done = runTracer({
       file: tracer.path,
       args: followerPlan.argv,
       env: followerPlan.env,
       statusStream: NO_STATUS,
-      onStdout: (chunk) => {
-        for (const line of lines.push(chunk)) handle(reassembler.push(parseLine(line), Date.now()));
-      },
-      resendEveryMs: 2000,
+      onStdout: lines.push,
+      resendEveryMs: resendEveryMsFor(tracer.name),
       onReady: (c, end) => {
         children.push(c);
         f.end = end;
@@ -241,7 +246,7 @@ async function snoop(args, tracer, targets, plan, minLevel, outputMode) {
         else process.stderr.write(`nodetrace: also snooping ${library}, a bunyan probe library that appeared since.\n`);
       },
     }).then((r) => {
-      for (const line of lines.end()) handle(reassembler.push(parseLine(line), Date.now()));
+      lines.end();
       if (!r.ready && !endRequested) {
         process.stderr.write(`nodetrace: could not snoop ${library}: ${r.errors.find(Boolean) || 'the tracer failed'}\n`);
       }
@@ -263,6 +268,7 @@ async function snoop(args, tracer, targets, plan, minLevel, outputMode) {
     }
   }, 1000);
 
+  const mainLines = lineReader();
   let result;
   try {
     result = await runTracer({
@@ -271,11 +277,9 @@ async function snoop(args, tracer, targets, plan, minLevel, outputMode) {
       durationSeconds: args.duration,
       describe: targets.describe,
       statusStream: NO_STATUS,
-      onStdout: (chunk) => {
-        for (const line of splitter.push(chunk)) handle(reassembler.push(parseLine(line), Date.now()));
-      },
+      onStdout: mainLines.push,
       env: plan.env,
-      resendEveryMs: tracer.name === 'bpftrace' ? 2000 : undefined,
+      resendEveryMs: resendEveryMsFor(tracer.name),
       onReady: (c, end) => {
         child = c;
         children.push(c);
@@ -290,7 +294,7 @@ async function snoop(args, tracer, targets, plan, minLevel, outputMode) {
     stop();
     await Promise.all(followers.map((f) => f.done));
   }
-  for (const line of splitter.end()) handle(reassembler.push(parseLine(line), Date.now()));
+  mainLines.end();
   handle(reassembler.finish());
   await sink.end();
 

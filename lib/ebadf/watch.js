@@ -9,7 +9,7 @@
 // SIGKILLed nodetrace would go on stopping processes that no one resumes.
 const fs = require('fs');
 const { spawn } = require('child_process');
-const { READY_MARKER, isNoise } = require('../tracer/session');
+const { READY_MARKER, collectErrorLines } = require('../tracer/session');
 const state = require('./procstate');
 const { OutputParser } = require('./parse');
 const { Symbolizer } = require('../symbolize');
@@ -268,19 +268,9 @@ async function watch(o) {
       else if (ev.type === 'line' && !/^Attaching \d+ probes?\.\.\.$|^@hits: \d+$/.test(ev.line)) result.errors.push(ev.line);
     });
 
-    let stderrBuf = '';
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (d) => parser.push(d));
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (d) => {
-      stderrBuf += d;
-      let nl;
-      while ((nl = stderrBuf.indexOf('\n')) >= 0) {
-        const line = stderrBuf.slice(0, nl);
-        stderrBuf = stderrBuf.slice(nl + 1);
-        if (!isNoise(line)) result.errors.push(line);
-      }
-    });
+    const finishErrors = collectErrorLines(child.stderr, result.errors);
 
     // -p: notice the target's exit; refresh its map for --abort's sake.
     const poll = o.filter.pid ? setInterval(() => {
@@ -313,7 +303,7 @@ async function watch(o) {
     tracerDone = true;
     clearInterval(ending);
     guard.send('tracer-exited');
-    if (stderrBuf && !isNoise(stderrBuf)) result.errors.push(stderrBuf);
+    finishErrors();
     parser.end();
     result.tracerExit = exit;
     clearTimeout(durationTimer);

@@ -5,7 +5,6 @@
 // aggregations), and hands back everything it printed.
 const fs = require('fs');
 const { spawn } = require('child_process');
-const { StringDecoder } = require('string_decoder');
 const { StatusLine } = require('../status-line');
 
 // Both our D and bpftrace programs print this from BEGIN, i.e. once every
@@ -26,11 +25,38 @@ function isNoise(line) {
   return NOISE.some((re) => re.test(line));
 }
 
+// Collects a tracer's stderr into `errors`, a line at a time, leaving out
+// NOISE. Returns a function to call once it has closed: it adds an
+// unfinished last line.
+function collectErrorLines(stream, errors) {
+  let partial = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk) => {
+    partial += chunk;
+    let nl;
+    while ((nl = partial.indexOf('\n')) >= 0) {
+      const line = partial.slice(0, nl);
+      partial = partial.slice(nl + 1);
+      if (!isNoise(line)) errors.push(line);
+    }
+  });
+  return () => {
+    if (partial && !isNoise(partial)) errors.push(partial);
+    partial = '';
+  };
+}
+
 // How long after our own SIGINT a terminal's Ctrl-C (which reaches the whole
 // foreground process group, tracer included) should be left to work before we
 // forward one ourselves: DTrace treats a second interrupt as "impatient" and
 // skips printing.
 const FORWARD_GRACE_MS = 1000;
+
+// runTracer's resendEveryMs for a tracer: bpftrace may not hear the first
+// signal (see endTrace); DTrace must not be told twice.
+function resendEveryMsFor(tracerName) {
+  return tracerName === 'bpftrace' ? 2000 : undefined;
+}
 
 /**
  * @param {object} o
@@ -40,7 +66,7 @@ const FORWARD_GRACE_MS = 1000;
  * @param {string} [o.describe] what is traced, for the status line
  * @param {function(string)} [o.onStdout] streaming consumer; when given, stdout is not accumulated
  * @param {object} [o.stdio] override stdio (e.g. to let a -c command share the terminal)
- * @param {string} [o.outputFile] read the tracer's output from this file instead of its stdout
+ * @param {string} [o.outputFile] the tracer's output is in this file, read when it exits, not on its stdout
  * @param {function(child): boolean} [o.readyWhen] polled: the probes are attached (besides READY_MARKER)
  * @param {object} [o.env] variables added to the tracer's environment
  * @param {function(child, endTrace)} [o.onReady] called once the probes are attached; endTrace() ends the trace as Ctrl-C does
@@ -57,7 +83,6 @@ function runTracer(o) {
     });
     const status = new StatusLine(o.statusStream || process.stderr, o.describe || '', o.durationSeconds);
     let stdout = '';
-    let stderrBuf = '';
     const errors = [];
     let ready = false;
     let interrupted = false;
@@ -119,28 +144,16 @@ function runTracer(o) {
       // Streaming: keep only what preceded readiness, to explain a failure.
       if (o.onStdout && !ready) stdout = (stdout + chunk).slice(-200);
     };
-    // The tracer writes its output to o.outputFile (bpftrace -o, unbuffered)
-    // when its stdout belongs to a command it runs: follow the file.
-    const follower = o.outputFile ? followFile(o.outputFile, onOutput) : null;
-    // bpftrace buffers a -o file whatever -B says, so the ready line shows
-    // late there: the caller can tell readiness another way.
+    // The tracer writes its output to o.outputFile (bpftrace -o) when its
+    // stdout belongs to a command it runs. bpftrace buffers that file whatever
+    // -B says, so it is read once the tracer has exited, and the caller tells
+    // readiness another way.
     const readyPoll = o.readyWhen ? setInterval(() => { if (!ready && o.readyWhen(child)) markReady(); }, 100) : null;
-    if (!follower && child.stdout) {
+    if (!o.outputFile && child.stdout) {
       child.stdout.setEncoding('utf8');
       child.stdout.on('data', onOutput);
     }
-    if (child.stderr) {
-      child.stderr.setEncoding('utf8');
-      child.stderr.on('data', (chunk) => {
-        stderrBuf += chunk;
-        let nl;
-        while ((nl = stderrBuf.indexOf('\n')) >= 0) {
-          const line = stderrBuf.slice(0, nl);
-          stderrBuf = stderrBuf.slice(nl + 1);
-          if (!isNoise(line)) errors.push(line);
-        }
-      });
-    }
+    const finishErrors = child.stderr ? collectErrorLines(child.stderr, errors) : () => {};
 
     const onSignal = (signal) => {
       interrupted = true;
@@ -160,10 +173,10 @@ function runTracer(o) {
       reject(err);
     });
     child.on('close', (code, signal) => {
-      if (follower) follower.finish();
+      if (o.outputFile) onOutput(readIfThere(o.outputFile));
       clearInterval(readyPoll);
       cleanup();
-      if (stderrBuf && !isNoise(stderrBuf)) errors.push(stderrBuf);
+      finishErrors();
       resolve({ code, signal, stdout, errors, ready, interrupted, timedOut });
     });
 
@@ -179,34 +192,12 @@ function runTracer(o) {
   });
 }
 
-// Reads what is appended to `file` every FOLLOW_EVERY_MS, as text, to onText;
-// finish() reads the rest and stops.
-const FOLLOW_EVERY_MS = 100;
-function followFile(file, onText) {
-  const decoder = new StringDecoder('utf8');
-  const buf = Buffer.alloc(64 * 1024);
-  let fd = null;
-  const poll = () => {
-    if (fd === null) {
-      try { fd = fs.openSync(file, 'r'); } catch (err) { return; } // not created yet
-    }
-    for (;;) {
-      const n = fs.readSync(fd, buf, 0, buf.length, null);
-      if (n <= 0) break;
-      const text = decoder.write(buf.subarray(0, n));
-      if (text) onText(text);
-    }
-  };
-  const timer = setInterval(poll, FOLLOW_EVERY_MS);
-  return {
-    finish() {
-      clearInterval(timer);
-      poll();
-      const rest = decoder.end();
-      if (rest) onText(rest);
-      if (fd !== null) fs.closeSync(fd);
-    },
-  };
+function readIfThere(file) {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    return ''; // the tracer failed before writing anything
+  }
 }
 
-module.exports = { runTracer, READY_MARKER, END_MARKER, isNoise };
+module.exports = { runTracer, resendEveryMsFor, READY_MARKER, END_MARKER, isNoise, collectErrorLines };
