@@ -79,7 +79,7 @@ function runOnce({ register, rate, snoop }) {
         // count: probes enabled, records only counted in the kernel, i.e.
         // what enabling bunyan's probes costs, without any output path.
         // script: d-scripts/log-snoop.bt alone, its output discarded.
-        const lib = require('../lib/snoop/targets').bunyanLibrariesOf(Number(m[1]));
+        const lib = require('../lib/usdt/probe-libraries').librariesOf(Number(m[1]), require('../lib/snoop/targets').BUNYAN);
         const args = snoop === 'count'
           ? ['-p', m[1], '-e', `BEGIN { printf("Hit Ctrl-C to end.\\n"); } usdt:${lib[0]}:bunyan:log-* { @records = count(); }`]
           : ['-p', m[1], path.join(ROOT, 'd-scripts', 'log-snoop.bt'), lib[0], 'log-*', 'none*', 'none*', 'none*', 'none*', 'none*'];

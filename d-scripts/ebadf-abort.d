@@ -9,12 +9,17 @@
  *
  * USAGE: dtrace -w -s ebadf-abort.d PID
  *        dtrace -w -s ebadf-abort.d 0 EXECNAME
- *        dtrace -w -s ebadf-abort.d PID|0 EXECNAME|- ERRNO HITS
+ *        dtrace -w -s ebadf-abort.d PID|0 EXECNAME|- ERRNO HITS [ERRNO2 ERRNO3 ERRNO4]
  *
- *   $1   PID to watch, or 0 to match by execname instead
- *   $$2  execname when $1 is 0; "-" otherwise
- *   $3   errno to catch, by name or number (default EBADF)
- *   $4   hits before exiting (default 1)
+ *   $1     PID to watch, or 0 to match by execname instead
+ *   $$2    execname when $1 is 0; "-" otherwise
+ *   $3     errno to catch, by name or number (default EBADF)
+ *   $4     hits before exiting (default 1)
+ *   $5-$7  more errnos to catch, by name or number (0: none)
+ *
+ *   @template PROBES: syscall::close:return
+ *   (other system calls: `nodetrace ebadf --abort --syscall close,dup2`
+ *   writes this program with each such probe line replaced by theirs.)
  *
  * -w (destructive) is required: raise() changes what the traced program does
  * (here: kills it), and DTrace refuses it without -w.  Nothing is done without
@@ -32,7 +37,7 @@
  * kern.corefile on macOS/FreeBSD).
  *
  * Example output (illumos, abridged):
- *   Watching PID 4242 for close() failing with errno 9... Hit Ctrl-C to end.
+ *   Watching PID 4242 for system calls failing with errno 9... Hit Ctrl-C to end.
  *   HIT pid=4242 tid=1 errno=9 wall=1763744763512000000 syscall=close comm=node
  *
  *               libc.so.1`__close+0xa
@@ -54,7 +59,7 @@ int hits;
 dtrace:::BEGIN
 /$1 == 0 && ($$2 == "" || $$2 == "-")/
 {
-	printf("USAGE: dtrace -w -s ebadf-abort.d PID | 0 EXECNAME [ERRNO [HITS]]\n");
+	printf("USAGE: dtrace -w -s ebadf-abort.d PID | 0 EXECNAME [ERRNO [HITS [ERRNO2 ERRNO3 ERRNO4]]]\n");
 	printf("Refusing to run without a PID or an execname.\n");
 	exit(1);
 }
@@ -62,19 +67,20 @@ dtrace:::BEGIN
 dtrace:::BEGIN
 /$1 != 0/
 {
-	printf("Watching PID %d for close() failing with errno %d... Hit Ctrl-C to end.\n",
+	printf("Watching PID %d for system calls failing with errno %d... Hit Ctrl-C to end.\n",
 	    $1, WANT_ERRNO);
 }
 
 dtrace:::BEGIN
 /$1 == 0 && $$2 != "" && $$2 != "-"/
 {
-	printf("Watching processes named %s for close() failing with errno %d... Hit Ctrl-C to end.\n",
+	printf("Watching processes named %s for system calls failing with errno %d... Hit Ctrl-C to end.\n",
 	    $$2, WANT_ERRNO);
 }
 
 syscall::close:return
-/errno == WANT_ERRNO && hits < MAX_HITS &&
+/(errno == WANT_ERRNO || ($5 != 0 && errno == $5) || ($6 != 0 && errno == $6) ||
+  ($7 != 0 && errno == $7)) && hits < MAX_HITS &&
  (($1 != 0 && pid == $1) || ($1 == 0 && $$2 != "-" && execname == $$2))/
 {
 	raise(SIGABRT);
@@ -89,4 +95,10 @@ syscall::close:return
 /hits >= MAX_HITS/
 {
 	exit(0);
+}
+
+dtrace:::END
+{
+	/* Last, so that once this shows, the trace is over. */
+	printf("Tracing ended.\n");
 }

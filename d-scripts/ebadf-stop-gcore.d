@@ -8,15 +8,22 @@
  *
  * USAGE: dtrace -w -s ebadf-stop-gcore.d PID
  *        dtrace -w -s ebadf-stop-gcore.d 0 EXECNAME
- *        dtrace -w -s ebadf-stop-gcore.d PID|0 EXECNAME|- ERRNO HITS [1]
+ *        dtrace -w -s ebadf-stop-gcore.d PID|0 EXECNAME|- ERRNO HITS \
+ *            [ERRNO2 ERRNO3 ERRNO4 [REPORT_ONLY]]
  *
- *   $1   PID to watch, or 0 to match by execname instead
- *   $$2  execname when $1 is 0; "-" otherwise
- *   $3   errno to catch, by name or number (default EBADF)
- *   $4   hits before exiting (default 1)
- *   $5   1 = only stop and report: the caller takes the core and resumes the
- *        process (this is how `nodetrace ebadf` runs this file);
- *        0 (default) = run "gcore; kill -CONT" from here via system().
+ *   $1     PID to watch, or 0 to match by execname instead
+ *   $$2    execname when $1 is 0; "-" otherwise
+ *   $3     errno to catch, by name or number (default EBADF)
+ *   $4     hits before exiting (default 1)
+ *   $5-$7  more errnos to catch, by name or number (0: none)
+ *   $8     1 = only stop and report: the caller takes the core and resumes
+ *          the process (this is how `nodetrace ebadf` runs this file);
+ *          0 (default) = run "gcore; kill -CONT" from here via system().
+ *
+ *   @template PROBES: syscall::close:return
+ *   (other system calls: `nodetrace ebadf --syscall close,dup2` writes this
+ *   program with each such probe line replaced by theirs, and --dry-run shows
+ *   it; a probe description cannot hold an argument that may be absent.)
  *
  * -w (destructive) is required: raise() and system() change what the traced
  * program does, and DTrace refuses them without -w.  Nothing is done without
@@ -41,12 +48,8 @@
  * `nodetrace ebadf` adds a watchdog that resumes the process even if the
  * tracer is killed mid-dump, and a free-space check.
  *
- * Other system calls or errnos: `nodetrace ebadf --syscall close,dup2 --errno
- * EBADF,EPIPE` derives a program from this file (the probe list and errno test
- * below) and prints it with --dry-run.
- *
  * Example output (illumos, abridged):
- *   Watching PID 4242 for close() failing with errno 9... Hit Ctrl-C to end.
+ *   Watching PID 4242 for system calls failing with errno 9... Hit Ctrl-C to end.
  *   HIT pid=4242 tid=1 errno=9 wall=1763744763512000000 syscall=close comm=node
  *
  *               libc.so.1`__close+0xa
@@ -68,7 +71,7 @@ int hits;
 dtrace:::BEGIN
 /$1 == 0 && ($$2 == "" || $$2 == "-")/
 {
-	printf("USAGE: dtrace -w -s ebadf-stop-gcore.d PID | 0 EXECNAME [ERRNO [HITS [1]]]\n");
+	printf("USAGE: dtrace -w -s ebadf-stop-gcore.d PID | 0 EXECNAME [ERRNO [HITS [ERRNO2 ERRNO3 ERRNO4 [1]]]]\n");
 	printf("Refusing to run without a PID or an execname.\n");
 	exit(1);
 }
@@ -76,19 +79,20 @@ dtrace:::BEGIN
 dtrace:::BEGIN
 /$1 != 0/
 {
-	printf("Watching PID %d for close() failing with errno %d... Hit Ctrl-C to end.\n",
+	printf("Watching PID %d for system calls failing with errno %d... Hit Ctrl-C to end.\n",
 	    $1, WANT_ERRNO);
 }
 
 dtrace:::BEGIN
 /$1 == 0 && $$2 != "" && $$2 != "-"/
 {
-	printf("Watching processes named %s for close() failing with errno %d... Hit Ctrl-C to end.\n",
+	printf("Watching processes named %s for system calls failing with errno %d... Hit Ctrl-C to end.\n",
 	    $$2, WANT_ERRNO);
 }
 
 syscall::close:return
-/errno == WANT_ERRNO && hits < MAX_HITS &&
+/(errno == WANT_ERRNO || ($5 != 0 && errno == $5) || ($6 != 0 && errno == $6) ||
+  ($7 != 0 && errno == $7)) && hits < MAX_HITS &&
  (($1 != 0 && pid == $1) || ($1 == 0 && $$2 != "-" && execname == $$2))/
 {
 	raise(SIGSTOP);
@@ -101,7 +105,7 @@ syscall::close:return
 }
 
 syscall::close:return
-/self->stopped && $5 == 0/
+/self->stopped && $8 == 0/
 {
 	system("umask 077; gcore -o ebadf.core %d; kill -CONT %d", pid, pid);
 }
@@ -116,4 +120,10 @@ syscall::close:return
 /hits >= MAX_HITS/
 {
 	exit(0);
+}
+
+dtrace:::END
+{
+	/* Last, so that once this shows, the trace is over. */
+	printf("Tracing ended.\n");
 }

@@ -31,7 +31,31 @@ function reportFailure(err) {
   }
 }
 
+// Old spellings, kept working for one release: each flag now means one thing
+// in every command (-n: dry run, as in nhttpsnoop; -o: where output goes, as
+// in dtrace and bpftrace).
+const DEPRECATED = Object.freeze([
+  { command: 'ebadf', flag: '-n', now: '--name', why: '-n now means --dry-run in every command' },
+  { command: 'snoop', flag: '-o', now: '--mode', why: '-o means an output file or directory in nodetrace, as in dtrace' },
+]);
+
+// Rewrites deprecated spellings (`-n NAME` in ebadf) and says so on stderr.
+function rewriteDeprecated(argv, err = process.stderr) {
+  const out = [...argv];
+  for (const d of DEPRECATED) {
+    if (out[0] !== d.command) continue;
+    for (let i = 1; i < out.length - 1; i++) {
+      if (out[i] === '--') break;
+      if (out[i] !== d.flag || out[i + 1].startsWith('-')) continue;
+      err.write(`nodetrace: ${d.flag} ${out[i + 1]} is now spelt ${d.now} ${out[i + 1]} (${d.why}); the old spelling goes in the next release.\n`);
+      out[i] = d.now;
+    }
+  }
+  return out;
+}
+
 function main(argv) {
+  argv = rewriteDeprecated(argv);
   // Handled before yargs so that an ordinary run does not probe for tracers twice.
   if (argv[0] === '--version' || argv[0] === '-V') {
     process.stdout.write(versionText() + '\n');
@@ -79,4 +103,4 @@ function versionText() {
   return lines.join('\n');
 }
 
-module.exports = { main };
+module.exports = { main, rewriteDeprecated };

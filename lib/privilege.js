@@ -1,6 +1,6 @@
 'use strict';
 const { UserError } = require('./errors');
-const { displayCommand } = require('./tracer/programs');
+const { displayCommand } = require('./tracer/plan');
 
 // Both tracers need root (or CAP_BPF/CAP_PERFMON and friends, which is rarer
 // than sudo on the hosts we target); say so before the tracer says it worse.

@@ -10,13 +10,14 @@ const { spawn } = require('child_process');
 const { UsageError } = require('../lib/errors');
 const { parseErrnoList, LINUX_ERRNO } = require('../lib/ebadf/errno');
 const { parseSyscallList } = require('../lib/ebadf/syscalls');
-const { buildProgram, deriveProgram, needsDerivation } = require('../lib/ebadf/program');
+const { planEbadf, probeFor } = require('../lib/ebadf/program');
+const { declaredProbe, instantiateProbes } = require('../lib/tracer/template');
 const { OutputParser, parseHitLine } = require('../lib/ebadf/parse');
 const { Symbolizer, loadElfSymbols, parseMaps } = require('../lib/symbolize');
-const { renderHit, renderOpenHelp } = require('../lib/ebadf/report');
+const { renderHit, renderOpenHelp } = require('../lib/ebadf/hit-report');
 const { procState } = require('../lib/ebadf/procstate');
 const { parseName } = require('../lib/commands/ebadf');
-const { readScript, scriptPath } = require('../lib/tracer/programs');
+const { readScript, scriptPath } = require('../lib/tracer/plan');
 const { READY_MARKER } = require('../lib/tracer/session');
 
 const BPFTRACE = { name: 'bpftrace', path: '/usr/bin/bpftrace', version: '0.17.0' };
@@ -65,11 +66,11 @@ describe('ebadf: --syscall', () => {
   });
 });
 
-describe('ebadf: -n NAME', () => {
+describe('ebadf: --name NAME', () => {
   it('keeps names the kernel can hold; says how to write longer ones', () => {
     assert.strictEqual(parseName('node'), 'node');
     assert.strictEqual(parseName('abcdefghijklmno'), 'abcdefghijklmno');
-    assert.throws(() => parseName('my-long-service-name'), (e) => /longer than 15 bytes/.test(e.message) && /-n 'my-long-service'/.test(e.hint));
+    assert.throws(() => parseName('my-long-service-name'), (e) => /longer than 15 bytes/.test(e.message) && /--name 'my-long-service'/.test(e.hint));
     assert.throws(() => parseName('-x'), UsageError);
     assert.throws(() => parseName('a\nb'), UsageError);
   });
@@ -77,36 +78,38 @@ describe('ebadf: -n NAME', () => {
 
 describe('ebadf: programs', () => {
   const errnos = [{ name: 'EBADF', number: 9 }];
+  const two = [{ name: 'EBADF', number: 9 }, { name: 'EPIPE', number: 32 }];
 
   it('runs the checked-in script as it is, with the values as arguments', () => {
-    const p = buildProgram({ tracer: BPFTRACE, mode: 'stop', pid: 4242, syscalls: ['close'], errnos, count: 1 });
-    assert.strictEqual(p.derived, false);
-    assert.strictEqual(p.text, readScript('ebadf-stop-gcore', 'bpftrace'));
-    assert.deepStrictEqual(p.args, ['--unsafe', scriptPath('ebadf-stop-gcore', 'bpftrace'), '4242', '-', '9', '1', '1']);
+    const p = planEbadf({ tracer: BPFTRACE, mode: 'stop', pid: 4242, syscalls: ['close'], errnos, count: 1 });
+    assert.strictEqual(p.programText, null);
+    assert.deepStrictEqual(p.argv, ['--unsafe', scriptPath('ebadf-stop-gcore', 'bpftrace'), '4242', '-', '9', '1', '0', '0', '0', '1']);
     assert.deepStrictEqual(p.env, { BPFTRACE_NO_USER_SYMBOLS: '1' });
-    const n = buildProgram({ tracer: BPFTRACE, mode: 'abort', name: 'node', syscalls: ['close'], errnos, count: 3 });
-    assert.deepStrictEqual(n.args.slice(-4), ['0', 'node', '9', '3']);
-    const d = buildProgram({ tracer: DTRACE, mode: 'stop', pid: 4242, syscalls: ['close'], errnos, count: 1 });
-    assert.deepStrictEqual(d.args, ['-w', '-s', scriptPath('ebadf-stop-gcore', 'dtrace'), '4242', '-', 'EBADF', '1', '1']);
+    const n = planEbadf({ tracer: BPFTRACE, mode: 'abort', name: 'node', syscalls: ['close'], errnos: two, count: 3 });
+    assert.deepStrictEqual(n.argv.slice(-7), ['0', 'node', '9', '3', '32', '0', '0']);
+    const d = planEbadf({ tracer: DTRACE, mode: 'stop', pid: 4242, syscalls: ['close'], errnos: two, count: 1 });
+    assert.deepStrictEqual(d.argv, ['-w', '-s', scriptPath('ebadf-stop-gcore', 'dtrace'), '4242', '-', 'EBADF', '1', 'EPIPE', '0', '0', '1']);
   });
 
-  it('derives other syscalls and errnos from the same file, replacing only the marked text', () => {
-    assert.strictEqual(needsDerivation(['close'], errnos), false);
-    const two = [{ name: 'EBADF', number: 9 }, { name: 'EPIPE', number: 32 }];
+  it('instantiates other system calls from the script\'s declared probe, changing nothing else', () => {
     for (const [tracer, script] of [[BPFTRACE, 'ebadf-stop-gcore'], [BPFTRACE, 'ebadf-abort'], [DTRACE, 'ebadf-stop-gcore'], [DTRACE, 'ebadf-abort']]) {
       const original = readScript(script, tracer.name);
-      const text = deriveProgram(original, { tracerName: tracer.name, script, syscalls: ['close', 'dup2'], errnos: two });
-      if (tracer.name === 'bpftrace') {
-        assert.match(text, /^tracepoint:syscalls:sys_exit_close,\ntracepoint:syscalls:sys_exit_dup2\n\/\(args->ret == -9 \|\| args->ret == -32\)/m);
-      } else {
-        assert.match(text, /^syscall::close:return,\nsyscall::dup2:return$/m);
-        assert.match(text, /\(errno == EBADF \|\| errno == EPIPE\)/);
-        assert.ok(text.startsWith('#!/usr/sbin/dtrace -ws\n/* Derived by nodetrace'), 'the #! line stays first');
-      }
-      assert.match(text, /for close\(\), dup2\(\) failing with errno %d \(or EPIPE\)/);
-      assert.strictEqual(text.split('\n').length, original.split('\n').length + 1 + (tracer.name === 'dtrace' ? (script === 'ebadf-abort' ? 2 : 4) : 1));
+      const p = planEbadf({ tracer, mode: script === 'ebadf-abort' ? 'abort' : 'stop', pid: 7, syscalls: ['close', 'dup2'], errnos, count: 1 });
+      const text = p.programText;
+      const probe = declaredProbe(original);
+      const uses = original.split('\n').filter((l) => l.trim() === probe).length;
+      assert(uses >= 1, `${script}: uses its declared probe`);
+      const list = `${probeFor(tracer.name, 'close')},\n${probeFor(tracer.name, 'dup2')}`;
+      assert.strictEqual(text.split(list).length - 1, uses, `${script}: every use replaced`);
+      // Everything else is the checked-in script, line for line.
+      const back = text.split(list).join(probe);
+      const comment = back.match(/^(#!.*\n)?(\/\* Instantiated by nodetrace ebadf .*\*\/\n)/)[2];
+      assert.strictEqual(back.replace(comment, ''), original);
+      assert(p.argv.some((a) => typeof a === 'object'), 'runs from the private directory');
     }
-    assert.throws(() => deriveProgram('nothing to replace', { tracerName: 'bpftrace', script: 'ebadf-abort', syscalls: ['dup2'], errnos }), /expected 1 probe lines/);
+    assert.throws(() => instantiateProbes('no slot here', ['x'], 'n'), /declares no @template/);
+    assert.throws(() => instantiateProbes(' * @template PROBES: a:b\nc\n', ['x'], 'n'), /never uses its declared probe/);
+    assert.throws(() => instantiateProbes(' * @template PROBES: a:b\na:b\n', ['x; system("id")'], 'n'), /not a probe description/);
   });
 });
 
@@ -120,29 +123,28 @@ describe('ebadf: scripts', () => {
       assert.match(header, tracer === 'dtrace' ? /-w \(destructive\) is required/ : /--unsafe is bpftrace's -w/);
       assert.match(header, /Why exit\(0?\) after the first hit/);
       assert.match(header, /Twin of ebadf-/);
-      assert.match(header, /2026-11-21 {2}nodetrace authors/);
       assert.ok(text.includes(READY_MARKER), 'prints the ready marker from BEGIN');
       assert.match(text, /Refusing to run without a PID or a/);
       if (tracer === 'dtrace') {
         assert.match(header, /errno == EBADF, never arg1 == -1/);
         assert.doesNotMatch(text.replace(/\/\*[\s\S]*?\*\//g, ''), /\bstop\(\)|\bprun\b|arg1 == -1/, 'portable D: no stop(), prun or arg1 == -1');
-        // D rejects macro arguments a script does not use: the CLI passes $1..$4 (+$5).
-        for (const n of script === 'ebadf-abort' ? [1, 2, 3, 4] : [1, 2, 3, 4, 5]) assert.ok(text.includes('$' + n), `$${n} used`);
+        // D rejects macro arguments a script does not use: the CLI passes $1..$7 (+$8).
+        for (const n of script === 'ebadf-abort' ? [1, 2, 3, 4, 5, 6, 7] : [1, 2, 3, 4, 5, 6, 7, 8]) assert.ok(text.includes('$' + n), `$${n} used`);
       }
     });
   }
 });
 
 describe('ebadf: tracer output', () => {
-  it('reads hits, their stacks and the stopped map, across chunk boundaries', () => {
+  it('reads hits, their stacks and the stopped map', () => {
     const events = [];
     const p = new OutputParser((e) => events.push(e));
     const text = 'Attaching 2 probes...\nWatching PID 42 for close() failing with errno 9... Hit Ctrl-C to end.\n'
       + 'HIT pid=42 tid=43 errno=9 ns=674037839680 probe=tracepoint:syscalls:sys_exit_close comm=my app\n\n'
       + '        0x7f3d8971f829\n        0x18b0589\nEND pid=42\n\n\n@hits: 1\n@stopped_ns[42]: 674037838428\n';
-    for (let i = 0; i < text.length; i += 7) p.push(text.slice(i, i + 7));
+    for (const line of text.split('\n')) p.line(line);
     p.end();
-    assert.deepStrictEqual(events.map((e) => e.type), ['line', 'ready', 'hit', 'stack', 'line', 'stopped']);
+    assert.deepStrictEqual(events.map((e) => e.type), ['line', 'line', 'hit', 'stack', 'line', 'stopped']);
     assert.deepStrictEqual(events[2].hit, { pid: 42, tid: 43, errno: 9, kernelNs: 674037839680n, wallNs: null, syscall: 'close', comm: 'my app' });
     assert.deepStrictEqual(events[3], { type: 'stack', pid: 42, frames: ['0x7f3d8971f829', '0x18b0589'] });
     assert.deepStrictEqual(events[5], { type: 'stopped', pid: 42, kernelNs: 674037838428n });

@@ -221,7 +221,7 @@ describe('nodetrace ebadf (root, bpftrace, real processes)', function () {
     const name = uniqueName('ebt-');
     // The process name (comm) comes from the executed file's name.
     fs.symlinkSync(process.execPath, path.join(cores, name));
-    const nt = runNodetrace(['-n', name, '-o', cores]);
+    const nt = runNodetrace(['--name', name, '-o', cores]);
     await nt.err.wait(/watching processes named /, READY_TIMEOUT, 'nodetrace to attach');
     const t = startNodeTarget({ EBADF_AFTER_TICKS: '3' }, { argv0File: path.join(cores, name), nodeFlags: SMALL_CORE });
     const pid = Number((await t.out.wait(/ready (\d+)/, 10000))[1]);
@@ -241,7 +241,7 @@ describe('nodetrace ebadf (root, bpftrace, real processes)', function () {
     const cores = tmpDir('ebadf-cores-');
     dirs.push(cores);
     const name = uniqueName('ebpy-');
-    const nt = runNodetrace(['-n', name, '-o', cores]);
+    const nt = runNodetrace(['--name', name, '-o', cores]);
     await nt.err.wait(/watching processes named /, READY_TIMEOUT, 'nodetrace to attach');
     const t = startTarget({ file: python, argv: [TARGET_PY, name, '0.5'] });
     const pid = Number((await t.out.wait(/ready (\d+)/, 30000))[1]);
@@ -380,7 +380,7 @@ describe('nodetrace ebadf (root, bpftrace, real processes)', function () {
 
     const none = runNodetrace([]);
     assert.strictEqual((await none.exit).code, 2);
-    assert.match(none.err.text, /Give a process: -p PID or -n NAME/);
+    assert.match(none.err.text, /Give a process: -p PID or --name NAME/);
 
     const sys = runNodetrace(['-p', '1', '--syscall', 'clsoe', '--dry-run']);
     assert.strictEqual((await sys.exit).code, 2);

@@ -36,7 +36,7 @@ describe('nodetrace format', function () {
 });
 
 describe('merging keys that print the same name (real capture)', function () {
-  const { buildModel } = require('../lib/report');
+  const { buildModel } = require('../lib/aggregation/summarize');
   const { toJSON } = require('../lib/render/json');
   const text = fs.readFileSync(path.join(__dirname, 'fixtures', 'bpftrace-addon-latency-duplicate-keys.out'), 'utf8');
   const printedMaxes = (kind) => [...text.matchAll(/^@max_us\[(.*)\]: (\d+)$/gm)]

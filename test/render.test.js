@@ -7,7 +7,7 @@ const path = require('node:path');
 const { parse } = require('../lib/aggregation/parse');
 const model = require('../lib/aggregation/model');
 const units = require('../lib/render/units');
-const { renderReport } = require('../lib/render/report');
+const { renderReport } = require('../lib/render/text');
 const { toJSON } = require('../lib/render/json');
 
 const FIXTURES = path.join(__dirname, 'fixtures');

@@ -1,47 +1,121 @@
 'use strict';
-// How runTracer ends a bpftrace that misses a signal (bpftrace 0.17 loses one
-// that lands while it is not blocked in epoll_wait: CI saw `latency -d 2`
-// hang until killed). The tracer here is a script that acts out bpftrace's
-// ending; see test/support/deaf-tracer.js.
+// lib/tracer/session.js: how a tracer is started, ended and judged. The
+// tracers here are small scripts acting out how real ones behave (see
+// test/support/deaf-tracer.js): bpftrace 0.17 misses a signal that lands
+// while it is not blocked in epoll_wait (CI saw `latency -d 2` hang until
+// killed), and a second SIGINT kills it while it prints its maps.
 const assert = require('assert');
+const fs = require('fs');
 const path = require('path');
-const { runTracer } = require('../lib/tracer/session');
+const { TracerSession, abnormalEnd } = require('../lib/tracer/session');
+const { renderPlan } = require('../lib/tracer/plan');
 
 const DEAF = path.join(__dirname, 'support', 'deaf-tracer.js');
-const quiet = { isTTY: false, write() {} };
 
-function run(extra) {
-  return runTracer({ file: process.execPath, args: [DEAF], durationSeconds: 0.3, statusStream: quiet, ...extra });
+// A plan that runs `node <script>` as if it were the named tracer.
+function fakePlan(tracerName, script = DEAF, extra = {}) {
+  return {
+    tracer: { name: tracerName, path: process.execPath, version: 'test' },
+    script: 'fake', scriptFile: script, programText: null, launcher: [],
+    argv: [script], env: {}, files: [], links: [], outputFile: null, describe: 'a fake tracer', notes: [],
+    ...extra,
+  };
 }
 
-describe('runTracer: ending a tracer', function () {
+function run(plan, o = {}) {
+  return new TracerSession(plan, { durationSeconds: 0.3, statusStream: null, ...o }).run();
+}
+
+describe('TracerSession: ending a tracer', function () {
   this.timeout(20000);
 
-  it('says it again until the END marker shows, then lets the maps print whole', async function () {
-    const r = await run({ resendEveryMs: 500 });
+  it('bpftrace: says it again until the END marker shows, then lets the maps print whole', async function () {
+    const r = await run(fakePlan('bpftrace'));
     assert.strictEqual(r.code, 0, `ended by ${r.signal}`);
-    assert(r.timedOut);
+    assert.strictEqual(r.endReason, 'duration');
     assert.match(r.stdout, /Tracing ended\.[\s\S]*@a: 1\n@b: 2\n@c: 3\n$/);
     assert.deepStrictEqual(r.errors, [], 'nothing sent after the marker');
+    assert.strictEqual(abnormalEnd(r, fakePlan('bpftrace')), null, 'a clean end');
   });
 
-  it('sends one signal only once the marker shows, however long the maps take', async function () {
-    const r = await run({ resendEveryMs: 300, env: { DEAF_TRACER_HEARS_FIRST: '1' } });
+  it('bpftrace: sends one signal only once the marker shows, however long the maps take', async function () {
+    const r = await run(fakePlan('bpftrace', DEAF, { env: { DEAF_TRACER_HEARS_FIRST: '1' } }));
     assert.strictEqual(r.code, 0, `ended by ${r.signal}`);
     assert.match(r.stdout, /@c: 3\n$/);
     assert.deepStrictEqual(r.errors, [], 'nothing sent after the marker');
   });
 
-  it('without resending (DTrace, which takes a second SIGINT as impatience), signals once', async function () {
+  it('DTrace (which takes a second signal as impatience): signals once', async function () {
     // The deaf tracer misses that one signal, so it is still running after
     // a while: end it by hand and check it was never told twice.
     let child = null;
-    const pending = run({ onReady: (c) => { child = c; } });
+    const pending = run(fakePlan('dtrace'), { onSpawn: (c) => { child = c; } });
     await new Promise((resolve) => setTimeout(resolve, 2000));
-    assert(child.exitCode === null, 'a missed SIGINT is not repeated');
+    assert(child.exitCode === null, 'a missed signal is not repeated');
     child.kill('SIGTERM'); // the second signal it hears: it ends and prints
     const r = await pending;
     assert.strictEqual(r.code, 0);
     assert.match(r.stdout, /@c: 3\n$/);
+  });
+});
+
+describe('TracerSession: a tracer that dies is never a clean run', function () {
+  this.timeout(20000);
+
+  it('says so when the tracer is killed by a signal nodetrace did not send', async function () {
+    const plan = fakePlan('bpftrace');
+    let child = null;
+    const r = await run(plan, { durationSeconds: 30, onSpawn: (c) => { child = c; }, onReady: () => setTimeout(() => child.kill('SIGKILL'), 100) });
+    assert.strictEqual(r.signal, 'SIGKILL');
+    assert.match(abnormalEnd(r, plan), /^bpftrace was killed by SIGKILL after \d+ s$/);
+  });
+
+  it('says so when the tracer exits without running its END clause', async function () {
+    const script = path.join(__dirname, 'support', 'quitting-tracer.js');
+    const plan = fakePlan('bpftrace', script);
+    const r = await run(plan, { durationSeconds: 30 });
+    assert.strictEqual(r.code, 0);
+    assert.match(abnormalEnd(r, plan), /without running its END clause/);
+  });
+
+  it('gives up on a tracer that does not attach in time, and says how long it waited', async function () {
+    const script = path.join(__dirname, 'support', 'hanging-tracer.js');
+    const started = Date.now();
+    const r = await run(fakePlan('bpftrace', script), { durationSeconds: 30, attachTimeoutMs: 500 });
+    assert(Date.now() - started < 5000, 'bounded');
+    assert.strictEqual(r.ready, false);
+    assert.strictEqual(r.attachTimedOut, true);
+    assert.strictEqual(r.attachTimeoutMs, 500);
+  });
+});
+
+describe('TracerSession: private files', function () {
+  it('makes them before the tracer starts, passes their paths, and removes them after', async function () {
+    const script = path.join(__dirname, 'support', 'echo-args-tracer.js');
+    const plan = fakePlan('bpftrace', script, {
+      argv: [script, { temp: 'prog.bt' }, { temp: '*.so' }],
+      files: [{ name: 'prog.bt', text: 'BEGIN {}\n' }],
+      links: [{ name: '0.so', target: '/dev/null' }],
+    });
+    const r = await run(plan);
+    const seen = JSON.parse(r.stdout.split('\n').find((l) => l.startsWith('{')));
+    assert.strictEqual(seen.program, 'BEGIN {}\n');
+    assert.strictEqual(seen.link, '/dev/null');
+    assert.strictEqual(seen.mode, 0o600);
+    assert.match(seen.args[1], /\*\.so$/);
+    assert(!fs.existsSync(path.dirname(seen.args[0])), 'the private directory is gone');
+  });
+
+  it('prints the same plan as a shell script for --dry-run', function () {
+    const plan = fakePlan('bpftrace', DEAF, {
+      argv: ['-o', { temp: 'out' }, DEAF], env: { A: 'b c' }, outputFile: 'out', launcher: ['/usr/bin/setpriv', '--pdeathsig', 'KILL', '--'],
+      links: [{ name: '0.so', target: '/x/y.so' }],
+    });
+    const text = renderPlan(plan);
+    assert.match(text, /^tmp=\$\(mktemp -d\)$/m);
+    assert.match(text, /^ln -s \/x\/y\.so "\$tmp"\/0\.so$/m);
+    assert.match(text, new RegExp(`^A='b c' /usr/bin/setpriv --pdeathsig KILL -- ${process.execPath.replace(/\//g, '\\/')} -o "\\$tmp"/out \\S+deaf-tracer\\.js$`, 'm'));
+    assert.match(text, /^cat "\$tmp"\/out$/m);
+    assert.match(text, /^rm -r "\$tmp"$/m);
   });
 });

@@ -6,11 +6,13 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { parseLevel, bpftraceProbeSlots, dtraceProbeGlob, probeNames } = require('../lib/snoop/levels');
-const { parseTarget, isBunyanLibrary, libraryDefinition, ancestors } = require('../lib/snoop/targets');
+const { parseTarget, BUNYAN } = require('../lib/snoop/targets');
+const { declaresProvider, libraryDefinition } = require('../lib/usdt/probe-libraries');
+const { ancestors } = require('../lib/proc');
 const { lineFor, truncatedJson, summary, isJsonMode } = require('../lib/snoop/format');
-const { buildPlan, PID_SLOTS } = require('../lib/commands/snoop');
+const { planSnoop, PID_SLOTS } = require('../lib/snoop/plan');
 const { bunyanArgs } = require('../lib/snoop/sink');
-const { scriptPath } = require('../lib/tracer/programs');
+const { scriptPath } = require('../lib/tracer/plan');
 const usdt = require('../lib/usdt');
 const { libraryFor } = require('../lib/usdt/paths');
 
@@ -58,10 +60,10 @@ describe('snoop: targets', function () {
       fs.writeFileSync(path.join(dir, 'o.so'), other.bytes);
       fs.writeFileSync(path.join(dir, 'x.so'), 'not an ELF');
       assert.strictEqual(libraryDefinition(path.join(dir, 'b.so')).provider, 'bunyan');
-      assert.strictEqual(isBunyanLibrary(path.join(dir, 'b.so')), true);
-      assert.strictEqual(isBunyanLibrary(path.join(dir, 'o.so')), false);
-      assert.strictEqual(isBunyanLibrary(path.join(dir, 'x.so')), false);
-      assert.strictEqual(isBunyanLibrary(path.join(dir, 'missing.so')), false);
+      assert.strictEqual(declaresProvider(path.join(dir, 'b.so'), BUNYAN), true);
+      assert.strictEqual(declaresProvider(path.join(dir, 'o.so'), BUNYAN), false);
+      assert.strictEqual(declaresProvider(path.join(dir, 'x.so'), BUNYAN), false);
+      assert.strictEqual(declaresProvider(path.join(dir, 'missing.so'), BUNYAN), false);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -76,38 +78,38 @@ describe('snoop: the tracer command line', function () {
   const lib = '/home/u/.cache/nodetrace/usdt/nodetrace-usdt-0123.so';
 
   it('bpftrace, one process: -p, the library, the probes, the PID filter, BPFTRACE_STRLEN=200', function () {
-    const plan = buildPlan(BPFTRACE, { kind: 'pids', pids: [4242], libraries: [lib] }, 20);
+    const plan = planSnoop(BPFTRACE, { kind: 'pids', pids: [4242], libraries: [lib] }, 20);
     assert.deepStrictEqual(plan.argv, ['-p', '4242', scriptPath('log-snoop', 'bpftrace'), lib,
       'log-debug', 'log-info', 'log-warn', 'log-error', 'log-fatal', 'none*', '4242', '0', '0', '0', '0', '0', '0', '0']);
     assert.deepStrictEqual(plan.env, { BPFTRACE_STRLEN: '200' });
-    assert.strictEqual(plan.userFilter, false);
+    assert.strictEqual(plan.only, null);
   });
 
   it('bpftrace, \'*\': by path only (processes started later included), no PID filter', function () {
-    const plan = buildPlan(BPFTRACE, { kind: 'all', pids: [], libraries: [lib] }, 10);
+    const plan = planSnoop(BPFTRACE, { kind: 'all', pids: [], libraries: [lib] }, 10);
     assert.deepStrictEqual(plan.argv, [scriptPath('log-snoop', 'bpftrace'), lib, 'log-*', 'none*', 'none*', 'none*', 'none*', 'none*']);
   });
 
-  it('bpftrace, several libraries: one glob over a directory of links to them', function () {
-    const plan = buildPlan(BPFTRACE, { kind: 'all', pids: [], libraries: [lib, '/tmp/nodetrace-1000/b.so'] }, 40, { linkDir: '/tmp/d' });
-    assert.strictEqual(plan.argv[1], '/tmp/d/*.so');
-    assert.deepStrictEqual(plan.linkTargets, [lib, '/tmp/nodetrace-1000/b.so']);
+  it('bpftrace, several libraries: one glob over a private directory of links to them', function () {
+    const plan = planSnoop(BPFTRACE, { kind: 'all', pids: [], libraries: [lib, '/tmp/nodetrace-1000/b.so'] }, 40);
+    assert.deepStrictEqual(plan.argv[1], { temp: '*.so' });
+    assert.deepStrictEqual(plan.links, [{ name: '0.so', target: lib }, { name: '1.so', target: '/tmp/nodetrace-1000/b.so' }]);
   });
 
   it('bpftrace, more PIDs than filter slots: no PID filter in the kernel, filtered here', function () {
     const pids = Array.from({ length: PID_SLOTS + 1 }, (_, i) => 1000 + i);
-    const plan = buildPlan(BPFTRACE, { kind: 'pids', pids, libraries: [lib] }, 10);
-    assert.strictEqual(plan.userFilter, true);
+    const plan = planSnoop(BPFTRACE, { kind: 'pids', pids, libraries: [lib] }, 10);
+    assert.deepStrictEqual([...plan.only], pids);
     assert.strictEqual(plan.argv.length, 8);
-    const two = buildPlan(BPFTRACE, { kind: 'pids', pids: [5, 6], libraries: [lib] }, 10);
+    const two = planSnoop(BPFTRACE, { kind: 'pids', pids: [5, 6], libraries: [lib] }, 10);
     assert(!two.argv.includes('-p'), 'no -p for two processes');
     assert.deepStrictEqual(two.argv.slice(8), ['5', '6', '0', '0', '0', '0', '0', '0']);
   });
 
   it('DTrace: bunyan<PID> or bunyan* with the level\'s probe glob', function () {
     const d = scriptPath('log-snoop', 'dtrace');
-    assert.deepStrictEqual(buildPlan(DTRACE, { kind: 'all', pids: [], libraries: [] }, 40).argv, ['-s', d, '*', 'log-[wef]*']);
-    assert.deepStrictEqual(buildPlan(DTRACE, { kind: 'pids', pids: [7, 8], libraries: [] }, 10).argv, ['-s', d, '7', 'log-*', '8']);
+    assert.deepStrictEqual(planSnoop(DTRACE, { kind: 'all', pids: [], libraries: [] }, 40).argv, ['-s', d, '*', 'log-[wef]*']);
+    assert.deepStrictEqual(planSnoop(DTRACE, { kind: 'pids', pids: [7, 8], libraries: [] }, 10).argv, ['-s', d, '7', 'log-*', '8']);
   });
 
   it('the scripts take those arguments', function () {

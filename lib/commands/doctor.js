@@ -1,6 +1,6 @@
 'use strict';
 // nodetrace doctor: which tracer, which version, and what this host lacks.
-const { checks } = require('../doctor');
+const { checks } = require('../host-checks');
 
 function handler(args) {
   const results = checks();

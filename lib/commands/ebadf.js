@@ -3,7 +3,6 @@
 // (or another errno), save a core with gcore, and let it run on; or, with
 // --abort, kill it with SIGABRT right there. The article's "stopping a broken
 // program in its tracks", made safe for production: see docs/ebadf.md.
-const fs = require('fs');
 const { UsageError, UserError, EXIT } = require('../errors');
 const proc = require('../proc');
 const { requireRoot } = require('../privilege');
@@ -11,51 +10,55 @@ const { requireTracer, findOnPath } = require('../tracer/detect');
 const { describeTracerFailure } = require('../tracer/failure');
 const { parseErrnoList } = require('../ebadf/errno');
 const { parseSyscallList } = require('../ebadf/syscalls');
-const { buildProgram, writeDerivedProgram, displayProgramCommand } = require('../ebadf/program');
+const { planEbadf, MAX_ERRNOS } = require('../ebadf/program');
+const { renderPlan } = require('../tracer/plan');
+const { durationOption, checkDuration, dryRunOption } = require('./common-options');
 const { requireGcore, checkCoreDir, requireRoom, coreEstimate, formatBytes } = require('../ebadf/core');
-const { renderOpenHelp, seconds } = require('../ebadf/report');
+const { renderOpenHelp, seconds } = require('../ebadf/hit-report');
 const { watch } = require('../ebadf/watch');
 
 const COMM_MAX = 15; // TASK_COMM_LEN - 1: the kernel keeps this much of a name
 
 function builder(y) {
   return y
-    .usage('$0 ebadf (-p PID | -n NAME) [options]\n\n'
+    .usage('$0 ebadf (-p PID | --name NAME) [options]\n\n'
       + 'Stop a process the instant a system call fails with EBADF (close() by default), save a\n'
       + 'core with gcore, and resume it; or, with --abort, kill it with SIGABRT right there.\n'
       + 'Each hit shows the failing call, the stack at that moment (JavaScript frames named when\n'
       + 'node runs with --perf-basic-prof), the core and how long the process was stopped.')
     .option('pid', { alias: 'p', type: 'string', describe: 'Watch this process (any program, not just node)' })
-    .option('name', { alias: 'n', type: 'string', describe: 'Watch every process with this name (comm, max 15 characters), including ones started later' })
+    .option('name', { type: 'string', describe: 'Watch every process with this name (comm, max 15 characters), including ones started later' })
     .option('abort', { type: 'boolean', default: false, describe: 'Kill the process with SIGABRT at the failing call instead (development: it dies, the kernel writes its core)' })
     .option('output-dir', { alias: 'o', type: 'string', describe: 'Where cores go (default: the current directory)' })
     .option('syscall', { type: 'string', default: 'close', describe: 'System calls to watch, comma-separated' })
-    .option('errno', { type: 'string', default: 'EBADF', describe: 'Errors to catch, comma-separated names (EBADF,EPIPE)' })
+    .option('errno', { type: 'string', default: 'EBADF', describe: `Errors to catch, comma-separated names (EBADF,EPIPE), at most ${MAX_ERRNOS}` })
     .option('count', { type: 'number', default: 1, describe: 'Hits to handle before exiting' })
-    .option('duration', { alias: 'd', type: 'number', describe: 'Give up after this many seconds' })
+    .option('duration', durationOption('Give up after this many seconds'))
     .option('gcore-timeout', { type: 'number', default: 120, describe: 'Longest a core may take, in seconds; after that gcore is killed and the process resumed' })
     .option('backend', { choices: ['dtrace', 'bpftrace'], describe: 'Tracer to use (default: dtrace if present, else bpftrace)' })
-    .option('dry-run', { type: 'boolean', default: false, describe: 'Print the tracer command line and program, and exit' })
+    .option('dry-run', dryRunOption())
     .conflicts('pid', 'name')
     .check((a) => {
       if (a.abort && a.outputDir !== undefined) {
         throw new Error('-o applies to the cores gcore saves; with --abort the kernel writes the core (ulimit -c, kernel.core_pattern).');
       }
       if (a.pid === undefined && a.name === undefined) {
-        throw new Error('Give a process: -p PID or -n NAME. nodetrace ebadf never watches every process.');
+        throw new Error('Give a process: -p PID or --name NAME. nodetrace ebadf never watches every process.');
       }
       if (!(Number.isInteger(a.count) && a.count > 0 && a.count <= 1000)) throw new Error('--count expects a whole number from 1 to 1000.');
-      if (a.duration !== undefined && !(Number.isInteger(a.duration) && a.duration > 0)) throw new Error('-d expects a whole number of seconds greater than 0.');
-      if (!(Number.isInteger(a['gcore-timeout']) && a['gcore-timeout'] > 0)) throw new Error('--gcore-timeout expects a whole number of seconds greater than 0.');
+      checkDuration(a);
+      if (!(Number.isInteger(a['gcore-timeout']) && a['gcore-timeout'] > 0 && a['gcore-timeout'] <= 86400)) {
+        throw new Error('--gcore-timeout expects a whole number of seconds from 1 to 86400.');
+      }
       return true;
     })
     .example('sudo $0 ebadf -p 4242', 'stop 4242 at the first close() that fails with EBADF, gcore it, resume it')
-    .example('sudo $0 ebadf -n node', 'the same for any process named node, running now or started later')
+    .example('sudo $0 ebadf --name node', 'the same for any process named node, running now or started later')
     .example('sudo $0 ebadf -p 4242 --abort', 'kill it with SIGABRT there instead: it dies with a core (development)')
     .example('sudo $0 ebadf -p 4242 -o /var/cores', 'where cores go (default: the current directory)')
     .example('sudo $0 ebadf -p 4242 --syscall close,dup2,write --errno EBADF,EPIPE', 'other calls, other errors')
     .example('sudo $0 ebadf -p 4242 --count 3', 'handle three hits before exiting')
-    .example('$0 ebadf -p 4242 --dry-run', 'show exactly what would be loaded into the kernel')
+    .example('$0 ebadf -p 4242 -n', 'show exactly what would be loaded into the kernel, and how')
     .epilogue('Exit status: 0 when --count hits were handled; 1 when a core could not be saved, the tracer\n'
       + 'failed, or the watch ended (Ctrl-C, -d) first; 2 for bad options; 3 when the process does\n'
       + 'not exist or exited first. Stopped processes are resumed even if nodetrace is killed.\n'
@@ -64,15 +67,15 @@ function builder(y) {
 
 function parseName(text) {
   const name = String(text);
-  if (!name) throw new UsageError('-n expects a process name, e.g. -n node.');
+  if (!name) throw new UsageError('--name expects a process name, e.g. --name node.');
   // eslint-disable-next-line no-control-regex
   if (/[\x00-\x1f\x7f]/.test(name) || name.startsWith('-')) {
-    throw new UsageError('-n: a process name cannot contain control characters or start with "-".');
+    throw new UsageError('--name: a process name cannot contain control characters or start with "-".');
   }
   if (Buffer.byteLength(name) > COMM_MAX) {
     const cut = Buffer.from(name).subarray(0, COMM_MAX).toString('utf8').replace(/\uFFFD$/, '');
-    throw new UsageError(`-n "${name}" is longer than ${COMM_MAX} bytes, and the kernel keeps only the first ${COMM_MAX} of a process name.`,
-      `Use the name as the kernel has it: -n '${cut}' (see: ps -o comm= -p PID).`);
+    throw new UsageError(`--name "${name}" is longer than ${COMM_MAX} bytes, and the kernel keeps only the first ${COMM_MAX} of a process name.`,
+      `Use the name as the kernel has it: --name '${cut}' (see: ps -o comm= -p PID).`);
   }
   return name;
 }
@@ -80,12 +83,13 @@ function parseName(text) {
 function plan(args, tracer) {
   const filter = args.pid !== undefined ? { pid: proc.parsePid(args.pid) } : { name: parseName(args.name) };
   const errnos = parseErrnoList(args.errno);
+  if (errnos.length > MAX_ERRNOS) throw new UsageError(`--errno takes at most ${MAX_ERRNOS} errors.`);
   const sys = parseSyscallList(args.syscall, { tracerName: tracer.name });
-  const program = buildProgram({
-    tracer, mode: args.abort ? 'abort' : 'stop', pid: filter.pid, name: filter.name,
-    syscalls: sys.names, errnos, count: args.count,
+  const mode = args.abort ? 'abort' : 'stop';
+  const tracerPlan = planEbadf({
+    tracer, mode, pid: filter.pid, name: filter.name, syscalls: sys.names, errnos, count: args.count,
   });
-  return { filter, errnos, syscalls: sys.names, syscallsChecked: sys.checked, program };
+  return { filter, errnos, mode, syscalls: sys.names, syscallsChecked: sys.checked, tracerPlan };
 }
 
 function describeFilter(filter) {
@@ -101,31 +105,22 @@ function whatItWatches(p) {
 }
 
 function dryRun(p, args) {
-  const prog = p.program;
-  let cmdArgs = prog.args;
-  let where = prog.file;
-  if (prog.derived) {
-    const written = writeDerivedProgram(prog);
-    cmdArgs = written.args;
-    where = `derived from ${prog.file}, written to ${written.file}`;
-  }
-  const out = [`# ${prog.tracer.name} ${prog.tracer.version} would run:`, displayProgramCommand(prog, cmdArgs)];
-  if (prog.mode === 'stop') {
+  const after = [];
+  if (p.mode === 'stop') {
     const target = p.filter.pid || 'PID';
-    out.push(`# then, for each hit (nodetrace itself, no shell): gcore -o ${args.outputDir || '.'}/.nodetrace-ebadf-XXXXXX/core ${target}; `
+    after.push(`for each hit (nodetrace itself, no shell): gcore -o ${args.outputDir || '.'}/.nodetrace-ebadf-XXXXXX/core ${target}; `
       + `kill -CONT ${target}; chmod 0600 and rename the core; a watchdog resumes ${target} if nodetrace dies`);
   }
-  if (!p.syscallsChecked && prog.tracer.name === 'bpftrace') out.push('# (system call names not checked against the kernel: tracefs is readable by root only)');
-  out.push(`# program (${where}):`);
-  process.stdout.write(out.join('\n') + '\n' + prog.text);
+  if (!p.syscallsChecked && p.tracerPlan.tracer.name === 'bpftrace') after.push('(system call names not checked against the kernel: tracefs is readable by root only)');
+  process.stdout.write(renderPlan(p.tracerPlan, { after }));
 }
 
-// nodetrace and its watchdog are node processes: a `-n node` must never stop them.
+// nodetrace and its watchdog are node processes: a `--name node` must never stop them.
 function requireNotOurselves(filter) {
   if (!filter.name) return;
   try { process.title = 'nodetrace'; } catch (err) { /* keep going */ }
   if (proc.processName(process.pid) === filter.name) {
-    throw new UserError(`nodetrace itself runs as a process named "${filter.name}" here, so -n ${filter.name} could stop nodetrace.`,
+    throw new UserError(`nodetrace itself runs as a process named "${filter.name}" here, so --name ${filter.name} could stop nodetrace.`,
       { hint: 'Run nodetrace with a longer command line (e.g. the full path: sudo /path/to/bin/nodetrace ...) so that it can rename itself, or watch by PID.' });
   }
 }
@@ -138,13 +133,10 @@ async function handler(args) {
     return;
   }
   requireRoot('nodetrace ebadf');
-  const mode = p.program.mode;
+  const mode = p.mode;
   if (p.filter.pid) {
     if (p.filter.pid === process.pid) throw new UsageError('-p names nodetrace itself.');
-    if (!proc.isRunning(p.filter.pid)) {
-      throw new UserError(`no process with PID ${p.filter.pid} is running.`,
-        { hint: 'Find processes with: pgrep -l node (or ps -e)', exitCode: EXIT.NOT_FOUND });
-    }
+    proc.requireProcess(p.filter.pid, { hint: 'Find processes with: pgrep -l node (or ps -e)' });
   }
   requireNotOurselves(p.filter);
   let gcore;
@@ -154,13 +146,8 @@ async function handler(args) {
     coreDir = checkCoreDir(args.outputDir || '.');
     if (p.filter.pid) requireRoom(coreDir, p.filter.pid);
   }
-  let targetCoreLimit = null;
   if (mode === 'abort' && p.filter.pid) {
-    try {
-      const m = /^Max core file size\s+(\S+)/m.exec(fs.readFileSync(`/proc/${p.filter.pid}/limits`, 'utf8'));
-      targetCoreLimit = m ? m[1] : null;
-    } catch (err) { /* not Linux */ }
-    if (targetCoreLimit === '0') {
+    if (proc.coreLimit(p.filter.pid) === '0') {
       process.stderr.write(`nodetrace: warning: PID ${p.filter.pid}'s core size limit is 0, so SIGABRT will kill it without a core.\n`
         + `  To get one, first run: sudo prlimit --pid ${p.filter.pid} --core=unlimited\n`);
     }
@@ -174,15 +161,16 @@ async function handler(args) {
   const errnoNames = Object.fromEntries(p.errnos.map((e) => [e.number, e.name]));
   let watchingSince = Date.now();
   const result = await watch({
-    program: p.program, filter: p.filter, count: args.count, coreDir, gcore,
+    plan: p.tracerPlan, mode, filter: p.filter, count: args.count, coreDir, gcore,
     durationSeconds: args.duration, gcoreTimeoutMs: args.gcoreTimeout * 1000,
-    out: process.stdout, err: process.stderr, errnoNames, targetCoreLimit,
+    out: process.stdout, err: process.stderr, errnoNames,
     onReady: () => (watchingSince = Date.now()) && process.stderr.write(`nodetrace: watching ${describe} for ${whatItWatches(p)} `
       + `(${tracer.name} ${tracer.version}); ${onHit}. Ctrl-C to stop.\n`),
   });
 
   if (!result.ready) {
-    throw describeTracerFailure(tracer, { errors: result.errors, code: result.tracerExit && result.tracerExit.code, signal: result.tracerExit && result.tracerExit.signal }, p.filter.pid);
+    if (result.interrupted) throw new UserError(`interrupted (${result.interrupted}) before the probes were in place; nothing was stopped.`);
+    throw describeTracerFailure(tracer, { ...result.tracerExit, errors: result.errors }, p.filter.pid);
   }
   const help = renderOpenHelp(result.records, { llnode: findOnPath('llnode') });
   if (help) process.stdout.write(help);

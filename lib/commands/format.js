@@ -3,7 +3,7 @@
 // stdin the way `nodetrace latency` does, e.g.
 //   dtrace -s d-scripts/addon-latency.d -p 4242 | nodetrace format
 const { UsageError } = require('../errors');
-const { buildModel, renderModel, hasData } = require('../report');
+const { buildModel, renderModel, hasData } = require('../aggregation/summarize');
 
 function readStdin() {
   return new Promise((resolve, reject) => {

@@ -2,74 +2,20 @@
 // nodetrace latency: how long the asynchronous operations that add-ons (and
 // Node itself) queue on libuv's thread pool take, by the native function that
 // queued them, with where the time went.
-const fs = require('fs');
-const os = require('os');
-const path = require('path');
-const { UsageError, UserError } = require('../errors');
+const { UserError } = require('../errors');
 const proc = require('../proc');
 const { requireRoot } = require('../privilege');
-const { requireTracer, findOnPath } = require('../tracer/detect');
-const { tracerArgs, readScript, scriptPath, displayCommand } = require('../tracer/programs');
-const { runTracer, resendEveryMsFor } = require('../tracer/session');
-const { buildModel, renderModel, hasData } = require('../report');
+const { requireTracer } = require('../tracer/detect');
+const { planTracer, renderPlan } = require('../tracer/plan');
+const { TracerSession, abnormalEnd } = require('../tracer/session');
 const { describeTracerFailure } = require('../tracer/failure');
-const { Symbolizer } = require('../symbolize');
-
-// The target's memory map, refreshed while it runs, so that addresses the
-// tracer could not name after the target exited can still be named.
-function watchMaps(pidOf) {
-  const symbolizer = new Symbolizer();
-  let latest = null;
-  let timer = null;
-  return {
-    start(child) {
-      const refresh = () => {
-        const pid = pidOf(child);
-        const snap = pid && symbolizer.snapshot(pid);
-        if (snap && snap.maps.length) latest = snap;
-      };
-      refresh();
-      timer = setInterval(refresh, 1000);
-      timer.unref();
-    },
-    stop() { clearInterval(timer); },
-    // Kinds are keyed by return addresses (of the calls that queued work).
-    resolver() {
-      if (!latest) return undefined;
-      return (addresses) => {
-        const { frames } = symbolizer.symbolize(latest, addresses, { allReturnAddresses: true });
-        return new Map(addresses.map((a, i) => [a, frames[i].symbol]).filter(([, name]) => name));
-      };
-    },
-  };
-}
-
-// With -c the tracer forks the command: its only child (forked by whichever
-// of its threads, so look at them all).
-function childPidOf(tracerPid) {
-  try {
-    for (const task of fs.readdirSync(`/proc/${tracerPid}/task`)) {
-      const kids = fs.readFileSync(`/proc/${tracerPid}/task/${task}/children`, 'utf8').trim();
-      if (kids) return Number(kids.split(/\s+/)[0]);
-    }
-  } catch (err) { /* tracer gone */ }
-  return null;
-}
-
-// bpftrace -c forks the command and lets it exec only once the probes are
-// attached: it has started when bpftrace's child runs another program.
-function commandStarted(tracerPid) {
-  const pid = childPidOf(tracerPid);
-  if (!pid) return false;
-  try {
-    return fs.readlinkSync(`/proc/${pid}/exe`) !== fs.readlinkSync(`/proc/${tracerPid}/exe`);
-  } catch (err) {
-    return false;
-  }
-}
+const { buildModel, renderModel, hasData } = require('../aggregation/summarize');
+const { KeptMaps } = require('../latency/kept-maps');
+const { resolveCommand, childPidOf, commandStarted } = require('../latency/command-target');
+const { durationOption, checkDuration, dryRunOption } = require('./common-options');
 
 const SCRIPT = 'addon-latency';
-// bpftrace's output with -c, in a private temporary directory.
+// bpftrace's output with -c, in the run's private directory.
 const OUTPUT_FILE = 'bpftrace.out';
 
 function builder(y) {
@@ -80,20 +26,18 @@ function builder(y) {
       + 'the time split into: waiting for a pool thread, running on it, waiting for the event loop.')
     .option('pid', { alias: 'p', type: 'string', describe: 'Trace this running Node process' })
     .option('command', { alias: 'c', type: 'string', describe: 'Start this command (no shell) and trace it while it runs' })
-    .option('duration', { alias: 'd', type: 'number', describe: 'Stop after this many seconds (default: Ctrl-C or target exit)' })
+    .option('duration', durationOption('Stop after this many seconds (default: Ctrl-C or target exit)'))
     .option('json', { type: 'boolean', default: false, describe: 'Print JSON (docs/json-format.md) instead of text' })
     .option('sort', { choices: ['total', 'count', 'name'], default: 'total', describe: 'Order kinds by total time, operation count or name' })
     .option('breakdown', { type: 'boolean', default: false, describe: 'Full histograms for queue wait, run and loop wait, not just a summary line' })
     .option('addons-only', { type: 'boolean', default: false, describe: 'Hide Node\'s own thread-pool work (crypto, zlib, ...)' })
     .option('backend', { choices: ['dtrace', 'bpftrace'], describe: 'Tracer to use (default: dtrace if present, else bpftrace)' })
-    .option('dry-run', { alias: 'n', type: 'boolean', default: false, describe: 'Print the tracer command line and program, and exit' })
+    .option('dry-run', dryRunOption())
     .option('force', { type: 'boolean', default: false, describe: 'Trace the PID even if it does not look like Node' })
     .conflicts('pid', 'command')
     .check((a) => {
       if (a.pid === undefined && a.command === undefined) throw new Error('Give a process: -p PID or -c COMMAND.');
-      if (a.duration !== undefined && !(Number.isInteger(a.duration) && a.duration > 0)) {
-        throw new Error('-d expects a whole number of seconds greater than 0.');
-      }
+      checkDuration(a);
       if (a.command !== undefined && !a.command.trim()) throw new Error('-c expects a command, e.g. -c \'node app.js\'.');
       return true;
     })
@@ -101,97 +45,84 @@ function builder(y) {
     .example('sudo $0 latency -p 4242 -d 10', 'trace for 10 seconds')
     .example("sudo $0 latency -c 'node app.js'", 'start the command and trace it while it runs')
     .example('sudo $0 latency -p 4242 --json', 'machine-readable output')
-    .example('$0 latency -p 4242 -n', 'show exactly what would be loaded into the kernel')
+    .example('$0 latency -p 4242 -n', 'show exactly what would be loaded into the kernel, and how')
     .example('dtrace -s d-scripts/addon-latency.d -p 4242 | $0 format', 'format the raw D script\'s output');
 }
 
-// The node binary a -c command will run, for probes that name a binary.
-function commandBinary(command) {
-  const argv0 = command.trim().split(/\s+/)[0];
-  const file = argv0.includes('/') ? path.resolve(argv0) : findOnPath(argv0);
-  if (!file) throw new UsageError(`cannot find "${argv0}" on the PATH for -c.`);
-  return file;
-}
-
+/**
+ * The tracer run for these arguments. Pure but for checking that the
+ * process exists and is Node, and for finding -c's binary on the PATH.
+ */
 function plan(args, tracer) {
   const o = { script: SCRIPT };
   if (args.pid !== undefined) {
     o.pid = proc.parsePid(args.pid);
-    if (!args.force) proc.requireNodeProcess(o.pid);
-    else if (!proc.isRunning(o.pid)) proc.requireNodeProcess(o.pid);
-    if (tracer.name === 'bpftrace') o.macros = [`/proc/${o.pid}/exe`];
-    o.describe = `PID ${o.pid} with ${tracer.name} ${tracer.version}`;
+    if (args.force) proc.requireProcess(o.pid);
+    else proc.requireNodeProcess(o.pid);
+    // bpftrace cannot take a PID inside a probe's path: the program takes the binary.
+    if (tracer.name === 'bpftrace') o.positional = [`/proc/${o.pid}/exe`];
+    o.describe = `PID ${o.pid}`;
   } else {
-    // Named by its resolved path: bpftrace refuses a bare name that more
-    // than one PATH directory holds.
-    const [, ...rest] = args.command.trim().split(/\s+/);
-    o.command = [commandBinary(args.command), ...rest].join(' ');
-    if (tracer.name === 'bpftrace') o.macros = [commandBinary(args.command)];
-    o.describe = `"${args.command}" with ${tracer.name} ${tracer.version}`;
+    const c = resolveCommand(args.command);
+    o.command = c.command;
+    if (tracer.name === 'bpftrace') {
+      o.positional = [c.binary];
+      // The command inherits the tracer's stdout, so the tracer writes its
+      // own output to a private file (bpftrace buffers that file, so
+      // readiness is told another way: bpftrace execs the command only once
+      // its probes are attached).
+      o.outputFile = OUTPUT_FILE;
+    }
+    o.describe = `"${args.command}"`;
   }
-  return o;
+  // bpftrace names usym() keys while it prints, re-reading the symbols for
+  // every key unless told to cache them (it caches by default only where
+  // ASLR is off). One process is traced, so caching is right.
+  if (tracer.name === 'bpftrace') o.env = { BPFTRACE_CACHE_USER_SYMBOLS: '1' };
+  return planTracer(tracer, o);
+}
+
+// With -c the command's own output goes to ours (to stderr with --json, to
+// keep the JSON clean); dtrace -c pipes it through dtrace's, unseen.
+function commandStdio(p, args) {
+  if (!p.argv.includes('-c')) return undefined;
+  if (p.outputFile) return ['inherit', args.json ? 2 : 'inherit'];
+  return ['inherit', 'pipe'];
 }
 
 async function handler(args) {
   const tracer = requireTracer(args.backend);
-  const o = plan(args, tracer);
-  // bpftrace -c: the command inherits bpftrace's stdout, so it gets ours
-  // (our stderr with --json, to keep the JSON clean) and bpftrace writes to a
-  // private file. bpftrace buffers that file, so the probes are known to be
-  // in place when the command runs: bpftrace starts it only after attaching.
-  const privateOutput = Boolean(o.command) && tracer.name === 'bpftrace';
+  const p = plan(args, tracer);
   if (args.dryRun) {
-    if (privateOutput) o.outputFile = path.join('<private temporary directory>', OUTPUT_FILE);
-    process.stdout.write(`# ${tracer.name} ${tracer.version} would run:\n${displayCommand(tracer.path, tracerArgs(tracer, o))}\n`
-      + `# program (${scriptPath(SCRIPT, tracer.name)}):\n${readScript(SCRIPT, tracer.name)}`);
+    process.stdout.write(renderPlan(p));
     return;
   }
   requireRoot('nodetrace latency');
-  let outputDir = null;
-  let stdio;
-  if (privateOutput) {
-    outputDir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-latency-'));
-    o.outputFile = path.join(outputDir, OUTPUT_FILE);
-    stdio = ['inherit', args.json ? 2 : 'inherit', 'pipe'];
-  } else if (o.command) {
-    // dtrace -c: the command's output goes through dtrace's; it is not shown.
-    stdio = ['inherit', 'pipe', 'pipe'];
-  }
-  const maps = watchMaps((child) => o.pid || childPidOf(child.pid));
-  let result;
-  try {
-    result = await runTracer({
-      onReady: (child) => maps.start(child),
-      file: tracer.path,
-      args: tracerArgs(tracer, o),
-      durationSeconds: args.duration,
-      describe: o.describe,
-      resendEveryMs: resendEveryMsFor(tracer.name),
-      // bpftrace names usym() keys while it prints, re-reading the symbols for
-      // every key unless told to cache them (it caches by default only where
-      // ASLR is off). One process is traced, so caching is right.
-      env: tracer.name === 'bpftrace' ? { BPFTRACE_CACHE_USER_SYMBOLS: '1' } : undefined,
-      stdio,
-      outputFile: o.outputFile,
-      readyWhen: privateOutput ? (child) => commandStarted(child.pid) : undefined,
-    });
-  } finally {
-    if (outputDir) fs.rmSync(outputDir, { recursive: true, force: true });
-  }
-  if (!result.ready && !result.interrupted) {
-    throw describeTracerFailure(tracer, result, o.pid);
-  }
+  const pid = args.pid !== undefined ? Number(args.pid) : null;
+  let session = null;
+  const maps = new KeptMaps(() => pid || (session && session.child && childPidOf(session.child.pid)));
+  session = new TracerSession(p, {
+    durationSeconds: args.duration,
+    stdio: commandStdio(p, args),
+    readyWhen: p.outputFile ? (child) => commandStarted(child.pid) : undefined,
+    onReady: () => maps.start(),
+  });
+  const result = await session.run();
   maps.stop();
+  if (!result.ready && result.endReason === null) throw describeTracerFailure(tracer, result, pid);
+  if (!result.ready) return;   // Ctrl-C before the probes were in place: nothing gathered
   const model = buildModel(result.stdout, {
     tracer: tracer.name, addonsOnly: args.addonsOnly, resolveAddresses: maps.resolver(),
   });
-  if (o.pid && !proc.isRunning(o.pid)) process.stderr.write(`nodetrace: PID ${o.pid} exited; here is what was gathered.\n`);
-  if (!hasData(model)) {
-    process.stderr.write(`nodetrace: no thread-pool work completed in ${o.describe.replace(/ with .*/, '')} while tracing.\n`);
+  const broken = abnormalEnd(result, p);
+  if (pid && !broken && !proc.isRunning(pid)) process.stderr.write(`nodetrace: PID ${pid} exited; here is what was gathered.\n`);
+  if (hasData(model)) {
+    process.stdout.write(renderModel(model, { json: args.json, sort: args.sort, breakdownHistograms: args.breakdown }));
+  } else {
+    if (!broken) process.stderr.write(`nodetrace: no thread-pool work completed in ${p.describe} while tracing.\n`);
     if (args.json) process.stdout.write(renderModel(model, { json: true }));
-    return;
   }
-  process.stdout.write(renderModel(model, { json: args.json, sort: args.sort, breakdownHistograms: args.breakdown }));
+  if (broken) throw new UserError(`${broken}; the results are incomplete${hasData(model) ? ' (above: what it printed)' : ''}.`);
 }
 
 module.exports = {

@@ -18,7 +18,7 @@ const path = require('path');
 const { spawn } = require('child_process');
 const { UserError, UsageError } = require('../errors');
 const { findOnPath } = require('../tracer/detect');
-const { statusField } = require('./procstate');
+const { statusBytes } = require('../proc/stat');
 
 const MARGIN = 0.05;
 
@@ -67,9 +67,9 @@ function checkCoreDir(dir) {
 
 // Bytes the core of `pid` will need, or null if the process is gone.
 function coreEstimate(pid) {
-  const vmSize = statusField(pid, 'VmSize');
+  const vmSize = statusBytes(pid, 'VmSize');
   if (vmSize == null) return null;
-  return { vmSize, rss: statusField(pid, 'VmRSS'), need: Math.ceil(vmSize * (1 + MARGIN)) };
+  return { vmSize, rss: statusBytes(pid, 'VmRSS'), need: Math.ceil(vmSize * (1 + MARGIN)) };
 }
 
 function freeBytes(dir) {

@@ -4,8 +4,7 @@
 //   <stack frames, one per line: 0x7f.. (raw) or sym+off or module`sym+0x1a (DTrace)>
 //   END pid=4242
 // and, when bpftrace exits, its maps (@stopped_ns[PID]: NS, @hits: N).
-// Pure: text in, events out.
-const { READY_MARKER } = require('../tracer/session');
+// Pure: lines in (lib/tracer/session.js cuts them), events out.
 
 function parseHitLine(line) {
   if (!line.startsWith('HIT ')) return null;
@@ -31,26 +30,13 @@ function parseHitLine(line) {
 }
 
 class OutputParser {
-  /** @param {function(object)} onEvent receives {type: 'ready'|'hit'|'stack'|'stopped'|'line', ...} */
+  /** @param {function(object)} onEvent receives {type: 'hit'|'stack'|'stopped'|'line', ...} */
   constructor(onEvent) {
     this.onEvent = onEvent;
-    this.buf = '';
     this.current = null; // the hit whose stack is being read
   }
 
-  push(chunk) {
-    this.buf += chunk;
-    let nl;
-    while ((nl = this.buf.indexOf('\n')) >= 0) {
-      const line = this.buf.slice(0, nl);
-      this.buf = this.buf.slice(nl + 1);
-      this.line(line);
-    }
-  }
-
   end() {
-    if (this.buf) this.line(this.buf);
-    this.buf = '';
     if (this.current) {
       this.onEvent({ type: 'stack', pid: this.current.pid, frames: this.current.frames, truncated: true });
       this.current = null;
@@ -78,10 +64,6 @@ class OutputParser {
     const stopped = /^@stopped_ns\[([0-9]+)\]: ([0-9]+)$/.exec(line);
     if (stopped) {
       this.onEvent({ type: 'stopped', pid: Number(stopped[1]), kernelNs: BigInt(stopped[2]) });
-      return;
-    }
-    if (line.includes(READY_MARKER)) {
-      this.onEvent({ type: 'ready', line });
       return;
     }
     if (line.trim()) this.onEvent({ type: 'line', line });

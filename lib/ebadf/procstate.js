@@ -3,47 +3,11 @@
 // at: resuming what it stopped. Used by nodetrace and by its watchdog, so it
 // depends on nothing but fs.
 const fs = require('fs');
-
-function readStat(pid) {
-  try {
-    const s = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const rest = s.slice(s.lastIndexOf(')') + 2).split(' ');
-    // rest[0] is field 3 (state); field 22 (starttime) is rest[19].
-    return { state: rest[0], startTime: rest[19], comm: s.slice(s.indexOf('(') + 1, s.lastIndexOf(')')) };
-  } catch (err) {
-    return null;
-  }
-}
-
-// 'R', 'S', 'D', 'T' (stopped by a signal), 't' (stopped by a tracer, e.g.
-// gdb), 'Z', or null when there is no such process.
-function procState(pid) {
-  const st = readStat(pid);
-  return st ? st.state : null;
-}
+const { readStat, procState, startTime, sameProcess, statusBytes } = require('../proc/stat');
 
 function isStopped(pid) {
   const s = procState(pid);
   return s === 'T' || s === 't';
-}
-
-function startTime(pid) {
-  const st = readStat(pid);
-  return st ? st.startTime : null;
-}
-
-// Same process as when we looked before (guards against PID reuse).
-function sameProcess(pid, start) {
-  return start != null && startTime(pid) === start;
-}
-
-function statusField(pid, field) {
-  try {
-    const m = new RegExp(`^${field}:\\s+([0-9]+) kB`, 'm').exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) * 1024 : null;
-  } catch (err) {
-    return null;
-  }
 }
 
 // PIDs matching the filter: the PID itself, or every process whose comm is name.
@@ -145,6 +109,6 @@ async function waitStopped(pid, timeoutMs) {
 }
 
 module.exports = {
-  readStat, procState, isStopped, startTime, sameProcess, statusField, candidates, stoppedCandidates,
+  procState, isStopped, startTime, sameProcess, statusBytes, candidates, stoppedCandidates,
   sendSignal, sleepSync, resumeSync, resume, waitStopped,
 };

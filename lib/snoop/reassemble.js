@@ -103,7 +103,8 @@ function prefixOf(text) {
 
 /**
  * Events:
- *   { type: 'record', pid, tid, text }                    a whole record (no trailing newline)
+ *   { type: 'record', pid, tid, id, text }                a whole record (no trailing newline); id:
+ *                                                         when the probe fired (bpftrace's nsecs), or undefined
  *   { type: 'truncated', pid, tid, level, bytesSeen, prefix, complete }
  *                                                         longer than the tracer reads; complete:
  *                                                         false if pieces were lost too
@@ -148,7 +149,7 @@ class Reassembler {
     const key = p.pid + ' ' + p.tid + ' ' + p.id;
     let e = this.pending.get(key);
     if (!e) {
-      e = { pid: p.pid, tid: p.tid, parts: [], bytes: 0, next: 0, damaged: null, seen: now };
+      e = { pid: p.pid, tid: p.tid, id: p.id, parts: [], bytes: 0, next: 0, damaged: null, seen: now };
       this.pending.set(key, e);
     }
     e.seen = now;
@@ -176,19 +177,19 @@ class Reassembler {
     if (e.damaged) return [this.incomplete(e, e.damaged)];
     this.stats.records++;
     this.stats.pids.add(e.pid);
-    return [{ type: 'record', pid: e.pid, tid: e.tid, text: stripEol(e.parts.join('')) }];
+    return [{ type: 'record', pid: e.pid, tid: e.tid, id: e.id, text: stripEol(e.parts.join('')) }];
   }
 
   cut(p) {
     const key = p.pid + ' ' + p.tid + ' ' + p.id;
-    const e = this.pending.get(key) || { pid: p.pid, tid: p.tid, parts: [], bytes: 0, next: 0, damaged: 'its pieces were lost' };
+    const e = this.pending.get(key) || { pid: p.pid, tid: p.tid, id: p.id, parts: [], bytes: 0, next: 0, damaged: 'its pieces were lost' };
     this.pending.delete(key);
     if (e.next !== p.pieces) e.damaged = e.damaged || 'pieces of the record were lost';
     const text = e.parts.join('');
     this.stats.truncated++;
     this.stats.pids.add(e.pid);
     return [{
-      type: 'truncated', pid: e.pid, tid: e.tid, level: levelOf(text), bytesSeen: e.bytes,
+      type: 'truncated', pid: e.pid, tid: e.tid, id: e.id, level: levelOf(text), bytesSeen: e.bytes,
       prefix: prefixOf(text), complete: !e.damaged,
     }];
   }

@@ -5,6 +5,10 @@ const { isRunning } = require('../proc');
 
 function describeTracerFailure(tracer, result, pid) {
   const text = result.errors.join('\n').trim();
+  if (result.attachTimedOut) {
+    return new UserError(`${tracer.name} did not attach its probes within ${Math.round(result.attachTimeoutMs / 1000)} s, so it was stopped${text ? `: ${firstLines(text)}` : ''}.`,
+      { hint: 'Nothing was traced. Run with --dry-run to see the exact command, and try it by hand.' });
+  }
   if (pid && !isRunning(pid)) {
     return new UserError(`PID ${pid} exited before ${tracer.name} could attach.`, { exitCode: EXIT.NOT_FOUND });
   }
@@ -18,7 +22,7 @@ function describeTracerFailure(tracer, result, pid) {
   }
   const how = result.signal ? `was killed by ${result.signal}` : `exited with status ${result.code}`;
   return new UserError(`${tracer.name} rejected the program (${how}):\n${firstLines(text, 8) || '(it printed nothing)'}`,
-    { hint: 'Run with --dry-run to see the exact program; `nodetrace doctor` checks what this host lacks.' });
+    { hint: 'Run with --dry-run to see the exact command and program; `nodetrace doctor` checks what this host lacks.' });
 }
 
 function firstLines(text, n = 3) {

@@ -1,21 +1,33 @@
 'use strict';
-// Runs one tracer process to completion: spawns it (never through a shell),
-// notices when its probes are attached, ends it after a duration or on
-// Ctrl-C/SIGTERM the way the tracer itself expects (so that it prints its
-// aggregations), and hands back everything it printed.
+// Runs one plan (lib/tracer/plan.js) to completion: makes its private files,
+// spawns the tracer (never through a shell, in a process group of its own so
+// that a terminal's Ctrl-C reaches only nodetrace, which then ends the tracer
+// the one way that tracer expects), notices when its probes are attached,
+// ends it after a duration, on Ctrl-C/SIGTERM/SIGHUP or when asked, hands its
+// output over line by line, and says how it ended. Every command runs its
+// tracers through this; nothing else spawns one.
 const fs = require('fs');
+const os = require('os');
+const path = require('path');
 const { spawn } = require('child_process');
 const { StatusLine } = require('../status-line');
+const { stopPolicy } = require('./capabilities');
+const { resolveCommand, usesTemp } = require('./plan');
+const { onTerminationSignals } = require('./signals');
 
-// Both our D and bpftrace programs print this from BEGIN, i.e. once every
-// probe is in place.
+// Every program of ours prints this from BEGIN, i.e. once every probe is in
+// place, at the end of its first line.
 const READY_MARKER = 'Hit Ctrl-C to end.';
-// And our bpftrace programs print this last thing in END: the trace is over
+// And this, alone on a line, as the last thing END does: the trace is over
 // and the tracer is about to print its maps.
 const END_MARKER = 'Tracing ended.';
-const MARKER_WINDOW = 64;
-// A tracer still running this long after it was asked to end is stuck.
-const GIVE_UP_MS = 90000;
+// A tracer not attached after this long is reported, not waited for. (bpftrace
+// takes about 2 s here to read the symbols of a 100 MB node binary; a
+// hostile file can make it wait forever.) -d counts from the attach, as a
+// trace of N seconds means N seconds of tracing.
+const ATTACH_TIMEOUT_MS = 20000;
+// After the END marker, a tracer still printing this long is stuck.
+const AFTER_END_GIVE_UP_MS = 90000;
 
 // Lines tracers print on stderr that are not errors (bpftrace on hosts with a
 // small RLIMIT_MEMLOCK; it works anyway on kernels that account BPF by memcg).
@@ -25,171 +37,223 @@ function isNoise(line) {
   return NOISE.some((re) => re.test(line));
 }
 
-// Collects a tracer's stderr into `errors`, a line at a time, leaving out
-// NOISE. Returns a function to call once it has closed: it adds an
-// unfinished last line.
-function collectErrorLines(stream, errors) {
-  let partial = '';
-  stream.setEncoding('utf8');
-  stream.on('data', (chunk) => {
-    partial += chunk;
-    let nl;
-    while ((nl = partial.indexOf('\n')) >= 0) {
-      const line = partial.slice(0, nl);
-      partial = partial.slice(nl + 1);
-      if (!isNoise(line)) errors.push(line);
-    }
-  });
-  return () => {
-    if (partial && !isNoise(partial)) errors.push(partial);
-    partial = '';
-  };
+// Cuts a stream of text into lines. A command may pass its own splitter with
+// the same two methods (snoop's records hold newlines of their own).
+class NewlineSplitter {
+  constructor() {
+    this.partial = '';
+  }
+
+  push(text) {
+    const parts = (this.partial + text).split('\n');
+    this.partial = parts.pop();
+    return parts;
+  }
+
+  end() {
+    const rest = this.partial;
+    this.partial = '';
+    return rest ? [rest] : [];
+  }
 }
 
-// How long after our own SIGINT a terminal's Ctrl-C (which reaches the whole
-// foreground process group, tracer included) should be left to work before we
-// forward one ourselves: DTrace treats a second interrupt as "impatient" and
-// skips printing.
-const FORWARD_GRACE_MS = 1000;
-
-// runTracer's resendEveryMs for a tracer: bpftrace may not hear the first
-// signal (see endTrace); DTrace must not be told twice.
-function resendEveryMsFor(tracerName) {
-  return tracerName === 'bpftrace' ? 2000 : undefined;
+function signalName(result) {
+  return result.signal ? `was killed by ${result.signal}` : `exited with status ${result.code}`;
 }
 
 /**
- * @param {object} o
- * @param {string} o.file tracer executable
- * @param {string[]} o.args argv for it
- * @param {number} [o.durationSeconds] end the trace this long after attach
- * @param {string} [o.describe] what is traced, for the status line
- * @param {function(string)} [o.onStdout] streaming consumer; when given, stdout is not accumulated
- * @param {object} [o.stdio] override stdio (e.g. to let a -c command share the terminal)
- * @param {string} [o.outputFile] the tracer's output is in this file, read when it exits, not on its stdout
- * @param {function(child): boolean} [o.readyWhen] polled: the probes are attached (besides READY_MARKER)
- * @param {object} [o.env] variables added to the tracer's environment
- * @param {function(child, endTrace)} [o.onReady] called once the probes are attached; endTrace() ends the trace as Ctrl-C does
- * @param {number} [o.resendEveryMs] (bpftrace) end with SIGTERM instead of SIGINT, and send it again
- *   this often until the program prints END_MARKER; SIGKILL if still running GIVE_UP_MS later
- * @param {NodeJS.WriteStream} [o.statusStream] where the status line goes (stderr)
- * @returns {Promise<{code:number|null, signal:string|null, stdout:string, errors:string[], ready:boolean, interrupted:boolean, timedOut:boolean}>}
+ * How a finished session ended, for the user: null when the tracer ended as
+ * its program does (END ran, exit status 0), else a sentence saying what
+ * happened. A tracer that dies is never a clean run.
  */
-function runTracer(o) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(o.file, o.args, {
-      stdio: o.stdio || ['ignore', 'pipe', 'pipe'],
-      env: o.env ? { ...process.env, ...o.env } : process.env,
+function abnormalEnd(result, plan) {
+  if (!result.ready) return null;   // the caller explains a failed start
+  const name = plan.tracer.name;
+  const after = result.readyAt ? ` after ${Math.round((result.endedAt - result.readyAt) / 1000)} s` : '';
+  if (result.gaveUp) return `${name} did not end when asked and was killed${after}`;
+  if (result.signal || result.code !== 0) {
+    const last = result.errors.filter((l) => !isNoise(l)).slice(-2).join('; ');
+    return `${name} ${signalName(result)}${after}${last ? `: ${last}` : ''}`;
+  }
+  if (!result.endMarkerSeen) return `${name} exited${after} without running its END clause`;
+  return null;
+}
+
+class TracerSession {
+  /**
+   * @param {object} plan from planTracer()
+   * @param {object} [o]
+   * @param {number} [o.durationSeconds] end the trace this long after the probes are attached
+   * @param {number} [o.attachTimeoutMs] the longest the attaching may take (default 20 s)
+   * @param {function(string)} [o.onLine] each line of the tracer's output; without it, lines are collected
+   * @param {function(): {push, end}} [o.splitter] how to cut the output into lines
+   * @param {function(ChildProcess)} [o.onSpawn] at once, with the tracer's process
+   * @param {function()} [o.onReady] once the probes are attached
+   * @param {function(ChildProcess): boolean} [o.readyWhen] polled: another way to tell the probes are attached
+   * @param {Array} [o.stdio] stdin and stdout for the tracer (default: ignored, and piped to us)
+   * @param {boolean} [o.handleSignals] end the trace on our SIGINT/SIGTERM/SIGHUP (default true)
+   * @param {function(string)} [o.onSignal] told of such a signal first
+   * @param {NodeJS.WriteStream|null} [o.statusStream] where the status line goes (default stderr; null: none)
+   */
+  constructor(plan, o = {}) {
+    this.plan = plan;
+    this.o = o;
+    this.policy = stopPolicy(plan.tracer);
+    this.child = null;
+    this.lines = [];
+    this.result = {
+      ready: false, code: null, signal: null, errors: [], endMarkerSeen: false,
+      endRequested: false, endReason: null, gaveUp: false, attachTimedOut: false,
+      startedAt: 0, readyAt: 0, endedAt: 0, stdout: '',
+    };
+    this.timers = [];
+  }
+
+  running() {
+    return this.child !== null && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  // Ends the trace the way Ctrl-C would. `reason`: 'duration', a signal's
+  // name, or any word the caller chooses.
+  end(reason = 'request') {
+    const r = this.result;
+    if (r.endRequested || (this.child && !this.running())) return;
+    r.endRequested = true;
+    r.endReason = reason;
+    if (this.running()) this.startEnding();
+  }
+
+  startEnding() {
+    const r = this.result;
+    const { signal, resendEveryMs, giveUpMs } = this.policy;
+    const since = Date.now();
+    let lastSentAt = since;
+    let endSeenAt = 0;
+    this.child.kill(signal);
+    this.every(250, () => {
+      if (!this.running()) return;
+      const now = Date.now();
+      if (r.endMarkerSeen && !endSeenAt) endSeenAt = now;
+      const stuck = endSeenAt ? now - endSeenAt >= AFTER_END_GIVE_UP_MS : now - since >= giveUpMs;
+      if (stuck) {
+        r.gaveUp = true;
+        this.child.kill('SIGKILL');
+      } else if (resendEveryMs && !r.endMarkerSeen && now - lastSentAt >= resendEveryMs) {
+        this.child.kill(signal);
+        lastSentAt = now;
+      }
     });
-    const status = new StatusLine(o.statusStream || process.stderr, o.describe || '', o.durationSeconds);
-    let stdout = '';
-    const errors = [];
-    let ready = false;
-    let interrupted = false;
-    let timedOut = false;
-    let durationTimer = null;
-    let forwardTimer = null;
+  }
 
-    const running = () => child.exitCode === null && child.signalCode === null;
-    let interruptSent = false;
-    let ending = null;
-    let endSeen = false;
-    let tail = ''; // the end of stdout so far, to find markers split across chunks
-    const endTrace = () => {
-      if (!running() || interruptSent) return;
-      interruptSent = true;
-      if (!o.resendEveryMs) {
-        child.kill('SIGINT');
-        return;
-      }
-      // bpftrace: SIGTERM, which it handles exactly as SIGINT while tracing
-      // but keeps ignoring while it prints its maps afterwards (a SIGINT
-      // then, e.g. a terminal's Ctrl-C forwarded late, kills it mid-print).
-      // And bpftrace (0.17 at least) loses such a signal when it lands while
-      // it is not blocked in epoll_wait: the handler sets a flag that its
-      // poll loop reads only when epoll_wait is interrupted. So say it again
-      // until the END probe has printed END_MARKER, which our programs put
-      // last in END, so that nothing END does is cut short.
-      child.kill('SIGTERM');
-      const since = Date.now();
-      let lastSignalAt = since;
-      ending = setInterval(() => {
-        if (!running()) return clearInterval(ending);
-        const now = Date.now();
-        if (now - since >= GIVE_UP_MS) return child.kill('SIGKILL');
-        if (!endSeen && now - lastSignalAt >= o.resendEveryMs) {
-          child.kill('SIGTERM');
-          lastSignalAt = now;
-        }
-      }, 250);
-    };
+  every(ms, fn) {
+    const t = setInterval(fn, ms);
+    this.timers.push(t);
+    return t;
+  }
 
-    const markReady = () => {
-      if (ready) return;
-      ready = true;
-      status.start();
-      if (o.durationSeconds) {
-        durationTimer = setTimeout(() => { timedOut = true; endTrace(); }, o.durationSeconds * 1000);
-      }
-      if (o.onReady) o.onReady(child, endTrace);
-    };
+  after(ms, fn) {
+    const t = setTimeout(fn, ms);
+    this.timers.push(t);
+    return t;
+  }
 
-    const onOutput = (chunk) => {
-      const recent = tail + chunk;
-      tail = recent.slice(-MARKER_WINDOW);
-      if (!ready && recent.includes(READY_MARKER)) markReady();
-      if (recent.includes(END_MARKER)) endSeen = true;
-      if (o.onStdout) o.onStdout(chunk);
-      else stdout += chunk;
-      // Streaming: keep only what preceded readiness, to explain a failure.
-      if (o.onStdout && !ready) stdout = (stdout + chunk).slice(-200);
-    };
-    // The tracer writes its output to o.outputFile (bpftrace -o) when its
-    // stdout belongs to a command it runs. bpftrace buffers that file whatever
-    // -B says, so it is read once the tracer has exited, and the caller tells
-    // readiness another way.
-    const readyPoll = o.readyWhen ? setInterval(() => { if (!ready && o.readyWhen(child)) markReady(); }, 100) : null;
-    if (!o.outputFile && child.stdout) {
-      child.stdout.setEncoding('utf8');
-      child.stdout.on('data', onOutput);
+  markReady() {
+    const r = this.result;
+    if (r.ready) return;
+    r.ready = true;
+    r.readyAt = Date.now();
+    clearTimeout(this.attachTimer);
+    if (this.status) this.status.start();
+    if (this.o.durationSeconds) this.after(this.o.durationSeconds * 1000, () => this.end('duration'));
+    if (this.o.onReady) this.o.onReady();
+  }
+
+  line(text) {
+    const r = this.result;
+    if (!r.ready && text.endsWith(READY_MARKER)) this.markReady();
+    if (text === END_MARKER) r.endMarkerSeen = true;
+    if (this.o.onLine) this.o.onLine(text);
+    else this.lines.push(text);
+  }
+
+  /** Runs the plan; resolves with the result once the tracer has exited. */
+  async run() {
+    const plan = this.plan;
+    const tempDir = usesTemp(plan) ? fs.mkdtempSync(path.join(os.tmpdir(), `nodetrace-${plan.script}-`)) : null;
+    try {
+      for (const f of plan.files) fs.writeFileSync(path.join(tempDir, f.name), f.text, { mode: 0o600, flag: 'wx' });
+      for (const l of plan.links) fs.symlinkSync(l.target, path.join(tempDir, l.name));
+      return await this.spawnAndWait(tempDir);
+    } finally {
+      if (tempDir) fs.rmSync(tempDir, { recursive: true, force: true });
     }
-    const finishErrors = child.stderr ? collectErrorLines(child.stderr, errors) : () => {};
+  }
 
-    const onSignal = (signal) => {
-      interrupted = true;
-      status.stop();
-      if (signal === 'SIGINT' && process.stdin.isTTY) {
-        forwardTimer = setTimeout(endTrace, FORWARD_GRACE_MS);
-      } else {
-        endTrace();
+  spawnAndWait(tempDir) {
+    const plan = this.plan;
+    const o = this.o;
+    const r = this.result;
+    const { file, args } = resolveCommand(plan, tempDir);
+    return new Promise((resolve, reject) => {
+      r.startedAt = Date.now();
+      const stdio = o.stdio ? [...o.stdio, 'pipe'] : ['ignore', 'pipe', 'pipe'];
+      this.child = spawn(file, args, { stdio, env: { ...process.env, ...plan.env }, detached: true });
+      const child = this.child;
+      if (o.onSpawn && child.pid) o.onSpawn(child);
+      if (r.endRequested && child.pid) this.startEnding();
+      if (o.statusStream !== null) {
+        this.status = new StatusLine(o.statusStream || process.stderr, `${plan.describe} with ${plan.tracer.name} ${plan.tracer.version}`, o.durationSeconds);
       }
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-    process.on('SIGHUP', onSignal);
+      const split = o.splitter ? o.splitter() : new NewlineSplitter();
+      const take = (text) => { for (const l of split.push(text)) this.line(l); };
+      if (!plan.outputFile && child.stdout) {
+        child.stdout.setEncoding('utf8');
+        child.stdout.on('data', take);
+      }
+      const errSplit = new NewlineSplitter();
+      child.stderr.setEncoding('utf8');
+      child.stderr.on('data', (text) => {
+        for (const l of errSplit.push(text)) if (!isNoise(l)) r.errors.push(l);
+      });
 
-    child.on('error', (err) => {
-      cleanup();
-      reject(err);
-    });
-    child.on('close', (code, signal) => {
-      if (o.outputFile) onOutput(readIfThere(o.outputFile));
-      clearInterval(readyPoll);
-      cleanup();
-      finishErrors();
-      resolve({ code, signal, stdout, errors, ready, interrupted, timedOut });
-    });
+      const attachMs = o.attachTimeoutMs || ATTACH_TIMEOUT_MS;
+      this.attachTimer = this.after(attachMs, () => {
+        if (r.ready) return;
+        r.attachTimedOut = true;
+        r.attachTimeoutMs = attachMs;
+        r.gaveUp = true;
+        if (this.running()) child.kill('SIGKILL');
+      });
+      if (o.readyWhen) this.every(100, () => { if (!r.ready && o.readyWhen(child)) this.markReady(); });
 
-    function cleanup() {
-      status.stop();
-      clearTimeout(durationTimer);
-      clearTimeout(forwardTimer);
-      clearInterval(ending);
-      process.removeListener('SIGINT', onSignal);
-      process.removeListener('SIGTERM', onSignal);
-      process.removeListener('SIGHUP', onSignal);
-    }
-  });
+      const stopHandling = o.handleSignals === false ? () => {} : onTerminationSignals((sig) => {
+        if (this.status) this.status.stop();
+        if (o.onSignal) o.onSignal(sig);
+        this.end(sig);
+      });
+
+      const finish = () => {
+        for (const t of this.timers) clearTimeout(t);
+        stopHandling();
+        if (this.status) this.status.stop();
+      };
+      child.on('error', (err) => {
+        finish();
+        reject(err);
+      });
+      child.on('close', (code, signal) => {
+        if (plan.outputFile) take(readIfThere(path.join(tempDir, plan.outputFile)));
+        for (const l of split.end()) this.line(l);
+        for (const l of errSplit.end()) if (!isNoise(l)) r.errors.push(l);
+        finish();
+        r.code = code;
+        r.signal = signal;
+        r.endedAt = Date.now();
+        if (!o.onLine) r.stdout = this.lines.length ? this.lines.join('\n') + '\n' : '';
+        resolve(r);
+      });
+    });
+  }
 }
 
 function readIfThere(file) {
@@ -200,4 +264,4 @@ function readIfThere(file) {
   }
 }
 
-module.exports = { runTracer, resendEveryMsFor, READY_MARKER, END_MARKER, isNoise, collectErrorLines };
+module.exports = { TracerSession, abnormalEnd, READY_MARKER, END_MARKER, ATTACH_TIMEOUT_MS, isNoise, NewlineSplitter };

@@ -3,11 +3,11 @@
 // name, demangle, filter, then render as text or JSON. `latency` and `format`
 // both end here, so a raw D script piped through `nodetrace format` reads the
 // same as `nodetrace latency`.
-const { parse } = require('./aggregation/parse');
-const { mergeEntriesByName } = require('./aggregation/model');
-const { renderReport, mangledNames, applyDemangled } = require('./render/report');
-const { toJSON } = require('./render/json');
-const { demangleNames } = require('./demangle');
+const { parse } = require('./parse');
+const { mergeEntriesByName } = require('./model');
+const { renderReport, mangledNames, applyDemangled } = require('../render/text');
+const { toJSON } = require('../render/json');
+const { demangleNames } = require('../demangle');
 
 // Node's own C++ lives in namespace node:: (and libuv's uv_*); add-ons don't.
 // Keys still unresolved to an add-on after N-API attribution fall here too.

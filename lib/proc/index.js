@@ -1,0 +1,163 @@
+'use strict';
+// Facts about target processes, read from /proc (Linux) or ps (elsewhere),
+// in one place. No shell is involved anywhere: names and patterns given by
+// users are only ever compared as strings.
+const fs = require('fs');
+const { execFileSync } = require('child_process');
+const { UserError, UsageError, EXIT } = require('../errors');
+const stat = require('./stat');
+
+// Linux's PID_MAX_LIMIT.
+const PID_MAX = 4194304;
+
+function parsePid(text, flag = '-p') {
+  const s = String(text).trim();
+  if (!/^[1-9][0-9]{0,9}$/.test(s) || Number(s) > PID_MAX) {
+    throw new UsageError(`${flag} expects a process ID (a positive integer), not "${text}".`,
+      'Find one with: pgrep -l node');
+  }
+  return Number(s);
+}
+
+function isRunning(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === 'EPERM';
+  }
+}
+
+function readProcFile(pid, name) {
+  try {
+    return fs.readFileSync(`/proc/${pid}/${name}`, 'utf8');
+  } catch (err) {
+    return null;
+  }
+}
+
+function readLink(file) {
+  try {
+    return fs.readlinkSync(file);
+  } catch (err) {
+    return null;
+  }
+}
+
+// The command line, as the process's argv.
+function commandLine(pid) {
+  const raw = readProcFile(pid, 'cmdline');
+  if (raw !== null) return raw.split('\0').filter(Boolean);
+  try {
+    return execFileSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8' }).trim().split(/\s+/);
+  } catch (err) {
+    return [];
+  }
+}
+
+function executableName(pid) {
+  const exe = readLink(`/proc/${pid}/exe`);
+  if (exe !== null) return exe.replace(/ \(deleted\)$/, '');
+  return commandLine(pid)[0] || '';
+}
+
+function processName(pid) {
+  const comm = readProcFile(pid, 'comm');
+  return comm === null ? '' : comm.trim();
+}
+
+const NODE_FILE = /(^|\/)(node|nodejs)[^/]*$/;
+
+// Pure: does a process with this executable, these mapped files and this
+// argv[0] look like Node? An executable named node*, a mapped libnode.so
+// (distribution builds, embedders), or argv[0] saying node (nvm, electron).
+function isNodeImage({ exe = '', mapPaths = [], argv0 = '' }) {
+  return NODE_FILE.test(exe.replace(/ \(deleted\)$/, ''))
+    || mapPaths.some((p) => /\/libnode\.so/.test(p))
+    || NODE_FILE.test(argv0);
+}
+
+function looksLikeNode(pid) {
+  const maps = readProcFile(pid, 'maps') || '';
+  return isNodeImage({
+    exe: executableName(pid),
+    mapPaths: maps.includes('libnode.so') ? ['/libnode.so'] : [],
+    argv0: commandLine(pid)[0] || '',
+  });
+}
+
+// A PID given by a user: a running process, not a thread of one (a thread ID
+// opens in /proc too, and tracers take it for a process).
+function requireProcess(pid, { hint = 'Find Node processes with: pgrep -l node' } = {}) {
+  const tgid = stat.tgidOf(pid);
+  if (tgid === null || !isRunning(pid)) {
+    throw new UserError(`no process with PID ${pid} is running.`, { hint, exitCode: EXIT.NOT_FOUND });
+  }
+  if (tgid !== pid) {
+    throw new UsageError(`${pid} is a thread of process ${tgid}, not a process.`, `Trace the process: -p ${tgid}`);
+  }
+  if (stat.procState(pid) === 'Z') {
+    throw new UserError(`PID ${pid} has exited (a zombie waiting for its parent): there is nothing left to trace.`,
+      { exitCode: EXIT.NOT_FOUND });
+  }
+}
+
+function requireNodeProcess(pid) {
+  requireProcess(pid);
+  if (!looksLikeNode(pid)) {
+    const name = executableName(pid) || 'unknown';
+    throw new UserError(`PID ${pid} (${name}) is not a Node process.`,
+      { hint: 'Point nodetrace at a node process (pgrep -l node), or pass --force if it embeds Node under another name.' });
+  }
+}
+
+function numericEntries(dir) {
+  try {
+    return fs.readdirSync(dir).filter((e) => /^[0-9]+$/.test(e)).map(Number);
+  } catch (err) {
+    return [];
+  }
+}
+
+function allPids() {
+  return numericEntries('/proc');
+}
+
+// PIDs of running processes whose command line contains `pattern` as a plain
+// substring (never a regex or glob handed to another program).
+function findProcessesByCommandLine(pattern, { excludePids = [process.pid] } = {}) {
+  const found = [];
+  for (const pid of allPids()) {
+    if (excludePids.includes(pid)) continue;
+    const argv = commandLine(pid);
+    if (argv.length && argv.join(' ').includes(pattern)) found.push(pid);
+  }
+  return found;
+}
+
+// Our own ancestors (sudo, the shell), which carry our arguments in their
+// command lines.
+function ancestors(pid = process.pid) {
+  const out = new Set();
+  let p = pid;
+  for (let i = 0; i < 64 && p > 1; i++) {
+    const st = stat.readStat(p);
+    if (!st || !st.ppid) break;
+    out.add(st.ppid);
+    p = st.ppid;
+  }
+  return out;
+}
+
+// The process's core size limit as /proc/PID/limits prints it ('0',
+// 'unlimited', a number of bytes), or null.
+function coreLimit(pid) {
+  const m = /^Max core file size\s+(\S+)/m.exec(readProcFile(pid, 'limits') || '');
+  return m ? m[1] : null;
+}
+
+module.exports = {
+  PID_MAX, parsePid, isRunning, readProcFile, readLink, commandLine, executableName, processName,
+  isNodeImage, looksLikeNode, requireProcess, requireNodeProcess, allPids, numericEntries,
+  findProcessesByCommandLine, ancestors, coreLimit, stat,
+};

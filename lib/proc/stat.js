@@ -1,0 +1,79 @@
+'use strict';
+// What /proc/PID/stat and /proc/PID/status say about one process. Depends on
+// nothing but fs, so that ebadf's watchdog, a process of its own that must
+// start fast and never fail, can use it too.
+const fs = require('fs');
+
+function readText(file) {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    return null;
+  }
+}
+
+// /proc/PID/stat: the name (comm) sits between the first '(' and the last
+// ')' and may itself hold spaces and parentheses, so fields are counted from
+// the last ')'.
+function parseStat(text) {
+  const close = text.lastIndexOf(')');
+  const rest = text.slice(close + 2).split(' ');
+  // rest[0] is field 3 (state), rest[1] field 4 (ppid), rest[19] field 22 (starttime).
+  return {
+    comm: text.slice(text.indexOf('(') + 1, close),
+    state: rest[0],
+    ppid: Number(rest[1]),
+    startTime: rest[19],
+  };
+}
+
+function readStat(pid) {
+  const text = readText(`/proc/${pid}/stat`);
+  return text === null ? null : parseStat(text);
+}
+
+// 'R', 'S', 'D', 'T' (stopped by a signal), 't' (stopped by a tracer, e.g.
+// gdb), 'Z', or null when there is no such process.
+function procState(pid) {
+  const st = readStat(pid);
+  return st ? st.state : null;
+}
+
+function startTime(pid) {
+  const st = readStat(pid);
+  return st ? st.startTime : null;
+}
+
+// Same process as when we looked before (guards against PID reuse).
+function sameProcess(pid, start) {
+  return start != null && startTime(pid) === start;
+}
+
+// One line of /proc/PID/status ("Tgid:\t4242"), as text, or null.
+function statusValue(pid, field) {
+  const text = readText(`/proc/${pid}/status`);
+  if (text === null) return null;
+  const m = new RegExp(`^${field}:\\s*(.*)$`, 'm').exec(text);
+  return m ? m[1].trim() : null;
+}
+
+// A size field of /proc/PID/status ("VmSize:  711004 kB") in bytes, or null.
+function statusBytes(pid, field) {
+  const m = /^([0-9]+) kB$/.exec(statusValue(pid, field) || '');
+  return m ? Number(m[1]) * 1024 : null;
+}
+
+// The real user ID the process runs as, or null.
+function uidOf(pid) {
+  const m = /^([0-9]+)/.exec(statusValue(pid, 'Uid') || '');
+  return m ? Number(m[1]) : null;
+}
+
+// The process a thread ID belongs to (its thread group), or null. /proc
+// answers for thread IDs too, though they are not listed in it.
+function tgidOf(id) {
+  const v = statusValue(id, 'Tgid');
+  return v && /^[0-9]+$/.test(v) ? Number(v) : null;
+}
+
+module.exports = { parseStat, readStat, procState, startTime, sameProcess, statusValue, statusBytes, uidOf, tgidOf };

@@ -1,0 +1,47 @@
+'use strict';
+// The tracer run for resolved snoop targets (lib/snoop/targets.js). Pure.
+const { planTracer, inTemp } = require('../tracer/plan');
+const { bpftraceProbeSlots, dtraceProbeGlob, levelName } = require('./levels');
+
+const SCRIPT = 'log-snoop';
+// d-scripts/log-snoop.bt filters on up to 8 PIDs ($8..$15) and log-snoop.d
+// takes up to 8 providers; with more, every bunyan process is traced and
+// the others' records are dropped by nodetrace.
+const PID_SLOTS = 8;
+// bpftrace 0.17 caps str() at BPFTRACE_STRLEN bytes (default 64, max 200).
+const BPFTRACE_ENV = Object.freeze({ BPFTRACE_STRLEN: '200' });
+
+function levelPhrase(minLevel) {
+  return minLevel <= 10 ? 'all levels' : `${levelName(minLevel)} and up`;
+}
+
+/**
+ * -> a plan (lib/tracer/plan.js), plus `only`: the PIDs nodetrace itself must
+ *    keep records of (null: all), when there are more than the program's slots.
+ * bpftrace takes one library path, but globs it: several libraries are
+ * linked from the run's private directory and named by a glob.
+ */
+function planSnoop(tracer, targets, minLevel) {
+  const overflow = targets.kind === 'pids' && targets.pids.length > PID_SLOTS;
+  const slotPids = targets.kind === 'pids' && !overflow ? targets.pids : [];
+  const o = { script: SCRIPT, describe: `${targets.describe}, ${levelPhrase(minLevel)}` };
+  if (overflow) o.notes = [`more than ${PID_SLOTS} processes: nodetrace drops the records of the others`];
+  if (tracer.name === 'bpftrace') {
+    const libs = targets.libraries;
+    if (libs.length > 1) o.links = libs.map((target, i) => ({ name: `${i}.so`, target }));
+    o.positional = [libs.length === 1 ? libs[0] : inTemp('*.so'), ...bpftraceProbeSlots(minLevel)];
+    if (slotPids.length) o.positional.push(...slotPids, ...Array(PID_SLOTS - slotPids.length).fill(0));
+    // One process: -p as well, so that only its probes are enabled (attaching
+    // by path alone enables them in every process mapping the library).
+    if (slotPids.length === 1) o.pid = slotPids[0];
+    o.env = BPFTRACE_ENV;
+  } else {
+    const glob = dtraceProbeGlob(minLevel);
+    o.positional = slotPids.length ? [slotPids[0], glob, ...slotPids.slice(1)] : ['*', glob];
+  }
+  const plan = planTracer(tracer, o);
+  plan.only = overflow ? new Set(targets.pids) : null;
+  return plan;
+}
+
+module.exports = { SCRIPT, PID_SLOTS, planSnoop, levelPhrase };

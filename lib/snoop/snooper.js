@@ -1,0 +1,294 @@
+'use strict';
+// Runs a snoop: the tracer session(s), reassembly of their output into
+// records, the sink that prints them, and the loss accounting. Pure parts
+// live elsewhere (targets.js, plan.js, reassemble.js, format.js); this file
+// is the orchestration and holds its state in a few named places.
+//
+// snoop '*' with bpftrace attaches to probe libraries by path, and a user's
+// first bunyan process creates its library after the snoop began. Then the
+// snoop is re-planned: a new tracer covering every library starts, and once
+// its probes are attached (at kernel time T, which its ready line says) the
+// old one hands over: records the old one saw before T and the new one saw
+// from T on are kept, each record once, and the old tracer is ended. So at
+// most two tracers run at once, however many libraries appear.
+const { TracerSession, abnormalEnd } = require('../tracer/session');
+const { onTerminationSignals } = require('../tracer/signals');
+const libraries = require('../usdt/probe-libraries');
+const { LineSplitter, Reassembler, parseLine } = require('./reassemble');
+const { lineFor } = require('./format');
+const { createSink } = require('./sink');
+const { planSnoop, levelPhrase } = require('./plan');
+const proc = require('../proc');
+const { BUNYAN } = require('./targets');
+
+// How often snoop '*' looks for probe libraries that appeared since it began.
+const WATCH_EVERY_MS = 2000;
+// After a handover, how long the old tracer keeps running, so that what it
+// saw before T has been read from its buffers before it is ended.
+const HANDOVER_DRAIN_MS = 1000;
+// A snoop follows at most this many probe libraries (one per user and
+// provider definition in practice; more means someone is making copies).
+const MAX_LIBRARIES = 64;
+// Lines the script prints that are not news.
+const QUIET = [/^Attaching \d+ probes?\.\.\.$/, /^Tracing ended\.$/, /^Snooping bunyan records/, /^@\w+: /];
+const SINCE_RE = /since ([0-9]+)\.\.\./;
+
+class Generation {
+  constructor(plan, libs) {
+    this.plan = plan;
+    this.libraries = libs;
+    this.reassembler = new Reassembler();
+    this.session = null;
+    this.done = null;      // the session's run() promise
+    this.since = null;     // kernel ns from which this tracer sees every record
+    this.until = null;     // kernel ns up to which its records are kept (handover)
+    this.coveredBefore = null; // PIDs whose records before `since` the previous tracer kept
+    this.kept = { records: 0, truncated: 0, pids: new Set() };
+    this.result = null;
+  }
+
+  // Is this record this generation's to show (handover de-duplication)?
+  keeps(ev) {
+    if (ev.id === undefined) return true;
+    const id = BigInt(ev.id);
+    if (this.until !== null && id >= this.until) return false;
+    if (this.since !== null && this.coveredBefore && id < this.since && this.coveredBefore.has(ev.pid)) return false;
+    return true;
+  }
+}
+
+class Snooper {
+  /**
+   * @param {object} o { tracer, targets, minLevel, outputMode ('raw' for --json), color,
+   *                     durationSeconds, err (stream for messages) }
+   */
+  constructor(o) {
+    this.o = o;
+    this.err = o.err || process.stderr;
+    this.sink = createSink(o.outputMode, { color: o.color });
+    this.generations = [];
+    this.main = null;             // the generation whose end ends the snoop
+    this.ending = null;           // why the snoop is ending, once it is
+    this.outputClosed = false;
+    this.exitedNote = null;
+    this.refused = null;
+    this.lostNotedAt = 0;
+    this.lostSinceNote = 0;
+    this.timers = [];
+    this.watch = null;
+    this.replanning = false;
+    this.skippedLibraries = 0;
+  }
+
+  say(text) {
+    this.err.write(`nodetrace: ${text}\n`);
+  }
+
+  every(ms, fn) {
+    this.timers.push(setInterval(fn, ms));
+  }
+
+  // Ends the snoop: every tracer is told to end.
+  stop(reason) {
+    if (!this.ending) this.ending = reason;
+    for (const g of this.generations) if (g.session) g.session.end(reason);
+  }
+
+  // --- records ------------------------------------------------------------
+
+  handle(gen, events) {
+    for (const ev of events) {
+      if (ev.type === 'record' || ev.type === 'truncated') {
+        if (!gen.keeps(ev)) continue;
+        if (gen.plan.only && !gen.plan.only.has(ev.pid)) continue;
+        gen.kept[ev.type === 'record' ? 'records' : 'truncated']++;
+        gen.kept.pids.add(ev.pid);
+        const line = lineFor(ev, this.o.outputMode);
+        // Back-pressure: stop reading the tracers; their buffers then drop
+        // records (and say so) rather than slowing the traced processes.
+        if (line !== null && !this.sink.write(line)) this.pauseAll();
+      } else if (ev.type === 'lost') {
+        this.noteLost(ev.events);
+      } else if (ev.type === 'error') {
+        this.refused = ev.message;
+      } else if (ev.type === 'other' && !QUIET.some((re) => re.test(ev.line))) {
+        this.err.write(`${this.o.tracer.name}: ${ev.line}\n`);
+      }
+    }
+  }
+
+  noteLost(events) {
+    this.lostSinceNote += events;
+    const now = Date.now();
+    if (now - this.lostNotedAt >= 2000) {
+      this.say(`the tracer is dropping records: it could not keep up (${this.lostSinceNote} events lost just now).`);
+      this.lostNotedAt = now;
+      this.lostSinceNote = 0;
+    }
+  }
+
+  pauseAll() {
+    for (const g of this.generations) if (g.session && g.session.child && g.session.child.stdout) g.session.child.stdout.pause();
+  }
+
+  resumeAll() {
+    for (const g of this.generations) if (g.session && g.session.child && g.session.child.stdout) g.session.child.stdout.resume();
+  }
+
+  // --- tracers ------------------------------------------------------------
+
+  start(gen, { onReady }) {
+    this.generations.push(gen);
+    gen.session = new TracerSession(gen.plan, {
+      durationSeconds: gen === this.main ? this.o.durationSeconds : undefined,
+      statusStream: null,   // the records stream to the terminal: no redrawn status line
+      handleSignals: false, // the snoop as a whole handles them
+      splitter: () => new LineSplitter(),
+      onLine: (line) => {
+        if (gen.since === null && line.endsWith('Hit Ctrl-C to end.')) {
+          const m = SINCE_RE.exec(line);
+          if (m) gen.since = BigInt(m[1]);
+        }
+        this.handle(gen, gen.reassembler.push(parseLine(line), Date.now()));
+      },
+      onReady: () => {
+        if (this.ending) gen.session.end(this.ending);
+        else onReady();
+      },
+    });
+    if (this.ending) gen.session.end(this.ending);
+    gen.done = gen.session.run().then((result) => result, (err) => ({ ready: false, errors: [`cannot run ${gen.plan.tracer.path}: ${err.message}`] }))
+      .then((result) => {
+        // DTrace reports drops on stderr ("dtrace: 3 drops on CPU 0").
+        for (const line of result.errors) {
+          const p = parseLine(line.trim());
+          if (p.kind === 'lost') this.handle(gen, gen.reassembler.push(p));
+        }
+        this.handle(gen, gen.reassembler.finish());
+        gen.result = result;
+        // The tracer that carries the snoop ended on its own: the snoop is over.
+        if (gen === this.main && !this.ending) this.stop('tracer ended');
+        return result;
+      });
+    return gen.done;
+  }
+
+  // snoop '*': a new tracer for every library, handing over from the current one.
+  async replan(newLibs) {
+    const old = this.main;
+    const all = [...old.libraries, ...newLibs];
+    const libs = all.slice(0, MAX_LIBRARIES);
+    if (all.length > libs.length) {
+      this.skippedLibraries += all.length - libs.length;
+      this.say(`not following ${all.length - libs.length} more bunyan probe libraries: a snoop follows at most ${MAX_LIBRARIES}.`);
+      if (libs.length === old.libraries.length) return;
+    }
+    const targets = { ...this.o.targets, libraries: libs };
+    const next = new Generation(planSnoop(this.o.tracer, targets, this.o.minLevel), libs);
+    this.replanning = true;
+    await new Promise((resolve) => {
+      this.start(next, {
+        onReady: () => {
+          if (next.since !== null) {
+            next.coveredBefore = libraries.pidsMapping(old.libraries);
+            old.until = next.since;
+          }
+          this.main = next;
+          this.say(`also snooping ${newLibs.join(', ')}, ${newLibs.length === 1 ? 'a bunyan probe library' : 'bunyan probe libraries'} that appeared since.`);
+          setTimeout(() => old.session.end('handover'), HANDOVER_DRAIN_MS);
+          resolve();
+        },
+      });
+      next.done.then((r) => {
+        if (!r.ready && !this.ending) this.say(`could not follow ${newLibs.join(', ')}: ${r.errors.find(Boolean) || 'the tracer failed'}`);
+        resolve();
+      });
+    });
+    this.replanning = false;
+  }
+
+  watchLibraries() {
+    if (this.ending || this.replanning) return;
+    const fresh = this.watch.newLibraries();
+    if (fresh.length) this.replan(fresh);
+  }
+
+  checkTargetsAlive() {
+    const pids = this.o.targets.pids;
+    if (this.ending || pids.some((pid) => proc.isRunning(pid))) return;
+    this.exitedNote = pids.length === 1 ? `PID ${pids[0]} exited.` : 'every snooped process has exited.';
+    this.stop('targets exited');
+  }
+
+  /**
+   * Runs until Ctrl-C, -d, the output closing, or every target exiting.
+   * -> { first: the first tracer's result, ended: abnormal end or null, stats }
+   */
+  async run() {
+    const o = this.o;
+    this.sink.on('drain', () => this.resumeAll());
+    this.sink.on('closed', () => { this.outputClosed = true; this.stop('output closed'); });
+    const stopHandling = onTerminationSignals((sig) => this.stop(sig));
+
+    this.main = new Generation(planSnoop(o.tracer, o.targets, o.minLevel), o.targets.libraries);
+    const first = this.main;
+    this.every(1000, () => { for (const g of this.generations) this.handle(g, g.reassembler.expire(Date.now())); });
+    if (o.targets.kind === 'pids') this.every(1000, () => this.checkTargetsAlive());
+    const followsLibraries = o.targets.kind === 'all' && o.tracer.name === 'bpftrace';
+
+    try {
+      this.start(first, {
+        onReady: () => {
+          if (followsLibraries) {
+            this.watch = new libraries.LibraryWatch(BUNYAN, o.targets.libraries);
+            this.every(WATCH_EVERY_MS, () => this.watchLibraries());
+          }
+          this.say(`snooping bunyan records (${levelPhrase(o.minLevel)}) of ${o.targets.describe} `
+            + `with ${o.tracer.name} ${o.tracer.version}; Ctrl-C to stop.`);
+        },
+      });
+      // Until every tracer, including any started by a re-plan meanwhile, is done.
+      for (let seen = 0; seen < this.generations.length || this.replanning;) {
+        seen = this.generations.length;
+        await Promise.all(this.generations.map((g) => g.done));
+        if (this.replanning) await new Promise((r) => setTimeout(r, 100));
+      }
+    } finally {
+      for (const t of this.timers) clearInterval(t);
+      stopHandling();
+      this.stop('finished');
+      await Promise.all(this.generations.map((g) => g.done));
+    }
+    await this.sink.end();
+    return first.result;
+  }
+
+  // Why the snoop's tracer ended, when that is not a clean end.
+  abnormalEnd() {
+    for (const g of this.generations) {
+      if (g.until !== null || !g.result) continue;   // handed over: ended on purpose
+      const why = abnormalEnd(g.result, g.plan);
+      if (why) return why;
+    }
+    return null;
+  }
+
+  // Totals over every tracer, for the summary line.
+  totals() {
+    const t = { records: 0, truncated: 0, incomplete: 0, lostEvents: 0, pids: new Set(), lostRecords: 0 };
+    for (const g of this.generations) {
+      const s = g.reassembler.stats;
+      t.records += g.kept.records;
+      t.truncated += g.kept.truncated;
+      for (const p of g.kept.pids) t.pids.add(p);
+      t.incomplete += s.incomplete;
+      t.lostEvents += s.lostEvents;
+      const lost = g.reassembler.lostRecords();
+      if (lost === null || t.lostRecords === null) t.lostRecords = null;
+      else t.lostRecords += lost;
+    }
+    return t;
+  }
+}
+
+module.exports = { Snooper, MAX_LIBRARIES, WATCH_EVERY_MS };

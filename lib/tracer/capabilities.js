@@ -1,0 +1,37 @@
+'use strict';
+// Everything nodetrace does differently by tracer and version, in one place:
+// callers ask what a tracer can do or needs; they never compare versions
+// themselves.
+
+// How to end a tracer so that it prints what it gathered.
+//
+// bpftrace: SIGTERM, which it handles exactly as SIGINT while tracing but
+// keeps ignoring while it prints its maps afterwards (a SIGINT then kills it
+// mid-print). And bpftrace (0.17 at least) loses a signal that lands while
+// it is not blocked in epoll_wait (its handler sets a flag that the poll loop
+// reads only when epoll_wait is interrupted), so say it again until the END
+// probe has printed the END marker, which our programs put last in END.
+//
+// DTrace: one signal only. dtrace(1M) takes a second one as impatience and
+// exits without printing its aggregations. SIGTERM rather than SIGINT: a
+// dtrace started in the background may ignore SIGINT (measured on DTrace for
+// Linux), and every dtrace handles SIGTERM like SIGINT.
+//
+// Either way: SIGKILL once the tracer has been asked for `giveUpMs` and is
+// still there (a tracer stuck detaching must not hold the command forever).
+function stopPolicy(tracer) {
+  if (tracer.name === 'bpftrace') {
+    return { signal: 'SIGTERM', resendEveryMs: 1000, giveUpMs: 90000 };
+  }
+  return { signal: 'SIGTERM', resendEveryMs: null, giveUpMs: 300000 };
+}
+
+// Compares a detected tracer's version with 'major.minor'.
+function atLeast(tracer, version) {
+  const parts = tracer.versionParts;
+  if (!parts) return false;
+  const [major, minor] = version.split('.').map(Number);
+  return parts.major > major || (parts.major === major && parts.minor >= minor);
+}
+
+module.exports = { stopPolicy, atLeast };

@@ -1,0 +1,155 @@
+'use strict';
+// A plan is everything one tracer run is, decided before anything runs: the
+// tracer, its exact argv, its environment, the program (a d-scripts/ file,
+// or a program instantiated from one), and the private files it needs.
+// Commands build plans with pure functions; `--dry-run` prints a plan
+// (renderPlan) and a real run executes that same plan (lib/tracer/session.js),
+// so what the dry run shows is what runs.
+//
+// Values reach the tracer as separate argv entries, never pasted into a
+// shell command or, but for the declared templates of lib/tracer/template.js,
+// into program text.
+const fs = require('fs');
+const path = require('path');
+const { spawnSync } = require('child_process');
+
+const SCRIPT_DIR = path.join(__dirname, '..', '..', 'd-scripts');
+const EXTENSION = { dtrace: '.d', bpftrace: '.bt' };
+
+function scriptPath(name, tracerName) {
+  return path.join(SCRIPT_DIR, name + EXTENSION[tracerName]);
+}
+
+function readScript(name, tracerName) {
+  return fs.readFileSync(scriptPath(name, tracerName), 'utf8');
+}
+
+// An argv entry naming a file in the run's private temporary directory.
+function inTemp(name) {
+  return { temp: name };
+}
+
+// setpriv --pdeathsig: the kernel kills the tracer when nodetrace dies, even
+// by SIGKILL, so a tracer never outlives the command that started it (and
+// never goes on stopping processes no one resumes).
+let launcherCache;
+function deathSignalLauncher() {
+  if (launcherCache !== undefined) return launcherCache;
+  launcherCache = [];
+  if (process.platform === 'linux') {
+    for (const file of ['/usr/bin/setpriv', '/bin/setpriv']) {
+      if (!fs.existsSync(file)) continue;
+      const help = spawnSync(file, ['--help'], { encoding: 'utf8', timeout: 5000 });
+      if (/--pdeathsig/.test(help.stdout || '')) launcherCache = [file, '--pdeathsig', 'KILL', '--'];
+      break;
+    }
+  }
+  return launcherCache;
+}
+
+/**
+ * @param {object} tracer from lib/tracer/detect.js: { name, path, version }
+ * @param {object} o
+ * @param {string} o.script          d-scripts/<script>.d|.bt
+ * @param {string} [o.programText]   a program instantiated from that script
+ *                                   (lib/tracer/template.js); written to the
+ *                                   private directory and run from there
+ * @param {number} [o.pid]           -p
+ * @param {string} [o.command]       -c (the tracer runs it, without a shell)
+ * @param {Array<string|number>} [o.positional]  the program's arguments ($1 ...)
+ * @param {boolean} [o.destructive]  -w / --unsafe
+ * @param {string} [o.outputFile]    the tracer writes its output to this file
+ *                                   of the private directory (-o)
+ * @param {object} [o.env]           added to the tracer's environment
+ * @param {Array<{name, target}>} [o.links]  symbolic links made in the private directory
+ * @param {string[]} [o.extra]       more tracer options
+ * @param {string} [o.describe]      what is traced, for messages
+ * @param {string[]} [o.notes]       said in the dry run
+ */
+function planTracer(tracer, o) {
+  const generated = o.programText !== undefined;
+  const programName = o.script + EXTENSION[tracer.name];
+  const program = generated ? inTemp(programName) : scriptPath(o.script, tracer.name);
+  const argv = [];
+  if (tracer.name === 'dtrace') {
+    if (o.destructive) argv.push('-w');
+    if (o.outputFile) argv.push('-o', inTemp(o.outputFile));
+    argv.push(...(o.extra || []), '-s', program);
+    if (o.pid) argv.push('-p', String(o.pid));
+    if (o.command) argv.push('-c', o.command);
+  } else {
+    if (o.destructive) argv.push('--unsafe');
+    if (o.outputFile) argv.push('-o', inTemp(o.outputFile));
+    argv.push(...(o.extra || []));
+    if (o.pid) argv.push('-p', String(o.pid));
+    if (o.command) argv.push('-c', o.command);
+    argv.push(program);
+  }
+  argv.push(...(o.positional || []).map((a) => (typeof a === 'object' ? a : String(a))));
+  return {
+    tracer,
+    script: o.script,
+    scriptFile: scriptPath(o.script, tracer.name),
+    programText: generated ? o.programText : null,
+    launcher: deathSignalLauncher(),
+    argv,
+    env: { ...(o.env || {}) },
+    files: generated ? [{ name: programName, text: o.programText }] : [],
+    links: o.links || [],
+    outputFile: o.outputFile || null,
+    describe: o.describe || '',
+    notes: o.notes || [],
+  };
+}
+
+function usesTemp(plan) {
+  return plan.files.length > 0 || plan.links.length > 0 || Boolean(plan.outputFile);
+}
+
+// What to spawn: { file, args }, with private files resolved in `tempDir`.
+function resolveCommand(plan, tempDir) {
+  const args = plan.argv.map((a) => (typeof a === 'object' ? path.join(tempDir, a.temp) : a));
+  if (!plan.launcher.length) return { file: plan.tracer.path, args };
+  return { file: plan.launcher[0], args: [...plan.launcher.slice(1), plan.tracer.path, ...args] };
+}
+
+// Quotes an argument as a POSIX shell needs it, for display only: nothing
+// nodetrace runs goes through a shell.
+function shellQuote(a) {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`;
+}
+
+function displayCommand(file, args) {
+  return [file, ...args].map(shellQuote).join(' ');
+}
+
+/**
+ * The plan as a POSIX shell script that does what nodetrace would do, for
+ * --dry-run; then the program itself.
+ */
+function renderPlan(plan, { heading, after = [] } = {}) {
+  const q = (a) => (typeof a === 'object' ? `"$tmp"/${shellQuote(a.temp)}` : shellQuote(a));
+  const lines = [`# ${heading || `${plan.tracer.name} ${plan.tracer.version} would run${plan.describe ? ` (${plan.describe})` : ''}`}:`];
+  for (const note of plan.notes) lines.push(`# ${note}`);
+  const temp = usesTemp(plan);
+  if (temp) lines.push('tmp=$(mktemp -d)');
+  for (const f of plan.files) lines.push(`cat > "$tmp"/${shellQuote(f.name)} <<'NODETRACE_PROGRAM'`, f.text.replace(/\n$/, ''), 'NODETRACE_PROGRAM');
+  for (const l of plan.links) lines.push(`ln -s ${shellQuote(l.target)} "$tmp"/${shellQuote(l.name)}`);
+  const env = Object.entries(plan.env).map(([k, v]) => `${k}=${shellQuote(String(v))}`);
+  const words = [...env, ...plan.launcher.map(shellQuote), shellQuote(plan.tracer.path), ...plan.argv.map(q)];
+  lines.push(words.join(' '));
+  if (plan.outputFile) lines.push(`cat "$tmp"/${shellQuote(plan.outputFile)}`);
+  for (const a of after) lines.push(`# then ${a}`);
+  if (temp) lines.push('rm -r "$tmp"');
+  if (plan.programText === null) {
+    lines.push(`# program (${plan.scriptFile}):`);
+    return lines.join('\n') + '\n' + fs.readFileSync(plan.scriptFile, 'utf8');
+  }
+  lines.push(`# (the program above is instantiated from ${plan.scriptFile})`);
+  return lines.join('\n') + '\n';
+}
+
+module.exports = {
+  SCRIPT_DIR, scriptPath, readScript, inTemp, planTracer, resolveCommand, renderPlan, displayCommand, shellQuote, usesTemp,
+  deathSignalLauncher,
+};
