@@ -15,6 +15,7 @@ const { spawn, spawnSync } = require('child_process');
 const { detectBpftrace, findOnPath } = require('../lib/tracer/detect');
 const { syscallEventsDir } = require('../lib/ebadf/syscalls');
 const { procState } = require('../lib/ebadf/procstate');
+const { requireTracing } = require('./support/harness');
 
 const ROOT = path.join(__dirname, '..');
 const NODETRACE = path.join(ROOT, 'bin', 'nodetrace');
@@ -114,13 +115,12 @@ function coresIn(dir) {
   return fs.readdirSync(dir).filter((f) => f.startsWith('core.')).map((f) => path.join(dir, f));
 }
 
-describe('nodetrace ebadf (root, bpftrace, real processes)', function () {
+describe('nodetrace ebadf @tracer (root, bpftrace, real processes)', function () {
   this.timeout(300000); // generous for very busy CI hosts; ~1 minute in all on an idle one
-  const why = skipReason();
   const dirs = [];
 
   before(function () {
-    if (why) this.skip();
+    requireTracing(this, { also: skipReason });
   });
 
   afterEach(() => {

@@ -90,11 +90,11 @@ describe('nodetrace latency errors', function () {
     if (tracingUnavailableReason()) this.skip(tracingUnavailableReason());
     // A bpftrace that cannot attach: uprobes on a binary lacking the symbols.
     const target = await startTarget('sqlite-loop.js');
+    const fs = require('fs');
+    const os = require('os');
+    const path = require('path');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-fake-'));
     try {
-      const fs = require('fs');
-      const os = require('os');
-      const path = require('path');
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-fake-'));
       const fake = path.join(dir, 'bpftrace');
       fs.writeFileSync(fake, '#!/bin/sh\n[ "$1" = --version ] && { echo "bpftrace v0.17.0"; exit 0; }\necho "stdin:1:1-10: ERROR: syntax error, unexpected identifier" >&2\nexit 1\n', { mode: 0o755 });
       const r = await nodetrace(['latency', '-p', String(target.pid)], { env: { PATH: dir + ':' + process.env.PATH } });
@@ -103,6 +103,7 @@ describe('nodetrace latency errors', function () {
       assert.match(r.stderr, /syntax error/);
     } finally {
       stopTarget(target);
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });

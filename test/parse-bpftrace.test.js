@@ -13,7 +13,7 @@ const { mergeEntriesByName, totalCount } = require('../lib/aggregation/model');
 
 const FIXTURES = path.join(__dirname, 'fixtures');
 const read = (file) => fs.readFileSync(path.isAbsolute(file) ? file : path.join(FIXTURES, file), 'utf8');
-const SHARED_USYM = '/work/shared/fixtures/bpftrace/sqlite3-uv-queue-work-by-caller.out';
+const SHARED_USYM = path.join(__dirname, 'fixtures', 'shared', 'bpftrace', 'sqlite3-uv-queue-work-by-caller.out');
 const FOLD_NOTE = 'bpftrace<0.20 folds values >= 4G into [2G,4G)';
 
 function triples(entry) {
@@ -288,7 +288,7 @@ describe('parse(): which tracer printed it', function () {
     assert.equal(detectFormat(read('bpftrace-scalars.out')), 'bpftrace');
     assert.equal(detectFormat(read('bpftrace-ustack-keys.out')), 'bpftrace');
     assert.equal(detectFormat(read('bpftrace-json.out')), 'bpftrace-json');
-    assert.equal(detectFormat(read('/work/shared/fixtures/dtrace/addon-latency-sqlite3.out')), 'dtrace');
+    assert.equal(detectFormat(read(path.join(__dirname, 'fixtures', 'shared', 'dtrace', 'addon-latency-sqlite3.out'))), 'dtrace');
     assert.equal(detectFormat('Attaching 1 probe...\n'), null);
   });
 

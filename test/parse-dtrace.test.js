@@ -1,7 +1,7 @@
 'use strict';
 // The DTrace parser against real DTrace output: the article's capture
 // (illumos), a DTrace for Linux capture, and DTrace for Linux's own expected
-// test outputs (/work/shared/fixtures/dtrace/dtrace-utils-tests/*.r).
+// test outputs (test/fixtures/shared/dtrace/dtrace-utils-tests/*.r).
 
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -10,7 +10,7 @@ const { parseDtrace } = require('../lib/aggregation/parse-dtrace');
 const { parse } = require('../lib/aggregation/parse');
 const { totalCount } = require('../lib/aggregation/model');
 
-const SHARED = '/work/shared/fixtures/dtrace';
+const SHARED = path.join(__dirname, 'fixtures', 'shared', 'dtrace');
 const UTILS = path.join(SHARED, 'dtrace-utils-tests');
 
 function load(file) {

@@ -11,9 +11,9 @@ const { renderReport } = require('../lib/render/text');
 const { toJSON } = require('../lib/render/json');
 
 const FIXTURES = path.join(__dirname, 'fixtures');
-const ARTICLE = '/work/shared/fixtures/dtrace/addon-latency-sqlite3.out';
-const LINUX_DTRACE = '/work/shared/fixtures/dtrace/linux-dtrace-uv-queue-work-sqlite3.out';
-const UTILS = '/work/shared/fixtures/dtrace/dtrace-utils-tests';
+const ARTICLE = path.join(__dirname, 'fixtures', 'shared', 'dtrace', 'addon-latency-sqlite3.out');
+const LINUX_DTRACE = path.join(__dirname, 'fixtures', 'shared', 'dtrace', 'linux-dtrace-uv-queue-work-sqlite3.out');
+const UTILS = path.join(__dirname, 'fixtures', 'shared', 'dtrace', 'dtrace-utils-tests');
 const read = (file) => fs.readFileSync(path.isAbsolute(file) ? file : path.join(FIXTURES, file), 'utf8');
 const load = (file) => parse(read(file));
 
@@ -298,7 +298,7 @@ describe('renderReport: other aggregations', function () {
   });
 
   it('merges a usym() name printed twice before drawing it', function () {
-    const report = renderReport(parse(read('/work/shared/fixtures/bpftrace/sqlite3-uv-queue-work-by-caller.out')));
+    const report = renderReport(parse(read(path.join(__dirname, 'fixtures', 'shared', 'bpftrace', 'sqlite3-uv-queue-work-by-caller.out'))));
     assert.equal(report.split('\n').filter((l) => l === 'napi_queue_async_work').length, 1);
     assert.ok(report.includes('\n  count 142967, p50 24K, p90 120K, p99 246K\n'));
   });

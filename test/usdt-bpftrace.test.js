@@ -10,6 +10,7 @@ const fs = require('fs');
 const path = require('path');
 const { execFileSync } = require('child_process');
 const { Target, startBpftrace, bpftraceList, bpftraceUnavailable, tempRoot, eventually } = require('./targets/usdt-harness');
+const { requireTracing } = require('./support/harness');
 
 const ARGS_PROBES = [
   ['p_int', 'int', 'int', 'int'],
@@ -19,7 +20,7 @@ const ARGS_PROBES = [
   ['p_six', 'int', 'char *', 'json', 'int', 'char *', 'int'],
 ];
 
-describe('usdt: bpftrace sees the probes', function () {
+describe('usdt: bpftrace sees the probes @tracer', function () {
   this.timeout(60000);
   let root;
   let env;
@@ -27,11 +28,7 @@ describe('usdt: bpftrace sees the probes', function () {
   let lib;
 
   before(async function () {
-    const why = bpftraceUnavailable();
-    if (why) {
-      console.log(`      skipped: ${why}`);
-      this.skip();
-    }
+    requireTracing(this, { also: bpftraceUnavailable });
     root = tempRoot('usdt-bt');
     env = { NODETRACE_USDT_DIR: path.join(root, 'lib') };
     target = await Target.start({ env, execArgv: ['--expose-gc'] });

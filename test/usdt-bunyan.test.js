@@ -7,22 +7,19 @@ const fs = require('fs');
 const path = require('path');
 const usdt = require('../lib/usdt');
 const { Target, startBpftrace, bpftraceUnavailable, tempRoot, eventually } = require('./targets/usdt-harness');
+const { requireTracing } = require('./support/harness');
 
 const REGISTER = path.join(__dirname, '..', 'register.js');
 const TARGET = path.join(__dirname, 'targets', 'usdt-bunyan.js');
 
-describe('usdt: register.js with stock bunyan', function () {
+describe('usdt: register.js with stock bunyan @tracer', function () {
   this.timeout(60000);
   let root;
   let env;
   let target;
 
   before(async function () {
-    const why = bpftraceUnavailable();
-    if (why) {
-      console.log(`      skipped: ${why}`);
-      this.skip();
-    }
+    requireTracing(this, { also: bpftraceUnavailable });
     root = tempRoot('usdt-bunyan');
     env = { NODETRACE_USDT_DIR: path.join(root, 'lib') };
     target = await Target.start({ env, script: TARGET, execArgv: ['-r', REGISTER] });

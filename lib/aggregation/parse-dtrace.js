@@ -2,7 +2,7 @@
 // Parse the aggregation output DTrace prints (illumos/macOS DTrace and Oracle's
 // DTrace for Linux print the same layout) into the model of ./model.js.
 //
-// What the text looks like (see test/fixtures and /work/shared/fixtures):
+// What the text looks like (see test/fixtures and test/fixtures/shared):
 //
 //   <blank>                                  <- DTrace starts each aggregation with a blank line
 //     node`napi_queue_async_work             <- key fields: "  %-50s" strings, " %8d"/" %16lld" integers
