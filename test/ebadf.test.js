@@ -215,7 +215,21 @@ describe('nodetrace ebadf @tracer (root, bpftrace, real processes)', function ()
     assert.match(nt.out.text, /uv_fs_close\+\d+ \(node\)/, 'the stack, though the process is gone');
   });
 
-  it('-n NAME: catches a process started after nodetrace attached', async () => {
+  it('--syscall dup2,close --errno EPIPE,EBADF: the program instantiated from the script compiles and catches the second errno on the second call', async () => {
+    const t = startNodeTarget({ EBADF_ON_SIGNAL: '1' });
+    const pid = Number((await t.out.wait(/ready (\d+)/, 10000))[1]);
+    const nt = runNodetrace(['-p', String(pid), '--abort', '--syscall', 'dup2,close', '--errno', 'EPIPE,EBADF']);
+    await nt.err.wait(/watching PID \d+/, READY_TIMEOUT, 'nodetrace to attach');
+    assert.match(nt.err.text, /for dup2\(\), close\(\) failing with EPIPE or EBADF/);
+    t.child.kill('SIGUSR2');
+    const texit = await withTimeout(t.exit, 30000, 'target to die');
+    assert.deepStrictEqual(texit, { code: null, signal: 'SIGABRT' });
+    const { code } = await withTimeout(nt.exit, 30000, 'nodetrace to finish');
+    assert.strictEqual(code, 0, nt.err.text);
+    assert.match(nt.out.text, /call {5}close\(\) failed with EBADF/);
+  });
+
+  it('--name NAME: catches a process started after nodetrace attached', async () => {
     const cores = tmpDir('ebadf-cores-');
     dirs.push(cores);
     const name = uniqueName('ebt-');
@@ -234,7 +248,7 @@ describe('nodetrace ebadf @tracer (root, bpftrace, real processes)', function ()
     assert.strictEqual(coresIn(cores).length, 1);
   });
 
-  it('-n NAME: catches a non-Node process with the same bug (Python)', async function () {
+  it('--name NAME: catches a non-Node process with the same bug (Python)', async function () {
     // A real binary rather than a version manager's shell shim, when there is one.
     const python = ['/usr/bin/python3', '/usr/local/bin/python3'].find((f) => fs.existsSync(f)) || findOnPath('python3');
     if (!python) this.skip();

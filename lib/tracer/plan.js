@@ -125,7 +125,8 @@ function displayCommand(file, args) {
 
 /**
  * The plan as a POSIX shell script that does what nodetrace would do, for
- * --dry-run; then the program itself.
+ * --dry-run (`nodetrace ... -n | sudo sh` runs it); then the program itself,
+ * after the script's `exit`.
  */
 function renderPlan(plan, { heading, after = [] } = {}) {
   const q = (a) => (typeof a === 'object' ? `"$tmp"/${shellQuote(a.temp)}` : shellQuote(a));
@@ -142,7 +143,8 @@ function renderPlan(plan, { heading, after = [] } = {}) {
   for (const a of after) lines.push(`# then ${a}`);
   if (temp) lines.push('rm -r "$tmp"');
   if (plan.programText === null) {
-    lines.push(`# program (${plan.scriptFile}):`);
+    // `sh` of this output runs the commands above and stops here.
+    lines.push('exit', `# program (${plan.scriptFile}):`);
     return lines.join('\n') + '\n' + fs.readFileSync(plan.scriptFile, 'utf8');
   }
   lines.push(`# (the program above is instantiated from ${plan.scriptFile})`);
