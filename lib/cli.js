@@ -3,6 +3,7 @@
 // lib/commands/<name>.js and exports { command, describe, builder, handler }.
 const yargs = require('yargs/yargs');
 const { EXIT, UserError, formatUserError } = require('./errors');
+const { safeText } = require('./terminal-safe');
 const pkg = require('../package.json');
 
 const COMMANDS = ['latency', 'snoop', 'ebadf', 'format', 'doctor'];
@@ -80,7 +81,7 @@ function main(argv) {
         reportFailure(err);
         process.exit(process.exitCode);
       }
-      process.stderr.write(`nodetrace: ${msg || (err && err.message)}\nRun with --help for usage.\n`);
+      process.stderr.write(safeText(`nodetrace: ${msg || (err && err.message)}`) + '\nRun with --help for usage.\n');
       process.exit(EXIT.USAGE);
     });
   for (const command of loadCommands()) {

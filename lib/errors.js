@@ -1,4 +1,5 @@
 'use strict';
+const { safeText } = require('./terminal-safe');
 // Errors a user can act on. The CLI prints `message` (and `hint`) without a
 // stack trace and exits with `exitCode`; anything else is a bug and keeps its
 // stack.
@@ -26,8 +27,10 @@ class UsageError extends UserError {
   }
 }
 
+// Messages quote names others chose (processes, files, patterns): made safe
+// for the terminal here, once for every error.
 function formatUserError(err) {
-  return 'nodetrace: ' + err.message + (err.hint ? '\n' + err.hint : '');
+  return safeText('nodetrace: ' + err.message + (err.hint ? '\n' + err.hint : ''));
 }
 
 module.exports = { EXIT, UserError, UsageError, formatUserError };

@@ -11,6 +11,8 @@
 const fs = require('fs');
 const path = require('path');
 const { demangleNames } = require('./demangle');
+const { openRegular, readAt } = require('./safe-open');
+const { stat: procStat } = require('./proc');
 
 const STT_NOTYPE = 0;
 const STT_FUNC = 2;
@@ -22,25 +24,19 @@ const PT_NOTE = 4;
 const NT_GNU_BUILD_ID = 3;
 const DEBUG_DIR = '/usr/lib/debug/.build-id';
 
-function readAt(fd, offset, length) {
-  const buf = Buffer.alloc(length);
-  let done = 0;
-  while (done < length) {
-    const n = fs.readSync(fd, buf, done, length - done, offset + done);
-    if (n === 0) break;
-    done += n;
-  }
-  return buf.subarray(0, done);
-}
+// An ELF file is read only if it is a regular file (map_files and /proc/PID/
+// root paths are kernel links; the last fallback, a plain path, must not be
+// a link someone planted), of bounded size.
+const MAX_ELF_BYTES = 4 * 1024 * 1024 * 1024;
+// A perf map larger than this is not read (V8's maps of long-running
+// processes reach hundreds of MB; a planted sparse file could be any size).
+const MAX_PERF_MAP_BYTES = 1024 * 1024 * 1024;
 
 /** Symbol table of one ELF file: { loads, values, sizes, names } sorted by value, or null. */
-function loadElfSymbols(file) {
-  let fd;
-  try {
-    fd = fs.openSync(file, 'r');
-  } catch (err) {
-    return null;
-  }
+function loadElfSymbols(file, { followLinks = false } = {}) {
+  const opened = openRegular(file, { maxBytes: MAX_ELF_BYTES, followLinks });
+  if (opened.refused) return null;
+  const fd = opened.fd;
   try {
     const eh = readAt(fd, 0, 64);
     if (eh.length < 64 || eh.readUInt32BE(0) !== 0x7f454c46 || eh[4] !== 2 || eh[5] !== 1) return null;
@@ -126,7 +122,7 @@ function findBuildId(notes) {
 // Separate debug symbols (e.g. Debian's libc6-dbg) for a stripped library.
 function loadDebugSymbols(buildId) {
   if (!buildId || buildId.length < 4) return null;
-  return loadElfSymbols(path.join(DEBUG_DIR, buildId.slice(0, 2), buildId.slice(2) + '.debug'));
+  return loadElfSymbols(path.join(DEBUG_DIR, buildId.slice(0, 2), buildId.slice(2) + '.debug'), { followLinks: true });
 }
 
 function lookupSymbol(table, vaddr) {
@@ -160,18 +156,19 @@ function parseMaps(text) {
 
 // Reads the perf map in chunks, keeping for each address the last entry that
 // covers it (V8 reuses code space; later lines win). Files of hundreds of MB
-// are read once, without holding them in memory.
-function scanPerfMap(file, addresses) {
+// are read once, without holding them in memory. `map` is an open perf map
+// (openPerfMap): only its first `size` bytes, what it held when the
+// snapshot was taken, are read, so code V8 moved there since cannot
+// be mistaken for what ran then.
+function scanPerfMap(map, addresses) {
   const found = new Map();
-  if (!addresses.length) return found;
-  let fd;
-  try { fd = fs.openSync(file, 'r'); } catch (err) { return found; }
-  try {
-    const chunk = Buffer.alloc(1 << 20);
-    let pos = 0;
-    let rest = '';
-    for (;;) {
-      const n = fs.readSync(fd, chunk, 0, chunk.length, pos);
+  if (!addresses.length || !map) return found;
+  const chunk = Buffer.alloc(1 << 20);
+  let pos = 0;
+  let rest = '';
+  {
+    while (pos < map.size) {
+      const n = fs.readSync(map.fd, chunk, 0, Math.min(chunk.length, map.size - pos), pos);
       if (n === 0) break;
       pos += n;
       const text = rest + chunk.toString('utf8', 0, n);
@@ -180,10 +177,23 @@ function scanPerfMap(file, addresses) {
       for (const line of lines) matchPerfLine(line, addresses, found);
     }
     if (rest) matchPerfLine(rest, addresses, found);
-  } finally {
-    fs.closeSync(fd);
   }
   return found;
+}
+
+// V8's perf map of process `pid` (node --perf-basic-prof writes
+// /tmp/perf-PID.map), opened as a file of the process's own user: in /tmp
+// anyone can create that name first, as a FIFO, a link or a huge file.
+// -> { path, fd, size } | { path, refused: 'why' } | null (no such file).
+function openPerfMap(pid) {
+  const file = `/tmp/perf-${pid}.map`;
+  try { fs.lstatSync(file); } catch (err) { return null; }
+  // Its real, effective, saved and file-system uids: the file is the fsuid's.
+  const uids = (procStat.statusValue(pid, 'Uid') || '').split(/\s+/).filter(Boolean).map(Number);
+  if (!uids.length) return { path: file, refused: 'the process is gone' };
+  const opened = openRegular(file, { owners: uids, maxBytes: MAX_PERF_MAP_BYTES });
+  if (opened.refused) return { path: file, refused: opened.refused };
+  return { path: file, fd: opened.fd, size: opened.size };
 }
 
 function matchPerfLine(line, addresses, found) {
@@ -203,12 +213,24 @@ class Symbolizer {
     this.demangle = demangle;
   }
 
-  /** What must be read while the process is still there (stopped): cheap. */
-  snapshot(pid) {
+  /**
+   * What must be read while the process is still there (stopped): cheap,
+   * and nothing that can block: /proc/PID/maps, and the perf map opened (not
+   * read) with its size then. Call release() when done with it.
+   * @param {object} [o] { perfMap: false } for callers that name native code only
+   */
+  snapshot(pid, { perfMap = true } = {}) {
     let maps = [];
     try { maps = parseMaps(fs.readFileSync(`/proc/${pid}/maps`, 'utf8')); } catch (err) { /* gone */ }
-    const perfMap = `/tmp/perf-${pid}.map`;
-    return { pid, maps, perfMap: fs.existsSync(perfMap) ? perfMap : null, takenAt: Date.now() };
+    return { pid, maps, perfMap: perfMap ? openPerfMap(pid) : null, takenAt: Date.now() };
+  }
+
+  release(snap) {
+    if (snap && snap.perfMap && snap.perfMap.fd !== undefined) {
+      fs.closeSync(snap.perfMap.fd);
+      delete snap.perfMap.fd;
+      snap.perfMap.size = 0;
+    }
   }
 
   elfFor(snap, map) {
@@ -216,10 +238,10 @@ class Symbolizer {
     if (this.elfCache.has(key)) return this.elfCache.get(key);
     // map_files/ opens exactly the mapped file, even if it was replaced or
     // lives in another mount namespace; fall back to the path.
-    const tries = [`/proc/${snap.pid}/map_files/${map.range}`, `/proc/${snap.pid}/root${map.path}`, map.path];
+    const tries = [[`/proc/${snap.pid}/map_files/${map.range}`, true], [`/proc/${snap.pid}/root${map.path}`, true], [map.path, false]];
     let table = null;
-    for (const file of tries) {
-      table = loadElfSymbols(file);
+    for (const [file, followLinks] of tries) {
+      table = loadElfSymbols(file, { followLinks });
       if (table) break;
     }
     if (table) table.debug = loadDebugSymbols(table.buildId);
@@ -269,7 +291,7 @@ class Symbolizer {
       }
       out.push(frame);
     }
-    const perf = snap.perfMap ? scanPerfMap(snap.perfMap, anonAddrs) : new Map();
+    const perf = snap.perfMap && snap.perfMap.fd !== undefined ? scanPerfMap(snap.perfMap, anonAddrs) : new Map();
     let jitUnnamed = 0;
     for (const f of out) {
       if (f.kind !== 'jit') continue;
@@ -291,4 +313,4 @@ class Symbolizer {
   }
 }
 
-module.exports = { Symbolizer, loadElfSymbols, lookupSymbol, parseMaps, scanPerfMap };
+module.exports = { Symbolizer, loadElfSymbols, lookupSymbol, parseMaps, scanPerfMap, openPerfMap, MAX_PERF_MAP_BYTES };

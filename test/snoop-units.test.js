@@ -7,7 +7,7 @@ const os = require('os');
 const path = require('path');
 const { parseLevel, bpftraceProbeSlots, dtraceProbeGlob, probeNames } = require('../lib/snoop/levels');
 const { parseTarget, BUNYAN } = require('../lib/snoop/targets');
-const { declaresProvider, libraryDefinition } = require('../lib/usdt/probe-libraries');
+const { declaresProvider, libraryDefinition, openVerified } = require('../lib/usdt/probe-libraries');
 const { ancestors } = require('../lib/proc');
 const { lineFor, truncatedJson, summary, isJsonMode } = require('../lib/snoop/format');
 const { planSnoop, PID_SLOTS } = require('../lib/snoop/plan');
@@ -51,19 +51,50 @@ describe('snoop: targets', function () {
     assert.throws(() => parseTarget(''), (e) => e.exitCode === 2);
   });
 
-  it('recognises bunyan\'s probe library by the definition it carries', function () {
+  it('recognises bunyan\'s probe library by the definition it carries, and nothing else', function () {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'snoop-test-'));
     try {
       const bunyan = libraryFor('bunyan', usdt.BUNYAN_PROVIDER.probes);
       const other = libraryFor('restify', [['route-start', 'char *']]);
-      fs.writeFileSync(path.join(dir, 'b.so'), bunyan.bytes);
-      fs.writeFileSync(path.join(dir, 'o.so'), other.bytes);
+      const good = path.join(dir, bunyan.fileName);
+      fs.writeFileSync(good, bunyan.bytes, { mode: 0o555 });
+      fs.writeFileSync(path.join(dir, other.fileName), other.bytes, { mode: 0o555 });
       fs.writeFileSync(path.join(dir, 'x.so'), 'not an ELF');
-      assert.strictEqual(libraryDefinition(path.join(dir, 'b.so')).provider, 'bunyan');
-      assert.strictEqual(declaresProvider(path.join(dir, 'b.so'), BUNYAN), true);
-      assert.strictEqual(declaresProvider(path.join(dir, 'o.so'), BUNYAN), false);
-      assert.strictEqual(declaresProvider(path.join(dir, 'x.so'), BUNYAN), false);
-      assert.strictEqual(declaresProvider(path.join(dir, 'missing.so'), BUNYAN), false);
+      assert.strictEqual(libraryDefinition(good).provider, 'bunyan');
+      assert.strictEqual(declaresProvider(good, BUNYAN), true);
+      const why = (file) => openVerified(path.join(dir, file), BUNYAN).refused;
+      assert.match(why(other.fileName), /does not declare the bunyan provider/);
+      assert.match(why('x.so'), /not a probe library name/);
+      assert.match(why('nodetrace-usdt-missing.so'), /cannot be opened \(ENOENT\)/);
+      // The right bytes under another name; other bytes under the right name.
+      fs.writeFileSync(path.join(dir, 'nodetrace-usdt-0000000000000000dead.so'), bunyan.bytes);
+      assert.match(why('nodetrace-usdt-0000000000000000dead.so'), /name is not the hash of its bytes/);
+      const forged = path.join(dir, 'forged', bunyan.fileName);
+      fs.mkdirSync(path.dirname(forged));
+      fs.writeFileSync(forged, Buffer.concat([bunyan.bytes, Buffer.from('x')]));
+      assert.match(why(path.join('forged', bunyan.fileName)), /name is not the hash of its bytes/);
+      // Writable by others, a link, a FIFO.
+      const gw = path.join(dir, 'gw', bunyan.fileName);
+      fs.mkdirSync(path.dirname(gw));
+      fs.writeFileSync(gw, bunyan.bytes, { mode: 0o575 });
+      fs.chmodSync(gw, 0o575);
+      assert.match(why(path.join('gw', bunyan.fileName)), /others may write to it/);
+      const ln = path.join(dir, 'ln');
+      fs.mkdirSync(ln);
+      fs.symlinkSync(good, path.join(ln, bunyan.fileName));
+      assert.match(why(path.join('ln', bunyan.fileName)), /symbolic link/);
+      const fifo = path.join(dir, 'fifo');
+      fs.mkdirSync(fifo);
+      require('child_process').execFileSync('mkfifo', [path.join(fifo, bunyan.fileName)]);
+      assert.match(why(path.join('fifo', bunyan.fileName)), /not a regular file/, 'refused at once, without blocking');
+      if (process.getuid() === 0) {
+        // A file in someone else's directory that is not theirs.
+        const theirs = path.join(dir, 'theirs');
+        fs.mkdirSync(theirs);
+        fs.chownSync(theirs, 65534, 65534);
+        fs.writeFileSync(path.join(theirs, bunyan.fileName), bunyan.bytes, { mode: 0o555 });
+        assert.match(why(path.join('theirs', bunyan.fileName)), /belongs to uid 0, its directory to uid 65534/);
+      }
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -85,9 +116,12 @@ describe('snoop: the tracer command line', function () {
     assert.strictEqual(plan.only, null);
   });
 
-  it('bpftrace, \'*\': by path only (processes started later included), no PID filter', function () {
-    const plan = planSnoop(BPFTRACE, { kind: 'all', pids: [], libraries: [lib] }, 10);
-    assert.deepStrictEqual(plan.argv, [scriptPath('log-snoop', 'bpftrace'), lib, 'log-*', 'none*', 'none*', 'none*', 'none*', 'none*']);
+  it('bpftrace, \'*\': by path only (processes started later included), no PID filter, through verified descriptors', function () {
+    const plan = planSnoop(BPFTRACE, { kind: 'all', pids: [], libraries: [lib] }, 10, { opened: new Map([[lib, 7]]) });
+    assert.deepStrictEqual(plan.argv, [scriptPath('log-snoop', 'bpftrace'), { temp: '*.so' }, 'log-*', 'none*', 'none*', 'none*', 'none*', 'none*']);
+    assert.deepStrictEqual(plan.links, [{ name: '0.so', target: `/proc/${process.pid}/fd/7` }]);
+    assert.deepStrictEqual(planSnoop(BPFTRACE, { kind: 'all', pids: [], libraries: [lib] }, 10).links, [{ name: '0.so', target: lib }],
+      'the dry run, which opens nothing, links to the file');
   });
 
   it('bpftrace, several libraries: one glob over a private directory of links to them', function () {

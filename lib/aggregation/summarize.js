@@ -8,6 +8,7 @@ const { mergeEntriesByName } = require('./model');
 const { renderReport, mangledNames, applyDemangled } = require('../render/text');
 const { toJSON } = require('../render/json');
 const { demangleNames } = require('../demangle');
+const { safeText } = require('../terminal-safe');
 
 // Node's own C++ lives in namespace node:: (and libuv's uv_*); add-ons don't.
 // Keys still unresolved to an add-on after N-API attribution fall here too.
@@ -66,7 +67,8 @@ function hasData(model) {
 
 function renderModel(model, { json = false, ...options } = {}) {
   if (json) return JSON.stringify(toJSON(model, options), null, 2) + '\n';
-  return renderReport(model, options);
+  // Keys are names from the target's binaries and perf map, or from stdin.
+  return safeText(renderReport(model, options));
 }
 
 module.exports = { buildModel, renderModel, hasData, isNodeInternal };

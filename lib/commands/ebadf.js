@@ -13,6 +13,7 @@ const { parseSyscallList } = require('../ebadf/syscalls');
 const { planEbadf, MAX_ERRNOS } = require('../ebadf/program');
 const { renderPlan } = require('../tracer/plan');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
+const { safeText } = require('../terminal-safe');
 const { requireGcore, checkCoreDir, requireRoom, coreEstimate, formatBytes } = require('../ebadf/core');
 const { renderOpenHelp, seconds } = require('../ebadf/hit-report');
 const { watch } = require('../ebadf/watch');
@@ -164,8 +165,8 @@ async function handler(args) {
     plan: p.tracerPlan, mode, filter: p.filter, count: args.count, coreDir, gcore,
     durationSeconds: args.duration, gcoreTimeoutMs: args.gcoreTimeout * 1000,
     out: process.stdout, err: process.stderr, errnoNames,
-    onReady: () => (watchingSince = Date.now()) && process.stderr.write(`nodetrace: watching ${describe} for ${whatItWatches(p)} `
-      + `(${tracer.name} ${tracer.version}); ${onHit}. Ctrl-C to stop.\n`),
+    onReady: () => (watchingSince = Date.now()) && process.stderr.write(safeText(`nodetrace: watching ${describe} for ${whatItWatches(p)} `
+      + `(${tracer.name} ${tracer.version}); ${onHit}. Ctrl-C to stop.`) + '\n'),
   });
 
   if (!result.ready) {
@@ -173,7 +174,7 @@ async function handler(args) {
     throw describeTracerFailure(tracer, { ...result.tracerExit, errors: result.errors }, p.filter.pid);
   }
   const help = renderOpenHelp(result.records, { llnode: findOnPath('llnode') });
-  if (help) process.stdout.write(help);
+  if (help) process.stdout.write(safeText(help));
   if (result.missedResumed.length) {
     process.stderr.write(`nodetrace: also resumed PID ${result.missedResumed.join(', ')}, stopped by hits whose reports were lost.\n`);
   }

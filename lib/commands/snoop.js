@@ -15,6 +15,7 @@ const { summary } = require('../snoop/format');
 const { OUTPUT_MODES } = require('../snoop/sink');
 const { Snooper } = require('../snoop/snooper');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
+const { safeText } = require('../terminal-safe');
 
 function builder(y) {
   return y
@@ -72,7 +73,7 @@ async function handler(args) {
     process.stdout.write(renderPlan(planSnoop(tracer, targets, minLevel)));
     return;
   }
-  for (const note of targets.notes) process.stderr.write(`nodetrace: ${note}\n`);
+  for (const note of targets.notes) process.stderr.write(safeText(`nodetrace: ${note}`) + '\n');
   const snooper = new Snooper({
     tracer, targets, minLevel, outputMode: args.json ? 'raw' : (args.mode || 'long'),
     color: args.color, durationSeconds: args.duration,

@@ -25,6 +25,7 @@ function clip(s, n = MAX_FRAME) {
 function jsNotes(rec) {
   const sym = rec.symbolized;
   if (!rec.isNode || !sym) return [];
+  if (rec.perfMapRefused) return [`JavaScript frames are not named: ${rec.perfMapRefused}.`];
   if (!rec.perfMap) {
     return ['JavaScript frames are not named: the process was not started with --perf-basic-prof',
       '(run node with --perf-basic-prof --interpreted-frames-native-stack to name them).'];

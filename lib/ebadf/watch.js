@@ -16,6 +16,7 @@ const { Symbolizer } = require('../symbolize');
 const { Guard } = require('./guard');
 const { runGcore, formatBytes } = require('./core');
 const { renderHit } = require('./hit-report');
+const { safeText } = require('../terminal-safe');
 const { TracerSession, READY_MARKER, END_MARKER } = require('../tracer/session');
 
 const STACK_WAIT_MS = 3000;
@@ -102,7 +103,7 @@ class Watch {
   }
 
   say(text) {
-    this.o.err.write(`nodetrace: ${text}\n`);
+    this.o.err.write(safeText(`nodetrace: ${text}`) + '\n');
   }
 
   endTracer(reason = 'request') {
@@ -122,8 +123,16 @@ class Watch {
     if (this.mode === 'stop') this.guard.send(`stopped ${hit.pid}`);
     // While it is stopped (or dying): everything that needs the process.
     let facts = processFacts(this.symbolizer, hit.pid);
-    if (!facts.snap.maps.length && this.earlier && this.earlier.snap.pid === hit.pid) facts = { ...this.earlier, start: facts.start };
-    Object.assign(rec, facts, { perfMap: facts.snap.perfMap });
+    if (!facts.snap.maps.length && this.earlier && this.earlier.snap.pid === hit.pid) {
+      this.symbolizer.release(facts.snap);
+      facts = { ...this.earlier, start: facts.start };
+      this.earlier = null;   // now the hit's: released with it
+    }
+    const perf = facts.snap.perfMap;
+    Object.assign(rec, facts, {
+      perfMap: perf && !perf.refused ? perf.path : null,
+      perfMapRefused: perf && perf.refused ? `${perf.path} was not read: ${perf.refused}` : null,
+    });
     rec.stack = new Promise((resolve) => { rec.resolveStack = resolve; });
     this.records.push(rec);
     this.queue.push(rec);
@@ -204,10 +213,10 @@ class Watch {
   async handle(rec) {
     try {
       if (this.mode === 'stop') {
-        // Symbolize while gcore runs; report when both are done.
-        const sym = this.symbolize(rec);
+        // The process is resumed before its stack is named: naming reads
+        // files (the perf map) that nothing may make us wait on meanwhile.
         await this.handleStop(rec);
-        await sym;
+        await this.symbolize(rec);
       } else {
         await this.symbolize(rec);
         await this.handleAbort(rec);
@@ -216,8 +225,10 @@ class Watch {
       rec.outcome = rec.outcome || `internal error: ${err.message}`;
       await state.resume(this.mode === 'stop' ? [rec.hit.pid] : []);
     }
+    this.symbolizer.release(rec.snap);
     this.queue.splice(this.queue.indexOf(rec), 1);
-    this.o.out.write((this.records.indexOf(rec) > 0 ? '\n' : '') + renderHit(rec));
+    // Process names, paths and JavaScript function names are the target's to choose.
+    this.o.out.write((this.records.indexOf(rec) > 0 ? '\n' : '') + safeText(renderHit(rec)));
     if (!rec.beyondCount) this.handled++;
     if (this.handled >= this.o.count) this.endTracer('count reached');
   }
@@ -242,7 +253,12 @@ class Watch {
       }
     } else if (this.mode === 'abort' && s !== 'T') {
       const facts = processFacts(this.symbolizer, pid);
-      if (facts.snap.maps.length) this.earlier = facts;
+      if (facts.snap.maps.length) {
+        if (this.earlier) this.symbolizer.release(this.earlier.snap);
+        this.earlier = facts;
+      } else {
+        this.symbolizer.release(facts.snap);
+      }
     }
   }
 
@@ -308,6 +324,7 @@ class Watch {
       return result;
     } finally {
       clearInterval(poll);
+      if (this.earlier) this.symbolizer.release(this.earlier.snap);
       // Normal and abnormal ends alike: nothing left stopped by us.
       if (this.mode === 'stop') {
         const ours = this.records.map((r) => r.hit.pid).filter((pid) => state.procState(pid) === 'T');

@@ -16,7 +16,8 @@ class KeptMaps {
 
   refresh() {
     const pid = this.pidOf();
-    const snap = pid && this.symbolizer.snapshot(pid);
+    // Kinds are native functions: no perf map.
+    const snap = pid && this.symbolizer.snapshot(pid, { perfMap: false });
     if (snap && snap.maps.length) this.latest = snap;
   }
 

@@ -4,6 +4,7 @@
 // CLI (see sink.js); this only decides the lines fed to it, and the marks for
 // records that did not arrive whole.
 const { levelName } = require('./levels');
+const { safeText, safeValue } = require('../terminal-safe');
 
 // --json and bunyan's JSON output modes (-o json, json-N, bunyan) get JSON
 // marks, so a JSON consumer downstream never sees anything but JSON.
@@ -26,7 +27,20 @@ function truncatedJson(ev) {
 
 function truncatedText(ev) {
   const level = ev.level ? ` ${levelName(ev.level).toUpperCase()}` : '';
-  return `[nodetrace] PID ${ev.pid}:${level} record TRUNCATED: longer than the ${ev.bytesSeen} bytes the tracer reads; it began: ${ev.prefix}...`;
+  return `[nodetrace] PID ${ev.pid}:${level} record TRUNCATED: longer than the ${ev.bytesSeen} bytes the tracer reads; it began: ${safeText(ev.prefix, { oneLine: true })}...`;
+}
+
+// For bunyan's text modes: the record with every string in it made safe for
+// a terminal (bunyan prints messages and fields as they are). bunyan shows a
+// line that is not a JSON record verbatim: that is made safe whole.
+function safeForText(text) {
+  let record;
+  try {
+    record = JSON.parse(text);
+  } catch (err) {
+    return safeText(text, { oneLine: true });
+  }
+  return record && typeof record === 'object' ? JSON.stringify(safeValue(record)) : safeText(text, { oneLine: true });
 }
 
 // A --json line that must be JSON but is not (cannot happen with bunyan's
@@ -40,7 +54,7 @@ function notJson(ev) {
 function lineFor(ev, outputMode) {
   const json = isJsonMode(outputMode);
   if (ev.type === 'record') {
-    if (outputMode !== 'raw') return ev.text;   // bunyan shows non-records verbatim
+    if (outputMode !== 'raw') return json ? ev.text : safeForText(ev.text);
     try {
       JSON.parse(ev.text);
       return ev.text;

@@ -18,22 +18,31 @@ function levelPhrase(minLevel) {
 /**
  * -> a plan (lib/tracer/plan.js), plus `only`: the PIDs nodetrace itself must
  *    keep records of (null: all), when there are more than the program's slots.
- * bpftrace takes one library path, but globs it: several libraries are
- * linked from the run's private directory and named by a glob.
+ * bpftrace takes one library path, but globs it: libraries are linked from
+ * the run's private directory and named by a glob. `opened` (path -> fd):
+ * libraries nodetrace has opened and verified (probe-libraries.openVerified);
+ * their links point at /proc/<nodetrace>/fd/<fd>, that very file, so a file
+ * swapped in at the path later (a FIFO, to hang the tracer) is never opened.
+ * One process is traced with -p instead (only its probes are enabled, not
+ * those of every process mapping the library), where bpftrace resolves the
+ * path itself: the library's owner is then the traced process's user, and a
+ * swapped file costs at most the bounded attach time.
  */
-function planSnoop(tracer, targets, minLevel) {
+function planSnoop(tracer, targets, minLevel, { opened = new Map() } = {}) {
   const overflow = targets.kind === 'pids' && targets.pids.length > PID_SLOTS;
   const slotPids = targets.kind === 'pids' && !overflow ? targets.pids : [];
   const o = { script: SCRIPT, describe: `${targets.describe}, ${levelPhrase(minLevel)}` };
   if (overflow) o.notes = [`more than ${PID_SLOTS} processes: nodetrace drops the records of the others`];
   if (tracer.name === 'bpftrace') {
     const libs = targets.libraries;
-    if (libs.length > 1) o.links = libs.map((target, i) => ({ name: `${i}.so`, target }));
-    o.positional = [libs.length === 1 ? libs[0] : inTemp('*.so'), ...bpftraceProbeSlots(minLevel)];
+    const one = slotPids.length === 1 && libs.length === 1;
+    if (!one) {
+      o.links = libs.map((file, i) => ({ name: `${i}.so`, target: opened.has(file) ? `/proc/${process.pid}/fd/${opened.get(file)}` : file }));
+      if (libs.some((file) => !opened.has(file))) o.notes = [...(o.notes || []), 'nodetrace links to its own verified descriptor of each library; by hand, to the files'];
+    }
+    o.positional = [one ? libs[0] : inTemp('*.so'), ...bpftraceProbeSlots(minLevel)];
     if (slotPids.length) o.positional.push(...slotPids, ...Array(PID_SLOTS - slotPids.length).fill(0));
-    // One process: -p as well, so that only its probes are enabled (attaching
-    // by path alone enables them in every process mapping the library).
-    if (slotPids.length === 1) o.pid = slotPids[0];
+    if (one) o.pid = slotPids[0];
     o.env = BPFTRACE_ENV;
   } else {
     const glob = dtraceProbeGlob(minLevel);

@@ -19,7 +19,13 @@ const { lineFor } = require('./format');
 const { createSink } = require('./sink');
 const { planSnoop, levelPhrase } = require('./plan');
 const proc = require('../proc');
+const { safeText } = require('../terminal-safe');
 const { BUNYAN } = require('./targets');
+const { UserError, EXIT } = require('../errors');
+
+function fsUid(file) {
+  try { return require('fs').statSync(file).uid; } catch (err) { return -1; }
+}
 
 // How often snoop '*' looks for probe libraries that appeared since it began.
 const WATCH_EVERY_MS = 2000;
@@ -27,8 +33,10 @@ const WATCH_EVERY_MS = 2000;
 // saw before T has been read from its buffers before it is ended.
 const HANDOVER_DRAIN_MS = 1000;
 // A snoop follows at most this many probe libraries (one per user and
-// provider definition in practice; more means someone is making copies).
+// provider definition in practice; more means someone is making copies),
+// and at most this many of one user's, so that no user can crowd out others.
 const MAX_LIBRARIES = 64;
+const MAX_LIBRARIES_PER_USER = 4;
 // Lines the script prints that are not news.
 const QUIET = [/^Attaching \d+ probes?\.\.\.$/, /^Tracing ended\.$/, /^Snooping bunyan records/, /^@\w+: /];
 const SINCE_RE = /since ([0-9]+)\.\.\./;
@@ -65,7 +73,7 @@ class Snooper {
   constructor(o) {
     this.o = o;
     this.err = o.err || process.stderr;
-    this.sink = createSink(o.outputMode, { color: o.color });
+    this.sink = null;
     this.generations = [];
     this.main = null;             // the generation whose end ends the snoop
     this.ending = null;           // why the snoop is ending, once it is
@@ -77,11 +85,36 @@ class Snooper {
     this.timers = [];
     this.watch = null;
     this.replanning = false;
-    this.skippedLibraries = 0;
+    this.opened = new libraries.OpenedLibraries(BUNYAN);
+    this.perUser = new Map();   // uid -> libraries followed
+  }
+
+  // The libraries a tracer may be pointed at: opened and verified (bpftrace),
+  // within the bounds; what is left out is said once.
+  admit(files) {
+    if (this.o.tracer.name !== 'bpftrace') return files;
+    const before = this.opened.refused.length;
+    const ok = [];
+    for (const file of this.opened.open(files)) {
+      const uid = fsUid(file);
+      const n = this.perUser.get(uid) || 0;
+      if (n >= MAX_LIBRARIES_PER_USER) {
+        this.say(`not following ${file}: already ${MAX_LIBRARIES_PER_USER} bunyan probe libraries of uid ${uid}.`);
+        continue;
+      }
+      this.perUser.set(uid, n + 1);
+      ok.push(file);
+    }
+    for (const r of this.opened.refused.slice(before)) this.say(`not following ${r.path}: ${r.why}.`);
+    return ok;
+  }
+
+  planFor(libs) {
+    return planSnoop(this.o.tracer, { ...this.o.targets, libraries: libs }, this.o.minLevel, { opened: this.opened.fds });
   }
 
   say(text) {
-    this.err.write(`nodetrace: ${text}\n`);
+    this.err.write(safeText(`nodetrace: ${text}`) + '\n');
   }
 
   every(ms, fn) {
@@ -112,7 +145,7 @@ class Snooper {
       } else if (ev.type === 'error') {
         this.refused = ev.message;
       } else if (ev.type === 'other' && !QUIET.some((re) => re.test(ev.line))) {
-        this.err.write(`${this.o.tracer.name}: ${ev.line}\n`);
+        this.err.write(`${this.o.tracer.name}: ${safeText(ev.line, { oneLine: true })}\n`);
       }
     }
   }
@@ -174,17 +207,14 @@ class Snooper {
   }
 
   // snoop '*': a new tracer for every library, handing over from the current one.
-  async replan(newLibs) {
+  async replan(found) {
     const old = this.main;
-    const all = [...old.libraries, ...newLibs];
-    const libs = all.slice(0, MAX_LIBRARIES);
-    if (all.length > libs.length) {
-      this.skippedLibraries += all.length - libs.length;
-      this.say(`not following ${all.length - libs.length} more bunyan probe libraries: a snoop follows at most ${MAX_LIBRARIES}.`);
-      if (libs.length === old.libraries.length) return;
-    }
-    const targets = { ...this.o.targets, libraries: libs };
-    const next = new Generation(planSnoop(this.o.tracer, targets, this.o.minLevel), libs);
+    const room = MAX_LIBRARIES - old.libraries.length;
+    if (found.length > room) this.say(`not following ${found.length - Math.max(room, 0)} more bunyan probe libraries: a snoop follows at most ${MAX_LIBRARIES}.`);
+    const newLibs = this.admit(found.slice(0, Math.max(room, 0)));
+    if (!newLibs.length) return;
+    const libs = [...old.libraries, ...newLibs];
+    const next = new Generation(this.planFor(libs), libs);
     this.replanning = true;
     await new Promise((resolve) => {
       this.start(next, {
@@ -226,11 +256,18 @@ class Snooper {
    */
   async run() {
     const o = this.o;
+    const libs = o.targets.kind === 'pids' && o.targets.pids.length === 1 ? o.targets.libraries : this.admit(o.targets.libraries);
+    if (o.tracer.name === 'bpftrace' && !libs.length) {
+      this.opened.closeAll();
+      throw new UserError('none of the bunyan probe libraries found passed nodetrace\'s checks (see above): nothing to snoop.',
+        { exitCode: EXIT.NOT_FOUND });
+    }
+    this.sink = createSink(o.outputMode, { color: o.color });
     this.sink.on('drain', () => this.resumeAll());
     this.sink.on('closed', () => { this.outputClosed = true; this.stop('output closed'); });
     const stopHandling = onTerminationSignals((sig) => this.stop(sig));
 
-    this.main = new Generation(planSnoop(o.tracer, o.targets, o.minLevel), o.targets.libraries);
+    this.main = new Generation(this.planFor(libs), libs);
     const first = this.main;
     this.every(1000, () => { for (const g of this.generations) this.handle(g, g.reassembler.expire(Date.now())); });
     if (o.targets.kind === 'pids') this.every(1000, () => this.checkTargetsAlive());
@@ -258,6 +295,7 @@ class Snooper {
       stopHandling();
       this.stop('finished');
       await Promise.all(this.generations.map((g) => g.done));
+      this.opened.closeAll();
     }
     await this.sink.end();
     return first.result;

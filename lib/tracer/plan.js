@@ -12,6 +12,7 @@
 const fs = require('fs');
 const path = require('path');
 const { spawnSync } = require('child_process');
+const { safeText } = require('../terminal-safe');
 
 const SCRIPT_DIR = path.join(__dirname, '..', '..', 'd-scripts');
 const EXTENSION = { dtrace: '.d', bpftrace: '.bt' };
@@ -145,10 +146,11 @@ function renderPlan(plan, { heading, after = [] } = {}) {
   if (plan.programText === null) {
     // `sh` of this output runs the commands above and stops here.
     lines.push('exit', `# program (${plan.scriptFile}):`);
-    return lines.join('\n') + '\n' + fs.readFileSync(plan.scriptFile, 'utf8');
+    return safeText(lines.join('\n') + '\n') + fs.readFileSync(plan.scriptFile, 'utf8');
   }
   lines.push(`# (the program above is instantiated from ${plan.scriptFile})`);
-  return lines.join('\n') + '\n';
+  // Paths of other users' files may hold control characters: shown, not obeyed.
+  return safeText(lines.join('\n') + '\n');
 }
 
 module.exports = {

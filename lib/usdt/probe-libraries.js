@@ -9,24 +9,18 @@
 // These files belong to other users: they are only read here, never run,
 // and a file qualifies only as a regular file of bounded size that declares
 // the provider.
+const crypto = require('crypto');
 const fs = require('fs');
 const path = require('path');
 const proc = require('../proc');
 const paths = require('./paths');
+const { openRegular, readAt } = require('../safe-open');
 
 const MAX_LIBRARY_BYTES = 1 << 20;
 
-// The provider definition embedded in a probe library (lib/usdt/elf.js puts
-// it in a .nodetrace.usdt section as one JSON line), or null.
-function libraryDefinition(file) {
-  let buf;
-  try {
-    const st = fs.statSync(file);
-    if (!st.isFile() || st.size > MAX_LIBRARY_BYTES) return null;
-    buf = fs.readFileSync(file);
-  } catch (err) {
-    return null;
-  }
+// The provider definition embedded in a probe library's bytes (lib/usdt/
+// elf.js puts it in a .nodetrace.usdt section as one JSON line), or null.
+function definitionIn(buf) {
   const start = buf.indexOf('{"format":');
   if (start < 0) return null;
   const end = buf.indexOf('\n', start);
@@ -37,13 +31,60 @@ function libraryDefinition(file) {
   }
 }
 
-// Does the file declare `provider` ({ name, probes: [[name, ...types]] })
-// with every one of its probes?
-function declaresProvider(file, provider) {
-  const def = libraryDefinition(file);
+function declares(def, provider) {
   if (!def || def.provider !== provider.name || !Array.isArray(def.probes)) return false;
   const names = new Set(def.probes.map((p) => p && p.name));
   return provider.probes.every(([name]) => names.has(name));
+}
+
+/**
+ * A probe library another user's process maps, checked before a tracer is
+ * pointed at it: a regular file (not a link, FIFO or device; opened without
+ * blocking) of at most 1 MB, owned by the owner of its directory, writable by
+ * no one else, whose name is the hash of its bytes (lib/usdt names every
+ * library so), declaring the provider. -> { fd, path, inode, uid } (keep the
+ * fd open: a tracer is given /proc/<our PID>/fd/<fd>, that very file, so
+ * nothing swapped in at the path afterwards is ever opened) or { refused }.
+ */
+function openVerified(file, provider) {
+  const name = path.basename(file);
+  if (!name.startsWith(paths.FILE_PREFIX) || !name.endsWith('.so')) return { refused: 'not a probe library name' };
+  const opened = openRegular(file, { maxBytes: MAX_LIBRARY_BYTES, followLinks: false });
+  if (opened.refused) return opened;
+  const { fd } = opened;
+  const refuse = (why) => {
+    fs.closeSync(fd);
+    return { refused: why };
+  };
+  const st = fs.fstatSync(fd);
+  let dir;
+  try { dir = fs.statSync(path.dirname(file)); } catch (err) { return refuse('its directory is gone'); }
+  if (st.uid !== dir.uid) return refuse(`it belongs to uid ${st.uid}, its directory to uid ${dir.uid}`);
+  if (st.mode & 0o022) return refuse('others may write to it');
+  const bytes = readAt(fd, 0, st.size);
+  if (paths.libraryFileName(bytes) !== name) return refuse('its name is not the hash of its bytes');
+  if (!declares(definitionIn(bytes), provider)) return refuse(`it does not declare the ${provider.name} provider`);
+  return { fd, path: file, inode: `${st.dev}:${st.ino}`, uid: st.uid };
+}
+
+// Does the file declare `provider` ({ name, probes: [[name, ...types]] })
+// with every one of its probes, and pass openVerified()'s checks?
+function declaresProvider(file, provider) {
+  const v = openVerified(file, provider);
+  if (v.refused) return false;
+  fs.closeSync(v.fd);
+  return true;
+}
+
+// The definition a library file declares, or null (for tests and doctor).
+function libraryDefinition(file) {
+  const opened = openRegular(file, { maxBytes: MAX_LIBRARY_BYTES });
+  if (opened.refused) return null;
+  try {
+    return definitionIn(readAt(opened.fd, 0, opened.size));
+  } finally {
+    fs.closeSync(opened.fd);
+  }
 }
 
 function inode(file) {
@@ -152,6 +193,39 @@ function pidsMapping(files) {
   return out;
 }
 
+// Libraries held open (and verified) for the length of a trace; see
+// openVerified().
+class OpenedLibraries {
+  constructor(provider) {
+    this.provider = provider;
+    this.fds = new Map();   // path -> fd
+    this.refused = [];      // { path, why }
+  }
+
+  // Opens the paths not yet open; returns those that passed the checks.
+  open(files) {
+    const ok = [];
+    for (const file of files) {
+      if (this.fds.has(file)) { ok.push(file); continue; }
+      const v = openVerified(file, this.provider);
+      if (v.refused) {
+        this.refused.push({ path: file, why: v.refused });
+        continue;
+      }
+      this.fds.set(file, v.fd);
+      ok.push(file);
+    }
+    return ok;
+  }
+
+  closeAll() {
+    for (const fd of this.fds.values()) {
+      try { fs.closeSync(fd); } catch (err) { /* already */ }
+    }
+    this.fds.clear();
+  }
+}
+
 // Tracks which libraries a trace covers, to find the ones that appear later:
 // a user's first process with the provider creates its library after the
 // trace has attached to the others.
@@ -194,6 +268,6 @@ function ownLibraryPath(provider) {
 }
 
 module.exports = {
-  libraryDefinition, declaresProvider, librariesOf, allLibraries, uniqueByInode, candidateUids, pidsMapping,
+  libraryDefinition, declaresProvider, openVerified, OpenedLibraries, librariesOf, allLibraries, uniqueByInode, candidateUids, pidsMapping,
   LibraryWatch, createOwnLibrary, ownLibraryPath,
 };
