@@ -390,7 +390,7 @@ function joinSameNamed(aggregations) {
       if (a.name !== null) byName.set(a.name, copy);
       joined.push(copy);
     } else {
-      byName.get(a.name).entries.push(...a.entries);
+      for (const e of a.entries) byName.get(a.name).entries.push(e);
     }
   }
   return joined;

@@ -83,6 +83,10 @@ function parseName(text) {
 
 function plan(args, tracer) {
   const filter = args.pid !== undefined ? { pid: proc.parsePid(args.pid) } : { name: parseName(args.name) };
+  if (filter.pid) {
+    if (filter.pid === process.pid) throw new UsageError('-p names nodetrace itself.');
+    proc.requireProcess(filter.pid, { hint: 'Find processes with: pgrep -l node (or ps -e)' });
+  }
   const errnos = parseErrnoList(args.errno);
   if (errnos.length > MAX_ERRNOS) throw new UsageError(`--errno takes at most ${MAX_ERRNOS} errors.`);
   const sys = parseSyscallList(args.syscall, { tracerName: tracer.name });
@@ -135,10 +139,6 @@ async function handler(args) {
   }
   requireRoot('nodetrace ebadf');
   const mode = p.mode;
-  if (p.filter.pid) {
-    if (p.filter.pid === process.pid) throw new UsageError('-p names nodetrace itself.');
-    proc.requireProcess(p.filter.pid, { hint: 'Find processes with: pgrep -l node (or ps -e)' });
-  }
   requireNotOurselves(p.filter);
   let gcore;
   let coreDir;

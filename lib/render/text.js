@@ -21,6 +21,19 @@ const {
 } = require('../aggregation/model');
 const { formatDuration, formatRange, formatPercent, toNanoseconds } = require('./units');
 
+// Aggregations can have any number of buckets and keys: no spreading of
+// arrays into call arguments (the stack holds only so many).
+function longest(strings, min = 0) {
+  let n = min;
+  for (const t of strings) if (t.length > n) n = t.length;
+  return n;
+}
+
+function append(into, items) {
+  for (const item of items) into.push(item);
+  return into;
+}
+
 const DEFAULTS = { sort: 'total', breakdownHistograms: false, maxUnresolved: 3, width: 40, ascii: false };
 
 const PHASE_LABELS = { queue_wait: 'queue wait', run: 'run', loop_wait: 'loop wait' };
@@ -136,7 +149,7 @@ function distributionHeader(labelWidth, width) {
 function renderHistogram(entry, unit, options, indent = '  ') {
   const buckets = trimEmptyBuckets(entry).buckets;
   const labels = buckets.map((b) => formatRange(b.lo, b.hi, unit, options));
-  const labelWidth = Math.max(5, ...labels.map((label) => label.length));
+  const labelWidth = longest(labels, 5);
   const population = buckets.reduce((sum, b) => sum + (b.count > 0n ? Number(b.count) : 0), 0);
   const lines = [indent + distributionHeader(labelWidth, options.width)];
   buckets.forEach((bucket, i) => {
@@ -178,7 +191,7 @@ function renderBreakdownSummary(kind, options) {
     const { entry, unit, limit } = kind.breakdown[phase];
     return [PHASE_LABELS[phase], ...percentiles(entry, unit, options, limit), `${formatPercent(phaseShare(kind.breakdown[phase], kind))} of time`];
   });
-  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
+  const widths = rows[0].map((_, column) => longest(rows.map((row) => row[column])));
   return rows.map((row) => '    ' + row.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd());
 }
 
@@ -188,7 +201,7 @@ function renderBreakdownHistograms(kind, options) {
     const { entry, unit, limit } = kind.breakdown[phase];
     const share = formatPercent(phaseShare(kind.breakdown[phase], kind));
     lines.push(`  ${PHASE_LABELS[phase]} (${share} of time):`);
-    lines.push(...renderHistogram(entry, unit, options, '    '));
+    append(lines, renderHistogram(entry, unit, options, '    '));
     lines.push(`    count ${totalCount(entry)}, ${percentiles(entry, unit, options, limit).join(', ')}`);
   }
   return lines;
@@ -198,7 +211,7 @@ function renderKind(kind, options) {
   const lines = [kindHeading(kind, options), ...renderHistogram(kind.entry, kind.unit, options), summaryLine(kind, options)];
   if (kind.entry.note) lines.push(`  note: ${kind.entry.note}`);
   if (kind.breakdown) {
-    lines.push(...(options.breakdownHistograms ? renderBreakdownHistograms(kind, options) : renderBreakdownSummary(kind, options)));
+    append(lines, options.breakdownHistograms ? renderBreakdownHistograms(kind, options) : renderBreakdownSummary(kind, options));
   }
   return lines.join('\n');
 }
@@ -215,7 +228,7 @@ function renderKinds(kinds, options, withMapHeadings) {
     const showHeading = withMapHeadings && name && group.some((kind) => kind.key.length > 0);
     const rendered = limitUnresolved(group, options.maxUnresolved).map((kind) => renderKind(kind, options));
     if (showHeading) rendered[0] = `@${name}\n\n${rendered[0]}`;
-    blocks.push(...rendered);
+    append(blocks, rendered);
   }
   return blocks;
 }
@@ -262,7 +275,7 @@ function renderTable(aggregation, unit, options) {
     entry.label || (entry.key.length > 0 ? showKey(entry.key, options) : title || '(all)'),
     entry.kind === 'stats' ? statsText(entry.stats, unit, options) : scalarText(entry.value, unit, options),
   ]);
-  const keyWidth = Math.max(...rows.map((row) => row[0].length));
+  const keyWidth = longest(rows.map((row) => row[0]));
   const lines = rows.map(([key, value]) => `  ${key.padEnd(keyWidth)}  ${value}`);
   const keyed = aggregation.entries.some((entry) => entry.key.length > 0);
   return (keyed && title ? [title, ...lines] : lines).join('\n');
@@ -273,7 +286,7 @@ function renderOther(aggregation, options) {
   const blocks = [];
   if (distributions.length > 0) {
     const view = buildKinds({ aggregations: [{ ...aggregation, entries: distributions }] }, { sort: options.sort, unit: options.defaultUnit });
-    blocks.push(...renderKinds(view.kinds, options, true));
+    append(blocks, renderKinds(view.kinds, options, true));
   }
   const rows = aggregation.entries.filter((entry) => !isDistribution(entry));
   // Only a name says what a scalar measures (a count() has no unit), so the
@@ -293,7 +306,7 @@ function renderReport(model, options = {}) {
   const settings = { ...DEFAULTS, ...options, defaultUnit };
   const view = buildKinds(model, { sort: settings.sort, unit: defaultUnit });
   const blocks = renderKinds(view.kinds, settings, !view.convention);
-  for (const aggregation of view.other) blocks.push(...renderOther(aggregation, settings));
+  for (const aggregation of view.other) append(blocks, renderOther(aggregation, settings));
   if (view.kinds.some((kind) => kind.breakdown)) blocks.push(LEGEND);
   if (blocks.length === 0) return 'No aggregation output.\n';
   return blocks.join('\n\n') + '\n';

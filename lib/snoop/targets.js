@@ -41,6 +41,7 @@ function hostFacts() {
   const skip = proc.ancestors();
   return {
     isRunning: proc.isRunning,
+    tgidOf: proc.stat.tgidOf,
     looksLikeNode: proc.looksLikeNode,
     executableName: proc.executableName,
     commandLine: (pid) => proc.commandLine(pid).join(' '),
@@ -93,10 +94,12 @@ function allTargets(tracerName, host, create) {
 function matchingPids(t, host) {
   if (t.kind === 'pids') {
     for (const pid of t.pids) {
-      if (!host.isRunning(pid)) {
+      const tgid = host.tgidOf(pid);
+      if (tgid === null || !host.isRunning(pid)) {
         throw new UserError(`no process with PID ${pid} is running.`,
           { hint: 'Find Node processes with: pgrep -a node', exitCode: EXIT.NOT_FOUND });
       }
+      if (tgid !== pid) throw new UsageError(`${pid} is a thread of process ${tgid}, not a process.`, `Snoop the process: nodetrace snoop ${tgid}`);
     }
     return t.pids;
   }
