@@ -13,7 +13,7 @@ NODEDIR := $(shell [ -f /usr/include/node/node.h ] && echo /usr)
 NPM_ENV := $(if $(NODEDIR),npm_config_nodedir=$(NODEDIR))
 DEMO_SECONDS ?= 5
 
-.PHONY: all deps system-deps tracefs demo test unit bench clean
+.PHONY: all deps system-deps tracefs demo test unit bench clean node-builds
 
 all: deps
 
@@ -47,6 +47,11 @@ demo: deps
 
 test: deps
 	$(SUDO) npx mocha 'test/**/*.test.js'
+
+# The Node builds of the integration test matrix (official 22/24/26, Debian's
+# 18), cached under $${NODETRACE_CACHE:-/var/cache/nodetrace}/node; see the script.
+node-builds:
+	$(SUDO) scripts/node-builds.sh
 
 unit: node_modules/.installed
 	npx mocha --grep '@tracer' --invert 'test/**/*.test.js'
