@@ -1,0 +1,153 @@
+'use strict';
+// Where the latency program's probe points are in one process: found in
+// whichever object of that process defines them, from its own memory map.
+//   official / NodeSource builds: all in the node executable (static libuv,
+//     full symbols);
+//   Debian's / Ubuntu's nodejs: N-API in libnode.so.*, libuv in a shared,
+//     stripped libuv.so.1, whose static uv__queue_work / uv__queue_done have
+//     no symbol (lib/latency/stripped-libuv.js finds them anyway).
+// Files are opened through /proc/PID/map_files, which is exactly the mapped
+// file even in another mount namespace (a container) or after the file on
+// disk was replaced; the tracer gets those same paths.
+const path = require('path');
+const fs = require('fs');
+const { loadElfSymbols, parseMaps } = require('../symbolize');
+const { openRegular, readAt } = require('../safe-open');
+const stripped = require('./stripped-libuv');
+
+// The program's probes, by role. Each is looked for in every object.
+const NAPI = ['napi_create_async_work', 'napi_queue_async_work'];
+const LIBUV = ['uv_queue_work', 'uv_async_send'];
+const QUEUE = ['uv__queue_work', 'uv__queue_done'];
+
+// The objects of a memory map that hold code, one entry each (a file is
+// mapped several times): the executable first, then libnode and libuv, then
+// the rest, so the usual cases read only what they need.
+function codeObjects(maps, exePath) {
+  const seen = new Map();
+  for (const m of maps) {
+    if (!m.path.startsWith('/') || m.inode === '0') continue;
+    const key = `${m.dev}:${m.inode}`;
+    // map_files names a mapping by its bounds without /proc/PID/maps' zero padding.
+    const range = `${m.start.toString(16)}-${m.end.toString(16)}`;
+    if (!seen.has(key)) seen.set(key, { path: m.path.replace(/ \(deleted\)$/, ''), range, dev: m.dev, inode: m.inode, exec: false });
+    if (m.perms[2] === 'x') seen.get(key).exec = true;
+  }
+  const rank = (o) => (o.path === exePath ? 0 : /\/libnode\.so/.test(o.path) ? 1 : /\/libuv\.so/.test(o.path) ? 2 : 3);
+  return [...seen.values()].filter((o) => o.exec).sort((a, b) => rank(a) - rank(b));
+}
+
+// name -> { value, size } for the wanted names defined in a symbol table.
+function definedIn(table, names) {
+  const found = new Map();
+  if (!table) return found;
+  const wanted = new Set(names);
+  for (let i = 0; i < table.values.length && found.size < wanted.size; i++) {
+    const name = table.nameAt(i);
+    if (wanted.has(name) && !found.has(name)) found.set(name, { value: table.values[i], size: table.sizes[i] });
+  }
+  return found;
+}
+
+/**
+ * Pure over its inputs: the map, a loader of symbol tables and a disassembler.
+ * @returns {{objects, points, missing}} points: role name -> { object, file,
+ *   location (a symbol name, or 0xADDR: an address of the file), how };
+ *   missing: [{ name, why }]
+ */
+function locate({ pid, maps, exePath, loadSymbols, disassemble }) {
+  const objects = codeObjects(maps, exePath).map((o) => ({ ...o, file: `/proc/${pid}/map_files/${o.range}` }));
+  const points = {};
+  const tables = new Map();
+  const tableOf = (o) => {
+    if (!tables.has(o.file)) tables.set(o.file, loadSymbols(o.file));
+    return tables.get(o.file);
+  };
+  const want = [...NAPI, ...LIBUV, ...QUEUE];
+  for (const o of objects) {
+    const missing = want.filter((n) => !points[n]);
+    if (!missing.length) break;
+    for (const [name] of definedIn(tableOf(o), missing)) {
+      points[name] = { object: o.path, file: o.file, location: name, how: 'symbol' };
+    }
+  }
+  const missing = [];
+  const uv = points.uv_queue_work;
+  if (uv && (!points.uv__queue_work || !points.uv__queue_done
+      || points.uv__queue_work.file !== uv.file || points.uv__queue_done.file !== uv.file)) {
+    // The static functions belong with the uv_queue_work that is called: a
+    // libuv without their symbols (stripped) has them at addresses only.
+    delete points.uv__queue_work;
+    delete points.uv__queue_done;
+    const table = tableOf(objects.find((o) => o.file === uv.file));
+    const fn = definedIn(table, ['uv_queue_work']).get('uv_queue_work');
+    const seg = table.loads.find((l) => fn.value >= l.vaddr && fn.value < l.vaddr + l.filesz);
+    const isCode = (a) => Boolean(seg) && a >= seg.vaddr && a < seg.vaddr + seg.filesz;
+    const code = fn.size ? disassemble(uv.file, fn.value, fn.size) : { error: 'uv_queue_work has no size in the symbol table' };
+    const found = code.text ? stripped.queueFunctionsFromDisassembly(code.text, isCode) : null;
+    if (found) {
+      const how = `address: no symbol (stripped); ${found.how}`;
+      points.uv__queue_work = { object: uv.object, file: uv.file, location: '0x' + found.work.toString(16), how };
+      points.uv__queue_done = { object: uv.object, file: uv.file, location: '0x' + found.done.toString(16), how };
+    } else {
+      const why = `${path.basename(uv.object)} has no symbol for it, and ${code.error || 'the code of uv_queue_work does not show where it stores it'}`;
+      for (const n of QUEUE) missing.push({ name: n, why });
+    }
+  }
+  for (const n of [...NAPI, ...LIBUV]) {
+    if (!points[n]) missing.push({ name: n, why: `defined by none of the ${objects.length} objects mapped with code` });
+  }
+  if (!uv) for (const n of QUEUE) if (!points[n]) missing.push({ name: n, why: 'uv_queue_work was not found, so neither was its libuv' });
+  return { objects, points, missing };
+}
+
+function findProbePoints(pid) {
+  let maps = [];
+  let exePath = '';
+  try { maps = parseMaps(fs.readFileSync(`/proc/${pid}/maps`, 'utf8')); } catch (err) { /* gone: nothing found */ }
+  try { exePath = fs.readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, ''); } catch (err) { /* gone */ }
+  return locate({
+    pid, maps, exePath,
+    loadSymbols: (file) => loadElfSymbols(file, { followLinks: true }),
+    disassemble: stripped.disassemble,
+  });
+}
+
+/**
+ * The Node version of the object that defines N-API (the node executable or
+ * libnode): the release tarball name Node's process.release carries,
+ * "node-vX.Y.Z.tar.gz", read from the file, never by running it.
+ */
+function nodeVersionOf(file) {
+  const opened = openRegular(file, { followLinks: true });
+  if (opened.refused) return null;
+  const CHUNK = 8 * 1024 * 1024;
+  try {
+    let carry = '';
+    for (let off = 0; off < opened.size; off += CHUNK) {
+      const text = carry + readAt(opened.fd, off, CHUNK).toString('latin1');
+      const m = /node-v(\d+\.\d+\.\d+)\.tar\.gz/.exec(text);
+      if (m) return m[1];
+      carry = text.slice(-64);
+    }
+    return null;
+  } finally {
+    fs.closeSync(opened.fd);
+  }
+}
+
+/** What kind of build a located set of points shows (pure). */
+function describeBuild(found, exePath) {
+  const napi = found.points.napi_create_async_work;
+  const uv = found.points.uv_queue_work;
+  const shared = (p) => p && p.object !== exePath;
+  return {
+    napiIn: napi ? napi.object : null,
+    libuvIn: uv ? uv.object : null,
+    node: shared(napi) ? `shared ${path.basename(napi.object)}` : napi ? 'static (in the executable)' : 'unknown',
+    libuv: shared(uv) ? `shared ${path.basename(uv.object)}` : uv ? 'static (in the executable)' : 'unknown',
+    libuvStripped: Boolean(found.points.uv__queue_work && found.points.uv__queue_work.how.startsWith('address')),
+  };
+}
+
+module.exports = { locate, findProbePoints, nodeVersionOf, describeBuild, codeObjects, NAPI, LIBUV, QUEUE };
