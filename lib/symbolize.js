@@ -32,60 +32,79 @@ const MAX_ELF_BYTES = 4 * 1024 * 1024 * 1024;
 // processes reach hundreds of MB; a planted sparse file could be any size).
 const MAX_PERF_MAP_BYTES = 1024 * 1024 * 1024;
 
-/** Symbol table of one ELF file: { loads, values, sizes, names } sorted by value, or null. */
-function loadElfSymbols(file, { followLinks = false } = {}) {
+// Reads one ELF file's headers and calls onSymbol(value, size, strtab, nameOffset)
+// for every defined function symbol of .symtab and .dynsym; -> { loads, buildId }.
+function readElfSymbols(fd, onSymbol) {
+  const eh = readAt(fd, 0, 64);
+  if (eh.length < 64 || eh.readUInt32BE(0) !== 0x7f454c46 || eh[4] !== 2 || eh[5] !== 1) return null;
+  const phoff = Number(eh.readBigUInt64LE(32));
+  const shoff = Number(eh.readBigUInt64LE(40));
+  const phentsize = eh.readUInt16LE(54);
+  const phnum = eh.readUInt16LE(56);
+  const shentsize = eh.readUInt16LE(58);
+  const shnum = eh.readUInt16LE(60);
+  const loads = [];
+  let buildId = null;
+  const ph = readAt(fd, phoff, phentsize * phnum);
+  for (let i = 0; i < phnum; i++) {
+    const o = i * phentsize;
+    const type = ph.readUInt32LE(o);
+    const offset = Number(ph.readBigUInt64LE(o + 8));
+    const filesz = Number(ph.readBigUInt64LE(o + 32));
+    if (type === PT_LOAD) loads.push({ offset, vaddr: Number(ph.readBigUInt64LE(o + 16)), filesz });
+    if (type === PT_NOTE && !buildId && filesz < 65536) buildId = findBuildId(readAt(fd, offset, filesz));
+  }
+  const sh = readAt(fd, shoff, shentsize * shnum);
+  const section = (i) => {
+    const o = i * shentsize;
+    return { type: sh.readUInt32LE(o + 4), offset: Number(sh.readBigUInt64LE(o + 24)), size: Number(sh.readBigUInt64LE(o + 32)), link: sh.readUInt32LE(o + 40) };
+  };
+  for (let i = 0; i < shnum; i++) {
+    const s = section(i);
+    if (s.type !== SHT_SYMTAB && s.type !== SHT_DYNSYM) continue;
+    const strs = section(s.link);
+    const strtab = readAt(fd, strs.offset, strs.size);
+    const syms = readAt(fd, s.offset, s.size);
+    for (let o = 0; o + 24 <= syms.length; o += 24) {
+      const info = syms[o + 4];
+      const type = info & 0xf;
+      const shndx = syms.readUInt16LE(o + 6);
+      const value = Number(syms.readBigUInt64LE(o + 8));
+      const size = Number(syms.readBigUInt64LE(o + 16));
+      if (shndx === 0 || value === 0) continue;
+      if (type !== STT_FUNC && type !== STT_GNU_IFUNC && !(type === STT_NOTYPE && size > 0)) continue;
+      onSymbol(value, size, strtab, syms.readUInt32LE(o));
+    }
+  }
+  return { loads, buildId };
+}
+
+function withElf(file, followLinks, read) {
   const opened = openRegular(file, { maxBytes: MAX_ELF_BYTES, followLinks });
   if (opened.refused) return null;
-  const fd = opened.fd;
   try {
-    const eh = readAt(fd, 0, 64);
-    if (eh.length < 64 || eh.readUInt32BE(0) !== 0x7f454c46 || eh[4] !== 2 || eh[5] !== 1) return null;
-    const phoff = Number(eh.readBigUInt64LE(32));
-    const shoff = Number(eh.readBigUInt64LE(40));
-    const phentsize = eh.readUInt16LE(54);
-    const phnum = eh.readUInt16LE(56);
-    const shentsize = eh.readUInt16LE(58);
-    const shnum = eh.readUInt16LE(60);
-    const loads = [];
-    let buildId = null;
-    const ph = readAt(fd, phoff, phentsize * phnum);
-    for (let i = 0; i < phnum; i++) {
-      const o = i * phentsize;
-      const type = ph.readUInt32LE(o);
-      const offset = Number(ph.readBigUInt64LE(o + 8));
-      const filesz = Number(ph.readBigUInt64LE(o + 32));
-      if (type === PT_LOAD) loads.push({ offset, vaddr: Number(ph.readBigUInt64LE(o + 16)), filesz });
-      if (type === PT_NOTE && !buildId && filesz < 65536) buildId = findBuildId(readAt(fd, offset, filesz));
-    }
-    const sh = readAt(fd, shoff, shentsize * shnum);
-    const section = (i) => {
-      const o = i * shentsize;
-      return { type: sh.readUInt32LE(o + 4), offset: Number(sh.readBigUInt64LE(o + 24)), size: Number(sh.readBigUInt64LE(o + 32)), link: sh.readUInt32LE(o + 40) };
-    };
+    return read(opened.fd);
+  } catch (err) {
+    return null;
+  } finally {
+    fs.closeSync(opened.fd);
+  }
+}
+
+/** Symbol table of one ELF file: { loads, values, sizes, names } sorted by value, or null. */
+function loadElfSymbols(file, { followLinks = false } = {}) {
+  return withElf(file, followLinks, (fd) => {
     const entries = [];
     const strtabs = [];
-    for (let i = 0; i < shnum; i++) {
-      const s = section(i);
-      if (s.type !== SHT_SYMTAB && s.type !== SHT_DYNSYM) continue;
-      const strs = section(s.link);
-      const strtab = readAt(fd, strs.offset, strs.size);
-      const which = strtabs.push(strtab) - 1;
-      const syms = readAt(fd, s.offset, s.size);
-      for (let o = 0; o + 24 <= syms.length; o += 24) {
-        const info = syms[o + 4];
-        const type = info & 0xf;
-        const shndx = syms.readUInt16LE(o + 6);
-        const value = Number(syms.readBigUInt64LE(o + 8));
-        const size = Number(syms.readBigUInt64LE(o + 16));
-        if (shndx === 0 || value === 0) continue;
-        if (type !== STT_FUNC && type !== STT_GNU_IFUNC && !(type === STT_NOTYPE && size > 0)) continue;
-        entries.push({ value, size, name: syms.readUInt32LE(o), which });
-      }
-    }
+    const header = readElfSymbols(fd, (value, size, strtab, name) => {
+      if (strtabs[strtabs.length - 1] !== strtab) strtabs.push(strtab);
+      entries.push({ value, size, name, which: strtabs.length - 1 });
+    });
+    if (!header) return null;
     entries.sort((a, b) => a.value - b.value || b.size - a.size);
     return {
-      loads,
-      buildId,
+      loads: header.loads,
+      buildId: header.buildId,
       values: Float64Array.from(entries, (e) => e.value),
       sizes: Float64Array.from(entries, (e) => e.size),
       nameAt: (i) => {
@@ -95,11 +114,27 @@ function loadElfSymbols(file, { followLinks = false } = {}) {
         return buf.toString('latin1', e.name, end < 0 ? buf.length : end);
       },
     };
-  } catch (err) {
-    return null;
-  } finally {
-    fs.closeSync(fd);
-  }
+  });
+}
+
+/**
+ * Where the given names are defined in one ELF file, without building its
+ * whole table (a node binary has 180,000 symbols): -> { loads, found: Map(name
+ * -> { value, size }) } or null. The first definition of a name wins.
+ */
+function findElfSymbols(file, names, { followLinks = false } = {}) {
+  const wanted = new Map(names.map((n) => [n, Buffer.from(n + '\0', 'latin1')]));
+  return withElf(file, followLinks, (fd) => {
+    const found = new Map();
+    const header = readElfSymbols(fd, (value, size, strtab, name) => {
+      for (const [n, bytes] of wanted) {
+        if (!found.has(n) && strtab[name] === bytes[0] && strtab.compare(bytes, 0, bytes.length, name, name + bytes.length) === 0) {
+          found.set(n, { value, size });
+        }
+      }
+    });
+    return header && { loads: header.loads, found };
+  });
 }
 
 // The GNU build ID from a PT_NOTE segment, as hex, or null.
@@ -313,4 +348,4 @@ class Symbolizer {
   }
 }
 
-module.exports = { Symbolizer, loadElfSymbols, lookupSymbol, parseMaps, scanPerfMap, openPerfMap, MAX_PERF_MAP_BYTES };
+module.exports = { Symbolizer, loadElfSymbols, findElfSymbols, lookupSymbol, parseMaps, scanPerfMap, openPerfMap, MAX_PERF_MAP_BYTES };

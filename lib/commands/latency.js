@@ -13,6 +13,7 @@ const { buildModel, renderModel, hasData } = require('../aggregation/summarize')
 const { KeptMaps } = require('../latency/kept-maps');
 const { resolveCommand, childPidOf, commandStarted } = require('../latency/command-target');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
+const { findProbePoints, binaryProbePoints } = require('../latency/probe-points');
 
 const SCRIPT = 'addon-latency';
 // bpftrace's output with -c, in the run's private directory.
@@ -59,14 +60,18 @@ function plan(args, tracer) {
     o.pid = proc.parsePid(args.pid);
     if (args.force) proc.requireProcess(o.pid);
     else proc.requireNodeProcess(o.pid);
-    // bpftrace cannot take a PID inside a probe's path: the program takes the binary.
-    if (tracer.name === 'bpftrace') o.positional = [`/proc/${o.pid}/exe`];
     o.describe = `PID ${o.pid}`;
+    // bpftrace cannot take a PID inside a probe's path: the program takes the
+    // files that define its probe points, as this process maps them.
+    if (tracer.name === 'bpftrace') Object.assign(o, probeArguments(requireProbePoints(findProbePoints(o.pid), o.describe)));
   } else {
     const c = resolveCommand(args.command);
     o.command = c.command;
     if (tracer.name === 'bpftrace') {
-      o.positional = [c.binary];
+      Object.assign(o, probeArguments(requireProbePoints(binaryProbePoints(c.binary), c.binary, {
+        hint: 'With -c, nodetrace reads the binary before it runs: it must define them itself (official builds do).\n'
+          + 'Start the program, then trace it by PID: nodetrace latency -p PID',
+      })));
       // The command inherits the tracer's stdout, so the tracer writes its
       // own output to a private file (bpftrace buffers that file, so
       // readiness is told another way: bpftrace execs the command only once
@@ -82,6 +87,31 @@ function plan(args, tracer) {
   return planTracer(tracer, o);
 }
 
+// Where something is missing, say exactly what and where nodetrace looked:
+// never trace the wrong place and report "no work".
+function requireProbePoints(found, what, { hint } = {}) {
+  if (!found.missing.length) return found.points;
+  const lines = found.missing.map((m) => `${m.name}: ${m.why}`);
+  throw new UserError(`cannot trace thread-pool work in ${what}: ${found.missing.length} probe point(s) not found:\n  ${lines.join('\n  ')}`,
+    { hint: hint || `nodetrace doctor -p ${found.pid || 'PID'} tells which build this is and where it looked.` });
+}
+
+// The program's arguments ($1..$4, see the header of addon-latency.bt).
+function probeArguments(points) {
+  const o = {
+    positional: [points.napi_create_async_work.file, points.uv_queue_work.file,
+      points.uv__queue_work.location, points.uv__queue_done.location],
+  };
+  if (/^0x/.test(points.uv__queue_work.location)) {
+    // bpftrace 0.17 attaches to an address outside every symbol only with
+    // --unsafe; these addresses are function entries (pointers libuv stores).
+    o.extra = ['--unsafe'];
+    o.notes = [`${points.uv__queue_work.object} is stripped: uv__queue_work at ${points.uv__queue_work.location}, `
+      + `uv__queue_done at ${points.uv__queue_done.location} (${points.uv__queue_work.how.replace(/^address: /, '')})`];
+  }
+  return o;
+}
+
 // With -c the command's own output goes to ours (to stderr with --json, to
 // keep the JSON clean); dtrace -c pipes it through dtrace's, unseen.
 function commandStdio(p, args) {
@@ -92,12 +122,13 @@ function commandStdio(p, args) {
 
 async function handler(args) {
   const tracer = requireTracer(args.backend);
+  // Root first: planning reads the target's memory map and mapped files.
+  if (!args.dryRun) requireRoot('nodetrace latency');
   const p = plan(args, tracer);
   if (args.dryRun) {
     process.stdout.write(renderPlan(p));
     return;
   }
-  requireRoot('nodetrace latency');
   const pid = args.pid !== undefined ? Number(args.pid) : null;
   let session = null;
   const maps = new KeptMaps(() => pid || (session && session.child && childPidOf(session.child.pid)));

@@ -11,7 +11,7 @@
 // disk was replaced; the tracer gets those same paths.
 const path = require('path');
 const fs = require('fs');
-const { loadElfSymbols, parseMaps } = require('../symbolize');
+const { findElfSymbols, parseMaps } = require('../symbolize');
 const { openRegular, readAt } = require('../safe-open');
 const stripped = require('./stripped-libuv');
 
@@ -37,38 +37,35 @@ function codeObjects(maps, exePath) {
   return [...seen.values()].filter((o) => o.exec).sort((a, b) => rank(a) - rank(b));
 }
 
-// name -> { value, size } for the wanted names defined in a symbol table.
-function definedIn(table, names) {
-  const found = new Map();
-  if (!table) return found;
-  const wanted = new Set(names);
-  for (let i = 0; i < table.values.length && found.size < wanted.size; i++) {
-    const name = table.nameAt(i);
-    if (wanted.has(name) && !found.has(name)) found.set(name, { value: table.values[i], size: table.sizes[i] });
-  }
-  return found;
-}
-
 /**
- * Pure over its inputs: the map, a loader of symbol tables and a disassembler.
+ * Pure over its inputs: the map, a symbol finder (findElfSymbols' contract:
+ * (file, names) -> { loads, found: Map(name -> { value, size }) } or null) and
+ * a disassembler.
  * @returns {{objects, points, missing}} points: role name -> { object, file,
  *   location (a symbol name, or 0xADDR: an address of the file), how };
  *   missing: [{ name, why }]
  */
-function locate({ pid, maps, exePath, loadSymbols, disassemble }) {
-  const objects = codeObjects(maps, exePath).map((o) => ({ ...o, file: `/proc/${pid}/map_files/${o.range}` }));
+function locate({ pid, maps, exePath, findSymbols, disassemble }) {
+  // map_files needs CAP_SYS_ADMIN; /proc/PID/root serves a user's dry run of
+  // its own process (and the path is the one the process sees).
+  const objects = codeObjects(maps, exePath).map((o) => ({
+    ...o, file: `/proc/${pid}/map_files/${o.range}`, alternatives: [`/proc/${pid}/map_files/${o.range}`, `/proc/${pid}/root${o.path}`],
+  }));
   const points = {};
-  const tables = new Map();
-  const tableOf = (o) => {
-    if (!tables.has(o.file)) tables.set(o.file, loadSymbols(o.file));
-    return tables.get(o.file);
-  };
   const want = [...NAPI, ...LIBUV, ...QUEUE];
+  const symbols = new Map();   // object path -> what findSymbols said
   for (const o of objects) {
     const missing = want.filter((n) => !points[n]);
     if (!missing.length) break;
-    for (const [name] of definedIn(tableOf(o), missing)) {
-      points[name] = { object: o.path, file: o.file, location: name, how: 'symbol' };
+    let result = null;
+    for (const file of o.alternatives) {
+      result = findSymbols(file, want);
+      if (result) { o.file = file; break; }
+    }
+    symbols.set(o.path, result);
+    if (!result) continue;
+    for (const name of missing) {
+      if (result.found.has(name)) points[name] = { object: o.path, file: o.file, location: name, how: 'symbol' };
     }
   }
   const missing = [];
@@ -79,8 +76,8 @@ function locate({ pid, maps, exePath, loadSymbols, disassemble }) {
     // libuv without their symbols (stripped) has them at addresses only.
     delete points.uv__queue_work;
     delete points.uv__queue_done;
-    const table = tableOf(objects.find((o) => o.file === uv.file));
-    const fn = definedIn(table, ['uv_queue_work']).get('uv_queue_work');
+    const table = symbols.get(uv.object);
+    const fn = table.found.get('uv_queue_work');
     const seg = table.loads.find((l) => fn.value >= l.vaddr && fn.value < l.vaddr + l.filesz);
     const isCode = (a) => Boolean(seg) && a >= seg.vaddr && a < seg.vaddr + seg.filesz;
     const code = fn.size ? disassemble(uv.file, fn.value, fn.size) : { error: 'uv_queue_work has no size in the symbol table' };
@@ -98,19 +95,35 @@ function locate({ pid, maps, exePath, loadSymbols, disassemble }) {
     if (!points[n]) missing.push({ name: n, why: `defined by none of the ${objects.length} objects mapped with code` });
   }
   if (!uv) for (const n of QUEUE) if (!points[n]) missing.push({ name: n, why: 'uv_queue_work was not found, so neither was its libuv' });
-  return { objects, points, missing };
+  return { pid, objects, points, missing };
 }
 
 function findProbePoints(pid) {
   let maps = [];
   let exePath = '';
-  try { maps = parseMaps(fs.readFileSync(`/proc/${pid}/maps`, 'utf8')); } catch (err) { /* gone: nothing found */ }
+  try {
+    maps = parseMaps(fs.readFileSync(`/proc/${pid}/maps`, 'utf8'));
+  } catch (err) {
+    const why = `cannot read /proc/${pid}/maps (${err.code || err.message})`;
+    return { pid, objects: [], points: {}, missing: [...NAPI, ...LIBUV, ...QUEUE].map((name) => ({ name, why })) };
+  }
   try { exePath = fs.readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, ''); } catch (err) { /* gone */ }
   return locate({
     pid, maps, exePath,
-    loadSymbols: (file) => loadElfSymbols(file, { followLinks: true }),
+    findSymbols: (file, names) => findElfSymbols(file, names, { followLinks: true }),
     disassemble: stripped.disassemble,
   });
+}
+
+// For -c: the binary before it runs, alone (no map yet): found only where it
+// defines every probe point itself, as official builds do.
+function binaryProbePoints(file) {
+  const table = findElfSymbols(file, [...NAPI, ...LIBUV, ...QUEUE], { followLinks: true });
+  const points = {};
+  for (const [name] of table ? table.found : []) points[name] = { object: file, file, location: name, how: 'symbol' };
+  const missing = [...NAPI, ...LIBUV, ...QUEUE].filter((n) => !points[n])
+    .map((n) => ({ name: n, why: table ? `${file} does not define it (a shared libnode or libuv?)` : `${file} is not a readable ELF file` }));
+  return { points, missing };
 }
 
 /**
@@ -150,4 +163,4 @@ function describeBuild(found, exePath) {
   };
 }
 
-module.exports = { locate, findProbePoints, nodeVersionOf, describeBuild, codeObjects, NAPI, LIBUV, QUEUE };
+module.exports = { locate, findProbePoints, binaryProbePoints, nodeVersionOf, describeBuild, codeObjects, NAPI, LIBUV, QUEUE };

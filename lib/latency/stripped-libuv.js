@@ -64,9 +64,12 @@ function queueFunctionsFromDisassembly(text, isCode = () => true) {
       } else {
         stored.set(mem.disp, reg.get(r(src)));
       }
-    } else if (ins.op === 'call' && !/@plt>/.test(line) && submitted === null) {
+    } else if (ins.op === 'call') {
       // uv__work_submit(loop, &req->work_req, kind, work, done): work in rcx, done in r8.
-      submitted = { work: reg.get('rcx'), done: reg.get('r8') };
+      const work = reg.get('rcx');
+      const done = reg.get('r8');
+      if (submitted === null && typeof work === 'number' && typeof done === 'number') submitted = { work, done };
+      for (const r of ['rax', 'rcx', 'rdx', 'rsi', 'rdi', 'r8', 'r9', 'r10', 'r11']) reg.delete(r);   // caller-saved
     } else if (r(dst) && !/^(cmp|test|push)/.test(ins.op)) {
       reg.delete(r(dst));
     }

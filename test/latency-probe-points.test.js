@@ -1,0 +1,111 @@
+'use strict';
+// Finding the latency program's probe points in whichever object defines
+// them: pure parts, on real objdump output and real memory-map shapes.
+const assert = require('assert');
+const fs = require('fs');
+const path = require('path');
+const { queueFunctionsFromDisassembly } = require('../lib/latency/stripped-libuv');
+const { locate, describeBuild } = require('../lib/latency/probe-points');
+const { parseMaps } = require('../lib/symbolize');
+
+const fixture = (name) => fs.readFileSync(path.join(__dirname, 'fixtures', name), 'utf8');
+
+// What lib/symbolize.js findElfSymbols() returns for one file holding `symbols`.
+function table(symbols, loads = [{ offset: 0, vaddr: 0, filesz: 0x40000 }]) {
+  return (file, names) => ({ loads, found: new Map(Object.entries(symbols).filter(([n]) => names.includes(n)).map(([n, [value, size]]) => [n, { value, size }])) });
+}
+
+describe('stripped libuv: uv__queue_work and uv__queue_done from uv_queue_work\'s code', function () {
+  it('follows the pointers Debian 12\'s libuv stores into work_req (inlined uv__work_submit)', function () {
+    const found = queueFunctionsFromDisassembly(fixture('objdump-debian12-libuv-uv_queue_work.txt'));
+    assert.deepStrictEqual({ work: found.work, done: found.done }, { work: 0xad00, done: 0xb1c0 });
+    assert.match(found.how, /work_req/);
+  });
+
+  it('takes only addresses in code', function () {
+    const found = queueFunctionsFromDisassembly(fixture('objdump-debian12-libuv-uv_queue_work.txt'), (a) => a !== 0xad00);
+    assert.strictEqual(found, null);
+  });
+
+  it('says nothing rather than something wrong where the code loads a pointer from memory (official Node 22)', function () {
+    // Its symbols give the answer (0x1d26250, 0x1d26700); the code alone does not.
+    assert.strictEqual(queueFunctionsFromDisassembly(fixture('objdump-node22-uv_queue_work.txt')), null);
+  });
+
+  it('reads the arguments of a call to uv__work_submit (libuv that does not inline it)', function () {
+    const text = [
+      '  10:\tlea    0x100(%rip),%rcx        # 200 <x>',
+      '  17:\tlea    0x180(%rip),%r8        # 280 <y>',
+      '  1e:\tlea    0x58(%rsi),%rsi',
+      '  22:\tcall   400 <uv__work_submit>',
+    ].join('\n');
+    assert.deepStrictEqual(queueFunctionsFromDisassembly(text), { work: 0x200, done: 0x280, how: 'passed to uv__work_submit by uv_queue_work' });
+  });
+});
+
+describe('where each probe point is, from the process\'s own memory map', function () {
+  const PID = 4242;
+  const staticMaps = parseMaps([
+    '00400000-00e0c000 r--p 00000000 fe:00 100 /opt/node/bin/node',
+    '00e10000-0301c000 r-xp 00a10000 fe:00 100 /opt/node/bin/node',
+    '7f0000000000-7f0000100000 r-xp 00000000 fe:00 200 /usr/lib/x86_64-linux-gnu/libc.so.6',
+  ].join('\n'));
+  const sharedMaps = parseMaps([
+    '55d000000000-55d000001000 r-xp 00001000 fe:00 300 /usr/bin/node',
+    '7f1000000000-7f1000800000 r-xp 00400000 fe:00 301 /usr/lib/x86_64-linux-gnu/libnode.so.108',
+    '7f2000000000-7f2000008000 r-xp 00008000 fe:00 302 /usr/lib/x86_64-linux-gnu/libuv.so.1.0.0',
+    '7f2000010000-7f2000012000 rw-p 0002e000 fe:00 302 /usr/lib/x86_64-linux-gnu/libuv.so.1.0.0',
+  ].join('\n'));
+  const ALL = { napi_create_async_work: [0x1000, 10], napi_queue_async_work: [0x1100, 10], uv_queue_work: [0x2000, 10], uv_async_send: [0x2100, 10], uv__queue_work: [0x2200, 10], uv__queue_done: [0x2300, 10] };
+
+  it('finds all six by name in a static node (official builds)', function () {
+    const found = locate({
+      pid: PID, maps: staticMaps, exePath: '/opt/node/bin/node',
+      findSymbols: (file, names) => (file.includes('400000-e0c000') ? table(ALL) : table({}))(file, names),
+      disassemble: () => assert.fail('a static build needs no disassembly'),
+    });
+    assert.deepStrictEqual(found.missing, []);
+    for (const p of Object.values(found.points)) {
+      assert.strictEqual(p.file, `/proc/${PID}/map_files/400000-e0c000`);   // map_files names have no zero padding
+      assert.strictEqual(p.how, 'symbol');
+    }
+    assert.deepStrictEqual(describeBuild(found, '/opt/node/bin/node'), {
+      napiIn: '/opt/node/bin/node', libuvIn: '/opt/node/bin/node', node: 'static (in the executable)', libuv: 'static (in the executable)', libuvStripped: false,
+    });
+  });
+
+  it('finds N-API in libnode and libuv\'s stripped statics by address (Debian\'s nodejs)', function () {
+    const tables = {
+      [`/proc/${PID}/map_files/7f1000000000-7f1000800000`]: table({ napi_create_async_work: [0x5000, 9], napi_queue_async_work: [0x5100, 9] }),
+      [`/proc/${PID}/map_files/7f2000000000-7f2000008000`]: table({ uv_queue_work: [0xb4e0, 0xd1], uv_async_send: [0xf250, 9] },
+        [{ offset: 0x8000, vaddr: 0x8000, filesz: 0x1b345 }]),
+    };
+    let disassembled = null;
+    const found = locate({
+      pid: PID, maps: sharedMaps, exePath: '/usr/bin/node',
+      findSymbols: (file, names) => (tables[file] || table({}))(file, names),
+      disassemble: (file, start, size) => { disassembled = { file, start, size }; return { text: fixture('objdump-debian12-libuv-uv_queue_work.txt') }; },
+    });
+    assert.deepStrictEqual(found.missing, []);
+    assert.deepStrictEqual(disassembled, { file: `/proc/${PID}/map_files/7f2000000000-7f2000008000`, start: 0xb4e0, size: 0xd1 });
+    assert.strictEqual(found.points.napi_create_async_work.object, '/usr/lib/x86_64-linux-gnu/libnode.so.108');
+    assert.strictEqual(found.points.uv_queue_work.object, '/usr/lib/x86_64-linux-gnu/libuv.so.1.0.0');
+    assert.strictEqual(found.points.uv__queue_work.location, '0xad00');
+    assert.strictEqual(found.points.uv__queue_done.location, '0xb1c0');
+    const build = describeBuild(found, '/usr/bin/node');
+    assert.strictEqual(build.node, 'shared libnode.so.108');
+    assert.strictEqual(build.libuvStripped, true);
+  });
+
+  it('names exactly what is missing, and why, when libuv\'s code does not show the statics', function () {
+    const found = locate({
+      pid: PID, maps: sharedMaps, exePath: '/usr/bin/node',
+      findSymbols: (file, names) => (file.includes('7f2000000000') ? table({ uv_queue_work: [0x9000, 0x40], uv_async_send: [0x9100, 9] }) : table({}))(file, names),
+      disassemble: () => ({ text: fixture('objdump-node22-uv_queue_work.txt') }),
+    });
+    assert.deepStrictEqual(found.missing.map((m) => m.name).sort(),
+      ['napi_create_async_work', 'napi_queue_async_work', 'uv__queue_done', 'uv__queue_work']);
+    assert.match(found.missing.find((m) => m.name === 'uv__queue_work').why, /libuv\.so\.1\.0\.0 has no symbol for it/);
+    assert.match(found.missing.find((m) => m.name === 'napi_create_async_work').why, /none of the 3 objects/);
+  });
+});
