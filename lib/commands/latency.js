@@ -6,7 +6,8 @@ const { UserError } = require('../errors');
 const proc = require('../proc');
 const { requireRoot } = require('../privilege');
 const { requireTracer } = require('../tracer/detect');
-const { planTracer, renderPlan } = require('../tracer/plan');
+const { planTracer, renderPlan, readScript } = require('../tracer/plan');
+const { instantiateSlot } = require('../tracer/template');
 const { TracerSession, abnormalEnd } = require('../tracer/session');
 const { describeTracerFailure } = require('../tracer/failure');
 const { buildModel, renderModel, hasData } = require('../aggregation/summarize');
@@ -62,8 +63,10 @@ function plan(args, tracer) {
     else proc.requireNodeProcess(o.pid);
     o.describe = `PID ${o.pid}`;
     // bpftrace cannot take a PID inside a probe's path: the program takes the
-    // files that define its probe points, as this process maps them.
-    if (tracer.name === 'bpftrace') Object.assign(o, probeArguments(requireProbePoints(findProbePoints(o.pid), o.describe)));
+    // files that define its probe points, as this process maps them, and the
+    // PID again for its own filter (before 0.20, -p does not filter uprobes:
+    // a uprobe fires in every process that maps the file).
+    if (tracer.name === 'bpftrace') Object.assign(o, probeArguments(requireProbePoints(findProbePoints(o.pid), o.describe), o.pid));
   } else {
     const c = resolveCommand(args.command);
     o.command = c.command;
@@ -71,7 +74,10 @@ function plan(args, tracer) {
       Object.assign(o, probeArguments(requireProbePoints(binaryProbePoints(c.binary), c.binary, {
         hint: 'With -c, nodetrace reads the binary before it runs: it must define them itself (official builds do).\n'
           + 'Start the program, then trace it by PID: nodetrace latency -p PID',
-      })));
+      }), 0));
+      // The child's PID is known only to bpftrace, as `cpid` ($2 goes unused).
+      o.programText = instantiateSlot(readScript(SCRIPT, 'bpftrace'), 'TARGET', '/pid == cpid/',
+        'instantiated by nodetrace latency -c: the command\'s own process only');
       // The command inherits the tracer's stdout, so the tracer writes its
       // own output to a private file (bpftrace buffers that file, so
       // readiness is told another way: bpftrace execs the command only once
@@ -96,10 +102,10 @@ function requireProbePoints(found, what, { hint } = {}) {
     { hint: hint || `nodetrace doctor -p ${found.pid || 'PID'} tells which build this is and where it looked.` });
 }
 
-// The program's arguments ($1..$4, see the header of addon-latency.bt).
-function probeArguments(points) {
+// The program's arguments ($1..$5, see the header of addon-latency.bt).
+function probeArguments(points, pid) {
   const o = {
-    positional: [points.napi_create_async_work.file, points.uv_queue_work.file,
+    positional: [points.napi_create_async_work.file, pid, points.uv_queue_work.file,
       points.uv__queue_work.location, points.uv__queue_done.location],
   };
   if (/^0x/.test(points.uv__queue_work.location)) {
