@@ -41,9 +41,10 @@ function requireTracing(ctx, { also } = {}) {
 }
 
 // Starts `node test/targets/<name>` and resolves once it printed "ready".
-function startTarget(name, { env = {}, args = [] } = {}) {
+// `node`: another Node build's executable (test/support/node-builds.js).
+function startTarget(name, { env = {}, args = [], node = process.execPath } = {}) {
   return new Promise((resolve, reject) => {
-    const child = track(spawn(process.execPath, [...args, path.join(ROOT, 'test', 'targets', name)], {
+    const child = track(spawn(node, [...args, path.join(ROOT, 'test', 'targets', name)], {
       env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
     }));
     let out = '';
