@@ -170,3 +170,31 @@ for (const build of BUILDS) {
     });
   });
 }
+
+describe('nodetrace doctor -p on Debian\'s nodejs 18 in its own mount namespace @tracer', function () {
+  this.timeout(60000);
+  const build = BUILDS.find((b) => b.name === 'debian18');
+  before(function () { requireTracing(this, { also: () => missingReason(build) }); });
+  afterEach(killStragglers);
+
+  it('says which build it is, where each probe point is, and what will not work', async function () {
+    const target = await startTarget('crypto-loop.js', { node: build.node });
+    try {
+      const r = await nodetrace(['doctor', '-p', String(target.pid), '--json']);
+      assert.strictEqual(r.code, 0, r.stderr);
+      const report = JSON.parse(r.stdout);
+      assert.strictEqual(report.nodeVersion, '18.20.4');
+      assert.strictEqual(report.node, 'shared libnode.so.108');
+      assert.match(report.libuv, /^shared libuv\.so\.1.* \(stripped\)$/);
+      assert.strictEqual(report.otherMountNamespace, true);
+      assert(report.probes.every((p) => p.found), JSON.stringify(report.probes));
+      assert.deepStrictEqual(report.probes.filter((p) => p.location.startsWith('0x')).map((p) => p.name), ['uv__queue_work', 'uv__queue_done']);
+      assert(report.wontWork.some((w) => /another mount namespace/.test(w)));
+      assert.match(report.latencyByHand, new RegExp(`^bpftrace --unsafe -p ${target.pid} d-scripts/addon-latency.bt /proc/${target.pid}/root/usr/lib/x86_64-linux-gnu/libnode.so.108 ${target.pid} /proc/${target.pid}/root/usr/lib/x86_64-linux-gnu/libuv.so.1[.0-9]* 0x[0-9a-f]+ 0x[0-9a-f]+$`));
+      const text = await nodetrace(['doctor', '-p', String(target.pid)]);
+      assert.match(text.stdout, /Node {5}v18\.20\.4; N-API shared libnode\.so\.108/);
+    } finally {
+      stopTarget(target);
+    }
+  });
+});

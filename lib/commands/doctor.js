@@ -1,8 +1,23 @@
 'use strict';
-// nodetrace doctor: which tracer, which version, and what this host lacks.
+// nodetrace doctor: which tracer, which version, and what this host lacks;
+// with -p PID, what that one process is and what will work on it.
 const { checks } = require('../host-checks');
+const proc = require('../proc');
+const { requireRoot } = require('../privilege');
+const processChecks = require('../process-checks');
+
+function processHandler(args) {
+  const pid = proc.parsePid(args.pid);
+  proc.requireProcess(pid);
+  // Another user's memory map and map_files are root's to read.
+  requireRoot('nodetrace doctor -p');
+  const report = processChecks.describe(processChecks.gather(pid));
+  process.stdout.write(args.json ? JSON.stringify(report, null, 2) + '\n' : processChecks.render(report));
+  if (report.probes.some((p) => !p.found)) process.exitCode = 1;
+}
 
 function handler(args) {
+  if (args.pid !== undefined) return processHandler(args);
   const results = checks();
   if (args.json) {
     process.stdout.write(JSON.stringify(results, null, 2) + '\n');
@@ -18,8 +33,10 @@ function handler(args) {
 
 module.exports = {
   command: 'doctor',
-  describe: 'Check this host: tracer and version, root, tracefs, uprobes, BTF, gcore, USDT provider',
+  describe: 'Check this host: tracer and version, root, tracefs, uprobes, BTF, gcore, USDT provider; -p: one process',
   builder: (y) => y.option('json', { type: 'boolean', default: false, describe: 'Print JSON' })
-    .example('sudo $0 doctor', ''),
+    .option('pid', { alias: 'p', type: 'string', describe: 'Check this Node process: its build, where each probe point is, what will not work' })
+    .example('sudo $0 doctor', '')
+    .example('sudo $0 doctor -p 4242', 'which Node build 4242 runs and where nodetrace finds its probe points'),
   handler,
 };
