@@ -10,6 +10,15 @@
  *        dtrace -s d-scripts/addon-latency.d -c 'node app.js'
  *        (`nodetrace latency -p PID` runs this same file and formats its output;
  *        `... | nodetrace format` renders the raw output the same way.)
+ *        The probes name no module (pid$target::uv_queue_work:entry), so they
+ *        are found in whichever object defines them: the node executable, or
+ *        libnode.so.* and libuv.so.1 on a distribution's shared build.  Where
+ *        libuv is stripped (Debian's and Ubuntu's libuv.so.1), uv__queue_work
+ *        and uv__queue_done have no name: the script does not compile there
+ *        ("does not match any probes").  By hand: replace those two probe
+ *        descriptions with the pid provider's address probes for the
+ *        addresses `nodetrace doctor -p PID` prints (file addresses: add
+ *        libuv's load base); not run on such a host yet.
  *
  * A kind is named by:
  *   - NAN / raw-libuv add-ons and Node internals (crypto.pbkdf2, zlib): the
