@@ -109,3 +109,31 @@ describe('where each probe point is, from the process\'s own memory map', functi
     assert.match(found.missing.find((m) => m.name === 'napi_create_async_work').why, /none of the 3 objects/);
   });
 });
+
+describe('latency where the probe points are not to be found @tracer', function () {
+  this.timeout(60000);
+  const { requireTracing, nodetrace, killStragglers } = require('./support/harness');
+  const { spawn } = require('child_process');
+  before(function () { requireTracing(this); });
+  afterEach(killStragglers);
+
+  it('names what is missing and exits 1, never "no work" (a process with no Node in it, --force)', async function () {
+    const sleeper = spawn('sleep', ['60'], { stdio: 'ignore' });
+    try {
+      const r = await nodetrace(['latency', '-p', String(sleeper.pid), '--force', '-d', '1']);
+      assert.strictEqual(r.code, 1, r.stderr);
+      assert.match(r.stderr, /^nodetrace: cannot trace thread-pool work in PID \d+: not found: napi_create_async_work, napi_queue_async_work, uv_queue_work, uv_async_send \(defined by none of the \d+ objects mapped with code\); uv__queue_work, uv__queue_done \(uv_queue_work was not found, so neither was its libuv\)\.$/m);
+      assert.doesNotMatch(r.stderr, /no thread-pool work/);
+      assert.strictEqual(r.stdout, '');
+    } finally {
+      sleeper.kill('SIGKILL');
+    }
+  });
+
+  it('with -c, says the binary must define them itself, and how to trace it instead', async function () {
+    const r = await nodetrace(['latency', '-c', '/bin/sleep 5', '-d', '1']);
+    assert.strictEqual(r.code, 1, r.stderr);
+    assert.match(r.stderr, /not found: napi_create_async_work, .*uv__queue_done \(\/\S*sleep does not define it/);
+    assert.match(r.stderr, /trace it by PID: nodetrace latency -p PID/);
+  });
+});

@@ -97,8 +97,10 @@ function plan(args, tracer) {
 // never trace the wrong place and report "no work".
 function requireProbePoints(found, what, { hint } = {}) {
   if (!found.missing.length) return found.points;
-  const lines = found.missing.map((m) => `${m.name}: ${m.why}`);
-  throw new UserError(`cannot trace thread-pool work in ${what}: ${found.missing.length} probe point(s) not found:\n  ${lines.join('\n  ')}`,
+  const byWhy = new Map();
+  for (const m of found.missing) byWhy.set(m.why, [...(byWhy.get(m.why) || []), m.name]);
+  const parts = [...byWhy].map(([why, names]) => `${names.join(', ')} (${why})`);
+  throw new UserError(`cannot trace thread-pool work in ${what}: not found: ${parts.join('; ')}.`,
     { hint: hint || `nodetrace doctor -p ${found.pid || 'PID'} tells which build this is and where it looked.` });
 }
 
