@@ -60,7 +60,7 @@ for (const build of BUILDS) {
     it('latency -p: the sqlite3 loop\'s five N-API kinds, and nothing named after N-API\'s plumbing', async function () {
       const target = await startTarget('sqlite-loop.js', { node: build.node });
       try {
-        const r = await nodetrace(['latency', '-p', String(target.pid), '-d', '3', '--json']);
+        const r = await nodetrace(['latency', '-p', String(target.pid), '-d', '3', '--json'], { timeoutMs: 100000 });
         assert.strictEqual(r.code, 0, r.stderr);
         const kinds = JSON.parse(r.stdout).kinds;
         for (const kind of SQLITE_KINDS) {
@@ -77,7 +77,7 @@ for (const build of BUILDS) {
     it('latency -p: crypto.pbkdf2 work named by its C++ function, with plausible latencies', async function () {
       const target = await startTarget('crypto-loop.js', { node: build.node });
       try {
-        const r = await nodetrace(['latency', '-p', String(target.pid), '-d', '3', '--json']);
+        const r = await nodetrace(['latency', '-p', String(target.pid), '-d', '3', '--json'], { timeoutMs: 100000 });
         assert.strictEqual(r.code, 0, r.stderr);
         const kinds = JSON.parse(r.stdout).kinds;
         const pbkdf2 = kinds.find((k) => /^node::crypto::CryptoJob<node::crypto::PBKDF2Traits>::/.test(k.name));

@@ -17,6 +17,7 @@ const { durationOption, checkDuration, dryRunOption } = require('./common-option
 const { findProbePoints, binaryProbePoints } = require('../latency/probe-points');
 
 const SCRIPT = 'addon-latency';
+const LATENCY_ATTACH_TIMEOUT_MS = 60000;
 // bpftrace's output with -c, in the run's private directory.
 const OUTPUT_FILE = 'bpftrace.out';
 
@@ -142,6 +143,10 @@ async function handler(args) {
   const maps = new KeptMaps(() => pid || (session && session.child && childPidOf(session.child.pid)));
   session = new TracerSession(p, {
     durationSeconds: args.duration,
+    // bpftrace 0.17 reads a probed file's symbol tables as it attaches: on
+    // the official 100+ MB node binaries that took 25 s on a loaded 2-core
+    // machine (docs/platforms.md), past the default bound.
+    attachTimeoutMs: LATENCY_ATTACH_TIMEOUT_MS,
     stdio: commandStdio(p, args),
     readyWhen: p.outputFile ? (child) => commandStarted(child.pid) : undefined,
     onReady: () => maps.start(),
