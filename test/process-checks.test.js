@@ -1,0 +1,44 @@
+'use strict';
+// nodetrace doctor -p: the report from what was found (pure).
+const assert = require('assert');
+const { describe: describeProcess, render } = require('../lib/process-checks');
+
+const LIBNODE = '/usr/lib/x86_64-linux-gnu/libnode.so.108';
+const LIBUV = '/usr/lib/x86_64-linux-gnu/libuv.so.1.0.0';
+const sym = (object, name) => ({ object, file: `/proc/7/map_files/x`, location: name, how: 'symbol' });
+const addr = (location) => ({ object: LIBUV, file: '/proc/7/map_files/y', location, how: 'address: no symbol (stripped); stored into work_req by uv_queue_work' });
+
+describe('doctor -p report', function () {
+  it('a shared, stripped build in another mount namespace: where each point is, and what will not work', function () {
+    const report = describeProcess({
+      pid: 7, exePath: '/usr/bin/node', version: '18.20.4', otherMountNamespace: true,
+      found: {
+        missing: [],
+        points: {
+          napi_create_async_work: sym(LIBNODE, 'napi_create_async_work'), napi_queue_async_work: sym(LIBNODE, 'napi_queue_async_work'),
+          uv_queue_work: sym(LIBUV, 'uv_queue_work'), uv_async_send: sym(LIBUV, 'uv_async_send'),
+          uv__queue_work: addr('0xad00'), uv__queue_done: addr('0xb1c0'),
+        },
+      },
+    });
+    assert.strictEqual(report.node, 'shared libnode.so.108');
+    assert.strictEqual(report.libuv, 'shared libuv.so.1.0.0 (stripped)');
+    assert.strictEqual(report.latencyByHand, `bpftrace --unsafe -p 7 d-scripts/addon-latency.bt /proc/7/root${LIBNODE} 7 /proc/7/root${LIBUV} 0xad00 0xb1c0`);
+    assert.strictEqual(report.wontWork.length, 3);
+    const text = render(report);
+    assert.match(text, /^ {4}uv__queue_work {10}0xad00 in \/usr\/lib\/x86_64-linux-gnu\/libuv\.so\.1\.0\.0 \(no symbol \(stripped\); stored into work_req by uv_queue_work\)$/m);
+    assert.match(text, /^ {4}napi_create_async_work {2}symbol in \/usr\/lib\/x86_64-linux-gnu\/libnode\.so\.108$/m);
+    assert.match(text, /another mount namespace/);
+  });
+
+  it('what is missing is said, and latency is said not to work', function () {
+    const report = describeProcess({
+      pid: 9, exePath: '/usr/bin/python3', version: null, otherMountNamespace: false,
+      found: { points: {}, missing: ['napi_create_async_work', 'napi_queue_async_work', 'uv_queue_work', 'uv_async_send', 'uv__queue_work', 'uv__queue_done'].map((name) => ({ name, why: 'defined by none of the 4 objects mapped with code' })) },
+    });
+    assert.strictEqual(report.latencyByHand, null);
+    assert(report.probes.every((p) => !p.found));
+    assert.match(report.wontWork[0], /^latency: 6 of its 6 probe points not found/);
+    assert.match(render(report), /NOT FOUND: defined by none of the 4 objects mapped with code/);
+  });
+});
