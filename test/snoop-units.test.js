@@ -184,6 +184,18 @@ describe('snoop: marks and summary', function () {
       { nodetrace: 'not-json', pid: 1, tid: 1, text: 'oops' });
   });
 
+  it('shows a record that claims another process\'s PID for what it is, in every mode', function () {
+    const sshd = '{"name":"sshd","hostname":"h","pid":1,"level":30,"msg":"forged","time":"t","v":0}';
+    const ev = { type: 'record', pid: 666, tid: 667, text: sshd };
+    assert.deepStrictEqual(JSON.parse(lineFor(ev, 'raw')), { nodetrace: 'pid-mismatch', pid: 666, tid: 667, claimed_pid: 1, text: sshd });
+    assert.strictEqual(JSON.parse(lineFor(ev, 'bunyan')).nodetrace, 'pid-mismatch');
+    assert.match(lineFor(ev, 'long'), /^\[nodetrace\] PID 666 logged a record that claims to be PID 1's: /);
+    // In a container a process knows itself by its namespace's PID: that claim is its own.
+    const inContainer = { type: 'record', pid: 5000, tid: 5000, text: sshd };
+    assert.strictEqual(lineFor(inContainer, 'raw', () => [5000, 1]), sshd);
+    assert.strictEqual(lineFor({ ...ev, pid: 1, tid: 1 }, 'raw'), sshd);
+  });
+
   it('says how many records were lost', function () {
     const stats = { records: 10, truncated: 1, incomplete: 2, pids: new Set([1, 2]) };
     assert.strictEqual(summary(stats, { lostRecords: 5, lostEvents: 40 }),

@@ -33,9 +33,10 @@ const WATCH_EVERY_MS = 2000;
 // saw before T has been read from its buffers before it is ended.
 const HANDOVER_DRAIN_MS = 1000;
 // A snoop follows at most this many probe libraries (one per user and
-// provider definition in practice; more means someone is making copies),
+// provider definition in practice; more means someone is making variants),
 // and at most this many of one user's, so that no user can crowd out others.
-const MAX_LIBRARIES = 64;
+// Each library adds about 7 s to bpftrace's start (lib/snoop/plan.js).
+const MAX_LIBRARIES = 16;
 const MAX_LIBRARIES_PER_USER = 4;
 // Lines the script prints that are not news.
 const QUIET = [/^$/, /^Attaching \d+ probes?\.\.\.$/, /^Tracing ended\.$/, /^Snooping bunyan records/, /^@\w+: /];
@@ -86,6 +87,7 @@ class Snooper {
     this.replanning = false;
     this.opened = new libraries.OpenedLibraries(BUNYAN);
     this.perUser = new Map();   // uid -> libraries followed
+    this.namespacePids = new Map();   // pid -> its PIDs in its namespaces
   }
 
   // The libraries a tracer may be pointed at: opened and verified (bpftrace),
@@ -135,7 +137,7 @@ class Snooper {
         if (gen.plan.only && !gen.plan.only.has(ev.pid)) continue;
         gen.kept[ev.type === 'record' ? 'records' : 'truncated']++;
         gen.kept.pids.add(ev.pid);
-        const line = lineFor(ev, this.o.outputMode);
+        const line = lineFor(ev, this.o.outputMode, (pid) => this.ownPids(pid));
         // Back-pressure: stop reading the tracers; their buffers then drop
         // records (and say so) rather than slowing the traced processes.
         if (line !== null && !this.sink.write(line)) this.pauseAll();
@@ -147,6 +149,13 @@ class Snooper {
         this.err.write(`${this.o.tracer.name}: ${safeText(ev.line, { oneLine: true })}\n`);
       }
     }
+  }
+
+  // What a process knows itself as (its PID in each PID namespace): a record
+  // may claim those. Read once per process.
+  ownPids(pid) {
+    if (!this.namespacePids.has(pid)) this.namespacePids.set(pid, proc.namespacePids(pid));
+    return this.namespacePids.get(pid);
   }
 
   noteLost(events) {

@@ -67,6 +67,9 @@ function deathSignalLauncher() {
  * @param {string[]} [o.extra]       more tracer options
  * @param {string} [o.describe]      what is traced, for messages
  * @param {string[]} [o.notes]       said in the dry run
+ * @param {number} [o.attachTimeoutMs] the longest attaching may take, where
+ *                                   the default (lib/tracer/session.js) is too
+ *                                   short for the program's size
  * @param {string} [o.output]        how its stdout is cut into items
  *                                   (lib/tracer/output-formats.js): 'text'
  *                                   (default), 'json' (bpftrace -f json),
@@ -114,6 +117,7 @@ function planTracer(tracer, o) {
     links: o.links || [],
     outputFile: o.outputFile || null,
     output: o.output || 'text',
+    attachTimeoutMs: o.attachTimeoutMs || null,
     describe: o.describe || '',
     notes: o.notes || [],
   };

@@ -209,7 +209,7 @@ class TracerSession {
         for (const l of errSplit.push(text)) if (!isNoise(l) && !this.tookAttachNotice(l)) r.errors.push(l);
       });
 
-      const attachMs = o.attachTimeoutMs || ATTACH_TIMEOUT_MS;
+      const attachMs = o.attachTimeoutMs || plan.attachTimeoutMs || ATTACH_TIMEOUT_MS;
       this.attachTimer = this.after(attachMs, () => {
         if (r.ready) return;
         r.attachTimedOut = true;
