@@ -151,12 +151,22 @@ function ancestors(pid = process.pid) {
 
 // The process's core size limit as /proc/PID/limits prints it ('0',
 // 'unlimited', a number of bytes), or null.
+// The PIDs process `pid` has in each PID namespace it is in, outermost
+// first (the NSpid line of /proc/PID/status): what a process in a container
+// knows itself as. [] when it is gone.
+function namespacePids(pid) {
+  const status = readProcFile(pid, 'status');
+  const m = status && /^NSpid:\s*([\d\s]+)$/m.exec(status);
+  return m ? m[1].trim().split(/\s+/).map(Number) : [];
+}
+
 function coreLimit(pid) {
   const m = /^Max core file size\s+(\S+)/m.exec(readProcFile(pid, 'limits') || '');
   return m ? m[1] : null;
 }
 
 module.exports = {
+  namespacePids,
   PID_MAX, parsePid, isRunning, readProcFile, readLink, commandLine, executableName, processName,
   isNodeImage, looksLikeNode, requireProcess, requireNodeProcess, allPids, numericEntries,
   findProcessesByCommandLine, ancestors, coreLimit, stat,

@@ -50,10 +50,41 @@ function notJson(ev) {
   return JSON.stringify({ nodetrace: 'not-json', pid: ev.pid, tid: ev.tid, text: ev.text });
 }
 
-// Event -> the line to print (without newline), or null.
-function lineFor(ev, outputMode) {
+// The "pid" a record's JSON text claims, or null. A record is text its
+// process wrote: it may claim to be another process's.
+function claimedPid(text) {
+  let record;
+  try {
+    record = JSON.parse(text);
+  } catch (err) {
+    return null;
+  }
+  return record && typeof record === 'object' && Number.isInteger(record.pid) ? record.pid : null;
+}
+
+// A record that claims a PID its process does not have (not its own, nor
+// its own as seen in its PID namespace), shown for what it is:
+//   {"nodetrace":"pid-mismatch","pid":666,"tid":666,"claimed_pid":1,"text":"..."}
+function pidMismatchJson(ev, claimed) {
+  return JSON.stringify({ nodetrace: 'pid-mismatch', pid: ev.pid, tid: ev.tid, claimed_pid: claimed, text: ev.text });
+}
+
+function pidMismatchText(ev, claimed) {
+  return `[nodetrace] PID ${ev.pid} logged a record that claims to be PID ${claimed}'s: ${safeText(ev.text, { oneLine: true })}`;
+}
+
+/**
+ * Event -> the line to print (without newline), or null.
+ * @param {function(number): number[]} [ownPids] the PIDs a traced process
+ *   may rightly claim in its records (its own, and in its PID namespaces)
+ */
+function lineFor(ev, outputMode, ownPids = (pid) => [pid]) {
   const json = isJsonMode(outputMode);
   if (ev.type === 'record') {
+    const claimed = claimedPid(ev.text);
+    if (claimed !== null && claimed !== ev.pid && !ownPids(ev.pid).includes(claimed)) {
+      return json ? pidMismatchJson(ev, claimed) : pidMismatchText(ev, claimed);
+    }
     if (outputMode !== 'raw') return json ? ev.text : safeForText(ev.text);
     try {
       JSON.parse(ev.text);
@@ -90,4 +121,4 @@ function summary(stats, { lostRecords, lostEvents }) {
   return `nodetrace: ${parts.join('; ')}.`;
 }
 
-module.exports = { isJsonMode, truncatedJson, truncatedText, notJson, lineFor, summary };
+module.exports = { claimedPid, isJsonMode, truncatedJson, truncatedText, notJson, lineFor, summary };

@@ -8,6 +8,12 @@ const SCRIPT = 'log-snoop';
 // takes up to 8 providers; with more, every bunyan process is traced and
 // the others' records are dropped by nodetrace.
 const PID_SLOTS = 8;
+// bpftrace compiles the program once per probe it matches (USDT arguments
+// differ by site), so a snoop of many probe libraries takes that much longer
+// to attach: measured 35 s for 5 libraries (30 probes) on a loaded 2-core
+// host, about 7 s a library. The attach bound grows with them.
+const ATTACH_BASE_MS = 20000;
+const ATTACH_PER_LIBRARY_MS = 8000;
 // bpftrace 0.17 caps str() at BPFTRACE_STRLEN bytes (default 64, max 200).
 const BPFTRACE_ENV = Object.freeze({ BPFTRACE_STRLEN: '200' });
 
@@ -44,7 +50,11 @@ function planSnoop(tracer, targets, minLevel, { opened = new Map() } = {}) {
     if (slotPids.length) o.positional.push(...slotPids, ...Array(PID_SLOTS - slotPids.length).fill(0));
     if (one) o.pid = slotPids[0];
     o.env = BPFTRACE_ENV;
+    o.attachTimeoutMs = ATTACH_BASE_MS + ATTACH_PER_LIBRARY_MS * Math.max(0, libs.length - 1);
+    // Records are text the traced processes wrote: JSON keeps them in their place.
+    o.output = 'json';
   } else {
+    o.output = 'records';
     const glob = dtraceProbeGlob(minLevel);
     o.positional = slotPids.length ? [slotPids[0], glob, ...slotPids.slice(1)] : ['*', glob];
   }
