@@ -44,7 +44,28 @@ function errorName(err) {
   return String((err && (err.code || (err.cause && err.cause.code) || err.name)) || 'error');
 }
 
+const CHANNELS = [
+  'http.server.request.start', 'http.server.response.finish',
+  'http.client.request.start', 'http.client.response.finish', 'http.client.request.error',
+  'undici:request:create', 'undici:request:headers', 'undici:request:error',
+];
+
+/**
+ * Makes the provider (its probe library is then mapped, so `nodetrace http
+ * -p PID` finds an idle server at once) and subscribes to the channels.
+ */
 function install(usdt) {
+  const handlers = makeHandlers(usdt);
+  const subscribed = CHANNELS.map((name) => {
+    dc.subscribe(name, handlers[name]);
+    return [name, handlers[name]];
+  });
+  return {
+    uninstall() { for (const [name, fn] of subscribed) dc.unsubscribe(name, fn); },
+  };
+}
+
+function makeHandlers(usdt) {
   const provider = usdt.createDTraceProvider(HTTP_PROVIDER.name);
   const probes = {};
   for (const [name, ...types] of HTTP_PROVIDER.probes) probes[name] = provider.addProbe(name, ...types);
@@ -59,45 +80,42 @@ function install(usdt) {
     server.fire(serverArgs, res.req, res, res.writableFinished ? '' : 'aborted');
   }
 
-  dc.subscribe('http.server.request.start', ({ response }) => {
-    if (!probeEnabled(server)) return;
-    response[START] = nowNs();
-    response.once('close', onServerClose);
-  });
-  dc.subscribe('http.server.response.finish', ({ request, response }) => {
-    if (!response[START] || response[DONE]) return;
-    response[DONE] = true;
-    server.fire(serverArgs, request, response, '');
-  });
+  function clientDone(request, fire) {
+    if (!request[START] || request[DONE]) return false;
+    request[DONE] = true;
+    return fire();
+  }
 
-  dc.subscribe('http.client.request.start', ({ request }) => {
-    if (probeEnabled(client)) request[START] = nowNs();
-  });
-  dc.subscribe('http.client.response.finish', ({ request, response }) => {
-    if (!request[START] || request[DONE]) return;
-    request[DONE] = true;
-    client.fire(clientArgs, request, response.statusCode, '');
-  });
-  dc.subscribe('http.client.request.error', ({ request, error }) => {
-    if (!request[START] || request[DONE]) return;
-    request[DONE] = true;
-    client.fire(clientArgs, request, 0, errorName(error));
-  });
-
-  dc.subscribe('undici:request:create', ({ request }) => {
-    if (probeEnabled(client)) request[START] = nowNs();
-  });
-  dc.subscribe('undici:request:headers', ({ request, response }) => {
-    if (!request[START] || request[DONE]) return;
-    request[DONE] = true;
-    client.fire(undiciArgs, request, response.statusCode, '');
-  });
-  dc.subscribe('undici:request:error', ({ request, error }) => {
-    if (!request[START] || request[DONE]) return;
-    request[DONE] = true;
-    client.fire(undiciArgs, request, 0, errorName(error));
-  });
-  return provider;
+  return {
+    'http.server.request.start'({ response }) {
+      if (!probeEnabled(server)) return;
+      response[START] = nowNs();
+      response.once('close', onServerClose);
+    },
+    'http.server.response.finish'({ request, response }) {
+      if (!response[START] || response[DONE]) return;
+      response[DONE] = true;
+      server.fire(serverArgs, request, response, '');
+    },
+    'http.client.request.start'({ request }) {
+      if (probeEnabled(client)) request[START] = nowNs();
+    },
+    'http.client.response.finish'({ request, response }) {
+      clientDone(request, () => client.fire(clientArgs, request, response.statusCode, ''));
+    },
+    'http.client.request.error'({ request, error }) {
+      clientDone(request, () => client.fire(clientArgs, request, 0, errorName(error)));
+    },
+    'undici:request:create'({ request }) {
+      if (probeEnabled(client)) request[START] = nowNs();
+    },
+    'undici:request:headers'({ request, response }) {
+      clientDone(request, () => client.fire(undiciArgs, request, response.statusCode, ''));
+    },
+    'undici:request:error'({ request, error }) {
+      clientDone(request, () => client.fire(undiciArgs, request, 0, errorName(error)));
+    },
+  };
 }
 
 // nodetrace's provider reads the semaphore directly; dtrace-provider (DTrace
