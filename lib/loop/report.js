@@ -57,6 +57,18 @@ function dtraceStacks(lines) {
   return stacks;
 }
 
+// bpftrace prints its maps after END's marker; loop.d prints them (printa,
+// each under its "@name" line) before "stall stacks:" and the marker.
+function aggregationText(source, lines, tracer) {
+  if (tracer !== 'dtrace') {
+    const end = source.indexOf('Tracing ended.');
+    return end >= 0 ? source.slice(end + 'Tracing ended.'.length) : source;
+  }
+  const stop = lines.indexOf('stall stacks:');
+  return (stop >= 0 ? lines.slice(0, stop) : lines)
+    .filter((l) => !EVENT.test(l) && !l.endsWith('Hit Ctrl-C to end.') && l !== 'Tracing ended.').join('\n');
+}
+
 function scalar(model, name) {
   const agg = model.aggregations.find((a) => a.name === name);
   const entry = agg && agg.entries.find((e) => e.kind === 'scalar');
@@ -86,9 +98,7 @@ function parseLoop(text, { tracer } = {}) {
     else if (kind === 'EARLY') early = { clock, atNs: BigInt(time), busyUs: BigInt(us) };
     else open = { clock, sinceNs: BigInt(time), busyUs: BigInt(us), sinceBeforeTrace: flag === '1' };
   }
-  // Aggregations follow the END marker; the event lines are not theirs.
-  const end = source.indexOf('Tracing ended.');
-  const model = parse(end >= 0 ? source.slice(end + 'Tracing ended.'.length) : source, { tracer });
+  const model = parse(aggregationText(source, lines, tracer), { tracer });
   const busyAgg = model.aggregations.find((a) => a.name === 'busy_us');
   const busy = busyAgg ? busyAgg.entries.find((e) => Array.isArray(e.buckets)) || null : null;
   return {
