@@ -71,7 +71,7 @@ function startLoopback() {
       }
     });
     child.on('exit', (code) => reject(new Error(`http-loopback exited (${code})`)));
-    setTimeout(() => reject(new Error('http-loopback did not start')), 15000);
+    setTimeout(() => reject(new Error('http-loopback did not start')), 60000);
   });
 }
 
@@ -107,10 +107,10 @@ describe('nodetrace http @tracer', function () {
           assert.strictEqual(client.error, c.error);
           assert.strictEqual(server.error, 'aborted');
         }
-        if (c.path === '/slow') {
-          assert(server.ms >= 150 && server.ms < 300, `server /slow took ${server.ms} ms`);
-          assert(client.ms >= 150 && client.ms >= c.ms / 2, `client /slow: traced ${client.ms}, measured ${c.ms}`);
-        }
+        // The client's request encloses the server's handling of it: the
+        // traced latencies nest, whatever a loaded host does to them.
+        if (c.status) assert(client.ms + 1 >= server.ms, `${c.path}: client ${client.ms} ms < server ${server.ms} ms`);
+        if (c.path === '/slow') assert(server.ms >= 150 && server.ms <= c.ms + 1, `server /slow took ${server.ms} ms, client measured ${c.ms}`);
       }
       assert(lines.some((l) => l.direction === 'client' && l.method === 'POST'), 'fetch is covered');
     } finally {
