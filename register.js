@@ -27,3 +27,11 @@ if (process.platform === 'linux' && !globalThis[KEY]) {
 }
 
 module.exports = { target };
+
+// HTTP requests as USDT probes (lib/http/hook.js, `nodetrace http`): once per
+// thread, on every platform (elsewhere lib/usdt is dtrace-provider itself).
+const HTTP_KEY = Symbol.for('nodetrace.register.http');
+if (!globalThis[HTTP_KEY] && process.env.NODETRACE_HTTP !== 'off') {
+  globalThis[HTTP_KEY] = true;
+  require('./lib/http/hook').install(require('./lib/usdt'));
+}

@@ -1,0 +1,249 @@
+'use strict';
+// `nodetrace loop`: the output of d-scripts/loop.bt|.d -> a report (busy time
+// per turn of the event loop, the stalls, the stacks sampled during them) ->
+// text, JSON or folded stacks.  Pure: text and numbers in, text out.
+//
+// Times in STALL/EARLY/OPEN lines are the tracer's clock: `mono` (bpftrace's
+// nsecs, CLOCK_MONOTONIC) or `wall` (DTrace's walltimestamp).  A monotonic
+// time becomes wall time with `wallMinusMonoNs`, which the caller measures
+// (Date.now() against process.hrtime, both read at once).
+const { parse } = require('../aggregation/parse');
+const { percentile, totalCount } = require('../aggregation/model');
+const { renderHistogram } = require('../render/text');
+const { formatDuration } = require('../render/units');
+const { jsonInteger } = require('../render/json');
+const { safeText } = require('../terminal-safe');
+
+const JSON_VERSION = 1;
+const EVENT = /^(STALL|EARLY|OPEN) (mono|wall) (\d+) (\d+)(?: ([01]))?$/;
+
+// bpftrace 0.17 may print NUL padding before a stack map's first key.
+function clean(text) {
+  return String(text == null ? '' : text).replace(/\0/g, '');
+}
+
+// bpftrace: "@stall_stacks[\n    frame\n    ...\n]: N".
+function bpftraceStacks(lines) {
+  const stacks = [];
+  let frames = null;
+  for (const line of lines) {
+    if (frames === null) {
+      if (/^@stall_stacks\[$/.test(line)) frames = [];
+      continue;
+    }
+    const end = /^\]: (\d+)$/.exec(line);
+    if (end) {
+      stacks.push({ frames, samples: Number(end[1]) });
+      frames = null;
+    } else if (line.trim()) frames.push(line.trim());
+  }
+  return stacks;
+}
+
+// DTrace: after "Tracing ended.", each key is the frames one a line and its
+// count alone on the last line, blocks separated by blank lines.
+function dtraceStacks(lines) {
+  const stacks = [];
+  const at = lines.indexOf('stall stacks:');
+  if (at < 0) return stacks;
+  let frames = [];
+  for (const line of lines.slice(at + 1)) {
+    const t = line.trim();
+    if (/^\d+$/.test(t) && frames.length) {
+      stacks.push({ frames, samples: Number(t) });
+      frames = [];
+    } else if (t) frames.push(t);
+  }
+  return stacks;
+}
+
+// bpftrace prints its maps after END's marker; loop.d prints them (printa,
+// each under its "@name" line) before "stall stacks:" and the marker.
+function aggregationText(source, lines, tracer) {
+  if (tracer !== 'dtrace') {
+    const end = source.indexOf('Tracing ended.');
+    return end >= 0 ? source.slice(end + 'Tracing ended.'.length) : source;
+  }
+  const stop = lines.indexOf('stall stacks:');
+  return (stop >= 0 ? lines.slice(0, stop) : lines)
+    .filter((l) => !EVENT.test(l) && !l.endsWith('Hit Ctrl-C to end.') && l !== 'Tracing ended.').join('\n');
+}
+
+function scalar(model, name) {
+  const agg = model.aggregations.find((a) => a.name === name);
+  const entry = agg && agg.entries.find((e) => e.kind === 'scalar');
+  return entry ? entry.value : null;
+}
+
+/**
+ * parseLoop(text, { tracer }) -> {
+ *   busy: Entry|null (histogram of µs per turn), turns, busyTotalUs, busyMaxUs, tracedNs,
+ *   stalls: [{ clock, atNs, busyUs }]  (atNs: when the stall ended),
+ *   early: {...}|null  (the first turn, busy since before tracing),
+ *   open: { clock, sinceNs, busyUs, sinceBeforeTrace }|null,
+ *   stacks: [{ frames (innermost first), samples }] }
+ * Numbers are BigInt as in lib/aggregation's model.
+ */
+function parseLoop(text, { tracer } = {}) {
+  const source = clean(text);
+  const lines = source.split('\n');
+  const stalls = [];
+  let early = null;
+  let open = null;
+  for (const line of lines) {
+    const m = EVENT.exec(line);
+    if (!m) continue;
+    const [, kind, clock, time, us, flag] = m;
+    if (kind === 'STALL') stalls.push({ clock, atNs: BigInt(time), busyUs: BigInt(us) });
+    else if (kind === 'EARLY') early = { clock, atNs: BigInt(time), busyUs: BigInt(us) };
+    else open = { clock, sinceNs: BigInt(time), busyUs: BigInt(us), sinceBeforeTrace: flag === '1' };
+  }
+  const model = parse(aggregationText(source, lines, tracer), { tracer });
+  const busyAgg = model.aggregations.find((a) => a.name === 'busy_us');
+  const busy = busyAgg ? busyAgg.entries.find((e) => Array.isArray(e.buckets)) || null : null;
+  return {
+    busy,
+    turns: scalar(model, 'turns') || 0n,
+    busyTotalUs: scalar(model, 'busy_total_us') || 0n,
+    busyMaxUs: scalar(model, 'busy_max_us'),
+    tracedNs: scalar(model, 'traced_ns'),
+    stalls,
+    early,
+    open,
+    stacks: (tracer === 'dtrace' ? dtraceStacks(lines) : bpftraceStacks(lines)).sort((a, b) => b.samples - a.samples),
+  };
+}
+
+// ---- time ------------------------------------------------------------------
+
+function wallMs(clock, ns, wallMinusMonoNs) {
+  const wall = clock === 'wall' ? ns : ns + BigInt(wallMinusMonoNs || 0n);
+  return Number(wall / 1000000n);
+}
+
+// 14:03:12.345 in local time (the clock the user's logs are in).
+function clockTime(ms) {
+  const d = new Date(ms);
+  const two = (n) => String(n).padStart(2, '0');
+  return `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}.${String(d.getMilliseconds()).padStart(3, '0')}`;
+}
+
+function longestFirst(stalls) {
+  return stalls.slice().sort((a, b) => (a.busyUs === b.busyUs ? 0 : a.busyUs > b.busyUs ? -1 : 1));
+}
+
+// ---- stacks ----------------------------------------------------------------
+
+// "node::Foo(int)+342" -> "node::Foo(int)"; "JS:*f /a.js:1:2+610" -> "JS:*f /a.js:1:2".
+function frameName(frame) {
+  return frame.replace(/\+(0x[0-9a-f]+|\d+)$/i, '');
+}
+
+/** Folded stacks (outermost frame first, ';'-separated, then the count), as flame graph tools read them. */
+function foldedStacks(stacks, { processName = 'node' } = {}) {
+  const byStack = new Map();
+  for (const s of stacks) {
+    const frames = s.frames.map(frameName).reverse().map((f) => f.replace(/;/g, ':'));
+    const key = [processName, ...frames].join(';');
+    byStack.set(key, (byStack.get(key) || 0) + s.samples);
+  }
+  return [...byStack].map(([k, n]) => `${k} ${n}\n`).join('');
+}
+
+// The frames that matter most: of each stack, the innermost named frames.
+function topStacks(stacks, max) {
+  return stacks.slice(0, max);
+}
+
+// ---- text ------------------------------------------------------------------
+
+function percent(part, whole) {
+  if (!whole) return '-';
+  const p = (Number(part) / Number(whole)) * 100;
+  return p > 0 && p < 1 ? '<1%' : `${Math.round(p)}%`;
+}
+
+/**
+ * renderLoopText(report, { pid, overUs, top, wallMinusMonoNs, stacksWanted, maxStacks }) -> string
+ */
+function renderLoopText(r, o) {
+  const us = (v) => formatDuration(v, 'us');
+  const out = [];
+  const traced = r.tracedNs !== null ? formatDuration(r.tracedNs, 'ns') : 'unknown';
+  const busyShare = r.tracedNs ? percent(r.busyTotalUs * 1000n, r.tracedNs) : '-';
+  out.push(`Event loop of PID ${o.pid}, traced ${traced}: ${r.turns} turns, busy ${us(r.busyTotalUs)} in them (${busyShare} of the time).`);
+  if (r.busy && totalCount(r.busy) > 0n) {
+    out.push('', 'Busy time per turn (running callbacks, not waiting for I/O):');
+    out.push(...renderHistogram(r.busy, 'us', { width: 40 }));
+    const limit = r.busyMaxUs === null ? null : Number(r.busyMaxUs);
+    const ps = [50, 90, 99].map((p) => `p${p} ${us(percentile(r.busy, p, limit))}`);
+    out.push(`  count ${totalCount(r.busy)}, ${ps.join(', ')}${r.busyMaxUs !== null ? `, max ${us(r.busyMaxUs)}` : ''}`);
+  }
+  const stalls = longestFirst(r.stalls);
+  out.push('');
+  if (stalls.length) {
+    const shown = stalls.slice(0, o.top);
+    out.push(`Stalls over ${us(o.overUs)}: ${stalls.length}${stalls.length > shown.length ? `, the ${shown.length} longest` : ''} (ended at, busy for):`);
+    for (const s of shown) out.push(`  ${clockTime(wallMs(s.clock, s.atNs, o.wallMinusMonoNs))}  ${us(s.busyUs)}`);
+  } else {
+    out.push(`No turn was busy for more than ${us(o.overUs)}.`);
+  }
+  if (r.early) {
+    out.push(`Busy when tracing began, until ${clockTime(wallMs(r.early.clock, r.early.atNs, o.wallMinusMonoNs))}: at least ${us(r.early.busyUs)} (not in the histogram).`);
+  }
+  if (r.open) {
+    out.push(r.open.sinceBeforeTrace
+      ? `The loop never waited for I/O while tracing: blocked for all ${us(r.open.busyUs)} of it, since before tracing began.`
+      : `Still busy when tracing ended: blocked for ${us(r.open.busyUs)} since ${clockTime(wallMs(r.open.clock, r.open.sinceNs, o.wallMinusMonoNs))}.`);
+  }
+  if (o.stacksWanted) {
+    out.push('');
+    const total = r.stacks.reduce((n, s) => n + s.samples, 0);
+    if (!total) out.push(`No stack samples: no stall lasted past ${us(o.overUs)} long enough to be sampled (99 Hz).`);
+    else {
+      out.push(`Stacks sampled during stalls (99 Hz, after ${us(o.overUs)} of busy time), ${total} samples, most first:`);
+      for (const s of topStacks(r.stacks, o.maxStacks || 5)) {
+        out.push('', `  ${s.samples} samples (${percent(s.samples, total)}):`);
+        for (const f of s.frames) out.push(`    ${f}`);
+      }
+    }
+  }
+  return safeText(out.join('\n') + '\n');
+}
+
+// ---- JSON ------------------------------------------------------------------
+
+function renderLoopJSON(r, o) {
+  const limit = r.busyMaxUs === null ? null : Number(r.busyMaxUs);
+  const round = (v) => (v === null ? null : Math.round(v * 1000) / 1000);
+  const busy = r.busy ? {
+    unit: 'us',
+    count: jsonInteger(totalCount(r.busy)),
+    p50: round(percentile(r.busy, 50, limit)),
+    p90: round(percentile(r.busy, 90, limit)),
+    p99: round(percentile(r.busy, 99, limit)),
+    max: jsonInteger(r.busyMaxUs),
+    histogram: r.busy.buckets.map((b) => ({ lo: jsonInteger(b.lo), hi: jsonInteger(b.hi), count: jsonInteger(b.count) })),
+  } : null;
+  const at = (clock, ns) => new Date(wallMs(clock, ns, o.wallMinusMonoNs)).toISOString();
+  return JSON.stringify({
+    version: JSON_VERSION,
+    pid: o.pid,
+    tracer: o.tracer,
+    traced_ns: jsonInteger(r.tracedNs),
+    turns: jsonInteger(r.turns),
+    busy_total_us: jsonInteger(r.busyTotalUs),
+    over_us: o.overUs,
+    busy,
+    stalls: longestFirst(r.stalls).map((s) => ({ ended_at: at(s.clock, s.atNs), busy_us: jsonInteger(s.busyUs) })),
+    early: r.early ? { ended_at: at(r.early.clock, r.early.atNs), busy_us_at_least: jsonInteger(r.early.busyUs) } : null,
+    open: r.open ? {
+      since: r.open.sinceBeforeTrace ? null : at(r.open.clock, r.open.sinceNs),
+      since_before_trace: r.open.sinceBeforeTrace,
+      busy_us: jsonInteger(r.open.busyUs),
+    } : null,
+    stacks: o.stacksWanted ? r.stacks.map((s) => ({ samples: s.samples, frames: s.frames })) : null,
+  }, null, 2) + '\n';
+}
+
+module.exports = { parseLoop, renderLoopText, renderLoopJSON, foldedStacks, frameName, clockTime, JSON_VERSION };

@@ -1,0 +1,132 @@
+'use strict';
+// `nodetrace http`: the pure joiner and renderers on real bpftrace output
+// (test/fixtures/bpftrace-http.out), then end to end @tracer against a real
+// loopback server and client (test/targets/http-loopback.js) started with
+// the register hook: known delays, fetch, a 404 and a connection reset.
+const assert = require('assert');
+const fs = require('fs');
+const path = require('path');
+const { spawn } = require('child_process');
+const { requireTracing, nodetrace, killStragglers, ROOT } = require('./support/harness');
+const records = require('../lib/http/records');
+
+const FIXTURE = fs.readFileSync(path.join(__dirname, 'fixtures', 'bpftrace-http.out'), 'utf8');
+
+describe('nodetrace http, pure parts', function () {
+  const rs = records.parseRequests(FIXTURE);
+
+  it('joins each request\'s U, E and H lines', function () {
+    assert.strictEqual(rs.length, 10);
+    const reset = rs.filter((r) => r.status === 0);
+    assert.deepStrictEqual(reset.map((r) => [r.direction, r.error, r.url]), [['server', 'aborted', '/reset'], ['client', 'ECONNRESET', 'http://127.0.0.1/reset']]);
+    const slow = rs.find((r) => r.direction === 'server' && r.method === 'POST');
+    assert.deepStrictEqual([slow.url, slow.status, slow.us], ['/slow', 200, 151938]);
+  });
+
+  it('joins lines of one request even when another request\'s lines come between', function () {
+    const j = new records.RequestJoiner();
+    assert.strictEqual(j.push('U 1 1 5 /a'), null);
+    assert.strictEqual(j.push('U 2 2 6 /b'), null);
+    assert.strictEqual(j.push('H 2 2 6 server 201 10 PUT').url, '/b');
+    assert.strictEqual(j.push('H 1 1 5 server 200 20 GET').url, '/a');
+  });
+
+  it('prints one line per request, errors in the status column, and JSON lines', function () {
+    const line = records.renderLine(rs[9], { wallMinusMonoNs: 0n });
+    assert.match(line, /^\d\d:\d\d:\d\d\.\d{3} +\d+ client GET +ECONNRESET +79\.9 {2}http:\/\/127\.0\.0\.1\/reset\n$/);
+    const j = JSON.parse(records.renderJSONLine(rs[1]));
+    assert.deepStrictEqual([j.direction, j.method, j.status, j.ms, j.error], ['client', 'GET', 200, 51.63, null]);
+  });
+
+  it('groups routes, with ids folded, and makes histograms with percentiles', function () {
+    assert.strictEqual(records.routeOf('/users/42/orders?x=1'), '/users/:id/orders');
+    assert.strictEqual(records.routeOf('http://h:1/a/0123456789abcdef0123/b'), 'http://h:1/a/:id/b');
+    const text = records.renderHistograms(rs);
+    assert.match(text, /^server GET \/slow$/m);
+    assert.match(text, /131–262 ms \|@+ +1/);
+    const json = JSON.parse(records.histogramsJSON(rs, { by: 'status' }));
+    assert(json.groups.some((g) => g.status === 'ECONNRESET' && g.count === 1));
+  });
+});
+
+// Starts the loopback target with the hook; resolves { child, go(), results }.
+function startLoopback() {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-r', path.join(ROOT, 'register.js'), path.join(ROOT, 'test', 'targets', 'http-loopback.js')],
+      { stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    const results = [];
+    let done;
+    const finished = new Promise((r) => { done = r; });
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (c) => {
+      out += c;
+      let i;
+      while ((i = out.indexOf('\n')) >= 0) {
+        const line = out.slice(0, i);
+        out = out.slice(i + 1);
+        if (line.startsWith('ready')) resolve({ child, go: () => child.stdin.write('go\n'), results, finished });
+        else if (line === 'done') done();
+        else if (line.startsWith('{')) results.push(JSON.parse(line));
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`http-loopback exited (${code})`)));
+    setTimeout(() => reject(new Error('http-loopback did not start')), 60000);
+  });
+}
+
+describe('nodetrace http @tracer', function () {
+  this.timeout(120000);
+  before(function () { requireTracing(this); });
+  afterEach(killStragglers);
+
+  it('reports every request, server and client, fetch and a reset, with latencies that match the client\'s', async function () {
+    const t = await startLoopback();
+    try {
+      // The requests start once the probes are attached (the status line says so).
+      const run = nodetrace(['http', '-p', String(t.child.pid), '-d', '15', '--json'], {
+        timeoutMs: 100000,
+        onSpawn: (c) => c.stderr.on('data', (d) => { if (/tracing HTTP/.test(d)) t.go(); }),
+      });
+      await t.finished;
+      const res = await run;
+      assert.strictEqual(res.code, 0, res.stderr);
+      const lines = res.stdout.trim().split('\n').map((l) => JSON.parse(l));
+      const find = (direction, method, p) => lines.find((l) => l.direction === direction && l.method === method && l.url.endsWith(p));
+      for (const c of t.results) {
+        const server = find('server', c.method, c.path);
+        const client = find('client', c.method, c.path);
+        assert(server, `no server line for ${c.method} ${c.path}: ${res.stdout}`);
+        assert(client, `no client line (${c.via}) for ${c.method} ${c.path}: ${res.stdout}`);
+        if (c.status) {
+          assert.strictEqual(client.status, c.status);
+          assert.strictEqual(server.status, c.status);
+          // The probe fires at the response's headers, the client's clock stops later.
+          assert(client.ms <= c.ms + 1, `${c.path}: traced ${client.ms} ms, client measured ${c.ms} ms`);
+        } else {
+          assert.strictEqual(client.error, c.error);
+          assert.strictEqual(server.error, 'aborted');
+        }
+        // The client's request encloses the server's handling of it: the
+        // traced latencies nest, whatever a loaded host does to them.
+        if (c.status) assert(client.ms + 1 >= server.ms, `${c.path}: client ${client.ms} ms < server ${server.ms} ms`);
+        if (c.path === '/slow') assert(server.ms >= 150 && server.ms <= c.ms + 1, `server /slow took ${server.ms} ms, client measured ${c.ms}`);
+      }
+      assert(lines.some((l) => l.direction === 'client' && l.method === 'POST'), 'fetch is covered');
+    } finally {
+      t.child.kill('SIGKILL');
+    }
+  });
+
+  it('says how to start a process that was not started with the hook', async function () {
+    const plain = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)']);
+    try {
+      await new Promise((r) => setTimeout(r, 500));
+      const res = await nodetrace(['http', '-p', String(plain.pid), '-d', '1']);
+      assert.strictEqual(res.code, 3);
+      assert.match(res.stderr, /node -r nodetrace\/register app\.js/);
+    } finally {
+      plain.kill('SIGKILL');
+    }
+  });
+});

@@ -1,0 +1,101 @@
+'use strict';
+// `nodetrace loop`'s pure parts: the threshold, the parser on real bpftrace
+// output (test/fixtures/bpftrace-loop-stacks.out), the text, JSON and folded
+// renderings, and the plan.
+const assert = require('assert');
+const fs = require('fs');
+const path = require('path');
+const { parseLoop, renderLoopText, renderLoopJSON, foldedStacks, frameName } = require('../lib/loop/report');
+const loop = require('../lib/commands/loop');
+
+const FIXTURE = fs.readFileSync(path.join(__dirname, 'fixtures', 'bpftrace-loop-stacks.out'), 'utf8');
+const OPTIONS = { pid: 4242, tracer: 'bpftrace', overUs: 100000, top: 3, wallMinusMonoNs: 0n, stacksWanted: true };
+
+describe('nodetrace loop, pure parts', function () {
+  it('reads --over as a duration, a bare number in ms', function () {
+    assert.strictEqual(loop.parseThreshold('100ms'), 100000);
+    assert.strictEqual(loop.parseThreshold('1.5s'), 1500000);
+    assert.strictEqual(loop.parseThreshold('500us'), 500);
+    assert.strictEqual(loop.parseThreshold('250'), 250000);
+    for (const bad of ['', 'fast', '-5ms', '0', '1e3', '10 minutes', '5h']) assert.strictEqual(loop.parseThreshold(bad), null, bad);
+  });
+
+  describe('on real output (200 ms busy-waits, a loaded host)', function () {
+    const r = parseLoop(FIXTURE, { tracer: 'bpftrace' });
+
+    it('reads every stall line, the histogram and the scalars', function () {
+      assert.deepStrictEqual(r.stalls.map((s) => Number(s.busyUs)), [200230, 203961, 200619, 822196, 817193, 206342]);
+      assert(r.stalls.every((s) => s.clock === 'mono'));
+      assert.strictEqual(r.turns, 12n);
+      assert.strictEqual(r.busyMaxUs, 822196n);
+      const counted = r.busy.buckets.reduce((n, b) => n + b.count, 0n);
+      assert.strictEqual(counted, r.turns, 'the histogram counts every turn');
+      assert.strictEqual(r.early, null);
+      assert.strictEqual(r.open, null);
+    });
+
+    it('reads the stacks, innermost frame first, most samples first, and names the busy-wait', function () {
+      assert(r.stacks.length >= 1);
+      assert(r.stacks[0].samples >= r.stacks[r.stacks.length - 1].samples);
+      assert(r.stacks.some((s) => s.frames.some((f) => f.startsWith('JS:*spinTheLoop '))));
+      for (const s of r.stacks) assert.match(s.frames[s.frames.length - 1], /__libc_start_call_main/);
+    });
+
+    it('lists the longest stalls first, at most --top, with the histogram', function () {
+      const text = renderLoopText(r, OPTIONS);
+      assert.match(text, /12 turns/);
+      assert.match(text, /Stalls over 100 ms: 6, the 3 longest/);
+      const listed = text.split('\n').filter((l) => /^ {2}\d\d:\d\d:\d\d\.\d{3} {2}/.test(l));
+      assert.deepStrictEqual(listed.map((l) => l.trim().split(/\s+/).slice(1).join(' ')), ['822 ms', '817 ms', '206 ms']);
+      assert.match(text, /131–262 ms \|@+ +4/);
+      assert.match(text, /max 822 ms/);
+      assert.match(text, /JS:\*spinTheLoop/);
+    });
+
+    it('turns monotonic times into wall-clock times with the offset given', function () {
+      const offset = BigInt(Date.UTC(2026, 10, 23, 12, 0, 0)) * 1000000n - 2088101518836n;
+      const json = JSON.parse(renderLoopJSON(r, { ...OPTIONS, wallMinusMonoNs: offset }));
+      const first = json.stalls.find((s) => s.busy_us === 200230);
+      assert.strictEqual(first.ended_at, '2026-11-23T12:00:00.000Z');
+      assert.strictEqual(json.turns, 12);
+      assert.strictEqual(json.busy.max, 822196);
+      assert(json.busy.p50 <= json.busy.p90 && json.busy.p90 <= json.busy.p99 && json.busy.p99 <= 822196);
+      assert.deepStrictEqual(json.stalls.map((s) => s.busy_us), [822196, 817193, 206342, 203961, 200619, 200230]);
+      assert(json.stacks.length >= 1);
+    });
+
+    it('folds the stacks outermost first, offsets dropped, for flame graph tools', function () {
+      const folded = foldedStacks(r.stacks, { processName: 'node' }).trim().split('\n');
+      const total = r.stacks.reduce((n, s) => n + s.samples, 0);
+      assert.strictEqual(folded.reduce((n, l) => n + Number(l.split(' ').pop()), 0), total);
+      for (const line of folded) {
+        assert.match(line, /^node;__libc_start_call_main;node::Start\(int, char\*\*\);/);
+        assert.doesNotMatch(line, /\+\d+;|\+0x[0-9a-f]+;/);
+      }
+      assert(folded.some((l) => /;JS:\*spinTheLoop \/[^;]*loop-stall\.js:\d+:\d+(;| )/.test(l)));
+    });
+  });
+
+  it('drops offsets from frames, and nothing else', function () {
+    assert.strictEqual(frameName('uv_run+756'), 'uv_run');
+    assert.strictEqual(frameName('JS:*f /a.js:1:2+0x1f'), 'JS:*f /a.js:1:2');
+    assert.strictEqual(frameName('0x7f3e27820b46'), '0x7f3e27820b46');
+  });
+
+  it('says a loop blocked since before tracing is blocked, not idle', function () {
+    const text = 'Tracing the event loop of PID 7... Hit Ctrl-C to end.\nOPEN mono 546628626217 917427 1\nTracing ended.\n\n@traced_ns: 917457049\n@turns: 0\n';
+    const r = parseLoop(text, { tracer: 'bpftrace' });
+    assert.deepStrictEqual(r.open, { clock: 'mono', sinceNs: 546628626217n, busyUs: 917427n, sinceBeforeTrace: true });
+    assert.match(renderLoopText(r, { ...OPTIONS, stacksWanted: false }), /never waited for I\/O while tracing: blocked for all 917 ms/);
+    assert.strictEqual(JSON.parse(renderLoopJSON(r, OPTIONS)).open.since_before_trace, true);
+  });
+
+  it('plans bpftrace with the PID, the threshold and the stacks switch as arguments', function () {
+    const tracer = { name: 'bpftrace', path: '/usr/bin/bpftrace', version: '0.17.0' };
+    const p = loop.plan({ pid: String(process.pid), over: '50ms', stacks: true, force: true }, tracer);
+    assert.deepStrictEqual(p.argv.slice(-3), [String(process.pid), '50000', '1']);
+    assert.match(p.argv[p.argv.length - 4], /d-scripts\/loop\.bt$/);
+    assert.strictEqual(p.env.BPFTRACE_CACHE_USER_SYMBOLS, '1');
+    assert.throws(() => loop.plan({ pid: '12x', over: '1s' }, tracer), /process ID/);
+  });
+});

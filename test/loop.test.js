@@ -1,0 +1,62 @@
+'use strict';
+// `nodetrace loop` end to end @tracer: the real bpftrace against a target
+// that blocks its loop with a 200 ms busy-wait every second
+// (test/targets/loop-stall.js), asserting on the stalls really traced.
+const assert = require('assert');
+const { requireTracing, startTarget, stopTarget, nodetrace, killStragglers } = require('./support/harness');
+
+const STALL_US = 200000;
+
+describe('nodetrace loop @tracer', function () {
+  this.timeout(120000);
+  before(function () { requireTracing(this); });
+  afterEach(killStragglers);
+
+  describe('on a loop blocked 200 ms every second, started with --perf-basic-prof', function () {
+    let target;
+    let json;
+    before(async function () {
+      target = await startTarget('loop-stall.js', { args: ['--perf-basic-prof'] });
+      // 8 s: enough stalls for the stacks to be sampled even on a busy host,
+      // where the target is on a CPU for only part of each stall.
+      const run = await nodetrace(['loop', '-p', String(target.pid), '-d', '8', '--json', '--stacks'], { timeoutMs: 110000 });
+      assert.strictEqual(run.code, 0, run.stderr);
+      json = JSON.parse(run.stdout);
+    });
+    after(() => stopTarget(target));
+
+    it('reports the stalls, each within one log2 bucket of 200 ms', function () {
+      // 8 s of tracing holds 7 to 8 whole busy-waits; a loaded host can
+      // stretch a wait (the CPU taken away mid-spin), never shorten one,
+      // and so may leave fewer in the time.
+      assert(json.stalls.length >= 5 && json.stalls.length <= 9, `${json.stalls.length} stalls`);
+      for (const s of json.stalls) assert(s.busy_us >= STALL_US, `a stall of ${s.busy_us} µs is shorter than the busy-wait`);
+      const median = json.stalls.map((s) => s.busy_us).sort((a, b) => a - b)[Math.floor(json.stalls.length / 2)];
+      assert(median < 2 * STALL_US, `median stall ${median} µs`);
+      const times = json.stalls.map((s) => Date.parse(s.ended_at));
+      for (const t of times) assert(Math.abs(t - Date.now()) < 120000, 'stall times are wall-clock times of this run');
+    });
+
+    it('counts them in the histogram, in the 131-262 ms bucket', function () {
+      const bucket = json.busy.histogram.find((b) => b.lo <= STALL_US && STALL_US < b.hi);
+      assert(bucket && bucket.count >= 2, JSON.stringify(json.busy.histogram));
+      assert(json.busy.max >= STALL_US);
+      assert.strictEqual(json.busy.histogram.reduce((n, b) => n + b.count, 0), json.turns);
+    });
+
+    it('names the busy-wait function in the stacks sampled during the stalls', function () {
+      assert(json.stacks.some((s) => s.frames.some((f) => /^JS:\*?spinTheLoop /.test(f))),
+        JSON.stringify(json.stacks.slice(0, 2), null, 1));
+    });
+  });
+
+  it('says, in one line and with a non-zero exit, when the PID is not Node or --over is not a duration', async function () {
+    const notNode = await nodetrace(['loop', '-p', '1', '-d', '1']);
+    assert.notStrictEqual(notNode.code, 0);
+    assert.match(notNode.stderr, /not a Node process/);
+    assert.doesNotMatch(notNode.stderr, /    at /);
+    const bad = await nodetrace(['loop', '-p', String(process.pid), '--over', 'soon']);
+    assert.strictEqual(bad.code, 2);
+    assert.match(bad.stderr, /--over expects a duration/);
+  });
+});
