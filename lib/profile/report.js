@@ -19,7 +19,9 @@ const ROLES = [
 
 function threadRole(tid, pid, frames) {
   if (tid === pid) return 'main';
-  for (const r of ROLES) if (frames.some((f) => r.test.test(f.name.replace(/\(.*$/, '')))) return r.role;
+  // Names with and without a C++ parameter list ("worker", "uv_run(...)").
+  const names = frames.flatMap((f) => [f.name, f.name.replace(/\([^()]*\)$/, '')]);
+  for (const r of ROLES) if (names.some((n) => r.test.test(n))) return r.role;
   return 'other';
 }
 
@@ -81,8 +83,8 @@ function summarize(named, { pid, hz, seconds, top = 15 } = {}) {
   return {
     version: JSON_VERSION,
     pid,
-    hz,
-    seconds,
+    hz: hz == null ? null : hz,
+    seconds: seconds == null ? null : seconds,
     samples: total,
     // On-CPU samples over the samples one always-busy thread would give.
     busyCpus: hz && seconds ? total / (hz * seconds) : null,
@@ -125,8 +127,8 @@ function jitAdvice(summary) {
 function renderText(summary, { describe = '' } = {}) {
   const out = [];
   const s = summary;
-  const busy = s.busyCpus === null ? '' : `, ${s.busyCpus.toFixed(2)} CPUs busy on average`;
-  out.push(`Profile of ${describe || `PID ${s.pid}`}: ${s.samples} on-CPU samples at ${s.hz} Hz in ${s.seconds === null ? '?' : s.seconds.toFixed(1)} s${busy}.`);
+  const busy = s.busyCpus == null ? '' : `, ${s.busyCpus.toFixed(2)} CPUs busy on average`;
+  out.push(`Profile of ${describe || `PID ${s.pid}`}: ${s.samples} on-CPU samples at ${s.hz} Hz in ${s.seconds == null ? '?' : s.seconds.toFixed(1)} s${busy}.`);
   if (!s.samples) {
     out.push('No samples: the process used no CPU while it was sampled.');
     return safeText(out.join('\n') + '\n');
