@@ -98,6 +98,7 @@ describe('profile: the report', function () {
     assert.strictEqual(hot.samples, 80, 'total counts what hotSpin called');
     assert.strictEqual(s.total[0].samples, 95, 'uv_run is under every main-thread sample');
     assert.strictEqual(s.busyCpus, 100 / 198);
+    assert.deepStrictEqual(s.totalJs.map((f) => [f.name, f.samples]), [['processImmediate node:internal/timers:438:28', 95], ['hotSpin /app/hot.js:3:17', 80], ['warmSpin /app/hot.js:9:18', 10]]);
   });
 
   it('splits samples by category and JavaScript by origin, and threads by role', function () {

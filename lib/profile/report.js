@@ -93,6 +93,9 @@ function summarize(named, { pid, hz, seconds, top = 15 } = {}) {
     threads: [...byRole.values()].sort((a, b) => b.samples - a.samples).map((r) => ({ ...r, share: share(r.samples, total) })),
     self: topOf(self, total, top),
     total: topOf(inclusive, total, top),
+    // The application's view: event-loop and V8 frames under every sample
+    // say nothing; JavaScript functions with what they call do.
+    totalJs: topOf(new Map([...inclusive].filter(([, f]) => f.category === 'js')), total, top),
     jit: { unnamedSamples: jitUnnamed, unnamedShare: share(jitUnnamed, total), perfMap: named.perfMap || null },
   };
 }
@@ -145,8 +148,8 @@ function renderText(summary, { describe = '' } = {}) {
   for (const t of s.threads) out.push(`  ${pct(t.share)} ${String(t.samples).padStart(7)}  ${t.role}${t.threads > 1 ? ` (${t.threads} threads)` : ''}`);
   out.push('', 'Top functions by self samples (the function was running):');
   out.push('   share samples  kind      function', ...functionRows(s.self));
-  out.push('', 'Top functions by total samples (the function or what it called was running):');
-  out.push('   share samples  kind      function', ...functionRows(s.total));
+  out.push('', 'Top JavaScript functions by total samples (the function or what it called was running):');
+  out.push('   share samples  kind      function', ...functionRows(s.totalJs));
   const advice = jitAdvice(s);
   if (advice.length) out.push('', ...advice);
   return safeText(out.join('\n') + '\n');
