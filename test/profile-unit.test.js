@@ -5,7 +5,7 @@
 const assert = require('assert');
 const fs = require('fs');
 const path = require('path');
-const { parseProfile, userAddresses } = require('../lib/profile/parse');
+const { parseProfile, parseProfileDtrace, userAddresses } = require('../lib/profile/parse');
 const { nameStacks } = require('../lib/profile/name-stacks');
 const { userFrame, kernelFrame, jsOrigin, UNNAMED_JIT } = require('../lib/profile/frames');
 const { summarize, renderText, threadRole } = require('../lib/profile/report');
@@ -54,6 +54,29 @@ describe('profile: parsing what profile.bt printed', function () {
     assert.deepStrictEqual(userAddresses(p.stacks), { pcs: ['0x7f00000010'], returns: ['0x401000'] });
     const named = nameStacks(p, null, null);
     assert.deepStrictEqual(named.stacks[0].frames.map((f) => f.name), ['[unknown] 0x401000', '[unknown] 0x7f00000010', 'entry_SYSCALL_64_after_hwframe', 'do_syscall_64']);
+  });
+});
+
+describe('profile: parsing what profile.d printed (DTrace for Linux)', function () {
+  const p = parseProfileDtrace(fs.readFileSync(path.join(__dirname, 'fixtures', 'dtrace-profile.out'), 'utf8'));
+
+  it('reads every entry, and the stacks add up to the thread count', function () {
+    assert.strictEqual(p.stacks.length, 59);
+    assert.deepStrictEqual(p.threads, [{ tid: 13029, comm: '', count: 528 }]);
+    assert.strictEqual(p.stacks.reduce((n, s) => n + s.count, 0), 528);
+  });
+
+  it('tells kernel frames from user frames, and demangles DTrace\'s names', function () {
+    const inKernel = p.stacks.find((s) => s.kernel.includes('__do_sys_getrusage+0x42'));
+    assert(inKernel, 'a sample inside getrusage');
+    assert.strictEqual(inKernel.kernel[0], 'getrusage+0x2f9');
+    assert.strictEqual(inKernel.user[0], 'libc.so.6`getrusage+0x7');
+    const named = nameStacks({ stacks: [inKernel] }, null, null).stacks[0];
+    const names = named.frames.map((f) => f.name);
+    assert(names.includes('node::CPUUsage(v8::FunctionCallbackInfo<v8::Value> const&)'), names.join('\n'));
+    assert.deepStrictEqual(named.frames.slice(-2), [{ name: '__do_sys_getrusage', category: 'kernel' }, { name: 'getrusage', category: 'kernel' }]);
+    const userStacks = p.stacks.filter((s) => !s.kernel.length);
+    assert(userStacks.length > 10 && userStacks.every((s) => s.user.length > 0));
   });
 });
 

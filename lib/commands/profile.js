@@ -11,7 +11,7 @@ const { requireTracer } = require('../tracer/detect');
 const { planTracer, renderPlan } = require('../tracer/plan');
 const { TracerSession, abnormalEnd } = require('../tracer/session');
 const { describeTracerFailure } = require('../tracer/failure');
-const { parseProfile } = require('../profile/parse');
+const { parseProfile, parseProfileDtrace } = require('../profile/parse');
 const { nameStacks, TargetSnapshots } = require('../profile/name-stacks');
 const { summarize, renderText, renderJson } = require('../profile/report');
 const { renderFolded } = require('../profile/folded');
@@ -110,7 +110,10 @@ async function handler(args) {
     if (!result.ready) return;   // Ctrl-C before the probes were in place: nothing gathered
     const broken = abnormalEnd(result, p);
     if (!broken && !proc.isRunning(p.pid)) process.stderr.write(`nodetrace: PID ${p.pid} exited; here is what was gathered.\n`);
-    const parsed = parseProfile(result.stdout);
+    const parsed = tracer.name === 'dtrace' ? parseProfileDtrace(result.stdout) : parseProfile(result.stdout);
+    // DTrace keys threads by ID only: they are the process's threads.
+    const comm = proc.processName(p.pid) || 'node';
+    for (const s of parsed.stacks) if (!s.comm) s.comm = comm;
     const named = nameStacks(parsed, snaps.symbolizer, snaps.latest);
     const seconds = (result.endedAt - result.readyAt) / 1000;
     const summary = summarize(named, { pid: p.pid, hz: p.hz, seconds, top: args.top });

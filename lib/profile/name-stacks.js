@@ -8,6 +8,20 @@
 const { Symbolizer } = require('../symbolize');
 const { userAddresses } = require('./parse');
 const { userFrame, kernelFrame } = require('./frames');
+const { demangleNames } = require('../demangle');
+
+// DTrace names frames itself, mangled ("node`_ZN4node5StartEiPPc+0x58f"):
+// demangled here in one batch.
+function demangleTracerNames(stacks) {
+  const mangled = new Set();
+  for (const s of stacks) for (const f of s.user) {
+    const m = /^[^`\s]+`(_Z[^+\s]*)/.exec(f);
+    if (m) mangled.add(m[1]);
+  }
+  if (!mangled.size) return (f) => f;
+  const names = demangleNames([...mangled]);
+  return (f) => f.replace(/^([^`\s]+`)(_Z[^+\s]*)/, (all, mod, sym) => mod + (names.get(sym) || sym));
+}
 
 // A snapshot of the target, taken while it runs: the latest one is kept, so
 // that a target that exits before the report still has its frames named.
@@ -63,8 +77,9 @@ function nameStacks(parsed, symbolizer, snap) {
     returns.forEach((addr, i) => named.set('ret:' + addr, userFrame(b.frames[i])));
     perfMapUsed = a.perfMapUsed || b.perfMapUsed;
   }
+  const demangled = demangleTracerNames(parsed.stacks);
   const stacks = parsed.stacks.map((s) => {
-    const user = s.user.map((f, i) => {
+    const user = s.user.map(demangled).map((f, i) => {
       const key = (i === 0 ? 'pc:' : 'ret:') + f.toLowerCase();
       return named.get(key) || userFrame({ kind: /^0x/i.test(f) ? 'unknown' : 'named', text: f, module: '' });
     });

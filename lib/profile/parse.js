@@ -31,6 +31,49 @@ function parseProfile(text) {
   return { stacks, threads };
 }
 
+// profile.d's printa(@samples): per entry, the TID on a line of its own
+// (indented 4), the kernel stack (frames indented 14; none in user mode), a
+// blank line, the user stack, then the count (indented 16). printa(@threads):
+// "TID COUNT". Section names come from the script's printf("\n@name\n").
+// DTrace names frames itself, "module`symbol+0xoff", JIT code as bare
+// addresses (`nameStacks` names those from the perf map).
+function parseProfileDtrace(text) {
+  const stacks = [];
+  const threads = [];
+  let section = null;
+  let cur = null;
+  let part = 'kernel';
+  for (const line of String(text).split('\n')) {
+    const marker = /^@(\w+)\s*$/.exec(line);
+    if (marker) { section = marker[1]; cur = null; continue; }
+    if (section === 'threads') {
+      const m = /^\s*(\d+)\s+(\d+)\s*$/.exec(line);
+      if (m) threads.push({ tid: Number(m[1]), comm: '', count: Number(m[2]) });
+      continue;
+    }
+    if (section !== 'samples') continue;
+    const num = /^(\s*)(\d+)\s*$/.exec(line);
+    if (num && (!cur || num[1].length < 8)) {
+      cur = { tid: Number(num[2]), comm: '', kernel: [], user: [], count: 0 };
+      part = 'kernel';
+      continue;
+    }
+    if (!cur) continue;
+    if (num) {
+      cur.count = Number(num[2]);
+      stacks.push(cur);
+      cur = null;
+    } else if (line.trim() === '') {
+      if (part === 'kernel') part = 'user';
+    } else {
+      cur[part].push(line.trim());
+    }
+  }
+  // Kernel frames: "vmlinux`do_syscall_64+0x71" -> as bpftrace prints them.
+  for (const s of stacks) s.kernel = s.kernel.map((f) => f.replace(/^vmlinux`/, ''));
+  return { stacks, threads };
+}
+
 /** Every distinct user address, split into sampled pcs (leaves) and return addresses. */
 function userAddresses(stacks) {
   const pcs = new Set();
@@ -46,4 +89,4 @@ function userAddresses(stacks) {
   return { pcs: [...pcs], returns: [...returns] };
 }
 
-module.exports = { parseProfile, userAddresses };
+module.exports = { parseProfile, parseProfileDtrace, userAddresses };
