@@ -13,7 +13,23 @@ const { requireTracing, startTarget, stopTarget, nodetrace, killStragglers } = r
 const { parseFolded } = require('../lib/profile/folded');
 const { decodePprof } = require('../lib/profile/pprof');
 
-const TRUE_HOT_SHARE = 0.8;
+// What the target says it spent: { hot, warm, cpu } in ms so far.
+function askSplit(target) {
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    const timer = setTimeout(() => reject(new Error('the target did not say its split')), 10000);
+    const onData = (c) => {
+      buf += c;
+      const m = /split (\S+) (\S+) (\S+)\n/.exec(buf);
+      if (!m) return;
+      clearTimeout(timer);
+      target.stdout.off('data', onData);
+      resolve({ hot: Number(m[1]), warm: Number(m[2]), cpu: Number(m[3]) });
+    };
+    target.stdout.on('data', onData);
+    target.kill('SIGUSR2');
+  });
+}
 
 function findChromium() {
   for (const name of ['chromium', 'chromium-browser', 'google-chrome']) {
@@ -37,30 +53,43 @@ describe('nodetrace profile @tracer', function () {
     let target;
     let run;
     let json;
+    let truth;
     const files = {};
     before(async function () {
+      this.timeout(420000);
       target = await startTarget('profile-hot.js', { args: ['--perf-basic-prof'] });
       // Let the functions be compiled and settle first.
       await new Promise((r) => setTimeout(r, 2000));
       files.svg = path.join(dir, 'hot.svg');
       files.pprof = path.join(dir, 'hot.pb.gz');
       files.folded = path.join(dir, 'hot.folded');
-      run = await nodetrace(['profile', '-p', String(target.pid), '-d', '5', '--json', '--top', '50',
-        '--svg', files.svg, '--pprof', files.pprof, '--folded', files.folded]);
-      assert.strictEqual(run.code, 0, run.stderr);
-      json = JSON.parse(run.stdout);
+      // Enough samples for a share known to a few points: at 299 Hz a busy
+      // thread gives about 1,500 in 5 s; on a machine busy with other work
+      // the target runs less, so sample longer until there are 200.
+      for (const seconds of [5, 15, 40]) {
+        const before = await askSplit(target);
+        run = await nodetrace(['profile', '-p', String(target.pid), '-F', '299', '-d', String(seconds), '--json', '--top', '50',
+          '--svg', files.svg, '--pprof', files.pprof, '--folded', files.folded], { timeoutMs: (seconds + 90) * 1000 });
+        const after = await askSplit(target);
+        // The share of the process's CPU that hotSpin really took while it was sampled.
+        truth = (after.hot - before.hot) / (after.cpu - before.cpu);
+        assert.strictEqual(run.code, 0, run.stderr);
+        json = JSON.parse(run.stdout);
+        if (json.samples >= 200) break;
+      }
     });
     after(() => stopTarget(target));
 
-    it('names hotSpin first among self samples, its share within 10 points of the truth', function () {
-      assert(json.samples >= 50, `only ${json.samples} samples in 5 s`);
+    it('names hotSpin first among self samples, its share within 10 points of the truth (about 80%)', function () {
+      assert(truth > 0.7 && truth < 0.9, `the target spent ${truth} of its CPU in hotSpin, not about 80%`);
+      assert(json.samples >= 200, `only ${json.samples} samples in ${json.seconds} s: is the machine that busy?`);
       const firstJs = json.self.find((f) => f.category === 'js');
       assert.match(firstJs.name, /^hotSpin .*profile-hot\.js:\d+:\d+$/);
       assert.strictEqual(json.self[0].name, firstJs.name, `top self is ${json.self[0].name}`);
       const hot = json.total.find((f) => /^hotSpin /.test(f.name));
-      const main = json.threads.find((t) => t.role === 'main');
-      const share = hot.samples / main.samples;
-      assert(Math.abs(share - TRUE_HOT_SHARE) <= 0.10, `hotSpin has ${(share * 100).toFixed(1)}% of the main thread's samples; the truth is 80%`);
+      const share = hot.samples / json.samples;
+      assert(Math.abs(share - truth) <= 0.10, `hotSpin has ${(share * 100).toFixed(1)}% of the samples; the truth is ${(truth * 100).toFixed(1)}%`);
+      console.log(`      hotSpin: ${(share * 100).toFixed(1)}% of ${json.samples} samples, truth ${(truth * 100).toFixed(1)}%`);
       const warm = json.total.find((f) => /^warmSpin /.test(f.name));
       assert(warm && warm.samples > 0 && warm.samples < hot.samples, 'warmSpin is there, below hotSpin');
     });
