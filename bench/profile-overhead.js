@@ -6,8 +6,11 @@
 // --perf-basic-prof, and both. All four run at once, the profiler attached
 // for the whole run, but only one is ever running: the others are
 // SIGSTOPped, so each is measured on the same machine, round after round.
-// Also the tracer's own CPU time (bpftrace, and nodetrace). Needs root and
-// bpftrace.
+// Also the tracer's own CPU time (bpftrace, and nodetrace), and what each
+// sample costs in the kernel: the run time the kernel counts for the BPF
+// program (kernel.bpf_stats_enabled, on for the run and restored after;
+// read from /proc/PID/fdinfo of the tracer's program), which a busy machine
+// does not blur as it blurs throughput. Needs root and bpftrace.
 //
 //   sudo node bench/profile-overhead.js [--seconds 4] [--rounds 5] [--hz 99] [--churn]
 const fs = require('fs');
@@ -84,6 +87,25 @@ function startProfiler(pid) {
   return p;
 }
 
+const STATS = '/proc/sys/kernel/bpf_stats_enabled';
+let statsSeconds = 0;
+
+// The tracer's perf-event BPF programs (prog_type 7): { runs, ns }.
+function bpfRunTime(pid) {
+  const total = { runs: 0, ns: 0 };
+  let fds = [];
+  try { fds = fs.readdirSync(`/proc/${pid}/fdinfo`); } catch (e) { return total; }
+  for (const fd of fds) {
+    let info;
+    try { info = fs.readFileSync(`/proc/${pid}/fdinfo/${fd}`, 'utf8'); } catch (e) { continue; }
+    if (!/^prog_type:\s*7$/m.test(info)) continue;
+    const ns = /^run_time_ns:\s*(\d+)$/m.exec(info);
+    const runs = /^run_cnt:\s*(\d+)$/m.exec(info);
+    if (ns && runs) { total.ns += Number(ns[1]); total.runs += Number(runs[1]); }
+  }
+  return total;
+}
+
 async function measureRounds(modes) {
   for (const m of modes) m.child.kill('SIGSTOP');
   for (let round = 0; round < ROUNDS; round++) {
@@ -120,7 +142,16 @@ async function main() {
     m.profiler = startProfiler(m.child.pid);
     await m.profiler.ready;
   }
-  await measureRounds(modes);
+  let statsBefore = null;
+  try { statsBefore = fs.readFileSync(STATS, 'utf8').trim(); fs.writeFileSync(STATS, '1'); } catch (e) { statsBefore = null; }
+  const statsFrom = Date.now();
+  try {
+    await measureRounds(modes);
+    statsSeconds = (Date.now() - statsFrom) / 1000;
+    for (const m of modes.filter((x) => x.profiled)) m.bpf = bpfRunTime(m.profiler.tracerPid);
+  } finally {
+    if (statsBefore !== null) fs.writeFileSync(STATS, statsBefore);
+  }
   for (const m of modes) m.child.kill('SIGCONT');
   for (const m of modes.filter((x) => x.profiled)) {
     m.profiler.kill('SIGINT');
@@ -140,6 +171,15 @@ async function main() {
   }
   for (const m of modes.filter((x) => x.profiled)) {
     console.log(`  ${m.name}: bpftrace used ${(100 * median(m.tracerCpu)).toFixed(2)}% of a CPU, nodetrace ${(100 * median(m.nodetraceCpu)).toFixed(2)}%; ${m.samples} samples in the report`);
+    if (m.bpf && m.bpf.runs) {
+      // Every CPU takes the probe HZ times a second, the target's or not;
+      // the target pays for the runs that sampled it.
+      const perRun = m.bpf.ns / m.bpf.runs;
+      // Runs on other processes' samples stop at the PID test; the average
+      // mixes them with the target's, so the whole program's time is given too.
+      console.log(`    its BPF program ran ${m.bpf.runs} times in ${statsSeconds.toFixed(0)} s on all CPUs, ${(perRun / 1000).toFixed(2)} µs each on average, `
+        + `${(m.bpf.ns / 1e6).toFixed(1)} ms in all: ${(100 * m.bpf.ns / 1e9 / statsSeconds).toFixed(3)}% of one CPU`);
+    }
   }
 }
 
