@@ -205,3 +205,48 @@ describe('profile: the plan', function () {
     assert.deepStrictEqual(d.argv.slice(-3), ['-p', String(process.pid), '99']);
   });
 });
+
+describe('profile: the command line', function () {
+  this.timeout(480000);   // each run starts node and yargs; slow on a busy machine
+  const { nodetrace } = require('./support/harness');
+  const os = require('os');
+
+  it('-n prints the bpftrace command line and profile.bt, and runs nothing', async function () {
+    const r = await nodetrace(['profile', '-p', String(process.pid), '-F', '49', '-n', '--backend', 'bpftrace'], { timeoutMs: 110000 });
+    if (/not usable here|no tracer found/.test(r.stderr)) this.skip();
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^# bpftrace \S+ would run \(PID \d+\):/);
+    assert.match(r.stdout, new RegExp(`BPFTRACE_NO_USER_SYMBOLS=1 .*bpftrace \\S*d-scripts/profile\\.bt 49 ${process.pid}$`, 'm'));
+    assert.match(r.stdout, /^exit$/m);
+    assert.match(r.stdout, /profile:hz:\$1\n\/pid == \$2\//);
+  });
+
+  it('refuses a bad rate, a missing process and an empty file name as usage errors (exit 2)', async function () {
+    for (const [args, says] of [
+      [['profile', '-p', String(process.pid), '-F', '0'], /-F expects a whole number of samples a second from 1 to 999/],
+      [['profile', '-p', String(process.pid), '-F', '99.5'], /-F expects/],
+      [['profile'], /Give a process: -p PID/],
+      [['profile', '-p', String(process.pid), '--svg', ''], /--svg expects a file name/],
+    ]) {
+      const r = await nodetrace(args, { timeoutMs: 110000 });
+      assert.strictEqual(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, says);
+      assert(!/\n\s+at /.test(r.stderr), 'no stack trace');
+    }
+  });
+
+  it('writes an output file, but never through a symbolic link someone planted', function () {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-profile-unit-'));
+    try {
+      const victim = path.join(dir, 'victim');
+      fs.writeFileSync(victim, 'precious');
+      fs.symlinkSync(victim, path.join(dir, 'cpu.svg'));
+      assert.throws(() => profileCommand.writeOutput(path.join(dir, 'cpu.svg'), 'x'), /cannot write .*cpu\.svg: it is a symbolic link/);
+      assert.strictEqual(fs.readFileSync(victim, 'utf8'), 'precious');
+      profileCommand.writeOutput(path.join(dir, 'ok.svg'), '<svg/>');
+      assert.strictEqual(fs.readFileSync(path.join(dir, 'ok.svg'), 'utf8'), '<svg/>');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
