@@ -13,7 +13,7 @@ NODEDIR := $(shell [ -f /usr/include/node/node.h ] && echo /usr)
 NPM_ENV := $(if $(NODEDIR),npm_config_nodedir=$(NODEDIR))
 DEMO_SECONDS ?= 5
 
-.PHONY: all deps system-deps tracefs demo test unit bench clean node-builds
+.PHONY: all deps system-deps browser tracefs demo test unit bench clean node-builds
 
 all: deps
 
@@ -23,6 +23,13 @@ system-deps:
 	@if ! command -v bpftrace >/dev/null || ! command -v gdb >/dev/null || ! command -v c++filt >/dev/null || ! command -v g++ >/dev/null; then \
 	  echo "Installing bpftrace, gdb, binutils and a compiler (apt-get)..."; \
 	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bpftrace gdb binutils g++ make python3 >/dev/null; \
+	fi
+
+# The flame graph test opens nodetrace profile's SVG in a real browser.
+browser:
+	@if ! command -v chromium >/dev/null; then \
+	  echo "Installing chromium for the flame graph test (apt-get)..."; \
+	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 chromium >/dev/null; \
 	fi
 
 tracefs:
@@ -45,7 +52,7 @@ demo: deps
 	  echo "\$$ sudo bin/nodetrace latency -p $$pid -d $(DEMO_SECONDS)"; \
 	  $(SUDO) bin/nodetrace latency -p $$pid -d $(DEMO_SECONDS)
 
-test: deps
+test: deps browser
 	$(SUDO) npx mocha 'test/**/*.test.js'
 
 # The Node builds of the integration test matrix (official 22/24/26, Debian's

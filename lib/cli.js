@@ -6,7 +6,7 @@ const { EXIT, UserError, formatUserError } = require('./errors');
 const { safeText } = require('./terminal-safe');
 const pkg = require('../package.json');
 
-const COMMANDS = ['latency', 'snoop', 'ebadf', 'loop', 'http', 'format', 'doctor'];
+const COMMANDS = ['latency', 'snoop', 'ebadf', 'loop', 'http', 'profile', 'format', 'doctor'];
 
 function loadCommands() {
   const loaded = [];
@@ -66,7 +66,7 @@ function main(argv) {
     .scriptName('nodetrace')
     .usage('$0 <command> [options]\n\nProduction tracing for live Node.js processes, with DTrace or bpftrace.')
     .strict()
-    .demandCommand(1, 'Name a command: latency, snoop, ebadf, format or doctor.')
+    .demandCommand(1, 'Name a command: latency, snoop, ebadf, profile, format or doctor.')
     .recommendCommands()
     .version(false)
     .option('version', { alias: 'V', type: 'boolean', describe: 'Show nodetrace\'s version and the tracers this host has' })

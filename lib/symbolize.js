@@ -287,10 +287,11 @@ class Symbolizer {
   /**
    * @param {object} snap from snapshot()
    * @param {string[]} frames raw lines: "0x7f..." (bpftrace, no symbols) or already-named frames;
-   *   the first is the probed pc itself unless allReturnAddresses
+   *   the first is the probed pc itself unless allReturnAddresses; with allPcs every
+   *   frame is a pc (sampled program counters, as `profile` has)
    * @returns {{frames: {text, module, kind}[], perfMapUsed: boolean, jitUnnamed: number, interpreted: number}}
    */
-  symbolize(snap, frames, { allReturnAddresses = false } = {}) {
+  symbolize(snap, frames, { allReturnAddresses = false, allPcs = false } = {}) {
     const out = [];
     const anonAddrs = [];
     for (let i = 0; i < frames.length; i++) {
@@ -299,7 +300,7 @@ class Symbolizer {
       if (!m) { out.push({ text: raw, module: '', kind: 'named' }); continue; }
       const addr = parseInt(m[1], 16);
       // Return addresses point after the call; look up the call itself.
-      const probe = i === 0 && !allReturnAddresses ? addr : addr - 1;
+      const probe = allPcs || (i === 0 && !allReturnAddresses) ? addr : addr - 1;
       const map = snap.maps.find((mm) => probe >= mm.start && probe < mm.end);
       const frame = { addr, text: '0x' + m[1], module: '', kind: 'unknown' };
       if (map && map.path.startsWith('/')) {

@@ -1,0 +1,187 @@
+#!/usr/bin/env node
+'use strict';
+// What `nodetrace profile` costs the profiled, and what --perf-basic-prof
+// costs: a CPU-bound workload (bench/cpu-workload.js) in four processes,
+// untraced, profiled by nodetrace profile (99 Hz unless --hz), started with
+// --perf-basic-prof, and both. All four run at once, the profiler attached
+// for the whole run, but only one is ever running: the others are
+// SIGSTOPped, so each is measured on the same machine, round after round.
+// Also the tracer's own CPU time (bpftrace, and nodetrace), and what each
+// sample costs in the kernel: the run time the kernel counts for the BPF
+// program (kernel.bpf_stats_enabled, on for the run and restored after;
+// read from /proc/PID/fdinfo of the tracer's program), which a busy machine
+// does not blur as it blurs throughput. Needs root and bpftrace.
+//
+//   sudo node bench/profile-overhead.js [--seconds 4] [--rounds 5] [--hz 99] [--churn]
+const fs = require('fs');
+const path = require('path');
+const { spawn } = require('child_process');
+
+const ROOT = path.join(__dirname, '..');
+const args = process.argv.slice(2);
+const opt = (name, dflt) => { const i = args.indexOf('--' + name); return i >= 0 ? Number(args[i + 1]) : dflt; };
+const SECONDS = opt('seconds', 4);
+const ROUNDS = opt('rounds', 5);
+const HZ = opt('hz', 99);
+const CHURN = args.includes('--churn');
+
+function sleep(ms) { return new Promise((r) => setTimeout(r, ms)); }
+
+const everything = [];
+function cleanup() { for (const p of everything) { try { p.kill('SIGKILL'); } catch (e) { /* gone */ } } }
+
+function startWorkload(nodeArgs) {
+  const child = spawn(process.execPath, [...nodeArgs, path.join(__dirname, 'cpu-workload.js')], {
+    stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, CHURN: CHURN ? '1' : '0' },
+  });
+  everything.push(child);
+  child.stdout.setEncoding('utf8');
+  child.lines = [];
+  let buf = '';
+  child.stdout.on('data', (c) => {
+    buf += c;
+    let nl;
+    while ((nl = buf.indexOf('\n')) >= 0) { child.lines.push(buf.slice(0, nl)); buf = buf.slice(nl + 1); }
+  });
+  return child;
+}
+
+async function sample(child) {
+  const before = child.lines.length;
+  child.kill('SIGUSR2');
+  for (let i = 0; i < 500 && child.lines.length === before; i++) await sleep(10);
+  const [, count, ns, cpuUs] = child.lines[child.lines.length - 1].split(' ');
+  return { count: Number(count), ns: BigInt(ns), cpuUs: Number(cpuUs) };
+}
+
+// CPU time (user + system, in seconds) of a process and its threads.
+function cpuSeconds(pid) {
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = f.slice(f.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;   // utime, stime in clock ticks (USER_HZ 100)
+  } catch (e) { return NaN; }
+}
+
+function childrenOf(pid) {
+  try { return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number); } catch (e) { return []; }
+}
+
+// nodetrace profile -p PID until SIGINT: resolves once its tracer is ready.
+function startProfiler(pid) {
+  const p = spawn(process.execPath, [path.join(ROOT, 'bin/nodetrace'), 'profile', '-p', String(pid), '-F', String(HZ), '--json', '--top', '5'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  everything.push(p);
+  p.out = '';
+  p.stdout.setEncoding('utf8');
+  p.stdout.on('data', (c) => { p.out += c; });
+  p.ready = (async () => {
+    for (let i = 0; i < 600; i++) {
+      const tracer = childrenOf(p.pid).find((c) => { try { return /profile\.bt/.test(fs.readFileSync(`/proc/${c}/cmdline`, 'utf8')); } catch (e) { return false; } });
+      // (not `bpftrace --version`, which nodetrace runs first to learn the version)
+      if (tracer) { p.tracerPid = tracer; await sleep(3000); return; }
+      await sleep(100);
+    }
+    throw new Error('nodetrace profile did not start bpftrace');
+  })();
+  p.done = new Promise((resolve) => p.on('close', resolve));
+  return p;
+}
+
+const STATS = '/proc/sys/kernel/bpf_stats_enabled';
+let statsSeconds = 0;
+
+// The tracer's perf-event BPF programs (prog_type 7): { runs, ns }.
+function bpfRunTime(pid) {
+  const total = { runs: 0, ns: 0 };
+  let fds = [];
+  try { fds = fs.readdirSync(`/proc/${pid}/fdinfo`); } catch (e) { return total; }
+  for (const fd of fds) {
+    let info;
+    try { info = fs.readFileSync(`/proc/${pid}/fdinfo/${fd}`, 'utf8'); } catch (e) { continue; }
+    if (!/^prog_type:\s*7$/m.test(info)) continue;
+    const ns = /^run_time_ns:\s*(\d+)$/m.exec(info);
+    const runs = /^run_cnt:\s*(\d+)$/m.exec(info);
+    if (ns && runs) { total.ns += Number(ns[1]); total.runs += Number(runs[1]); }
+  }
+  return total;
+}
+
+async function measureRounds(modes) {
+  for (const m of modes) m.child.kill('SIGSTOP');
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const m of modes) {
+      m.child.kill('SIGCONT');
+      await sleep(300);
+      const a = await sample(m.child);
+      const tracerA = m.profiler ? cpuSeconds(m.profiler.tracerPid) : 0;
+      const nodetraceA = m.profiler ? cpuSeconds(m.profiler.pid) : 0;
+      await sleep(SECONDS * 1000);
+      const b = await sample(m.child);
+      m.child.kill('SIGSTOP');
+      const wall = Number(b.ns - a.ns) / 1e9;
+      m.rates.push((b.count - a.count) / wall);
+      m.perCpu.push((b.count - a.count) / ((b.cpuUs - a.cpuUs) / 1e6));
+      if (m.profiler) {
+        m.tracerCpu.push((cpuSeconds(m.profiler.tracerPid) - tracerA) / wall);
+        m.nodetraceCpu.push((cpuSeconds(m.profiler.pid) - nodetraceA) / wall);
+      }
+    }
+  }
+}
+
+async function main() {
+  const mode = (name, nodeArgs, profiled) => ({ name, child: startWorkload(nodeArgs), profiled, rates: [], perCpu: [], tracerCpu: [], nodetraceCpu: [] });
+  const modes = [
+    mode('untraced', [], false),
+    mode(`nodetrace profile at ${HZ} Hz`, [], true),
+    mode('--perf-basic-prof, untraced', ['--perf-basic-prof'], false),
+    mode(`--perf-basic-prof, nodetrace profile at ${HZ} Hz`, ['--perf-basic-prof'], true),
+  ];
+  await sleep(1500);
+  for (const m of modes.filter((x) => x.profiled)) {
+    m.profiler = startProfiler(m.child.pid);
+    await m.profiler.ready;
+  }
+  let statsBefore = null;
+  try { statsBefore = fs.readFileSync(STATS, 'utf8').trim(); fs.writeFileSync(STATS, '1'); } catch (e) { statsBefore = null; }
+  const statsFrom = Date.now();
+  try {
+    await measureRounds(modes);
+    statsSeconds = (Date.now() - statsFrom) / 1000;
+    for (const m of modes.filter((x) => x.profiled)) m.bpf = bpfRunTime(m.profiler.tracerPid);
+  } finally {
+    if (statsBefore !== null) fs.writeFileSync(STATS, statsBefore);
+  }
+  for (const m of modes) m.child.kill('SIGCONT');
+  for (const m of modes.filter((x) => x.profiled)) {
+    m.profiler.kill('SIGINT');
+    await Promise.race([m.profiler.done, sleep(120000)]);
+    try { m.samples = JSON.parse(m.profiler.out).samples; } catch (e) { m.samples = '?'; }
+  }
+  cleanup();
+  const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+  const base = median(modes[0].rates);
+  const baseCpu = median(modes[0].perCpu);
+  console.log(`CPU-bound workload${CHURN ? ' compiling a new function each round' : ''}, ${ROUNDS} rounds of ${SECONDS} s each, one process running at a time:`);
+  console.log(`  ${'mode'.padEnd(48)} ${'rounds/s'.padStart(9)} ratio  ${'per CPU-s'.padStart(9)} ratio  rounds/s of each round`);
+  for (const m of modes) {
+    const med = median(m.rates);
+    const cpu = median(m.perCpu);
+    console.log(`  ${m.name.padEnd(48)} ${med.toFixed(0).padStart(9)} ${(med / base).toFixed(3)}  ${cpu.toFixed(0).padStart(9)} ${(cpu / baseCpu).toFixed(3)}  ${m.rates.map((x) => x.toFixed(0)).join(', ')}`);
+  }
+  for (const m of modes.filter((x) => x.profiled)) {
+    console.log(`  ${m.name}: bpftrace used ${(100 * median(m.tracerCpu)).toFixed(2)}% of a CPU, nodetrace ${(100 * median(m.nodetraceCpu)).toFixed(2)}%; ${m.samples} samples in the report`);
+    if (m.bpf && m.bpf.runs) {
+      // Every CPU takes the probe HZ times a second, the target's or not;
+      // the target pays for the runs that sampled it.
+      const perRun = m.bpf.ns / m.bpf.runs;
+      // Runs on other processes' samples stop at the PID test; the average
+      // mixes them with the target's, so the whole program's time is given too.
+      console.log(`    its BPF program ran ${m.bpf.runs} times in ${statsSeconds.toFixed(0)} s on all CPUs, ${(perRun / 1000).toFixed(2)} µs each on average, `
+        + `${(m.bpf.ns / 1e6).toFixed(1)} ms in all: ${(100 * m.bpf.ns / 1e9 / statsSeconds).toFixed(3)}% of one CPU`);
+    }
+  }
+}
+
+process.on('SIGINT', () => { cleanup(); process.exit(130); });
+main().catch((err) => { console.error(err); cleanup(); process.exit(1); });

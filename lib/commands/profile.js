@@ -1,0 +1,142 @@
+'use strict';
+// nodetrace profile: where a live Node process spends its CPU, from on-CPU
+// samples of its threads, without restarting it (Node's own answer, --prof,
+// needs a restart and shows nothing until the process ends). A report like
+// `node --prof-process`, and a flame graph, folded stacks or pprof.
+const fs = require('fs');
+const { UserError, UsageError } = require('../errors');
+const proc = require('../proc');
+const { requireRoot } = require('../privilege');
+const { requireTracer } = require('../tracer/detect');
+const { planTracer, renderPlan } = require('../tracer/plan');
+const { TracerSession, abnormalEnd } = require('../tracer/session');
+const { describeTracerFailure } = require('../tracer/failure');
+const { parseProfile, parseProfileDtrace } = require('../profile/parse');
+const { nameStacks, TargetSnapshots } = require('../profile/name-stacks');
+const { summarize, renderText, renderJson } = require('../profile/report');
+const { renderFolded } = require('../profile/folded');
+const { durationOption, checkDuration, dryRunOption } = require('./common-options');
+
+const SCRIPT = 'profile';
+const DEFAULT_HZ = 99;
+const MAX_HZ = 999;
+// Distinct (thread, stack) pairs the tracer keeps: 99 Hz on 8 busy threads
+// for 80 s gives that many samples at most; bpftrace's default is 4,096.
+const MAP_KEYS_MAX = 65536;
+
+function builder(y) {
+  return y
+    .usage('$0 profile -p PID [options]\n\n'
+      + 'Where a live Node process spends its CPU: samples its threads on CPU, then prints the\n'
+      + 'functions that took the most samples (self and total), the split between JavaScript,\n'
+      + 'V8, Node\'s C++, add-ons, libc and the kernel, and which threads took them.\n'
+      + 'JavaScript functions are named when node runs with --perf-basic-prof.')
+    .option('pid', { alias: 'p', type: 'string', describe: 'Profile this running Node process' })
+    .option('frequency', { alias: 'F', type: 'number', default: DEFAULT_HZ, describe: `Samples a second on each CPU (1 to ${MAX_HZ})` })
+    .option('duration', durationOption('Stop after this many seconds (default: Ctrl-C or target exit)'))
+    .option('json', { type: 'boolean', default: false, describe: 'Print the report as JSON' })
+    .option('top', { type: 'number', default: 15, describe: 'How many functions each table lists' })
+    .option('folded', { type: 'string', describe: 'Also write folded stacks (flamegraph.pl, inferno, speedscope) to FILE ("-": stdout, instead of the report)' })
+    .option('svg', { type: 'string', describe: 'Also write a flame graph (self-contained SVG, searchable, click to zoom) to FILE' })
+    .option('pprof', { type: 'string', describe: 'Also write a gzip\'d pprof profile (go tool pprof, Pyroscope, speedscope) to FILE' })
+    .option('backend', { choices: ['dtrace', 'bpftrace'], describe: 'Tracer to use (default: dtrace if present, else bpftrace)' })
+    .option('dry-run', dryRunOption())
+    .option('force', { type: 'boolean', default: false, describe: 'Profile the PID even if it does not look like Node' })
+    .check((a) => {
+      if (a.pid === undefined) throw new Error('Give a process: -p PID.');
+      checkDuration(a);
+      if (!(Number.isInteger(a.frequency) && a.frequency >= 1 && a.frequency <= MAX_HZ)) {
+        throw new Error(`-F expects a whole number of samples a second from 1 to ${MAX_HZ} (99 is usual).`);
+      }
+      if (!(Number.isInteger(a.top) && a.top >= 1)) throw new Error('--top expects a whole number from 1.');
+      for (const f of ['folded', 'svg', 'pprof']) {
+        if (a[f] !== undefined && !String(a[f]).trim()) throw new Error(`--${f} expects a file name.`);
+      }
+      return true;
+    })
+    .example('sudo $0 profile -p 4242 -d 10', 'sample for 10 seconds, then print the report')
+    .example('sudo $0 profile -p 4242 -d 10 --svg cpu.svg', 'the report, and a flame graph to open in a browser')
+    .example('sudo $0 profile -p 4242 -d 10 --folded - > cpu.folded', 'folded stacks for flamegraph.pl, inferno or speedscope')
+    .example('sudo $0 profile -p 4242 --pprof cpu.pb.gz', 'until Ctrl-C; then: go tool pprof -top cpu.pb.gz')
+    .example('$0 profile -p 4242 -n', 'show exactly what would be loaded into the kernel, and how');
+}
+
+/** The tracer run for these arguments. Pure but for checking that the process exists and is Node. */
+function plan(args, tracer) {
+  const pid = proc.parsePid(args.pid);
+  if (args.force) proc.requireProcess(pid);
+  else proc.requireNodeProcess(pid);
+  const hz = args.frequency === undefined ? DEFAULT_HZ : args.frequency;
+  const o = { script: SCRIPT, describe: `PID ${pid}` };
+  if (tracer.name === 'bpftrace') {
+    // The PID is a program argument: 0.17's -p does not filter profile probes.
+    o.positional = [hz, pid];
+    o.env = { BPFTRACE_NO_USER_SYMBOLS: '1', BPFTRACE_MAP_KEYS_MAX: String(MAP_KEYS_MAX) };
+    o.notes = ['user frames stay addresses (BPFTRACE_NO_USER_SYMBOLS): nodetrace names them, reading the perf map safely'];
+  } else {
+    o.pid = pid;
+    o.positional = [hz];
+  }
+  return { ...planTracer(tracer, o), pid, hz };
+}
+
+// Writes a file the user named, as root: never through a link someone
+// planted in its place.
+function writeOutput(file, data) {
+  const { O_WRONLY, O_CREAT, O_TRUNC, O_NOFOLLOW } = fs.constants;
+  let fd;
+  try {
+    fd = fs.openSync(file, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0o644);
+  } catch (err) {
+    throw new UserError(`cannot write ${file}: ${err.code === 'ELOOP' ? 'it is a symbolic link' : err.code || err.message}.`);
+  }
+  try { fs.writeSync(fd, data); } finally { fs.closeSync(fd); }
+}
+
+async function handler(args) {
+  const tracer = requireTracer(args.backend);
+  const p = plan(args, tracer);
+  if (args.dryRun) {
+    process.stdout.write(renderPlan(p));
+    return;
+  }
+  requireRoot('nodetrace profile');
+  const snaps = new TargetSnapshots(() => (proc.isRunning(p.pid) ? p.pid : null));
+  const session = new TracerSession(p, { durationSeconds: args.duration, onReady: () => snaps.start() });
+  const result = await session.run();
+  snaps.stop();
+  try {
+    if (!result.ready && result.endReason === null) throw describeTracerFailure(tracer, result, p.pid);
+    if (!result.ready) return;   // Ctrl-C before the probes were in place: nothing gathered
+    const broken = abnormalEnd(result, p);
+    if (!broken && !proc.isRunning(p.pid)) process.stderr.write(`nodetrace: PID ${p.pid} exited; here is what was gathered.\n`);
+    const parsed = tracer.name === 'dtrace' ? parseProfileDtrace(result.stdout) : parseProfile(result.stdout);
+    // DTrace keys threads by ID only: they are the process's threads.
+    const comm = proc.processName(p.pid) || 'node';
+    for (const s of parsed.stacks) if (!s.comm) s.comm = comm;
+    const named = nameStacks(parsed, snaps.symbolizer, snaps.latest);
+    const seconds = (result.endedAt - result.readyAt) / 1000;
+    const summary = summarize(named, { pid: p.pid, hz: p.hz, seconds, top: args.top });
+    const meta = { pid: p.pid, hz: p.hz, seconds };
+    if (args.svg !== undefined) writeOutput(args.svg, require('../profile/svg').renderSvg(named, { ...meta, title: `CPU of PID ${p.pid}` }));
+    if (args.pprof !== undefined) writeOutput(args.pprof, require('../profile/pprof').encodePprof(named, meta));
+    if (args.folded === '-') process.stdout.write(renderFolded(named, meta));
+    else {
+      if (args.folded !== undefined) writeOutput(args.folded, renderFolded(named, meta));
+      process.stdout.write(args.json ? renderJson(summary) : renderText(summary, { describe: p.describe }));
+    }
+    if (broken) throw new UserError(`${broken}; the profile is incomplete${summary.samples ? ' (above: what it gathered)' : ''}.`);
+  } finally {
+    snaps.release();
+  }
+}
+
+module.exports = {
+  command: 'profile',
+  describe: 'Where a live Node process spends its CPU: top functions, categories, threads; flame graph, folded, pprof',
+  builder,
+  handler,
+  plan,
+  writeOutput,
+  UsageError,
+};

@@ -1,0 +1,39 @@
+'use strict';
+// Folded stacks: one line per distinct stack, root first, frames joined by
+// ";", then a space and the sample count; the text flamegraph.pl, inferno
+// and speedscope read. The thread's role is the root frame. Pure.
+
+// ";" separates frames and a newline ends a stack: neither may appear in a name.
+function foldedName(name) {
+  return name.replace(/[;\r\n]/g, ' ');
+}
+
+function rootFrame(s, pid) {
+  return s.tid === pid ? `${s.comm} (main thread)` : `${s.comm} (thread)`;
+}
+
+/** Lines "root;frame;frame N", merged and sorted, from nameStacks()'s output. */
+function foldedLines(named, { pid } = {}) {
+  const counts = new Map();
+  for (const s of named.stacks) {
+    const line = [rootFrame(s, pid), ...s.frames.map((f) => f.name)].map(foldedName).join(';');
+    counts.set(line, (counts.get(line) || 0) + s.count);
+  }
+  return [...counts.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1));
+}
+
+function renderFolded(named, o) {
+  return foldedLines(named, o).map(([line, n]) => `${line} ${n}\n`).join('');
+}
+
+/** The inverse, for tests and for reading a folded file: [{ frames, count }]. */
+function parseFolded(text) {
+  const out = [];
+  for (const line of String(text).split('\n')) {
+    const m = /^(.*) (\d+)$/.exec(line);
+    if (m) out.push({ frames: m[1].split(';'), count: Number(m[2]) });
+  }
+  return out;
+}
+
+module.exports = { renderFolded, parseFolded, foldedLines };

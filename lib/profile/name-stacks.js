@@ -1,0 +1,96 @@
+'use strict';
+// Names the user frames of sampled stacks from a snapshot of the target
+// (lib/symbolize.js: its memory map, the ELF symbols of its files, and V8's
+// perf map opened only as a regular file of the target's user), then turns
+// every frame into { name, category } (./frames.js). The tracer prints
+// addresses only (BPFTRACE_NO_USER_SYMBOLS): bpftrace 0.17 would open
+// /tmp/perf-PID.map itself, following links and blocking on a FIFO.
+const { Symbolizer } = require('../symbolize');
+const { userAddresses } = require('./parse');
+const { userFrame, kernelFrame } = require('./frames');
+const { demangleNames } = require('../demangle');
+
+// DTrace names frames itself, mangled ("node`_ZN4node5StartEiPPc+0x58f"):
+// demangled here in one batch.
+function demangleTracerNames(stacks) {
+  const mangled = new Set();
+  for (const s of stacks) for (const f of s.user) {
+    const m = /^[^`\s]+`(_Z[^+\s]*)/.exec(f);
+    if (m) mangled.add(m[1]);
+  }
+  if (!mangled.size) return (f) => f;
+  const names = demangleNames([...mangled]);
+  return (f) => f.replace(/^([^`\s]+`)(_Z[^+\s]*)/, (all, mod, sym) => mod + (names.get(sym) || sym));
+}
+
+// A snapshot of the target, taken while it runs: the latest one is kept, so
+// that a target that exits before the report still has its frames named.
+class TargetSnapshots {
+  constructor(pidOf) {
+    this.pidOf = pidOf;
+    this.symbolizer = new Symbolizer();
+    this.latest = null;
+    this.timer = null;
+  }
+
+  refresh() {
+    const pid = this.pidOf();
+    if (!pid) return;
+    const snap = this.symbolizer.snapshot(pid);
+    if (!snap.maps.length) { this.symbolizer.release(snap); return; }
+    if (this.latest) this.symbolizer.release(this.latest);
+    this.latest = snap;
+  }
+
+  start(everyMs = 2000) {
+    this.refresh();
+    this.timer = setInterval(() => this.refresh(), everyMs);
+    this.timer.unref();
+  }
+
+  stop() {
+    clearInterval(this.timer);
+    this.refresh();   // the newest perf map lines name the code that ran last
+  }
+
+  release() {
+    if (this.latest) this.symbolizer.release(this.latest);
+    this.latest = null;
+  }
+}
+
+/**
+ * @param {object} parsed from parseProfile()
+ * @param {Symbolizer} symbolizer
+ * @param {object|null} snap from symbolizer.snapshot(), or null (frames stay addresses)
+ * @returns {{ stacks: [{ tid, comm, frames: [{name, category, origin?}] (root first), count }],
+ *            perfMap: { used, refused, path } }}
+ */
+function nameStacks(parsed, symbolizer, snap) {
+  const { pcs, returns } = userAddresses(parsed.stacks);
+  const named = new Map();   // 'pc:0x..' / 'ret:0x..' -> frame
+  let perfMapUsed = false;
+  if (snap) {
+    const a = symbolizer.symbolize(snap, pcs, { allPcs: true });
+    const b = symbolizer.symbolize(snap, returns, { allReturnAddresses: true });
+    pcs.forEach((addr, i) => named.set('pc:' + addr, userFrame(a.frames[i])));
+    returns.forEach((addr, i) => named.set('ret:' + addr, userFrame(b.frames[i])));
+    perfMapUsed = a.perfMapUsed || b.perfMapUsed;
+  }
+  const demangled = demangleTracerNames(parsed.stacks);
+  const stacks = parsed.stacks.map((s) => {
+    const user = s.user.map(demangled).map((f, i) => {
+      const key = (i === 0 ? 'pc:' : 'ret:') + f.toLowerCase();
+      return named.get(key) || userFrame({ kind: /^0x/i.test(f) ? 'unknown' : 'named', text: f, module: '' });
+    });
+    const kernel = s.kernel.map(kernelFrame);
+    return { tid: s.tid, comm: s.comm, frames: [...kernel, ...user].reverse(), count: s.count };
+  });
+  const pm = snap && snap.perfMap;
+  return {
+    stacks,
+    perfMap: { used: perfMapUsed, path: pm ? pm.path : null, refused: pm && pm.refused ? pm.refused : null },
+  };
+}
+
+module.exports = { nameStacks, TargetSnapshots };

@@ -1,0 +1,92 @@
+'use strict';
+// What d-scripts/profile.bt printed, as stacks: pure. The maps are read by
+// the shared parser (lib/aggregation/parse-bpftrace.js, which keeps ustack()
+// and kstack() keys one frame per line); this only gives the keys meaning.
+const { parseBpftraceText } = require('../aggregation/parse-bpftrace');
+
+function frameLines(field) {
+  return field ? field.split('\n').map((f) => f.trim()).filter(Boolean) : [];
+}
+
+/**
+ * -> { stacks: [{ tid, comm, kernel: [frame], user: [frame], count }], threads: [{ tid, comm, count }] }
+ * Frames leaf first, as the tracer printed them: kernel frames named
+ * ("do_syscall_64+110"), user frames as addresses ("0x7f4e6a7c7efe") or
+ * names where the tracer named them.
+ */
+function parseProfile(text) {
+  const model = parseBpftraceText(text);
+  const byName = new Map(model.aggregations.map((a) => [a.name, a]));
+  const stacks = [];
+  for (const e of (byName.get('samples') || { entries: [] }).entries) {
+    if (e.kind !== 'scalar' || e.key.length !== 4) continue;
+    const [tid, comm, kernel, user] = e.key;
+    stacks.push({ tid: Number(tid), comm, kernel: frameLines(kernel), user: frameLines(user), count: Number(e.value) });
+  }
+  const threads = [];
+  for (const e of (byName.get('threads') || { entries: [] }).entries) {
+    if (e.kind !== 'scalar' || e.key.length !== 2) continue;
+    threads.push({ tid: Number(e.key[0]), comm: e.key[1], count: Number(e.value) });
+  }
+  return { stacks, threads };
+}
+
+// profile.d's printa(@samples): per entry, the TID on a line of its own
+// (indented 4), the kernel stack (frames indented 14; none in user mode), a
+// blank line, the user stack, then the count (indented 16). printa(@threads):
+// "TID COUNT". Section names come from the script's printf("\n@name\n").
+// DTrace names frames itself, "module`symbol+0xoff", JIT code as bare
+// addresses (`nameStacks` names those from the perf map).
+function parseProfileDtrace(text) {
+  const stacks = [];
+  const threads = [];
+  let section = null;
+  let cur = null;
+  let part = 'kernel';
+  for (const line of String(text).split('\n')) {
+    const marker = /^@(\w+)\s*$/.exec(line);
+    if (marker) { section = marker[1]; cur = null; continue; }
+    if (section === 'threads') {
+      const m = /^\s*(\d+)\s+(\d+)\s*$/.exec(line);
+      if (m) threads.push({ tid: Number(m[1]), comm: '', count: Number(m[2]) });
+      continue;
+    }
+    if (section !== 'samples') continue;
+    const num = /^(\s*)(\d+)\s*$/.exec(line);
+    if (num && (!cur || num[1].length < 8)) {
+      cur = { tid: Number(num[2]), comm: '', kernel: [], user: [], count: 0 };
+      part = 'kernel';
+      continue;
+    }
+    if (!cur) continue;
+    if (num) {
+      cur.count = Number(num[2]);
+      stacks.push(cur);
+      cur = null;
+    } else if (line.trim() === '') {
+      if (part === 'kernel') part = 'user';
+    } else {
+      cur[part].push(line.trim());
+    }
+  }
+  // Kernel frames: "vmlinux`do_syscall_64+0x71" -> as bpftrace prints them.
+  for (const s of stacks) s.kernel = s.kernel.map((f) => f.replace(/^vmlinux`/, ''));
+  return { stacks, threads };
+}
+
+/** Every distinct user address, split into sampled pcs (leaves) and return addresses. */
+function userAddresses(stacks) {
+  const pcs = new Set();
+  const returns = new Set();
+  for (const s of stacks) {
+    s.user.forEach((f, i) => {
+      if (!/^0x[0-9a-f]+$/i.test(f)) return;
+      // A sample taken in the kernel has no user pc: its first user frame is
+      // where the thread entered the kernel, the pc of the syscall insn.
+      (i === 0 ? pcs : returns).add(f.toLowerCase());
+    });
+  }
+  return { pcs: [...pcs], returns: [...returns] };
+}
+
+module.exports = { parseProfile, parseProfileDtrace, userAddresses };

@@ -1,0 +1,162 @@
+'use strict';
+// The profile report, in the spirit of `node --prof-process`: top functions
+// by self and by total samples with their shares, the split by category, the
+// threads that took the samples, and what share fell in JIT code with no
+// name. Pure: named stacks in, a summary object out, then text or JSON.
+const { CATEGORIES, CATEGORY_LABELS, UNNAMED_JIT } = require('./frames');
+const { safeText } = require('../terminal-safe');
+
+const JSON_VERSION = 1;
+
+// A thread's role, from its stacks: Node 20's threads are all named after
+// the process (comm "node"), so the frames say what a thread is.
+const ROLES = [
+  { role: 'libuv pool', test: /^(worker|uv__work_done|uv__fs_work|uv__queue_work)$/ },
+  { role: 'V8 platform worker (GC, compiler)', test: /PlatformWorkerThread|WorkerThreadsTaskRunner/ },
+  { role: 'worker_threads Worker', test: /^node::worker::Worker::/ },
+  { role: 'inspector', test: /^node::inspector::/ },
+];
+
+function threadRole(tid, pid, frames) {
+  if (tid === pid) return 'main';
+  // Names with and without a C++ parameter list ("worker", "uv_run(...)").
+  const names = frames.flatMap((f) => [f.name, f.name.replace(/\([^()]*\)$/, '')]);
+  for (const r of ROLES) if (names.some((n) => r.test.test(n))) return r.role;
+  return 'other';
+}
+
+function share(n, total) {
+  return total ? n / total : 0;
+}
+
+function topOf(map, total, limit) {
+  return [...map.values()]
+    .sort((a, b) => b.samples - a.samples || (a.name < b.name ? -1 : 1))
+    .slice(0, limit)
+    .map((f) => ({ ...f, share: share(f.samples, total) }));
+}
+
+/**
+ * @param {object} named from nameStacks(): { stacks: [{tid, comm, frames (root first), count}], perfMap }
+ * @param {object} o { pid, hz, seconds, top = 15 }
+ */
+function summarize(named, { pid, hz, seconds, top = 15 } = {}) {
+  const total = named.stacks.reduce((n, s) => n + s.count, 0);
+  const self = new Map();
+  const inclusive = new Map();
+  const categories = Object.fromEntries(CATEGORIES.map((c) => [c, 0]));
+  const origins = { app: 0, node: 0, node_modules: 0 };
+  const threads = new Map();
+  const fnKey = (f) => f.category + '\0' + f.name;
+  const entry = (map, f) => {
+    const k = fnKey(f);
+    if (!map.has(k)) map.set(k, { name: f.name, category: f.category, ...(f.origin ? { origin: f.origin } : {}), samples: 0 });
+    return map.get(k);
+  };
+  const roleOf = new Map();
+  for (const s of named.stacks) {
+    if (!roleOf.has(s.tid) || roleOf.get(s.tid) === 'other') roleOf.set(s.tid, threadRole(s.tid, pid, s.frames));
+  }
+  for (const s of named.stacks) {
+    const leaf = s.frames[s.frames.length - 1] || { name: '[no stack]', category: 'unknown' };
+    entry(self, leaf).samples += s.count;
+    categories[leaf.category] += s.count;
+    if (leaf.origin) origins[leaf.origin] += s.count;
+    const seen = new Set();
+    for (const f of s.frames) {
+      const k = fnKey(f);
+      if (seen.has(k)) continue;   // recursion counts once
+      seen.add(k);
+      entry(inclusive, f).samples += s.count;
+    }
+    if (!threads.has(s.tid)) threads.set(s.tid, { tid: s.tid, comm: s.comm, role: roleOf.get(s.tid), samples: 0 });
+    threads.get(s.tid).samples += s.count;
+  }
+  const byRole = new Map();
+  for (const t of threads.values()) {
+    if (!byRole.has(t.role)) byRole.set(t.role, { role: t.role, threads: 0, samples: 0 });
+    const r = byRole.get(t.role);
+    r.threads++;
+    r.samples += t.samples;
+  }
+  const jitUnnamed = categories.jit;
+  return {
+    version: JSON_VERSION,
+    pid,
+    hz: hz == null ? null : hz,
+    seconds: seconds == null ? null : seconds,
+    samples: total,
+    // On-CPU samples over the samples one always-busy thread would give.
+    busyCpus: hz && seconds ? total / (hz * seconds) : null,
+    categories: CATEGORIES.map((c) => ({ category: c, label: CATEGORY_LABELS[c], samples: categories[c], share: share(categories[c], total) })),
+    jsOrigins: Object.entries(origins).map(([origin, samples]) => ({ origin, samples, share: share(samples, total) })),
+    threads: [...byRole.values()].sort((a, b) => b.samples - a.samples).map((r) => ({ ...r, share: share(r.samples, total) })),
+    self: topOf(self, total, top),
+    total: topOf(inclusive, total, top),
+    // The application's view: event-loop and V8 frames under every sample
+    // say nothing; JavaScript functions with what they call do.
+    totalJs: topOf(new Map([...inclusive].filter(([, f]) => f.category === 'js')), total, top),
+    jit: { unnamedSamples: jitUnnamed, unnamedShare: share(jitUnnamed, total), perfMap: named.perfMap || null },
+  };
+}
+
+const CATEGORY_SHORT = { js: 'JS', jit: 'JIT?', v8: 'V8', node: 'Node', addon: 'add-on', libc: 'libc', kernel: 'kernel', unknown: '?' };
+const ORIGIN_LABEL = { app: 'the application', node: "Node's own JavaScript (node:...)", node_modules: 'node_modules' };
+
+function pct(x) {
+  return (100 * x).toFixed(1).padStart(5) + '%';
+}
+
+function functionRows(rows) {
+  return rows.map((f) => `  ${pct(f.share)} ${String(f.samples).padStart(7)}  ${(CATEGORY_SHORT[f.category] + (f.origin && f.origin !== 'app' ? '/' + (f.origin === 'node' ? 'node' : 'npm') : '')).padEnd(9)} ${f.name}`);
+}
+
+// Why JIT frames have no name, and what to do, said once.
+function jitAdvice(summary) {
+  const j = summary.jit;
+  if (!j.unnamedSamples) return [];
+  const lines = [`${pct(j.unnamedShare).trim()} of samples were in JIT-compiled JavaScript that has no name.`];
+  if (j.perfMap && j.perfMap.refused) {
+    lines.push(`  ${j.perfMap.path} was not read: ${j.perfMap.refused}.`);
+  } else if (!j.perfMap || !j.perfMap.used) {
+    lines.push('  Name it: start node with --perf-basic-prof (or --perf-basic-prof-only-functions), which writes');
+    lines.push('  /tmp/perf-PID.map; it costs little CPU but the file grows for the life of the process (docs/performance.md).');
+  } else {
+    lines.push('  The perf map had no entry for that code (compiled before --perf-basic-prof took effect, or code V8 moved).');
+  }
+  return lines;
+}
+
+function renderText(summary, { describe = '' } = {}) {
+  const out = [];
+  const s = summary;
+  const busy = s.busyCpus == null ? '' : `, ${s.busyCpus.toFixed(2)} CPUs busy on average`;
+  out.push(`Profile of ${describe || `PID ${s.pid}`}: ${s.samples} on-CPU samples at ${s.hz} Hz in ${s.seconds == null ? '?' : s.seconds.toFixed(1)} s${busy}.`);
+  if (!s.samples) {
+    out.push('No samples: the process used no CPU while it was sampled.');
+    return safeText(out.join('\n') + '\n');
+  }
+  out.push('', 'Where the CPU was (the sampled frame):');
+  for (const c of s.categories) {
+    if (!c.samples) continue;
+    out.push(`  ${pct(c.share)} ${String(c.samples).padStart(7)}  ${c.label}`);
+    if (c.category === 'js') {
+      for (const o of s.jsOrigins) if (o.samples) out.push(`  ${' '.repeat(14)}  ${pct(o.share)} ${ORIGIN_LABEL[o.origin]}`);
+    }
+  }
+  out.push('', 'Threads:');
+  for (const t of s.threads) out.push(`  ${pct(t.share)} ${String(t.samples).padStart(7)}  ${t.role}${t.threads > 1 ? ` (${t.threads} threads)` : ''}`);
+  out.push('', 'Top functions by self samples (the function was running):');
+  out.push('   share samples  kind      function', ...functionRows(s.self));
+  out.push('', 'Top JavaScript functions by total samples (the function or what it called was running):');
+  out.push('   share samples  kind      function', ...functionRows(s.totalJs));
+  const advice = jitAdvice(s);
+  if (advice.length) out.push('', ...advice);
+  return safeText(out.join('\n') + '\n');
+}
+
+function renderJson(summary) {
+  return JSON.stringify(summary, null, 2) + '\n';
+}
+
+module.exports = { summarize, renderText, renderJson, threadRole, UNNAMED_JIT, JSON_VERSION };

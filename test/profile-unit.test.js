@@ -1,0 +1,252 @@
+'use strict';
+// nodetrace profile's pure parts: the tracer's output read into stacks,
+// frames named and put in categories, the report, and the three outputs
+// (folded, pprof, SVG) holding the same totals.
+const assert = require('assert');
+const fs = require('fs');
+const path = require('path');
+const { parseProfile, parseProfileDtrace, userAddresses } = require('../lib/profile/parse');
+const { nameStacks } = require('../lib/profile/name-stacks');
+const { userFrame, kernelFrame, jsOrigin, UNNAMED_JIT } = require('../lib/profile/frames');
+const { summarize, renderText, threadRole } = require('../lib/profile/report');
+const { renderFolded, parseFolded } = require('../lib/profile/folded');
+const { encodePprof, decodePprof } = require('../lib/profile/pprof');
+const { renderSvg } = require('../lib/profile/svg');
+const profileCommand = require('../lib/commands/profile');
+
+const FIXTURE = fs.readFileSync(path.join(__dirname, 'fixtures', 'bpftrace-profile-keys.out'), 'utf8');
+
+const js = (name, origin = 'app') => ({ name, category: 'js', origin });
+const nat = (name, category = 'node') => ({ name, category });
+// Named stacks as nameStacks() gives them (frames root first).
+function sampleProfile() {
+  const base = [nat('uv_run'), nat('Builtins_JSEntry', 'v8'), js('processImmediate node:internal/timers:438:28', 'node')];
+  return {
+    perfMap: { used: true, path: '/tmp/perf-100.map', refused: null },
+    stacks: [
+      { tid: 100, comm: 'node', count: 70, frames: [...base, js('hotSpin /app/hot.js:3:17')] },
+      { tid: 100, comm: 'node', count: 10, frames: [...base, js('hotSpin /app/hot.js:3:17'), nat('getrusage', 'libc'), nat('do_syscall_64', 'kernel')] },
+      { tid: 100, comm: 'node', count: 10, frames: [...base, js('warmSpin /app/hot.js:9:18')] },
+      { tid: 100, comm: 'node', count: 5, frames: [...base, { name: UNNAMED_JIT, category: 'jit' }] },
+      { tid: 104, comm: 'node', count: 5, frames: [nat('worker'), nat('node::crypto::PBKDF2Traits::DeriveBits(...)'), nat('sha256_block_data_order_avx2')] },
+    ],
+  };
+}
+
+describe('profile: parsing what profile.bt printed', function () {
+  it('reads every (thread, kernel stack, user stack) entry and the per-thread counts of a real run', function () {
+    const p = parseProfile(FIXTURE);
+    assert.strictEqual(p.stacks.length, 7);
+    assert.deepStrictEqual(p.threads, [{ tid: 28550, comm: 'node', count: 12 }]);
+    assert.strictEqual(p.stacks.reduce((n, s) => n + s.count, 0), 12, 'stacks add up to the thread count');
+    for (const s of p.stacks) {
+      assert.strictEqual(s.tid, 28550);
+      assert.deepStrictEqual(s.kernel, []);
+      assert(s.user.length > 5 && s.user.every((f) => /^0x[0-9a-f]+$/.test(f)), s.user.join(' '));
+    }
+    assert.strictEqual(p.stacks[0].user[0], '0x7f4e6a7c7efe', 'leaf first');
+  });
+
+  it('reads kernel stacks, and tells sampled pcs from return addresses', function () {
+    const text = '@samples[7, node, \n        do_syscall_64+110\n        entry_SYSCALL_64_after_hwframe+114\n, \n        0x7f00000010\n        0x401000\n]: 3\n@threads[7, node]: 3\n';
+    const p = parseProfile(text);
+    assert.deepStrictEqual(p.stacks, [{ tid: 7, comm: 'node', count: 3, kernel: ['do_syscall_64+110', 'entry_SYSCALL_64_after_hwframe+114'], user: ['0x7f00000010', '0x401000'] }]);
+    assert.deepStrictEqual(userAddresses(p.stacks), { pcs: ['0x7f00000010'], returns: ['0x401000'] });
+    const named = nameStacks(p, null, null);
+    assert.deepStrictEqual(named.stacks[0].frames.map((f) => f.name), ['[unknown] 0x401000', '[unknown] 0x7f00000010', 'entry_SYSCALL_64_after_hwframe', 'do_syscall_64']);
+  });
+});
+
+describe('profile: parsing what profile.d printed (DTrace for Linux)', function () {
+  const p = parseProfileDtrace(fs.readFileSync(path.join(__dirname, 'fixtures', 'dtrace-profile.out'), 'utf8'));
+
+  it('reads every entry, and the stacks add up to the thread count', function () {
+    assert.strictEqual(p.stacks.length, 59);
+    assert.deepStrictEqual(p.threads, [{ tid: 13029, comm: '', count: 528 }]);
+    assert.strictEqual(p.stacks.reduce((n, s) => n + s.count, 0), 528);
+  });
+
+  it('tells kernel frames from user frames, and demangles DTrace\'s names', function () {
+    const inKernel = p.stacks.find((s) => s.kernel.includes('__do_sys_getrusage+0x42'));
+    assert(inKernel, 'a sample inside getrusage');
+    assert.strictEqual(inKernel.kernel[0], 'getrusage+0x2f9');
+    assert.strictEqual(inKernel.user[0], 'libc.so.6`getrusage+0x7');
+    const named = nameStacks({ stacks: [inKernel] }, null, null).stacks[0];
+    const names = named.frames.map((f) => f.name);
+    assert(names.includes('node::CPUUsage(v8::FunctionCallbackInfo<v8::Value> const&)'), names.join('\n'));
+    assert.deepStrictEqual(named.frames.slice(-2), [{ name: '__do_sys_getrusage', category: 'kernel' }, { name: 'getrusage', category: 'kernel' }]);
+    const userStacks = p.stacks.filter((s) => !s.kernel.length);
+    assert(userStacks.length > 10 && userStacks.every((s) => s.user.length > 0));
+  });
+});
+
+describe('profile: frames and their categories', function () {
+  it('names JavaScript from perf map entries, without the tier mark, and tells whose code it is', function () {
+    assert.deepStrictEqual(userFrame({ kind: 'js', symbol: 'JS:*hotSpin /app/hot.js:3:17', module: 'JIT' }), { name: 'hotSpin /app/hot.js:3:17', category: 'js', origin: 'app' });
+    assert.strictEqual(userFrame({ kind: 'js', symbol: 'JS:~processImmediate node:internal/timers:438:28', module: 'JIT' }).origin, 'node');
+    assert.strictEqual(jsOrigin('parse /srv/app/node_modules/qs/lib/parse.js:1:1'), 'node_modules');
+    assert.strictEqual(userFrame({ kind: 'jit', text: '0x7f00', module: '[anon]' }).category, 'jit');
+  });
+
+  it('puts native frames in V8, Node, add-on, libc by symbol and file', function () {
+    const cat = (symbol, module) => userFrame({ kind: 'native', symbol, module }).category;
+    assert.strictEqual(cat('v8::internal::Runtime_DateCurrentTime(int, unsigned long*, v8::internal::Isolate*)', 'node'), 'v8');
+    assert.strictEqual(cat('Builtins_JSEntryTrampoline', 'node'), 'v8');
+    assert.strictEqual(cat('node::crypto::PBKDF2Traits::DeriveBits()', 'node'), 'node');
+    assert.strictEqual(cat('uv_run', 'libnode.so.108'), 'node');
+    assert.strictEqual(cat('sqlite3VdbeExec', 'node_sqlite3.node'), 'addon');
+    assert.strictEqual(cat('__memmove_avx_unaligned_erms', 'libc.so.6'), 'libc');
+    assert.strictEqual(cat('operator new(unsigned long)', 'libstdc++.so.6.0.30'), 'libc');
+    assert.deepStrictEqual(userFrame({ kind: 'named', text: 'node`uv_run+0x12' }), { name: 'uv_run', category: 'node' });
+    assert.deepStrictEqual(kernelFrame('do_syscall_64+110'), { name: 'do_syscall_64', category: 'kernel' });
+  });
+
+  it('tells a thread\'s role by its frames (Node 20 names every thread "node")', function () {
+    assert.strictEqual(threadRole(100, 100, []), 'main');
+    assert.strictEqual(threadRole(104, 100, [nat('start_thread', 'libc'), nat('worker')]), 'libuv pool');
+    assert.strictEqual(threadRole(105, 100, [nat('node::(anonymous namespace)::PlatformWorkerThread(void*)')]), 'V8 platform worker (GC, compiler)');
+    assert.strictEqual(threadRole(106, 100, [nat('start_thread', 'libc')]), 'other');
+  });
+});
+
+describe('profile: the report', function () {
+  const s = summarize(sampleProfile(), { pid: 100, hz: 99, seconds: 2 });
+
+  it('ranks functions by self and by total samples with their shares', function () {
+    assert.strictEqual(s.samples, 100);
+    assert.deepStrictEqual([s.self[0].name, s.self[0].samples, s.self[0].share], ['hotSpin /app/hot.js:3:17', 70, 0.7]);
+    assert.strictEqual(s.self.find((f) => f.name.startsWith('warmSpin')).samples, 10);
+    assert.strictEqual(s.self.find((f) => f.name === 'do_syscall_64').category, 'kernel');
+    const hot = s.total.find((f) => f.name.startsWith('hotSpin'));
+    assert.strictEqual(hot.samples, 80, 'total counts what hotSpin called');
+    assert.strictEqual(s.total[0].samples, 95, 'uv_run is under every main-thread sample');
+    assert.strictEqual(s.busyCpus, 100 / 198);
+    assert.deepStrictEqual(s.totalJs.map((f) => [f.name, f.samples]), [['processImmediate node:internal/timers:438:28', 95], ['hotSpin /app/hot.js:3:17', 80], ['warmSpin /app/hot.js:9:18', 10]]);
+  });
+
+  it('splits samples by category and JavaScript by origin, and threads by role', function () {
+    const by = Object.fromEntries(s.categories.map((c) => [c.category, c.samples]));
+    assert.deepStrictEqual(by, { js: 80, jit: 5, v8: 0, node: 5, addon: 0, libc: 0, kernel: 10, unknown: 0 });
+    assert.strictEqual(s.categories.reduce((n, c) => n + c.samples, 0), s.samples);
+    assert.deepStrictEqual(s.threads.map((t) => [t.role, t.threads, t.samples]), [['main', 1, 95], ['libuv pool', 1, 5]]);
+  });
+
+  it('says how much JIT code had no name and how to name it', function () {
+    assert.strictEqual(s.jit.unnamedShare, 0.05);
+    const unnamed = summarize({ ...sampleProfile(), perfMap: { used: false, path: null, refused: null } }, { pid: 100, hz: 99, seconds: 2 });
+    const text = renderText(unnamed);
+    assert.match(text, /5\.0% of samples were in JIT-compiled JavaScript that has no name/);
+    assert.match(text, /--perf-basic-prof/);
+    const refused = renderText(summarize({ ...sampleProfile(), perfMap: { used: false, path: '/tmp/perf-100.map', refused: 'it is not a regular file' } }, { pid: 100 }));
+    assert.match(refused, /\/tmp\/perf-100\.map was not read: it is not a regular file/);
+  });
+
+  it('prints the tables, and no control character from a name reaches the terminal', function () {
+    const p = sampleProfile();
+    p.stacks[0].frames.push(js('evil\x1b[2J /app/x.js:1:1'));
+    const text = renderText(summarize(p, { pid: 100, hz: 99, seconds: 2 }));
+    assert.match(text, /Top functions by self samples/);
+    assert.match(text, /70\.0%\s+70\s+JS\s+evil/);
+    assert(!text.includes('\x1b'), 'escape sequence printed raw');
+  });
+});
+
+describe('profile: folded, pprof and SVG hold the same totals', function () {
+  const named = sampleProfile();
+
+  it('folded: one line per stack, root (the thread) first, counts add up', function () {
+    const lines = parseFolded(renderFolded(named, { pid: 100 }));
+    assert.strictEqual(lines.reduce((n, l) => n + l.count, 0), 100);
+    const hot = lines.find((l) => l.frames[l.frames.length - 1] === 'hotSpin /app/hot.js:3:17');
+    assert.deepStrictEqual(hot.frames.slice(0, 2), ['node (main thread)', 'uv_run']);
+    assert.strictEqual(hot.count, 70);
+    const odd = { stacks: [{ tid: 1, comm: 'n', count: 1, frames: [js('a;b\nc /x.js:1:1')] }] };
+    assert.strictEqual(renderFolded(odd, { pid: 1 }), 'n (main thread);a b c /x.js:1:1 1\n');
+  });
+
+  it('pprof: decodes with pprof-format to the same samples, stacks leaf first, CPU time per sample', function () {
+    const buf = encodePprof(named, { pid: 100, hz: 100, seconds: 1 });
+    assert.deepStrictEqual([...buf.subarray(0, 2)], [0x1f, 0x8b], 'gzip');
+    const p = decodePprof(buf);
+    const str = (i) => p.stringTable.strings[Number(i)];
+    assert.deepStrictEqual(p.sampleType.map((t) => str(t.type) + '/' + str(t.unit)), ['samples/count', 'cpu/nanoseconds']);
+    assert.strictEqual(p.sample.reduce((n, s) => n + Number(s.value[0]), 0), 100);
+    assert.strictEqual(p.sample.reduce((n, s) => n + Number(s.value[1]), 0), 100 * 1e7);
+    const fnName = (locId) => str(p.function.find((f) => Number(f.id) === Number(p.location.find((l) => Number(l.id) === Number(locId)).line[0].functionId)).name);
+    const first = p.sample[0];
+    assert.strictEqual(fnName(first.locationId[0]), 'hotSpin');
+    assert.strictEqual(fnName(first.locationId[first.locationId.length - 1]), 'uv_run');
+    const hotFn = p.function.find((f) => str(f.name) === 'hotSpin');
+    assert.strictEqual(str(hotFn.filename), '/app/hot.js');
+    assert.strictEqual(Number(hotFn.startLine), 3);
+  });
+
+  it('SVG: well-formed, every sample in the root box, names escaped, no external reference', function () {
+    const named2 = sampleProfile();
+    named2.stacks[2].frames.push(js('<script>alert(1)</script> /x.js:1:1'));
+    const svg = renderSvg(named2, { pid: 100, hz: 99, seconds: 1 });
+    assert.match(svg, /data-total="100"/);
+    assert.match(svg, /<g class="f" id="f0" data-x="0" data-w="100" data-d="0"/);
+    assert(!svg.includes('<script>alert'), 'a name is markup');
+    assert(!/(href|src)=|https?:\/\/(?!www\.w3\.org)/.test(svg), 'the SVG refers to nothing outside itself');
+    const widths = [...svg.matchAll(/data-name="hotSpin[^"]*"/g)];
+    assert.strictEqual(widths.length, 1, 'one box for hotSpin under processImmediate');
+  });
+});
+
+describe('profile: the plan', function () {
+  it('passes the rate and the PID as arguments and keeps bpftrace from reading the perf map', function () {
+    const tracer = { name: 'bpftrace', path: '/usr/bin/bpftrace', version: '0.17.0' };
+    const p = profileCommand.plan({ pid: String(process.pid), frequency: 49 }, tracer);
+    assert.deepStrictEqual(p.argv.slice(-2), ['49', String(process.pid)]);
+    assert(p.argv[p.argv.length - 3].endsWith('d-scripts/profile.bt'));
+    assert.strictEqual(p.env.BPFTRACE_NO_USER_SYMBOLS, '1');
+    const d = profileCommand.plan({ pid: String(process.pid), frequency: 99 }, { name: 'dtrace', path: '/usr/sbin/dtrace', version: '2.0' });
+    assert.deepStrictEqual(d.argv.slice(-3), ['-p', String(process.pid), '99']);
+  });
+});
+
+describe('profile: the command line', function () {
+  this.timeout(480000);   // each run starts node and yargs; slow on a busy machine
+  const { nodetrace } = require('./support/harness');
+  const os = require('os');
+
+  it('-n prints the bpftrace command line and profile.bt, and runs nothing', async function () {
+    const r = await nodetrace(['profile', '-p', String(process.pid), '-F', '49', '-n', '--backend', 'bpftrace'], { timeoutMs: 110000 });
+    if (/not usable here|no tracer found/.test(r.stderr)) this.skip();
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^# bpftrace \S+ would run \(PID \d+\):/);
+    assert.match(r.stdout, new RegExp(`BPFTRACE_NO_USER_SYMBOLS=1 .*bpftrace \\S*d-scripts/profile\\.bt 49 ${process.pid}$`, 'm'));
+    assert.match(r.stdout, /^exit$/m);
+    assert.match(r.stdout, /profile:hz:\$1\n\/pid == \$2\//);
+  });
+
+  it('refuses a bad rate, a missing process and an empty file name as usage errors (exit 2)', async function () {
+    for (const [args, says] of [
+      [['profile', '-p', String(process.pid), '-F', '0'], /-F expects a whole number of samples a second from 1 to 999/],
+      [['profile', '-p', String(process.pid), '-F', '99.5'], /-F expects/],
+      [['profile'], /Give a process: -p PID/],
+      [['profile', '-p', String(process.pid), '--svg', ''], /--svg expects a file name/],
+    ]) {
+      const r = await nodetrace(args, { timeoutMs: 110000 });
+      assert.strictEqual(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, says);
+      assert(!/\n\s+at /.test(r.stderr), 'no stack trace');
+    }
+  });
+
+  it('writes an output file, but never through a symbolic link someone planted', function () {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-profile-unit-'));
+    try {
+      const victim = path.join(dir, 'victim');
+      fs.writeFileSync(victim, 'precious');
+      fs.symlinkSync(victim, path.join(dir, 'cpu.svg'));
+      assert.throws(() => profileCommand.writeOutput(path.join(dir, 'cpu.svg'), 'x'), /cannot write .*cpu\.svg: it is a symbolic link/);
+      assert.strictEqual(fs.readFileSync(victim, 'utf8'), 'precious');
+      profileCommand.writeOutput(path.join(dir, 'ok.svg'), '<svg/>');
+      assert.strictEqual(fs.readFileSync(path.join(dir, 'ok.svg'), 'utf8'), '<svg/>');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
