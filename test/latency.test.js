@@ -12,7 +12,7 @@ describe('nodetrace latency @tracer', function () {
   before(function () { requireTracing(this); });
   afterEach(killStragglers);
 
-  describe('on the sqlite3 loop', function () {
+  describe('on the sqlite3 loop @core', function () {
     let target;
     let json;
     let text;
@@ -82,7 +82,7 @@ describe('nodetrace latency @tracer', function () {
     }
   });
 
-  it('traces a command started with -c until it exits, naming kinds after it is gone', async function () {
+  it('traces a command started with -c until it exits, naming kinds after it is gone @core', async function () {
     // bpftrace names usym() keys when it prints, from the live process; the
     // command is gone by then, so nodetrace names them from the maps it kept.
     const r = await nodetrace(['latency', '-c', `${process.execPath} test/targets/sqlite-loop.js`, '--json'],
@@ -102,7 +102,7 @@ describe('nodetrace latency @tracer', function () {
     assert.match(r.stdout, /Work_BeginExec/);
   });
 
-  it('prints what was gathered on SIGINT (Ctrl-C), and exits 0', async function () {
+  it('prints what was gathered on SIGINT (Ctrl-C), and exits 0 @core', async function () {
     const target = await startTarget('sqlite-loop.js');
     try {
       // SIGINT a few seconds after nodetrace says its probes are in place.
