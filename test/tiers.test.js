@@ -103,3 +103,28 @@ describe('the bpftrace tiers @tracer', function () {
     });
   }
 });
+
+describe('raw user stacks on each bpftrace (ebadf)', function () {
+  const { OutputParser } = require('../lib/ebadf/parse');
+  const { planEbadf } = require('../lib/ebadf/program');
+  const framesOf = (lines) => {
+    const events = [];
+    const p = new OutputParser((e) => events.push(e));
+    for (const l of ['HIT pid=7 tid=7 errno=9 ns=1 probe=tracepoint:syscalls:sys_exit_close comm=x', ...lines, 'END pid=7']) p.line(l);
+    return events.find((e) => e.type === 'stack').frames;
+  };
+
+  it('asks each version for addresses by the name it reads', function () {
+    const plan = (version) => planEbadf({ tracer: bpftraceOf(version), mode: 'stop', pid: 4242, syscalls: ['close'],
+      errnos: [{ name: 'EBADF', number: 9 }], count: 1 }).env;
+    assert.deepStrictEqual(plan('0.17.0'), { BPFTRACE_NO_USER_SYMBOLS: '1' });
+    assert.deepStrictEqual(plan('0.23.2'), { BPFTRACE_STACK_MODE: 'raw' });
+    assert.deepStrictEqual(plan('0.27.1'), { BPFTRACE_STACK_MODE: 'raw' });
+  });
+
+  it('reads 0.17\'s 0x frames and 0.23+\'s bare hex ending in 0 (as printed here) the same way', function () {
+    assert.deepStrictEqual(framesOf(['        0x7f0f97f16350', '        0x55d0c0a1b2c3']), ['0x7f0f97f16350', '0x55d0c0a1b2c3']);
+    assert.deepStrictEqual(framesOf(['7f9b20316350', '55D0C0A1B2C3', '0']), ['0x7f9b20316350', '0x55d0c0a1b2c3']);
+    assert.deepStrictEqual(framesOf(['        __GI___write+16', '        libc.so.6`close+0x10']), ['__GI___write+16', 'libc.so.6`close+0x10']);
+  });
+});

@@ -28,7 +28,8 @@ function stopPolicy(tracer) {
 
 // Compares a detected tracer's version with 'major.minor'.
 function atLeast(tracer, version) {
-  const parts = tracer.versionParts;
+  const m = /^([0-9]+)\.([0-9]+)/.exec(tracer.version || '');
+  const parts = tracer.versionParts || (m && { major: +m[1], minor: +m[2] });
   if (!parts) return false;
   const [major, minor] = version.split('.').map(Number);
   return parts.major > major || (parts.major === major && parts.minor >= minor);
@@ -65,6 +66,15 @@ function maxStringBytes(tracer) {
 // trailer keeps the bytes as they were.
 function stringTrailerEnv(tracer) {
   return isBpftrace(tracer) && atLeast(tracer, '0.23') ? { BPFTRACE_STR_TRUNC_TRAILER: '' } : {};
+}
+
+// User stacks as raw addresses (nodetrace symbolizes them itself, from the
+// memory map it snapshots at the hit): 0.17 has BPFTRACE_NO_USER_SYMBOLS; 0.23
+// no longer reads it (it names frames) and has a raw stack mode instead,
+// whose frames are bare hex ending with a 0 (lib/ebadf/parse.js).
+function rawUserStackEnv(tracer) {
+  if (!isBpftrace(tracer)) return {};
+  return atLeast(tracer, '0.23') ? { BPFTRACE_STACK_MODE: 'raw' } : { BPFTRACE_NO_USER_SYMBOLS: '1' };
 }
 
 // A uprobe on a file fires in every process that maps it. From 0.20 `-p`
@@ -110,6 +120,6 @@ function commandNotes(tracer) {
 }
 
 module.exports = {
-  stopPolicy, atLeast, stringLimitEnv, maxStringBytes, stringTrailerEnv, filtersUprobesByPid,
+  stopPolicy, atLeast, stringLimitEnv, rawUserStackEnv, maxStringBytes, stringTrailerEnv, filtersUprobesByPid,
   printsMapsOnSigusr1, failsIfAnyProbeMissing, jsonOutput, commandNotes,
 };
