@@ -21,7 +21,30 @@ cache="${NODETRACE_CACHE:-/var/cache/nodetrace}/bpftrace"
 dir="$cache/$suite"
 wrapper="$dir/bpftrace"
 
-if [ -x "$wrapper" ] && [ -x "$dir/root/usr/bin/bpftrace" ]; then
+# The wrapper runs the root's bpftrace through the root's own loader, which
+# is reached by a link named bpftrace: the kernel names the process after
+# the file it executes, so it shows as bpftrace (ps, pgrep, /proc/PID/comm)
+# like the host's. Written again on every call (cheap), so a cache made by an
+# older version of this script gets the current wrapper.
+install_wrapper() {
+  local d="$1"
+  mkdir -p "$d/loader"
+  ln -sfn ../root/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 "$d/loader/bpftrace"
+  cat >"$d/bpftrace.new" <<'EOF'
+#!/bin/sh
+# Runs this Debian root's bpftrace with the root's loader and libraries
+# (made by nodetrace's scripts/bpftrace-tier.sh).
+here="$(dirname "$(readlink -f "$0")")"
+exec "$here/loader/bpftrace" \
+  --library-path "$here/root/usr/lib/x86_64-linux-gnu:$here/root/lib/x86_64-linux-gnu" \
+  "$here/root/usr/bin/bpftrace" "$@"
+EOF
+  chmod 755 "$d/bpftrace.new"
+  mv "$d/bpftrace.new" "$d/bpftrace"
+}
+
+if [ -x "$dir/root/usr/bin/bpftrace" ]; then
+  if [ -w "$dir" ]; then install_wrapper "$dir"; fi
   echo "$wrapper"
   exit 0
 fi
@@ -57,17 +80,7 @@ debootstrap --variant=minbase --include=bpftrace "$suite" "$tmp/root" >"$tmp/deb
 # The package lists and .debs are not needed to run bpftrace.
 rm -rf "$tmp/root/var/cache/apt/archives/"*.deb "$tmp/root/var/lib/apt/lists/"* 2>/dev/null || true
 
-# The wrapper resolves its root from its own place so the cache can move.
-cat >"$tmp/bpftrace" <<'EOF'
-#!/bin/sh
-# Runs this Debian root's bpftrace with the root's loader and libraries
-# (made by nodetrace's scripts/bpftrace-tier.sh).
-root="$(dirname "$(readlink -f "$0")")/root"
-exec "$root/lib64/ld-linux-x86-64.so.2" \
-  --library-path "$root/usr/lib/x86_64-linux-gnu:$root/lib/x86_64-linux-gnu" \
-  "$root/usr/bin/bpftrace" "$@"
-EOF
-chmod 755 "$tmp/bpftrace"
+install_wrapper "$tmp"
 "$tmp/bpftrace" --version >&2
 
 if grep -q " $tmp/root/" /proc/self/mounts; then
