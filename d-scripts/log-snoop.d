@@ -26,11 +26,16 @@
  *     dtrace -Z -x strsize=4k -x switchrate=10hz -qn \
  *         'bunyan*:::log-*{ printf("%s", copyinstr(arg0)); }' | bunyan
  *
- * OUTPUT (TEXT is the record and ends with bunyan's own newline, so each R
- * line ends with \036 (RS) before its \n):
- *   R PID TID CUT TEXT\036   CUT is 1 if the record was longer than strsize
- *                            (4k): TEXT is then only its first 4095 bytes
+ * OUTPUT:
+ *   R PID TID CUT LEN TEXT   then a newline.  TEXT is exactly LEN bytes of
+ *                            the record (with bunyan's own newline): the
+ *                            length, not a separator, says where it ends, so
+ *                            nothing the traced process writes in a record
+ *                            can pass for another line.  CUT is 1 if the
+ *                            record was longer than strsize (4k): TEXT is
+ *                            then only its first 4095 bytes.
  *   records COUNT            at exit: records the probes saw
+ *   Tracing ended.           END has run
  * and DTrace reports "dtrace: N drops on CPU M" on stderr when its buffer
  * fills: raise bufsize (-x bufsize=16m) or switchrate if it does.
  *
@@ -44,8 +49,8 @@
  *
  * Example output:
  *   Snooping bunyan records... Hit Ctrl-C to end.
- *   R 4242 1 0 {"name":"api","hostname":"web1","pid":4242,"level":20,"msg":"something went wrong","time":"2026-11-21T20:01:02.003Z","v":0}
- *   ^^                                     (\036, after the record's newline)
+ *   R 4242 1 0 125 {"name":"api","hostname":"web1","pid":4242,"level":20,"msg":"something went wrong","time":"2026-11-21T20:01:02.003Z","v":0}
+ *   (an empty line: the record's own newline, then the line's)
  *
  * 2026-11-21  nodetrace authors.
  */
@@ -69,10 +74,12 @@ bunyan$6:::$2, bunyan$7:::$2, bunyan$8:::$2, bunyan$9:::$2
 	this->len = strlen(this->s);
 	/* Full copy: if the byte after it is not the NUL, the record was cut. */
 	this->cut = this->len >= 4095 ? *(char *)copyin(arg0 + this->len, 1) != '\0' : 0;
-	printf("R %d %d %d %s\036\n", pid, tid, this->cut, this->s);
+	printf("R %d %d %d %d %s\n", pid, tid, this->cut, this->len, this->s);
 }
 
 dtrace:::END
 {
 	printa("records %@d\n", @records);
+	/* Last, so that once this shows, END is done. */
+	printf("Tracing ended.\n");
 }

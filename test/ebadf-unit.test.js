@@ -84,7 +84,7 @@ describe('ebadf: programs', () => {
     const p = planEbadf({ tracer: BPFTRACE, mode: 'stop', pid: 4242, syscalls: ['close'], errnos, count: 1 });
     assert.strictEqual(p.programText, null);
     assert.deepStrictEqual(p.argv, ['--unsafe', scriptPath('ebadf-stop-gcore', 'bpftrace'), '4242', '-', '9', '1', '0', '0', '0', '1']);
-    assert.deepStrictEqual(p.env, { BPFTRACE_NO_USER_SYMBOLS: '1' });
+    assert.deepStrictEqual(p.env, { BPFTRACE_NO_USER_SYMBOLS: '1', __BPFTRACE_NOTIFY_PROBES_ATTACHED: '1' });
     const n = planEbadf({ tracer: BPFTRACE, mode: 'abort', name: 'node', syscalls: ['close'], errnos: two, count: 3 });
     assert.deepStrictEqual(n.argv.slice(-7), ['0', 'node', '9', '3', '32', '0', '0']);
     const d = planEbadf({ tracer: DTRACE, mode: 'stop', pid: 4242, syscalls: ['close'], errnos: two, count: 1 });

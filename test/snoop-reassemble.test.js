@@ -1,28 +1,31 @@
 'use strict';
-// Reassembling bunyan records from what d-scripts/log-snoop.bt (bpftrace 0.17,
-// real captures in test/fixtures/snoop-bpftrace-*.out, commands in *.cmd) and
-// log-snoop.d print. Pure: no tracer needed.
+// Reassembling bunyan records from what d-scripts/log-snoop.bt (bpftrace 0.17
+// with -f json, real captures in test/fixtures/snoop-bpftrace-*.json, commands
+// in *.cmd) and log-snoop.d print. Pure: no tracer needed.
 const assert = require('assert');
 const fs = require('fs');
 const path = require('path');
-const { LineSplitter, Reassembler, parseLine, PIECE_BYTES } = require('../lib/snoop/reassemble');
+const { Reassembler, parseItem, parseTextLine, PIECE_BYTES } = require('../lib/snoop/reassemble');
+const { splitterFor } = require('../lib/tracer/output-formats');
 
 const FIXTURES = path.join(__dirname, 'fixtures');
 
 function fixture(name) {
-  return fs.readFileSync(path.join(FIXTURES, name), 'utf8');
+  return fs.readFileSync(path.join(FIXTURES, name));
 }
 
-// Feeds text in chunks of `size` characters (Infinity: at once) and returns
-// every event plus the reassembler.
-function run(text, { size = Infinity, staleMs } = {}) {
-  const sp = new LineSplitter();
+// Feeds bytes in chunks of `size` (Infinity: at once) through the plan's
+// output format and returns every event plus the reassembler.
+function run(bytes, { size = Infinity, staleMs, format = 'json' } = {}) {
+  const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes, 'latin1');
+  const sp = splitterFor(format);
   const r = new Reassembler({ staleMs });
   const events = [];
-  for (let i = 0; i < text.length; i += size === Infinity ? text.length : size) {
-    for (const line of sp.push(text.slice(i, size === Infinity ? undefined : i + size))) events.push(...r.push(parseLine(line)));
+  const step = size === Infinity ? buf.length || 1 : size;
+  for (let i = 0; i < buf.length; i += step) {
+    for (const item of sp.push(buf.subarray(i, i + step))) events.push(...r.push(parseItem(item)));
   }
-  for (const line of sp.end()) events.push(...r.push(parseLine(line)));
+  for (const item of sp.end()) events.push(...r.push(parseItem(item)));
   events.push(...r.finish());
   return { events, r, of: (type) => events.filter((e) => e.type === type) };
 }
@@ -32,14 +35,33 @@ function blobOf(blob, n) {
   return Array.from(blob.repeat(n)).slice(0, n).join('');
 }
 
-// A piece line as log-snoop.bt prints it.
-function S(pid, tid, id, idx, k, text) {
-  return `S ${pid} ${tid} ${id} ${idx} ${k} ${text}\x1e\n`;
+// A JSON string as bpftrace writes it: standard escapes, and each byte of
+// 0x80 and up as \uffffffXX.
+function bpftraceString(bytes) {
+  let out = '"';
+  for (const b of Buffer.from(bytes)) {
+    if (b === 0x22) out += '\\"';
+    else if (b === 0x5c) out += '\\\\';
+    else if (b === 0x0a) out += '\\n';
+    else if (b < 0x20) out += `\\u${b.toString(16).padStart(4, '0')}`;
+    else if (b >= 0x80) out += `\\uffffff${b.toString(16)}`;
+    else out += String.fromCharCode(b);
+  }
+  return out + '"';
+}
+
+function printf(text) {
+  return `{"type": "printf", "data": ${bpftraceString(Buffer.concat([Buffer.from(text), Buffer.from('\n')]))}}\n`;
+}
+
+// A piece as log-snoop.bt prints it (-f json).
+function S(pid, tid, id, idx, text) {
+  return printf(Buffer.concat([Buffer.from(`S ${pid} ${tid} ${id} ${idx} `), Buffer.from(text)]));
 }
 
 describe('snoop: reassembling records (bpftrace captures)', function () {
   describe('pieces with multi-byte UTF-8 at the cuts, from two processes', function () {
-    const text = fixture('snoop-bpftrace-pieces.out');
+    const text = fixture('snoop-bpftrace-pieces.json');
     const { r, of } = run(text);
 
     it('rebuilds every record byte for byte, whatever the cuts split', function () {
@@ -59,7 +81,8 @@ describe('snoop: reassembling records (bpftrace captures)', function () {
         }
       }
       assert(big >= 4, 'the capture has records cut into pieces');
-      assert(text.split('\n').some((l) => /^S \d+ \d+ \d+ \d+ [123] /.test(l)), 'and cuts inside UTF-8 characters');
+      assert(/\\uffffff[89ab][0-9a-f]\\n"\}\n\{"type": "printf", "data": "S \d+ \d+ \d+ [1-9]\d* \\uffffff[89ab]/.test(text.toString('latin1')),
+        'and cuts inside UTF-8 characters (a piece ends and the next begins with a continuation byte)');
     });
 
     it('marks the 10 KiB records as truncated, with what arrived', function () {
@@ -90,10 +113,10 @@ describe('snoop: reassembling records (bpftrace captures)', function () {
   });
 
   describe('a capture where bpftrace\'s buffer overflowed', function () {
-    const text = fixture('snoop-bpftrace-lost.out');
+    const text = fixture('snoop-bpftrace-lost.json');
     const { r, of } = run(text);
 
-    it('reads "Lost N events" and counts the records that did not arrive', function () {
+    it('reads bpftrace\'s lost_events and counts the records that did not arrive', function () {
       const lost = of('lost');
       assert(lost.length > 0);
       assert.strictEqual(r.stats.lostEvents, lost.reduce((n, e) => n + e.events, 0));
@@ -115,77 +138,115 @@ describe('snoop: reassembling records (edge cases)', function () {
   it('keeps records apart when two CPUs\' output interleaves', function () {
     const a = 'a'.repeat(199);
     const b = 'b'.repeat(199);
-    const text = S(1, 1, 100, 0, 0, a) + S(2, 7, 100, 0, 0, b) + S(1, 1, 100, 1, 0, 'A\n') + S(2, 7, 100, 1, 0, 'B\n');
+    const text = S(1, 1, 100, 0, a) + S(2, 7, 100, 0, b) + S(1, 1, 100, 1, 'A\n') + S(2, 7, 100, 1, 'B\n');
     const { of } = run(text);
     assert.deepStrictEqual(of('record').map((e) => [e.pid, e.tid, e.text]), [[1, 1, a + 'A'], [2, 7, b + 'B']]);
   });
 
   it('keeps two records of one thread apart by their id', function () {
-    const text = S(1, 1, 100, 0, 0, 'x'.repeat(199)) + S(1, 1, 200, 0, 0, 'second\n') + S(1, 1, 100, 1, 0, 'first\n');
+    const text = S(1, 1, 100, 0, 'x'.repeat(199)) + S(1, 1, 200, 0, 'second\n') + S(1, 1, 100, 1, 'first\n');
     assert.deepStrictEqual(run(text).of('record').map((e) => e.text), ['second', 'x'.repeat(199) + 'first']);
   });
 
-  it('drops the repeated start of a character cut at a piece boundary', function () {
-    // 197 ASCII bytes + the first two bytes of "€" (3 bytes): the decoder
-    // turns those two into one U+FFFD; the next piece starts with "€" again.
-    const first = 'x'.repeat(197) + '\ufffd';
-    const { of } = run(S(1, 1, 5, 0, 2, first) + S(1, 1, 5, 1, 0, '€"}\n'));
+  it('joins a character cut between two pieces from their bytes', function () {
+    const euro = Buffer.from('€');   // 3 bytes
+    const bytes = Buffer.concat([Buffer.from('x'.repeat(197)), euro, Buffer.from('"}\n')]);
+    const { of } = run(S(1, 1, 5, 0, bytes.subarray(0, 199)) + S(1, 1, 5, 1, bytes.subarray(199)));
     assert.deepStrictEqual(of('record').map((e) => e.text), ['x'.repeat(197) + '€"}']);
   });
 
   it('ends a record whose length is a multiple of 199 at its empty last piece', function () {
-    const { of } = run(S(3, 3, 9, 0, 0, 'y'.repeat(199)) + S(3, 3, 9, 1, 0, ''));
+    const { of } = run(S(3, 3, 9, 0, 'y'.repeat(199)) + S(3, 3, 9, 1, ''));
     assert.deepStrictEqual(of('record').map((e) => e.text), ['y'.repeat(199)]);
   });
 
   it('reports a record that lost a middle piece as incomplete', function () {
-    const { of } = run(S(1, 1, 1, 0, 0, 'a'.repeat(199)) + S(1, 1, 1, 2, 0, 'end\n'));
+    const { of } = run(S(1, 1, 1, 0, 'a'.repeat(199)) + S(1, 1, 1, 2, 'end\n'));
     assert.strictEqual(of('record').length, 0);
     assert.match(of('incomplete')[0].reason, /piece 1 .*lost/);
   });
 
   it('reports a record whose end never came once it is stale, or at the end', function () {
     const r = new Reassembler({ staleMs: 1000 });
-    assert.deepStrictEqual(r.push(parseLine(S(1, 1, 1, 0, 0, 'a'.repeat(199)).trimEnd()), 0), []);
+    const item = (text) => splitterFor('json').push(Buffer.from(text, 'latin1'))[0];
+    assert.deepStrictEqual(r.push(parseItem(item(S(1, 1, 1, 0, 'a'.repeat(199)))), 0), []);
     assert.deepStrictEqual(r.expire(500), []);
     assert.strictEqual(r.expire(1500)[0].type, 'incomplete');
-    r.push(parseLine(S(1, 1, 2, 0, 0, 'b'.repeat(199)).trimEnd()), 2000);
+    r.push(parseItem(item(S(1, 1, 2, 0, 'b'.repeat(199)))), 2000);
     assert.strictEqual(r.finish()[0].type, 'incomplete');
   });
 
-  it('refuses pieces of the wrong size (bpftrace without BPFTRACE_STRLEN=200)', function () {
-    const { of } = run(S(1, 1, 1, 0, 0, 'a'.repeat(63)) + S(1, 1, 1, 1, 0, 'b'.repeat(10)));
-    // The first, short piece ends the record; the second is an orphan.
-    assert.strictEqual(of('record').length, 1);
-    const bad = run(S(1, 1, 1, 0, 1, 'a'.repeat(62) + '\ufffd') + S(1, 1, 1, 1, 0, 'b'));
+  it('refuses pieces longer than a piece can be', function () {
+    const bad = run(S(1, 1, 1, 0, 'a'.repeat(250)));
     assert.match(bad.of('incomplete')[0].reason, /BPFTRACE_STRLEN=200/);
   });
 
-  it('reads DTrace\'s whole records and its mark on cut ones', function () {
-    const rec = '{"name":"api","hostname":"h","pid":4,"level":20,"msg":"m","time":"t","v":0}';
-    const long = '{"name":"api","hostname":"h","pid":4,"level":50,"blob":"' + 'z'.repeat(5000);
-    const text = `R 4 1 0 ${rec}\n\x1e\nR 4 1 1 ${long.slice(0, 4095)}\x1e\nrecords 3\n`;
-    const { r, of } = run(text);
-    assert.deepStrictEqual(of('record').map((e) => e.text), [rec]);
-    const t = of('truncated')[0];
-    assert.strictEqual(t.level, 50);
-    assert.strictEqual(t.bytesSeen, 4095);
-    assert.strictEqual(r.lostRecords(), 1);
+  it('reads DTrace\'s length-prefixed records and its mark on cut ones', function () {
+    const rec = '{"name":"api","hostname":"h","pid":4,"level":20,"msg":"m","time":"t","v":0}\n';
+    const long = ('{"name":"api","hostname":"h","pid":4,"level":50,"blob":"' + 'z'.repeat(5000)).slice(0, 4095);
+    const text = `Snooping bunyan records... Hit Ctrl-C to end.\nR 4 1 0 ${rec.length} ${rec}\nR 4 1 1 4095 ${long}\nrecords 3\nTracing ended.\n`;
+    for (const size of [Infinity, 1, 13]) {
+      const { r, of } = run(text, { format: 'records', size });
+      assert.deepStrictEqual(of('record').map((e) => e.text), [rec.trimEnd()]);
+      const t = of('truncated')[0];
+      assert.strictEqual(t.level, 50);
+      assert.strictEqual(t.bytesSeen, 4095);
+      assert.strictEqual(r.lostRecords(), 1);
+    }
   });
 
   it('recognises what else the tracers print', function () {
-    assert.deepStrictEqual(parseLine('Lost 12 events'), { kind: 'lost', events: 12 });
-    assert.deepStrictEqual(parseLine('dtrace: 3 drops on CPU 1'), { kind: 'lost', events: 3 });
-    assert.deepStrictEqual(parseLine('@records: 40'), { kind: 'fired', records: 40 });
-    assert.strictEqual(parseLine('ERROR: log-snoop.bt needs BPFTRACE_STRLEN=200 in its environment (it is 64)').kind, 'error');
-    assert.strictEqual(parseLine('Attaching 7 probes...').kind, 'other');
-    assert.strictEqual(parseLine('S 1 2 garbage').kind, 'garbled');
+    assert.deepStrictEqual(parseItem({ type: 'lost_events', data: { events: 12 } }), { kind: 'lost', events: 12 });
+    assert.deepStrictEqual(parseTextLine('dtrace: 3 drops on CPU 1'), { kind: 'lost', events: 3 });
+    assert.deepStrictEqual(parseItem({ type: 'map', data: { '@records': 40 } }), { kind: 'fired', records: 40 });
+    assert.deepStrictEqual(parseItem('records 40'), { kind: 'fired', records: 40 });
+    assert.strictEqual(parseItem({ type: 'printf', data: 'ERROR: log-snoop.bt needs BPFTRACE_STRLEN=200 in its environment (it is 64)\n' }).kind, 'error');
+    assert.strictEqual(parseItem({ type: 'text', line: 'Attaching 7 probes...' }).kind, 'other');
+    assert.strictEqual(parseItem({ type: 'printf', data: 'S 1 2 garbage\n' }).kind, 'garbled');
+  });
+});
+
+describe('snoop: what a traced process writes in a record cannot forge anything', function () {
+  // A hostile record: it holds the old separators, newlines, a fake record of
+  // PID 1 in every format the scripts print, and fake loss reports.
+  const forged = [
+    '{"name":"evil","pid":666,"level":20,"msg":"x\x1e',
+    'S 1 1 99 0 {"name":"sshd","hostname":"h","pid":1,"level":30,"msg":"forged","time":"t","v":0}\x1e',
+    'R 1 1 0 80 {"name":"sshd","hostname":"h","pid":1,"level":30,"msg":"forged","time":"t","v":0}',
+    '{"type": "printf", "data": "S 1 1 98 0 forged\\n"}',
+    '{"type": "lost_events", "data": {"events": 1000}}',
+    'Lost 1000 events',
+    '@records: 99999',
+    'records 99999',
+    'Tracing ended.',
+    '"}',
+  ].join('\n') + '\n';
+
+  it('bpftrace (-f json): one record of PID 666, no other source, no loss, no early end', function () {
+    const bytes = Buffer.from(forged);
+    let out = '';
+    for (let i = 0, idx = 0; i <= bytes.length; i += PIECE_BYTES, idx++) out += S(666, 666, 7, idx, bytes.subarray(i, i + PIECE_BYTES));
+    const { r, of, events } = run(out + printf('Tracing ended.'));
+    assert.deepStrictEqual(of('record').map((e) => [e.pid, e.text]), [[666, forged.trimEnd()]]);
+    assert.deepStrictEqual([...r.stats.pids], [666]);
+    assert.strictEqual(r.stats.lostEvents, 0);
+    assert.strictEqual(r.stats.fired, null);
+    assert.deepStrictEqual(events.filter((e) => e.type !== 'record' && e.type !== 'other'), []);
   });
 
-  it('splits lines only where an S or R line really ends', function () {
-    const sp = new LineSplitter();
-    assert.deepStrictEqual(sp.push('Attaching 1 probe...\nS 1 1 1 0 0 {"a":1}\n'), ['Attaching 1 probe...']);
-    assert.deepStrictEqual(sp.push('\x1e\nLost 1 events\nR 1 1 0 x'), ['S 1 1 1 0 0 {"a":1}\n\x1e', 'Lost 1 events']);
-    assert.deepStrictEqual(sp.end(), ['R 1 1 0 x']);
+  it('DTrace (length-prefixed): the same', function () {
+    const bytes = Buffer.byteLength(forged);
+    const { r, of } = run(`R 666 666 0 ${bytes} ${forged}\nTracing ended.\n`, { format: 'records', size: 5 });
+    assert.deepStrictEqual(of('record').map((e) => [e.pid, e.text]), [[666, forged.trimEnd()]]);
+    assert.deepStrictEqual([...r.stats.pids], [666]);
+    assert.strictEqual(r.stats.lostEvents, 0);
+    assert.strictEqual(r.stats.fired, null);
+  });
+
+  it('a record\'s text never ends the session: the END marker is read from the program\'s own output only', function () {
+    const { itemText } = require('../lib/tracer/output-formats');
+    const items = splitterFor('json').push(Buffer.from(S(666, 666, 7, 0, 'x\nTracing ended.\n'), 'latin1'));
+    assert.strictEqual(items.length, 1);
+    assert.notStrictEqual(itemText(items[0]), 'Tracing ended.');
   });
 });

@@ -108,17 +108,18 @@ describe('snoop: targets', function () {
 describe('snoop: the tracer command line', function () {
   const lib = '/home/u/.cache/nodetrace/usdt/nodetrace-usdt-0123.so';
 
-  it('bpftrace, one process: -p, the library, the probes, the PID filter, BPFTRACE_STRLEN=200', function () {
+  it('bpftrace, one process: JSON output, -p, the library, the probes, the PID filter, BPFTRACE_STRLEN=200', function () {
     const plan = planSnoop(BPFTRACE, { kind: 'pids', pids: [4242], libraries: [lib] }, 20);
-    assert.deepStrictEqual(plan.argv, ['-p', '4242', scriptPath('log-snoop', 'bpftrace'), lib,
+    assert.strictEqual(plan.output, 'json', 'records cross as JSON-escaped strings');
+    assert.deepStrictEqual(plan.argv, ['-f', 'json', '-p', '4242', scriptPath('log-snoop', 'bpftrace'), lib,
       'log-debug', 'log-info', 'log-warn', 'log-error', 'log-fatal', 'none*', '4242', '0', '0', '0', '0', '0', '0', '0']);
-    assert.deepStrictEqual(plan.env, { BPFTRACE_STRLEN: '200' });
+    assert.deepStrictEqual(plan.env, { BPFTRACE_STRLEN: '200', __BPFTRACE_NOTIFY_PROBES_ATTACHED: '1' });
     assert.strictEqual(plan.only, null);
   });
 
   it('bpftrace, \'*\': by path only (processes started later included), no PID filter, through verified descriptors', function () {
     const plan = planSnoop(BPFTRACE, { kind: 'all', pids: [], libraries: [lib] }, 10, { opened: new Map([[lib, 7]]) });
-    assert.deepStrictEqual(plan.argv, [scriptPath('log-snoop', 'bpftrace'), { temp: '*.so' }, 'log-*', 'none*', 'none*', 'none*', 'none*', 'none*']);
+    assert.deepStrictEqual(plan.argv, ['-f', 'json', scriptPath('log-snoop', 'bpftrace'), { temp: '*.so' }, 'log-*', 'none*', 'none*', 'none*', 'none*', 'none*']);
     assert.deepStrictEqual(plan.links, [{ name: '0.so', target: `/proc/${process.pid}/fd/7` }]);
     assert.deepStrictEqual(planSnoop(BPFTRACE, { kind: 'all', pids: [], libraries: [lib] }, 10).links, [{ name: '0.so', target: lib }],
       'the dry run, which opens nothing, links to the file');
@@ -126,7 +127,7 @@ describe('snoop: the tracer command line', function () {
 
   it('bpftrace, several libraries: one glob over a private directory of links to them', function () {
     const plan = planSnoop(BPFTRACE, { kind: 'all', pids: [], libraries: [lib, '/tmp/nodetrace-1000/b.so'] }, 40);
-    assert.deepStrictEqual(plan.argv[1], { temp: '*.so' });
+    assert.deepStrictEqual(plan.argv[3], { temp: '*.so' });
     assert.deepStrictEqual(plan.links, [{ name: '0.so', target: lib }, { name: '1.so', target: '/tmp/nodetrace-1000/b.so' }]);
   });
 
@@ -134,10 +135,10 @@ describe('snoop: the tracer command line', function () {
     const pids = Array.from({ length: PID_SLOTS + 1 }, (_, i) => 1000 + i);
     const plan = planSnoop(BPFTRACE, { kind: 'pids', pids, libraries: [lib] }, 10);
     assert.deepStrictEqual([...plan.only], pids);
-    assert.strictEqual(plan.argv.length, 8);
+    assert.strictEqual(plan.argv.length, 10);
     const two = planSnoop(BPFTRACE, { kind: 'pids', pids: [5, 6], libraries: [lib] }, 10);
     assert(!two.argv.includes('-p'), 'no -p for two processes');
-    assert.deepStrictEqual(two.argv.slice(8), ['5', '6', '0', '0', '0', '0', '0', '0']);
+    assert.deepStrictEqual(two.argv.slice(10), ['5', '6', '0', '0', '0', '0', '0', '0']);
   });
 
   it('DTrace: bunyan<PID> or bunyan* with the level\'s probe glob', function () {

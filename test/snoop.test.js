@@ -283,7 +283,7 @@ describe('nodetrace snoop usage errors', function () {
     const r = await nodetrace(['snoop', '*', '-n', '-l', 'warn', '--backend', 'bpftrace']);
     if (r.code === 1 && /bpftrace is not usable|no bunyan process/.test(r.stderr)) this.skip();
     assert.strictEqual(r.code, 0, r.stderr);
-    assert.match(r.stdout, /^BPFTRACE_STRLEN=200 (\S*setpriv --pdeathsig KILL -- )?\S*bpftrace \S*d-scripts\/log-snoop\.bt \S+ log-warn log-error log-fatal 'none\*' 'none\*' 'none\*'$/m);
+    assert.match(r.stdout, /^__BPFTRACE_NOTIFY_PROBES_ATTACHED=1 BPFTRACE_STRLEN=200 (\S*setpriv --pdeathsig KILL -- )?\S*bpftrace -f json \S*d-scripts\/log-snoop\.bt \S+ log-warn log-error log-fatal 'none\*' 'none\*' 'none\*'$/m);
     assert.match(r.stdout, /usdt:\$1:bunyan:\$2/);
   });
 });

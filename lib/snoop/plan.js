@@ -44,7 +44,10 @@ function planSnoop(tracer, targets, minLevel, { opened = new Map() } = {}) {
     if (slotPids.length) o.positional.push(...slotPids, ...Array(PID_SLOTS - slotPids.length).fill(0));
     if (one) o.pid = slotPids[0];
     o.env = BPFTRACE_ENV;
+    // Records are text the traced processes wrote: JSON keeps them in their place.
+    o.output = 'json';
   } else {
+    o.output = 'records';
     const glob = dtraceProbeGlob(minLevel);
     o.positional = slotPids.length ? [slotPids[0], glob, ...slotPids.slice(1)] : ['*', glob];
   }

@@ -1,89 +1,86 @@
 'use strict';
 // Turns what d-scripts/log-snoop.bt and log-snoop.d print into whole bunyan
-// records. Pure: text in, events out; the caller supplies the clock.
+// records. Pure: items in (lib/tracer/output-formats.js), events out; the
+// caller supplies the clock.
 //
 // The tracers' output (see the scripts' headers):
-//   S PID TID ID IDX K TEXT\x1e   bpftrace: piece IDX of record (PID, TID, ID)
-//   T PID TID ID N                bpftrace: that record is longer than its N pieces
-//   R PID TID CUT TEXT\x1e         DTrace: a whole record (CUT 1: cut at strsize)
-//   @records: N                   bpftrace, at exit: records the probes saw
-//   records N                     DTrace, at exit: the same
-//   Lost N events                 bpftrace: its perf buffer overflowed
-// TEXT may contain newlines (bunyan ends every record with one), hence the
-// \x1e (RS) that ends every S and R line.
+//   bpftrace, -f json: printf objects whose data is
+//     S PID TID ID IDX TEXT     piece IDX of record (PID, TID, ID): up to 199 bytes
+//     T PID TID ID N            that record is longer than its N pieces
+//   and its own objects: lost_events (its perf buffer overflowed), the map
+//   @records (at exit: records the probes saw).
+//   DTrace, length-prefixed: R PID TID CUT LEN TEXT (a whole record, LEN
+//   bytes; CUT 1: cut at strsize), and `records N` at exit.
+// A record's text is something a traced process wrote. It arrives escaped
+// (JSON) or counted (LEN), never as lines of its own, and PID, TID and the
+// loss counts come only from the tracer's own fields and objects: no text
+// can forge another process's record or a loss report.
 //
 // Pieces are 199 bytes of the record (PIECE_BYTES) except the last, which is
-// shorter; a piece whose last K bytes start a UTF-8 character that the next
-// piece repeats arrives with that character replaced by one U+FFFD (the
-// decoder saw an incomplete sequence), which is dropped here. Byte counts are
-// checked, so pieces of the wrong size (BPFTRACE_STRLEN not 200) or missing
-// pieces (lost events) make an "incomplete" event, never a wrong record.
+// shorter; they are joined as bytes and decoded once, so a UTF-8 character
+// cut between two pieces comes out whole. Byte counts are checked, so pieces
+// of the wrong size or missing pieces (lost events) make an "incomplete"
+// event, never a wrong record.
+const { stringBytes, itemText } = require('../tracer/output-formats');
 
 const PIECE_BYTES = 199;
 const MAX_PIECES = 21;
-const TERMINATOR = '\x1e';
-const REPLACEMENT = '\ufffd';
-// A logical S/R line longer than this without its terminator is broken.
-const MAX_LINE = 64 * 1024;
 const PREFIX_CHARS = 200;
 
-// Splits a text stream into logical lines: an S or R line runs to the first
-// "\x1e\n", whatever newlines its text holds.
-class LineSplitter {
-  constructor() {
-    this.buf = '';
-  }
+// The fields before TEXT, read as ASCII; TEXT is everything after them.
+const PIECE_HEAD = /^S (\d{1,10}) (\d{1,10}) (\d{1,20}) (\d{1,3}) /;
+const TRUNC_RE = /^T (\d{1,10}) (\d{1,10}) (\d{1,20}) (\d{1,3})$/;
+const DTRACE_FIRED_RE = /^\s*records\s+(\d+)\s*$/;
+const DROPS_RE = /^dtrace: (\d+) (?:dynamic variable |aggregation )?drops? on CPU \d+/;
+const STRLEN_ERROR = /^ERROR: (log-snoop\.bt needs BPFTRACE_STRLEN.*)$/;
 
-  push(text) {
-    this.buf += text;
-    const lines = [];
-    let start = 0;
-    let from = 0;
-    for (;;) {
-      const nl = this.buf.indexOf('\n', from);
-      if (nl < 0) break;
-      const c = this.buf.charCodeAt(start);
-      const tagged = (c === 0x53 || c === 0x52) && this.buf.charCodeAt(start + 1) === 0x20;   // "S " or "R "
-      if (tagged && this.buf.charCodeAt(nl - 1) !== 0x1e && nl - start < MAX_LINE) {
-        from = nl + 1;   // the record's own newline: keep going
-        continue;
-      }
-      lines.push(this.buf.slice(start, nl));
-      start = nl + 1;
-      from = start;
-    }
-    this.buf = this.buf.slice(start);
-    return lines;
-  }
+// bpftrace's printf data: the bytes the program printed, less the newline
+// that ends each of its lines.
+function printfBytes(data) {
+  const bytes = stringBytes(data);
+  return bytes.length && bytes[bytes.length - 1] === 10 ? bytes.subarray(0, -1) : bytes;
+}
 
-  // What is left at the end of the stream.
-  end() {
-    const rest = this.buf;
-    this.buf = '';
-    return rest ? [rest] : [];
+function parsePrintf(data) {
+  const bytes = printfBytes(data);
+  const ascii = bytes.subarray(0, 64).toString('latin1');
+  let m;
+  if ((m = PIECE_HEAD.exec(ascii))) {
+    return { kind: 'piece', pid: +m[1], tid: +m[2], id: m[3], idx: +m[4], bytes: bytes.subarray(m[0].length) };
+  }
+  const text = bytes.toString('utf8');
+  if ((m = TRUNC_RE.exec(text))) return { kind: 'cut', pid: +m[1], tid: +m[2], id: m[3], pieces: +m[4] };
+  if ((m = STRLEN_ERROR.exec(text))) return { kind: 'error', message: m[1] };
+  if (text.startsWith('S ')) return { kind: 'garbled', line: text };
+  return { kind: 'other', line: text };
+}
+
+/**
+ * One item of a snoop tracer's output -> { kind, ... }: piece, cut, record,
+ * lost, fired, error, garbled or other.
+ */
+function parseItem(item) {
+  if (typeof item === 'string') return parseTextLine(item);
+  switch (item.type) {
+    case 'printf': return typeof item.data === 'string' ? parsePrintf(item.data) : { kind: 'garbled', line: JSON.stringify(item) };
+    case 'lost_events': return { kind: 'lost', events: Number(item.data && item.data.events) || 0 };
+    case 'map':
+      if (item.data && typeof item.data['@records'] === 'number') return { kind: 'fired', records: item.data['@records'] };
+      return { kind: 'other', line: '' };
+    case 'attached_probes': return { kind: 'other', line: '' };
+    case 'record': return { kind: 'record', pid: item.pid, tid: item.tid, cut: item.cut, bytes: item.bytes };
+    case 'garbled': return { kind: 'garbled', line: item.line };
+    case 'text': return parseTextLine(item.line);
+    default: return { kind: 'other', line: itemText(item) || JSON.stringify(item) };
   }
 }
 
-const PIECE_RE = /^S (\d+) (\d+) (\d+) (\d+) (\d) ([\s\S]*)\x1e$/;
-const TRUNC_RE = /^T (\d+) (\d+) (\d+) (\d+)$/;
-const RECORD_RE = /^R (\d+) (\d+) ([01]) ([\s\S]*)\x1e$/;
-const FIRED_RE = /^(?:@records:|\s*records)\s+(\d+)\s*$/;
-const LOST_RE = /^Lost (\d+) events?\b/;
-const DROPS_RE = /^dtrace: (\d+) (?:dynamic variable |aggregation )?drops? on CPU \d+/;
-
-// One logical line -> { kind, ... }.
-function parseLine(line) {
+// Plain lines: DTrace's (records, and its drops on stderr), and whatever a
+// tracer prints outside its program's output.
+function parseTextLine(line) {
   let m;
-  if ((m = PIECE_RE.exec(line))) {
-    return { kind: 'piece', pid: +m[1], tid: +m[2], id: m[3], idx: +m[4], k: +m[5], text: m[6] };
-  }
-  if ((m = TRUNC_RE.exec(line))) return { kind: 'cut', pid: +m[1], tid: +m[2], id: m[3], pieces: +m[4] };
-  if ((m = RECORD_RE.exec(line))) return { kind: 'record', pid: +m[1], tid: +m[2], cut: m[3] === '1', text: m[4] };
-  if ((m = LOST_RE.exec(line))) return { kind: 'lost', events: +m[1] };
-  if ((m = FIRED_RE.exec(line))) return { kind: 'fired', records: +m[1] };
+  if ((m = DTRACE_FIRED_RE.exec(line))) return { kind: 'fired', records: +m[1] };
   if ((m = DROPS_RE.exec(line))) return { kind: 'lost', events: +m[1] };
-  if (/^ERROR: log-snoop\.bt needs BPFTRACE_STRLEN/.test(line)) return { kind: 'error', message: line.replace(/^ERROR: /, '') };
-  if (line.startsWith('S ') || line.startsWith('R ')) return { kind: 'garbled', line };
   return { kind: 'other', line };
 }
 
@@ -122,7 +119,7 @@ class Reassembler {
     this.stats = { records: 0, truncated: 0, incomplete: 0, lostEvents: 0, fired: null, pids: new Set() };
   }
 
-  // Parsed line (parseLine) -> events.
+  // Parsed item (parseItem) -> events.
   push(p, now = 0) {
     switch (p.kind) {
       case 'piece': return this.piece(p, now);
@@ -140,9 +137,9 @@ class Reassembler {
     }
   }
 
-  // Convenience: a logical line as text.
-  pushLine(line, now = 0) {
-    return this.push(parseLine(line), now);
+  // Convenience: an item of the tracer's output.
+  pushItem(item, now = 0) {
+    return this.push(parseItem(item), now);
   }
 
   piece(p, now) {
@@ -155,29 +152,17 @@ class Reassembler {
     e.seen = now;
     if (p.idx !== e.next) e.damaged = e.damaged || `piece ${e.next} of the record was lost`;
     e.next = p.idx + 1;
-    let text = p.text;
-    let raw;
-    if (p.k > 0) {
-      if (!text.endsWith(REPLACEMENT)) {
-        e.damaged = e.damaged || 'a piece did not end as announced';
-      } else {
-        text = text.slice(0, -1);
-      }
-      raw = Buffer.byteLength(text, 'utf8') + p.k;
-    } else {
-      raw = Buffer.byteLength(text, 'utf8');
+    e.parts.push(p.bytes);
+    e.bytes += p.bytes.length;
+    if (p.bytes.length > this.pieceBytes) {
+      e.damaged = e.damaged || `a piece held ${p.bytes.length} bytes, not ${this.pieceBytes} (run bpftrace with BPFTRACE_STRLEN=200)`;
     }
-    e.parts.push(text);
-    e.bytes += Buffer.byteLength(text, 'utf8');
-    if (raw > this.pieceBytes || (p.k > 0 && raw !== this.pieceBytes)) {
-      e.damaged = e.damaged || `a piece held ${raw} bytes, not ${this.pieceBytes} (run bpftrace with BPFTRACE_STRLEN=200)`;
-    }
-    if (raw >= this.pieceBytes) return [];   // more to come
+    if (p.bytes.length >= this.pieceBytes) return [];   // more to come
     this.pending.delete(key);
     if (e.damaged) return [this.incomplete(e, e.damaged)];
     this.stats.records++;
     this.stats.pids.add(e.pid);
-    return [{ type: 'record', pid: e.pid, tid: e.tid, id: e.id, text: stripEol(e.parts.join('')) }];
+    return [{ type: 'record', pid: e.pid, tid: e.tid, id: e.id, text: stripEol(Buffer.concat(e.parts).toString('utf8')) }];
   }
 
   cut(p) {
@@ -185,7 +170,7 @@ class Reassembler {
     const e = this.pending.get(key) || { pid: p.pid, tid: p.tid, id: p.id, parts: [], bytes: 0, next: 0, damaged: 'its pieces were lost' };
     this.pending.delete(key);
     if (e.next !== p.pieces) e.damaged = e.damaged || 'pieces of the record were lost';
-    const text = e.parts.join('');
+    const text = Buffer.concat(e.parts).toString('utf8');
     this.stats.truncated++;
     this.stats.pids.add(e.pid);
     return [{
@@ -196,14 +181,15 @@ class Reassembler {
 
   whole(p) {
     this.stats.pids.add(p.pid);
+    const text = p.bytes.toString('utf8');
     if (!p.cut) {
       this.stats.records++;
-      return [{ type: 'record', pid: p.pid, tid: p.tid, text: stripEol(p.text) }];
+      return [{ type: 'record', pid: p.pid, tid: p.tid, text: stripEol(text) }];
     }
     this.stats.truncated++;
     return [{
-      type: 'truncated', pid: p.pid, tid: p.tid, level: levelOf(p.text), bytesSeen: Buffer.byteLength(p.text, 'utf8'),
-      prefix: prefixOf(p.text), complete: true,
+      type: 'truncated', pid: p.pid, tid: p.tid, level: levelOf(text), bytesSeen: p.bytes.length,
+      prefix: prefixOf(text), complete: true,
     }];
   }
 
@@ -242,6 +228,5 @@ class Reassembler {
 }
 
 module.exports = {
-  LineSplitter, Reassembler, parseLine, stripEol, levelOf, prefixOf,
-  PIECE_BYTES, MAX_PIECES, TERMINATOR,
+  Reassembler, parseItem, parseTextLine, stripEol, levelOf, prefixOf, PIECE_BYTES, MAX_PIECES,
 };

@@ -7,14 +7,14 @@
 // snoop '*' with bpftrace attaches to probe libraries by path, and a user's
 // first bunyan process creates its library after the snoop began. Then the
 // snoop is re-planned: a new tracer covering every library starts, and once
-// its probes are attached (at kernel time T, which its ready line says) the
-// old one hands over: records the old one saw before T and the new one saw
+// its probes are attached (at time T, the moment nodetrace hears so, on the
+// clock bpftrace's nsecs reads: CLOCK_MONOTONIC) the old one hands over: records the old one saw before T and the new one saw
 // from T on are kept, each record once, and the old tracer is ended. So at
 // most two tracers run at once, however many libraries appear.
 const { TracerSession, abnormalEnd } = require('../tracer/session');
 const { onTerminationSignals } = require('../tracer/signals');
 const libraries = require('../usdt/probe-libraries');
-const { LineSplitter, Reassembler, parseLine } = require('./reassemble');
+const { Reassembler, parseItem, parseTextLine } = require('./reassemble');
 const { lineFor } = require('./format');
 const { createSink } = require('./sink');
 const { planSnoop, levelPhrase } = require('./plan');
@@ -38,8 +38,7 @@ const HANDOVER_DRAIN_MS = 1000;
 const MAX_LIBRARIES = 64;
 const MAX_LIBRARIES_PER_USER = 4;
 // Lines the script prints that are not news.
-const QUIET = [/^Attaching \d+ probes?\.\.\.$/, /^Tracing ended\.$/, /^Snooping bunyan records/, /^@\w+: /];
-const SINCE_RE = /since ([0-9]+)\.\.\./;
+const QUIET = [/^$/, /^Attaching \d+ probes?\.\.\.$/, /^Tracing ended\.$/, /^Snooping bunyan records/, /^@\w+: /];
 
 class Generation {
   constructor(plan, libs) {
@@ -48,7 +47,7 @@ class Generation {
     this.reassembler = new Reassembler();
     this.session = null;
     this.done = null;      // the session's run() promise
-    this.since = null;     // kernel ns from which this tracer sees every record
+    this.since = null;     // CLOCK_MONOTONIC ns from which this tracer sees every record
     this.until = null;     // kernel ns up to which its records are kept (handover)
     this.coveredBefore = null; // PIDs whose records before `since` the previous tracer kept
     this.kept = { records: 0, truncated: 0, pids: new Set() };
@@ -176,15 +175,11 @@ class Snooper {
       durationSeconds: gen === this.main ? this.o.durationSeconds : undefined,
       statusStream: null,   // the records stream to the terminal: no redrawn status line
       handleSignals: false, // the snoop as a whole handles them
-      splitter: () => new LineSplitter(),
-      onLine: (line) => {
-        if (gen.since === null && line.endsWith('Hit Ctrl-C to end.')) {
-          const m = SINCE_RE.exec(line);
-          if (m) gen.since = BigInt(m[1]);
-        }
-        this.handle(gen, gen.reassembler.push(parseLine(line), Date.now()));
-      },
+      onLine: (item) => this.handle(gen, gen.reassembler.push(parseItem(item), Date.now())),
       onReady: () => {
+        // Every probe is attached by now: records from here on are this
+        // tracer's to see (bpftrace's nsecs is CLOCK_MONOTONIC, as is hrtime).
+        gen.since = process.hrtime.bigint();
         if (this.ending) gen.session.end(this.ending);
         else onReady();
       },
@@ -194,7 +189,7 @@ class Snooper {
       .then((result) => {
         // DTrace reports drops on stderr ("dtrace: 3 drops on CPU 0").
         for (const line of result.errors) {
-          const p = parseLine(line.trim());
+          const p = parseTextLine(line.trim());
           if (p.kind === 'lost') this.handle(gen, gen.reassembler.push(p));
         }
         this.handle(gen, gen.reassembler.finish());

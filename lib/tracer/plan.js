@@ -67,6 +67,10 @@ function deathSignalLauncher() {
  * @param {string[]} [o.extra]       more tracer options
  * @param {string} [o.describe]      what is traced, for messages
  * @param {string[]} [o.notes]       said in the dry run
+ * @param {string} [o.output]        how its stdout is cut into items
+ *                                   (lib/tracer/output-formats.js): 'text'
+ *                                   (default), 'json' (bpftrace -f json),
+ *                                   'records' (log-snoop.d)
  *
  * The plan's readyLine, when not null, is the line (on stdout or stderr)
  * that says every probe is attached; otherwise the program's own ready line
@@ -85,6 +89,7 @@ function planTracer(tracer, o) {
     if (o.command) argv.push('-c', o.command);
   } else {
     if (o.destructive) argv.push('--unsafe');
+    if (o.output === 'json') argv.push('-f', 'json');
     if (o.outputFile) argv.push('-o', inTemp(o.outputFile));
     argv.push(...(o.extra || []));
     if (o.pid) argv.push('-p', String(o.pid));
@@ -108,6 +113,7 @@ function planTracer(tracer, o) {
     files: generated ? [{ name: programName, text: o.programText }] : [],
     links: o.links || [],
     outputFile: o.outputFile || null,
+    output: o.output || 'text',
     describe: o.describe || '',
     notes: o.notes || [],
   };

@@ -14,6 +14,7 @@ const { StatusLine } = require('../status-line');
 const { stopPolicy } = require('./capabilities');
 const { resolveCommand, usesTemp } = require('./plan');
 const { onTerminationSignals } = require('./signals');
+const { splitterFor, itemText } = require('./output-formats');
 
 // Every program of ours prints this from BEGIN, at the end of its first
 // line. On DTrace that is once every probe is in place; bpftrace runs BEGIN
@@ -37,26 +38,6 @@ const NOISE = [/couldn't set RLIMIT_MEMLOCK/, /^\s*$/];
 
 function isNoise(line) {
   return NOISE.some((re) => re.test(line));
-}
-
-// Cuts a stream of text into lines. A command may pass its own splitter with
-// the same two methods (snoop's records hold newlines of their own).
-class NewlineSplitter {
-  constructor() {
-    this.partial = '';
-  }
-
-  push(text) {
-    const parts = (this.partial + text).split('\n');
-    this.partial = parts.pop();
-    return parts;
-  }
-
-  end() {
-    const rest = this.partial;
-    this.partial = '';
-    return rest ? [rest] : [];
-  }
 }
 
 function signalName(result) {
@@ -87,8 +68,8 @@ class TracerSession {
    * @param {object} [o]
    * @param {number} [o.durationSeconds] end the trace this long after the probes are attached
    * @param {number} [o.attachTimeoutMs] the longest the attaching may take (default 20 s)
-   * @param {function(string)} [o.onLine] each line of the tracer's output; without it, lines are collected
-   * @param {function(): {push, end}} [o.splitter] how to cut the output into lines
+   * @param {function(string|object)} [o.onLine] each item of the tracer's output (a line, or a JSON object
+   *        with plan.output 'json'; lib/tracer/output-formats.js); without it, lines are collected
    * @param {function(ChildProcess)} [o.onSpawn] at once, with the tracer's process
    * @param {function()} [o.onReady] once the probes are attached
    * @param {function(ChildProcess): boolean} [o.readyWhen] polled: another way to tell the probes are attached
@@ -177,13 +158,19 @@ class TracerSession {
     return true;
   }
 
-  line(text) {
+  // An item of the tracer's output (lib/tracer/output-formats.js): a line,
+  // or with -f json an object. The markers are read from the program's own
+  // printf, never from text a traced process wrote (a record is not a line).
+  line(item) {
     const r = this.result;
-    if (this.tookAttachNotice(text)) return;
-    if (!r.ready && !this.plan.readyLine && text.endsWith(READY_MARKER)) this.markReady();
-    if (text === END_MARKER) r.endMarkerSeen = true;
-    if (this.o.onLine) this.o.onLine(text);
-    else this.lines.push(text);
+    const text = itemText(item);
+    if (text !== null) {
+      if (this.tookAttachNotice(text)) return;
+      if (!r.ready && !this.plan.readyLine && text.endsWith(READY_MARKER)) this.markReady();
+      if (text === END_MARKER) r.endMarkerSeen = true;
+    }
+    if (this.o.onLine) this.o.onLine(item);
+    else this.lines.push(text === null ? JSON.stringify(item) : text);
   }
 
   /** Runs the plan; resolves with the result once the tracer has exited. */
@@ -214,14 +201,10 @@ class TracerSession {
       if (o.statusStream !== null) {
         this.status = new StatusLine(o.statusStream || process.stderr, `${plan.describe} with ${plan.tracer.name} ${plan.tracer.version}`, o.durationSeconds);
       }
-      const split = o.splitter ? o.splitter() : new NewlineSplitter();
-      const take = (text) => { for (const l of split.push(text)) this.line(l); };
-      if (!plan.outputFile && child.stdout) {
-        child.stdout.setEncoding('utf8');
-        child.stdout.on('data', take);
-      }
-      const errSplit = new NewlineSplitter();
-      child.stderr.setEncoding('utf8');
+      const split = splitterFor(plan.output);
+      const take = (buf) => { for (const l of split.push(buf)) this.line(l); };
+      if (!plan.outputFile && child.stdout) child.stdout.on('data', take);
+      const errSplit = splitterFor('text');
       child.stderr.on('data', (text) => {
         for (const l of errSplit.push(text)) if (!isNoise(l) && !this.tookAttachNotice(l)) r.errors.push(l);
       });
@@ -268,10 +251,10 @@ class TracerSession {
 
 function readIfThere(file) {
   try {
-    return fs.readFileSync(file, 'utf8');
+    return fs.readFileSync(file);
   } catch (err) {
-    return ''; // the tracer failed before writing anything
+    return Buffer.alloc(0); // the tracer failed before writing anything
   }
 }
 
-module.exports = { TracerSession, abnormalEnd, READY_MARKER, END_MARKER, ATTACH_TIMEOUT_MS, isNoise, NewlineSplitter };
+module.exports = { TracerSession, abnormalEnd, READY_MARKER, END_MARKER, ATTACH_TIMEOUT_MS, isNoise };

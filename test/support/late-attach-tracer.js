@@ -6,8 +6,8 @@
 const keepAlive = setInterval(() => {}, 1000);
 process.stdout.write('Attaching 3 probes...\nTracing... Hit Ctrl-C to end.\n');
 setTimeout(() => {
-  if (process.env.__BPFTRACE_NOTIFY_PROBES_ATTACHED) process.stderr.write('__BPFTRACE_NOTIFY_PROBES_ATTACHED\n');
   process.stdout.write(`attached at ${Date.now()}\n`);
+  if (process.env.__BPFTRACE_NOTIFY_PROBES_ATTACHED) process.stderr.write('__BPFTRACE_NOTIFY_PROBES_ATTACHED\n');
 }, 600);
 process.on('SIGTERM', () => {
   process.stdout.write('Tracing ended.\n');

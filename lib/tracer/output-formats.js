@@ -1,0 +1,180 @@
+'use strict';
+// How a tracer's stdout is cut into items, by the plan's output format. Pure:
+// Buffers in, items out. Every splitter has push(buffer) -> items and
+// end() -> items.
+//
+//   'text'     lines (strings), as the tracer printed them.
+//   'json'     bpftrace -f json: one object per line ({type, data}); a line
+//              that is not JSON (bpftrace prints a few plain lines even in
+//              this mode) comes as { type: 'text', line }. The point of this
+//              format: text a traced process controls (a log record) crosses
+//              it JSON-escaped, so it can never pass for another line.
+//   'records'  log-snoop.d's length-prefixed records, `R PID TID CUT LEN ` then
+//              exactly LEN bytes of text, then a newline, as
+//              { type: 'record', pid, tid, cut, bytes }; any other line as a string.
+//              The length, not a separator, ends a record: its text may hold
+//              anything.
+// Beyond this, a line without its newline is cut off and passed on as it is
+// (a runaway tracer must not grow nodetrace's memory without bound).
+const MAX_LINE_BYTES = 1 << 20;
+
+class LineCutter {
+  constructor() {
+    this.parts = [];
+    this.size = 0;
+  }
+
+  // -> complete lines (Buffers, without their newline)
+  push(buf) {
+    const lines = [];
+    let start = 0;
+    for (let nl = buf.indexOf(10); nl >= 0; nl = buf.indexOf(10, start)) {
+      lines.push(this.take(buf.subarray(start, nl)));
+      start = nl + 1;
+    }
+    if (start < buf.length) this.keep(buf.subarray(start), lines);
+    return lines;
+  }
+
+  keep(piece, lines) {
+    this.parts.push(piece);
+    this.size += piece.length;
+    if (this.size > MAX_LINE_BYTES) lines.push(this.take(Buffer.alloc(0)));
+  }
+
+  take(tail) {
+    if (!this.parts.length) return tail;
+    const line = Buffer.concat([...this.parts, tail]);
+    this.parts = [];
+    this.size = 0;
+    return line;
+  }
+
+  end() {
+    return this.size ? [this.take(Buffer.alloc(0))] : [];
+  }
+}
+
+class TextSplitter {
+  constructor() {
+    this.cutter = new LineCutter();
+  }
+
+  push(buf) {
+    return this.cutter.push(buf).map((l) => l.toString('utf8'));
+  }
+
+  end() {
+    return this.cutter.end().map((l) => l.toString('utf8'));
+  }
+}
+
+// bpftrace (every version to date) escapes a byte of 0x80 or more in a JSON
+// string as "\u" and the sign-extended value of a C char: \uffffffe2 for
+// 0xe2. Those become the byte again; every other escape is standard JSON.
+const BPFTRACE_ESCAPE = /\\(?:uffffff([0-9a-f]{2})|u[0-9a-f]{4}|[^u])/g;
+
+function decodeBpftraceJson(line) {
+  // Strings then hold one character per byte (stringBytes turns them back).
+  return JSON.parse(line.replace(BPFTRACE_ESCAPE, (all, byte) => (byte === undefined ? all : `\\u00${byte}`)));
+}
+
+// A string from bpftrace's JSON as the bytes the tracer printed: every
+// character is one byte (ASCII as itself, 0x80 and up escaped), so latin1.
+function stringBytes(s) {
+  return Buffer.from(s, 'latin1');
+}
+
+class JsonSplitter {
+  constructor() {
+    this.cutter = new LineCutter();
+  }
+
+  push(buf) {
+    return this.cutter.push(buf).map(parseJsonLine);
+  }
+
+  end() {
+    return this.cutter.end().map(parseJsonLine);
+  }
+}
+
+function parseJsonLine(buf) {
+  const line = buf.toString('latin1');
+  if (line.startsWith('{')) {
+    try {
+      const value = decodeBpftraceJson(line);
+      if (value && typeof value === 'object' && typeof value.type === 'string') return value;
+    } catch (err) { /* not JSON: a plain line */ }
+  }
+  return { type: 'text', line: buf.toString('utf8') };
+}
+
+// The text of a bpftrace JSON item as a person reads it: printf's data
+// without its newline, or a plain line. null for anything else.
+function itemText(item) {
+  if (typeof item === 'string') return item;
+  if (item.type === 'printf' && typeof item.data === 'string') return stringBytes(item.data).toString('utf8').replace(/\n$/, '');
+  if (item.type === 'text') return item.line;
+  return null;
+}
+
+const RECORD_HEAD = /^R (\d{1,10}) (\d{1,10}) ([01]) (\d{1,9}) /;
+// The longest head: "R " + 3 fields of 10 digits, 1 flag, spaces.
+const MAX_HEAD = 2 + 10 + 1 + 10 + 1 + 1 + 1 + 9 + 1;
+const MAX_RECORD_BYTES = 1 << 20;
+
+class RecordSplitter {
+  constructor() {
+    this.buf = Buffer.alloc(0);
+  }
+
+  push(chunk) {
+    this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
+    const out = [];
+    let pos = 0;
+    for (;;) {
+      const head = RECORD_HEAD.exec(this.buf.subarray(pos, pos + MAX_HEAD).toString('latin1'));
+      if (head && Number(head[4]) <= MAX_RECORD_BYTES) {
+        const start = pos + head[0].length;
+        const end = start + Number(head[4]);
+        if (this.buf.length < end + 1) break;   // the rest of the record is still to come
+        if (this.buf[end] !== 10) {
+          // Not what the script prints: say so rather than guess where it ends.
+          out.push({ type: 'garbled', line: this.buf.subarray(pos, end + 1).toString('utf8') });
+        } else {
+          out.push({ type: 'record', pid: Number(head[1]), tid: Number(head[2]), cut: head[3] === '1', bytes: this.buf.subarray(start, end) });
+        }
+        pos = end + 1;
+        continue;
+      }
+      // Any other line (a record's head still arriving has no newline after it yet).
+      const nl = this.buf.indexOf(10, pos);
+      if (nl < 0) break;
+      out.push(this.buf.subarray(pos, nl).toString('utf8'));
+      pos = nl + 1;
+    }
+    this.buf = this.buf.subarray(pos);
+    if (this.buf.length > MAX_RECORD_BYTES + MAX_HEAD) {
+      out.push({ type: 'garbled', line: this.buf.subarray(0, 200).toString('utf8') });
+      this.buf = Buffer.alloc(0);
+    }
+    return out;
+  }
+
+  end() {
+    const rest = this.buf;
+    this.buf = Buffer.alloc(0);
+    return rest.length ? [{ type: 'garbled', line: rest.toString('utf8') }] : [];
+  }
+}
+
+const SPLITTERS = { text: TextSplitter, json: JsonSplitter, records: RecordSplitter };
+
+function splitterFor(format = 'text') {
+  const Splitter = SPLITTERS[format];
+  if (!Splitter) throw new Error(`no such output format: ${format}`);
+  return new Splitter();
+}
+
+module.exports = { splitterFor, itemText, stringBytes, decodeBpftraceJson, MAX_LINE_BYTES };
