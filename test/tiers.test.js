@@ -131,3 +131,37 @@ describe('raw user stacks on each bpftrace (ebadf)', function () {
     assert.deepStrictEqual(framesOf(['        __GI___write+16', '        libc.so.6`close+0x10']), ['__GI___write+16', 'libc.so.6`close+0x10']);
   });
 });
+
+describe('snoop\'s reading of records by bpftrace version', function () {
+  const { planSnoop, SCRIPT, WHOLE_SCRIPT } = require('../lib/snoop/plan');
+  const lib = '/tmp/nodetrace-1000/nodetrace-usdt-x.so';
+  const one = (version) => planSnoop(bpftraceOf(version), { kind: 'pids', pids: [4242], libraries: [lib], describe: 'PID 4242' }, 20);
+
+  it('0.17: 199-byte pieces (log-snoop.bt) under BPFTRACE_STRLEN=200', function () {
+    const p = one('0.17.0');
+    assert.deepStrictEqual([p.script, p.pieceBytes, p.env.BPFTRACE_STRLEN, p.env.BPFTRACE_MAX_STRLEN], [SCRIPT, 199, '200', undefined]);
+    assert.ok(p.argv.includes(lib), 'the library by its path');
+  });
+
+  it('0.23 and 0.27: one string of 4,180 bytes (log-snoop-whole.bt), no deprecated name, no trailer', function () {
+    for (const v of ['0.23.2', '0.27.1']) {
+      const p = one(v);
+      assert.deepStrictEqual([p.script, p.pieceBytes, p.env.BPFTRACE_MAX_STRLEN, p.env.BPFTRACE_STR_TRUNC_TRAILER, p.env.BPFTRACE_STRLEN],
+        [WHOLE_SCRIPT, 4179, '4180', '', undefined], v);
+    }
+  });
+
+  it('0.27 names one process\'s library through /proc/PID/root (a host path with -p attached every probe twice)', function () {
+    assert.ok(one('0.27.1').argv.includes('/proc/4242/root' + lib));
+    assert.ok(one('0.23.2').argv.includes(lib));
+  });
+
+  it('log-snoop-whole.bt keeps log-snoop.bt\'s arguments and protocol', function () {
+    const read = (name) => fs.readFileSync(path.join(ROOT, 'd-scripts', name + '.bt'), 'utf8');
+    const probes = (text) => text.match(/^usdt:[^\n]*\n[^\n]*\n\/[^\n]*\n[^\n]*\//m)[0];
+    assert.strictEqual(probes(read(WHOLE_SCRIPT)), probes(read(SCRIPT)), 'the same probes and PID filter');
+    for (const line of ['printf("S %d %d %llu 0 %s\\n"', 'printf("T %d %d %llu 1\\n"', 'printf("Tracing ended.\\n")', 'Hit Ctrl-C to end.']) {
+      assert.ok(read(WHOLE_SCRIPT).includes(line), line);
+    }
+  });
+});

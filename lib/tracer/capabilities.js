@@ -75,6 +75,23 @@ function maxStringBytes(tracer) {
   return atLeast(tracer, '0.21') ? 64 * 1024 : 200;
 }
 
+// Can str() copy `bytes` in one string? 0.23 and 0.27 measured here (log-snoop-whole.bt
+// brings 4,179-byte records whole); 0.21 and 0.22, where strings moved off
+// the BPF stack, not run here, so they keep the pieces.
+function readsLongStrings(tracer, bytes) {
+  return isBpftrace(tracer) && atLeast(tracer, '0.23') && bytes <= maxStringBytes(tracer);
+}
+
+// The path by which a USDT probe of one process (-p) is named. 0.27 given a
+// host path with -p attaches each probe twice (the path, and the same file as
+// /proc/PID/root/path: every record fired twice, measured here); named
+// through /proc/PID/root it attaches once, in the process's own mount
+// namespace. 0.23 attaches once either way; placed at 0.24, where -p began to
+// apply to every probe type.
+function usdtPathForPid(tracer, pid, file) {
+  return isBpftrace(tracer) && atLeast(tracer, '0.24') ? `/proc/${pid}/root${file}` : file;
+}
+
 // 0.23+ appends a trailer ("..") to a string str() cut short; the empty
 // trailer keeps the bytes as they were.
 function stringTrailerEnv(tracer) {
@@ -126,13 +143,13 @@ function commandNotes(tracer) {
       detail: kernelPid ? `-p is filtered in the kernel (bpftrace ${v} attaches uprobes per process)`
         : `-p is filtered in the program (bpftrace ${v} fires uprobes in every process that maps the binary; costs those processes a probe hit each)` },
     { command: 'snoop', ok: true,
-      detail: maxStringBytes(tracer) > 200 ? `bpftrace ${v} copies long strings (BPFTRACE_MAX_STRLEN): a record can be read in one piece`
+      detail: readsLongStrings(tracer, 4180) ? `bpftrace ${v} copies long strings: each record read in one string of up to 4,179 bytes (log-snoop-whole.bt)`
         : `bpftrace ${v} copies at most 200 bytes per string: records are read in 199-byte pieces and reassembled` },
     { command: 'ebadf', ok: true, detail: `--unsafe for signal() (stop/abort); system call tracepoints` },
   ];
 }
 
 module.exports = {
-  stopPolicy, attachNotice, atLeast, stringLimitEnv, rawUserStackEnv, maxStringBytes, stringTrailerEnv, filtersUprobesByPid,
+  stopPolicy, attachNotice, atLeast, stringLimitEnv, readsLongStrings, usdtPathForPid, rawUserStackEnv, maxStringBytes, stringTrailerEnv, filtersUprobesByPid,
   printsMapsOnSigusr1, failsIfAnyProbeMissing, jsonOutput, commandNotes,
 };
