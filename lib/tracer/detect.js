@@ -23,7 +23,9 @@ function findOnPath(name, envPath = process.env.PATH || '') {
 
 function runForOutput(file, args) {
   try {
-    return execFileSync(file, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 10000 });
+    // 30 s: a bpftrace from a tier root loads its LLVM libraries first, which
+    // took over 10 s on this host under a load of 30 (0.1 s idle).
+    return execFileSync(file, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 30000 });
   } catch (err) {
     // dtrace -V prints to stdout and exits 0; systemtap's prints usage and fails.
     return String(err.stdout || '') + String(err.stderr || '');
