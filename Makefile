@@ -9,11 +9,16 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Node's headers ship with Debian's and NodeSource's node; use them so the
 # native builds (sqlite3 for the demo/tests, our USDT part) need no download.
+# Told to node-gyp through its own variable: npm 11 warns about an
+# npm_config_nodedir ("Unknown env config"), node-gyp reads both.
 NODEDIR := $(shell [ -f /usr/include/node/node.h ] && echo /usr)
-NPM_ENV := $(if $(NODEDIR),npm_config_nodedir=$(NODEDIR))
+NPM_ENV := $(if $(NODEDIR),npm_package_config_node_gyp_nodedir=$(NODEDIR))
+# Wait for another apt-get or dpkg (unattended-upgrades, a second terminal)
+# to let go of the dpkg lock instead of failing at once.
+APT_GET := apt-get -o DPkg::Lock::Timeout=600
 DEMO_SECONDS ?= 5
 
-.PHONY: all deps system-deps browser tracefs demo test unit bench clean node-builds
+.PHONY: all deps system-deps browser tracefs demo test unit bench clean node-builds bpftrace-tiers test-tiers
 
 all: deps
 
@@ -22,7 +27,7 @@ deps: system-deps tracefs node_modules/.installed
 system-deps:
 	@if ! command -v bpftrace >/dev/null || ! command -v gdb >/dev/null || ! command -v c++filt >/dev/null || ! command -v g++ >/dev/null; then \
 	  echo "Installing bpftrace, gdb, binutils and a compiler (apt-get)..."; \
-	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bpftrace gdb binutils g++ make python3 >/dev/null; \
+	  $(SUDO) $(APT_GET) update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive $(APT_GET) install -y -qq bpftrace gdb binutils g++ make python3 >/dev/null; \
 	fi
 
 # The flame graph test opens nodetrace profile's SVG in a real browser.
@@ -39,10 +44,13 @@ tracefs:
 	fi
 
 node_modules/.installed: package.json package-lock.json
+	@mkdir -p build && touch build/.npm-ci-started
 	$(NPM_ENV) npm ci --no-audit --no-fund
 	@# npm runs our install script today; a future npm that skips install
-	@# scripts must still get the USDT addon.
-	$(NPM_ENV) node scripts/build-native.js
+	@# scripts must still get the USDT addon, built once: not again when npm
+	@# just built it (node-gyp rebuild also removes the marker).
+	@[ build/Release/nodetrace_usdt.node -nt build/.npm-ci-started ] || $(NPM_ENV) node scripts/build-native.js
+	@rm -f build/.npm-ci-started
 	@touch $@
 
 demo: deps
@@ -59,6 +67,17 @@ test: deps browser
 # 18), cached under $${NODETRACE_CACHE:-/var/cache/nodetrace}/node; see the script.
 node-builds:
 	$(SUDO) scripts/node-builds.sh
+
+# Newer bpftrace beside the host's: Debian 13's (0.23) and Debian unstable's
+# (0.27), each in a Debian root cached under $${NODETRACE_CACHE:-/var/cache/nodetrace}.
+BPFTRACE_TIERS ?= trixie sid
+bpftrace-tiers:
+	@for suite in $(BPFTRACE_TIERS); do $(SUDO) scripts/bpftrace-tier.sh $$suite >/dev/null || exit 1; done
+
+# Each command's core integration tests (@core) under each bpftrace tier.
+# A tier that cannot be made is skipped with the reason, but not in CI.
+test-tiers: deps
+	$(SUDO) env $(if $(CI),CI=$(CI)) scripts/test-matrix.sh $(BPFTRACE_TIERS)
 
 unit: node_modules/.installed
 	npx mocha --grep '@tracer' --invert 'test/**/*.test.js'

@@ -18,6 +18,8 @@
 // usage: sudo node bench/ebadf-close.js [--workload W] [--rounds N] [--window-ms MS] [--json]
 // Needs root and bpftrace. Record the result in docs/performance.md.
 const { spawn } = require('child_process');
+// The bpftrace under test: NODETRACE_BPFTRACE's (a tier), else the PATH's.
+const BPFTRACE = require('../lib/tracer/detect').detectBpftrace().path || 'bpftrace';
 const path = require('path');
 const os = require('os');
 
@@ -90,7 +92,7 @@ async function startTracing(pid) {
 // The floor: the same tracepoint with nothing in it.
 async function startFloor() {
   DEBUG('start floor');
-  const bt = spawn('bpftrace', ['-e', 'BEGIN { printf("ready\\n"); } tracepoint:syscalls:sys_exit_close { }'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const bt = spawn(BPFTRACE, ['-e', 'BEGIN { printf("ready\\n"); } tracepoint:syscalls:sys_exit_close { }'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   bt.stdout.setEncoding('utf8');

@@ -9,6 +9,8 @@
 //
 //   sudo node bench/latency-overhead.js [--seconds 5] [--rounds 3] [--no-article]
 const path = require('path');
+// The bpftrace under test: NODETRACE_BPFTRACE's (a tier), else the PATH's.
+const BPFTRACE = require('../lib/tracer/detect').detectBpftrace().path || 'bpftrace';
 const { spawn, execFileSync } = require('child_process');
 
 const ROOT = path.join(__dirname, '..');
@@ -43,7 +45,7 @@ async function sample(child) {
 }
 
 function startTracer(args, env = {}) {
-  const t = spawn('bpftrace', args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const t = spawn(BPFTRACE, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   t.stdout.setEncoding('utf8');
   t.ready = new Promise((resolve, reject) => {
     let out = '';

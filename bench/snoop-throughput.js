@@ -80,12 +80,16 @@ function runOnce({ register, rate, snoop }) {
         // what enabling bunyan's probes costs, without any output path.
         // script: d-scripts/log-snoop.bt alone, its output discarded.
         const lib = require('../lib/usdt/probe-libraries').librariesOf(Number(m[1]), require('../lib/snoop/targets').BUNYAN);
+        // The bpftrace under test (NODETRACE_BPFTRACE: a tier) and, for the
+        // script, exactly the program and settings nodetrace snoop plans for it.
+        const bt = require('../lib/tracer/detect').detectBpftrace();
+        const planned = require('../lib/snoop/plan').planSnoop(bt, { kind: 'pids', pids: [Number(m[1])], libraries: lib, describe: '' }, 10);
         const args = snoop === 'count'
-          ? ['-p', m[1], '-e', `BEGIN { printf("Hit Ctrl-C to end.\\n"); } usdt:${lib[0]}:bunyan:log-* { @records = count(); }`]
-          : ['-p', m[1], path.join(ROOT, 'd-scripts', 'log-snoop.bt'), lib[0], 'log-*', 'none*', 'none*', 'none*', 'none*', 'none*'];
-        tracer = spawn(...cmd(OTHER_CPUS, 'bpftrace', args), { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, BPFTRACE_STRLEN: '200' } });
+          ? ['-p', m[1], '-e', `BEGIN { printf("Hit Ctrl-C to end.\\n"); } usdt:${require('../lib/tracer/capabilities').usdtPathForPid(bt, m[1], lib[0])}:bunyan:log-* { @records = count(); }`]
+          : planned.argv.filter((a) => a !== '-f' && a !== 'json');   // text output: the lines below are read as text
+        tracer = spawn(...cmd(OTHER_CPUS, bt.path, args), { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...planned.env } });
         lines(tracer.stdout, (l) => {
-          if (/Hit Ctrl-C to end/.test(l)) ready = true;
+          if (/Hit Ctrl-C to end|Snooping bunyan records/.test(l)) ready = true;
           const c = /^@records: (\d+)/.exec(l);
           if (c) stderr = `${c[1]} records ${snoop === 'count' ? 'counted, none printed' : 'printed'}`;
         });
@@ -143,7 +147,9 @@ async function compare(title, variants, metric) {
 }
 
 async function main() {
+  const bt = require('../lib/tracer/detect').detectBpftrace();
   console.log(`bunyan ${require('bunyan/package.json').version}, node ${process.version}, ${CPUS} CPUs, `
+    + (bt.available ? `bpftrace ${bt.version}${bt.chosenBy ? ` (${bt.path})` : ''}, ` : '')
     + `${ROUNDS} rounds of ${SECONDS} s per variant (median shown)`
     + (PIN ? `; target pinned to CPU ${TARGET_CPUS}, tracers to CPUs ${OTHER_CPUS}` : '; nothing pinned'));
   const canTrace = process.getuid && process.getuid() === 0 && require('../lib/tracer/detect').detectBpftrace().available;
@@ -161,7 +167,7 @@ async function main() {
     { label: 'nodetrace provider, untraced', register: true, rate: RATE },
     { label: 'probes enabled, records only counted', register: true, rate: RATE, snoop: 'count',
       note: '(bpftrace -e \'usdt:...:bunyan:log-* { @records = count(); }\': bunyan builds every record, the probe fires)' },
-    { label: 'bpftrace log-snoop.bt alone, output discarded', register: true, rate: RATE, snoop: 'script' },
+    { label: 'bpftrace log-snoop(-whole).bt alone, output discarded', register: true, rate: RATE, snoop: 'script' },
     { label: 'snooped: nodetrace snoop PID --json', register: true, rate: RATE, snoop: ['--json'] },
     { label: 'snooped: nodetrace snoop PID (bunyan long)', register: true, rate: RATE, snoop: ['--no-color'] },
     { label: 'stock dtrace-provider stub (reference)', register: false, rate: RATE },

@@ -11,6 +11,8 @@
 // code) and runs a few rounds; the best round counts.
 
 const { spawn } = require('child_process');
+// The bpftrace under test: NODETRACE_BPFTRACE's (a tier), else the PATH's.
+const BPFTRACE = require('../lib/tracer/detect').detectBpftrace().path || 'bpftrace';
 const usdt = require('../lib/usdt');
 
 const argSeconds = process.argv.indexOf('--seconds-per-case');
@@ -67,7 +69,7 @@ function loopProbe(n) {
 
 function startTracer(libPath) {
   return new Promise((resolve, reject) => {
-    const bt = spawn('bpftrace', ['-e', `usdt:${libPath}:nodetrace_bench:tick { @fired = count(); }`],
+    const bt = spawn(BPFTRACE, ['-e', `usdt:${libPath}:nodetrace_bench:tick { @fired = count(); }`],
       { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';

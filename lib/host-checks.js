@@ -2,7 +2,8 @@
 // What this host has and lacks for tracing Node: each check is a plain object
 // so `nodetrace doctor` can print it and tests can assert on it.
 const fs = require('fs');
-const { detectDtrace, detectBpftrace, findOnPath, INSTALL_HINT } = require('./tracer/detect');
+const { detectDtrace, detectBpftrace, chooseTracer, findOnPath, INSTALL_HINT } = require('./tracer/detect');
+const { commandNotes } = require('./tracer/capabilities');
 
 function exists(p) {
   try { fs.accessSync(p); return true; } catch (err) { return false; }
@@ -23,9 +24,14 @@ function checks() {
   const dtrace = detectDtrace();
   const bpftrace = detectBpftrace();
   out.push({ name: 'dtrace', ok: dtrace.available, optional: true, detail: dtrace.available ? `DTrace ${dtrace.version} at ${dtrace.path}` : dtrace.reason });
-  out.push({ name: 'bpftrace', ok: bpftrace.available, optional: true, detail: bpftrace.available ? `bpftrace ${bpftrace.version} at ${bpftrace.path}` : bpftrace.reason });
-  const tracer = dtrace.available ? dtrace : bpftrace.available ? bpftrace : null;
+  const chosen = bpftrace.chosenBy ? ` (chosen by ${bpftrace.chosenBy})` : '';
+  out.push({ name: 'bpftrace', ok: bpftrace.available, optional: true, detail: bpftrace.available ? `bpftrace ${bpftrace.version} at ${bpftrace.path}${chosen}` : bpftrace.reason });
+  const { tracer } = chooseTracer(undefined, { dtrace: () => dtrace, bpftrace: () => bpftrace });
   out.push({ name: 'tracer', ok: Boolean(tracer), detail: tracer ? `nodetrace will use ${tracer.name} ${tracer.version}` : 'no tracer: ' + INSTALL_HINT });
+  // What each command does with this bpftrace (snoop always uses bpftrace on Linux).
+  if (bpftrace.available) {
+    for (const c of commandNotes(bpftrace)) out.push({ name: c.command, ok: c.ok, optional: true, detail: c.detail });
+  }
 
   if (process.platform === 'linux') {
     const tracefs = tracefsDir();

@@ -29,7 +29,9 @@ function findNodeGyp() {
 // node-gyp downloads Node's headers unless told where they are; hosts that
 // installed node from a distribution package have them under <prefix>/include.
 function localNodeDir() {
-  if (process.env.npm_config_nodedir) return null;   // the user chose
+  // The user chose (node-gyp reads both; npm 11 warns about the first, so
+  // the Makefile sets the second).
+  if (process.env.npm_config_nodedir || process.env.npm_package_config_node_gyp_nodedir) return null;
   const prefix = path.join(path.dirname(process.execPath), '..');
   return fs.existsSync(path.join(prefix, 'include', 'node', 'node_api.h')) ? path.resolve(prefix) : null;
 }

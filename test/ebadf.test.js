@@ -134,7 +134,7 @@ describe('nodetrace ebadf @tracer (root, bpftrace, real processes)', function ()
     for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
   });
 
-  it('-p PID: stops at the failing close(), saves an owner-only core that gdb loads, resumes the target', async () => {
+  it('-p PID: stops at the failing close(), saves an owner-only core that gdb loads, resumes the target @core', async () => {
     const cores = tmpDir('ebadf-cores-');
     dirs.push(cores);
     const t = startNodeTarget({ EBADF_ON_SIGNAL: '1' }, { nodeFlags: SMALL_CORE });
@@ -199,7 +199,7 @@ describe('nodetrace ebadf @tracer (root, bpftrace, real processes)', function ()
     for (const f of files) assert.ok(out.includes(f), `the report names ${f}`);
   });
 
-  it('--abort: the target dies of SIGABRT at the failing close()', async () => {
+  it('--abort: the target dies of SIGABRT at the failing close() @core', async () => {
     const t = startNodeTarget({ EBADF_ON_SIGNAL: '1' });
     const pid = Number((await t.out.wait(/ready (\d+)/, 10000))[1]);
     const nt = runNodetrace(['-p', String(pid), '--abort']);
@@ -215,7 +215,7 @@ describe('nodetrace ebadf @tracer (root, bpftrace, real processes)', function ()
     assert.match(nt.out.text, /uv_fs_close\+\d+ \(node\)/, 'the stack, though the process is gone');
   });
 
-  it('--syscall dup2,close --errno EPIPE,EBADF: the program instantiated from the script compiles and catches the second errno on the second call', async () => {
+  it('--syscall dup2,close --errno EPIPE,EBADF: the program instantiated from the script compiles and catches the second errno on the second call @core', async () => {
     const t = startNodeTarget({ EBADF_ON_SIGNAL: '1' });
     const pid = Number((await t.out.wait(/ready (\d+)/, 10000))[1]);
     const nt = runNodetrace(['-p', String(pid), '--abort', '--syscall', 'dup2,close', '--errno', 'EPIPE,EBADF']);
@@ -229,7 +229,7 @@ describe('nodetrace ebadf @tracer (root, bpftrace, real processes)', function ()
     assert.match(nt.out.text, /call {5}close\(\) failed with EBADF/);
   });
 
-  it('--name NAME: catches a process started after nodetrace attached', async () => {
+  it('--name NAME: catches a process started after nodetrace attached @core', async () => {
     const cores = tmpDir('ebadf-cores-');
     dirs.push(cores);
     const name = uniqueName('ebt-');

@@ -16,7 +16,7 @@ describe('nodetrace latency @tracer', function () {
   before(function () { requireTracing(this); });
   afterEach(killStragglers);
 
-  describe('on the sqlite3 loop, with a crypto loop under the same node binary beside it', function () {
+  describe('on the sqlite3 loop, with a crypto loop under the same node binary beside it @core', function () {
     let target;
     let other;
     let json;
@@ -96,7 +96,7 @@ describe('nodetrace latency @tracer', function () {
     }
   });
 
-  it('traces a command started with -c until it exits, naming kinds after it is gone, and only its own', async function () {
+  it('traces a command started with -c until it exits, naming kinds after it is gone, and only its own @core', async function () {
     // bpftrace names usym() keys when it prints, from the live process; the
     // command is gone by then, so nodetrace names them from the maps it kept.
     const other = await startTarget('crypto-loop.js');
@@ -124,7 +124,7 @@ describe('nodetrace latency @tracer', function () {
     assert.match(r.stdout, /Work_BeginExec/);
   });
 
-  it('prints what was gathered on SIGINT (Ctrl-C), and exits 0', async function () {
+  it('prints what was gathered on SIGINT (Ctrl-C), and exits 0 @core', async function () {
     const target = await startTarget('sqlite-loop.js');
     try {
       // SIGINT a few seconds after nodetrace says its probes are in place.

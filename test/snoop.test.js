@@ -81,7 +81,7 @@ describe('nodetrace snoop @tracer', function () {
     killStragglers();
   });
 
-  it('shows the debug records of an app logging at level info, formatted by bunyan', async function () {
+  it('shows the debug records of an app logging at level info, formatted by bunyan @core', async function () {
     const app = await startBunyan({ NAME: 'snoop-debug' });
     started.push(app);
     const r = await snoop([String(app.pid)], (lines) => lines.some((l) => / DEBUG: snoop-debug\/\d+ on .*: something went wrong \d+/.test(l)));
@@ -91,7 +91,7 @@ describe('nodetrace snoop @tracer', function () {
     assert.match(r.stderr, /nodetrace: \d+ records from 1 process; none lost\./);
   });
 
-  it('-l warn shows only warn and above', async function () {
+  it('-l warn shows only warn and above @core', async function () {
     const app = await startBunyan({ NAME: 'snoop-warn' });
     started.push(app);
     const r = await snoop([String(app.pid), '-l', 'warn', '--json'], (lines) => records(lines).length >= 8);
@@ -137,7 +137,7 @@ describe('nodetrace snoop @tracer', function () {
     assert.strictEqual(rec.msg, 'debug from an ES module');
   });
 
-  it('snoops two processes at once', async function () {
+  it('snoops two processes at once @core', async function () {
     const a = await startBunyan({ NAME: 'snoop-a' });
     const b = await startBunyan({ NAME: 'snoop-b' });
     started.push(a, b);
@@ -151,7 +151,7 @@ describe('nodetrace snoop @tracer', function () {
     assert.match(r.stderr, /from 2 processes/);
   });
 
-  it('delivers a record of nearly 4 KB whole and marks a 10 KiB one as truncated', async function () {
+  it('delivers a record of nearly 4 KB whole and marks a 10 KiB one as truncated @core', async function () {
     // 1500 characters of 1- to 4-byte UTF-8 (3.9 KB): the cuts fall inside characters.
     const app = await startBunyan({ NAME: 'snoop-big', BIG: '1500,10240', BLOB: 'é€😀x' });
     started.push(app);

@@ -47,7 +47,7 @@ describe('a tracer\'s life @tracer', function () {
   before(function () { requireTracing(this); });
   afterEach(killStragglers);
 
-  it('latency: a tracer killed mid-trace is reported, with a non-zero exit, not "no work"', async function () {
+  it('latency: a tracer killed mid-trace is reported, with a non-zero exit, not "no work" @core', async function () {
     const target = await startTarget('sqlite-loop.js');
     try {
       let killed = null;
@@ -64,7 +64,7 @@ describe('a tracer\'s life @tracer', function () {
     }
   });
 
-  it('snoop: a tracer killed mid-snoop is reported, with a non-zero exit, after what was shown', async function () {
+  it('snoop: a tracer killed mid-snoop is reported, with a non-zero exit, after what was shown @core', async function () {
     const app = await startTarget('bunyan-debug-loop.js', { args: ['-r', REGISTER], env: { NAME: 'life-snoop' } });
     try {
       const r = await runAndAct(['snoop', String(app.pid), '-d', '30', '--json'], /snooping bunyan records/, (nt) => {

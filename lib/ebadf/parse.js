@@ -1,7 +1,8 @@
 'use strict';
 // Reads what the ebadf scripts print, as it arrives:
 //   HIT pid=4242 tid=4242 errno=9 ns=674037839680 probe=tracepoint:syscalls:sys_exit_close comm=node
-//   <stack frames, one per line: 0x7f.. (raw) or sym+off or module`sym+0x1a (DTrace)>
+//   <stack frames, one per line: 0x7f.. (raw; bpftrace 0.23+ in its raw stack
+//    mode prints 7f.. and ends with a 0 frame) or sym+off or module`sym+0x1a (DTrace)>
 //   END pid=4242
 // and, when bpftrace exits, its maps (@stopped_ns[PID]: NS, @hits: N).
 // Pure: lines in (lib/tracer/session.js cuts them), events out.
@@ -27,6 +28,15 @@ function parseHitLine(line) {
     syscall,
     comm: line.slice(commAt + ' comm='.length),
   };
+}
+
+// One frame as symbolize.js takes it: bare hex (bpftrace 0.23+'s raw stack
+// mode; a name always carries +offset or a module) gets its 0x; the null
+// return address that ends a raw stack is no frame.
+function rawFrame(text) {
+  const hex = /^(?:0x)?([0-9a-f]+)$/i.exec(text);
+  if (!hex) return text;
+  return /^0+$/.test(hex[1]) ? null : '0x' + hex[1].toLowerCase();
 }
 
 class OutputParser {
@@ -57,7 +67,8 @@ class OutputParser {
         this.onEvent({ type: 'stack', pid: this.current.pid, frames: this.current.frames });
         this.current = null;
       } else if (line.trim()) {
-        this.current.frames.push(line.trim());
+        const frame = rawFrame(line.trim());
+        if (frame !== null) this.current.frames.push(frame);
       }
       return;
     }

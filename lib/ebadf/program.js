@@ -7,6 +7,7 @@
 // can take a list of probes as arguments. Pure.
 const { planTracer, readScript } = require('../tracer/plan');
 const { instantiateProbes } = require('../tracer/template');
+const { rawUserStackEnv } = require('../tracer/capabilities');
 
 const SCRIPTS = Object.freeze({ stop: 'ebadf-stop-gcore', abort: 'ebadf-abort' });
 // The scripts take the first errno as $3 and up to three more as $5..$7.
@@ -46,7 +47,7 @@ function planEbadf(o) {
     // bpftrace's own symbolization reads the target's maps when it prints,
     // seconds later on a busy host, and loses everything if the process has
     // gone; nodetrace snapshots the maps at the hit and symbolizes itself.
-    env: isD ? {} : { BPFTRACE_NO_USER_SYMBOLS: '1' },
+    env: rawUserStackEnv(o.tracer),
     describe: o.pid ? `PID ${o.pid}` : `processes named ${o.name}`,
   });
 }

@@ -2,8 +2,10 @@
 // The tracer run for resolved snoop targets (lib/snoop/targets.js). Pure.
 const { planTracer, inTemp } = require('../tracer/plan');
 const { bpftraceProbeSlots, dtraceProbeGlob, levelName } = require('./levels');
+const { stringLimitEnv, stringTrailerEnv, readsLongStrings, usdtPathForPid } = require('../tracer/capabilities');
 
 const SCRIPT = 'log-snoop';
+const WHOLE_SCRIPT = 'log-snoop-whole';
 // d-scripts/log-snoop.bt filters on up to 8 PIDs ($8..$15) and log-snoop.d
 // takes up to 8 providers; with more, every bunyan process is traced and
 // the others' records are dropped by nodetrace.
@@ -14,8 +16,22 @@ const PID_SLOTS = 8;
 // host, about 7 s a library. The attach bound grows with them.
 const ATTACH_BASE_MS = 20000;
 const ATTACH_PER_LIBRARY_MS = 8000;
-// bpftrace 0.17 caps str() at BPFTRACE_STRLEN bytes (default 64, max 200).
-const BPFTRACE_ENV = Object.freeze({ BPFTRACE_STRLEN: '200' });
+// log-snoop.bt reads a record in 200-byte strings (bpftrace 0.17's most):
+// pieces of 199 bytes. Where bpftrace copies long strings,
+// log-snoop-whole.bt reads it in one string of 4,180 bytes (the same 4,179
+// bytes 21 pieces bring). The limit goes by the name the version reads, and
+// with no trailer appended to a string cut short (0.23+ would add "..").
+const PIECE_STRLEN = 200;
+const WHOLE_STRLEN = 4180;
+function bpftraceRecordReading(tracer) {
+  const whole = readsLongStrings(tracer, WHOLE_STRLEN);
+  const strlen = whole ? WHOLE_STRLEN : PIECE_STRLEN;
+  return {
+    script: whole ? WHOLE_SCRIPT : SCRIPT,
+    pieceBytes: strlen - 1,
+    env: { ...stringLimitEnv(tracer, strlen), ...stringTrailerEnv(tracer) },
+  };
+}
 
 function levelPhrase(minLevel) {
   return minLevel <= 10 ? 'all levels' : `${levelName(minLevel)} and up`;
@@ -38,6 +54,7 @@ function planSnoop(tracer, targets, minLevel, { opened = new Map() } = {}) {
   const overflow = targets.kind === 'pids' && targets.pids.length > PID_SLOTS;
   const slotPids = targets.kind === 'pids' && !overflow ? targets.pids : [];
   const o = { script: SCRIPT, describe: `${targets.describe}, ${levelPhrase(minLevel)}` };
+  let pieceBytes;
   if (overflow) o.notes = [`more than ${PID_SLOTS} processes: nodetrace drops the records of the others`];
   if (tracer.name === 'bpftrace') {
     const libs = targets.libraries;
@@ -46,10 +63,13 @@ function planSnoop(tracer, targets, minLevel, { opened = new Map() } = {}) {
       o.links = libs.map((file, i) => ({ name: `${i}.so`, target: opened.has(file) ? `/proc/${process.pid}/fd/${opened.get(file)}` : file }));
       if (libs.some((file) => !opened.has(file))) o.notes = [...(o.notes || []), 'nodetrace links to its own verified descriptor of each library; by hand, to the files'];
     }
-    o.positional = [one ? libs[0] : inTemp('*.so'), ...bpftraceProbeSlots(minLevel)];
+    o.positional = [one ? usdtPathForPid(tracer, slotPids[0], libs[0]) : inTemp('*.so'), ...bpftraceProbeSlots(minLevel)];
     if (slotPids.length) o.positional.push(...slotPids, ...Array(PID_SLOTS - slotPids.length).fill(0));
     if (one) o.pid = slotPids[0];
-    o.env = BPFTRACE_ENV;
+    const reading = bpftraceRecordReading(tracer);
+    o.script = reading.script;
+    o.env = reading.env;
+    pieceBytes = reading.pieceBytes;
     o.attachTimeoutMs = ATTACH_BASE_MS + ATTACH_PER_LIBRARY_MS * Math.max(0, libs.length - 1);
     // Records are text the traced processes wrote: JSON keeps them in their place.
     o.output = 'json';
@@ -60,7 +80,8 @@ function planSnoop(tracer, targets, minLevel, { opened = new Map() } = {}) {
   }
   const plan = planTracer(tracer, o);
   plan.only = overflow ? new Set(targets.pids) : null;
+  plan.pieceBytes = pieceBytes;   // bpftrace: how long the script's pieces are (lib/snoop/reassemble.js)
   return plan;
 }
 
-module.exports = { SCRIPT, PID_SLOTS, planSnoop, levelPhrase };
+module.exports = { SCRIPT, WHOLE_SCRIPT, PID_SLOTS, planSnoop, levelPhrase };

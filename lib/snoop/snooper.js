@@ -45,7 +45,7 @@ class Generation {
   constructor(plan, libs) {
     this.plan = plan;
     this.libraries = libs;
-    this.reassembler = new Reassembler();
+    this.reassembler = new Reassembler(plan.pieceBytes ? { pieceBytes: plan.pieceBytes } : {});
     this.session = null;
     this.done = null;      // the session's run() promise
     this.since = null;     // CLOCK_MONOTONIC ns from which this tracer sees every record

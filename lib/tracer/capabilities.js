@@ -41,10 +41,115 @@ function attachNotice(tracer) {
 
 // Compares a detected tracer's version with 'major.minor'.
 function atLeast(tracer, version) {
-  const parts = tracer.versionParts;
+  const m = /^([0-9]+)\.([0-9]+)/.exec(tracer.version || '');
+  const parts = tracer.versionParts || (m && { major: +m[1], minor: +m[2] });
   if (!parts) return false;
   const [major, minor] = version.split('.').map(Number);
   return parts.major > major || (parts.major === major && parts.minor >= minor);
 }
 
-module.exports = { stopPolicy, attachNotice, atLeast };
+// ---- bpftrace, by version (measured on 0.17.0, 0.23.2 and 0.27.1 here; see
+// docs/platforms.md). Versions between are placed by bpftrace's changelog.
+
+function isBpftrace(tracer) {
+  return tracer.name === 'bpftrace';
+}
+
+// The string limit: 0.17 reads BPFTRACE_STRLEN only (at most 200 bytes);
+// 0.23 reads BPFTRACE_MAX_STRLEN and warns that BPFTRACE_STRLEN is
+// deprecated; 0.27 ignores BPFTRACE_STRLEN. Versions in between (not run
+// here) get both names, so whichever they read is set.
+function stringLimitEnv(tracer, bytes) {
+  if (!isBpftrace(tracer)) return {};
+  if (atLeast(tracer, '0.23')) return { BPFTRACE_MAX_STRLEN: String(bytes) };
+  if (atLeast(tracer, '0.18')) return { BPFTRACE_STRLEN: String(bytes), BPFTRACE_MAX_STRLEN: String(bytes) };
+  return { BPFTRACE_STRLEN: String(bytes) };
+}
+
+// The longest string str() can copy: 200 bytes on 0.17 (its strings live on
+// the 512-byte BPF stack); from 0.21 strings live in maps and the limit is
+// what BPFTRACE_MAX_STRLEN says (a 5,000-byte string came whole with 8192 on
+// 0.23). nodetrace asks for no more than it needs.
+function maxStringBytes(tracer) {
+  if (!isBpftrace(tracer)) return Infinity;
+  return atLeast(tracer, '0.21') ? 64 * 1024 : 200;
+}
+
+// Can str() copy `bytes` in one string? 0.23 and 0.27 measured here (log-snoop-whole.bt
+// brings 4,179-byte records whole); 0.21 and 0.22, where strings moved off
+// the BPF stack, not run here, so they keep the pieces.
+function readsLongStrings(tracer, bytes) {
+  return isBpftrace(tracer) && atLeast(tracer, '0.23') && bytes <= maxStringBytes(tracer);
+}
+
+// The path by which a USDT probe of one process (-p) is named. 0.27 given a
+// host path with -p attaches each probe twice (the path, and the same file as
+// /proc/PID/root/path: every record fired twice, measured here); named
+// through /proc/PID/root it attaches once, in the process's own mount
+// namespace. 0.23 attaches once either way; placed at 0.24, where -p began to
+// apply to every probe type.
+function usdtPathForPid(tracer, pid, file) {
+  return isBpftrace(tracer) && atLeast(tracer, '0.24') ? `/proc/${pid}/root${file}` : file;
+}
+
+// 0.23+ appends a trailer ("..") to a string str() cut short; the empty
+// trailer keeps the bytes as they were.
+function stringTrailerEnv(tracer) {
+  return isBpftrace(tracer) && atLeast(tracer, '0.23') ? { BPFTRACE_STR_TRUNC_TRAILER: '' } : {};
+}
+
+// User stacks as raw addresses (nodetrace symbolizes them itself, from the
+// memory map it snapshots at the hit): 0.17 has BPFTRACE_NO_USER_SYMBOLS; 0.23
+// no longer reads it (it names frames) and has a raw stack mode instead,
+// whose frames are bare hex ending with a 0 (lib/ebadf/parse.js).
+function rawUserStackEnv(tracer) {
+  if (!isBpftrace(tracer)) return {};
+  return atLeast(tracer, '0.23') ? { BPFTRACE_STACK_MODE: 'raw' } : { BPFTRACE_NO_USER_SYMBOLS: '1' };
+}
+
+// A uprobe on a file fires in every process that maps it. From 0.20 `-p`
+// makes bpftrace attach uprobes for that process only (in the kernel);
+// 0.17 attaches them for all, so a program must test `pid` itself.
+function filtersUprobesByPid(tracer) {
+  return isBpftrace(tracer) ? atLeast(tracer, '0.20') : true;
+}
+
+// Before 0.22, SIGUSR1 made bpftrace print its maps (and go on); since, it
+// does not: never use it to get a snapshot.
+function printsMapsOnSigusr1(tracer) {
+  return isBpftrace(tracer) && !atLeast(tracer, '0.22');
+}
+
+// From 0.24 a program whose probes do not all attach fails as a whole
+// (before, bpftrace warned and ran with the rest).
+function failsIfAnyProbeMissing(tracer) {
+  return isBpftrace(tracer) && atLeast(tracer, '0.24');
+}
+
+// `-f json`: from 0.24, values of types it does not know print as null and
+// what the program did not print (attach messages, warnings) goes to stderr.
+function jsonOutput(tracer) {
+  const newer = isBpftrace(tracer) && atLeast(tracer, '0.24');
+  return { nullForUnknownTypes: newer, nonScriptTextOnStderr: newer };
+}
+
+// What each command does with this tracer, for `nodetrace doctor`.
+function commandNotes(tracer) {
+  if (!isBpftrace(tracer)) return [];
+  const v = tracer.version;
+  const kernelPid = filtersUprobesByPid(tracer);
+  return [
+    { command: 'latency', ok: true,
+      detail: kernelPid ? `-p is filtered in the kernel (bpftrace ${v} attaches uprobes per process)`
+        : `-p is filtered in the program (bpftrace ${v} fires uprobes in every process that maps the binary; costs those processes a probe hit each)` },
+    { command: 'snoop', ok: true,
+      detail: readsLongStrings(tracer, 4180) ? `bpftrace ${v} copies long strings: each record read in one string of up to 4,179 bytes (log-snoop-whole.bt)`
+        : `bpftrace ${v} copies at most 200 bytes per string: records are read in 199-byte pieces and reassembled` },
+    { command: 'ebadf', ok: true, detail: `--unsafe for signal() (stop/abort); system call tracepoints` },
+  ];
+}
+
+module.exports = {
+  stopPolicy, attachNotice, atLeast, stringLimitEnv, readsLongStrings, usdtPathForPid, rawUserStackEnv, maxStringBytes, stringTrailerEnv, filtersUprobesByPid,
+  printsMapsOnSigusr1, failsIfAnyProbeMissing, jsonOutput, commandNotes,
+};

@@ -23,7 +23,9 @@ function findOnPath(name, envPath = process.env.PATH || '') {
 
 function runForOutput(file, args) {
   try {
-    return execFileSync(file, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 10000 });
+    // 30 s: a bpftrace from a tier root loads its LLVM libraries first, which
+    // took over 10 s on this host under a load of 30 (0.1 s idle).
+    return execFileSync(file, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 30000 });
   } catch (err) {
     // dtrace -V prints to stdout and exits 0; systemtap's prints usage and fails.
     return String(err.stdout || '') + String(err.stderr || '');
@@ -54,21 +56,42 @@ function detectDtrace() {
   return { name: 'dtrace', available: true, path: file, version };
 }
 
-function detectBpftrace() {
-  const file = findOnPath('bpftrace');
+// NODETRACE_BPFTRACE names the bpftrace to run instead of the one on the
+// PATH: another version (scripts/bpftrace-tier.sh makes Debian 13's and
+// Debian unstable's runnable here) or a build of one's own. Everything that
+// runs bpftrace takes its path from here (plans carry it, dry runs print it).
+const BPFTRACE_ENV = 'NODETRACE_BPFTRACE';
+
+function chosenBpftrace(env = process.env) {
+  const value = env[BPFTRACE_ENV];
+  if (value === undefined || value === '') return null;
+  const file = path.resolve(value);
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    if (fs.statSync(file).isFile()) return { file };
+  } catch (err) { /* said below */ }
+  return { file: null, reason: `${BPFTRACE_ENV}=${value} is not an executable file` };
+}
+
+function detectBpftrace(env = process.env) {
+  const chosen = chosenBpftrace(env);
+  if (chosen && !chosen.file) return { name: 'bpftrace', available: false, reason: chosen.reason };
+  const file = chosen ? chosen.file : findOnPath('bpftrace');
   if (!file) return { name: 'bpftrace', available: false, reason: 'not installed' };
   const version = parseBpftraceVersion(runForOutput(file, ['--version']));
   if (!version) return { name: 'bpftrace', available: false, path: file, reason: `${file} --version printed no version` };
-  return { name: 'bpftrace', available: true, path: file, version: version.text, versionParts: version };
+  return { name: 'bpftrace', available: true, path: file, version: version.text, versionParts: version,
+    chosenBy: chosen ? BPFTRACE_ENV : null };
 }
 
 const INSTALL_HINT = process.platform === 'linux'
   ? 'Install bpftrace (Debian/Ubuntu: sudo apt-get install -y bpftrace; Fedora/RHEL: sudo dnf install bpftrace), or DTrace for Linux.'
   : 'DTrace ships with illumos, macOS and FreeBSD; make sure dtrace(1M) is on the PATH.';
 
-// Picks the backend: the one asked for, else dtrace first, else bpftrace.
-function chooseTracer(requested, detectors = { dtrace: detectDtrace, bpftrace: detectBpftrace }) {
-  const order = requested ? [requested] : ['dtrace', 'bpftrace'];
+// Picks the backend: the one asked for, else dtrace first, else bpftrace;
+// bpftrace first when NODETRACE_BPFTRACE names one (that is asking for it).
+function chooseTracer(requested, detectors = { dtrace: detectDtrace, bpftrace: detectBpftrace }, env = process.env) {
+  const order = requested ? [requested] : env[BPFTRACE_ENV] ? ['bpftrace', 'dtrace'] : ['dtrace', 'bpftrace'];
   const seen = [];
   for (const name of order) {
     const found = detectors[name]();
@@ -80,7 +103,7 @@ function chooseTracer(requested, detectors = { dtrace: detectDtrace, bpftrace: d
 
 module.exports = {
   findOnPath, parseDtraceVersion, parseBpftraceVersion, detectDtrace, detectBpftrace,
-  chooseTracer, INSTALL_HINT,
+  chooseTracer, INSTALL_HINT, BPFTRACE_ENV,
 };
 
 // The tracer to run, or a UserError saying how to get one.

@@ -3,7 +3,8 @@
 // to say it is ready, running bin/nodetrace as a user would, and skipping
 // (with the reason) where this host cannot trace.
 const path = require('path');
-const { spawn, spawnSync } = require('child_process');
+const { spawn } = require('child_process');
+const { detectBpftrace, BPFTRACE_ENV } = require('../../lib/tracer/detect');
 
 const ROOT = path.join(__dirname, '..', '..');
 
@@ -24,8 +25,12 @@ const NODETRACE = path.join(ROOT, 'bin', 'nodetrace');
 function tracingUnavailableReason() {
   if (process.platform !== 'linux') return 'the integration tests run bpftrace on Linux';
   if (process.getuid() !== 0) return 'needs root to load kernel probes';
-  const which = spawnSync('bpftrace', ['--version'], { encoding: 'utf8' });
-  if (which.error) return 'bpftrace is not installed (make test installs it)';
+  // The bpftrace under test: the host's, or the tier NODETRACE_BPFTRACE names.
+  const bpftrace = detectBpftrace();
+  if (!bpftrace.available) {
+    return process.env[BPFTRACE_ENV] ? bpftrace.reason + ' (make the tier with scripts/bpftrace-tier.sh)'
+      : 'bpftrace is not installed (make test installs it)';
+  }
   return null;
 }
 

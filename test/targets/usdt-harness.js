@@ -8,6 +8,11 @@ const os = require('os');
 const path = require('path');
 
 const TARGET = path.join(__dirname, 'usdt-target.js');
+// The bpftrace under test: NODETRACE_BPFTRACE's (a tier), else the PATH's.
+const { detectBpftrace } = require('../../lib/tracer/detect');
+const { stringLimitEnv } = require('../../lib/tracer/capabilities');
+const BPFTRACE_FOUND = detectBpftrace();
+const BPFTRACE = BPFTRACE_FOUND.path || 'bpftrace';
 const ADDON = path.join(__dirname, '..', '..', 'build', 'Release', 'nodetrace_usdt.node');
 
 // Why real-tracer tests cannot run here, or null.
@@ -15,9 +20,9 @@ function bpftraceUnavailable() {
   if (process.platform !== 'linux' || process.arch !== 'x64') return 'needs Linux on x86-64';
   if (process.getuid() !== 0) return 'needs root to run bpftrace';
   try {
-    execFileSync('bpftrace', ['--version'], { stdio: 'ignore', timeout: 10000 });
+    execFileSync(BPFTRACE, ['--version'], { stdio: 'ignore', timeout: 10000 });
   } catch (err) {
-    return 'bpftrace is not installed';
+    return BPFTRACE_FOUND.reason || 'bpftrace is not installed';
   }
   if (!fs.existsSync(ADDON)) return 'the native addon is not built (node scripts/build-native.js)';
   if (!fs.existsSync('/sys/kernel/tracing/uprobe_events') && !fs.existsSync('/sys/kernel/debug/tracing/uprobe_events')) {
@@ -91,8 +96,8 @@ class Target {
 // Runs bpftrace and resolves once it printed "Attaching N probe(s)..." on
 // stdout, i.e. once the probes are live.
 function startBpftrace(args, { env = {}, timeout = 45000 } = {}) {
-  const proc = spawn('bpftrace', args, {
-    env: { ...process.env, BPFTRACE_STRLEN: '100', ...env },
+  const proc = spawn(BPFTRACE, args, {
+    env: { ...process.env, ...(BPFTRACE_FOUND.available ? stringLimitEnv(BPFTRACE_FOUND, 100) : { BPFTRACE_STRLEN: '100' }), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const bt = {
@@ -101,10 +106,10 @@ function startBpftrace(args, { env = {}, timeout = 45000 } = {}) {
     stderr: '',
     exited: null,
     // Resolves when stdout matches `re` (polled as output arrives).
-    waitFor(re, ms = 15000) {
+    waitFor(re, ms = 15000, { orStderr = false } = {}) {
       return new Promise((resolve, reject) => {
         const check = () => {
-          const m = re.exec(bt.stdout);
+          const m = re.exec(bt.stdout) || (orStderr ? re.exec(bt.stderr) : null);
           if (m) { cleanup(); resolve(m); return true; }
           if (bt.exited) { cleanup(); reject(new Error(`bpftrace exited: ${bt.stderr}\n${bt.stdout}`)); return true; }
           return false;
@@ -134,14 +139,16 @@ function startBpftrace(args, { env = {}, timeout = 45000 } = {}) {
   proc.stderr.on('data', (d) => { bt.stderr += d; });
   proc.on('exit', (code, signal) => { bt.exited = { code, signal }; });
   process.once('exit', () => { if (!bt.exited) proc.kill('SIGKILL'); });
-  return bt.waitFor(/Attaching \d+ probes?\.\.\./, timeout).then(() => bt, (err) => {
+  // "Attaching N probes..." on stdout up to 0.23, "Attached N probes" on
+  // stderr on 0.27.
+  return bt.waitFor(/Attach(?:ing|ed) \d+ probes?/, timeout, { orStderr: true }).then(() => bt, (err) => {
     proc.kill('SIGKILL');
     throw err;
   });
 }
 
 function bpftraceList(args) {
-  return execFileSync('bpftrace', args, { encoding: 'utf8', timeout: 30000, stdio: ['ignore', 'pipe', 'pipe'] });
+  return execFileSync(BPFTRACE, args, { encoding: 'utf8', timeout: 30000, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 // Polls until fn() resolves truthy.
