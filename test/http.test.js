@@ -49,11 +49,19 @@ describe('nodetrace http, pure parts', function () {
   });
 });
 
+// Whatever happens to a test, its targets do not outlive it (afterEach).
+const targets = new Set();
+function killTargets() {
+  for (const child of targets) child.kill('SIGKILL');
+  targets.clear();
+}
+
 // Starts the loopback target with the hook; resolves { child, go(), results }.
 function startLoopback() {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['-r', path.join(ROOT, 'register.js'), path.join(ROOT, 'test', 'targets', 'http-loopback.js')],
       { stdio: ['pipe', 'pipe', 'pipe'] });
+    targets.add(child);
     let out = '';
     const results = [];
     let done;
@@ -79,6 +87,7 @@ describe('nodetrace http @tracer', function () {
   this.timeout(120000);
   before(function () { requireTracing(this); });
   afterEach(killStragglers);
+  afterEach(killTargets);
 
   it('reports every request, server and client, fetch and a reset, with latencies that match the client\'s', async function () {
     const t = await startLoopback();
