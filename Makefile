@@ -13,7 +13,7 @@ NODEDIR := $(shell [ -f /usr/include/node/node.h ] && echo /usr)
 NPM_ENV := $(if $(NODEDIR),npm_config_nodedir=$(NODEDIR))
 DEMO_SECONDS ?= 5
 
-.PHONY: all deps system-deps tracefs demo test unit bench clean
+.PHONY: all deps system-deps tracefs demo test unit bench clean dtrace dtrace-if-available
 
 all: deps
 
@@ -50,6 +50,16 @@ test: deps
 
 unit: node_modules/.installed
 	npx mocha --grep '@tracer' --invert 'test/**/*.test.js'
+
+# DTrace for Linux, built from ../shared/vendor/ into the cache (once; then a
+# no-op): the D scripts and `--backend dtrace` run under it in the tests tagged
+# @dtrace.  `make dtrace` insists on the source archive; `dtrace-if-available`
+# (for `make test`) skips with a reason where a clone has none, except in CI.
+dtrace: tracefs
+	$(SUDO) scripts/build-dtrace.sh
+
+dtrace-if-available: tracefs
+	$(SUDO) env CI="$$CI" scripts/build-dtrace.sh --if-available
 
 bench: deps
 	$(SUDO) node bench/latency-overhead.js

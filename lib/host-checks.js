@@ -22,7 +22,7 @@ function checks() {
 
   const dtrace = detectDtrace();
   const bpftrace = detectBpftrace();
-  out.push({ name: 'dtrace', ok: dtrace.available, optional: true, detail: dtrace.available ? `DTrace ${dtrace.version} at ${dtrace.path}` : dtrace.reason });
+  out.push({ name: 'dtrace', ok: dtrace.available, optional: true, detail: dtrace.available ? `${dtrace.describe} ${dtrace.version} at ${dtrace.path}` : dtrace.reason });
   out.push({ name: 'bpftrace', ok: bpftrace.available, optional: true, detail: bpftrace.available ? `bpftrace ${bpftrace.version} at ${bpftrace.path}` : bpftrace.reason });
   const tracer = dtrace.available ? dtrace : bpftrace.available ? bpftrace : null;
   out.push({ name: 'tracer', ok: Boolean(tracer), detail: tracer ? `nodetrace will use ${tracer.name} ${tracer.version}` : 'no tracer: ' + INSTALL_HINT });
