@@ -97,6 +97,12 @@ pid$target::napi_queue_async_work:entry
  * reused by the allocator, so the arrays stay as large as the busiest moment.
  * Standard D: the same on illumos, macOS and FreeBSD.
  */
+uint64_t origin[uint64_t];		/* the kind: who queued the work */
+uint64_t queued_at[uint64_t];
+uint64_t started_at[uint64_t];
+uint64_t finished_at[uint64_t];
+uint64_t done_at[uint64_t];		/* completion of the last request there */
+
 pid$target::uv_queue_work:entry
 {
 	origin[arg1] = self->napi_origin ? self->napi_origin : ucaller;
@@ -164,4 +170,5 @@ dtrace:::END
 	printa(@loop_wait_us);
 	printf("\n@max_us\n");
 	printa(@max_us);
+	printf("Tracing ended.\n");
 }

@@ -64,4 +64,11 @@ function ustackBlocksGcore(tracer) {
   return isDtraceForLinux(tracer);
 }
 
-module.exports = { stopPolicy, atLeast, isDtraceForLinux, seesUsdt, demanglesStacks, ustackBlocksGcore };
+// How long attaching may take before the run is given up.  DTrace for Linux
+// attaches pid-provider probes slowly: 13 s for addon-latency.d's six on a
+// 2-core host, over 20 s when it is busy (measured, docs/platforms.md).
+function attachTimeoutMs(tracer) {
+  return isDtraceForLinux(tracer) ? 90000 : 20000;
+}
+
+module.exports = { attachTimeoutMs, stopPolicy, atLeast, isDtraceForLinux, seesUsdt, demanglesStacks, ustackBlocksGcore };

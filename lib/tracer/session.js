@@ -11,7 +11,7 @@ const os = require('os');
 const path = require('path');
 const { spawn } = require('child_process');
 const { StatusLine } = require('../status-line');
-const { stopPolicy } = require('./capabilities');
+const { stopPolicy, attachTimeoutMs } = require('./capabilities');
 const { resolveCommand, usesTemp } = require('./plan');
 const { onTerminationSignals } = require('./signals');
 
@@ -84,7 +84,7 @@ class TracerSession {
    * @param {object} plan from planTracer()
    * @param {object} [o]
    * @param {number} [o.durationSeconds] end the trace this long after the probes are attached
-   * @param {number} [o.attachTimeoutMs] the longest the attaching may take (default 20 s)
+   * @param {number} [o.attachTimeoutMs] the longest the attaching may take (default: capabilities.attachTimeoutMs)
    * @param {function(string)} [o.onLine] each line of the tracer's output; without it, lines are collected
    * @param {function(): {push, end}} [o.splitter] how to cut the output into lines
    * @param {function(ChildProcess)} [o.onSpawn] at once, with the tracer's process
@@ -216,7 +216,7 @@ class TracerSession {
         for (const l of errSplit.push(text)) if (!isNoise(l)) r.errors.push(l);
       });
 
-      const attachMs = o.attachTimeoutMs || ATTACH_TIMEOUT_MS;
+      const attachMs = o.attachTimeoutMs || attachTimeoutMs(plan.tracer);
       this.attachTimer = this.after(attachMs, () => {
         if (r.ready) return;
         r.attachTimedOut = true;
