@@ -122,7 +122,7 @@ describe('ebadf: programs', () => {
       assert(p.argv.some((a) => typeof a === 'object'), 'runs from the private directory');
     }
     assert.throws(() => instantiateProbes('no slot here', ['x'], 'n'), /declares no @template/);
-    assert.throws(() => instantiateProbes(' * @template PROBES: a:b\nc\n', ['x'], 'n'), /never uses its declared probe/);
+    assert.throws(() => instantiateProbes(' * @template PROBES: a:b\nc\n', ['x'], 'n'), /never uses its declared PROBES text/);
     assert.throws(() => instantiateProbes(' * @template PROBES: a:b\na:b\n', ['x; system("id")'], 'n'), /not a probe description/);
   });
 });

@@ -59,6 +59,32 @@ describe('TracerSession: ending a tracer', function () {
   });
 });
 
+describe('TracerSession: knowing when the probes are attached', function () {
+  this.timeout(20000);
+  const script = path.join(__dirname, 'support', 'late-attach-tracer.js');
+
+  it('bpftrace: ready at its attach notice, not at BEGIN\'s line, and the notice is not passed on', async function () {
+    const { attachNotice } = require('../lib/tracer/capabilities');
+    const notice = attachNotice({ name: 'bpftrace' });
+    const plan = fakePlan('bpftrace', script, { env: notice.env, readyLine: notice.line });
+    const r = await run(plan, { durationSeconds: 0.2 });
+    const attachedAt = Number(/attached at (\d+)/.exec(r.stdout)[1]);
+    assert(r.readyAt >= attachedAt, `ready ${attachedAt - r.readyAt} ms before the probes were attached`);
+    assert(!r.stdout.includes(notice.line) && !r.errors.includes(notice.line), 'the notice is taken, not shown');
+    assert.strictEqual(r.endReason, 'duration');
+  });
+
+  it('bpftrace plans ask for the notice, except with -o (the -c command shares that stdout)', function () {
+    const { planTracer } = require('../lib/tracer/plan');
+    const bpftrace = { name: 'bpftrace', path: '/usr/bin/bpftrace', version: '0.17.0' };
+    const p = planTracer(bpftrace, { script: 'addon-latency', pid: 1 });
+    assert.strictEqual(p.readyLine, '__BPFTRACE_NOTIFY_PROBES_ATTACHED');
+    assert.strictEqual(p.env.__BPFTRACE_NOTIFY_PROBES_ATTACHED, '1');
+    assert.strictEqual(planTracer(bpftrace, { script: 'addon-latency', command: '/bin/true', outputFile: 'x' }).readyLine, null);
+    assert.strictEqual(planTracer({ name: 'dtrace', path: '/usr/sbin/dtrace', version: '2.0' }, { script: 'addon-latency', pid: 1 }).readyLine, null);
+  });
+});
+
 describe('TracerSession: a tracer that dies is never a clean run', function () {
   this.timeout(20000);
 

@@ -6,7 +6,8 @@ const { UserError } = require('../errors');
 const proc = require('../proc');
 const { requireRoot } = require('../privilege');
 const { requireTracer } = require('../tracer/detect');
-const { planTracer, renderPlan } = require('../tracer/plan');
+const { planTracer, renderPlan, readScript } = require('../tracer/plan');
+const { instantiateSlot } = require('../tracer/template');
 const { TracerSession, abnormalEnd } = require('../tracer/session');
 const { describeTracerFailure } = require('../tracer/failure');
 const { buildModel, renderModel, hasData } = require('../aggregation/summarize');
@@ -59,14 +60,19 @@ function plan(args, tracer) {
     o.pid = proc.parsePid(args.pid);
     if (args.force) proc.requireProcess(o.pid);
     else proc.requireNodeProcess(o.pid);
-    // bpftrace cannot take a PID inside a probe's path: the program takes the binary.
-    if (tracer.name === 'bpftrace') o.positional = [`/proc/${o.pid}/exe`];
+    // bpftrace cannot take a PID inside a probe's path: the program takes the
+    // binary, and the PID again for its own filter (before 0.20, -p does not
+    // filter uprobes: a uprobe fires in every process that maps the file).
+    if (tracer.name === 'bpftrace') o.positional = [`/proc/${o.pid}/exe`, o.pid];
     o.describe = `PID ${o.pid}`;
   } else {
     const c = resolveCommand(args.command);
     o.command = c.command;
     if (tracer.name === 'bpftrace') {
       o.positional = [c.binary];
+      // The child's PID is known only to bpftrace, as `cpid`.
+      o.programText = instantiateSlot(readScript(SCRIPT, 'bpftrace'), 'TARGET', '/pid == cpid/',
+        'instantiated by nodetrace latency -c: the command\'s own process only');
       // The command inherits the tracer's stdout, so the tracer writes its
       // own output to a private file (bpftrace buffers that file, so
       // readiness is told another way: bpftrace execs the command only once

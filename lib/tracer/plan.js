@@ -13,6 +13,7 @@ const fs = require('fs');
 const path = require('path');
 const { spawnSync } = require('child_process');
 const { safeText } = require('../terminal-safe');
+const { attachNotice } = require('./capabilities');
 
 const SCRIPT_DIR = path.join(__dirname, '..', '..', 'd-scripts');
 const EXTENSION = { dtrace: '.d', bpftrace: '.bt' };
@@ -66,6 +67,10 @@ function deathSignalLauncher() {
  * @param {string[]} [o.extra]       more tracer options
  * @param {string} [o.describe]      what is traced, for messages
  * @param {string[]} [o.notes]       said in the dry run
+ *
+ * The plan's readyLine, when not null, is the line (on stdout or stderr)
+ * that says every probe is attached; otherwise the program's own ready line
+ * says it.
  */
 function planTracer(tracer, o) {
   const generated = o.programText !== undefined;
@@ -87,6 +92,10 @@ function planTracer(tracer, o) {
     argv.push(program);
   }
   argv.push(...(o.positional || []).map((a) => (typeof a === 'object' ? a : String(a))));
+  // The line that says every probe is attached. Not with -o: bpftrace may
+  // print it on its stdout, which -c's command shares (such plans tell
+  // readiness another way).
+  const notice = o.outputFile ? null : attachNotice(tracer);
   return {
     tracer,
     script: o.script,
@@ -94,7 +103,8 @@ function planTracer(tracer, o) {
     programText: generated ? o.programText : null,
     launcher: deathSignalLauncher(),
     argv,
-    env: { ...(o.env || {}) },
+    env: { ...(notice ? notice.env : {}), ...(o.env || {}) },
+    readyLine: notice ? notice.line : null,
     files: generated ? [{ name: programName, text: o.programText }] : [],
     links: o.links || [],
     outputFile: o.outputFile || null,

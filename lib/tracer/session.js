@@ -15,8 +15,10 @@ const { stopPolicy, attachTimeoutMs } = require('./capabilities');
 const { resolveCommand, usesTemp } = require('./plan');
 const { onTerminationSignals } = require('./signals');
 
-// Every program of ours prints this from BEGIN, i.e. once every probe is in
-// place, at the end of its first line.
+// Every program of ours prints this from BEGIN, at the end of its first
+// line. On DTrace that is once every probe is in place; bpftrace runs BEGIN
+// before attaching the rest, and the plan names the line it prints once they
+// are (plan.readyLine, lib/tracer/capabilities.js attachNotice).
 const READY_MARKER = 'Hit Ctrl-C to end.';
 // And this, alone on a line, as the last thing END does: the trace is over
 // and the tracer is about to print its maps.
@@ -168,9 +170,17 @@ class TracerSession {
     if (this.o.onReady) this.o.onReady();
   }
 
+  // The tracer's own notice that its probes are attached: taken, not passed on.
+  tookAttachNotice(text) {
+    if (!this.plan.readyLine || text !== this.plan.readyLine) return false;
+    this.markReady();
+    return true;
+  }
+
   line(text) {
     const r = this.result;
-    if (!r.ready && text.endsWith(READY_MARKER)) this.markReady();
+    if (this.tookAttachNotice(text)) return;
+    if (!r.ready && !this.plan.readyLine && text.endsWith(READY_MARKER)) this.markReady();
     if (text === END_MARKER) r.endMarkerSeen = true;
     if (this.o.onLine) this.o.onLine(text);
     else this.lines.push(text);
@@ -213,7 +223,7 @@ class TracerSession {
       const errSplit = new NewlineSplitter();
       child.stderr.setEncoding('utf8');
       child.stderr.on('data', (text) => {
-        for (const l of errSplit.push(text)) if (!isNoise(l)) r.errors.push(l);
+        for (const l of errSplit.push(text)) if (!isNoise(l) && !this.tookAttachNotice(l)) r.errors.push(l);
       });
 
       const attachMs = o.attachTimeoutMs || attachTimeoutMs(plan.tracer);

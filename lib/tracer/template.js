@@ -1,22 +1,62 @@
 'use strict';
-// Where a tracer cannot take a value as an argument, a script declares one
+// Where a tracer cannot take a value as an argument, a script declares a
 // template slot in its header, and nodetrace instantiates the program from
-// the script rather than editing it by hand. The one case today: a list of
-// probes. bpftrace cannot take one as arguments (a probe slot left unused
-// must still name a tracepoint: a wildcard that matches nothing is an error,
-// "tracepoints not found", measured on 0.17), and DTrace cannot either
-// (a probe description with an undefined macro argument does not compile).
+// the script rather than editing it by hand. The cases today:
+//   PROBES  a list of probes. bpftrace cannot take one as arguments (a probe
+//           slot left unused must still name a tracepoint: a wildcard that
+//           matches nothing is an error, "tracepoints not found", measured on
+//           0.17), and DTrace cannot either (a probe description with an
+//           undefined macro argument does not compile).
+//   TARGET  the predicate that keeps one process. bpftrace takes the PID as an
+//           argument, but the child of -c only as `cpid`, which it refuses
+//           without -c.
 //
 // The declaration, in the script's header comment:
-//     @template PROBES: <the probe description the script uses as it is>
-// Instantiation replaces every line of the program that is exactly that
-// description (clauses may share it) with the list given. Pure.
+//     @template NAME: <the text the script uses as it is>
+// Instantiation replaces every line of the program that is exactly that text
+// (clauses may share it) with the text given. Pure.
 
-const DECLARATION = /^\s*\*?\s*@template PROBES: (\S+)\s*$/m;
+function declarationPattern(slot) {
+  return new RegExp(`^\\s*\\*?\\s*@template ${slot}: (\\S.*?)\\s*$`, 'm');
+}
+
+function declaredSlot(text, slot) {
+  const m = declarationPattern(slot).exec(text);
+  return m ? m[1] : null;
+}
 
 function declaredProbe(text) {
-  const m = DECLARATION.exec(text);
-  return m ? m[1] : null;
+  return declaredSlot(text, 'PROBES');
+}
+
+function withNote(text, note) {
+  const comment = `/* ${note} */\n`;
+  if (text.startsWith('#!')) {
+    const nl = text.indexOf('\n') + 1;
+    return text.slice(0, nl) + comment + text.slice(nl);
+  }
+  return comment + text;
+}
+
+/**
+ * @param {string} text the script (or a program instantiated from it)
+ * @param {string} slot the slot's name
+ * @param {string} replacement what each line that is the slot's text becomes
+ * @param {string} [note] one line saying what was instantiated and why
+ */
+function instantiateSlot(text, slot, replacement, note) {
+  const declaration = declarationPattern(slot);
+  const used = declaredSlot(text, slot);
+  if (!used) throw new Error(`the script declares no @template ${slot} slot`);
+  let replaced = 0;
+  const lines = text.split('\n').map((line) => {
+    if (line.trim() !== used || declaration.test(line)) return line;
+    replaced++;
+    return replacement;
+  });
+  if (!replaced) throw new Error(`the script never uses its declared ${slot} text ${used}`);
+  const out = lines.join('\n');
+  return note ? withNote(out, note) : out;
 }
 
 /**
@@ -25,23 +65,8 @@ function declaredProbe(text) {
  * @param {string} note one line saying what was instantiated and why
  */
 function instantiateProbes(text, probes, note) {
-  const probe = declaredProbe(text);
-  if (!probe) throw new Error('the script declares no @template PROBES slot');
   for (const p of probes) if (!/^[A-Za-z0-9_:*-]+$/.test(p)) throw new Error(`not a probe description: ${p}`);
-  let replaced = 0;
-  const lines = text.split('\n').map((line) => {
-    if (line.trim() !== probe || DECLARATION.test(line)) return line;
-    replaced++;
-    return probes.join(',\n');
-  });
-  if (!replaced) throw new Error(`the script never uses its declared probe ${probe}`);
-  const out = lines.join('\n');
-  const comment = `/* ${note} */\n`;
-  if (out.startsWith('#!')) {
-    const nl = out.indexOf('\n') + 1;
-    return out.slice(0, nl) + comment + out.slice(nl);
-  }
-  return comment + out;
+  return instantiateSlot(text, 'PROBES', probes.join(',\n'), note);
 }
 
-module.exports = { declaredProbe, instantiateProbes };
+module.exports = { declaredSlot, declaredProbe, instantiateSlot, instantiateProbes };
