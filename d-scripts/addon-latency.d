@@ -62,10 +62,9 @@ dtrace:::BEGIN
  * N-API: an add-on function calls napi_create_async_work(..., &work) and then
  * napi_queue_async_work(env, work), which calls uv_queue_work.  Remember the
  * creator per thread and check, when work is queued, that it is the work just
- * created (no return probe needed: *result is filled in by then).  Work queued
- * again later, or created before tracing began, keeps uv_queue_work's caller,
- * napi_queue_async_work: its own caller is no witness, as add-ons often reach
- * it by a tail call.
+ * created (no return probe needed: *result is filled in by then).
+ * napi_queue_async_work's own caller is no witness, as add-ons often reach it
+ * by a tail call.
  */
 pid$target::napi_create_async_work:entry
 {
@@ -84,6 +83,7 @@ pid$target::napi_queue_async_work:entry
 {
 	self->created_by = 0;
 	self->created_into = 0;
+	self->napi_queuing = 1;
 }
 
 /*
@@ -103,11 +103,22 @@ uint64_t started_at[uint64_t];
 uint64_t finished_at[uint64_t];
 uint64_t done_at[uint64_t];		/* completion of the last request there */
 
+/*
+ * N-API work whose creation was not seen (created before tracing began, or
+ * queued again) is left out: its only witness would be napi_queue_async_work
+ * itself, a kind that names N-API's plumbing, not the add-on.
+ */
 pid$target::uv_queue_work:entry
+/self->napi_origin || !self->napi_queuing/
 {
 	origin[arg1] = self->napi_origin ? self->napi_origin : ucaller;
 	queued_at[arg1] = timestamp;
+}
+
+pid$target::uv_queue_work:entry
+{
 	self->napi_origin = 0;
+	self->napi_queuing = 0;
 }
 
 pid$target::uv__queue_work:entry
