@@ -148,7 +148,8 @@ describe('DTrace for Linux @tracer @dtrace', function () {
       assert(pbkdf2.count > 5);
       assert.deepStrictEqual(json.kinds.map((k) => k.name).filter((n) => /^0x/.test(n)), []);
       assert.strictEqual(json.discarded.out_of_order, 0);
-      assert(pbkdf2.max * 1000 < 5 * 1e6 + 60e6, `max ${pbkdf2.max} us is longer than the trace`);
+      // the race made maxima of 549 s and 7,147 s; this trace lasts under 100 s with attaching
+      assert(pbkdf2.max < 100e6, `max ${pbkdf2.max} us is longer than the trace`);
     } finally {
       stopTarget(target);
     }
@@ -161,6 +162,7 @@ describe('DTrace for Linux @tracer @dtrace', function () {
 
     it('stops at the failing close(), saves an owner-only core with gcore, resumes the target, demangled stack from the core', async function () {
       const target = await startTarget('ebadf-close.js', { env: { EBADF_ON_SIGNAL: '1', TICKS_AFTER: '5' }, args: ['--jitless'] });
+      const exited = new Promise((resolve) => target.on('exit', (code) => resolve(code)));
       let signalled = false;
       const r = await nodetraceWatching(['ebadf', '--backend', 'dtrace', '-p', String(target.pid), '-o', dir], (err) => {
         if (!signalled && /watching PID/.test(err)) { signalled = true; target.kill('SIGUSR2'); }
@@ -173,8 +175,7 @@ describe('DTrace for Linux @tracer @dtrace', function () {
       assert(core, r.stdout);
       assert.strictEqual(fs.statSync(core[1]).mode & 0o777, 0o600);
       assert.match(r.stdout, /resumed +yes/);
-      const exit = await new Promise((resolve) => target.on('exit', (code) => resolve(code)));
-      assert.strictEqual(exit, 0, 'the target finished its work after the resume');
+      assert.strictEqual(await exited, 0, 'the target finished its work after the resume');
     });
 
     it('--abort: the target dies of SIGABRT at the failing close(), stack demangled', async function () {
