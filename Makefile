@@ -18,7 +18,7 @@ NPM_ENV := $(if $(NODEDIR),npm_package_config_node_gyp_nodedir=$(NODEDIR))
 APT_GET := apt-get -o DPkg::Lock::Timeout=600
 DEMO_SECONDS ?= 5
 
-.PHONY: all deps system-deps browser tracefs demo test unit bench clean node-builds bpftrace-tiers test-tiers
+.PHONY: all deps system-deps browser tracefs demo test unit bench clean node-builds bpftrace-tiers test-tiers dtrace dtrace-if-available
 
 all: deps
 
@@ -81,6 +81,16 @@ test-tiers: deps
 
 unit: node_modules/.installed
 	npx mocha --grep '@tracer' --invert 'test/**/*.test.js'
+
+# DTrace for Linux, built from ../shared/vendor/ into the cache (once; then a
+# no-op): the D scripts and `--backend dtrace` run under it in the tests tagged
+# @dtrace.  `make dtrace` insists on the source archive; `dtrace-if-available`
+# (for `make test`) skips with a reason where a clone has none, except in CI.
+dtrace: tracefs
+	$(SUDO) scripts/build-dtrace.sh
+
+dtrace-if-available: tracefs
+	$(SUDO) env CI="$$CI" scripts/build-dtrace.sh --if-available
 
 bench: deps
 	$(SUDO) node bench/latency-overhead.js

@@ -45,3 +45,8 @@ dtrace:::BEGIN
 {
 	printf("Tracing every add-on function in PID %d... Hit Ctrl-C to end.\n", $target);
 }
+
+dtrace:::END
+{
+	printf("Tracing ended.\n");
+}

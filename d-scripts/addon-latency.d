@@ -26,12 +26,14 @@
  *   - N-API add-ons (sqlite3 5+): the caller of napi_create_async_work(), i.e.
  *     the add-on's own function, not napi_queue_async_work().
  *
- * Each operation's latency is split into where the time went, in nanoseconds:
- *   @total_ns       uv_queue_work() -> uv__queue_done()  (the whole wait)
- *   @queue_wait_ns  queued -> a pool thread starts it    (pool saturated?)
- *   @run_ns         the work callback on the pool thread (slow work?)
- *   @loop_wait_ns   work done -> event loop runs the done callback (blocked loop?)
- *   @max_ns         the longest total seen
+ * Each operation's latency is split into where the time went, in
+ * microseconds (as in the bpftrace twin, so both give the same buckets):
+ *   @total_us       uv_queue_work() -> uv__queue_done()  (the whole wait)
+ *   @queue_wait_us  queued -> a pool thread starts it    (pool saturated?)
+ *   @run_us         the work callback on the pool thread (slow work?)
+ *   @loop_wait_us   work done -> event loop runs the done callback (blocked loop?)
+ *   @max_us         the longest total seen
+ * Only operations whose timestamps are in order are counted (see below).
  * The end of "run" is the pool thread's uv_async_send() that wakes the loop:
  * a return probe on uv__queue_work would fire too early where the pid provider
  * treats its tail call (jmp *%rax) as the return.
@@ -69,10 +71,9 @@ dtrace:::BEGIN
  * N-API: an add-on function calls napi_create_async_work(..., &work) and then
  * napi_queue_async_work(env, work), which calls uv_queue_work.  Remember the
  * creator per thread and check, when work is queued, that it is the work just
- * created (no return probe needed: *result is filled in by then).  Work queued
- * again later, or created before tracing began, keeps uv_queue_work's caller,
- * napi_queue_async_work: its own caller is no witness, as add-ons often reach
- * it by a tail call.
+ * created (no return probe needed: *result is filled in by then).
+ * napi_queue_async_work's own caller is no witness, as add-ons often reach it
+ * by a tail call.
  */
 pid$target::napi_create_async_work:entry
 {
@@ -91,17 +92,46 @@ pid$target::napi_queue_async_work:entry
 {
 	self->created_by = 0;
 	self->created_into = 0;
+	self->napi_queuing = 1;
+}
+
+/*
+ * Per-request state lives in global arrays keyed by the uv_work_t address.
+ * They are never cleared by assigning 0: DTrace for Linux 2.0 removes an
+ * element in two steps, and another CPU creating an element in between gets
+ * values that belonged to another key or array (measured: negative times, a
+ * kind named 0x0, a p99 of days).  Instead each request's completion is
+ * stamped (done_at), a request is "live" while queued_at > done_at, and a
+ * sample is kept only when its timestamps are in order.  Addresses are
+ * reused by the allocator, so the arrays stay as large as the busiest moment.
+ * Standard D: the same on illumos, macOS and FreeBSD.
+ */
+uint64_t origin[uint64_t];		/* the kind: who queued the work */
+uint64_t queued_at[uint64_t];
+uint64_t started_at[uint64_t];
+uint64_t finished_at[uint64_t];
+uint64_t done_at[uint64_t];		/* completion of the last request there */
+
+/*
+ * N-API work whose creation was not seen (created before tracing began, or
+ * queued again) is left out: its only witness would be napi_queue_async_work
+ * itself, a kind that names N-API's plumbing, not the add-on.
+ */
+pid$target::uv_queue_work:entry
+/self->napi_origin || !self->napi_queuing/
+{
+	origin[arg1] = self->napi_origin ? self->napi_origin : ucaller;
+	queued_at[arg1] = timestamp;
 }
 
 pid$target::uv_queue_work:entry
 {
-	origin[arg1] = self->napi_origin ? self->napi_origin : ucaller;
-	queued_at[arg1] = timestamp;
 	self->napi_origin = 0;
+	self->napi_queuing = 0;
 }
 
 pid$target::uv__queue_work:entry
-/queued_at[arg0 - 88]/
+/queued_at[arg0 - 88] > done_at[arg0 - 88]/
 {
 	started_at[arg0 - 88] = timestamp;
 	self->running = arg0 - 88;
@@ -115,46 +145,50 @@ pid$target::uv_async_send:entry
 }
 
 pid$target::uv__queue_done:entry
-/queued_at[arg0 - 88]/
 {
 	this->req = arg0 - 88;
-	this->total = timestamp - queued_at[this->req];
-	@total_ns[ufunc(origin[this->req])] = quantize(this->total);
-	@max_ns[ufunc(origin[this->req])] = max(this->total);
+	this->now = timestamp;
+	this->queued = queued_at[this->req];
+	this->live = this->queued > done_at[this->req] && this->queued <= this->now &&
+	    origin[this->req] != 0;
 }
 
 pid$target::uv__queue_done:entry
-/queued_at[arg0 - 88] && finished_at[arg0 - 88]/
+/this->live/
 {
-	this->req = arg0 - 88;
-	@queue_wait_ns[ufunc(origin[this->req])] =
-	    quantize(started_at[this->req] - queued_at[this->req]);
-	@run_ns[ufunc(origin[this->req])] =
-	    quantize(finished_at[this->req] - started_at[this->req]);
-	@loop_wait_ns[ufunc(origin[this->req])] =
-	    quantize(timestamp - finished_at[this->req]);
+	this->total = (this->now - this->queued) / 1000;
+	@total_us[ufunc(origin[this->req])] = quantize(this->total);
+	@max_us[ufunc(origin[this->req])] = max(this->total);
+	this->started = started_at[this->req];
+	this->finished = finished_at[this->req];
 }
 
 pid$target::uv__queue_done:entry
-/queued_at[arg0 - 88]/
+/this->live && this->started >= this->queued && this->finished >= this->started &&
+    this->now >= this->finished/
 {
-	this->req = arg0 - 88;
-	origin[this->req] = 0;
-	queued_at[this->req] = 0;
-	started_at[this->req] = 0;
-	finished_at[this->req] = 0;
+	@queue_wait_us[ufunc(origin[this->req])] = quantize((this->started - this->queued) / 1000);
+	@run_us[ufunc(origin[this->req])] = quantize((this->finished - this->started) / 1000);
+	@loop_wait_us[ufunc(origin[this->req])] = quantize((this->now - this->finished) / 1000);
+}
+
+pid$target::uv__queue_done:entry
+/this->live/
+{
+	done_at[this->req] = this->now;
 }
 
 dtrace:::END
 {
-	printf("\n@total_ns\n");
-	printa(@total_ns);
-	printf("\n@queue_wait_ns\n");
-	printa(@queue_wait_ns);
-	printf("\n@run_ns\n");
-	printa(@run_ns);
-	printf("\n@loop_wait_ns\n");
-	printa(@loop_wait_ns);
-	printf("\n@max_ns\n");
-	printa(@max_ns);
+	printf("\n@total_us\n");
+	printa(@total_us);
+	printf("\n@queue_wait_us\n");
+	printa(@queue_wait_us);
+	printf("\n@run_us\n");
+	printa(@run_us);
+	printf("\n@loop_wait_us\n");
+	printa(@loop_wait_us);
+	printf("\n@max_us\n");
+	printa(@max_us);
+	printf("Tracing ended.\n");
 }

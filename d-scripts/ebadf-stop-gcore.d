@@ -9,7 +9,7 @@
  * USAGE: dtrace -w -s ebadf-stop-gcore.d PID
  *        dtrace -w -s ebadf-stop-gcore.d 0 EXECNAME
  *        dtrace -w -s ebadf-stop-gcore.d PID|0 EXECNAME|- ERRNO HITS \
- *            [ERRNO2 ERRNO3 ERRNO4 [REPORT_ONLY]]
+ *            [ERRNO2 ERRNO3 ERRNO4 [REPORT_ONLY [USTACK]]]
  *
  *   $1     PID to watch, or 0 to match by execname instead
  *   $$2    execname when $1 is 0; "-" otherwise
@@ -19,6 +19,13 @@
  *   $8     1 = only stop and report: the caller takes the core and resumes
  *          the process (this is how `nodetrace ebadf` runs this file);
  *          0 (default) = run "gcore; kill -CONT" from here via system().
+ *   $9     1 = print the failing thread's stack with ustack() (illumos,
+ *          macOS, FreeBSD); 0 (default) = no stack here: it is in the core
+ *          (gdb -batch -ex 'thread apply all bt' node ebadf.core.PID).
+ *          Not on DTrace for Linux: there ustack() makes dtrace ptrace the
+ *          target while the script runs, and gcore then fails ("already
+ *          traced by process N").  `nodetrace ebadf` passes 1 where it is
+ *          safe and otherwise reads the stack from the core it took.
  *
  *   @template PROBES: syscall::close:return
  *   (other system calls: `nodetrace ebadf --syscall close,dup2` writes this
@@ -48,7 +55,7 @@
  * `nodetrace ebadf` adds a watchdog that resumes the process even if the
  * tracer is killed mid-dump, and a free-space check.
  *
- * Example output (illumos, abridged):
+ * Example output (illumos, $9 = 1, abridged):
  *   Watching PID 4242 for system calls failing with errno 9... Hit Ctrl-C to end.
  *   HIT pid=4242 tid=1 errno=9 wall=1763744763512000000 syscall=close comm=node
  *
@@ -100,7 +107,17 @@ syscall::close:return
 	self->stopped = 1;
 	printf("HIT pid=%d tid=%d errno=%d wall=%d syscall=%s comm=%s\n",
 	    pid, tid, errno, walltimestamp, probefunc, execname);
+}
+
+syscall::close:return
+/self->stopped && $9 == 1/
+{
 	ustack();
+}
+
+syscall::close:return
+/self->stopped/
+{
 	printf("END pid=%d\n", pid);
 }
 

@@ -39,7 +39,13 @@
  * and DTrace reports "dtrace: N drops on CPU M" on stderr when its buffer
  * fills: raise bufsize (-x bufsize=16m) or switchrate if it does.
  *
- * -Z (zdefs): PID slots and '*' may match no process yet.  A record is
+ * DTrace for Linux 2.0 cannot see these probes: it reads neither the
+ * stapsdt notes that Linux USDT providers (nodetrace's, node-usdt) emit nor,
+ * without CUSE, its own USDT.  There this script compiles and runs and shows
+ * nothing; `nodetrace snoop --backend dtrace` refuses to run there and says
+ * so.  Use log-snoop.bt (bpftrace) on Linux.
+ *
+ * -Z (zdefs): the probes may match no process yet.  A record is
  * copied in whole up to strsize; a longer one is never passed off as whole:
  * the byte after the copy is checked and CUT says so.
  *
@@ -61,13 +67,35 @@
 #pragma D option strsize=4k
 #pragma D option switchrate=10hz
 
+/*
+ * No argument appears in a probe description: D refuses a description with
+ * a macro variable that was not given ("Undefined macro variable in probe
+ * description", even with -x defaultargs, on illumos and on DTrace for
+ * Linux), so the PIDs and the level are predicates, and any number of
+ * arguments works.  Every level's probe is enabled; a record of a level that
+ * PROBES ($2) leaves out is dropped here (an unknown glob matches nothing).
+ * The comparisons sit in the probes' clauses, not in BEGIN: DTrace for
+ * Linux's BPF verifier refuses BEGIN with a chain of 4k-string comparisons.
+ */
 dtrace:::BEGIN
 {
 	printf("Snooping bunyan records... Hit Ctrl-C to end.\n");
 }
 
-bunyan$1:::$2, bunyan$3:::$2, bunyan$4:::$2, bunyan$5:::$2,
-bunyan$6:::$2, bunyan$7:::$2, bunyan$8:::$2, bunyan$9:::$2
+bunyan*:::log-fatal { this->wanted = 1; }
+bunyan*:::log-error { this->wanted = $$2 != "log-fatal"; }
+bunyan*:::log-warn { this->wanted = $$2 != "log-fatal" && $$2 != "log-[ef]*"; }
+bunyan*:::log-info
+{
+	this->wanted = $$2 != "log-fatal" && $$2 != "log-[ef]*" && $$2 != "log-[wef]*";
+}
+bunyan*:::log-debug { this->wanted = $$2 == "" || $$2 == "log-*" || $$2 == "log-[!t]*"; }
+bunyan*:::log-trace { this->wanted = $$2 == "" || $$2 == "log-*"; }
+
+bunyan*:::log-*
+/this->wanted &&
+ ($$1 == "*" || $$1 == "" || lltostr(pid) == $$1 || pid == $3 || pid == $4 ||
+  pid == $5 || pid == $6 || pid == $7 || pid == $8 || pid == $9)/
 {
 	@records = count();
 	this->s = copyinstr(arg0);

@@ -23,7 +23,7 @@ function checks() {
 
   const dtrace = detectDtrace();
   const bpftrace = detectBpftrace();
-  out.push({ name: 'dtrace', ok: dtrace.available, optional: true, detail: dtrace.available ? `DTrace ${dtrace.version} at ${dtrace.path}` : dtrace.reason });
+  out.push({ name: 'dtrace', ok: dtrace.available, optional: true, detail: dtrace.available ? `${dtrace.describe} ${dtrace.version} at ${dtrace.path}` : dtrace.reason });
   const chosen = bpftrace.chosenBy ? ` (chosen by ${bpftrace.chosenBy})` : '';
   out.push({ name: 'bpftrace', ok: bpftrace.available, optional: true, detail: bpftrace.available ? `bpftrace ${bpftrace.version} at ${bpftrace.path}${chosen}` : bpftrace.reason });
   const { tracer } = chooseTracer(undefined, { dtrace: () => dtrace, bpftrace: () => bpftrace });

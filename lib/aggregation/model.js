@@ -181,6 +181,13 @@ function mergeTwo(a, b, combine = (x, y) => x + y) {
   } else merged.value = combine(a.value, b.value);
   const note = mergeNotes(a.note, b.note);
   if (note) merged.note = note;
+  // samples set apart as impossible (lib/aggregation/impossible.js) add up too
+  if (a.discarded || b.discarded) {
+    const zero = { outOfOrder: 0n, longerThanTrace: 0n };
+    const x = a.discarded || zero;
+    const y = b.discarded || zero;
+    merged.discarded = { outOfOrder: x.outOfOrder + y.outOfOrder, longerThanTrace: x.longerThanTrace + y.longerThanTrace };
+  }
   return merged;
 }
 

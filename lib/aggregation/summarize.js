@@ -8,6 +8,7 @@ const { mergeEntriesByName } = require('./model');
 const { renderReport, mangledNames, applyDemangled } = require('../render/text');
 const { toJSON } = require('../render/json');
 const { demangleNames } = require('../demangle');
+const { discardImpossible } = require('./impossible');
 const { safeText } = require('../terminal-safe');
 
 // Node's own C++ lives in namespace node:: (and libuv's uv_*); add-ons don't.
@@ -47,7 +48,10 @@ function renameKeys(model, names) {
   };
 }
 
-function buildModel(text, { tracer, addonsOnly = false, resolveAddresses } = {}) {
+// traceNs: how long the trace lasted (latency knows; `format` of saved output
+// does not): longer samples cannot be true and are set apart, as are
+// negative ones, whatever the tracer.
+function buildModel(text, { tracer, addonsOnly = false, resolveAddresses, traceNs = null } = {}) {
   let model = parse(text, { tracer });
   if (resolveAddresses) {
     const raw = unresolvedKeys(model);
@@ -58,7 +62,8 @@ function buildModel(text, { tracer, addonsOnly = false, resolveAddresses } = {})
   // After demangling: two addresses, or two manglings, can print one name.
   model = { ...model, aggregations: model.aggregations.map(mergeEntriesByName) };
   if (addonsOnly) model = filterKinds(model, (k) => !isNodeInternal(k));
-  return model;
+  // DTrace's maps without a unit in their name are nanoseconds (its timestamp).
+  return discardImpossible(model, { traceNs, unit: model.tracer === 'dtrace' ? 'ns' : null });
 }
 
 function hasData(model) {

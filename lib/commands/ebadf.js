@@ -7,6 +7,7 @@ const { UsageError, UserError, EXIT } = require('../errors');
 const proc = require('../proc');
 const { requireRoot } = require('../privilege');
 const { requireTracer, findOnPath } = require('../tracer/detect');
+const { ustackBlocksGcore } = require('../tracer/capabilities');
 const { describeTracerFailure } = require('../tracer/failure');
 const { parseErrnoList } = require('../ebadf/errno');
 const { parseSyscallList } = require('../ebadf/syscalls');
@@ -163,6 +164,7 @@ async function handler(args) {
   let watchingSince = Date.now();
   const result = await watch({
     plan: p.tracerPlan, mode, filter: p.filter, count: args.count, coreDir, gcore,
+    stackFromCore: mode === 'stop' && ustackBlocksGcore(tracer) ? { gdb: findOnPath('gdb') || 'gdb' } : null,
     durationSeconds: args.duration, gcoreTimeoutMs: args.gcoreTimeout * 1000,
     out: process.stdout, err: process.stderr, errnoNames,
     onReady: () => (watchingSince = Date.now()) && process.stderr.write(safeText(`nodetrace: watching ${describe} for ${whatItWatches(p)} `

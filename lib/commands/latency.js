@@ -155,13 +155,16 @@ async function handler(args) {
   maps.stop();
   if (!result.ready && result.endReason === null) throw describeTracerFailure(tracer, result, pid);
   if (!result.ready) return;   // Ctrl-C before the probes were in place: nothing gathered
+  // No operation it measured can have lasted longer than the tracer ran.
+  const tracedMs = result.endedAt - result.startedAt;
   const model = buildModel(result.stdout, {
-    tracer: tracer.name, addonsOnly: args.addonsOnly, resolveAddresses: maps.resolver(),
+    tracer: tracer.name, addonsOnly: args.addonsOnly, resolveAddresses: maps.resolver(), traceNs: tracedMs * 1e6,
   });
+  const traceText = `${(tracedMs / 1000).toFixed(1)} s`;
   const broken = abnormalEnd(result, p);
   if (pid && !broken && !proc.isRunning(pid)) process.stderr.write(`nodetrace: PID ${pid} exited; here is what was gathered.\n`);
   if (hasData(model)) {
-    process.stdout.write(renderModel(model, { json: args.json, sort: args.sort, breakdownHistograms: args.breakdown }));
+    process.stdout.write(renderModel(model, { json: args.json, sort: args.sort, breakdownHistograms: args.breakdown, traceText }));
   } else {
     if (!broken) process.stderr.write(`nodetrace: no thread-pool work completed in ${p.describe} while tracing.\n`);
     if (args.json) process.stdout.write(renderModel(model, { json: true }));

@@ -6,6 +6,7 @@ const { UserError } = require('../errors');
 const proc = require('../proc');
 const { requireRoot } = require('../privilege');
 const { requireTracer, INSTALL_HINT } = require('../tracer/detect');
+const { seesUsdt } = require('../tracer/capabilities');
 const { renderPlan } = require('../tracer/plan');
 const { describeTracerFailure } = require('../tracer/failure');
 const { resolveTargets, parseTarget, hostFacts } = require('../snoop/targets');
@@ -52,7 +53,14 @@ function builder(y) {
 // On Linux, bunyan's probes are stapsdt USDT probes (lib/usdt), which
 // bpftrace sees and DTrace for Linux does not: prefer bpftrace there.
 function chooseTracer(backend) {
-  if (backend || process.platform !== 'linux') return requireTracer(backend);
+  if (backend || process.platform !== 'linux') {
+    const tracer = requireTracer(backend);
+    if (!seesUsdt(tracer)) {
+      throw new UserError(`${tracer.describe || tracer.name} ${tracer.version} cannot see bunyan's probes: they are USDT probes `
+        + 'in the stapsdt format, which it does not read, so it would show nothing.', { hint: 'Use --backend bpftrace.' });
+    }
+    return tracer;
+  }
   try {
     return requireTracer('bpftrace');
   } catch (err) {

@@ -119,10 +119,16 @@ function publish(file, dir, base) {
   throw new Error(`too many cores named ${base} in ${dir}`);
 }
 
+// The lines that say why gcore failed: gdb's last words ("You can't do that
+// without a process to debug") follow the one that matters ("ptrace: ...
+// already traced by process N"), so those reasons come first.
+const WHY = /ptrace|already traced|not permitted|denied|No such process|Couldn't|Could not|Unable/i;
 function lastLines(text, n = 3) {
-  return String(text).split('\n').map((l) => l.trim()).filter(Boolean)
-    .filter((l) => !/^(\[New LWP|\[Thread debugging|Using host libthread_db|warning: Memory read failed for corefile section, 4096 bytes at 0xffffffffff600000)/.test(l))
-    .slice(-n).join('; ');
+  const lines = String(text).split('\n').map((l) => l.trim()).filter(Boolean)
+    .filter((l) => !/^(\[New LWP|\[Thread debugging|Using host libthread_db|warning: Memory read failed for corefile section, 4096 bytes at 0xffffffffff600000)/.test(l));
+  const reasons = lines.filter((l) => WHY.test(l));
+  const last = lines.slice(-n).filter((l) => !reasons.includes(l));
+  return [...reasons.slice(0, 3), ...last].join('; ');
 }
 
 /**

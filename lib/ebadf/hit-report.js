@@ -49,6 +49,7 @@ function frameText(f) {
 function stackLines(rec) {
   const sym = rec.symbolized;
   if (!sym || sym.frames.length === 0) {
+    if (rec.coreStackError) return [`    (no stack: ${rec.coreStackError})`];
     return rec.stackMissing ? ['    (the tracer did not print the stack)'] : ['    (no user stack: the thread was not in user code)'];
   }
   return sym.frames.map((f) => '    ' + clip(frameText(f)));
@@ -56,6 +57,7 @@ function stackLines(rec) {
 
 function stackHeading(rec) {
   const parts = ['innermost first'];
+  if (rec.coreFrames) parts.push('read from the core with gdb (the tracer\'s own would have blocked gcore)');
   if (rec.perfMap && rec.symbolized && rec.symbolized.perfMapUsed) parts.push(`JavaScript frames named from ${rec.perfMap}`);
   if (rec.symbolized && rec.symbolized.unavailable) parts.push(rec.symbolized.unavailable);
   return `stack    ${parts.join('; ')}`;

@@ -9,6 +9,8 @@ const { planTracer, readScript } = require('../tracer/plan');
 const { instantiateProbes } = require('../tracer/template');
 const { rawUserStackEnv } = require('../tracer/capabilities');
 
+const { ustackBlocksGcore } = require('../tracer/capabilities');
+
 const SCRIPTS = Object.freeze({ stop: 'ebadf-stop-gcore', abort: 'ebadf-abort' });
 // The scripts take the first errno as $3 and up to three more as $5..$7.
 const MAX_ERRNOS = 4;
@@ -37,6 +39,9 @@ function planEbadf(o) {
     ...more, ...Array(MAX_ERRNOS - 1 - more.length).fill(0)];
   // Only stop and report: nodetrace takes the core and resumes the process.
   if (o.mode === 'stop') positional.push(1);
+  // The D script's ustack() only where it does not block gcore; elsewhere
+  // (DTrace for Linux) nodetrace reads the stack from the core it took.
+  if (o.mode === 'stop' && isD) positional.push(ustackBlocksGcore(o.tracer) ? 0 : 1);
   let programText;
   if (!(o.syscalls.length === 1 && o.syscalls[0] === 'close')) {
     programText = instantiateProbes(readScript(script, o.tracer.name), o.syscalls.map((s) => probeFor(o.tracer.name, s)),

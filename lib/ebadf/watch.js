@@ -20,6 +20,8 @@ const { safeText } = require('../terminal-safe');
 const { TracerSession, READY_MARKER, END_MARKER } = require('../tracer/session');
 
 const STACK_WAIT_MS = 3000;
+const CORE_STACK_TIMEOUT_MS = 120000;
+const { stackFromCore: readCoreStack } = require('./core-stack');
 const STOP_CONFIRM_MS = 2000;
 const ABORT_DEATH_WAIT_MS = 10000;
 // After a SIGCONT, how long a PID found stopped again may wait for the hit that
@@ -83,6 +85,7 @@ class Watch {
    * @param {NodeJS.WritableStream} o.out report stream  @param {NodeJS.WritableStream} o.err messages
    * @param {object} [o.errnoNames] errno name by number, for display
    * @param {function()} [o.onReady]
+   * @param {{gdb: string}} [o.stackFromCore] the tracer prints no stack (stop mode): read it from the core with gdb
    */
   constructor(o) {
     this.o = o;
@@ -147,7 +150,8 @@ class Watch {
   }
 
   async symbolize(rec) {
-    const frames = await Promise.race([rec.stack, new Promise((r) => setTimeout(() => r(null), STACK_WAIT_MS))]);
+    const frames = rec.coreFrames ||
+      await Promise.race([rec.stack, new Promise((r) => setTimeout(() => r(null), STACK_WAIT_MS))]);
     if (!frames) { rec.stackMissing = true; return; }
     rec.symbolized = this.symbolizer.symbolize(rec.snap, frames);
     if (!rec.snap.maps.length && frames.some((f) => /^0x/.test(f))) {
@@ -169,6 +173,9 @@ class Watch {
       });
       if (rec.gcorePgid) this.guard.send(`gcore-done ${rec.gcorePgid}`);
     }
+    // A tracer that could not print the stack (its ustack() would have
+    // blocked gcore): gdb reads it from the core, after the resume below.
+    const stackFromCore = this.o.stackFromCore && rec.core && rec.core.ok;
     // SIGCONT whatever happened above: gdb leaves a SIGSTOPped process stopped.
     // A newer hit may stop it again at once (--count > 1): leave that stop be.
     const laterHit = () => this.records.find((r) => r.hit.pid === pid && r.n > rec.n);
@@ -189,6 +196,13 @@ class Watch {
       this.result.stillStopped.push(pid);
     }
     rec.stoppedMs = rec.hit.kernelNs != null ? Number(resumedHr - rec.hit.kernelNs) / 1e6 : (Date.now() - Number(rec.hit.wallNs / 1000000n));
+    if (stackFromCore) {
+      const got = await readCoreStack({ gdb: this.o.stackFromCore.gdb, exe: rec.exe, core: rec.core.file, tid: rec.hit.tid, timeoutMs: CORE_STACK_TIMEOUT_MS });
+      if (got.frames) rec.coreFrames = got.frames;
+      else rec.coreStackError = got.error;
+    } else if (this.o.stackFromCore) {
+      rec.coreStackError = 'no core to read it from (the tracer prints none: its ustack() would block gcore)';
+    }
     if (rec.core && !rec.core.ok) {
       this.result.gcoreFailed = true;
       this.stopAll.abort();

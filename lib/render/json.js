@@ -20,6 +20,15 @@ function jsonEstimate(value) {
   return value === null ? null : Math.round(value * 1000) / 1000;
 }
 
+// Samples set apart as impossible (lib/aggregation/impossible.js): always
+// present, so a reader can tell "none" from "not checked".
+function discardedOf(discarded) {
+  return {
+    out_of_order: jsonInteger(discarded ? discarded.outOfOrder : 0n),
+    longer_than_trace: jsonInteger(discarded ? discarded.longerThanTrace : 0n),
+  };
+}
+
 function histogram(entry) {
   return entry.buckets.map((b) => ({ lo: jsonInteger(b.lo), hi: jsonInteger(b.hi), count: jsonInteger(b.count) }));
 }
@@ -52,6 +61,7 @@ function breakdownOf(kind) {
       unit: part.unit,
       ...percentiles(part.entry, part.limit),
       histogram: histogram(part.entry),
+      discarded: discardedOf(part.entry.discarded),
     };
   }
   return breakdown;
@@ -75,6 +85,7 @@ function kindToJSON(kind) {
     ...percentiles(kind.entry, kind.limit),
     max: maxInKindUnit(kind),
     histogram: histogram(kind.entry),
+    discarded: discardedOf(kind.entry.discarded),
     breakdown: breakdownOf(kind),
   };
   if (kind.entry.note) result.note = kind.entry.note;
@@ -87,6 +98,7 @@ function entryToJSON(entry) {
     result.count = jsonInteger(totalCount(entry));
     Object.assign(result, percentiles(entry));
     result.histogram = histogram(entry);
+    result.discarded = discardedOf(entry.discarded);
   } else if (entry.kind === 'stats') {
     result.stats = {
       count: jsonInteger(entry.stats.count),
@@ -119,6 +131,10 @@ function toJSON(model, options = {}) {
     tracer: model.tracer,
     unit: sharedUnit(view.kinds, defaultUnit),
     kinds: view.kinds.map(kindToJSON),
+    discarded: {
+      ...discardedOf(model.discarded),
+      impossible_maxima: model.discarded ? model.discarded.maxima : 0,
+    },
     other: view.other.map((aggregation) => ({
       name: aggregation.name,
       // Only a name says what a scalar measures: a count() has no unit.

@@ -20,6 +20,7 @@ const {
   applyDemangled,
 } = require('../aggregation/model');
 const { formatDuration, formatRange, formatPercent, toNanoseconds } = require('./units');
+const { discardedSentences } = require('../aggregation/impossible');
 
 // Aggregations can have any number of buckets and keys: no spreading of
 // arrays into call arguments (the stack holds only so many).
@@ -170,6 +171,20 @@ function summaryLine(kind, options) {
   return '  ' + parts.join(', ');
 }
 
+// Impossible samples of this kind (total or a phase), said under its summary.
+function discardedLines(kind) {
+  const parts = [['', kind.entry]];
+  for (const phase of PHASES) {
+    if (kind.breakdown && kind.breakdown[phase]) parts.push([`${PHASE_LABELS[phase]}: `, kind.breakdown[phase].entry]);
+  }
+  const lines = [];
+  for (const [label, entry] of parts) {
+    if (!entry.discarded) continue;
+    for (const sentence of discardedSentences({ ...entry.discarded, maxima: 0 })) lines.push(`  ${label}${sentence}`);
+  }
+  return lines;
+}
+
 // ---- latency breakdown -----------------------------------------------------
 
 function phaseNs(phase) {
@@ -210,6 +225,7 @@ function renderBreakdownHistograms(kind, options) {
 function renderKind(kind, options) {
   const lines = [kindHeading(kind, options), ...renderHistogram(kind.entry, kind.unit, options), summaryLine(kind, options)];
   if (kind.entry.note) lines.push(`  note: ${kind.entry.note}`);
+  append(lines, discardedLines(kind));
   if (kind.breakdown) {
     append(lines, options.breakdownHistograms ? renderBreakdownHistograms(kind, options) : renderBreakdownSummary(kind, options));
   }
@@ -308,6 +324,10 @@ function renderReport(model, options = {}) {
   const blocks = renderKinds(view.kinds, settings, !view.convention);
   for (const aggregation of view.other) append(blocks, renderOther(aggregation, settings));
   if (view.kinds.some((kind) => kind.breakdown)) blocks.push(LEGEND);
+  const discarded = discardedSentences(model.discarded, { traceText: options.traceText });
+  if (discarded.length > 0) {
+    blocks.push(['In all, set apart and not counted in any histogram, percentile or share:', ...discarded.map((d) => '  ' + d)].join('\n'));
+  }
   if (blocks.length === 0) return 'No aggregation output.\n';
   return blocks.join('\n\n') + '\n';
 }

@@ -149,7 +149,45 @@ function commandNotes(tracer) {
   ];
 }
 
+// DTrace for Linux (Oracle D 2.x) is not illumos's DTrace in a few ways that
+// change what nodetrace can ask of it (measured, docs/platforms.md).  (Its
+// stop() is "not implemented (yet)"; the scripts use raise(SIGSTOP), which
+// works on every DTrace, so that needs no choice here.)
+function isDtraceForLinux(tracer) {
+  return tracer.name === 'dtrace' && tracer.flavor === 'oracle';
+}
+
+// USDT probes (bunyan's log-* probes): DTrace for Linux reads neither
+// systemtap's stapsdt notes (what Linux providers emit) nor, without CUSE,
+// its own USDT: it cannot see them at all.
+function seesUsdt(tracer) {
+  return !isDtraceForLinux(tracer);
+}
+
+// ustack()/usym()/ufunc() demangle C++ on illumos/macOS; DTrace for Linux
+// prints the mangled name, and bpftrace demangles.  Callers demangle either
+// way (c++filt is harmless on a plain name); this says whether they must.
+function demanglesStacks(tracer) {
+  return !isDtraceForLinux(tracer);
+}
+
+// ustack() in a D program makes DTrace for Linux ptrace the target while the
+// program runs, so gcore (which must ptrace it too) fails with "already
+// traced".  A program that stops a process for gcore must then not call
+// ustack(): the stack is taken from the stopped process afterwards.
+function ustackBlocksGcore(tracer) {
+  return isDtraceForLinux(tracer);
+}
+
+// How long attaching may take before the run is given up.  DTrace for Linux
+// attaches pid-provider probes slowly: 13 s for addon-latency.d's six on a
+// 2-core host, over 20 s when it is busy (measured, docs/platforms.md).
+function attachTimeoutMs(tracer) {
+  return isDtraceForLinux(tracer) ? 90000 : 20000;
+}
+
 module.exports = {
-  stopPolicy, attachNotice, atLeast, stringLimitEnv, readsLongStrings, usdtPathForPid, rawUserStackEnv, maxStringBytes, stringTrailerEnv, filtersUprobesByPid,
-  printsMapsOnSigusr1, failsIfAnyProbeMissing, jsonOutput, commandNotes,
+  stopPolicy, attachNotice, atLeast, attachTimeoutMs, stringLimitEnv, readsLongStrings, usdtPathForPid, rawUserStackEnv,
+  maxStringBytes, stringTrailerEnv, filtersUprobesByPid, printsMapsOnSigusr1, failsIfAnyProbeMissing, jsonOutput,
+  commandNotes, isDtraceForLinux, seesUsdt, demanglesStacks, ustackBlocksGcore,
 };

@@ -1,7 +1,13 @@
 'use strict';
 // Which tracer this host has, and which version. A `dtrace` on the PATH is
 // not always DTrace: on many Linux hosts it is systemtap's header/object
-// generator (systemtap-sdt-dev), which only knows -G and -h.
+// generator (systemtap-sdt-dev), which only knows -G and -h.  Real DTraces
+// say which they are in `dtrace -V`: illumos, macOS and FreeBSD print
+// "dtrace: Sun D 1.x"; Oracle's DTrace for Linux prints "dtrace: Oracle D 2.0".
+//
+// A tracer binary can be chosen explicitly (one not on the PATH, such as the
+// DTrace for Linux the test suite builds into its cache):
+//   NODETRACE_DTRACE=/path/to/dtrace   NODETRACE_BPFTRACE=/path/to/bpftrace
 const fs = require('fs');
 const path = require('path');
 const { execFileSync } = require('child_process');
@@ -32,10 +38,28 @@ function runForOutput(file, args) {
   }
 }
 
-// Pure: what `dtrace -V` printed says about it.
+// Pure: what `dtrace -V` printed says about it: { flavor, version } or null.
+//   flavor 'sun':    illumos, macOS, FreeBSD ("Sun D 1.13")
+//   flavor 'oracle': DTrace for Linux 2.x ("Oracle D 2.0")
+// systemtap's stub prints its usage, which names neither.
 function parseDtraceVersion(output) {
-  const m = /Sun D ([0-9][0-9.]*)/.exec(output);
-  return m ? m[1] : null;
+  const m = /^dtrace: (Sun|Oracle) D ([0-9][0-9.]*)/m.exec(String(output || ''));
+  if (!m) return null;
+  const [major, minor] = m[2].split('.').map(Number);
+  return { flavor: m[1] === 'Oracle' ? 'oracle' : 'sun', version: m[2], major, minor: minor || 0 };
+}
+
+// The binary to use: the one named in `envName` if set (it must exist and be
+// executable: a wrong path is reported, never replaced by another tracer),
+// else the first on the PATH.
+function chosenBinary(name, envName, env = process.env) {
+  const explicit = env[envName];
+  if (!explicit) return { file: findOnPath(name) };
+  try {
+    fs.accessSync(explicit, fs.constants.X_OK);
+    if (fs.statSync(explicit).isFile()) return { file: explicit, explicit: true };
+  } catch (err) { /* reported below */ }
+  return { file: null, reason: `${envName}=${explicit} is not an executable file` };
 }
 
 // Pure: `bpftrace --version` prints "bpftrace v0.17.0" (or v0.21.2-foo).
@@ -45,43 +69,41 @@ function parseBpftraceVersion(output) {
   return { text: m[0].replace(/^bpftrace v?/, ''), major: +m[1], minor: +m[2], patch: +(m[3] || 0) };
 }
 
+const DTRACE_FLAVORS = {
+  sun: 'DTrace (illumos/macOS/FreeBSD)',
+  oracle: 'DTrace for Linux',
+};
+
 function detectDtrace() {
-  const file = findOnPath('dtrace');
-  if (!file) return { name: 'dtrace', available: false, reason: 'not installed' };
-  const version = parseDtraceVersion(runForOutput(file, ['-V']));
-  if (!version) {
+  const { file, reason } = chosenBinary('dtrace', 'NODETRACE_DTRACE');
+  if (!file) return { name: 'dtrace', available: false, reason: reason || 'not installed' };
+  const parsed = parseDtraceVersion(runForOutput(file, ['-V']));
+  if (!parsed) {
     return { name: 'dtrace', available: false, path: file,
       reason: `${file} is not DTrace (systemtap's dtrace(1) stub for -G/-h, probably)` };
   }
-  return { name: 'dtrace', available: true, path: file, version };
+  return {
+    name: 'dtrace', available: true, path: file, version: parsed.version, flavor: parsed.flavor,
+    describe: DTRACE_FLAVORS[parsed.flavor],
+    versionParts: { major: parsed.major, minor: parsed.minor, patch: 0 },
+  };
 }
 
 // NODETRACE_BPFTRACE names the bpftrace to run instead of the one on the
-// PATH: another version (scripts/bpftrace-tier.sh makes Debian 13's and
-// Debian unstable's runnable here) or a build of one's own. Everything that
-// runs bpftrace takes its path from here (plans carry it, dry runs print it).
+// PATH (NODETRACE_DTRACE the same for dtrace): another version
+// (scripts/bpftrace-tier.sh makes Debian 13's and Debian unstable's runnable
+// here; scripts/build-dtrace.sh builds DTrace for Linux) or a build of one's
+// own. Everything that runs a tracer takes its path from here (plans carry
+// it, dry runs print it).
 const BPFTRACE_ENV = 'NODETRACE_BPFTRACE';
 
-function chosenBpftrace(env = process.env) {
-  const value = env[BPFTRACE_ENV];
-  if (value === undefined || value === '') return null;
-  const file = path.resolve(value);
-  try {
-    fs.accessSync(file, fs.constants.X_OK);
-    if (fs.statSync(file).isFile()) return { file };
-  } catch (err) { /* said below */ }
-  return { file: null, reason: `${BPFTRACE_ENV}=${value} is not an executable file` };
-}
-
 function detectBpftrace(env = process.env) {
-  const chosen = chosenBpftrace(env);
-  if (chosen && !chosen.file) return { name: 'bpftrace', available: false, reason: chosen.reason };
-  const file = chosen ? chosen.file : findOnPath('bpftrace');
-  if (!file) return { name: 'bpftrace', available: false, reason: 'not installed' };
+  const { file, reason, explicit } = chosenBinary('bpftrace', BPFTRACE_ENV, env);
+  if (!file) return { name: 'bpftrace', available: false, reason: reason || 'not installed' };
   const version = parseBpftraceVersion(runForOutput(file, ['--version']));
   if (!version) return { name: 'bpftrace', available: false, path: file, reason: `${file} --version printed no version` };
   return { name: 'bpftrace', available: true, path: file, version: version.text, versionParts: version,
-    chosenBy: chosen ? BPFTRACE_ENV : null };
+    chosenBy: explicit ? BPFTRACE_ENV : null };
 }
 
 const INSTALL_HINT = process.platform === 'linux'
@@ -102,7 +124,7 @@ function chooseTracer(requested, detectors = { dtrace: detectDtrace, bpftrace: d
 }
 
 module.exports = {
-  findOnPath, parseDtraceVersion, parseBpftraceVersion, detectDtrace, detectBpftrace,
+  findOnPath, chosenBinary, parseDtraceVersion, parseBpftraceVersion, detectDtrace, detectBpftrace,
   chooseTracer, INSTALL_HINT, BPFTRACE_ENV,
 };
 

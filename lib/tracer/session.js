@@ -11,7 +11,7 @@ const os = require('os');
 const path = require('path');
 const { spawn } = require('child_process');
 const { StatusLine } = require('../status-line');
-const { stopPolicy } = require('./capabilities');
+const { stopPolicy, attachTimeoutMs } = require('./capabilities');
 const { resolveCommand, usesTemp } = require('./plan');
 const { onTerminationSignals } = require('./signals');
 const { splitterFor, itemText } = require('./output-formats');
@@ -67,7 +67,7 @@ class TracerSession {
    * @param {object} plan from planTracer()
    * @param {object} [o]
    * @param {number} [o.durationSeconds] end the trace this long after the probes are attached
-   * @param {number} [o.attachTimeoutMs] the longest the attaching may take (default 20 s)
+   * @param {number} [o.attachTimeoutMs] the longest the attaching may take (default: the plan's, else capabilities.attachTimeoutMs)
    * @param {function(string|object)} [o.onLine] each item of the tracer's output (a line, or a JSON object
    *        with plan.output 'json'; lib/tracer/output-formats.js); without it, lines are collected
    * @param {function(ChildProcess)} [o.onSpawn] at once, with the tracer's process
@@ -209,7 +209,7 @@ class TracerSession {
         for (const l of errSplit.push(text)) if (!isNoise(l) && !this.tookAttachNotice(l)) r.errors.push(l);
       });
 
-      const attachMs = o.attachTimeoutMs || plan.attachTimeoutMs || ATTACH_TIMEOUT_MS;
+      const attachMs = o.attachTimeoutMs || plan.attachTimeoutMs || attachTimeoutMs(plan.tracer);
       this.attachTimer = this.after(attachMs, () => {
         if (r.ready) return;
         r.attachTimedOut = true;
