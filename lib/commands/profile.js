@@ -4,7 +4,7 @@
 // needs a restart and shows nothing until the process ends). A report like
 // `node --prof-process`, and a flame graph, folded stacks or pprof.
 const fs = require('fs');
-const { UserError, UsageError } = require('../errors');
+const { UserError } = require('../errors');
 const proc = require('../proc');
 const { requireRoot } = require('../privilege');
 const { requireTracer } = require('../tracer/detect');
@@ -138,5 +138,4 @@ module.exports = {
   handler,
   plan,
   writeOutput,
-  UsageError,
 };
