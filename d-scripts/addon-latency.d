@@ -48,13 +48,19 @@
  * demangles them.  Libuv facts this relies on (x86-64): uv__queue_work(w) and
  * uv__queue_done(w, status) receive &req->work_req, at offset 88 in uv_work_t.
  *
- * Example output (sqlite3 loop, abridged):
- *   @total_ns
- *     node_sqlite3.node`node_sqlite3::Database::Work_BeginExec(node_sqlite3::Database::Baton*)
+ * Example output (crypto.pbkdf2 loop, DTrace for Linux 2.0, abridged; that
+ * DTrace prints C++ names mangled):
+ *   @total_us
+ *     node`_ZN4node6crypto9CryptoJobINS0_12PBKDF2TraitsEE3RunERKN2v820...
  *              value  ------------- Distribution ------------- count
- *               2048 |                                         0
- *               4096 |@@@@@@@@@@@@@@@@@                        6018
- *               8192 |@@@@@                                    1590
+ *                256 |                                         0
+ *                512 |@@@@@@                                   1697
+ *               1024 |@@@@@@@@@@@@@@@@@@@@                     5301
+ *               2048 |@@@@@@@@@@                               2613
+ *
+ * DTrace for Linux: build it with `make dtrace` (scripts/build-dtrace.sh) and
+ * run ${NODETRACE_CACHE:-/var/cache/nodetrace}/dtrace/bin/dtrace -s ... -p PID;
+ * attaching takes 4 to 13 s there.
  *
  * 2026-11-21  nodetrace authors.
  */
