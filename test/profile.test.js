@@ -163,10 +163,11 @@ describe('nodetrace profile @tracer', function () {
   });
 
   it('without --perf-basic-prof: says JIT code is unnamed and how to name it', async function () {
+    this.timeout(300000);   // naming the frames of a 100 MB binary takes long on a busy machine
     const target = await startTarget('profile-hot.js');
     try {
       await new Promise((r) => setTimeout(r, 2000));
-      const r = await nodetrace(['profile', '-p', String(target.pid), '-d', '4']);
+      const r = await nodetrace(['profile', '-p', String(target.pid), '-d', '4'], { timeoutMs: 240000 });
       assert.strictEqual(r.code, 0, r.stderr);
       assert.match(r.stdout, /% of samples were in JIT-compiled JavaScript that has no name/);
       assert.match(r.stdout, /start node with --perf-basic-prof/);
@@ -178,9 +179,10 @@ describe('nodetrace profile @tracer', function () {
   });
 
   it('names crypto.pbkdf2 on the libuv pool threads by its C++ function', async function () {
+    this.timeout(300000);
     const target = await startTarget('profile-hot.js', { env: { HOT_MS: '0', POOL: '2' } });
     try {
-      const r = await nodetrace(['profile', '-p', String(target.pid), '-d', '4', '--json', '--top', '40']);
+      const r = await nodetrace(['profile', '-p', String(target.pid), '-d', '4', '--json', '--top', '40'], { timeoutMs: 240000 });
       assert.strictEqual(r.code, 0, r.stderr);
       const json = JSON.parse(r.stdout);
       const pool = json.threads.find((t) => t.role === 'libuv pool');
