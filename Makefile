@@ -34,7 +34,7 @@ system-deps:
 browser:
 	@if ! command -v chromium >/dev/null; then \
 	  echo "Installing chromium for the flame graph test (apt-get)..."; \
-	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 chromium >/dev/null; \
+	  $(SUDO) $(APT_GET) update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive $(APT_GET) install -y -qq chromium >/dev/null; \
 	fi
 
 tracefs:
@@ -60,8 +60,13 @@ demo: deps
 	  echo "\$$ sudo bin/nodetrace latency -p $$pid -d $(DEMO_SECONDS)"; \
 	  $(SUDO) bin/nodetrace latency -p $$pid -d $(DEMO_SECONDS)
 
-test: deps browser
+# Everything: the full suite in the main cell (the host's bpftrace and node,
+# the Node builds of the matrix, DTrace for Linux), then each command's core
+# tests (@core) under the newer bpftrace tiers. What the cells need is built
+# once into $${NODETRACE_CACHE:-/var/cache/nodetrace}, outside the checkout.
+test: deps browser node-builds dtrace-if-available
 	$(SUDO) npx mocha 'test/**/*.test.js'
+	$(SUDO) env $(if $(CI),CI=$(CI)) scripts/test-matrix.sh $(BPFTRACE_TIERS)
 
 # The Node builds of the integration test matrix (official 22/24/26, Debian's
 # 18), cached under $${NODETRACE_CACHE:-/var/cache/nodetrace}/node; see the script.

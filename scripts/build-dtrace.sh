@@ -5,16 +5,16 @@
 #
 #   scripts/build-dtrace.sh [--if-available] [SOURCE.tar.gz]
 #
-# SOURCE defaults to $NODETRACE_DTRACE_SOURCE, else ../shared/vendor/ beside
-# the checkout (where CI keeps it).  The archive is input to this script only:
-# it is copied into the cache, and nothing at test time reads the vendor dir.
+# SOURCE defaults to $NODETRACE_DTRACE_SOURCE, else the copy in the checkout's
+# vendor/ (vendor/README.md).  The archive is input to this script only: it is
+# copied into the cache, and nothing at test time reads the vendor dir.
 #
 # Result (cached; a second run does nothing):
 #   ${NODETRACE_CACHE:-/var/cache/nodetrace}/dtrace/<version>/   the build tree
 #   ${NODETRACE_CACHE:-/var/cache/nodetrace}/dtrace/bin/dtrace    a wrapper that
 #       sets LD_LIBRARY_PATH and DTRACE_OPT_SYSLIBDIR and runs the build's dtrace
 #
-# --if-available: when the source archive is absent (a user's clone), say so
+# --if-available: when the source archive is absent (a trimmed copy), say so
 # and exit 0, so that `make test` goes on and the DTrace tier skips with that
 # reason.  Under CI (CI set) an absent archive is an error.
 #
@@ -37,7 +37,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 checkout="$(cd "$here/.." && pwd)"
 if_available=no
 if [ "${1:-}" = "--if-available" ]; then if_available=yes; shift; fi
-source_archive="${1:-${NODETRACE_DTRACE_SOURCE:-$checkout/../shared/vendor/dtrace-utils-2.0.1-8a1264bf.tar.gz}}"
+source_archive="${1:-${NODETRACE_DTRACE_SOURCE:-$checkout/vendor/dtrace-utils-2.0.1-8a1264bf.tar.gz}}"
 cache="${NODETRACE_CACHE:-/var/cache/nodetrace}"
 say() { echo "build-dtrace: $*"; }
 

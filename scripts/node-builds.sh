@@ -56,7 +56,7 @@ install_debian() {
   local dir=$CACHE/debian18
   if [ -x "$dir/bin/node" ] && [ -f "$dir/.complete" ]; then return; fi
   say "installing Debian's nodejs $DEBIAN_NODE (libnode108, libuv1) as debian18"
-  if [ -z "$(apt-cache madison libnode108 2>/dev/null)" ]; then apt-get update -qq; fi
+  if [ -z "$(apt-cache madison libnode108 2>/dev/null)" ]; then apt-get -o DPkg::Lock::Timeout=600 update -qq; fi
   local tmp; tmp=$(mktemp -d "$CACHE/.debian18.XXXXXX"); chmod 755 "$tmp"  # apt downloads as _apt
   local specs=() p v
   for p in "${DEBIAN_DEBS[@]}"; do
@@ -64,7 +64,7 @@ install_debian() {
     [ -n "$v" ] || { say "no Debian package $p in apt's sources"; rm -rf "$tmp"; return 1; }
     specs+=("$p=$v")
   done
-  (cd "$tmp" && apt-get download -qq "${specs[@]}" >/dev/null) \
+  (cd "$tmp" && apt-get -o DPkg::Lock::Timeout=600 download -qq "${specs[@]}" >/dev/null) \
     || { say "apt-get download ${specs[*]} failed"; rm -rf "$tmp"; return 1; }
   mkdir -p "$tmp/out/root" "$tmp/out/bin"
   for deb in "$tmp"/*.deb; do dpkg -x "$deb" "$tmp/out/root"; done

@@ -28,6 +28,8 @@ function filterKinds(model, keep) {
   };
 }
 
+const THUNK = 'non-virtual thunk to ';
+
 // Keys the tracer left as bare addresses ('0x7f2af143e731'), for a caller
 // that can still name them (lib/symbolize.js).
 function unresolvedKeys(model) {
@@ -59,6 +61,9 @@ function buildModel(text, { tracer, addonsOnly = false, resolveAddresses, traceN
   }
   const names = mangledNames(model);
   if (names.length) model = applyDemangled(model, demangleNames(names));
+  // Work named by its class's virtual DoThreadPoolWork() (addon-latency.bt,
+  // Node 26+) may be reached through a thunk: the function is the name.
+  model = renameKeys(model, { get: (k) => (k.startsWith(THUNK) ? k.slice(THUNK.length) : undefined) });
   // After demangling: two addresses, or two manglings, can print one name.
   model = { ...model, aggregations: model.aggregations.map(mergeEntriesByName) };
   if (addonsOnly) model = filterKinds(model, (k) => !isNodeInternal(k));

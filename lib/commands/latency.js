@@ -14,7 +14,7 @@ const { buildModel, renderModel, hasData } = require('../aggregation/summarize')
 const { KeptMaps } = require('../latency/kept-maps');
 const { resolveCommand, childPidOf, commandStarted } = require('../latency/command-target');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
-const { findProbePoints, binaryProbePoints } = require('../latency/probe-points');
+const { findProbePoints, binaryProbePoints, WRAPPER } = require('../latency/probe-points');
 
 const SCRIPT = 'addon-latency';
 const LATENCY_ATTACH_TIMEOUT_MS = 60000;
@@ -105,11 +105,17 @@ function requireProbePoints(found, what, { hint } = {}) {
     { hint: hint || `nodetrace doctor -p ${found.pid || 'PID'} tells which build this is and where it looked.` });
 }
 
-// The program's arguments ($1..$5, see the header of addon-latency.bt).
+// Where Node's scheduling wrapper lies in memory ($6 $7), or 0 0.
+function wrapperRange(points) {
+  const w = points[WRAPPER];
+  return w && w.range ? [w.range.start, w.range.end] : [0, 0];
+}
+
+// The program's arguments ($1..$7, see the header of addon-latency.bt).
 function probeArguments(points, pid) {
   const o = {
     positional: [points.napi_create_async_work.file, pid, points.uv_queue_work.file,
-      points.uv__queue_work.location, points.uv__queue_done.location],
+      points.uv__queue_work.location, points.uv__queue_done.location, ...wrapperRange(points)],
   };
   if (/^0x/.test(points.uv__queue_work.location)) {
     // bpftrace 0.17 attaches to an address outside every symbol only with

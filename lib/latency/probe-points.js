@@ -19,6 +19,10 @@ const stripped = require('./stripped-libuv');
 const NAPI = ['napi_create_async_work', 'napi_queue_async_work'];
 const LIBUV = ['uv_queue_work', 'uv_async_send'];
 const QUEUE = ['uv__queue_work', 'uv__queue_done'];
+// Node's own scheduling wrapper: from Node 26 a function of its own that calls
+// uv_queue_work, so work it queues is named by its caller (the program reads
+// it through the wrapper's frame). Optional: older builds inline it.
+const WRAPPER = '_ZN4node14ThreadPoolWork12ScheduleWorkEv';
 
 // The objects of a memory map that hold code, one entry each (a file is
 // mapped several times): the executable first, then libnode and libuv, then
@@ -30,7 +34,9 @@ function codeObjects(maps, exePath) {
     const key = `${m.dev}:${m.inode}`;
     // map_files names a mapping by its bounds without /proc/PID/maps' zero padding.
     const range = `${m.start.toString(16)}-${m.end.toString(16)}`;
-    if (!seen.has(key)) seen.set(key, { path: m.path.replace(/ \(deleted\)$/, ''), range, dev: m.dev, inode: m.inode, exec: false });
+    if (!seen.has(key)) {
+      seen.set(key, { path: m.path.replace(/ \(deleted\)$/, ''), range, dev: m.dev, inode: m.inode, exec: false, start: m.start, offset: m.offset });
+    }
     if (m.perms[2] === 'x') seen.get(key).exec = true;
   }
   const rank = (o) => (o.path === exePath ? 0 : /\/libnode\.so/.test(o.path) ? 1 : /\/libuv\.so/.test(o.path) ? 2 : 3);
@@ -52,7 +58,7 @@ function locate({ pid, maps, exePath, findSymbols, disassemble }) {
     ...o, file: `/proc/${pid}/map_files/${o.range}`, alternatives: [`/proc/${pid}/map_files/${o.range}`, `/proc/${pid}/root${o.path}`],
   }));
   const points = {};
-  const want = [...NAPI, ...LIBUV, ...QUEUE];
+  const want = [...NAPI, ...LIBUV, ...QUEUE, WRAPPER];
   const symbols = new Map();   // object path -> what findSymbols said
   for (const o of objects) {
     const missing = want.filter((n) => !points[n]);
@@ -66,6 +72,9 @@ function locate({ pid, maps, exePath, findSymbols, disassemble }) {
     if (!result) continue;
     for (const name of missing) {
       if (result.found.has(name)) points[name] = { object: o.path, file: o.file, location: name, how: 'symbol' };
+    }
+    if (points[WRAPPER] && points[WRAPPER].object === o.path && !points[WRAPPER].range) {
+      points[WRAPPER].range = runtimeRange(result.found.get(WRAPPER), result.loads, o.start - o.offset);
     }
   }
   const missing = [];
@@ -98,6 +107,16 @@ function locate({ pid, maps, exePath, findSymbols, disassemble }) {
   return { pid, objects, points, missing };
 }
 
+// Where a symbol lies in the process's memory: its value plus the load bias
+// (the object's first mapping, less the address its first segment asks for:
+// 0 for an executable linked at a fixed address).
+function runtimeRange(symbol, loads, firstMappingAt) {
+  if (!symbol || !symbol.size || !loads.length) return null;
+  const first = loads.reduce((a, b) => (b.offset < a.offset ? b : a));
+  const bias = firstMappingAt - (first.vaddr - first.offset - (first.vaddr - first.offset) % 4096);
+  return { start: bias + symbol.value, end: bias + symbol.value + symbol.size };
+}
+
 function findProbePoints(pid) {
   let maps = [];
   let exePath = '';
@@ -118,9 +137,14 @@ function findProbePoints(pid) {
 // For -c: the binary before it runs, alone (no map yet): found only where it
 // defines every probe point itself, as official builds do.
 function binaryProbePoints(file) {
-  const table = findElfSymbols(file, [...NAPI, ...LIBUV, ...QUEUE], { followLinks: true });
+  const table = findElfSymbols(file, [...NAPI, ...LIBUV, ...QUEUE, WRAPPER], { followLinks: true });
   const points = {};
   for (const [name] of table ? table.found : []) points[name] = { object: file, file, location: name, how: 'symbol' };
+  // Before it runs, only an executable linked at a fixed address has its
+  // wrapper where the symbol says (first segment not at 0).
+  if (points[WRAPPER] && table.loads.length && Math.min(...table.loads.map((l) => l.vaddr)) > 0) {
+    points[WRAPPER].range = runtimeRange(table.found.get(WRAPPER), table.loads, Math.min(...table.loads.map((l) => l.vaddr - l.offset)));
+  }
   const missing = [...NAPI, ...LIBUV, ...QUEUE].filter((n) => !points[n])
     .map((n) => ({ name: n, why: table ? `${file} does not define it (a shared libnode or libuv?)` : `${file} is not a readable ELF file` }));
   return { points, missing };
@@ -163,4 +187,4 @@ function describeBuild(found, exePath) {
   };
 }
 
-module.exports = { locate, findProbePoints, binaryProbePoints, nodeVersionOf, describeBuild, codeObjects, NAPI, LIBUV, QUEUE };
+module.exports = { locate, findProbePoints, binaryProbePoints, nodeVersionOf, describeBuild, codeObjects, runtimeRange, NAPI, LIBUV, QUEUE, WRAPPER };
