@@ -81,7 +81,7 @@ describe('nodetrace latency errors', function () {
       assert.strictEqual(r.code, 0, r.stderr);
       // This machine's node is static: every probe point is in the executable, named.
       const exe = `/proc/${target.pid}/(map_files/[0-9a-f]+-[0-9a-f]+|root${process.execPath})`;
-      assert.match(r.stdout, new RegExp(`bpftrace -p ${target.pid} \\S+/d-scripts/addon-latency.bt ${exe} ${target.pid} ${exe} uv__queue_work uv__queue_done\n`));
+      assert.match(r.stdout, new RegExp(`bpftrace -p ${target.pid} \\S+/d-scripts/addon-latency.bt ${exe} ${target.pid} ${exe} uv__queue_work uv__queue_done \\d+ \\d+\n`), 'with ScheduleWork\'s range, $6 $7');
       assert.match(r.stdout, /uprobe:\$3:uv_queue_work/);
     } finally {
       stopTarget(target);
