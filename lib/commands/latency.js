@@ -11,7 +11,7 @@ const { instantiateSlot } = require('../tracer/template');
 const { TracerSession, abnormalEnd } = require('../tracer/session');
 const { describeTracerFailure } = require('../tracer/failure');
 const { buildModel, renderModel, hasData } = require('../aggregation/summarize');
-const { KeptMaps } = require('../latency/kept-maps');
+const { TargetSnapshots } = require('../target-snapshots');
 const { resolveCommand, childPidOf, commandStarted } = require('../latency/command-target');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
 const { findProbePoints, binaryProbePoints, WRAPPER } = require('../latency/probe-points');
@@ -146,7 +146,7 @@ async function handler(args) {
   }
   const pid = args.pid !== undefined ? Number(args.pid) : null;
   let session = null;
-  const maps = new KeptMaps(() => pid || (session && session.child && childPidOf(session.child.pid)));
+  const maps = new TargetSnapshots(() => pid || (session && session.child && childPidOf(session.child.pid)));
   session = new TracerSession(p, {
     durationSeconds: args.duration,
     // bpftrace 0.17 reads a probed file's symbol tables as it attaches: on

@@ -12,7 +12,8 @@ const { planTracer, renderPlan } = require('../tracer/plan');
 const { TracerSession, abnormalEnd } = require('../tracer/session');
 const { describeTracerFailure } = require('../tracer/failure');
 const { parseProfile, parseProfileDtrace } = require('../profile/parse');
-const { nameStacks, TargetSnapshots } = require('../profile/name-stacks');
+const { nameStacks } = require('../profile/name-stacks');
+const { TargetSnapshots } = require('../target-snapshots');
 const { summarize, renderText, renderJson } = require('../profile/report');
 const { renderFolded } = require('../profile/folded');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
@@ -101,8 +102,8 @@ async function handler(args) {
     return;
   }
   requireRoot('nodetrace profile');
-  const snaps = new TargetSnapshots(() => (proc.isRunning(p.pid) ? p.pid : null));
-  const session = new TracerSession(p, { durationSeconds: args.duration, onReady: () => snaps.start() });
+  const snaps = new TargetSnapshots(() => (proc.isRunning(p.pid) ? p.pid : null), { perfMap: true });
+  const session = new TracerSession(p, { durationSeconds: args.duration, onReady: () => snaps.start(2000) });
   const result = await session.run();
   snaps.stop();
   try {

@@ -5,7 +5,6 @@
 // every frame into { name, category } (./frames.js). The tracer prints
 // addresses only (BPFTRACE_NO_USER_SYMBOLS): bpftrace 0.17 would open
 // /tmp/perf-PID.map itself, following links and blocking on a FIFO.
-const { Symbolizer } = require('../symbolize');
 const { userAddresses } = require('./parse');
 const { userFrame, kernelFrame } = require('./frames');
 const { demangleNames } = require('../demangle');
@@ -21,42 +20,6 @@ function demangleTracerNames(stacks) {
   if (!mangled.size) return (f) => f;
   const names = demangleNames([...mangled]);
   return (f) => f.replace(/^([^`\s]+`)(_Z[^+\s]*)/, (all, mod, sym) => mod + (names.get(sym) || sym));
-}
-
-// A snapshot of the target, taken while it runs: the latest one is kept, so
-// that a target that exits before the report still has its frames named.
-class TargetSnapshots {
-  constructor(pidOf) {
-    this.pidOf = pidOf;
-    this.symbolizer = new Symbolizer();
-    this.latest = null;
-    this.timer = null;
-  }
-
-  refresh() {
-    const pid = this.pidOf();
-    if (!pid) return;
-    const snap = this.symbolizer.snapshot(pid);
-    if (!snap.maps.length) { this.symbolizer.release(snap); return; }
-    if (this.latest) this.symbolizer.release(this.latest);
-    this.latest = snap;
-  }
-
-  start(everyMs = 2000) {
-    this.refresh();
-    this.timer = setInterval(() => this.refresh(), everyMs);
-    this.timer.unref();
-  }
-
-  stop() {
-    clearInterval(this.timer);
-    this.refresh();   // the newest perf map lines name the code that ran last
-  }
-
-  release() {
-    if (this.latest) this.symbolizer.release(this.latest);
-    this.latest = null;
-  }
 }
 
 /**
@@ -93,4 +56,4 @@ function nameStacks(parsed, symbolizer, snap) {
   };
 }
 
-module.exports = { nameStacks, TargetSnapshots };
+module.exports = { nameStacks };
