@@ -20,7 +20,7 @@ const SQLITE_KINDS = ['Work_BeginOpen', 'Work_BeginExec', 'Work_BeginClose', 'Wo
 const D_SCRIPTS = path.join(ROOT, 'd-scripts');
 
 function dtraceUnavailableReason() {
-  if (!fs.existsSync(DTRACE)) return `DTrace for Linux is not built (${DTRACE} is missing: run make dtrace, which needs ../shared/vendor/ beside the checkout)`;
+  if (!fs.existsSync(DTRACE)) return `DTrace for Linux is not built (${DTRACE} is missing: run make dtrace, which builds it from vendor/)`;
   const v = spawnSync(DTRACE, ['-V'], { encoding: 'utf8' });
   const parsed = parseDtraceVersion(v.stdout + v.stderr);
   if (!parsed || parsed.flavor !== 'oracle') return `${DTRACE} -V does not say Oracle D: ${(v.stdout + v.stderr).trim()}`;
