@@ -66,9 +66,11 @@ describe('DTrace for Linux @tracer @dtrace', function () {
   });
 
   describe('every d-script compiles (dtrace -e)', function () {
+    // A live node for the scripts that take -p (the suite's afterEach ends
+    // every target after each test, so each test starts its own).
     let target;
-    before(async function () { target = await startTarget('sqlite-loop.js'); });
-    after(() => stopTarget(target));
+    beforeEach(async function () { target = await startTarget('sqlite-loop.js'); });
+    afterEach(() => stopTarget(target));
 
     // Each script's options and arguments as its header gives them.
     const cases = {
