@@ -115,6 +115,26 @@ describe('TracerSession: a tracer that dies is never a clean run', function () {
   });
 });
 
+describe('TracerSession: what a tracer said', function () {
+  const { tracerComplaints } = require('../lib/tracer/session');
+
+  it('keeps its errors, not its news, warnings or their program excerpts (bpftrace 0.27\'s stderr)', function () {
+    const stderr = [
+      'WARNING: Could not read functions from /sys/kernel/tracing/available_filter_functions. If this is expected, use --traceable-functions.',
+      'WARNING: Unknown error -1: couldn\'t set RLIMIT_MEMLOCK for bpftrace.',
+      'd-scripts/log-snoop.bt:120:1-80: WARNING: the predicate always holds',
+      '/@on && ($8 == 0 || pid == $8 || pid == $9 || pid == $10 || pid == $11 ||',
+      '     ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~',
+      'Attached 8 probes',
+      'd-scripts/x.bt:3:1-5: ERROR: something real',
+      'uprobe:$1:f',
+      '~~~~~~~~~~~',
+    ];
+    assert.deepStrictEqual(tracerComplaints(stderr), ['d-scripts/x.bt:3:1-5: ERROR: something real']);
+    assert.deepStrictEqual(tracerComplaints(['Attached 8 probes']), []);
+  });
+});
+
 describe('TracerSession: private files', function () {
   it('makes them before the tracer starts, passes their paths, and removes them after', async function () {
     const script = path.join(__dirname, 'support', 'echo-args-tracer.js');

@@ -40,6 +40,28 @@ function isNoise(line) {
   return NOISE.some((re) => re.test(line));
 }
 
+// What a tracer said that explains its end: its error lines, without its
+// news (bpftrace 0.27 says "Attached N probes" on stderr), warnings (which
+// 0.27 prints for a healthy program, each with an excerpt of the program: the
+// line, then a row of ~ under it) or those excerpts.
+const NEWS = /^(Attach(ed|ing) \d+ probes?|.*\bWARNING: )/;
+const EXCERPT_MARK = /^\s*[~^]+\s*$/;
+
+function tracerComplaints(lines) {
+  const out = [];
+  let inWarning = false;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (EXCERPT_MARK.test(line)) continue;
+    if (i + 1 < lines.length && EXCERPT_MARK.test(lines[i + 1])) continue;   // the excerpt's program line
+    if (NEWS.test(line)) { inWarning = /WARNING: /.test(line); continue; }
+    if (inWarning && /^\s/.test(line)) continue;   // a warning's continuation
+    inWarning = false;
+    if (!isNoise(line)) out.push(line);
+  }
+  return out;
+}
+
 function signalName(result) {
   return result.signal ? `was killed by ${result.signal}` : `exited with status ${result.code}`;
 }
@@ -55,7 +77,7 @@ function abnormalEnd(result, plan) {
   const after = result.readyAt ? ` after ${Math.round((result.endedAt - result.readyAt) / 1000)} s` : '';
   if (result.gaveUp) return `${name} did not end when asked and was killed${after}`;
   if (result.signal || result.code !== 0) {
-    const last = result.errors.filter((l) => !isNoise(l)).slice(-2).join('; ');
+    const last = tracerComplaints(result.errors).slice(-2).join('; ');
     return `${name} ${signalName(result)}${after}${last ? `: ${last}` : ''}`;
   }
   if (!result.endMarkerSeen) return `${name} exited${after} without running its END clause`;
@@ -257,4 +279,4 @@ function readIfThere(file) {
   }
 }
 
-module.exports = { TracerSession, abnormalEnd, READY_MARKER, END_MARKER, ATTACH_TIMEOUT_MS, isNoise };
+module.exports = { TracerSession, abnormalEnd, tracerComplaints, READY_MARKER, END_MARKER, ATTACH_TIMEOUT_MS, isNoise };
