@@ -41,23 +41,22 @@ function isNoise(line) {
 }
 
 // What a tracer said that explains its end: its error lines, without its
-// news (bpftrace 0.27 says "Attached N probes" on stderr), warnings (which
-// 0.27 prints for a healthy program, each with an excerpt of the program: the
-// line, then a row of ~ under it) or those excerpts.
-const NEWS = /^(Attach(ed|ing) \d+ probes?|.*\bWARNING: )/;
+// news (bpftrace 0.27 says "Attached N probes" on stderr) or warnings, which
+// 0.27 prints for a healthy program, each followed by an excerpt of the
+// program (lines of it, often a row of ~ under them) up to the next message.
+const NEWS = /^Attach(ed|ing) \d+ probes?/;
+const WARNING = /\bWARNING: /;
+const ERROR = /\bERROR: /;
 const EXCERPT_MARK = /^\s*[~^]+\s*$/;
 
 function tracerComplaints(lines) {
   const out = [];
-  let inWarning = false;
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i];
-    if (EXCERPT_MARK.test(line)) continue;
-    if (i + 1 < lines.length && EXCERPT_MARK.test(lines[i + 1])) continue;   // the excerpt's program line
-    if (NEWS.test(line)) { inWarning = /WARNING: /.test(line); continue; }
-    if (inWarning && /^\s/.test(line)) continue;   // a warning's continuation
-    inWarning = false;
-    if (!isNoise(line)) out.push(line);
+  let inExcerpt = false;
+  for (const line of lines) {
+    if (WARNING.test(line) || NEWS.test(line)) { inExcerpt = true; continue; }
+    if (ERROR.test(line)) { out.push(line); inExcerpt = true; continue; }
+    if (inExcerpt || EXCERPT_MARK.test(line) || isNoise(line)) continue;
+    out.push(line);
   }
   return out;
 }
