@@ -23,12 +23,11 @@ const BPFTRACE = require('../lib/tracer/detect').detectBpftrace().path || 'bpftr
 const path = require('path');
 const os = require('os');
 
-const args = process.argv.slice(2);
-const opt = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? Number(args[i + 1]) : dflt; };
-const ROUNDS = opt('--rounds', 5);
-const WINDOW_MS = opt('--window-ms', 3000);
-const JSON_OUT = args.includes('--json');
-const WORKLOAD = (() => { const i = args.indexOf('--workload'); return i >= 0 ? args[i + 1] : 'open-close'; })();
+const options = require('./options');
+const ROUNDS = options.number('rounds', 5);
+const WINDOW_MS = options.number('window-ms', 3000);
+const JSON_OUT = options.flag('json');
+const WORKLOAD = options.string('workload', 'open-close');
 const OPS = {
   'open-close': { desc: 'fs.closeSync(fs.openSync("/dev/null")) in a loop: one op = open + close', code: "fs.closeSync(fs.openSync('/dev/null', 'r'))" },
   'read-file': { desc: 'fs.readFileSync() of a 4 KB file in a loop: one op = open + fstat + read + close', code: 'fs.readFileSync(FILE)' },

@@ -10,12 +10,9 @@
 const dc = require('diagnostics_channel');
 const { EventEmitter } = require('events');
 
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(name);
-  return i > 0 ? Number(process.argv[i + 1]) : dflt;
-};
-const N = arg('--n', 2000000);
-const ROUNDS = arg('--rounds', 7);
+const options = require('./options');
+const N = options.number('n', 2000000);
+const ROUNDS = options.number('rounds', 7);
 
 const start = dc.channel('http.server.request.start');
 const finish = dc.channel('http.server.response.finish');

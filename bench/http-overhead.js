@@ -20,13 +20,10 @@ const http = require('http');
 const { spawn } = require('child_process');
 
 const ROOT = path.join(__dirname, '..');
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(name);
-  return i > 0 ? Number(process.argv[i + 1]) : dflt;
-};
-const SECONDS = arg('--seconds', 3);
-const ROUNDS = arg('--rounds', 3);
-const CONNECTIONS = arg('--connections', 16);
+const options = require('./options');
+const SECONDS = options.number('seconds', 3);
+const ROUNDS = options.number('rounds', 3);
+const CONNECTIONS = options.number('connections', 16);
 const TICKS = 100;   // USER_HZ: /proc/PID/stat counts CPU time in 1/100 s
 
 if (process.argv[2] === '--server') {

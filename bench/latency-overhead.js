@@ -14,11 +14,10 @@ const BPFTRACE = require('../lib/tracer/detect').detectBpftrace().path || 'bpftr
 const { spawn, execFileSync } = require('child_process');
 
 const ROOT = path.join(__dirname, '..');
-const args = process.argv.slice(2);
-const opt = (name, dflt) => { const i = args.indexOf('--' + name); return i >= 0 ? Number(args[i + 1]) : dflt; };
-const SECONDS = opt('seconds', 5);
-const ROUNDS = opt('rounds', 3);
-const ARTICLE = !args.includes('--no-article');
+const options = require('./options');
+const SECONDS = options.number('seconds', 5);
+const ROUNDS = options.number('rounds', 3);
+const ARTICLE = !options.flag('no-article');
 const ADDON = require.resolve('sqlite3/build/Release/node_sqlite3.node', { paths: [ROOT] });
 
 function sleep(ms) { return new Promise((r) => setTimeout(r, ms)); }

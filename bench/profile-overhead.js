@@ -18,12 +18,11 @@ const path = require('path');
 const { spawn } = require('child_process');
 
 const ROOT = path.join(__dirname, '..');
-const args = process.argv.slice(2);
-const opt = (name, dflt) => { const i = args.indexOf('--' + name); return i >= 0 ? Number(args[i + 1]) : dflt; };
-const SECONDS = opt('seconds', 4);
-const ROUNDS = opt('rounds', 5);
-const HZ = opt('hz', 99);
-const CHURN = args.includes('--churn');
+const options = require('./options');
+const SECONDS = options.number('seconds', 4);
+const ROUNDS = options.number('rounds', 5);
+const HZ = options.number('hz', 99);
+const CHURN = options.flag('churn');
 
 function sleep(ms) { return new Promise((r) => setTimeout(r, ms)); }
 

@@ -30,15 +30,15 @@ const TARGET = path.join(ROOT, 'test', 'targets', 'bunyan-throughput.js');
 const REGISTER = path.join(ROOT, 'register.js');
 const NODETRACE = path.join(ROOT, 'bin', 'nodetrace');
 
-const argv = process.argv.slice(2);
-const opt = (name, dflt) => { const i = argv.indexOf('--' + name); return i >= 0 ? Number(argv[i + 1]) : dflt; };
+const options = require('./options');
+const opt = options.number;
 const SECONDS = opt('seconds', 3);
 const ROUNDS = opt('rounds', 3);
 const RATE = opt('rate', 10000);
 // Time for the snoop to attach before measuring starts.
 const ATTACH_SECONDS = opt('attach-seconds', 6);
 const CPUS = require('os').cpus().length;
-const PIN = argv.includes('--pin') && CPUS > 1;
+const PIN = options.flag('pin') && CPUS > 1;
 
 // [file, args] for a command, pinned to `cpus` with --pin.
 function cmd(cpus, file, args) {
