@@ -59,6 +59,29 @@ describe('TracerSession: ending a tracer', function () {
   });
 });
 
+describe('TracerSession: ending a tracer that streams events (plan.quiesce)', function () {
+  this.timeout(20000);
+  const script = path.join(__dirname, 'support', 'discarding-tracer.js');
+  const quiesce = { signal: 'SIGURG', line: 'Snooping stopped.' };
+
+  it('stops the events first, ends the tracer once it says so, and does not pass that line on', async function () {
+    const r = await run(fakePlan('bpftrace', script, { quiesce }));
+    assert.strictEqual(r.code, 0);
+    assert.deepStrictEqual(r.errors, [], 'nothing discarded');
+    assert(!r.stdout.includes('Snooping stopped.'), 'the line is taken, not shown');
+    const last = Number(/E (\d+)\nTracing ended\.\n@records: (\d+)/.exec(r.stdout)[1]);
+    assert.strictEqual(Number(/@records: (\d+)/.exec(r.stdout)[1]), last, 'every event emitted was read');
+  });
+
+  it('ends the tracer anyway when the line never comes', async function () {
+    const started = Date.now();
+    const r = await run(fakePlan('bpftrace', script, { quiesce, env: { DISCARDING_TRACER_DEAF: '1' } }));
+    assert.strictEqual(r.code, 0);
+    assert.match(r.errors.join('\n'), /discarded events/);
+    assert(Date.now() - started < 6000, `took ${Date.now() - started} ms`);
+  });
+});
+
 describe('TracerSession: knowing when the probes are attached', function () {
   this.timeout(20000);
   const script = path.join(__dirname, 'support', 'late-attach-tracer.js');

@@ -10,7 +10,7 @@ const { parseTarget, BUNYAN } = require('../lib/snoop/targets');
 const { declaresProvider, libraryDefinition, openVerified } = require('../lib/usdt/probe-libraries');
 const { ancestors } = require('../lib/proc');
 const { lineFor, truncatedJson, summary, isJsonMode } = require('../lib/snoop/format');
-const { planSnoop, PID_SLOTS } = require('../lib/snoop/plan');
+const { planSnoop, PID_SLOTS, outputPages } = require('../lib/snoop/plan');
 const { bunyanArgs } = require('../lib/snoop/sink');
 const { scriptPath } = require('../lib/tracer/plan');
 const usdt = require('../lib/usdt');
@@ -141,6 +141,22 @@ describe('snoop: the tracer command line', function () {
     assert.deepStrictEqual(two.argv.slice(10), ['5', '6', '0', '0', '0', '0', '0', '0']);
   });
 
+  it('bpftrace: the records are stopped before bpftrace is ended, where its -p lets the signal\'s tracepoint run', function () {
+    const quiesce = { signal: 'SIGURG', line: 'Snooping stopped.' };
+    const newer = { ...BPFTRACE, version: '0.24.0', versionParts: { major: 0, minor: 24, patch: 0 } };
+    assert.deepStrictEqual(planSnoop(BPFTRACE, { kind: 'pids', pids: [4242], libraries: [lib] }, 20).quiesce, quiesce);
+    assert.strictEqual(planSnoop(newer, { kind: 'pids', pids: [4242], libraries: [lib] }, 20).quiesce, undefined, '0.24+ filters it out under -p');
+    assert.deepStrictEqual(planSnoop(newer, { kind: 'pids', pids: [5, 6], libraries: [lib] }, 20).quiesce, quiesce);
+    assert.strictEqual(planSnoop(DTRACE, { kind: 'all', pids: [], libraries: [] }, 40).quiesce, undefined, 'DTrace reads its buffers to the end');
+  });
+
+  it('bpftrace reading whole records: output buffers for 4 KB events, at most 64 MiB in all', function () {
+    const whole = { ...BPFTRACE, version: '0.23.2', versionParts: { major: 0, minor: 23, patch: 2 } };
+    assert.strictEqual(planSnoop(whole, { kind: 'pids', pids: [4242], libraries: [lib] }, 20, { cpus: 2 }).env.BPFTRACE_PERF_RB_PAGES, '256');
+    assert.strictEqual(planSnoop(BPFTRACE, { kind: 'pids', pids: [4242], libraries: [lib] }, 20).env.BPFTRACE_PERF_RB_PAGES, undefined);
+    assert.deepStrictEqual([1, 64, 65, 128, 256, 1024].map(outputPages), [256, 256, 128, 128, 64, 64]);
+  });
+
   it('DTrace: bunyan<PID> or bunyan* with the level\'s probe glob', function () {
     const d = scriptPath('log-snoop', 'dtrace');
     assert.deepStrictEqual(planSnoop(DTRACE, { kind: 'all', pids: [], libraries: [] }, 40).argv, ['-s', d, '*', 'log-[wef]*']);
@@ -205,5 +221,12 @@ describe('snoop: marks and summary', function () {
       'nodetrace: 10 records from 2 processes, and 1 too long for the tracer (marked TRUNCATED); the tracer lost 5 records: it could not keep up.');
     assert.match(summary({ ...stats, truncated: 0 }, { lostRecords: 0, lostEvents: 0 }), /; none lost\.$/);
     assert.match(summary(stats, { lostRecords: null, lostEvents: 3 }), /the tracer dropped 3 events; 2 records arrived incomplete/);
+  });
+
+  it('does not blame the tracer\'s speed for records it discarded as it ended', function () {
+    const stats = { records: 5, truncated: 0, incomplete: 0, pids: new Set([1]) };
+    assert.strictEqual(summary(stats, { lostRecords: 2, lostEvents: 0 }),
+      'nodetrace: 5 records from 1 process; 2 records fired as the snoop ended and the tracer discarded them unread.');
+    assert.match(summary(stats, { lostRecords: 1, lostEvents: 0 }), /; 1 record fired as the snoop ended and the tracer discarded it unread\.$/);
   });
 });

@@ -109,7 +109,10 @@ function summary(stats, { lostRecords, lostEvents }) {
   const dropped = lostEvents ? `the tracer dropped ${plural(lostEvents, 'event')}` : '';
   let lost;
   if (lostRecords !== null && lostRecords !== undefined) {
-    if (lostRecords) lost = `the tracer lost ${plural(lostRecords, 'record')}: it could not keep up`;
+    // Without dropped events, the records missing are those bpftrace had not
+    // read yet when it was told to end (it discards them; lib/snoop/plan.js).
+    if (lostRecords && !lostEvents) lost = `${plural(lostRecords, 'record')} fired as the snoop ended and the tracer discarded ${lostRecords === 1 ? 'it' : 'them'} unread`;
+    else if (lostRecords) lost = `the tracer lost ${plural(lostRecords, 'record')}: it could not keep up`;
     else if (dropped) lost = `none lost (${dropped}, all pieces of records marked TRUNCATED)`;
     else lost = 'none lost';
   } else if (dropped || stats.incomplete) {

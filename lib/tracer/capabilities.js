@@ -114,6 +114,14 @@ function filtersUprobesByPid(tracer) {
   return isBpftrace(tracer) ? atLeast(tracer, '0.20') : true;
 }
 
+// From 0.24 `-p` filters every probe but BEGIN and END by the traced
+// process's PID (src/ast/passes/pid_filter_pass.cpp: tracepoints and
+// kprobes get a `pid != N: return` prepended): a tracepoint fired by another
+// process (the signal nodetrace sends bpftrace) never runs under -p.
+function filtersEveryProbeByPid(tracer) {
+  return isBpftrace(tracer) && atLeast(tracer, '0.24');
+}
+
 // Before 0.22, SIGUSR1 made bpftrace print its maps (and go on); since, it
 // does not: never use it to get a snapshot.
 function printsMapsOnSigusr1(tracer) {
@@ -188,6 +196,6 @@ function attachTimeoutMs(tracer) {
 
 module.exports = {
   stopPolicy, attachNotice, atLeast, attachTimeoutMs, stringLimitEnv, readsLongStrings, usdtPathForPid, rawUserStackEnv,
-  maxStringBytes, stringTrailerEnv, filtersUprobesByPid, printsMapsOnSigusr1, failsIfAnyProbeMissing, jsonOutput,
+  maxStringBytes, stringTrailerEnv, filtersUprobesByPid, filtersEveryProbeByPid, printsMapsOnSigusr1, failsIfAnyProbeMissing, jsonOutput,
   commandNotes, isDtraceForLinux, seesUsdt, demanglesStacks, ustackBlocksGcore,
 };

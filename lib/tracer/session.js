@@ -29,6 +29,11 @@ const END_MARKER = 'Tracing ended.';
 // hostile file can make it wait forever.) -d counts from the attach, as a
 // trace of N seconds means N seconds of tracing.
 const ATTACH_TIMEOUT_MS = 20000;
+// A streaming tracer told to stop emitting (plan.quiesce) says so within
+// this long, or is ended anyway; after it says so, its other CPUs' buffers
+// get this long to be read.
+const QUIESCE_TIMEOUT_MS = 2000;
+const QUIESCE_GRACE_MS = 150;
 // After the END marker, a tracer still printing this long is stuck.
 const AFTER_END_GIVE_UP_MS = 90000;
 
@@ -127,7 +132,30 @@ class TracerSession {
     if (this.running()) this.startEnding();
   }
 
+  // A plan that streams events (plan.quiesce) is first told to stop emitting
+  // them, and ended once what it emitted has been read: bpftrace discards
+  // what is still unread in its buffers when its end signal arrives
+  // (src/bpftrace.cpp, perf_event_printer: exitsig_recv), so a record fired
+  // just before Ctrl-C would otherwise be counted and never printed.
   startEnding() {
+    const q = this.plan.quiesce;
+    if (!q || !this.result.ready || this.quiescing) {
+      this.stopTracer();
+      return;
+    }
+    this.quiescing = true;
+    let stopped = false;
+    const stop = () => { if (!stopped && this.running()) { stopped = true; this.stopTracer(); } };
+    const giveUp = this.after(q.timeoutMs || QUIESCE_TIMEOUT_MS, stop);
+    this.onQuiesced = () => {
+      clearTimeout(giveUp);
+      // Other CPUs' buffers may still hold events older than the marker.
+      this.after(q.graceMs || QUIESCE_GRACE_MS, stop);
+    };
+    this.child.kill(q.signal);
+  }
+
+  stopTracer() {
     const r = this.result;
     const { signal, resendEveryMs, giveUpMs } = this.policy;
     const since = Date.now();
@@ -187,6 +215,11 @@ class TracerSession {
     const text = itemText(item);
     if (text !== null) {
       if (this.tookAttachNotice(text)) return;
+      if (this.plan.quiesce && text === this.plan.quiesce.line) {
+        if (this.onQuiesced) this.onQuiesced();
+        this.onQuiesced = null;
+        return;
+      }
       if (!r.ready && !this.plan.readyLine && text.endsWith(READY_MARKER)) this.markReady();
       if (text === END_MARKER) r.endMarkerSeen = true;
     }
