@@ -6,6 +6,8 @@
 // (native return addresses, no perf map), `profile` its frames.
 const { Symbolizer } = require('./symbolize');
 
+const FIRST_SNAPSHOT_EVERY_MS = 50;
+
 class TargetSnapshots {
   /**
    * @param {function(): number|null} pidOf the process to watch now, or null (not known yet)
@@ -28,9 +30,19 @@ class TargetSnapshots {
     this.latest = snap;
   }
 
+  // Every `everyMs`, and every 50 ms until the first snapshot: a -c command
+  // that runs for half a second must still be named.
   start(everyMs = 1000) {
     this.refresh();
-    this.timer = setInterval(() => this.refresh(), everyMs);
+    const steady = () => {
+      this.timer = setInterval(() => this.refresh(), everyMs);
+      this.timer.unref();
+    };
+    if (this.latest) { steady(); return; }
+    this.timer = setInterval(() => {
+      this.refresh();
+      if (this.latest) { clearInterval(this.timer); steady(); }
+    }, FIRST_SNAPSHOT_EVERY_MS);
     this.timer.unref();
   }
 
@@ -45,14 +57,19 @@ class TargetSnapshots {
     this.latest = null;
   }
 
-  // For return addresses (latency's kinds: the calls that queued work):
+  // For latency's kinds: return addresses (the calls that queued work), or
+  // function entries (a work class's DoThreadPoolWork, libuv's work
+  // functions), told apart by an address that starts a symbol exactly (a
+  // return address never does: the call it follows is in the same function).
   // addresses -> Map(address -> name), or undefined when no map was kept.
   resolver() {
     if (!this.latest) return undefined;
     const snap = this.latest;
     return (addresses) => {
-      const { frames } = this.symbolizer.symbolize(snap, addresses, { allReturnAddresses: true });
-      return new Map(addresses.map((a, i) => [a, frames[i].symbol]).filter(([, name]) => name));
+      const entries = this.symbolizer.symbolize(snap, addresses, { allPcs: true }).frames;
+      const returns = this.symbolizer.symbolize(snap, addresses, { allReturnAddresses: true }).frames;
+      return new Map(addresses.map((a, i) => [a, entries[i].symbol && entries[i].offset === 0 ? entries[i].symbol : returns[i].symbol])
+        .filter(([, name]) => name));
     };
   }
 }

@@ -5,7 +5,7 @@ const assert = require('assert');
 const fs = require('fs');
 const path = require('path');
 const { queueFunctionsFromDisassembly } = require('../lib/latency/stripped-libuv');
-const { locate, describeBuild } = require('../lib/latency/probe-points');
+const { locate, describeBuild, unseenPoolWork, POOL } = require('../lib/latency/probe-points');
 const { parseMaps } = require('../lib/symbolize');
 
 const fixture = (name) => fs.readFileSync(path.join(__dirname, 'fixtures', name), 'utf8');
@@ -72,6 +72,28 @@ describe('where each probe point is, from the process\'s own memory map', functi
     assert.deepStrictEqual(describeBuild(found, '/opt/node/bin/node'), {
       napiIn: '/opt/node/bin/node', libuvIn: '/opt/node/bin/node', node: 'static (in the executable)', libuv: 'static (in the executable)', libuvStripped: false,
     });
+  });
+
+  it('finds the rest of the pool (uv__work_submit, fs, dns, random) with uv__fs_work\'s and uv__queue_work\'s places, or none of it', function () {
+    const POOLED = { ...ALL, uv__work_submit: [0x3000, 10], uv__fs_work: [0x3100, 10], uv__getaddrinfo_work: [0x3200, 10], uv__getnameinfo_work: [0x3300, 10],
+      uv__random_work: [0x3400, 10], uv__fs_done: [0x3500, 10], uv__getaddrinfo_done: [0x3600, 10], uv__getnameinfo_done: [0x3700, 10], uv__random_done: [0x3800, 10] };
+    const run = (symbols) => locate({
+      pid: PID, maps: staticMaps, exePath: '/opt/node/bin/node',
+      findSymbols: (file, names) => (file.includes('400000-e0c000') ? table(symbols, [{ offset: 0, vaddr: 0x400000, filesz: 0x4000000 }]) : table({}))(file, names),
+      disassemble: () => assert.fail('no disassembly'),
+    });
+    const found = run(POOLED);
+    for (const n of POOL) assert.strictEqual(found.points[n].value, POOLED[n][0], n);
+    // An executable linked at 0x400000 and mapped there: no load bias.
+    assert.deepStrictEqual(found.points.uv__fs_work.range, { start: 0x3100, end: 0x310a });
+    assert.deepStrictEqual(found.points.uv__queue_work.range, { start: 0x2200, end: 0x220a });
+    assert.strictEqual(unseenPoolWork(found.points), null);
+    const partial = { ...POOLED };
+    delete partial.uv__getnameinfo_done;
+    const without = run(partial);
+    assert(POOL.every((n) => !without.points[n]), 'a partial pool is no pool');
+    assert.deepStrictEqual(without.missing, [], 'the pool is optional');
+    assert.match(unseenPoolWork(without.points), /^fs, dns\.lookup and dns\.lookupService work is not seen: node has no symbols/);
   });
 
   it('finds N-API in libnode and libuv\'s stripped statics by address (Debian\'s nodejs)', function () {

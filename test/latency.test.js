@@ -38,7 +38,7 @@ describe('nodetrace latency @tracer', function () {
     after(() => { stopTarget(target); stopTarget(other); });
 
     it('holds only the target\'s own kinds', function () {
-      assert(!json.kinds.some((k) => /PBKDF2|CryptoJob/.test(k.name)), `the crypto loop's work leaked in: ${names(json.kinds)}`);
+      assert(!json.kinds.some((k) => /pbkdf2|PBKDF2|CryptoJob/.test(k.name)), `the crypto loop's work leaked in: ${names(json.kinds)}`);
     });
 
     it('names the five N-API kinds by the add-on function that created the work, and nothing after N-API\'s plumbing', function () {
@@ -76,20 +76,25 @@ describe('nodetrace latency @tracer', function () {
     });
   });
 
-  it('names Node\'s own crypto.pbkdf2 work by its C++ function, and --addons-only hides it', async function () {
+  it('names Node\'s own crypto.pbkdf2 work so (its C++ function with --symbols), and --addons-only hides it', async function () {
+    this.timeout(360000);   // three traces
     const target = await startTarget('crypto-loop.js');
     const other = await startTarget('sqlite-loop.js');
     try {
-      const all = await nodetrace(['latency', '-p', String(target.pid), '-d', '2', '--json']);
+      const all = await nodetrace(['latency', '-p', String(target.pid), '-d', '2', '--json'], { timeoutMs: 110000 });
       assert.strictEqual(all.code, 0, all.stderr);
       const kinds = JSON.parse(all.stdout).kinds;
-      const pbkdf2 = kinds.find((k) => /PBKDF2/.test(k.name));
-      assert(pbkdf2, 'no PBKDF2 kind in ' + names(kinds));
+      const pbkdf2 = kinds.find((k) => k.name === 'crypto.pbkdf2');
+      assert(pbkdf2, 'no crypto.pbkdf2 kind in ' + names(kinds));
+      assert(pbkdf2.symbols.some((sym) => /PBKDF2/.test(sym)), `found from ${pbkdf2.symbols}`);
       assert(!kinds.some((k) => /sqlite3/.test(k.name)), `the sqlite3 loop's work leaked in: ${names(kinds)}`);
       assert(pbkdf2.count > 5);
-      const addons = await nodetrace(['latency', '-p', String(target.pid), '-d', '2', '--json', '--addons-only']);
+      const raw = await nodetrace(['latency', '-p', String(target.pid), '-d', '2', '--json', '--symbols'], { timeoutMs: 110000 });
+      assert.strictEqual(raw.code, 0, raw.stderr);
+      assert(JSON.parse(raw.stdout).kinds.some((k) => /PBKDF2Traits/.test(k.name)), names(JSON.parse(raw.stdout).kinds));
+      const addons = await nodetrace(['latency', '-p', String(target.pid), '-d', '2', '--json', '--addons-only'], { timeoutMs: 110000 });
       assert.strictEqual(addons.code, 0, addons.stderr);
-      assert(!JSON.parse(addons.stdout).kinds.some((k) => /PBKDF2/.test(k.name)));
+      assert(!JSON.parse(addons.stdout).kinds.some((k) => /pbkdf2|PBKDF2/.test(k.name)));
     } finally {
       stopTarget(target);
       stopTarget(other);

@@ -60,12 +60,16 @@ for (const build of BUILDS) {
     // the second beside the first).
     describe('latency -p on one process running the sqlite3 and crypto.pbkdf2 loops', function () {
       let kinds;
+      let pool;
+      let stderr;
       before(async function () {
         const target = await startTarget('sqlite-loop.js', { node: build.node, args: ['-r', path.join(ROOT, 'test', 'targets', 'crypto-loop.js')] });
         try {
           const r = await nodetrace(['latency', '-p', String(target.pid), '-d', '3', '--json'], { timeoutMs: 110000 });
           assert.strictEqual(r.code, 0, r.stderr);
           kinds = JSON.parse(r.stdout).kinds;
+          pool = JSON.parse(r.stdout).pool;
+          stderr = r.stderr;
           console.log(`      ${build.name}: ${names(kinds)}`);
         } finally {
           stopTarget(target);
@@ -80,12 +84,14 @@ for (const build of BUILDS) {
         assert(kinds.find((k) => k.name.includes('Work_BeginRun')).count > 20, names(kinds));
       });
 
-      it('names crypto.pbkdf2 work by its C++ job class, with plausible latencies', function () {
+      it('names crypto.pbkdf2 work so, found by its C++ job class, with plausible latencies', function () {
         // CryptoJob<PBKDF2Traits>::Run where it queues the work itself; from
         // Node 26 (ScheduleWork reached by a tail call) by the job's class,
         // DeriveBitsJob<PBKDF2Traits>::DoThreadPoolWork().
-        const pbkdf2 = kinds.find((k) => /^node::crypto::(CryptoJob|DeriveBitsJob)<node::crypto::PBKDF2Traits>::/.test(k.name));
-        assert(pbkdf2, `no kind named by the PBKDF2 job's class in ${names(kinds)}`);
+        const pbkdf2 = kinds.find((k) => k.name === 'crypto.pbkdf2');
+        assert(pbkdf2, `no crypto.pbkdf2 kind in ${names(kinds)}`);
+        assert(pbkdf2.symbols.some((sym) => /^node::crypto::(CryptoJob|DeriveBitsJob)<node::crypto::PBKDF2Traits>::/.test(sym)),
+          `crypto.pbkdf2 found from ${pbkdf2.symbols}`);
         assert(pbkdf2.count > 5, names(kinds));
         // 2,000 iterations of PBKDF2-SHA256 take about a millisecond of CPU;
         // two at a time on a loaded 2-core machine: a total between 10 µs and 5 s.
@@ -99,6 +105,16 @@ for (const build of BUILDS) {
 
       it('names no kind after N-API\'s or Node\'s scheduling plumbing', function () {
         assert(!kinds.some((k) => PLUMBING.test(k.name)), `a kind named after the plumbing: ${names(kinds)}`);
+      });
+
+      it(build.shared ? 'says that fs and dns work cannot be seen (stripped shared libuv)' : 'measures the pool as a whole (threads, queue)', function () {
+        if (build.shared) {
+          assert.match(stderr, /fs, dns\.lookup and dns\.lookupService work is not seen: libuv\.so\.1[.0-9]* has no symbols/);
+          assert.strictEqual(pool, null, 'no pool figures without uv__work_submit');
+        } else {
+          assert(pool && pool.threads >= 1 && pool.threads <= 4, JSON.stringify(pool));
+          assert(pool.run_share_by_kind.some((k) => k.name === 'crypto.pbkdf2'), JSON.stringify(pool));
+        }
       });
     });
 

@@ -7,14 +7,14 @@ const proc = require('../proc');
 const { requireRoot } = require('../privilege');
 const { requireTracer } = require('../tracer/detect');
 const { planTracer, renderPlan, readScript } = require('../tracer/plan');
-const { instantiateSlot } = require('../tracer/template');
+const { instantiateSlot, withoutOptional } = require('../tracer/template');
 const { TracerSession, abnormalEnd } = require('../tracer/session');
 const { describeTracerFailure } = require('../tracer/failure');
 const { buildModel, renderModel, hasData } = require('../aggregation/summarize');
 const { TargetSnapshots } = require('../target-snapshots');
 const { resolveCommand, childPidOf, commandStarted } = require('../latency/command-target');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
-const { findProbePoints, binaryProbePoints, WRAPPER } = require('../latency/probe-points');
+const { findProbePoints, binaryProbePoints, unseenPoolWork, WRAPPER, POOL, FS_WORK } = require('../latency/probe-points');
 
 const SCRIPT = 'addon-latency';
 const LATENCY_ATTACH_TIMEOUT_MS = 60000;
@@ -33,7 +33,8 @@ function builder(y) {
     .option('json', { type: 'boolean', default: false, describe: 'Print JSON (docs/json-format.md) instead of text' })
     .option('sort', { choices: ['total', 'count', 'name'], default: 'total', describe: 'Order kinds by total time, operation count or name' })
     .option('breakdown', { type: 'boolean', default: false, describe: 'Full histograms for queue wait, run and loop wait, not just a summary line' })
-    .option('addons-only', { type: 'boolean', default: false, describe: 'Hide Node\'s own thread-pool work (crypto, zlib, ...)' })
+    .option('addons-only', { type: 'boolean', default: false, describe: 'Hide Node\'s own thread-pool work (fs, dns, crypto, zlib, ...)' })
+    .option('symbols', { type: 'boolean', default: false, describe: 'Name Node\'s own work by its C++ or libuv function (fs: by libuv request type), not fs.read, dns.lookup, zlib, ...' })
     .option('backend', { choices: ['dtrace', 'bpftrace'], describe: 'Tracer to use (default: dtrace if present, else bpftrace)' })
     .option('dry-run', dryRunOption())
     .option('force', { type: 'boolean', default: false, describe: 'Trace the PID even if it does not look like Node' })
@@ -67,18 +68,18 @@ function plan(args, tracer) {
     // files that define its probe points, as this process maps them, and the
     // PID again for its own filter (before 0.20, -p does not filter uprobes:
     // a uprobe fires in every process that maps the file).
-    if (tracer.name === 'bpftrace') Object.assign(o, probeArguments(requireProbePoints(findProbePoints(o.pid), o.describe), o.pid));
+    if (tracer.name === 'bpftrace') Object.assign(o, probeArguments(requireProbePoints(findProbePoints(o.pid), o.describe), o.pid, null));
   } else {
     const c = resolveCommand(args.command);
     o.command = c.command;
     if (tracer.name === 'bpftrace') {
+      // The child's PID is known only to bpftrace, as `cpid` ($2 goes unused).
+      const program = instantiateSlot(readScript(SCRIPT, 'bpftrace'), 'TARGET', '/pid == cpid/',
+        'instantiated by nodetrace latency -c: the command\'s own process only');
       Object.assign(o, probeArguments(requireProbePoints(binaryProbePoints(c.binary), c.binary, {
         hint: 'With -c, nodetrace reads the binary before it runs: it must define them itself (official builds do).\n'
           + 'Start the program, then trace it by PID: nodetrace latency -p PID',
-      }), 0));
-      // The child's PID is known only to bpftrace, as `cpid` ($2 goes unused).
-      o.programText = instantiateSlot(readScript(SCRIPT, 'bpftrace'), 'TARGET', '/pid == cpid/',
-        'instantiated by nodetrace latency -c: the command\'s own process only');
+      }), 0, program));
       // The command inherits the tracer's stdout, so the tracer writes its
       // own output to a private file (bpftrace buffers that file, so
       // readiness is told another way: bpftrace execs the command only once
@@ -91,7 +92,20 @@ function plan(args, tracer) {
   // every key unless told to cache them (it caches by default only where
   // ASLR is off). One process is traced, so caching is right.
   if (tracer.name === 'bpftrace') o.env = { BPFTRACE_CACHE_USER_SYMBOLS: '1' };
-  return planTracer(tracer, o);
+  const planned = planTracer(tracer, o);
+  planned.unseen = o.unseen || null;
+  return planned;
+}
+
+// Thread-pool work this trace cannot see, said before it starts: a report
+// with fewer fs operations must never look like a process doing less fs.
+function unseenNotes(plan, pid) {
+  const notes = plan.unseen ? [plan.unseen] : [];
+  if (pid && proc.usesIoUring(pid)) {
+    notes.push(`PID ${pid} uses io_uring (libuv 1.45+ with UV_USE_IO_URING=1): fs reads, writes, opens, closes and stats `
+      + 'it runs there never reach the thread pool and are not counted.');
+  }
+  return notes;
 }
 
 // Where something is missing, say exactly what and where nodetrace looked:
@@ -111,17 +125,41 @@ function wrapperRange(points) {
   return w && w.range ? [w.range.start, w.range.end] : [0, 0];
 }
 
-// The program's arguments ($1..$7, see the header of addon-latency.bt).
-function probeArguments(points, pid) {
+// Where a probe goes, as the program's argument: the symbol's address in its
+// file where known. bpftrace 0.17 finds a name by reading the file's whole
+// symbol table, once per probe: 8 probes on the node binary took 25 s to
+// attach by name on a loaded 2-core host, 1.7 s by address (0.23: 3.0 s and
+// 1.5 s; 0.27: about 9 s either way).
+function probeLocation(point) {
+  return point.value !== undefined ? '0x' + point.value.toString(16) : point.location;
+}
+
+// The program's arguments ($1..$18, see the header of addon-latency.bt), and
+// the program itself where it differs from the script (`program`: -c's, or
+// null): without the pool's functions, its @pool part is left out.
+function probeArguments(points, pid, program) {
   const o = {
     positional: [points.napi_create_async_work.file, pid, points.uv_queue_work.file,
-      points.uv__queue_work.location, points.uv__queue_done.location, ...wrapperRange(points)],
+      probeLocation(points.uv__queue_work), probeLocation(points.uv__queue_done), ...wrapperRange(points)],
   };
+  const unseen = unseenPoolWork(points);
+  if (unseen) {
+    o.programText = withoutOptional(program || readScript(SCRIPT, 'bpftrace'), 'pool',
+      'instantiated by nodetrace latency: the @pool part left out, libuv\'s static functions have no symbols here');
+    o.notes = [unseen];
+    o.unseen = unseen;
+  } else {
+    // $8 uv__work_submit, $9 where uv__fs_work is, $10..$17 the work and done
+    // functions, $18 where uv__queue_work is.
+    o.positional.push(probeLocation(points[POOL[0]]), points[FS_WORK].range.start, ...POOL.slice(1).map((n) => probeLocation(points[n])),
+      points.uv__queue_work.range.start);
+    if (program) o.programText = program;
+  }
   if (/^0x/.test(points.uv__queue_work.location)) {
     // bpftrace 0.17 attaches to an address outside every symbol only with
     // --unsafe; these addresses are function entries (pointers libuv stores).
     o.extra = ['--unsafe'];
-    o.notes = [`${points.uv__queue_work.object} is stripped: uv__queue_work at ${points.uv__queue_work.location}, `
+    o.notes = [...(o.notes || []), `${points.uv__queue_work.object} is stripped: uv__queue_work at ${points.uv__queue_work.location}, `
       + `uv__queue_done at ${points.uv__queue_done.location} (${points.uv__queue_work.how.replace(/^address: /, '')})`];
   }
   return o;
@@ -145,6 +183,7 @@ async function handler(args) {
     return;
   }
   const pid = args.pid !== undefined ? Number(args.pid) : null;
+  for (const note of unseenNotes(p, pid)) process.stderr.write(`nodetrace: ${note}\n`);
   let session = null;
   const maps = new TargetSnapshots(() => pid || (session && session.child && childPidOf(session.child.pid)));
   session = new TracerSession(p, {
@@ -165,6 +204,9 @@ async function handler(args) {
   const tracedMs = result.endedAt - result.startedAt;
   const model = buildModel(result.stdout, {
     tracer: tracer.name, addonsOnly: args.addonsOnly, resolveAddresses: maps.resolver(), traceNs: tracedMs * 1e6,
+    // The pool's shares are of the time every probe was in place, up to the
+    // end signal (bpftrace may take seconds more to detach and print).
+    poolNs: ((result.endRequestedAt || result.endedAt) - result.readyAt) * 1e6, symbols: args.symbols,
   });
   const traceText = `${(tracedMs / 1000).toFixed(1)} s`;
   const broken = abnormalEnd(result, p);

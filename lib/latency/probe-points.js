@@ -23,6 +23,16 @@ const QUEUE = ['uv__queue_work', 'uv__queue_done'];
 // uv_queue_work, so work it queues is named by its caller (the program reads
 // it through the wrapper's frame). Optional: older builds inline it.
 const WRAPPER = '_ZN4node14ThreadPoolWork12ScheduleWorkEv';
+// The rest of the thread pool (fs, dns, random), all static in libuv: found
+// only where libuv keeps its symbols (official builds). Optional: without
+// them the program leaves its @pool part out and says which kinds it cannot
+// see. uv__fs_work's place in memory is needed too (an fs request is told by
+// the work function it is submitted with), and uv__queue_work's (its
+// submissions are uv_queue_work's clause's). In the program's order: $8,
+// then $10..$17.
+const POOL = ['uv__work_submit', 'uv__fs_work', 'uv__getaddrinfo_work', 'uv__getnameinfo_work', 'uv__random_work',
+  'uv__fs_done', 'uv__getaddrinfo_done', 'uv__getnameinfo_done', 'uv__random_done'];
+const FS_WORK = 'uv__fs_work';
 
 // The objects of a memory map that hold code, one entry each (a file is
 // mapped several times): the executable first, then libnode and libuv, then
@@ -58,7 +68,7 @@ function locate({ pid, maps, exePath, findSymbols, disassemble }) {
     ...o, file: `/proc/${pid}/map_files/${o.range}`, alternatives: [`/proc/${pid}/map_files/${o.range}`, `/proc/${pid}/root${o.path}`],
   }));
   const points = {};
-  const want = [...NAPI, ...LIBUV, ...QUEUE, WRAPPER];
+  const want = [...NAPI, ...LIBUV, ...QUEUE, WRAPPER, ...POOL];
   const symbols = new Map();   // object path -> what findSymbols said
   for (const o of objects) {
     const missing = want.filter((n) => !points[n]);
@@ -71,12 +81,15 @@ function locate({ pid, maps, exePath, findSymbols, disassemble }) {
     symbols.set(o.path, result);
     if (!result) continue;
     for (const name of missing) {
-      if (result.found.has(name)) points[name] = { object: o.path, file: o.file, location: name, how: 'symbol' };
+      if (result.found.has(name)) points[name] = { object: o.path, file: o.file, location: name, how: 'symbol', value: result.found.get(name).value };
     }
-    if (points[WRAPPER] && points[WRAPPER].object === o.path && !points[WRAPPER].range) {
-      points[WRAPPER].range = runtimeRange(result.found.get(WRAPPER), result.loads, o.start - o.offset);
+    for (const name of [WRAPPER, FS_WORK, QUEUE[0]]) {
+      if (points[name] && points[name].object === o.path && !points[name].range) {
+        points[name].range = runtimeRange(result.found.get(name), result.loads, o.start - o.offset);
+      }
     }
   }
+  keepPoolWithLibuv(points);
   const missing = [];
   const uv = points.uv_queue_work;
   if (uv && (!points.uv__queue_work || !points.uv__queue_done
@@ -105,6 +118,24 @@ function locate({ pid, maps, exePath, findSymbols, disassemble }) {
   }
   if (!uv) for (const n of QUEUE) if (!points[n]) missing.push({ name: n, why: 'uv_queue_work was not found, so neither was its libuv' });
   return { pid, objects, points, missing };
+}
+
+// The pool's functions belong with the uv_queue_work that is called, all of
+// them and uv__fs_work's place in memory, or none.
+function keepPoolWithLibuv(points) {
+  const uv = points.uv_queue_work;
+  const whole = uv && POOL.every((n) => points[n] && points[n].file === uv.file) && points[FS_WORK].range
+    && points[QUEUE[0]] && points[QUEUE[0]].range;
+  if (!whole) for (const n of POOL) delete points[n];
+}
+
+/** Which of libuv's own requests a located set of points cannot see, and why (null: it sees them all). */
+function unseenPoolWork(points) {
+  if (POOL.every((n) => points[n])) return null;
+  const uv = points.uv_queue_work;
+  const where = uv ? path.basename(uv.object) : 'libuv';
+  return `fs, dns.lookup and dns.lookupService work is not seen: ${where} has no symbols for libuv's static `
+    + 'uv__work_submit and work functions (a stripped shared libuv, as Debian\'s and Ubuntu\'s)';
 }
 
 // Where a symbol lies in the process's memory: its value plus the load bias
@@ -137,14 +168,17 @@ function findProbePoints(pid) {
 // For -c: the binary before it runs, alone (no map yet): found only where it
 // defines every probe point itself, as official builds do.
 function binaryProbePoints(file) {
-  const table = findElfSymbols(file, [...NAPI, ...LIBUV, ...QUEUE, WRAPPER], { followLinks: true });
+  const table = findElfSymbols(file, [...NAPI, ...LIBUV, ...QUEUE, WRAPPER, ...POOL], { followLinks: true });
   const points = {};
-  for (const [name] of table ? table.found : []) points[name] = { object: file, file, location: name, how: 'symbol' };
+  for (const [name, sym] of table ? table.found : []) points[name] = { object: file, file, location: name, how: 'symbol', value: sym.value };
   // Before it runs, only an executable linked at a fixed address has its
-  // wrapper where the symbol says (first segment not at 0).
-  if (points[WRAPPER] && table.loads.length && Math.min(...table.loads.map((l) => l.vaddr)) > 0) {
-    points[WRAPPER].range = runtimeRange(table.found.get(WRAPPER), table.loads, Math.min(...table.loads.map((l) => l.vaddr - l.offset)));
+  // functions where the symbols say (first segment not at 0).
+  for (const name of [WRAPPER, FS_WORK, QUEUE[0]]) {
+    if (points[name] && table.loads.length && Math.min(...table.loads.map((l) => l.vaddr)) > 0) {
+      points[name].range = runtimeRange(table.found.get(name), table.loads, Math.min(...table.loads.map((l) => l.vaddr - l.offset)));
+    }
   }
+  keepPoolWithLibuv(points);
   const missing = [...NAPI, ...LIBUV, ...QUEUE].filter((n) => !points[n])
     .map((n) => ({ name: n, why: table ? `${file} does not define it (a shared libnode or libuv?)` : `${file} is not a readable ELF file` }));
   return { points, missing };
@@ -187,4 +221,7 @@ function describeBuild(found, exePath) {
   };
 }
 
-module.exports = { locate, findProbePoints, binaryProbePoints, nodeVersionOf, describeBuild, codeObjects, runtimeRange, NAPI, LIBUV, QUEUE, WRAPPER };
+module.exports = {
+  locate, findProbePoints, binaryProbePoints, nodeVersionOf, describeBuild, codeObjects, runtimeRange, unseenPoolWork,
+  NAPI, LIBUV, QUEUE, WRAPPER, POOL, FS_WORK,
+};

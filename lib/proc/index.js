@@ -160,13 +160,27 @@ function namespacePids(pid) {
   return m ? m[1].trim().split(/\s+/).map(Number) : [];
 }
 
+// Whether the process holds an io_uring (libuv >= 1.45 runs some fs requests
+// there, off the thread pool, where UV_USE_IO_URING=1 or its version's
+// default says so). Reads at most `limit` of its descriptors: a process with
+// more is not read to the end (its fd table is its own to make large).
+function usesIoUring(pid, { limit = 4096 } = {}) {
+  let fds;
+  try {
+    fds = fs.readdirSync(`/proc/${pid}/fd`);
+  } catch (err) {
+    return null;
+  }
+  return fds.slice(0, limit).some((fd) => readLink(`/proc/${pid}/fd/${fd}`) === 'anon_inode:[io_uring]');
+}
+
 function coreLimit(pid) {
   const m = /^Max core file size\s+(\S+)/m.exec(readProcFile(pid, 'limits') || '');
   return m ? m[1] : null;
 }
 
 module.exports = {
-  namespacePids,
+  namespacePids, usesIoUring,
   PID_MAX, parsePid, isRunning, readProcFile, readLink, commandLine, executableName, processName,
   isNodeImage, looksLikeNode, requireProcess, requireNodeProcess, allPids, numericEntries,
   findProcessesByCommandLine, ancestors, coreLimit, stat,

@@ -112,7 +112,7 @@ class TracerSession {
     this.lines = [];
     this.result = {
       ready: false, code: null, signal: null, errors: [], endMarkerSeen: false,
-      endRequested: false, endReason: null, gaveUp: false, attachTimedOut: false,
+      endRequested: false, endRequestedAt: 0, endReason: null, gaveUp: false, attachTimedOut: false,
       startedAt: 0, readyAt: 0, endedAt: 0, stdout: '',
     };
     this.timers = [];
@@ -128,6 +128,7 @@ class TracerSession {
     const r = this.result;
     if (r.endRequested || (this.child && !this.running())) return;
     r.endRequested = true;
+    r.endRequestedAt = Date.now();
     r.endReason = reason;
     if (this.running()) this.startEnding();
   }

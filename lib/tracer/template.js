@@ -69,4 +69,29 @@ function instantiateProbes(text, probes, note) {
   return instantiateSlot(text, 'PROBES', probes.join(',\n'), note);
 }
 
-module.exports = { declaredSlot, declaredProbe, instantiateSlot, instantiateProbes };
+/**
+ * An optional part of a script, left out: every line marked with the comment
+ * `/* @NAME *\/` and every line from `/* @NAME begin *\/` to `/* @NAME end *\/`
+ * (each alone on its line). The script's header says which parts are
+ * optional and what leaving one out costs. Pure.
+ */
+function withoutOptional(text, name, note) {
+  const marked = `/* @${name} */`;
+  const begin = `/* @${name} begin */`;
+  const end = `/* @${name} end */`;
+  let inBlock = false;
+  let removed = 0;
+  const kept = text.split('\n').filter((line) => {
+    const t = line.trim();
+    if (t === begin) { inBlock = true; removed++; return false; }
+    if (t === end) { inBlock = false; return false; }
+    if (inBlock || t.endsWith(marked)) { removed++; return false; }
+    return true;
+  });
+  if (inBlock) throw new Error(`the script opens ${begin} and never closes it`);
+  if (!removed) throw new Error(`the script has no part marked @${name}`);
+  const out = kept.join('\n');
+  return note ? withNote(out, note) : out;
+}
+
+module.exports = { declaredSlot, declaredProbe, instantiateSlot, instantiateProbes, withoutOptional };

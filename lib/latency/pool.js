@@ -1,0 +1,99 @@
+'use strict';
+// libuv's thread pool as a resource, from the latency program's pool maps
+// (d-scripts/addon-latency.bt: @pool_busy_us per thread, @queue_len at each
+// start, @pool_waiting_us) and the kinds' run times. Pure: aggregations and
+// kinds in, a summary out; lib/render turns it into text or JSON.
+const { percentile, totalCount, estimatedTotal } = require('../aggregation/model');
+
+const POOL_MAPS = ['pool_busy_us', 'queue_len', 'pool_waiting_us'];
+
+// Saturated enough to say so in one line: some operation was waiting for a
+// thread this share of the trace. libuv hands a queued operation to an idle
+// thread at once, so an operation waits only while every thread is busy
+// (but for a thread's wake-up, tens of microseconds: an idle pool's waits
+// add up to a few percent at most). The threads' busy time does not decide
+// it: it counts only work that finished while tracing, so long operations
+// make it an underestimate.
+const SATURATED_WAITING = 0.20;
+
+/** Splits the pool's maps off a model's aggregations: -> { pool, rest }. */
+function splitPoolMaps(aggregations) {
+  const pool = {};
+  const rest = [];
+  for (const a of aggregations) {
+    if (POOL_MAPS.includes(a.name)) pool[a.name] = a;
+    else rest.push(a);
+  }
+  return { pool: Object.keys(pool).length ? pool : null, rest };
+}
+
+function scalar(aggregation) {
+  const e = aggregation && aggregation.entries[0];
+  return e && e.value !== undefined ? Number(e.value) : null;
+}
+
+/**
+ * @param {object} pool splitPoolMaps' pool (null: the program had no pool maps)
+ * @param {Array<{name: string, runUs: number}>} kinds each kind's time running on the pool
+ * @param {number} traceUs how long the trace lasted
+ * @returns {null | {threads, busyShare, perThread, waitingShare, queue, byKind, saturated}}
+ */
+function summarizePool(pool, kinds, traceUs) {
+  if (!pool || !traceUs) return null;
+  const perThread = (pool.pool_busy_us ? pool.pool_busy_us.entries : []).map((e) => ({ tid: Number(e.key[0]), busyUs: Number(e.value) }))
+    .sort((a, b) => b.busyUs - a.busyUs);
+  const threads = perThread.length;
+  const busyUs = perThread.reduce((s, t) => s + t.busyUs, 0);
+  const busyShare = threads ? Math.min(1, busyUs / (threads * traceUs)) : 0;
+  const waitingUs = scalar(pool.pool_waiting_us);
+  const waitingShare = waitingUs === null ? null : Math.min(1, waitingUs / traceUs);
+  const q = pool.queue_len && pool.queue_len.entries[0];
+  if (!threads && !q) return null;
+  const queue = q && totalCount(q) > 0n
+    ? { p50: percentile(q, 50), p99: percentile(q, 99), maxAtMost: Number(q.buckets[q.buckets.length - 1].hi) - 1 }
+    : null;
+  const runTotal = kinds.reduce((s, k) => s + k.runUs, 0);
+  const byKind = kinds.filter((k) => k.runUs > 0)
+    .map((k) => ({ name: k.name, share: runTotal ? k.runUs / runTotal : 0 }))
+    .sort((a, b) => b.share - a.share);
+  const saturated = waitingShare !== null && waitingShare >= SATURATED_WAITING;
+  return { threads, busyShare, perThread, waitingShare, queue, byKind, saturated };
+}
+
+// A kind's time on the pool, in microseconds, from its run histogram.
+function runMicroseconds(kind) {
+  const run = kind.breakdown && kind.breakdown.run;
+  if (!run) return 0;
+  const total = estimatedTotal(run.entry);
+  return run.unit === 'us' ? total : run.unit === 'ns' ? total / 1000 : run.unit === 'ms' ? total * 1000 : total;
+}
+
+function pct(share) {
+  return `${Math.round(share * 100)}%`;
+}
+
+/** The pool's lines of the text report. */
+function poolLines(summary) {
+  if (!summary) return [];
+  const lines = [];
+  const top = summary.byKind.filter((k) => k.share >= 0.01).slice(0, 3).map((k) => `${k.name} ${pct(k.share)}`).join(', ');
+  if (summary.threads) {
+    lines.push(`thread pool: ${summary.threads} thread${summary.threads === 1 ? '' : 's'} ran work, `
+      + `busy at least ${pct(summary.busyShare)} of the time (work that finished while tracing)` + (top ? `: ${top}` : ''));
+  } else {
+    lines.push('thread pool: no work that started while tracing finished');
+  }
+  if (summary.waitingShare !== null) {
+    // A power-of-two histogram bounds the longest queue, it does not measure it.
+    const queue = summary.queue ? `; operations still queued at each start: p50 ${Math.round(summary.queue.p50)}, p99 ${Math.round(summary.queue.p99)}, at most ${summary.queue.maxAtMost}` : '';
+    lines.push(`  operations waited for a free thread ${pct(summary.waitingShare)} of the time${queue}`);
+  }
+  if (summary.saturated) {
+    const culprit = summary.byKind[0];
+    lines.push(`  the thread pool was saturated ${pct(summary.waitingShare)} of the time: ${summary.threads} threads, mostly ${culprit ? culprit.name : 'unnamed work'}`
+      + '; consider UV_THREADPOOL_SIZE (set before the pool starts) or less of that work at once');
+  }
+  return lines;
+}
+
+module.exports = { splitPoolMaps, summarizePool, runMicroseconds, poolLines, POOL_MAPS, SATURATED_WAITING };

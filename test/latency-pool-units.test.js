@@ -1,0 +1,99 @@
+'use strict';
+// The pure parts of the whole-pool latency report: names users know for
+// Node's own work, the pool's figures from the program's maps (a real
+// capture: test/fixtures/bpftrace-addon-latency-pool.out), and the program
+// without its @pool part for a libuv without symbols.
+const assert = require('assert');
+const fs = require('fs');
+const path = require('path');
+const { userFacingName, symbolOf, isLibuvRequest } = require('../lib/latency/kind-names');
+const { summarizePool, poolLines } = require('../lib/latency/pool');
+const { buildModel, renderModel, hasData } = require('../lib/aggregation/summarize');
+const { withoutOptional } = require('../lib/tracer/template');
+const { readScript } = require('../lib/tracer/plan');
+
+const fixture = (name) => fs.readFileSync(path.join(__dirname, 'fixtures', name), 'utf8');
+
+describe('latency: names users know for Node\'s own thread-pool work', function () {
+  it('fs by libuv request type, dns by libuv work function', function () {
+    assert.strictEqual(userFacingName('0x103'), 'fs.read');
+    assert.strictEqual(userFacingName('0x101'), 'fs.open');
+    assert.strictEqual(userFacingName('0x116'), 'fs.readdir');   // UV_FS_SCANDIR
+    assert.strictEqual(symbolOf('0x116'), 'uv__fs_work UV_FS_SCANDIR');
+    assert.strictEqual(userFacingName('uv__getaddrinfo_work'), 'dns.lookup');
+    assert.strictEqual(userFacingName('node`uv__getnameinfo_work'), 'dns.lookupService');
+    assert(isLibuvRequest('0x106') && isLibuvRequest('uv__random_work') && !isLibuvRequest('0x7f00aa001234'));
+  });
+
+  it('crypto by job traits (Node 18-24: the job\'s Run; Node 26: its DoThreadPoolWork), zlib by context', function () {
+    assert.strictEqual(userFacingName('node::crypto::CryptoJob<node::crypto::PBKDF2Traits>::Run(v8::FunctionCallbackInfo<v8::Value> const&)'), 'crypto.pbkdf2');
+    assert.strictEqual(userFacingName('node::crypto::DeriveBitsJob<node::crypto::PBKDF2Traits>::DoThreadPoolWork()'), 'crypto.pbkdf2');
+    assert.strictEqual(userFacingName('node::crypto::CryptoJob<node::crypto::RandomBytesTraits>::Run(v8::FunctionCallbackInfo<v8::Value> const&)'), 'crypto.randomBytes');
+    assert.strictEqual(userFacingName('node::crypto::DeriveBitsJob<node::crypto::NewTraits>::DoThreadPoolWork()'), 'crypto (New)');
+    assert.strictEqual(userFacingName('node::(anonymous namespace)::CompressionStream<node::(anonymous namespace)::ZlibContext>::DoThreadPoolWork()'), 'zlib');
+    assert.strictEqual(userFacingName('node::(anonymous namespace)::CompressionStream<node::(anonymous namespace)::BrotliEncoderContext>::DoThreadPoolWork()'), 'zlib.brotliCompress');
+  });
+
+  it('leaves an add-on\'s function and unknown addresses as they are', function () {
+    assert.strictEqual(userFacingName('node_sqlite3::Database::Work_BeginExec(node_sqlite3::Database::Baton*)'), null);
+    assert.strictEqual(userFacingName('0x7f6cb0230523'), null);
+  });
+});
+
+describe('latency: the pool as a resource, from a real capture', function () {
+  const text = fixture('bpftrace-addon-latency-pool.out');
+
+  it('names the fs kinds, counts them as the target did (100 rounds), and keeps the pool\'s maps out of the kinds', function () {
+    const model = buildModel(text, { tracer: 'bpftrace', traceNs: 5e9 });
+    const out = JSON.parse(renderModel(model, { json: true }));
+    const count = (name) => (out.kinds.find((k) => k.name === name) || { count: 0 }).count;
+    for (const name of ['fs.stat', 'fs.open', 'fs.fstat', 'fs.close']) assert.strictEqual(count(name), 100, name);
+    assert(!out.kinds.some((k) => /pool_|queue_len/.test(k.name)) && !out.other.some((a) => /pool_|queue_len/.test(a.name)));
+    assert.deepStrictEqual(out.kinds.find((k) => k.name === 'fs.stat').symbols, ['uv__fs_work UV_FS_STAT']);
+    assert.strictEqual(out.pool.threads, 4);
+    // @pool_busy_us in the capture: 11,618 + 27,964 + 14,990 + 32,828 µs over 4 threads and 5 s.
+    assert.strictEqual(out.pool.busy_share, Math.round((87400 / 20e6) * 1000) / 1000);
+    assert.strictEqual(out.pool.saturated, false);
+    assert(hasData(model));
+  });
+
+  it('with --symbols, the codes and functions the tracer keyed them by', function () {
+    const model = buildModel(text, { tracer: 'bpftrace', traceNs: 5e9, symbols: true });
+    const keys = JSON.parse(renderModel(model, { json: true })).kinds.map((k) => k.name);
+    assert(keys.includes('0x106') && !keys.includes('fs.stat'), keys.join());
+  });
+
+  it('calls a pool saturated when some operation waited for a thread a fifth of the time or more, naming the work that held it', function () {
+    const pool = (waitingUs) => ({
+      pool_busy_us: { entries: [{ key: ['1'], value: 900000n }, { key: ['2'], value: 950000n }] },
+      pool_waiting_us: { entries: [{ key: [], value: BigInt(waitingUs) }] },
+      queue_len: null,
+    });
+    const kinds = [{ name: 'dns.lookup', runUs: 1.6e6 }, { name: 'fs.read', runUs: 0.2e6 }];
+    const busy = summarizePool(pool(600000), kinds, 1e6);
+    assert.strictEqual(busy.saturated, true);
+    assert.strictEqual(busy.byKind[0].name, 'dns.lookup');
+    assert.match(poolLines(busy).join('\n'), /the thread pool was saturated 60% of the time: 2 threads, mostly dns\.lookup/);
+    const idle = summarizePool(pool(30000), kinds, 1e6);
+    assert.strictEqual(idle.saturated, false);
+    assert(!poolLines(idle).join('\n').includes('saturated'));
+  });
+});
+
+describe('latency: the program without its @pool part (a libuv without symbols)', function () {
+  const script = readScript('addon-latency', 'bpftrace');
+  const program = withoutOptional(script, 'pool', 'test');
+
+  it('keeps uv_queue_work\'s probes and drops every probe on $8 and up', function () {
+    const body = program.split('\n').filter((l) => !/^\s*\*/.test(l) && !/^\s*\/\*/.test(l));
+    assert(!body.some((l) => /\$(8|9|1[0-8])\b/.test(l)), body.filter((l) => /\$(8|9|1[0-8])\b/.test(l)).join('\n'));
+    for (const probe of ['uprobe:$3:uv_queue_work', 'uprobe:$3:$4', 'uprobe:$3:$5', 'uprobe:$3:uv_async_send']) {
+      assert(body.some((l) => l.trim() === probe), `${probe} is gone`);
+    }
+  });
+
+  it('refuses a script without the part, or with a block left open', function () {
+    assert.throws(() => withoutOptional('BEGIN { }\n', 'pool'), /no part marked @pool/);
+    assert.throws(() => withoutOptional('/* @pool begin */\nx\n', 'pool'), /never closes/);
+  });
+});
