@@ -178,6 +178,73 @@ describe('nodetrace profile @tracer', function () {
     }
   });
 
+  it('-c: profiles a command it starts (its own process only) until it exits, naming its frames after it is gone @core', async function () {
+    this.timeout(300000);
+    // Another process beside it, busy on its pool threads: none of that may leak in.
+    const other = await startTarget('profile-hot.js', { env: { HOT_MS: '0', POOL: '2' } });
+    let r;
+    try {
+      r = await nodetrace(['profile', '-c', `${process.execPath} --perf-basic-prof test/targets/profile-hot.js`, '-F', '199', '--json', '--top', '40'],
+        { env: { SECONDS: '6' }, timeoutMs: 240000 });
+    } finally {
+      stopTarget(other);
+    }
+    assert.strictEqual(r.code, 0, r.stderr);
+    const json = JSON.parse(r.stdout);
+    // The command's own output is shown, not parsed: on stderr beside --json.
+    assert.match(r.stderr, /^ready \d+$/m);
+    assert(json.samples >= 100, `only ${json.samples} samples`);
+    assert.match(json.self[0].name, /^hotSpin .*profile-hot\.js:\d+:\d+$/, json.self.map((f) => f.name).join('\n'));
+    assert.strictEqual(json.pid, Number(/^ready (\d+)$/m.exec(r.stderr)[1]), 'the main thread is the command\'s');
+    assert.strictEqual(json.threads[0].role, 'main');
+    assert(!json.total.some((f) => /PBKDF2/i.test(f.name)), 'the other process\'s pool work leaked in');
+    assert(!json.threads.some((t) => t.role === 'libuv pool'), JSON.stringify(json.threads));
+  });
+
+  describe('a process given by name', function () {
+    // A token only these targets carry in their command lines (node's --title
+    // rewrites argv, so the token is what /proc shows).
+    const token = `nodetrace-profile-name-${process.pid}`;
+    const targets = [];
+    afterEach(() => { while (targets.length) stopTarget(targets.pop()); });
+
+    it('profiles the one Node process whose command line holds it, and says which', async function () {
+      this.timeout(300000);
+      const t = await startTarget('profile-hot.js', { args: ['--perf-basic-prof', `--title=${token}-a`] });
+      targets.push(t);
+      // A shell holding the token is no Node process: not a candidate.
+      const sh = require('child_process').spawn('/bin/sh', ['-c', 'sleep 60; :', 'sh', `${token}-a`], { stdio: 'ignore' });
+      try {
+        const r = await nodetrace(['profile', `${token}-a`, '-d', '3', '--json'], { timeoutMs: 240000 });
+        assert.strictEqual(r.code, 0, r.stderr);
+        assert.match(r.stderr, new RegExp(`^nodetrace: profiling PID ${t.pid} `, 'm'));
+        const json = JSON.parse(r.stdout);
+        assert.strictEqual(json.pid, t.pid);
+        assert.match(json.self[0].name, /^hotSpin /);
+      } finally {
+        sh.kill('SIGKILL');
+      }
+    });
+
+    it('refuses several Node processes (exit 2), listing them busiest first', async function () {
+      this.timeout(120000);
+      // (SECONDS keeps an idle target alive: it has nothing else to wait for.)
+      const idle = await startTarget('profile-hot.js', { args: [`--title=${token}-b idle`], env: { HOT_MS: '0', SECONDS: '100' } });
+      targets.push(idle);
+      const busy = await startTarget('profile-hot.js', { args: [`--title=${token}-b busy`] });
+      targets.push(busy);
+      const r = await nodetrace(['profile', `${token}-b`, '-d', '3'], { timeoutMs: 110000 });
+      assert.strictEqual(r.code, 2, r.stderr);
+      assert.match(r.stderr, new RegExp(`^nodetrace: 2 Node processes have "${token}-b" in their command lines, and a profile is of one process:`));
+      const rows = r.stderr.split('\n').filter((l) => /% CPU/.test(l));
+      assert.strictEqual(rows.length, 2, r.stderr);
+      assert.match(rows[0], new RegExp(` ${busy.pid} .*busy$`));
+      assert.match(rows[1], new RegExp(` ${idle.pid} .*idle$`));
+      assert.match(r.stderr, /nodetrace profile -p PID/);
+      assert.strictEqual(r.stdout, '');
+    });
+  });
+
   it('names crypto.pbkdf2 on the libuv pool threads by its C++ function', async function () {
     this.timeout(300000);
     const target = await startTarget('profile-hot.js', { env: { HOT_MS: '0', POOL: '2' } });
