@@ -329,3 +329,45 @@ describe('profile: the command line', function () {
     }
   });
 });
+
+describe('profile --off-cpu: what offcpu.bt printed, ranked by time blocked', function () {
+  const { parseOffCpu } = require('../lib/profile/parse');
+  const { summarizeOffCpu, renderOffCpuText } = require('../lib/profile/offcpu-report');
+  // test/targets/offcpu-wait.js's main thread: a FIFO read, then Atomics.wait.
+  const parsed = parseOffCpu(fs.readFileSync(path.join(__dirname, 'fixtures', 'bpftrace-offcpu.out'), 'utf8'));
+  const pid = parsed.threads[0].tid;
+
+  it('reads the stacks with their microseconds, the waits per thread, and the wait still going on at the end', function () {
+    assert.deepStrictEqual(parsed.threads, [{ tid: pid, comm: 'node', blocks: 33 }]);
+    assert.deepStrictEqual(parsed.stacks.map((s) => [s.count, s.user.length, Boolean(s.ongoing)]),
+      [[642422, 1, false], [1761595, 25, false], [Number((11230016543472n - 11229877320682n) / 1000n), 25, true]]);
+    assert(parsed.stacks.every((s) => s.comm === 'node' && s.kernel[0] === '__schedule+1560'));
+  });
+
+  it('merges equal stacks, says why each waited, and flags a user stack cut short in libc', function () {
+    const named = nameStacks(parsed, null, null);
+    const s = summarizeOffCpu(named, { pid, seconds: 3, threads: parsed.threads });
+    assert.strictEqual(s.blockedUs, 642422 + 1761595 + 139222);
+    assert.strictEqual(s.blocks, 33);
+    assert.deepStrictEqual(s.stacks.map((x) => [x.us, x.reason, Boolean(x.ongoing), Boolean(x.cutShort)]),
+      [[1761595 + 139222, 'read: anon_pipe_read', true, false], [642422, 'futex: futex_do_wait', false, true]]);
+    assert.strictEqual(s.threads[0].role, 'main');
+    assert(Math.abs(s.threads[0].ofTrace - s.blockedUs / 3e6) < 1e-9);
+    const text = renderOffCpuText(s);
+    assert.match(text, /^Off-CPU time of PID \d+, its main thread: blocked 2\.54 s in 33 waits over 3\.0 s traced\./);
+    assert.match(text, /^ {2}1\. 1\.90 s 63\.4% of the time, main: read: anon_pipe_read \(still blocked at the end\)$/m);
+    assert.match(text, /its callers are unknown/);
+  });
+
+  it('the plan: PID and thread choice as arguments; -c puts cpid in every TARGET line', function () {
+    const tracer = { name: 'bpftrace', path: '/usr/bin/bpftrace', version: '0.17.0' };
+    const p = profileCommand.plan({ pid: String(process.pid), frequency: 99, offCpu: true, allThreads: true }, tracer);
+    assert(p.argv[p.argv.length - 3].endsWith('d-scripts/offcpu.bt'));
+    assert.deepStrictEqual(p.argv.slice(-2), [String(process.pid), '1']);
+    const c = profileCommand.plan({ command: `${process.execPath} app.js`, frequency: 99, offCpu: true }, tracer);
+    assert.match(c.programText, /^\/pid == cpid && \(\$2 \|\| tid == cpid\)\/$/m);
+    assert.deepStrictEqual(c.argv.slice(-2), ['0', '0']);
+    assert.throws(() => profileCommand.plan({ pid: String(process.pid), offCpu: true }, { name: 'dtrace', path: '/usr/sbin/dtrace', version: '2.0' }),
+      /--off-cpu runs on bpftrace only/);
+  });
+});

@@ -245,6 +245,64 @@ describe('nodetrace profile @tracer', function () {
     });
   });
 
+  describe('--off-cpu, on a main thread that blocks in a FIFO read and in Atomics.wait', function () {
+    // What the target says it spent blocked: { fifo, atomics, wall } in ms so far.
+    function askWaits(target) {
+      return new Promise((resolve, reject) => {
+        let buf = '';
+        const timer = setTimeout(() => reject(new Error('the target did not say its waits')), 10000);
+        const onData = (c) => {
+          buf += c;
+          const m = /waits (\S+) (\S+) (\S+)\n/.exec(buf);
+          if (!m) return;
+          clearTimeout(timer);
+          target.stdout.off('data', onData);
+          resolve({ fifo: Number(m[1]), atomics: Number(m[2]), wall: Number(m[3]) });
+        };
+        target.stdout.on('data', onData);
+        target.kill('SIGUSR2');
+      });
+    }
+
+    it('ranks first the FIFO read, named down to the JavaScript function, with its share of the waiting @core', async function () {
+      this.timeout(300000);
+      const target = await startTarget('offcpu-wait.js', { args: ['--perf-basic-prof'] });
+      try {
+        await new Promise((r) => setTimeout(r, 1500));
+        const folded = path.join(dir, 'offcpu.folded');
+        const before = await askWaits(target);
+        const r = await nodetrace(['profile', '--off-cpu', '-p', String(target.pid), '-d', '4', '--json', '--folded', folded], { timeoutMs: 240000 });
+        const after = await askWaits(target);
+        assert.strictEqual(r.code, 0, r.stderr);
+        const json = JSON.parse(r.stdout);
+        const top = json.stacks[0];
+        assert.strictEqual(top.reason, 'read: anon_pipe_read', JSON.stringify(json.stacks.map((s) => s.reason)));
+        assert.strictEqual(top.thread, 'main');
+        const jsNames = top.frames.filter((f) => f.category === 'js').map((f) => f.name);
+        assert.match(jsNames[0], /^readSync node:fs:/, jsNames.join('\n'));
+        assert.match(jsNames[1], /^waitForFifo .*offcpu-wait\.js:\d+:\d+$/, jsNames.join('\n'));
+        // The FIFO's share of the time blocked, against what the target measured around its calls.
+        const futex = json.stacks.filter((s) => /^futex/.test(s.reason)).reduce((n, s) => n + s.us, 0);
+        const fifo = json.stacks.filter((s) => s.reason === 'read: anon_pipe_read').reduce((n, s) => n + s.us, 0);
+        const truth = (after.fifo - before.fifo) / (after.fifo - before.fifo + after.atomics - before.atomics);
+        const traced = fifo / (fifo + futex);
+        console.log(`      FIFO read: ${(100 * traced).toFixed(1)}% of the time blocked in the two waits, truth ${(100 * truth).toFixed(1)}%; `
+          + `blocked ${(json.blockedUs / 1e6).toFixed(2)} s in ${json.seconds.toFixed(2)} s`);
+        assert(Math.abs(traced - truth) < 0.1, `traced ${traced}, truth ${truth}`);
+        // As much of the time traced as the target says it was blocked (a
+        // little less: the trace's time counts attaching and ending too), never more.
+        const blockedShare = json.blockedUs / (json.seconds * 1e6);
+        const truthShare = (after.fifo - before.fifo + after.atomics - before.atomics) / (after.wall - before.wall);
+        assert(blockedShare <= 1.02 && blockedShare > truthShare - 0.2, `blocked ${blockedShare} of the time traced; truth ${truthShare}`);
+        const lines = parseFolded(fs.readFileSync(folded, 'utf8'));
+        assert.strictEqual(lines.reduce((n, l) => n + l.count, 0), json.blockedUs, 'folded counts are the same microseconds');
+        assert(lines.some((l) => l.frames.some((f) => /^waitForFifo /.test(f)) && l.frames.includes('anon_pipe_read')));
+      } finally {
+        stopTarget(target);
+      }
+    });
+  });
+
   it('names crypto.pbkdf2 on the libuv pool threads by its C++ function', async function () {
     this.timeout(300000);
     const target = await startTarget('profile-hot.js', { env: { HOT_MS: '0', POOL: '2' } });

@@ -9,10 +9,11 @@ const proc = require('../proc');
 const { requireRoot } = require('../privilege');
 const { requireTracer } = require('../tracer/detect');
 const { planTracer, renderPlan, readScript } = require('../tracer/plan');
-const { instantiateSlot } = require('../tracer/template');
+const { instantiateSlot, declaredSlot } = require('../tracer/template');
 const { TracerSession, abnormalEnd } = require('../tracer/session');
 const { describeTracerFailure } = require('../tracer/failure');
-const { parseProfile, parseProfileDtrace } = require('../profile/parse');
+const { parseProfile, parseProfileDtrace, parseOffCpu } = require('../profile/parse');
+const { summarizeOffCpu, renderOffCpuText, renderOffCpuJson } = require('../profile/offcpu-report');
 const { nameStacks } = require('../profile/name-stacks');
 const { TargetSnapshots } = require('../target-snapshots');
 const { resolveCommand, childPidOf, commandStarted } = require('../latency/command-target');
@@ -22,7 +23,12 @@ const { renderFolded } = require('../profile/folded');
 const { safeText } = require('../terminal-safe');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
 
-const SCRIPT = 'profile';
+// On-CPU samples, or (--off-cpu) time blocked; the program argument that
+// is the PID, which -c replaces with bpftrace's cpid.
+const SCRIPTS = {
+  cpu: { script: 'profile', pidArgument: '$2' },
+  off: { script: 'offcpu', pidArgument: '$1' },
+};
 const DEFAULT_HZ = 99;
 const MAX_HZ = 999;
 // Distinct (thread, stack) pairs the tracer keeps: 99 Hz on 8 busy threads
@@ -50,6 +56,8 @@ function builder(y) {
     .option('folded', { type: 'string', describe: 'Also write folded stacks (flamegraph.pl, inferno, speedscope) to FILE ("-": stdout, instead of the report)' })
     .option('svg', { type: 'string', describe: 'Also write a flame graph (self-contained SVG, searchable, click to zoom) to FILE' })
     .option('pprof', { type: 'string', describe: 'Also write a gzip\'d pprof profile (go tool pprof, Pyroscope, speedscope) to FILE' })
+    .option('off-cpu', { type: 'boolean', default: false, describe: 'Where the main thread waits instead: time blocked (system calls, locks, sync fs calls) by stack' })
+    .option('all-threads', { type: 'boolean', default: false, describe: 'With --off-cpu: every thread, not only the main one (pool threads mostly wait for work)' })
     .option('backend', { choices: ['dtrace', 'bpftrace'], describe: 'Tracer to use (default: dtrace if present, else bpftrace)' })
     .option('dry-run', dryRunOption())
     .option('force', { type: 'boolean', default: false, describe: 'Profile the PID even if it does not look like Node' })
@@ -63,6 +71,7 @@ function builder(y) {
         throw new Error(`-F expects a whole number of samples a second from 1 to ${MAX_HZ} (99 is usual).`);
       }
       if (!(Number.isInteger(a.top) && a.top >= 1)) throw new Error('--top expects a whole number from 1.');
+      if (a.allThreads && !a.offCpu) throw new Error('--all-threads goes with --off-cpu (on-CPU samples cover every thread already).');
       for (const f of ['folded', 'svg', 'pprof']) {
         if (a[f] !== undefined && !String(a[f]).trim()) throw new Error(`--${f} expects a file name.`);
       }
@@ -74,6 +83,7 @@ function builder(y) {
     .example('sudo $0 profile -p 4242 -d 10 --svg cpu.svg', 'the report, and a flame graph to open in a browser')
     .example('sudo $0 profile -p 4242 -d 10 --folded - > cpu.folded', 'folded stacks for flamegraph.pl, inferno or speedscope')
     .example('sudo $0 profile -p 4242 --pprof cpu.pb.gz', 'until Ctrl-C; then: go tool pprof -top cpu.pb.gz')
+    .example('sudo $0 profile -p 4242 -d 10 --off-cpu', 'where its main thread waited, blocked, instead of where it ran')
     .example('$0 profile -p 4242 -n', 'show exactly what would be loaded into the kernel, and how');
 }
 
@@ -85,16 +95,23 @@ function builder(y) {
 function plan(args, tracer, host) {
   const hz = args.frequency === undefined ? DEFAULT_HZ : args.frequency;
   const bpftrace = tracer.name === 'bpftrace';
-  const o = { script: SCRIPT };
+  const { script, pidArgument } = SCRIPTS[args.offCpu ? 'off' : 'cpu'];
+  if (args.offCpu && !bpftrace) {
+    throw new UserError('--off-cpu runs on bpftrace only for now (d-scripts/offcpu.d is not written yet).', { hint: 'Use --backend bpftrace.' });
+  }
+  // The program's arguments after the PID's place is known: [hz, PID] or [PID, all].
+  const argsWith = (target) => (args.offCpu ? [target, args.allThreads ? 1 : 0] : [hz, target]);
+  const o = { script };
   let pid = null;
   let note = null;
   if (args.command !== undefined) {
     o.command = resolveCommand(args.command).command;
     o.describe = `"${args.command}"`;
-    o.positional = bpftrace ? [hz, 0] : [hz];
+    o.positional = bpftrace ? argsWith(0) : [hz];
     if (bpftrace) {
-      // The child's PID is known only to bpftrace, as `cpid` ($2 goes unused).
-      o.programText = instantiateSlot(readScript(SCRIPT, 'bpftrace'), 'TARGET', '/pid == cpid/',
+      // The child's PID is known only to bpftrace, as `cpid` (the PID's argument goes unused).
+      const text = readScript(script, 'bpftrace');
+      o.programText = instantiateSlot(text, 'TARGET', declaredSlot(text, 'TARGET').split(pidArgument).join('cpid'),
         'instantiated by nodetrace profile -c: the command\'s own process only');
       // The command inherits the tracer's stdout: bpftrace writes to a file
       // (and readiness is told by the command starting: bpftrace execs it
@@ -111,7 +128,7 @@ function plan(args, tracer, host) {
     else proc.requireNodeProcess(pid);
     o.describe = `PID ${pid}`;
     // The PID is a program argument: 0.17's -p does not filter profile probes.
-    if (bpftrace) o.positional = [hz, pid];
+    if (bpftrace) o.positional = argsWith(pid);
     else Object.assign(o, { pid, positional: [hz] });
   }
   if (bpftrace) {
@@ -173,22 +190,33 @@ async function handler(args) {
     if (!result.ready) return;   // Ctrl-C before the probes were in place: nothing gathered
     const broken = abnormalEnd(result, p);
     if (p.pid && !broken && !proc.isRunning(p.pid)) process.stderr.write(`nodetrace: PID ${p.pid} exited; here is what was gathered.\n`);
-    const parsed = tracer.name === 'dtrace' ? parseProfileDtrace(result.stdout) : parseProfile(result.stdout);
+    const parsed = args.offCpu ? parseOffCpu(result.stdout)
+      : tracer.name === 'dtrace' ? parseProfileDtrace(result.stdout) : parseProfile(result.stdout);
     // DTrace keys threads by ID only: they are the process's threads.
     const comm = (pid && proc.processName(pid)) || 'node';
     for (const s of parsed.stacks) if (!s.comm) s.comm = comm;
     const named = nameStacks(parsed, snaps.symbolizer, snaps.latest);
     const seconds = (result.endedAt - result.readyAt) / 1000;
-    const summary = summarize(named, { pid, hz: p.hz, seconds, top: args.top });
-    const meta = { pid, hz: p.hz, seconds };
-    if (args.svg !== undefined) writeOutput(args.svg, require('../profile/svg').renderSvg(named, { ...meta, title: `CPU of ${p.describe}` }));
+    const meta = { pid, hz: args.offCpu ? null : p.hz, seconds, offCpu: args.offCpu };
+    let summary;
+    let report;
+    if (args.offCpu) {
+      summary = summarizeOffCpu(named, { pid, seconds, threads: parsed.threads, allThreads: args.allThreads, top: args.top });
+      report = () => (args.json ? renderOffCpuJson(summary) : renderOffCpuText(summary, { describe: p.describe }));
+    } else {
+      summary = summarize(named, { pid, hz: p.hz, seconds, top: args.top });
+      report = () => (args.json ? renderJson(summary) : renderText(summary, { describe: p.describe }));
+    }
+    const title = `${args.offCpu ? 'Off-CPU time' : 'CPU'} of ${p.describe}`;
+    if (args.svg !== undefined) writeOutput(args.svg, require('../profile/svg').renderSvg(named, { ...meta, title, unit: args.offCpu ? 'us' : 'samples' }));
     if (args.pprof !== undefined) writeOutput(args.pprof, require('../profile/pprof').encodePprof(named, meta));
     if (args.folded === '-') process.stdout.write(renderFolded(named, meta));
     else {
       if (args.folded !== undefined) writeOutput(args.folded, renderFolded(named, meta));
-      process.stdout.write(args.json ? renderJson(summary) : renderText(summary, { describe: p.describe }));
+      process.stdout.write(report());
     }
-    if (broken) throw new UserError(`${broken}; the profile is incomplete${summary.samples ? ' (above: what it gathered)' : ''}.`);
+    const gathered = args.offCpu ? summary.blockedUs : summary.samples;
+    if (broken) throw new UserError(`${broken}; the profile is incomplete${gathered ? ' (above: what it gathered)' : ''}.`);
   } finally {
     snaps.release();
   }
