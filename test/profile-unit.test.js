@@ -365,7 +365,7 @@ describe('profile --off-cpu: what offcpu.bt printed, ranked by time blocked', fu
     assert(p.argv[p.argv.length - 3].endsWith('d-scripts/offcpu.bt'));
     assert.deepStrictEqual(p.argv.slice(-2), [String(process.pid), '1']);
     const c = profileCommand.plan({ command: `${process.execPath} app.js`, frequency: 99, offCpu: true }, tracer);
-    assert.match(c.programText, /^\/pid == cpid && \(\$2 \|\| tid == cpid\)\/$/m);
+    assert.match(c.programText, /^\s*if \(pid == cpid && \(\$2 \|\| tid == cpid\) && \(args->prev_state & 3\)\) \{$/m);
     assert.deepStrictEqual(c.argv.slice(-2), ['0', '0']);
     assert.throws(() => profileCommand.plan({ pid: String(process.pid), offCpu: true }, { name: 'dtrace', path: '/usr/sbin/dtrace', version: '2.0' }),
       /--off-cpu runs on bpftrace only/);

@@ -181,7 +181,9 @@ async function handler(args) {
     durationSeconds: args.duration,
     stdio: commandStdio(p, args),
     readyWhen: p.outputFile ? (child) => commandStarted(child.pid) : undefined,
-    onReady: () => snaps.start(2000),
+    // A -c command's perf map can no longer be read once it exits: look
+    // more often, so that code compiled near its end is named too.
+    onReady: () => snaps.start(p.pid ? 2000 : 500),
   });
   const result = await session.run();
   snaps.stop();
