@@ -70,6 +70,11 @@ function cpuSeconds(pid) {
   return ticks === null ? NaN : ticks / 100;   // USER_HZ
 }
 
+// The machine's load averages over 1, 5 and 15 minutes: how quiet it was.
+function loadAverage() {
+  return fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+}
+
 // Context switches of the whole machine so far (/proc/stat's ctxt).
 function contextSwitches() {
   return Number(/^ctxt (\d+)$/m.exec(fs.readFileSync('/proc/stat', 'utf8'))[1]);
@@ -164,6 +169,7 @@ async function main() {
   let statsBefore = null;
   try { statsBefore = fs.readFileSync(STATS, 'utf8').trim(); fs.writeFileSync(STATS, '1'); } catch (e) { statsBefore = null; }
   const statsFrom = Date.now();
+  const loadBefore = loadAverage();
   const switchesFrom = contextSwitches();
   let switchesPerSecond = 0;
   try {
@@ -189,7 +195,7 @@ async function main() {
   const baseCpu = median(modes[0].perCpu);
   const what = OFF_CPU ? `, ${PINGPONG} blocking round trips to a worker thread per 2,000 rounds` : CHURN ? ' compiling a new function each round' : '';
   console.log(`CPU-bound workload${what}, ${ROUNDS} rounds of ${SECONDS} s each, one process running at a time`
-    + ` (load average before: ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}):`);
+    + ` (load average before: ${loadBefore}):`);
   console.log(`  ${'mode'.padEnd(48)} ${'rounds/s'.padStart(9)} ratio  ${'per CPU-s'.padStart(9)} ratio  paired per CPU-s: median [range]`);
   for (const m of modes) {
     const med = median(m.rates);
@@ -200,7 +206,7 @@ async function main() {
     console.log(`  ${m.name.padEnd(48)} ${med.toFixed(0).padStart(9)} ${(med / base).toFixed(3)}  ${cpu.toFixed(0).padStart(9)} ${(cpu / baseCpu).toFixed(3)}  ${paired}`);
   }
   console.log(`  rounds/s of each round: ${modes.map((m) => `${m.name}: ${m.rates.map((x) => x.toFixed(0)).join(', ')}`).join('; ')}`);
-  console.log(`  the machine switched context ${switchesPerSecond.toFixed(0)} times a second while measuring; load average after: ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
+  console.log(`  the machine switched context ${switchesPerSecond.toFixed(0)} times a second while measuring; load average after: ${loadAverage()}`);
   for (const m of modes.filter((x) => x.profiled)) {
     console.log(`  ${m.name}: bpftrace used ${(100 * median(m.tracerCpu)).toFixed(2)}% of a CPU, nodetrace ${(100 * median(m.nodetraceCpu)).toFixed(2)}%; ${m.gathered} in the report`);
     if (m.bpf && m.bpf.runs) {

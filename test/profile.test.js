@@ -281,6 +281,7 @@ describe('nodetrace profile @tracer', function () {
         const jsNames = top.frames.filter((f) => f.category === 'js').map((f) => f.name);
         assert.match(jsNames[0], /^readSync node:fs:/, jsNames.join('\n'));
         assert.match(jsNames[1], /^waitForFifo .*offcpu-wait\.js:\d+:\d+$/, jsNames.join('\n'));
+        assert(json.functions.some((f) => /^waitForFifo /.test(f.name)), JSON.stringify(json.functions));
         // The FIFO's share of the time blocked, against what the target measured around its calls.
         const futex = json.stacks.filter((s) => /^futex/.test(s.reason)).reduce((n, s) => n + s.us, 0);
         const fifo = json.stacks.filter((s) => s.reason === 'read: anon_pipe_read').reduce((n, s) => n + s.us, 0);

@@ -74,6 +74,12 @@ function summarizeOffCpu(named, { pid, seconds, threads = [], allThreads = false
     const r = byRole.get(roleOf.get(t.tid));
     if (r) r.blocks += t.blocks;
   }
+  // A JavaScript function with every wait under it (V8 inlines, so one
+  // function's waits may come from several stacks): counted once a stack.
+  const jsTotal = new Map();
+  for (const m of merged.values()) {
+    for (const name of new Set(m.frames.filter((f) => f.category === 'js').map((f) => f.name))) jsTotal.set(name, (jsTotal.get(name) || 0) + m.us);
+  }
   const stacks = [...merged.values()].sort((a, b) => b.us - a.us).slice(0, top).map((m) => {
     const user = userFramesLeafFirst(m.frames);
     return {
@@ -100,6 +106,8 @@ function summarizeOffCpu(named, { pid, seconds, threads = [], allThreads = false
     threads: [...byRole.values()].sort((a, b) => b.us - a.us)
       .map((r) => ({ role: r.role, threads: r.threads.size, us: r.us, blocks: r.blocks, ofTrace: tracedUs ? r.us / tracedUs / r.threads.size : null })),
     stacks,
+    functions: [...jsTotal].sort((a, b) => b[1] - a[1]).slice(0, top)
+      .map(([name, us]) => ({ name, us, share: total ? us / total : 0 })),
     perfMap: named.perfMap || null,
   };
 }
@@ -137,6 +145,10 @@ function renderOffCpuText(s, { describe = '' } = {}) {
     if (st.frames.length > FRAMES_SHOWN) out.push(`       ... ${st.frames.length - FRAMES_SHOWN} more`);
     if (st.cutShort) out.push('       (the user stack stops in a C library function that keeps no frame pointer: its callers are unknown)');
   });
+  if (s.functions.length) {
+    out.push('', 'JavaScript functions by the time blocked under them (the function, or what it called, waited):');
+    for (const f of s.functions) out.push(`  ${time(f.us).padStart(9)} ${pct(f.share)}  ${f.name}`);
+  }
   if (s.stacks.some((st) => st.frames.some((f) => f.category === 'jit'))) {
     out.push('', 'JavaScript frames have no names: start node with --perf-basic-prof (docs/performance.md).');
   }
