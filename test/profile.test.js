@@ -13,22 +13,36 @@ const { requireTracing, startTarget, stopTarget, nodetrace, killStragglers } = r
 const { parseFolded } = require('../lib/profile/folded');
 const { decodePprof } = require('../lib/profile/pprof');
 
-// What the target says it spent: { hot, warm, cpu } in ms so far.
-function askSplit(target) {
+// Sends the target SIGUSR2 and resolves with the numbers of the line it
+// answers with ("LABEL n n n").
+function askTarget(target, label) {
   return new Promise((resolve, reject) => {
     let buf = '';
-    const timer = setTimeout(() => reject(new Error('the target did not say its split')), 10000);
+    const re = new RegExp(`${label} (\\S+) (\\S+) (\\S+)\\n`);
+    const timer = setTimeout(() => reject(new Error(`the target did not answer with "${label}"`)), 10000);
     const onData = (c) => {
       buf += c;
-      const m = /split (\S+) (\S+) (\S+)\n/.exec(buf);
+      const m = re.exec(buf);
       if (!m) return;
       clearTimeout(timer);
       target.stdout.off('data', onData);
-      resolve({ hot: Number(m[1]), warm: Number(m[2]), cpu: Number(m[3]) });
+      resolve(m.slice(1).map(Number));
     };
     target.stdout.on('data', onData);
     target.kill('SIGUSR2');
   });
+}
+
+// What profile-hot.js says it spent: { hot, warm, cpu } in ms so far.
+async function askSplit(target) {
+  const [hot, warm, cpu] = await askTarget(target, 'split');
+  return { hot, warm, cpu };
+}
+
+// What offcpu-wait.js says it spent blocked: { fifo, atomics, wall } in ms so far.
+async function askWaits(target) {
+  const [fifo, atomics, wall] = await askTarget(target, 'waits');
+  return { fifo, atomics, wall };
 }
 
 function findChromium() {
@@ -246,24 +260,6 @@ describe('nodetrace profile @tracer', function () {
   });
 
   describe('--off-cpu, on a main thread that blocks in a FIFO read and in Atomics.wait', function () {
-    // What the target says it spent blocked: { fifo, atomics, wall } in ms so far.
-    function askWaits(target) {
-      return new Promise((resolve, reject) => {
-        let buf = '';
-        const timer = setTimeout(() => reject(new Error('the target did not say its waits')), 10000);
-        const onData = (c) => {
-          buf += c;
-          const m = /waits (\S+) (\S+) (\S+)\n/.exec(buf);
-          if (!m) return;
-          clearTimeout(timer);
-          target.stdout.off('data', onData);
-          resolve({ fifo: Number(m[1]), atomics: Number(m[2]), wall: Number(m[3]) });
-        };
-        target.stdout.on('data', onData);
-        target.kill('SIGUSR2');
-      });
-    }
-
     it('ranks first the FIFO read, named down to the JavaScript function, with its share of the waiting @core', async function () {
       this.timeout(300000);
       const target = await startTarget('offcpu-wait.js', { args: ['--perf-basic-prof'] });

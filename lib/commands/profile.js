@@ -198,7 +198,9 @@ async function handler(args) {
     const comm = (pid && proc.processName(pid)) || 'node';
     for (const s of parsed.stacks) if (!s.comm) s.comm = comm;
     const named = nameStacks(parsed, snaps.symbolizer, snaps.latest);
-    const seconds = (result.endedAt - result.readyAt) / 1000;
+    // The program's own clock where it keeps one: the tracer may take
+    // seconds after the end to print (naming frames, 0.23+).
+    const seconds = parsed.seconds || (result.endedAt - result.readyAt) / 1000;
     const meta = { pid, hz: args.offCpu ? null : p.hz, seconds, offCpu: args.offCpu };
     let summary;
     let report;

@@ -76,7 +76,8 @@ function parseProfileDtrace(text) {
 
 /**
  * What d-scripts/offcpu.bt printed, as stacks whose count is microseconds
- * blocked: -> { stacks: [{ tid, comm, kernel, user, count, ongoing? }], threads: [{ tid, comm, blocks }] }.
+ * blocked: -> { stacks: [{ tid, comm, kernel, user, count, ongoing? }], threads: [{ tid, comm, blocks }],
+ * seconds: the time traced by the kernel's clock, or null }.
  * A wait still going on at exit (@blocked_since_ns) counts up to then, marked ongoing.
  */
 function parseOffCpu(text) {
@@ -89,6 +90,8 @@ function parseOffCpu(text) {
   const stack = (key, count) => ({ tid: Number(key[0]), comm: comm.get(Number(key[0])) || '', kernel: frameLines(key[1]), user: frameLines(key[2]), count });
   const stacks = entries('offcpu_us').filter((e) => e.key.length === 3).map((e) => stack(e.key, Number(e.value)));
   const now = entries('now_ns')[0];
+  const begin = entries('begin_ns')[0];
+  const seconds = now && begin ? Number(BigInt(now.value) - BigInt(begin.value)) / 1e9 : null;
   if (now) {
     for (const e of entries('blocked_since_ns')) {
       if (e.key.length !== 3) continue;
@@ -97,7 +100,7 @@ function parseOffCpu(text) {
       if (us > 0) stacks.push({ ...stack(e.key, us), ongoing: true });
     }
   }
-  return { stacks, threads };
+  return { stacks, threads, seconds };
 }
 
 /** Every distinct user address, split into sampled pcs (leaves) and return addresses. */
