@@ -359,6 +359,19 @@ describe('profile --off-cpu: what offcpu.bt printed, ranked by time blocked', fu
     assert.match(text, /its callers are unknown/);
   });
 
+  it('pprof and SVG hold the same time, in time units', function () {
+    const named = nameStacks(parsed, null, null);
+    const us = parsed.stacks.reduce((n, x) => n + x.count, 0);
+    const p = decodePprof(encodePprof(named, { pid, seconds: 3, offCpu: true }));
+    const str = (i) => p.stringTable.strings[Number(i)];
+    assert.deepStrictEqual(p.sampleType.map((t) => [str(t.type), str(t.unit)]), [['off-cpu', 'nanoseconds']]);
+    assert.strictEqual(p.sample.reduce((n, x) => n + Number(x.value[0]), 0), us * 1000);
+    const svg = renderSvg(named, { pid, seconds: 3, unit: 'us', title: 'Off-CPU time' });
+    assert.match(svg, new RegExp(`data-total="${us}"`));
+    assert.match(svg, /<text x="10" y="40">2\.54 s in 3\.0 s; click a box to zoom<\/text>/);
+    assert.match(svg, /<title>all \(2\.54 s, 100\.00%\)<\/title>/);
+  });
+
   it('the plan: PID and thread choice as arguments; -c puts cpid in every TARGET line', function () {
     const tracer = { name: 'bpftrace', path: '/usr/bin/bpftrace', version: '0.17.0' };
     const p = profileCommand.plan({ pid: String(process.pid), frequency: 99, offCpu: true, allThreads: true }, tracer);
