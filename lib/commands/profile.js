@@ -97,9 +97,10 @@ function plan(args, tracer, host) {
   const bpftrace = tracer.name === 'bpftrace';
   const { script, pidArgument } = SCRIPTS[args.offCpu ? 'off' : 'cpu'];
   if (args.offCpu && !bpftrace) {
-    throw new UserError('--off-cpu runs on bpftrace only for now (d-scripts/offcpu.d is not written yet).', { hint: 'Use --backend bpftrace.' });
+    throw new UserError('--off-cpu runs on bpftrace only for now: nodetrace does not read offcpu.d\'s output yet.',
+      { hint: 'Use --backend bpftrace, or run the D script by hand: dtrace -s d-scripts/offcpu.d -p PID 0' });
   }
-  // The program's arguments after the PID's place is known: [hz, PID] or [PID, all].
+  // The program's arguments given the PID (0 with -c): profile.bt HZ PID, offcpu.bt PID ALL.
   const argsWith = (target) => (args.offCpu ? [target, args.allThreads ? 1 : 0] : [hz, target]);
   const o = { script };
   let pid = null;
