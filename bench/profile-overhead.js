@@ -223,4 +223,5 @@ async function main() {
 }
 
 process.on('SIGINT', () => { cleanup(); process.exit(130); });
-main().catch((err) => { console.error(err); cleanup(); process.exit(1); });
+// (exit at once: the race above leaves its 120 s timer pending)
+main().then(() => process.exit(0), (err) => { console.error(err); cleanup(); process.exit(1); });
