@@ -22,6 +22,12 @@
  * Waits still going on at exit are not counted (thread-local start times
  * cannot be listed), unlike offcpu.bt.
  *
+ * DTrace for Linux 2.0 compiles and runs this, but records nothing: there
+ * sched:::off-cpu fires (pr_state 1, 'S', for the waits) and sched:::on-cpu
+ * never does (measured 2026-11-23: no firing in 5 s on a 2-CPU host), so
+ * no wait ever ends.  The sched provider of illumos, macOS and FreeBSD
+ * fires both.
+ *
  * OVERHEAD: off-cpu and on-cpu fire at every context switch of the
  * machine; the target pays two stack walks each time one of its threads
  * blocks.
