@@ -5,7 +5,12 @@
 // the rounds done, process.hrtime.bigint() and the process's CPU time.
 // With CHURN=1, each round also compiles a new function (new Function), the
 // case in which --perf-basic-prof writes to its map all the time.
+// With PINGPONG=N, each batch of 2,000 rounds also makes N round trips to a
+// worker thread through two FIFOs, blocking the main thread in a
+// synchronous read each time: the case that `profile --off-cpu` pays for
+// (two stack walks each time the thread blocks).
 const CHURN = process.env.CHURN === '1';
+const PINGPONG = Number(process.env.PINGPONG || 0);
 let rounds = 0;
 let sink = 0;
 const doc = { id: 1, name: 'widget', tags: ['a', 'b', 'c'], nested: { x: 1.5, y: [1, 2, 3] } };
@@ -20,8 +25,33 @@ function oneRound(i) {
   return h;
 }
 
+let pingpong = () => {};
+if (PINGPONG) {
+  const fs = require('fs');
+  const os = require('os');
+  const path = require('path');
+  const { execFileSync } = require('child_process');
+  const { Worker } = require('worker_threads');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-bench-'));
+  const [ping, pong] = ['ping', 'pong'].map((n) => path.join(dir, n));
+  execFileSync('mkfifo', [ping, pong]);
+  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  new Worker(`
+    const fs = require('fs');
+    const i = fs.openSync(${JSON.stringify(ping)}, 'r'), o = fs.openSync(${JSON.stringify(pong)}, 'w'), b = Buffer.alloc(1);
+    for (;;) { fs.readSync(i, b, 0, 1, null); fs.writeSync(o, b); }
+  `, { eval: true }).unref();
+  const out = fs.openSync(ping, 'w');
+  const back = fs.openSync(pong, 'r');
+  const b = Buffer.from('x');
+  pingpong = () => {
+    for (let n = 0; n < PINGPONG; n++) { fs.writeSync(out, b); fs.readSync(back, b, 0, 1, null); }
+  };
+}
+
 function batch() {
   for (let n = 0; n < 2000; n++) sink ^= oneRound(rounds++);
+  pingpong();
   setImmediate(batch);
 }
 

@@ -5,14 +5,22 @@
 // untraced, profiled by nodetrace profile (99 Hz unless --hz), started with
 // --perf-basic-prof, and both. All four run at once, the profiler attached
 // for the whole run, but only one is ever running: the others are
-// SIGSTOPped, so each is measured on the same machine, round after round.
+// SIGSTOPped, so each is measured on the same machine, round after round;
+// each profiled round is also divided by the untraced round just before it
+// (paired ratios: their median and range say how much the machine's own
+// drift blurs the figure).
 // Also the tracer's own CPU time (bpftrace, and nodetrace), and what each
 // sample costs in the kernel: the run time the kernel counts for the BPF
 // program (kernel.bpf_stats_enabled, on for the run and restored after;
 // read from /proc/PID/fdinfo of the tracer's program), which a busy machine
 // does not blur as it blurs throughput. Needs root and bpftrace.
+// With --off-cpu: `nodetrace profile --off-cpu` instead, on the workload
+// with --pingpong N round trips to a worker thread per batch (default 50),
+// each blocking the main thread once; its program runs on every context
+// switch of the machine, and the context-switch rate is reported too.
 //
 //   sudo node bench/profile-overhead.js [--seconds 4] [--rounds 5] [--hz 99] [--churn]
+//   sudo node bench/profile-overhead.js --off-cpu [--pingpong 50] [--seconds 4] [--rounds 5]
 const fs = require('fs');
 const path = require('path');
 const { spawn } = require('child_process');
@@ -23,6 +31,9 @@ const SECONDS = options.number('seconds', 4);
 const ROUNDS = options.number('rounds', 5);
 const HZ = options.number('hz', 99);
 const CHURN = options.flag('churn');
+const OFF_CPU = options.flag('off-cpu');
+const PINGPONG = OFF_CPU ? options.number('pingpong', 50) : 0;
+const { cpuTicks } = require('../lib/proc/stat');
 
 function sleep(ms) { return new Promise((r) => setTimeout(r, ms)); }
 
@@ -31,7 +42,7 @@ function cleanup() { for (const p of everything) { try { p.kill('SIGKILL'); } ca
 
 function startWorkload(nodeArgs) {
   const child = spawn(process.execPath, [...nodeArgs, path.join(__dirname, 'cpu-workload.js')], {
-    stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, CHURN: CHURN ? '1' : '0' },
+    stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, CHURN: CHURN ? '1' : '0', PINGPONG: String(PINGPONG) },
   });
   everything.push(child);
   child.stdout.setEncoding('utf8');
@@ -55,11 +66,18 @@ async function sample(child) {
 
 // CPU time (user + system, in seconds) of a process and its threads.
 function cpuSeconds(pid) {
-  try {
-    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = f.slice(f.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;   // utime, stime in clock ticks (USER_HZ 100)
-  } catch (e) { return NaN; }
+  const ticks = cpuTicks(pid);
+  return ticks === null ? NaN : ticks / 100;   // USER_HZ
+}
+
+// The machine's load averages over 1, 5 and 15 minutes: how quiet it was.
+function loadAverage() {
+  return fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+}
+
+// Context switches of the whole machine so far (/proc/stat's ctxt).
+function contextSwitches() {
+  return Number(/^ctxt (\d+)$/m.exec(fs.readFileSync('/proc/stat', 'utf8'))[1]);
 }
 
 function childrenOf(pid) {
@@ -68,14 +86,15 @@ function childrenOf(pid) {
 
 // nodetrace profile -p PID until SIGINT: resolves once its tracer is ready.
 function startProfiler(pid) {
-  const p = spawn(process.execPath, [path.join(ROOT, 'bin/nodetrace'), 'profile', '-p', String(pid), '-F', String(HZ), '--json', '--top', '5'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const how = OFF_CPU ? ['--off-cpu'] : ['-F', String(HZ)];
+  const p = spawn(process.execPath, [path.join(ROOT, 'bin/nodetrace'), 'profile', '-p', String(pid), ...how, '--json', '--top', '5'], { stdio: ['ignore', 'pipe', 'pipe'] });
   everything.push(p);
   p.out = '';
   p.stdout.setEncoding('utf8');
   p.stdout.on('data', (c) => { p.out += c; });
   p.ready = (async () => {
     for (let i = 0; i < 600; i++) {
-      const tracer = childrenOf(p.pid).find((c) => { try { return /profile\.bt/.test(fs.readFileSync(`/proc/${c}/cmdline`, 'utf8')); } catch (e) { return false; } });
+      const tracer = childrenOf(p.pid).find((c) => { try { return /(profile|offcpu)\.bt/.test(fs.readFileSync(`/proc/${c}/cmdline`, 'utf8')); } catch (e) { return false; } });
       // (not `bpftrace --version`, which nodetrace runs first to learn the version)
       if (tracer) { p.tracerPid = tracer; await sleep(3000); return; }
       await sleep(100);
@@ -89,7 +108,9 @@ function startProfiler(pid) {
 const STATS = '/proc/sys/kernel/bpf_stats_enabled';
 let statsSeconds = 0;
 
-// The tracer's perf-event BPF programs (prog_type 7): { runs, ns }.
+// The tracer's BPF programs of one type (perf-event: 7, the profile probe;
+// tracepoint: 5, sched_switch): { runs, ns }.
+const PROG_TYPE = OFF_CPU ? 5 : 7;
 function bpfRunTime(pid) {
   const total = { runs: 0, ns: 0 };
   let fds = [];
@@ -97,7 +118,7 @@ function bpfRunTime(pid) {
   for (const fd of fds) {
     let info;
     try { info = fs.readFileSync(`/proc/${pid}/fdinfo/${fd}`, 'utf8'); } catch (e) { continue; }
-    if (!/^prog_type:\s*7$/m.test(info)) continue;
+    if (!new RegExp(`^prog_type:\\s*${PROG_TYPE}$`, 'm').test(info)) continue;
     const ns = /^run_time_ns:\s*(\d+)$/m.exec(info);
     const runs = /^run_cnt:\s*(\d+)$/m.exec(info);
     if (ns && runs) { total.ns += Number(ns[1]); total.runs += Number(runs[1]); }
@@ -129,12 +150,16 @@ async function measureRounds(modes) {
 }
 
 async function main() {
-  const mode = (name, nodeArgs, profiled) => ({ name, child: startWorkload(nodeArgs), profiled, rates: [], perCpu: [], tracerCpu: [], nodetraceCpu: [] });
-  const modes = [
-    mode('untraced', [], false),
-    mode(`nodetrace profile at ${HZ} Hz`, [], true),
-    mode('--perf-basic-prof, untraced', ['--perf-basic-prof'], false),
-    mode(`--perf-basic-prof, nodetrace profile at ${HZ} Hz`, ['--perf-basic-prof'], true),
+  // `baseline`: the untraced mode each is compared with, round by round.
+  const mode = (name, nodeArgs, profiled, baseline) => ({ name, child: startWorkload(nodeArgs), profiled, baseline, rates: [], perCpu: [], tracerCpu: [], nodetraceCpu: [] });
+  const modes = OFF_CPU ? [
+    mode('untraced', [], false, 0),
+    mode('nodetrace profile --off-cpu', [], true, 0),
+  ] : [
+    mode('untraced', [], false, 0),
+    mode(`nodetrace profile at ${HZ} Hz`, [], true, 0),
+    mode('--perf-basic-prof, untraced', ['--perf-basic-prof'], false, 2),
+    mode(`--perf-basic-prof, nodetrace profile at ${HZ} Hz`, ['--perf-basic-prof'], true, 2),
   ];
   await sleep(1500);
   for (const m of modes.filter((x) => x.profiled)) {
@@ -144,9 +169,13 @@ async function main() {
   let statsBefore = null;
   try { statsBefore = fs.readFileSync(STATS, 'utf8').trim(); fs.writeFileSync(STATS, '1'); } catch (e) { statsBefore = null; }
   const statsFrom = Date.now();
+  const loadBefore = loadAverage();
+  const switchesFrom = contextSwitches();
+  let switchesPerSecond = 0;
   try {
     await measureRounds(modes);
     statsSeconds = (Date.now() - statsFrom) / 1000;
+    switchesPerSecond = (contextSwitches() - switchesFrom) / statsSeconds;
     for (const m of modes.filter((x) => x.profiled)) m.bpf = bpfRunTime(m.profiler.tracerPid);
   } finally {
     if (statsBefore !== null) fs.writeFileSync(STATS, statsBefore);
@@ -155,24 +184,35 @@ async function main() {
   for (const m of modes.filter((x) => x.profiled)) {
     m.profiler.kill('SIGINT');
     await Promise.race([m.profiler.done, sleep(120000)]);
-    try { m.samples = JSON.parse(m.profiler.out).samples; } catch (e) { m.samples = '?'; }
+    try {
+      const report = JSON.parse(m.profiler.out);
+      m.gathered = OFF_CPU ? `${report.blocks} waits (${(report.blocks / report.seconds).toFixed(0)} a second, counting the rounds it was stopped)` : `${report.samples} samples`;
+    } catch (e) { m.gathered = '?'; }
   }
   cleanup();
   const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
   const base = median(modes[0].rates);
   const baseCpu = median(modes[0].perCpu);
-  console.log(`CPU-bound workload${CHURN ? ' compiling a new function each round' : ''}, ${ROUNDS} rounds of ${SECONDS} s each, one process running at a time:`);
-  console.log(`  ${'mode'.padEnd(48)} ${'rounds/s'.padStart(9)} ratio  ${'per CPU-s'.padStart(9)} ratio  rounds/s of each round`);
+  const what = OFF_CPU ? `, ${PINGPONG} blocking round trips to a worker thread per 2,000 rounds` : CHURN ? ' compiling a new function each round' : '';
+  console.log(`CPU-bound workload${what}, ${ROUNDS} rounds of ${SECONDS} s each, one process running at a time`
+    + ` (load average before: ${loadBefore}):`);
+  console.log(`  ${'mode'.padEnd(48)} ${'rounds/s'.padStart(9)} ratio  ${'per CPU-s'.padStart(9)} ratio  paired per CPU-s: median [range]`);
   for (const m of modes) {
     const med = median(m.rates);
     const cpu = median(m.perCpu);
-    console.log(`  ${m.name.padEnd(48)} ${med.toFixed(0).padStart(9)} ${(med / base).toFixed(3)}  ${cpu.toFixed(0).padStart(9)} ${(cpu / baseCpu).toFixed(3)}  ${m.rates.map((x) => x.toFixed(0)).join(', ')}`);
+    // Each round against its baseline's round just before it: the machine drifts less in seconds than over the run.
+    const pairs = m.perCpu.map((x, i) => x / modes[m.baseline].perCpu[i]);
+    const paired = m.baseline === modes.indexOf(m) ? '' : `${median(pairs).toFixed(3)} [${Math.min(...pairs).toFixed(3)}, ${Math.max(...pairs).toFixed(3)}]`;
+    console.log(`  ${m.name.padEnd(48)} ${med.toFixed(0).padStart(9)} ${(med / base).toFixed(3)}  ${cpu.toFixed(0).padStart(9)} ${(cpu / baseCpu).toFixed(3)}  ${paired}`);
   }
+  console.log(`  rounds/s of each round: ${modes.map((m) => `${m.name}: ${m.rates.map((x) => x.toFixed(0)).join(', ')}`).join('; ')}`);
+  console.log(`  the machine switched context ${switchesPerSecond.toFixed(0)} times a second while measuring; load average after: ${loadAverage()}`);
   for (const m of modes.filter((x) => x.profiled)) {
-    console.log(`  ${m.name}: bpftrace used ${(100 * median(m.tracerCpu)).toFixed(2)}% of a CPU, nodetrace ${(100 * median(m.nodetraceCpu)).toFixed(2)}%; ${m.samples} samples in the report`);
+    console.log(`  ${m.name}: bpftrace used ${(100 * median(m.tracerCpu)).toFixed(2)}% of a CPU, nodetrace ${(100 * median(m.nodetraceCpu)).toFixed(2)}%; ${m.gathered} in the report`);
     if (m.bpf && m.bpf.runs) {
-      // Every CPU takes the probe HZ times a second, the target's or not;
-      // the target pays for the runs that sampled it.
+      // Every CPU takes the probe HZ times a second (--off-cpu: at every
+      // context switch), the target's or not; the target pays for the runs
+      // that sampled it (that saw it block).
       const perRun = m.bpf.ns / m.bpf.runs;
       // Runs on other processes' samples stop at the PID test; the average
       // mixes them with the target's, so the whole program's time is given too.
@@ -183,4 +223,5 @@ async function main() {
 }
 
 process.on('SIGINT', () => { cleanup(); process.exit(130); });
-main().catch((err) => { console.error(err); cleanup(); process.exit(1); });
+// (exit at once: the race above leaves its 120 s timer pending)
+main().then(() => process.exit(0), (err) => { console.error(err); cleanup(); process.exit(1); });

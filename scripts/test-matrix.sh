@@ -16,7 +16,7 @@ tiers=("$@")
 [ ${#tiers[@]} -gt 0 ] || tiers=(host trixie sid)
 grep_for="${MATRIX_GREP:-@core}"
 # The files holding @core tests: one per command, plus a tracer's life.
-read -r -a files <<<"${MATRIX_FILES:-test/latency.test.js test/ebadf.test.js test/snoop.test.js test/tracer-life.test.js}"
+read -r -a files <<<"${MATRIX_FILES:-test/latency.test.js test/ebadf.test.js test/snoop.test.js test/profile.test.js test/tracer-life.test.js}"
 
 failed=()
 skipped=()

@@ -81,6 +81,7 @@ describe('DTrace for Linux @tracer @dtrace', function () {
       'log-snoop.d': (pid) => ['-Z', pid, 'log-*'],
       'loop.d': (pid) => ['-q', pid, '100000', '0'],
       'profile.d': (pid) => ['-p', pid, '99'],
+      'offcpu.d': (pid) => ['-p', pid, '0'],
       // USDT probes, which DTrace for Linux cannot see: -Z lets it compile with none.
       'http.d': () => ['-Z', '0', '0'],
     };

@@ -204,6 +204,83 @@ describe('profile: the plan', function () {
     const d = profileCommand.plan({ pid: String(process.pid), frequency: 99 }, { name: 'dtrace', path: '/usr/sbin/dtrace', version: '2.0' });
     assert.deepStrictEqual(d.argv.slice(-3), ['-p', String(process.pid), '99']);
   });
+
+  it('-c: the command goes to the tracer as words, never to a shell; bpftrace keeps only its child (cpid)', function () {
+    const tracer = { name: 'bpftrace', path: '/usr/bin/bpftrace', version: '0.17.0' };
+    const p = profileCommand.plan({ command: `${process.execPath} app.js $(touch /tmp/x);`, frequency: 99 }, tracer);
+    const c = p.argv.indexOf('-c');
+    assert.strictEqual(p.argv[c + 1], `${process.execPath} app.js $(touch /tmp/x);`);
+    assert.match(p.programText, /^profile:hz:\$1\n\/pid == cpid\/$/m);
+    assert(!/\/pid == \$2\//.test(p.programText.replace(/@template TARGET: .*/, '')), 'every TARGET line instantiated');
+    assert.deepStrictEqual(p.argv.slice(-2), ['99', '0']);
+    assert.deepStrictEqual(p.argv.slice(-3, -2), [{ temp: 'profile.bt' }]);
+    assert.deepStrictEqual(p.argv.slice(p.argv.indexOf('-o'), p.argv.indexOf('-o') + 2), ['-o', { temp: 'bpftrace.out' }]);
+    assert.strictEqual(p.pid, null);
+    const d = profileCommand.plan({ command: 'node app.js', frequency: 99 }, { name: 'dtrace', path: '/usr/sbin/dtrace', version: '2.0' });
+    assert.deepStrictEqual(d.argv.slice(-3), ['-c', d.argv[d.argv.length - 2], '99']);
+    assert.match(d.argv[d.argv.length - 2], /\/node app\.js$/);
+    assert.throws(() => profileCommand.plan({ command: 'no-such-program-here x', frequency: 99 }, tracer), (e) => e.exitCode === 2);
+  });
+});
+
+describe('profile: which process a name means', function () {
+  const { resolveProfileTarget } = require('../lib/profile/target');
+  // A host of made-up processes: pid -> { cmd, node, ticks: [before, after] }.
+  function host(procs) {
+    const seen = new Map();
+    return {
+      isRunning: (pid) => pid in procs,
+      tgidOf: (pid) => (pid in procs ? (procs[pid].tgid || pid) : null),
+      looksLikeNode: (pid) => Boolean(procs[pid].node),
+      executableName: (pid) => (procs[pid].node ? '/usr/bin/node' : '/bin/sh'),
+      commandLine: (pid) => procs[pid].cmd,
+      findByCommandLine: (pattern) => Object.keys(procs).map(Number).filter((pid) => procs[pid].cmd.includes(pattern)),
+      cpuTicks: (pid) => { const n = seen.get(pid) || 0; seen.set(pid, n + 1); return procs[pid].ticks[n]; },
+      sleep: () => {},
+    };
+  }
+  const procs = {
+    101: { cmd: 'node api.js --worker 1', node: true, ticks: [100, 103] },
+    102: { cmd: 'node api.js --worker 2', node: true, ticks: [500, 527] },
+    103: { cmd: 'tail -f api.log', node: false, ticks: [1, 1] },
+    200: { cmd: 'node batch.js', node: true, ticks: [0, 0] },
+    201: { cmd: 'vim batch.sh', node: false, ticks: [0, 0] },
+    300: { cmd: 'sh -c sleep only-shell', node: false, ticks: [0, 0] },
+  };
+
+  it('one Node process among the matches: that one, and says which', function () {
+    const r = resolveProfileTarget('batch', host(procs));
+    assert.strictEqual(r.pid, 200);
+    assert.match(r.note, /^profiling PID 200 node batch\.js$/);
+  });
+
+  it('several Node processes: refuses (exit 2), listing them busiest first with their CPU now', function () {
+    assert.throws(() => resolveProfileTarget('api', host(procs)), (e) => {
+      assert.strictEqual(e.exitCode, 2);
+      assert.match(e.message, /^2 Node processes have "api" in their command lines, and a profile is of one process:/);
+      const rows = e.message.split('\n').slice(2);
+      assert.match(rows[0], /^\s+90% CPU {2}102 node api\.js --worker 2$/);
+      assert.match(rows[1], /^\s+10% CPU {2}101 node api\.js --worker 1$/);
+      assert(!/tail/.test(e.message), 'only Node processes are candidates');
+      assert.match(e.hint, /nodetrace profile -p PID/);
+      return true;
+    });
+  });
+
+  it('no Node process matches: exit 3, listing what did; --force takes the one that matched', function () {
+    assert.throws(() => resolveProfileTarget('only-shell', host(procs)), (e) => e.exitCode === 3 && /300 sh -c sleep only-shell/.test(e.message) && /--force/.test(e.hint));
+    assert.strictEqual(resolveProfileTarget('only-shell', host(procs), { force: true }).pid, 300);
+  });
+
+  it("a PID is that process; '*', a PID list, a thread and nothing matching are usage errors", function () {
+    assert.deepStrictEqual(resolveProfileTarget('101', host(procs)), { pid: 101, note: null });
+    for (const t of ['*', '101,102', 'nothing-like-it', '']) {
+      assert.throws(() => resolveProfileTarget(t, host(procs)), (e) => e.exitCode === 2, t);
+    }
+    const threads = { ...procs, 555: { cmd: 'node api.js --worker 1', node: true, tgid: 101, ticks: [] } };
+    assert.throws(() => resolveProfileTarget('555', host(threads)), (e) => e.exitCode === 2 && /Profile the process: nodetrace profile 101/.test(e.hint));
+    assert.throws(() => resolveProfileTarget('999', host(procs)), (e) => e.exitCode === 3);
+  });
 });
 
 describe('profile: the command line', function () {
@@ -225,7 +302,9 @@ describe('profile: the command line', function () {
     for (const [args, says] of [
       [['profile', '-p', String(process.pid), '-F', '0'], /-F expects a whole number of samples a second from 1 to 999/],
       [['profile', '-p', String(process.pid), '-F', '99.5'], /-F expects/],
-      [['profile'], /Give a process: -p PID/],
+      [['profile'], /Give a process: -p PID, a name \(part of its command line\) or -c COMMAND/],
+      [['profile', '-p', String(process.pid), '-c', 'node app.js'], /Give one process/],
+      [['profile', '-c', ' '], /-c expects a command/],
       [['profile', '-p', String(process.pid), '--svg', ''], /--svg expects a file name/],
     ]) {
       const r = await nodetrace(args, { timeoutMs: 110000 });
@@ -248,5 +327,60 @@ describe('profile: the command line', function () {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('profile --off-cpu: what offcpu.bt printed, ranked by time blocked', function () {
+  const { parseOffCpu } = require('../lib/profile/parse');
+  const { summarizeOffCpu, renderOffCpuText } = require('../lib/profile/offcpu-report');
+  // test/targets/offcpu-wait.js's main thread: a FIFO read, then Atomics.wait.
+  const parsed = parseOffCpu(fs.readFileSync(path.join(__dirname, 'fixtures', 'bpftrace-offcpu.out'), 'utf8'));
+  const pid = parsed.threads[0].tid;
+
+  it('reads the stacks with their microseconds, the waits per thread, and the wait still going on at the end', function () {
+    assert.deepStrictEqual(parsed.threads, [{ tid: pid, comm: 'node', blocks: 33 }]);
+    assert.deepStrictEqual(parsed.stacks.map((s) => [s.count, s.user.length, Boolean(s.ongoing)]),
+      [[642422, 1, false], [1761595, 25, false], [Number((11230016543472n - 11229877320682n) / 1000n), 25, true]]);
+    assert(parsed.stacks.every((s) => s.comm === 'node' && s.kernel[0] === '__schedule+1560'));
+  });
+
+  it('merges equal stacks, says why each waited, and flags a user stack cut short in libc', function () {
+    const named = nameStacks(parsed, null, null);
+    const s = summarizeOffCpu(named, { pid, seconds: 3, threads: parsed.threads });
+    assert.strictEqual(s.blockedUs, 642422 + 1761595 + 139222);
+    assert.strictEqual(s.blocks, 33);
+    assert.deepStrictEqual(s.stacks.map((x) => [x.us, x.reason, Boolean(x.ongoing), Boolean(x.cutShort)]),
+      [[1761595 + 139222, 'read: anon_pipe_read', true, false], [642422, 'futex: futex_do_wait', false, true]]);
+    assert.strictEqual(s.threads[0].role, 'main');
+    assert(Math.abs(s.threads[0].ofTrace - s.blockedUs / 3e6) < 1e-9);
+    const text = renderOffCpuText(s);
+    assert.match(text, /^Off-CPU time of PID \d+, its main thread: blocked 2\.54 s in 33 waits over 3\.0 s traced\./);
+    assert.match(text, /^ {2}1\. 1\.90 s 63\.4% of the time, main: read: anon_pipe_read \(still blocked at the end\)$/m);
+    assert.match(text, /its callers are unknown/);
+  });
+
+  it('pprof and SVG hold the same time, in time units', function () {
+    const named = nameStacks(parsed, null, null);
+    const us = parsed.stacks.reduce((n, x) => n + x.count, 0);
+    const p = decodePprof(encodePprof(named, { pid, seconds: 3, offCpu: true }));
+    const str = (i) => p.stringTable.strings[Number(i)];
+    assert.deepStrictEqual(p.sampleType.map((t) => [str(t.type), str(t.unit)]), [['off-cpu', 'nanoseconds']]);
+    assert.strictEqual(p.sample.reduce((n, x) => n + Number(x.value[0]), 0), us * 1000);
+    const svg = renderSvg(named, { pid, seconds: 3, unit: 'us', title: 'Off-CPU time' });
+    assert.match(svg, new RegExp(`data-total="${us}"`));
+    assert.match(svg, /<text x="10" y="40">2\.54 s in 3\.0 s; click a box to zoom<\/text>/);
+    assert.match(svg, /<title>all \(2\.54 s, 100\.00%\)<\/title>/);
+  });
+
+  it('the plan: PID and thread choice as arguments; -c puts cpid in every TARGET line', function () {
+    const tracer = { name: 'bpftrace', path: '/usr/bin/bpftrace', version: '0.17.0' };
+    const p = profileCommand.plan({ pid: String(process.pid), frequency: 99, offCpu: true, allThreads: true }, tracer);
+    assert(p.argv[p.argv.length - 3].endsWith('d-scripts/offcpu.bt'));
+    assert.deepStrictEqual(p.argv.slice(-2), [String(process.pid), '1']);
+    const c = profileCommand.plan({ command: `${process.execPath} app.js`, frequency: 99, offCpu: true }, tracer);
+    assert.match(c.programText, /^\s*if \(pid == cpid && \(\$2 \|\| tid == cpid\) && \(args->prev_state & 3\)\) \{$/m);
+    assert.deepStrictEqual(c.argv.slice(-2), ['0', '0']);
+    assert.throws(() => profileCommand.plan({ pid: String(process.pid), offCpu: true }, { name: 'dtrace', path: '/usr/sbin/dtrace', version: '2.0' }),
+      /--off-cpu runs on bpftrace only/);
   });
 });

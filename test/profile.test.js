@@ -13,22 +13,36 @@ const { requireTracing, startTarget, stopTarget, nodetrace, killStragglers } = r
 const { parseFolded } = require('../lib/profile/folded');
 const { decodePprof } = require('../lib/profile/pprof');
 
-// What the target says it spent: { hot, warm, cpu } in ms so far.
-function askSplit(target) {
+// Sends the target SIGUSR2 and resolves with the numbers of the line it
+// answers with ("LABEL n n n").
+function askTarget(target, label) {
   return new Promise((resolve, reject) => {
     let buf = '';
-    const timer = setTimeout(() => reject(new Error('the target did not say its split')), 10000);
+    const re = new RegExp(`${label} (\\S+) (\\S+) (\\S+)\\n`);
+    const timer = setTimeout(() => reject(new Error(`the target did not answer with "${label}"`)), 10000);
     const onData = (c) => {
       buf += c;
-      const m = /split (\S+) (\S+) (\S+)\n/.exec(buf);
+      const m = re.exec(buf);
       if (!m) return;
       clearTimeout(timer);
       target.stdout.off('data', onData);
-      resolve({ hot: Number(m[1]), warm: Number(m[2]), cpu: Number(m[3]) });
+      resolve(m.slice(1).map(Number));
     };
     target.stdout.on('data', onData);
     target.kill('SIGUSR2');
   });
+}
+
+// What profile-hot.js says it spent: { hot, warm, cpu } in ms so far.
+async function askSplit(target) {
+  const [hot, warm, cpu] = await askTarget(target, 'split');
+  return { hot, warm, cpu };
+}
+
+// What offcpu-wait.js says it spent blocked: { fifo, atomics, wall } in ms so far.
+async function askWaits(target) {
+  const [fifo, atomics, wall] = await askTarget(target, 'waits');
+  return { fifo, atomics, wall };
 }
 
 function findChromium() {
@@ -176,6 +190,114 @@ describe('nodetrace profile @tracer', function () {
     } finally {
       stopTarget(target);
     }
+  });
+
+  it('-c: profiles a command it starts (its own process only) until it exits, naming its frames after it is gone @core', async function () {
+    this.timeout(300000);
+    // Another process beside it, busy on its pool threads: none of that may leak in.
+    const other = await startTarget('profile-hot.js', { env: { HOT_MS: '0', POOL: '2' } });
+    let r;
+    try {
+      r = await nodetrace(['profile', '-c', `${process.execPath} --perf-basic-prof test/targets/profile-hot.js`, '-F', '199', '--json', '--top', '40'],
+        { env: { SECONDS: '6' }, timeoutMs: 240000 });
+    } finally {
+      stopTarget(other);
+    }
+    assert.strictEqual(r.code, 0, r.stderr);
+    const json = JSON.parse(r.stdout);
+    // The command's own output is shown, not parsed: on stderr beside --json.
+    assert.match(r.stderr, /^ready \d+$/m);
+    assert(json.samples >= 100, `only ${json.samples} samples`);
+    assert.match(json.self[0].name, /^hotSpin .*profile-hot\.js:\d+:\d+$/, json.self.map((f) => f.name).join('\n'));
+    assert.strictEqual(json.pid, Number(/^ready (\d+)$/m.exec(r.stderr)[1]), 'the main thread is the command\'s');
+    assert.strictEqual(json.threads[0].role, 'main');
+    assert(!json.total.some((f) => /PBKDF2/i.test(f.name)), 'the other process\'s pool work leaked in');
+    assert(!json.threads.some((t) => t.role === 'libuv pool'), JSON.stringify(json.threads));
+  });
+
+  describe('a process given by name', function () {
+    // A token only these targets carry in their command lines (node's --title
+    // rewrites argv, so the token is what /proc shows).
+    const token = `nodetrace-profile-name-${process.pid}`;
+    const targets = [];
+    afterEach(() => { while (targets.length) stopTarget(targets.pop()); });
+
+    it('profiles the one Node process whose command line holds it, and says which', async function () {
+      this.timeout(300000);
+      const t = await startTarget('profile-hot.js', { args: ['--perf-basic-prof', `--title=${token}-a`] });
+      targets.push(t);
+      // A shell holding the token is no Node process: not a candidate.
+      const sh = require('child_process').spawn('/bin/sh', ['-c', 'sleep 60; :', 'sh', `${token}-a`], { stdio: 'ignore' });
+      try {
+        const r = await nodetrace(['profile', `${token}-a`, '-d', '3', '--json'], { timeoutMs: 240000 });
+        assert.strictEqual(r.code, 0, r.stderr);
+        assert.match(r.stderr, new RegExp(`^nodetrace: profiling PID ${t.pid} `, 'm'));
+        const json = JSON.parse(r.stdout);
+        assert.strictEqual(json.pid, t.pid);
+        assert.match(json.self[0].name, /^hotSpin /);
+      } finally {
+        sh.kill('SIGKILL');
+      }
+    });
+
+    it('refuses several Node processes (exit 2), listing them busiest first', async function () {
+      this.timeout(120000);
+      // (SECONDS keeps an idle target alive: it has nothing else to wait for.)
+      const idle = await startTarget('profile-hot.js', { args: [`--title=${token}-b idle`], env: { HOT_MS: '0', SECONDS: '100' } });
+      targets.push(idle);
+      const busy = await startTarget('profile-hot.js', { args: [`--title=${token}-b busy`] });
+      targets.push(busy);
+      const r = await nodetrace(['profile', `${token}-b`, '-d', '3'], { timeoutMs: 110000 });
+      assert.strictEqual(r.code, 2, r.stderr);
+      assert.match(r.stderr, new RegExp(`^nodetrace: 2 Node processes have "${token}-b" in their command lines, and a profile is of one process:`));
+      const rows = r.stderr.split('\n').filter((l) => /% CPU/.test(l));
+      assert.strictEqual(rows.length, 2, r.stderr);
+      assert.match(rows[0], new RegExp(` ${busy.pid} .*busy$`));
+      assert.match(rows[1], new RegExp(` ${idle.pid} .*idle$`));
+      assert.match(r.stderr, /nodetrace profile -p PID/);
+      assert.strictEqual(r.stdout, '');
+    });
+  });
+
+  describe('--off-cpu, on a main thread that blocks in a FIFO read and in Atomics.wait', function () {
+    it('ranks first the FIFO read, named down to the JavaScript function, with its share of the waiting @core', async function () {
+      this.timeout(300000);
+      const target = await startTarget('offcpu-wait.js', { args: ['--perf-basic-prof'] });
+      try {
+        await new Promise((r) => setTimeout(r, 1500));
+        const folded = path.join(dir, 'offcpu.folded');
+        const before = await askWaits(target);
+        const r = await nodetrace(['profile', '--off-cpu', '-p', String(target.pid), '-d', '4', '--json', '--folded', folded], { timeoutMs: 240000 });
+        const after = await askWaits(target);
+        assert.strictEqual(r.code, 0, r.stderr);
+        const json = JSON.parse(r.stdout);
+        const top = json.stacks[0];
+        assert.strictEqual(top.reason, 'read: anon_pipe_read', JSON.stringify(json.stacks.map((s) => s.reason)));
+        assert.strictEqual(top.thread, 'main');
+        const jsNames = top.frames.filter((f) => f.category === 'js').map((f) => f.name);
+        assert.match(jsNames[0], /^readSync node:fs:/, jsNames.join('\n'));
+        assert.match(jsNames[1], /^waitForFifo .*offcpu-wait\.js:\d+:\d+$/, jsNames.join('\n'));
+        assert(json.functions.some((f) => /^waitForFifo /.test(f.name)), JSON.stringify(json.functions));
+        // The FIFO's share of the time blocked, against what the target measured around its calls.
+        const futex = json.stacks.filter((s) => /^futex/.test(s.reason)).reduce((n, s) => n + s.us, 0);
+        const fifo = json.stacks.filter((s) => s.reason === 'read: anon_pipe_read').reduce((n, s) => n + s.us, 0);
+        const truth = (after.fifo - before.fifo) / (after.fifo - before.fifo + after.atomics - before.atomics);
+        const traced = fifo / (fifo + futex);
+        console.log(`      FIFO read: ${(100 * traced).toFixed(1)}% of the time blocked in the two waits, truth ${(100 * truth).toFixed(1)}%; `
+          + `blocked ${(json.blockedUs / 1e6).toFixed(2)} s in ${json.seconds.toFixed(2)} s`);
+        assert(Math.abs(traced - truth) < 0.1, `traced ${traced}, truth ${truth}`);
+        // As much of the time traced as the target says it was blocked (a
+        // little less: the trace's time counts attaching and ending too), never more.
+        const blockedShare = json.blockedUs / (json.seconds * 1e6);
+        const truthShare = (after.fifo - before.fifo + after.atomics - before.atomics) / (after.wall - before.wall);
+        assert(blockedShare <= 1.02 && blockedShare > truthShare - 0.2, `blocked ${blockedShare} of the time traced; truth ${truthShare}`);
+        const lines = parseFolded(fs.readFileSync(folded, 'utf8'));
+        assert.strictEqual(lines.reduce((n, l) => n + l.count, 0), json.blockedUs, 'folded counts are the same microseconds');
+        assert(lines.some((l) => l.frames.some((f) => /^waitForFifo /.test(f)) && l.frames.includes('anon_pipe_read')));
+      } finally {
+        stopTarget(target);
+      }
+    });
   });
 
   it('names crypto.pbkdf2 on the libuv pool threads by its C++ function', async function () {

@@ -8,31 +8,47 @@ const { UserError } = require('../errors');
 const proc = require('../proc');
 const { requireRoot } = require('../privilege');
 const { requireTracer } = require('../tracer/detect');
-const { planTracer, renderPlan } = require('../tracer/plan');
+const { planTracer, renderPlan, readScript } = require('../tracer/plan');
+const { instantiateSlot, declaredSlot } = require('../tracer/template');
 const { TracerSession, abnormalEnd } = require('../tracer/session');
 const { describeTracerFailure } = require('../tracer/failure');
-const { parseProfile, parseProfileDtrace } = require('../profile/parse');
+const { parseProfile, parseProfileDtrace, parseOffCpu } = require('../profile/parse');
+const { summarizeOffCpu, renderOffCpuText, renderOffCpuJson } = require('../profile/offcpu-report');
 const { nameStacks } = require('../profile/name-stacks');
 const { TargetSnapshots } = require('../target-snapshots');
+const { resolveCommand, childPidOf, commandStarted } = require('../latency/command-target');
+const { resolveProfileTarget, hostFacts } = require('../profile/target');
 const { summarize, renderText, renderJson } = require('../profile/report');
 const { renderFolded } = require('../profile/folded');
+const { safeText } = require('../terminal-safe');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
 
-const SCRIPT = 'profile';
+// On-CPU samples, or (--off-cpu) time blocked; the program argument that
+// is the PID, which -c replaces with bpftrace's cpid.
+const SCRIPTS = {
+  cpu: { script: 'profile', pidArgument: '$2' },
+  off: { script: 'offcpu', pidArgument: '$1' },
+};
 const DEFAULT_HZ = 99;
 const MAX_HZ = 999;
 // Distinct (thread, stack) pairs the tracer keeps: 99 Hz on 8 busy threads
 // for 80 s gives that many samples at most; bpftrace's default is 4,096.
 const MAP_KEYS_MAX = 65536;
+// bpftrace's output with -c, in the run's private directory: the command
+// shares its stdout.
+const OUTPUT_FILE = 'bpftrace.out';
 
 function builder(y) {
   return y
-    .usage('$0 profile -p PID [options]\n\n'
+    .usage('$0 profile (-p PID | NAME | -c COMMAND) [options]\n\n'
       + 'Where a live Node process spends its CPU: samples its threads on CPU, then prints the\n'
       + 'functions that took the most samples (self and total), the split between JavaScript,\n'
       + 'V8, Node\'s C++, add-ons, libc and the kernel, and which threads took them.\n'
-      + 'JavaScript functions are named when node runs with --perf-basic-prof.')
+      + 'JavaScript functions are named when node runs with --perf-basic-prof. NAME is text\n'
+      + 'found in the command line of one Node process (several: they are listed, busiest first).')
+    .positional('target', { type: 'string', describe: 'A PID, or part of the command line of one Node process' })
     .option('pid', { alias: 'p', type: 'string', describe: 'Profile this running Node process' })
+    .option('command', { alias: 'c', type: 'string', describe: 'Start this command (no shell) and profile it while it runs' })
     .option('frequency', { alias: 'F', type: 'number', default: DEFAULT_HZ, describe: `Samples a second on each CPU (1 to ${MAX_HZ})` })
     .option('duration', durationOption('Stop after this many seconds (default: Ctrl-C or target exit)'))
     .option('json', { type: 'boolean', default: false, describe: 'Print the report as JSON' })
@@ -40,45 +56,96 @@ function builder(y) {
     .option('folded', { type: 'string', describe: 'Also write folded stacks (flamegraph.pl, inferno, speedscope) to FILE ("-": stdout, instead of the report)' })
     .option('svg', { type: 'string', describe: 'Also write a flame graph (self-contained SVG, searchable, click to zoom) to FILE' })
     .option('pprof', { type: 'string', describe: 'Also write a gzip\'d pprof profile (go tool pprof, Pyroscope, speedscope) to FILE' })
+    .option('off-cpu', { type: 'boolean', default: false, describe: 'Where the main thread waits instead: time blocked (system calls, locks, sync fs calls) by stack' })
+    .option('all-threads', { type: 'boolean', default: false, describe: 'With --off-cpu: every thread, not only the main one (pool threads mostly wait for work)' })
     .option('backend', { choices: ['dtrace', 'bpftrace'], describe: 'Tracer to use (default: dtrace if present, else bpftrace)' })
     .option('dry-run', dryRunOption())
     .option('force', { type: 'boolean', default: false, describe: 'Profile the PID even if it does not look like Node' })
     .check((a) => {
-      if (a.pid === undefined) throw new Error('Give a process: -p PID.');
+      const given = ['pid', 'command', 'target'].filter((k) => a[k] !== undefined);
+      if (!given.length) throw new Error('Give a process: -p PID, a name (part of its command line) or -c COMMAND.');
+      if (given.length > 1) throw new Error('Give one process: -p PID, a name or -c COMMAND.');
+      if (a.command !== undefined && !a.command.trim()) throw new Error('-c expects a command, e.g. -c \'node app.js\'.');
       checkDuration(a);
       if (!(Number.isInteger(a.frequency) && a.frequency >= 1 && a.frequency <= MAX_HZ)) {
         throw new Error(`-F expects a whole number of samples a second from 1 to ${MAX_HZ} (99 is usual).`);
       }
       if (!(Number.isInteger(a.top) && a.top >= 1)) throw new Error('--top expects a whole number from 1.');
+      if (a.allThreads && !a.offCpu) throw new Error('--all-threads goes with --off-cpu (on-CPU samples cover every thread already).');
       for (const f of ['folded', 'svg', 'pprof']) {
         if (a[f] !== undefined && !String(a[f]).trim()) throw new Error(`--${f} expects a file name.`);
       }
       return true;
     })
     .example('sudo $0 profile -p 4242 -d 10', 'sample for 10 seconds, then print the report')
+    .example('sudo $0 profile my-service -d 10', 'the one Node process whose command line contains "my-service"')
+    .example("sudo $0 profile -c 'node --perf-basic-prof app.js'", 'start the command and profile it until it exits')
     .example('sudo $0 profile -p 4242 -d 10 --svg cpu.svg', 'the report, and a flame graph to open in a browser')
     .example('sudo $0 profile -p 4242 -d 10 --folded - > cpu.folded', 'folded stacks for flamegraph.pl, inferno or speedscope')
     .example('sudo $0 profile -p 4242 --pprof cpu.pb.gz', 'until Ctrl-C; then: go tool pprof -top cpu.pb.gz')
+    .example('sudo $0 profile -p 4242 -d 10 --off-cpu', 'where its main thread waited, blocked, instead of where it ran')
     .example('$0 profile -p 4242 -n', 'show exactly what would be loaded into the kernel, and how');
 }
 
-/** The tracer run for these arguments. Pure but for checking that the process exists and is Node. */
-function plan(args, tracer) {
-  const pid = proc.parsePid(args.pid);
-  if (args.force) proc.requireProcess(pid);
-  else proc.requireNodeProcess(pid);
+/**
+ * The tracer run for these arguments. Pure but for checking that the
+ * process exists and is Node (finding it by name), and for finding -c's
+ * binary on the PATH.
+ */
+function plan(args, tracer, host) {
   const hz = args.frequency === undefined ? DEFAULT_HZ : args.frequency;
-  const o = { script: SCRIPT, describe: `PID ${pid}` };
-  if (tracer.name === 'bpftrace') {
+  const bpftrace = tracer.name === 'bpftrace';
+  const { script, pidArgument } = SCRIPTS[args.offCpu ? 'off' : 'cpu'];
+  if (args.offCpu && !bpftrace) {
+    throw new UserError('--off-cpu runs on bpftrace only for now: nodetrace does not read offcpu.d\'s output yet.',
+      { hint: 'Use --backend bpftrace, or run the D script by hand: dtrace -s d-scripts/offcpu.d -p PID 0' });
+  }
+  // The program's arguments given the PID (0 with -c): profile.bt HZ PID, offcpu.bt PID ALL.
+  const argsWith = (target) => (args.offCpu ? [target, args.allThreads ? 1 : 0] : [hz, target]);
+  const o = { script };
+  let pid = null;
+  let note = null;
+  if (args.command !== undefined) {
+    o.command = resolveCommand(args.command).command;
+    o.describe = `"${args.command}"`;
+    o.positional = bpftrace ? argsWith(0) : [hz];
+    if (bpftrace) {
+      // The child's PID is known only to bpftrace, as `cpid` (the PID's argument goes unused).
+      const text = readScript(script, 'bpftrace');
+      o.programText = instantiateSlot(text, 'TARGET', declaredSlot(text, 'TARGET').split(pidArgument).join('cpid'),
+        'instantiated by nodetrace profile -c: the command\'s own process only');
+      // The command inherits the tracer's stdout: bpftrace writes to a file
+      // (and readiness is told by the command starting: bpftrace execs it
+      // once its probes are attached).
+      o.outputFile = OUTPUT_FILE;
+    }
+  } else {
+    if (args.pid !== undefined) {
+      pid = proc.parsePid(args.pid);
+    } else {
+      ({ pid, note } = resolveProfileTarget(args.target, host || hostFacts(), { force: args.force }));
+    }
+    if (args.force) proc.requireProcess(pid);
+    else proc.requireNodeProcess(pid);
+    o.describe = `PID ${pid}`;
     // The PID is a program argument: 0.17's -p does not filter profile probes.
-    o.positional = [hz, pid];
+    if (bpftrace) o.positional = argsWith(pid);
+    else Object.assign(o, { pid, positional: [hz] });
+  }
+  if (bpftrace) {
     o.env = { BPFTRACE_NO_USER_SYMBOLS: '1', BPFTRACE_MAP_KEYS_MAX: String(MAP_KEYS_MAX) };
     o.notes = ['user frames stay addresses (BPFTRACE_NO_USER_SYMBOLS): nodetrace names them, reading the perf map safely'];
-  } else {
-    o.pid = pid;
-    o.positional = [hz];
   }
-  return { ...planTracer(tracer, o), pid, hz };
+  return { ...planTracer(tracer, o), pid, hz, note };
+}
+
+// With -c, the command's output goes to ours, but to stderr where our
+// stdout carries data (--json, --folded -); dtrace -c pipes it through its
+// own, unseen.
+function commandStdio(p, args) {
+  if (!p.argv.includes('-c')) return undefined;
+  if (!p.outputFile) return ['inherit', 'pipe'];
+  return ['inherit', args.json || args.folded === '-' ? 2 : 'inherit'];
 }
 
 // Writes a file the user named, as root: never through a link someone
@@ -102,38 +169,66 @@ async function handler(args) {
     return;
   }
   requireRoot('nodetrace profile');
-  const snaps = new TargetSnapshots(() => (proc.isRunning(p.pid) ? p.pid : null), { perfMap: true });
-  const session = new TracerSession(p, { durationSeconds: args.duration, onReady: () => snaps.start(2000) });
+  if (p.note) process.stderr.write(safeText(`nodetrace: ${p.note}`) + '\n');
+  let session = null;
+  // -c: the command's PID, once the tracer has forked it.
+  let pid = p.pid;
+  const targetPid = () => {
+    if (!pid && session && session.child) pid = childPidOf(session.child.pid);
+    return pid && proc.isRunning(pid) ? pid : null;
+  };
+  const snaps = new TargetSnapshots(targetPid, { perfMap: true });
+  session = new TracerSession(p, {
+    durationSeconds: args.duration,
+    stdio: commandStdio(p, args),
+    readyWhen: p.outputFile ? (child) => commandStarted(child.pid) : undefined,
+    // A -c command's perf map can no longer be read once it exits: look
+    // more often, so that code compiled near its end is named too.
+    onReady: () => snaps.start(p.pid ? 2000 : 500),
+  });
   const result = await session.run();
   snaps.stop();
   try {
     if (!result.ready && result.endReason === null) throw describeTracerFailure(tracer, result, p.pid);
     if (!result.ready) return;   // Ctrl-C before the probes were in place: nothing gathered
     const broken = abnormalEnd(result, p);
-    if (!broken && !proc.isRunning(p.pid)) process.stderr.write(`nodetrace: PID ${p.pid} exited; here is what was gathered.\n`);
-    const parsed = tracer.name === 'dtrace' ? parseProfileDtrace(result.stdout) : parseProfile(result.stdout);
+    if (p.pid && !broken && !proc.isRunning(p.pid)) process.stderr.write(`nodetrace: PID ${p.pid} exited; here is what was gathered.\n`);
+    const parsed = args.offCpu ? parseOffCpu(result.stdout)
+      : tracer.name === 'dtrace' ? parseProfileDtrace(result.stdout) : parseProfile(result.stdout);
     // DTrace keys threads by ID only: they are the process's threads.
-    const comm = proc.processName(p.pid) || 'node';
+    const comm = (pid && proc.processName(pid)) || 'node';
     for (const s of parsed.stacks) if (!s.comm) s.comm = comm;
     const named = nameStacks(parsed, snaps.symbolizer, snaps.latest);
-    const seconds = (result.endedAt - result.readyAt) / 1000;
-    const summary = summarize(named, { pid: p.pid, hz: p.hz, seconds, top: args.top });
-    const meta = { pid: p.pid, hz: p.hz, seconds };
-    if (args.svg !== undefined) writeOutput(args.svg, require('../profile/svg').renderSvg(named, { ...meta, title: `CPU of PID ${p.pid}` }));
+    // The program's own clock where it keeps one: the tracer may take
+    // seconds after the end to print (naming frames, 0.23+).
+    const seconds = parsed.seconds || (result.endedAt - result.readyAt) / 1000;
+    const meta = { pid, hz: args.offCpu ? null : p.hz, seconds, offCpu: args.offCpu };
+    let summary;
+    let report;
+    if (args.offCpu) {
+      summary = summarizeOffCpu(named, { pid, seconds, threads: parsed.threads, allThreads: args.allThreads, top: args.top });
+      report = () => (args.json ? renderOffCpuJson(summary) : renderOffCpuText(summary, { describe: p.describe }));
+    } else {
+      summary = summarize(named, { pid, hz: p.hz, seconds, top: args.top });
+      report = () => (args.json ? renderJson(summary) : renderText(summary, { describe: p.describe }));
+    }
+    const title = `${args.offCpu ? 'Off-CPU time' : 'CPU'} of ${p.describe}`;
+    if (args.svg !== undefined) writeOutput(args.svg, require('../profile/svg').renderSvg(named, { ...meta, title, unit: args.offCpu ? 'us' : 'samples' }));
     if (args.pprof !== undefined) writeOutput(args.pprof, require('../profile/pprof').encodePprof(named, meta));
     if (args.folded === '-') process.stdout.write(renderFolded(named, meta));
     else {
       if (args.folded !== undefined) writeOutput(args.folded, renderFolded(named, meta));
-      process.stdout.write(args.json ? renderJson(summary) : renderText(summary, { describe: p.describe }));
+      process.stdout.write(report());
     }
-    if (broken) throw new UserError(`${broken}; the profile is incomplete${summary.samples ? ' (above: what it gathered)' : ''}.`);
+    const gathered = args.offCpu ? summary.blockedUs : summary.samples;
+    if (broken) throw new UserError(`${broken}; the profile is incomplete${gathered ? ' (above: what it gathered)' : ''}.`);
   } finally {
     snaps.release();
   }
 }
 
 module.exports = {
-  command: 'profile',
+  command: 'profile [target]',
   describe: 'Where a live Node process spends its CPU: top functions, categories, threads; flame graph, folded, pprof',
   builder,
   handler,

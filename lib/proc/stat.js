@@ -18,11 +18,13 @@ function readText(file) {
 function parseStat(text) {
   const close = text.lastIndexOf(')');
   const rest = text.slice(close + 2).split(' ');
-  // rest[0] is field 3 (state), rest[1] field 4 (ppid), rest[19] field 22 (starttime).
+  // rest[0] is field 3 (state), rest[1] field 4 (ppid), rest[11] and
+  // rest[12] fields 14 and 15 (utime, stime), rest[19] field 22 (starttime).
   return {
     comm: text.slice(text.indexOf('(') + 1, close),
     state: rest[0],
     ppid: Number(rest[1]),
+    cpuTicks: Number(rest[11]) + Number(rest[12]),
     startTime: rest[19],
   };
 }
@@ -42,6 +44,13 @@ function procState(pid) {
 function startTime(pid) {
   const st = readStat(pid);
   return st ? st.startTime : null;
+}
+
+// CPU time the process (all its threads) has used, user and system, in
+// clock ticks (USER_HZ: 100 a second), or null when it is gone.
+function cpuTicks(pid) {
+  const st = readStat(pid);
+  return st ? st.cpuTicks : null;
 }
 
 // Same process as when we looked before (guards against PID reuse).
@@ -76,4 +85,4 @@ function tgidOf(id) {
   return v && /^[0-9]+$/.test(v) ? Number(v) : null;
 }
 
-module.exports = { parseStat, readStat, procState, startTime, sameProcess, statusValue, statusBytes, uidOf, tgidOf };
+module.exports = { parseStat, readStat, procState, startTime, cpuTicks, sameProcess, statusValue, statusBytes, uidOf, tgidOf };

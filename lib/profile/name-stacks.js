@@ -47,7 +47,7 @@ function nameStacks(parsed, symbolizer, snap) {
       return named.get(key) || userFrame({ kind: /^0x/i.test(f) ? 'unknown' : 'named', text: f, module: '' });
     });
     const kernel = s.kernel.map(kernelFrame);
-    return { tid: s.tid, comm: s.comm, frames: [...kernel, ...user].reverse(), count: s.count };
+    return { tid: s.tid, comm: s.comm, frames: [...kernel, ...user].reverse(), count: s.count, ...(s.ongoing ? { ongoing: true } : {}) };
   });
   const pm = snap && snap.perfMap;
   return {

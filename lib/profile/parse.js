@@ -74,6 +74,35 @@ function parseProfileDtrace(text) {
   return { stacks, threads };
 }
 
+/**
+ * What d-scripts/offcpu.bt printed, as stacks whose count is microseconds
+ * blocked: -> { stacks: [{ tid, comm, kernel, user, count, ongoing? }], threads: [{ tid, comm, blocks }],
+ * seconds: the time traced by the kernel's clock, or null }.
+ * A wait still going on at exit (@blocked_since_ns) counts up to then, marked ongoing.
+ */
+function parseOffCpu(text) {
+  const model = parseBpftraceText(text);
+  const byName = new Map(model.aggregations.map((a) => [a.name, a]));
+  const entries = (name) => (byName.get(name) || { entries: [] }).entries.filter((e) => e.kind === 'scalar');
+  const threads = entries('blocks').filter((e) => e.key.length === 2)
+    .map((e) => ({ tid: Number(e.key[0]), comm: e.key[1], blocks: Number(e.value) }));
+  const comm = new Map(threads.map((t) => [t.tid, t.comm]));
+  const stack = (key, count) => ({ tid: Number(key[0]), comm: comm.get(Number(key[0])) || '', kernel: frameLines(key[1]), user: frameLines(key[2]), count });
+  const stacks = entries('offcpu_us').filter((e) => e.key.length === 3).map((e) => stack(e.key, Number(e.value)));
+  const now = entries('now_ns')[0];
+  const begin = entries('begin_ns')[0];
+  const seconds = now && begin ? Number(BigInt(now.value) - BigInt(begin.value)) / 1e9 : null;
+  if (now) {
+    for (const e of entries('blocked_since_ns')) {
+      if (e.key.length !== 3) continue;
+      // Times as BigInt: nanoseconds since boot pass 2^53 after 104 days.
+      const us = Number((BigInt(now.value) - BigInt(e.value)) / 1000n);
+      if (us > 0) stacks.push({ ...stack(e.key, us), ongoing: true });
+    }
+  }
+  return { stacks, threads, seconds };
+}
+
 /** Every distinct user address, split into sampled pcs (leaves) and return addresses. */
 function userAddresses(stacks) {
   const pcs = new Set();
@@ -89,4 +118,4 @@ function userAddresses(stacks) {
   return { pcs: [...pcs], returns: [...returns] };
 }
 
-module.exports = { parseProfile, parseProfileDtrace, userAddresses };
+module.exports = { parseProfile, parseProfileDtrace, parseOffCpu, userAddresses };

@@ -15,9 +15,10 @@ function splitJsName(f) {
 /**
  * A Profile (pprof-format) from nameStacks()'s output.
  * sample types: samples/count and cpu/nanoseconds (a sample stands for 1/hz s);
+ * or, with offCpu (counts are microseconds blocked), off-cpu/nanoseconds;
  * each sample carries labels thread (its comm and role) and tid.
  */
-function buildPprof(named, { pid, hz, seconds }) {
+function buildPprof(named, { pid, hz, seconds, offCpu = false }) {
   const st = new StringTable();
   const functions = [];
   const locations = [];
@@ -32,19 +33,19 @@ function buildPprof(named, { pid, hz, seconds }) {
     idOf.set(key, id);
     return id;
   };
-  const periodNs = Math.round(1e9 / hz);
-  const cpu = new ValueType({ type: st.dedup('cpu'), unit: st.dedup('nanoseconds') });
+  const periodNs = offCpu ? 1000 : Math.round(1e9 / hz);
+  const cpu = new ValueType({ type: st.dedup(offCpu ? 'off-cpu' : 'cpu'), unit: st.dedup('nanoseconds') });
   const samples = named.stacks.map((s) => new Sample({
     // pprof lists a sample's locations leaf first.
     locationId: s.frames.map(locationFor).reverse(),
-    value: [s.count, s.count * periodNs],
+    value: offCpu ? [s.count * periodNs] : [s.count, s.count * periodNs],
     label: [
       new Label({ key: st.dedup('thread'), str: st.dedup(s.tid === pid ? `${s.comm} (main thread)` : `${s.comm} (thread)`) }),
       new Label({ key: st.dedup('tid'), num: s.tid }),
     ],
   }));
   return new Profile({
-    sampleType: [new ValueType({ type: st.dedup('samples'), unit: st.dedup('count') }), cpu],
+    sampleType: offCpu ? [cpu] : [new ValueType({ type: st.dedup('samples'), unit: st.dedup('count') }), cpu],
     sample: samples,
     location: locations,
     function: functions,
@@ -53,7 +54,7 @@ function buildPprof(named, { pid, hz, seconds }) {
     period: periodNs,
     durationNanos: Math.round((seconds || 0) * 1e9),
     timeNanos: BigInt(Date.now()) * 1000000n,
-    comment: [st.dedup(`nodetrace profile of PID ${pid} at ${hz} Hz`)],
+    comment: [st.dedup(offCpu ? `nodetrace profile --off-cpu of PID ${pid}` : `nodetrace profile of PID ${pid} at ${hz} Hz`)],
   });
 }
 

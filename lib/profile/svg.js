@@ -64,11 +64,17 @@ function fitText(name, widthPx) {
   return name.length <= chars ? name : name.slice(0, chars - 2) + '..';
 }
 
+// How a box's weight reads: samples, or (off-CPU) microseconds blocked.
+function amount(n, unit) {
+  if (unit !== 'us') return `${n} samples`;
+  return n >= 1e6 ? `${(n / 1e6).toFixed(2)} s` : `${(n / 1e3).toFixed(1)} ms`;
+}
+
 /**
  * @param {object} named from nameStacks()
- * @param {object} o { pid, hz, seconds, title }
+ * @param {object} o { pid, hz, seconds, title, unit: 'samples' (default) or 'us' (counts are microseconds) }
  */
-function renderSvg(named, { pid, hz, seconds, title = 'CPU flame graph' } = {}) {
+function renderSvg(named, { pid, hz, seconds, title = 'CPU flame graph', unit = 'samples' } = {}) {
   const tree = buildTree(named, pid);
   const total = tree.samples || 1;
   const boxes = [];
@@ -98,7 +104,7 @@ text { font-family: monospace; font-size: ${FONT_PX}px; fill: #000; }
 </style>
 <rect x="0" y="0" width="${WIDTH}" height="${height}" fill="#f8f8f4"/>
 <text id="title" x="10" y="20">${escapeXml(title)}</text>
-<text x="10" y="40">${escapeXml(`${tree.samples} samples${hz ? ` at ${hz} Hz` : ''}${seconds ? ` in ${seconds.toFixed(1)} s` : ''}; click a box to zoom`)}</text>
+<text x="10" y="40">${escapeXml(`${amount(tree.samples, unit)}${hz ? ` at ${hz} Hz` : ''}${seconds ? ` in ${seconds.toFixed(1)} s` : ''}; click a box to zoom`)}</text>
 <text id="reset" class="button" x="${WIDTH - 250}" y="40" visibility="hidden">Reset zoom</text>
 <text id="search" class="button" x="${WIDTH - 150}" y="40">Search</text>
 <text id="matched" x="${WIDTH - 90}" y="40"></text>
@@ -109,7 +115,7 @@ text { font-family: monospace; font-size: ${FONT_PX}px; fill: #000; }
     const x = 10 + b.x * scale;
     const y = graphBottom - (b.depth + 1) * ROW;
     const pctText = (100 * b.node.samples / total).toFixed(2);
-    const label = `${b.node.name} (${b.node.samples} samples, ${pctText}%)`;
+    const label = `${b.node.name} (${amount(b.node.samples, unit)}, ${pctText}%)`;
     parts.push(`<g class="f" id="f${i}" data-x="${b.x}" data-w="${b.node.samples}" data-d="${b.depth}" data-name="${escapeXml(b.node.name)}">`
       + `<title>${escapeXml(label)}</title><rect x="${x.toFixed(2)}" y="${y}" width="${w.toFixed(2)}" height="${ROW - 1}" fill="${colour(b.node)}" rx="2"/>`
       + `<text x="${(x + 3).toFixed(2)}" y="${y + ROW - 5}">${escapeXml(fitText(b.node.name, w))}</text></g>`);

@@ -2,51 +2,26 @@
 // Which processes `nodetrace snoop` watches, and (Linux) which probe
 // libraries carry their bunyan probes. Pure: the facts about the host come
 // from a `host` object (hostFacts() reads the real one), so every rule here
-// is tested without processes. No shell anywhere: a name pattern is only
-// compared as a plain substring of command lines.
+// is tested without processes. PIDs and names are resolved as for every
+// command (lib/targets/resolve.js); what is snoop's own is bunyan's probes.
 const os = require('os');
-const { UserError, UsageError, EXIT } = require('../errors');
-const proc = require('../proc');
+const { UserError, EXIT } = require('../errors');
+const shared = require('../targets/resolve');
 const usdt = require('../usdt');
 const libraries = require('../usdt/probe-libraries');
 
-const BUNYAN = usdt.BUNYAN_PROVIDER;
-// A pattern longer than this is shortened when echoed back.
-const ECHO_CHARS = 60;
+const { shorten, describeProcess, describePids, matchingPids } = shared;
 
-// "*" | "4242" | "4242,4343" | anything else (a command-line substring).
 function parseTarget(text) {
-  const s = String(text === undefined ? '' : text);
-  if (s === '*') return { kind: 'all' };
-  if (/^[\s0-9,]+$/.test(s) && /[0-9]/.test(s)) {
-    const pids = [];
-    for (const part of s.split(',')) {
-      if (!part.trim()) continue;
-      const pid = proc.parsePid(part, 'snoop');
-      if (!pids.includes(pid)) pids.push(pid);
-    }
-    return { kind: 'pids', pids };
-  }
-  if (!s.trim()) throw new UsageError('snoop needs a target: \'*\', a PID (4242,4343) or part of a command line.');
-  return { kind: 'name', pattern: s };
+  return shared.parseTarget(text, 'snoop');
 }
 
-function shorten(text, n = ECHO_CHARS) {
-  const chars = Array.from(text);
-  return chars.length > n ? chars.slice(0, n - 1).join('') + '…' : text;
-}
+const BUNYAN = usdt.BUNYAN_PROVIDER;
 
 // The real host, as resolveTargets() needs to know it.
 function hostFacts() {
-  const skip = proc.ancestors();
   return {
-    isRunning: proc.isRunning,
-    tgidOf: proc.stat.tgidOf,
-    looksLikeNode: proc.looksLikeNode,
-    executableName: proc.executableName,
-    commandLine: (pid) => proc.commandLine(pid).join(' '),
-    // Our own ancestors (sudo, the shell) carry the pattern in their command lines.
-    findByCommandLine: (pattern) => proc.findProcessesByCommandLine(pattern).filter((pid) => !skip.has(pid)),
+    ...shared.hostFacts(),
     librariesOf: (pid) => libraries.librariesOf(pid, BUNYAN),
     allLibraries: () => libraries.allLibraries(BUNYAN),
     // One path per file: two processes may name one file differently.
@@ -54,17 +29,6 @@ function hostFacts() {
     ownLibrary: ({ create }) => (create ? libraries.createOwnLibrary(BUNYAN) : libraries.ownLibraryPath(BUNYAN)),
     username: () => os.userInfo().username,
   };
-}
-
-function describeProcess(host, pid) {
-  const argv = host.commandLine(pid);
-  return `${pid} ${argv.length > 60 ? argv.slice(0, 57) + '...' : argv}`;
-}
-
-function describePids(pids) {
-  if (pids.length === 1) return `PID ${pids[0]}`;
-  if (pids.length <= 6) return `PIDs ${pids.join(', ')}`;
-  return `${pids.length} processes`;
 }
 
 const REGISTER_HINT = 'Its bunyan probes only fire on Linux when it runs with nodetrace\'s provider:\n'
@@ -88,27 +52,6 @@ function allTargets(tracerName, host, create) {
     notes.push(`no bunyan process with probes has run yet; ${create ? 'waiting' : 'it would wait'} for ones started as ${host.username()} (probe library ${own}).`);
   }
   return { kind: 'all', pids: [], libraries: libs, notes, describe };
-}
-
-// The processes a PID list or a name means; errors when there are none.
-function matchingPids(t, host) {
-  if (t.kind === 'pids') {
-    for (const pid of t.pids) {
-      const tgid = host.tgidOf(pid);
-      if (tgid === null || !host.isRunning(pid)) {
-        throw new UserError(`no process with PID ${pid} is running.`,
-          { hint: 'Find Node processes with: pgrep -a node', exitCode: EXIT.NOT_FOUND });
-      }
-      if (tgid !== pid) throw new UsageError(`${pid} is a thread of process ${tgid}, not a process.`, `Snoop the process: nodetrace snoop ${tgid}`);
-    }
-    return t.pids;
-  }
-  const matches = host.findByCommandLine(t.pattern);
-  if (!matches.length) {
-    throw new UsageError(`no running process has "${shorten(t.pattern)}" in its command line.`,
-      'The pattern is a plain substring of the command line (see: pgrep -a node); \'*\' snoops every process.');
-  }
-  return matches;
 }
 
 // DTrace: bunyan<PID> providers, which only Node processes have.
@@ -168,7 +111,7 @@ function bpftraceTargets(t, pids, host) {
 function resolveTargets(text, tracerName, host, { create = true } = {}) {
   const t = parseTarget(text);
   if (t.kind === 'all') return allTargets(tracerName, host, create);
-  const pids = matchingPids(t, host);
+  const pids = matchingPids(t, host, { command: 'snoop', everyHint: '\'*\' snoops every process.' });
   return tracerName === 'bpftrace' ? bpftraceTargets(t, pids, host) : dtraceTargets(t, pids, host);
 }
 
