@@ -161,6 +161,42 @@ describe('DTrace for Linux @tracer @dtrace', function () {
     }
   });
 
+  // loop.d bounds each turn of the loop by its thread's epoll_wait/
+  // epoll_pwait system calls (syscall provider), which DTrace for Linux has;
+  // it needs no USDT probe.
+  describe('loop.d on a loop blocked 200 ms every second', function () {
+    const STALL_US = 200000;
+    let target;
+    let json;
+    before(async function () {
+      target = await startTarget('loop-stall.js', { args: ['--perf-basic-prof'] });
+      const r = await nodetrace(['loop', '--backend', 'dtrace', '-p', String(target.pid), '-d', '8', '--json', '--stacks'], { env: ENV, timeoutMs: 240000 });
+      assert.strictEqual(r.code, 0, r.stderr);
+      json = JSON.parse(r.stdout);
+    });
+    after(() => stopTarget(target));
+
+    it('reports the stalls, each at least the busy-wait and the median within one log2 bucket of it, at wall-clock times', function () {
+      assert.strictEqual(json.tracer, 'dtrace');
+      assert(json.stalls.length >= 5 && json.stalls.length <= 9, `${json.stalls.length} stalls`);
+      for (const s of json.stalls) assert(s.busy_us >= STALL_US, `a stall of ${s.busy_us} µs is shorter than the busy-wait`);
+      const median = json.stalls.map((s) => s.busy_us).sort((a, b) => a - b)[Math.floor(json.stalls.length / 2)];
+      assert(median < 2 * STALL_US, `median stall ${median} µs`);
+      for (const s of json.stalls) assert(Math.abs(Date.parse(s.ended_at) - Date.now()) < 240000, `${s.ended_at} is not a time of this run`);
+    });
+
+    it('counts them in the histogram, in the 131-262 ms bucket', function () {
+      const bucket = json.busy.histogram.find((b) => b.lo <= STALL_US && STALL_US < b.hi);
+      assert(bucket && bucket.count >= 2, JSON.stringify(json.busy.histogram));
+      assert.strictEqual(json.busy.histogram.reduce((n, b) => n + b.count, 0), json.turns);
+    });
+
+    it('samples the loop thread\'s stack during the stalls: the timer that runs the busy-wait (native frames; JIT frames stay addresses)', function () {
+      assert(json.stacks.length > 0, 'no stack sampled during a stall');
+      assert(json.stacks.some((s) => s.frames.some((f) => /uv__run_timers|RunTimers/.test(f))), JSON.stringify(json.stacks.slice(0, 2), null, 1));
+    });
+  });
+
   describe('ebadf', function () {
     let dir;
     beforeEach(() => { dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-dtrace-ebadf-')); });
