@@ -68,31 +68,45 @@ describe('probe targets (shared by snoop and http)', function () {
 describe('nodetrace http: the tracer command line', function () {
   const opened = new Map([['/u/A.so', 7], ['/v/B.so', 8], ['/root/O.so', 9]]);
 
-  it('one process: -p, its library (through /proc/PID/root from 0.24), the threshold', function () {
+  const zeros = (n) => Array(n).fill('0');
+
+  it('one process: -p, its library (through /proc/PID/root from 0.24), the threshold, every PID slot', function () {
     const t = { kind: 'pids', pids: [10], libraries: ['/u/A.so'], describe: 'PID 10' };
-    assert.deepStrictEqual(planHttp(bpftrace('0.17.0'), t, 100000).argv.slice(-6), ['-p', '10', planHttp(bpftrace('0.17.0'), t, 0).scriptFile, '/u/A.so', '10', '100000']);
-    assert.strictEqual(planHttp(bpftrace('0.27.1'), t, 0).argv.slice(-3)[0], '/proc/10/root/u/A.so');
+    const p = planHttp(bpftrace('0.17.0'), t, 100000);
+    assert.deepStrictEqual(p.argv.slice(-13), ['-p', '10', p.scriptFile, '/u/A.so', '10', '100000', ...zeros(7)]);
+    assert.strictEqual(planHttp(bpftrace('0.27.1'), t, 0).argv.slice(-10)[0], '/proc/10/root/u/A.so');
+  });
+
+  it('a request an output event on 0.17 (http.bt, text); in batches where a map value holds its strings (0.23+)', function () {
+    const t = { kind: 'pids', pids: [10], libraries: ['/u/A.so'], describe: 'PID 10' };
+    const old = planHttp(bpftrace('0.17.0'), t, 0);
+    assert.deepStrictEqual([old.script, old.output, old.env.BPFTRACE_STRLEN], ['http', 'text', '200']);
+    for (const v of ['0.23.2', '0.27.1']) {
+      const p = planHttp(bpftrace(v), t, 0);
+      assert.deepStrictEqual([p.script, p.output, p.env.BPFTRACE_MAX_STRLEN], ['http-batched', 'json', '200']);
+      assert(p.argv.includes('-f') && p.argv.includes('json'));
+    }
   });
 
   it('a name\'s processes: no -p, a glob over links to verified descriptors, every PID in the filter', function () {
     const p = planHttp(bpftrace('0.17.0'), { kind: 'pids', pids: [10, 11], libraries: ['/u/A.so'], describe: 'PIDs 10, 11' }, 0, { opened });
     assert(!p.argv.includes('-p'));
     assert.deepStrictEqual(p.links, [{ name: '0.so', target: `/proc/${process.pid}/fd/7` }]);
-    assert.deepStrictEqual(p.argv.slice(-4), [inTemp('*.so'), '10', '0', '11']);
+    assert.deepStrictEqual(p.argv.slice(-10), [inTemp('*.so'), '10', '0', '11', ...zeros(6)]);
     assert.strictEqual(p.only, null);
   });
 
   it('more processes than the script\'s PID slots: every process of the libraries, filtered by nodetrace', function () {
     const pids = [1, 2, 3, 4, 5, 6, 7, 8, 9];
     const p = planHttp(bpftrace('0.17.0'), { kind: 'pids', pids, libraries: ['/u/A.so'], describe: '9 processes' }, 0, { opened });
-    assert.deepStrictEqual(p.argv.slice(-2), ['0', '0']);
+    assert.deepStrictEqual(p.argv.slice(-9), zeros(9));
     assert.deepStrictEqual([...p.only], pids);
   });
 
   it('\'*\': every library, PID 0, and a note on who is covered later', function () {
     const p = planHttp(bpftrace('0.17.0'), { kind: 'all', pids: [], libraries: ['/u/A.so', '/v/B.so', '/root/O.so'], describe: 'every prepared process' }, 0, { opened });
     assert.strictEqual(p.links.length, 3);
-    assert.deepStrictEqual(p.argv.slice(-2), ['0', '0']);
+    assert.deepStrictEqual(p.argv.slice(-10), [inTemp('*.so'), ...zeros(9)]);
     assert(p.notes.some((n) => /another user's first process with the hook is not/.test(n)));
   });
 });

@@ -113,22 +113,24 @@ async function trace(args, tracer, targets, opened) {
   }
   const p = planHttp(tracer, { ...targets, libraries: libs }, minUs(args), { opened: opened.fds });
   const offset = wallMinusMonoNs();
-  const joiner = new records.RequestJoiner();
+  const reader = new records.RequestReader();
   const seen = [];
+  let received = 0;
   let headerShown = false;
+  const show = (r) => {
+    received++;
+    if (p.only && !p.only.has(r.pid)) return;
+    seen.push(r);
+    if (args.latency) return;
+    if (args.json) process.stdout.write(records.renderJSONLine(r, { wallMinusMonoNs: offset }));
+    else {
+      if (!headerShown) { process.stdout.write(records.HEADER); headerShown = true; }
+      process.stdout.write(records.renderLine(r, { wallMinusMonoNs: offset }));
+    }
+  };
   const session = new TracerSession(p, {
     durationSeconds: args.duration,
-    onLine: (line) => {
-      const r = joiner.push(line);
-      if (!r || (p.only && !p.only.has(r.pid))) return;
-      if (args.latency) { seen.push(r); return; }
-      if (args.json) process.stdout.write(records.renderJSONLine(r, { wallMinusMonoNs: offset }));
-      else {
-        if (!headerShown) { process.stdout.write(records.HEADER); headerShown = true; }
-        process.stdout.write(records.renderLine(r, { wallMinusMonoNs: offset }));
-      }
-      seen.push(r);
-    },
+    onLine: (item) => { for (const r of reader.push(item)) show(r); },
   });
   const result = await session.run();
   if (!result.ready && result.endReason === null) {
@@ -136,6 +138,9 @@ async function trace(args, tracer, targets, opened) {
     throw describeTracerFailure(tracer, result, onePid);
   }
   if (!result.ready) return;
+  if (reader.fired !== null && reader.fired > received) {
+    say(`${reader.fired - received} of ${reader.fired} requests were seen by the probes but not reported (the tracer's buffers or batch map were full).`);
+  }
   if (args.latency) {
     const o = { by: args.by };
     process.stdout.write(args.json ? records.histogramsJSON(seen, o) : records.renderHistograms(seen, o));
