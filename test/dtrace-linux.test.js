@@ -80,6 +80,8 @@ describe('DTrace for Linux @tracer @dtrace', function () {
       'ebadf-abort.d': (pid) => ['-w', pid],
       'log-snoop.d': (pid) => ['-Z', pid, 'log-*'],
       'loop.d': (pid) => ['-q', pid, '100000', '0'],
+      // Its IncrementalMarking::Step probes are a template slot nodetrace fills: -Z.
+      'gc.d': (pid) => ['-Z', pid],
       'profile.d': (pid) => ['-p', pid, '99'],
       // USDT probes, which DTrace for Linux cannot see: -Z lets it compile with none.
       'http.d': () => ['-Z', '0', '0'],
@@ -195,6 +197,21 @@ describe('DTrace for Linux @tracer @dtrace', function () {
       assert(json.stacks.length > 0, 'no stack sampled during a stall');
       assert(json.stacks.some((s) => s.frames.some((f) => /uv__run_timers|RunTimers/.test(f))), JSON.stringify(json.stacks.slice(0, 2), null, 1));
     });
+  });
+
+  it('gc --backend dtrace: the pid provider on V8\'s collector sees the forced full GCs', async function () {
+    const target = await startTarget('gc-churn.js', { args: ['--expose-gc'], env: { GC_FULL_MS: '500' } });
+    try {
+      const r = await nodetrace(['gc', '--backend', 'dtrace', '-p', String(target.pid), '-d', '5', '--json'], { env: ENV, timeoutMs: 240000 });
+      assert.strictEqual(r.code, 0, r.stderr);
+      const json = JSON.parse(r.stdout);
+      assert.strictEqual(json.tracer, 'dtrace');
+      const full = json.kinds.find((k) => k.name === 'mark-compact');
+      assert(full && full.count >= 2, r.stdout);
+      assert.strictEqual(full.histogram.reduce((n, b) => n + b.count, 0), full.count);
+    } finally {
+      stopTarget(target);
+    }
   });
 
   describe('ebadf', function () {
