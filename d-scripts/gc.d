@@ -41,24 +41,24 @@ pid$1::INCREMENTAL_MARKING_STEP:entry
 pid$1::_ZN2v88internal13GlobalHandles28InvokeFirstPassWeakCallbacksEv:entry,
 pid$1::_ZN2v88internal13GlobalHandles32InvokeSecondPassPhantomCallbacksEv:entry { self->since[3] = timestamp; }
 
-/* Each return clause is whole: a clause on every return of the process
- * (pid$1:::return) would instrument all of node's functions. */
-pid$1::_ZN2v88internal18ScavengerCollector14CollectGarbageEv:return
-/self->since[0]/
+/* A return: which kind ended (the clauses of one probe run in order); then
+ * one clause records it. Only these functions' returns are probed: a clause
+ * on every return (pid$1:::return) would instrument all of node. */
+pid$1::_ZN2v88internal18ScavengerCollector14CollectGarbageEv:return,
+pid$1::_ZN2v88internal20MarkCompactCollector14CollectGarbageEv:return,
+pid$1::_ZN2v88internal13GlobalHandles28InvokeFirstPassWeakCallbacksEv:return,
+pid$1::_ZN2v88internal13GlobalHandles32InvokeSecondPassPhantomCallbacksEv:return,
+pid$1::INCREMENTAL_MARKING_STEP:return
 {
-	this->k = "scavenge";
-	this->i = 0;
+	this->pause = 0;
 }
 
 pid$1::_ZN2v88internal18ScavengerCollector14CollectGarbageEv:return
 /self->since[0]/
 {
-	this->us = (timestamp - self->since[this->i]) / 1000;
-	@pause_us[this->k] = quantize(this->us);
-	@pauses[this->k] = count();
-	@pause_total_us[this->k] = sum(this->us);
-	@pause_max_us[this->k] = max(this->us);
-	self->since[this->i] = 0;
+	this->k = "scavenge";
+	this->i = 0;
+	this->pause = 1;
 }
 
 pid$1::_ZN2v88internal20MarkCompactCollector14CollectGarbageEv:return
@@ -66,17 +66,7 @@ pid$1::_ZN2v88internal20MarkCompactCollector14CollectGarbageEv:return
 {
 	this->k = "mark-compact";
 	this->i = 1;
-}
-
-pid$1::_ZN2v88internal20MarkCompactCollector14CollectGarbageEv:return
-/self->since[1]/
-{
-	this->us = (timestamp - self->since[this->i]) / 1000;
-	@pause_us[this->k] = quantize(this->us);
-	@pauses[this->k] = count();
-	@pause_total_us[this->k] = sum(this->us);
-	@pause_max_us[this->k] = max(this->us);
-	self->since[this->i] = 0;
+	this->pause = 1;
 }
 
 pid$1::INCREMENTAL_MARKING_STEP:return
@@ -84,17 +74,7 @@ pid$1::INCREMENTAL_MARKING_STEP:return
 {
 	this->k = "incremental";
 	this->i = 2;
-}
-
-pid$1::INCREMENTAL_MARKING_STEP:return
-/self->since[2]/
-{
-	this->us = (timestamp - self->since[this->i]) / 1000;
-	@pause_us[this->k] = quantize(this->us);
-	@pauses[this->k] = count();
-	@pause_total_us[this->k] = sum(this->us);
-	@pause_max_us[this->k] = max(this->us);
-	self->since[this->i] = 0;
+	this->pause = 1;
 }
 
 pid$1::_ZN2v88internal13GlobalHandles28InvokeFirstPassWeakCallbacksEv:return,
@@ -103,11 +83,15 @@ pid$1::_ZN2v88internal13GlobalHandles32InvokeSecondPassPhantomCallbacksEv:return
 {
 	this->k = "weak-callbacks";
 	this->i = 3;
+	this->pause = 1;
 }
 
+pid$1::_ZN2v88internal18ScavengerCollector14CollectGarbageEv:return,
+pid$1::_ZN2v88internal20MarkCompactCollector14CollectGarbageEv:return,
 pid$1::_ZN2v88internal13GlobalHandles28InvokeFirstPassWeakCallbacksEv:return,
-pid$1::_ZN2v88internal13GlobalHandles32InvokeSecondPassPhantomCallbacksEv:return
-/self->since[3]/
+pid$1::_ZN2v88internal13GlobalHandles32InvokeSecondPassPhantomCallbacksEv:return,
+pid$1::INCREMENTAL_MARKING_STEP:return
+/this->pause/
 {
 	this->us = (timestamp - self->since[this->i]) / 1000;
 	@pause_us[this->k] = quantize(this->us);
