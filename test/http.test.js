@@ -190,7 +190,9 @@ async function traceLoopback(args, start, others = []) {
     },
   });
   if (start.before) t = await start.before();
-  await attached;
+  // A trace that ends before it attached fails the test with what it said.
+  const early = await Promise.race([attached.then(() => null), run]);
+  if (early) throw new Error(`nodetrace http ended before it attached (${early.code}): ${early.stderr}`);
   if (!t) t = await start.after();
   for (const o of [t, ...others]) o.go();
   await Promise.all([t, ...others].map((o) => o.finished));
