@@ -8,10 +8,11 @@
  *         uses there), DTrace for Linux 2.x (USDT probes of nodetrace's
  *         probe library).  Twin of http.bt, whose header has the details.
  *
- * USAGE: dtrace -Z -s d-scripts/http.d PID MIN_US
+ * USAGE: dtrace -Z -s d-scripts/http.d PID MIN_US [PID...]
  *
  *   PID      only this process; 0: every process with the probes
  *   MIN_US   only requests that took at least this long (microseconds)
+ *   PID...   up to 7 more processes to trace beside PID
  *
  * OUTPUT: as http.bt's, with "wall" times (walltimestamp) in place of the
  * kernel's monotonic nsecs:
@@ -34,7 +35,8 @@ dtrace:::BEGIN
 
 nodetrace*:::http-server-request-done,
 nodetrace*:::http-client-request-done
-/($1 == 0 || pid == $1) && arg0 >= $2/
+/($1 == 0 || pid == $1 || pid == $3 || pid == $4 || pid == $5 ||
+    pid == $6 || pid == $7 || pid == $8 || pid == $9) && arg0 >= $2/
 {
 	this->ns = walltimestamp;
 	printf("U %d %d %d %s\n", pid, tid, this->ns, copyinstr(arg3));
@@ -42,14 +44,16 @@ nodetrace*:::http-client-request-done
 
 nodetrace*:::http-server-request-done,
 nodetrace*:::http-client-request-done
-/($1 == 0 || pid == $1) && arg0 >= $2 && arg1 == 0/
+/($1 == 0 || pid == $1 || pid == $3 || pid == $4 || pid == $5 ||
+    pid == $6 || pid == $7 || pid == $8 || pid == $9) && arg0 >= $2 && arg1 == 0/
 {
 	printf("E %d %d %d %s\n", pid, tid, this->ns, copyinstr(arg4));
 }
 
 nodetrace*:::http-server-request-done,
 nodetrace*:::http-client-request-done
-/($1 == 0 || pid == $1) && arg0 >= $2/
+/($1 == 0 || pid == $1 || pid == $3 || pid == $4 || pid == $5 ||
+    pid == $6 || pid == $7 || pid == $8 || pid == $9) && arg0 >= $2/
 {
 	printf("H %d %d %d %s %d %d %s\n", pid, tid, this->ns,
 	    probename == "http-server-request-done" ? "server" : "client",

@@ -24,9 +24,10 @@
  *   "@name" line (@busy_us, @busy_max_us, @turns, @busy_total_us,
  *   @traced_ns), "stall stacks:" and the stacks, and "Tracing ended." last.
  *
- * NOT YET RUN ON A DTRACE HOST: written from loop.bt (which is tested) and
- * the conventions of the other .d scripts; `nodetrace loop --backend
- * dtrace` parses what this prints by that description.
+ * RUN on DTrace for Linux 2.0 (test/dtrace-linux.test.js: the stalls of
+ * test/targets/loop-stall.js, within a bucket). Not yet run on illumos,
+ * macOS or FreeBSD. ustack() there names native frames only (mangled on
+ * DTrace for Linux); JIT frames stay addresses.
  *
  * 2026-11-23  nodetrace authors.
  */

@@ -6,7 +6,7 @@ const { EXIT, UserError, formatUserError } = require('./errors');
 const { safeText } = require('./terminal-safe');
 const pkg = require('../package.json');
 
-const COMMANDS = ['latency', 'snoop', 'ebadf', 'loop', 'http', 'profile', 'format', 'doctor'];
+const COMMANDS = ['latency', 'snoop', 'ebadf', 'loop', 'http', 'gc', 'profile', 'format', 'doctor'];
 
 function loadCommands() {
   const loaded = [];

@@ -80,6 +80,8 @@ describe('DTrace for Linux @tracer @dtrace', function () {
       'ebadf-abort.d': (pid) => ['-w', pid],
       'log-snoop.d': (pid) => ['-Z', pid, 'log-*'],
       'loop.d': (pid) => ['-q', pid, '100000', '0'],
+      // Its IncrementalMarking::Step probes are a template slot nodetrace fills: -Z.
+      'gc.d': (pid) => ['-Z', pid],
       'profile.d': (pid) => ['-p', pid, '99'],
       'offcpu.d': (pid) => ['-p', pid, '0'],
       // USDT probes, which DTrace for Linux cannot see: -Z lets it compile with none.
@@ -157,6 +159,57 @@ describe('DTrace for Linux @tracer @dtrace', function () {
       assert.strictEqual(json.discarded.out_of_order, 0);
       // the race made maxima of 549 s and 7,147 s; this trace lasts under 100 s with attaching
       assert(pbkdf2.max < 100e6, `max ${pbkdf2.max} us is longer than the trace`);
+    } finally {
+      stopTarget(target);
+    }
+  });
+
+  // loop.d bounds each turn of the loop by its thread's epoll_wait/
+  // epoll_pwait system calls (syscall provider), which DTrace for Linux has;
+  // it needs no USDT probe.
+  describe('loop.d on a loop blocked 200 ms every second', function () {
+    const STALL_US = 200000;
+    let target;
+    let json;
+    before(async function () {
+      target = await startTarget('loop-stall.js', { args: ['--perf-basic-prof'] });
+      const r = await nodetrace(['loop', '--backend', 'dtrace', '-p', String(target.pid), '-d', '8', '--json', '--stacks'], { env: ENV, timeoutMs: 240000 });
+      assert.strictEqual(r.code, 0, r.stderr);
+      json = JSON.parse(r.stdout);
+    });
+    after(() => stopTarget(target));
+
+    it('reports the stalls, each at least the busy-wait and the median within one log2 bucket of it, at wall-clock times', function () {
+      assert.strictEqual(json.tracer, 'dtrace');
+      assert(json.stalls.length >= 5 && json.stalls.length <= 9, `${json.stalls.length} stalls`);
+      for (const s of json.stalls) assert(s.busy_us >= STALL_US, `a stall of ${s.busy_us} µs is shorter than the busy-wait`);
+      const median = json.stalls.map((s) => s.busy_us).sort((a, b) => a - b)[Math.floor(json.stalls.length / 2)];
+      assert(median < 2 * STALL_US, `median stall ${median} µs`);
+      for (const s of json.stalls) assert(Math.abs(Date.parse(s.ended_at) - Date.now()) < 240000, `${s.ended_at} is not a time of this run`);
+    });
+
+    it('counts them in the histogram, in the 131-262 ms bucket', function () {
+      const bucket = json.busy.histogram.find((b) => b.lo <= STALL_US && STALL_US < b.hi);
+      assert(bucket && bucket.count >= 2, JSON.stringify(json.busy.histogram));
+      assert.strictEqual(json.busy.histogram.reduce((n, b) => n + b.count, 0), json.turns);
+    });
+
+    it('samples the loop thread\'s stack during the stalls: the timer that runs the busy-wait (native frames; JIT frames stay addresses)', function () {
+      assert(json.stacks.length > 0, 'no stack sampled during a stall');
+      assert(json.stacks.some((s) => s.frames.some((f) => /uv__run_timers|RunTimers/.test(f))), JSON.stringify(json.stacks.slice(0, 2), null, 1));
+    });
+  });
+
+  it('gc --backend dtrace: the pid provider on V8\'s collector sees the forced full GCs', async function () {
+    const target = await startTarget('gc-churn.js', { args: ['--expose-gc'], env: { GC_FULL_MS: '500' } });
+    try {
+      const r = await nodetrace(['gc', '--backend', 'dtrace', '-p', String(target.pid), '-d', '5', '--json'], { env: ENV, timeoutMs: 240000 });
+      assert.strictEqual(r.code, 0, r.stderr);
+      const json = JSON.parse(r.stdout);
+      assert.strictEqual(json.tracer, 'dtrace');
+      const full = json.kinds.find((k) => k.name === 'mark-compact');
+      assert(full && full.count >= 2, r.stdout);
+      assert.strictEqual(full.histogram.reduce((n, b) => n + b.count, 0), full.count);
     } finally {
       stopTarget(target);
     }

@@ -38,6 +38,27 @@ describe('nodetrace http, pure parts', function () {
     assert.deepStrictEqual([j.direction, j.method, j.status, j.ms, j.error], ['client', 'GET', 200, 51.63, null]);
   });
 
+  it('reads the batches of http-batched.bt (bpftrace 0.23+, -f json) as the same records, in the order they completed', function () {
+    const { splitterFor } = require('../lib/tracer/output-formats');
+    const splitter = splitterFor('json');
+    const items = [...splitter.push(fs.readFileSync(path.join(__dirname, 'fixtures', 'bpftrace-http-batched.out'))), ...splitter.end()];
+    const reader = new records.RequestReader();
+    const got = items.flatMap((item) => reader.push(item));
+    assert.strictEqual(reader.fired, 10);
+    assert.deepStrictEqual(got.map((r) => `${r.direction} ${r.method} ${r.status || r.error} ${r.url.replace(/^http:\/\/127\.0\.0\.1:\d+/, '')}`), [
+      'server GET 200 /fast', 'client GET 200 /fast', 'server GET 200 /slow', 'client GET 200 /slow', 'server POST 200 /slow',
+      'client POST 200 /slow', 'server GET 404 /missing', 'client GET 404 /missing', 'server GET aborted /reset', 'client GET ECONNRESET /reset']);
+    assert.strictEqual(got[2].us, 150799);
+    assert(got.every((r, i) => i === 0 || r.ns > got[i - 1].ns));
+  });
+
+  it('counts what the probes saw in http.bt\'s text too, and takes no malformed batch entry', function () {
+    const reader = new records.RequestReader();
+    assert.deepStrictEqual(reader.push('@requests: 12'), []);
+    assert.strictEqual(reader.fired, 12);
+    assert.deepStrictEqual(records.batchRecords({ 'x,1,2': ['server', 200, 1, 'GET', '-', '/'], '1,1,2': ['other', 200, 1, 'GET', '-', '/'], '1,1,3': ['client', 200] }), []);
+  });
+
   it('groups routes, with ids folded, and makes histograms with percentiles', function () {
     assert.strictEqual(records.routeOf('/users/42/orders?x=1'), '/users/:id/orders');
     assert.strictEqual(records.routeOf('http://h:1/a/0123456789abcdef0123/b'), 'http://h:1/a/:id/b');
@@ -56,10 +77,11 @@ function killTargets() {
   targets.clear();
 }
 
-// Starts the loopback target with the hook; resolves { child, go(), results }.
-function startLoopback() {
+// Starts the loopback target with the hook (`args` follow its path, for a
+// name to find it by); resolves { child, go(), results, finished }.
+function startLoopback(args = []) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-r', path.join(ROOT, 'register.js'), path.join(ROOT, 'test', 'targets', 'http-loopback.js')],
+    const child = spawn(process.execPath, ['-r', path.join(ROOT, 'register.js'), path.join(ROOT, 'test', 'targets', 'http-loopback.js'), ...args],
       { stdio: ['pipe', 'pipe', 'pipe'] });
     targets.add(child);
     let out = '';
@@ -89,7 +111,7 @@ describe('nodetrace http @tracer', function () {
   afterEach(killStragglers);
   afterEach(killTargets);
 
-  it('reports every request, server and client, fetch and a reset, with latencies that match the client\'s', async function () {
+  it('reports every request, server and client, fetch and a reset, with latencies that match the client\'s @core', async function () {
     const t = await startLoopback();
     try {
       // The requests start once the probes are attached (the status line says so).
@@ -137,5 +159,109 @@ describe('nodetrace http @tracer', function () {
     } finally {
       plain.kill('SIGKILL');
     }
+  });
+});
+
+// A name unique to one test run, put on the command lines of its targets.
+function uniqueName(what) {
+  return `nodetrace-http-${what}-${process.pid}-${Date.now()}`;
+}
+
+// A Node process without the hook, with `name` on its command line.
+function startPlain(name) {
+  const plain = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', name]);
+  targets.add(plain);
+  return plain;
+}
+
+// The requests of the loopback target `t`, traced by `nodetrace http ARGS`
+// started before them (and those of `others`, made meanwhile): its JSON
+// lines and its stderr once the targets are done.
+async function traceLoopback(args, start, others = []) {
+  let t = null;
+  let go;
+  let tracer;
+  const attached = new Promise((r) => { go = r; });
+  const run = nodetrace(['http', ...args, '-d', '60', '--json'], {
+    timeoutMs: 100000,
+    onSpawn: (c) => {
+      tracer = c;
+      c.stderr.on('data', (d) => { if (/tracing HTTP/.test(d)) go(); });
+    },
+  });
+  if (start.before) t = await start.before();
+  // A trace that ends before it attached fails the test with what it said.
+  const early = await Promise.race([attached.then(() => null), run]);
+  if (early) throw new Error(`nodetrace http ended before it attached (${early.code}): ${early.stderr}`);
+  if (!t) t = await start.after();
+  for (const o of [t, ...others]) o.go();
+  await Promise.all([t, ...others].map((o) => o.finished));
+  // The last request's lines are read before the trace is ended.
+  await new Promise((r) => setTimeout(r, 500));
+  tracer.kill('SIGINT');
+  const res = await run;
+  const lines = res.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  return { t, res, lines };
+}
+
+describe('nodetrace http, by name and \'*\' @tracer', function () {
+  this.timeout(150000);
+  before(function () { requireTracing(this); });
+  afterEach(killStragglers);
+  afterEach(killTargets);
+
+  it('traces the processes a name matches, and says which matching Node processes lack the hook', async function () {
+    const name = uniqueName('name');
+    const plain = startPlain(name);
+    const { t, res, lines } = await traceLoopback([name], { before: () => startLoopback([name]) });
+    assert.strictEqual(res.code, 0, res.stderr);
+    assert.match(res.stderr, new RegExp(`skipping a Node process matching "${name}" without nodetrace HTTP probes .*: ${plain.pid}\\.`));
+    assert.match(res.stderr, new RegExp(`tracing HTTP requests of PID ${t.child.pid}`));
+    const served = lines.filter((l) => l.direction === 'server');
+    assert.deepStrictEqual(served.map((l) => l.url).sort(), t.results.map((c) => c.path).sort(), res.stdout);
+    assert(lines.every((l) => l.pid === t.child.pid), res.stdout);
+  });
+
+  it('traces several processes a name matches, and only them', async function () {
+    const name = uniqueName('two');
+    // Same user, same probe library: only the PID filter keeps `other` out.
+    const other = await startLoopback([uniqueName('other')]);
+    const first = await startLoopback([name]);
+    const { t, res, lines } = await traceLoopback([name], { before: () => startLoopback([name]) }, [first, other]);
+    assert.strictEqual(res.code, 0, res.stderr);
+    assert.match(res.stderr, new RegExp(`tracing HTTP requests of PIDs (${first.child.pid}, ${t.child.pid}|${t.child.pid}, ${first.child.pid})`));
+    for (const target of [first, t]) {
+      const served = lines.filter((l) => l.pid === target.child.pid && l.direction === 'server');
+      assert.strictEqual(served.length, target.results.length, res.stdout);
+    }
+    assert(!lines.some((l) => l.pid === other.child.pid), `requests of ${other.child.pid}, which the name does not match: ${res.stdout}`);
+  });
+
+  it('\'*\' sees a process started after the trace began', async function () {
+    const { t, res, lines } = await traceLoopback(['*'], { after: () => startLoopback([uniqueName('later')]) });
+    assert.strictEqual(res.code, 0, res.stderr);
+    const mine = lines.filter((l) => l.pid === t.child.pid);
+    assert.strictEqual(mine.filter((l) => l.direction === 'server').length, t.results.length, res.stdout);
+    assert.strictEqual(mine.filter((l) => l.direction === 'client').length, t.results.length, res.stdout);
+  });
+
+  it('says how to start the processes a name matches when none has the hook', async function () {
+    const name = uniqueName('plain');
+    const plain = startPlain(name);
+    await new Promise((r) => setTimeout(r, 300));
+    const res = await nodetrace(['http', name, '-d', '1']);
+    assert.strictEqual(res.code, 3, res.stderr);
+    assert.match(res.stderr, new RegExp(`the process matching "${name}" has no nodetrace HTTP probes:\\n  ${plain.pid} `));
+    assert.match(res.stderr, /node -r nodetrace\/register app\.js/);
+    assert(!/\n\s+at /.test(res.stderr), res.stderr);
+  });
+
+  it('says so when a name matches nothing, and takes no PID that is not running', async function () {
+    const none = await nodetrace(['http', uniqueName('none'), '-d', '1']);
+    assert.strictEqual(none.code, 2, none.stderr);
+    assert.match(none.stderr, /^nodetrace: no running process has "nodetrace-http-none-[\d-]+" in its command line\.$/m);
+    const gone = await nodetrace(['http', '3999999', '-d', '1']);
+    assert.strictEqual(gone.code, 3, gone.stderr);
+    assert.match(gone.stderr, /no process with PID 3999999 is running/);
   });
 });

@@ -7,10 +7,15 @@
 // cannot put two 200-byte strings in one printf): U (its URL), E (its error,
 // only when there was no response), then H (the rest), which completes it.
 // Lines of other CPUs may come in between, so they are joined by that key.
+//
+// d-scripts/http-batched.bt (bpftrace 0.23+, -f json) hands them over as
+// maps every 100 ms instead: {"@done0": {"PID,TID,NS": [direction, status,
+// latency_us, method, error, url]}}; RequestReader takes either.
 const { renderHistogram } = require('../render/text');
 const { percentile, totalCount } = require('../aggregation/model');
 const { formatDuration } = require('../render/units');
 const { safeText } = require('../terminal-safe');
+const { stringBytes } = require('../tracer/output-formats');
 
 const LINE = /^([UEH]) (\d+) (\d+) (\d+) (.*)$/;
 const HEAD = /^(server|client) (-?\d+) (\d+) (\S*)$/;
@@ -47,6 +52,56 @@ class RequestJoiner {
       url: part.url === undefined ? '?' : part.url,
       error: status === 0 ? (part.error || 'error') : null,
     };
+  }
+}
+
+const BATCH_KEY = /^(\d+),(\d+),(\d+)$/;
+const FIRED = /^@requests: (\d+)$/;
+
+// One batch of http-batched.bt (the value of @done0 or @done1) -> records,
+// in the order they completed.
+function batchRecords(map) {
+  const out = [];
+  for (const [key, v] of Object.entries(map || {})) {
+    const k = BATCH_KEY.exec(key);
+    if (!k || !Array.isArray(v) || v.length !== 6 || (v[0] !== 'server' && v[0] !== 'client')) continue;
+    const [direction, status, us, method, error, url] = v;
+    const text = (x) => stringBytes(String(x)).toString('utf8');
+    out.push({
+      pid: Number(k[1]),
+      ns: BigInt(k[3]),
+      direction,
+      status: Number(status),
+      us: Number(us),
+      method: text(method),
+      url: text(url),
+      error: Number(status) === 0 ? (text(error) || 'error') : null,
+    });
+  }
+  return out.sort((a, b) => (a.ns < b.ns ? -1 : a.ns > b.ns ? 1 : 0));
+}
+
+/**
+ * The tracer's output items (lines of http.bt, or JSON items of
+ * http-batched.bt) -> completed records; `fired` is the count the script
+ * printed at exit (@requests: what the probes saw), null until then.
+ */
+class RequestReader {
+  constructor() {
+    this.joiner = new RequestJoiner();
+    this.fired = null;
+  }
+
+  push(item) {
+    if (typeof item === 'string') {
+      const f = FIRED.exec(item);
+      if (f) { this.fired = Number(f[1]); return []; }
+      const r = this.joiner.push(item);
+      return r ? [r] : [];
+    }
+    if (!item || item.type !== 'map' || !item.data) return [];
+    if (typeof item.data['@requests'] === 'number') { this.fired = item.data['@requests']; return []; }
+    return batchRecords(item.data['@done0'] || item.data['@done1']);
   }
 }
 
@@ -181,5 +236,5 @@ function histogramsJSON(records, options = {}) {
 }
 
 module.exports = {
-  RequestJoiner, parseRequests, renderLine, renderJSONLine, HEADER, routeOf, histograms, renderHistograms, histogramsJSON,
+  RequestJoiner, RequestReader, batchRecords, parseRequests, renderLine, renderJSONLine, HEADER, routeOf, histograms, renderHistograms, histogramsJSON,
 };

@@ -1,6 +1,7 @@
 'use strict';
 // The tracer run for resolved snoop targets (lib/snoop/targets.js). Pure.
 const { planTracer, inTemp } = require('../tracer/plan');
+const { libraryLinks } = require('../usdt/probe-targets');
 const { bpftraceProbeSlots, dtraceProbeGlob, levelName } = require('./levels');
 const { stringLimitEnv, stringTrailerEnv, readsLongStrings, usdtPathForPid, filtersEveryProbeByPid } = require('../tracer/capabilities');
 
@@ -78,7 +79,7 @@ function planSnoop(tracer, targets, minLevel, { opened = new Map(), cpus = requi
     const libs = targets.libraries;
     const one = slotPids.length === 1 && libs.length === 1;
     if (!one) {
-      o.links = libs.map((file, i) => ({ name: `${i}.so`, target: opened.has(file) ? `/proc/${process.pid}/fd/${opened.get(file)}` : file }));
+      o.links = libraryLinks(libs, opened);
       if (libs.some((file) => !opened.has(file))) o.notes = [...(o.notes || []), 'nodetrace links to its own verified descriptor of each library; by hand, to the files'];
     }
     o.positional = [one ? usdtPathForPid(tracer, slotPids[0], libs[0]) : inTemp('*.so'), ...bpftraceProbeSlots(minLevel)];

@@ -1,0 +1,69 @@
+'use strict';
+// The tracer run of `nodetrace http` for resolved targets
+// (lib/usdt/probe-targets.js). Pure.
+const { planTracer, inTemp } = require('../tracer/plan');
+const { usdtPathForPid, readsLongStrings, stringLimitEnv } = require('../tracer/capabilities');
+const { libraryLinks } = require('../usdt/probe-targets');
+
+const SCRIPT = 'http';
+// Where bpftrace can hold a request's strings (248 bytes) in one map value,
+// requests are handed over in batches (d-scripts/http-batched.bt): an
+// output event per request costs the traced process a wakeup of bpftrace,
+// 20-45 µs a request on this VM (docs/performance.md).
+const BATCHED_SCRIPT = 'http-batched';
+const URL_BYTES = 200;
+// d-scripts/http.bt filters on PID and up to 7 more ($4..$10); with more
+// processes than that, it traces every process mapping the libraries and
+// nodetrace drops the others' requests.
+const PID_SLOTS = 8;
+// bpftrace compiles the program once per probe it matches: two probes a
+// library. The attach bound grows with the libraries (lib/snoop/plan.js
+// measured about 7 s a library for six probes on a loaded host).
+const ATTACH_BASE_MS = 20000;
+const ATTACH_PER_LIBRARY_MS = 4000;
+
+/**
+ * -> a plan (lib/tracer/plan.js), plus `only`: the PIDs nodetrace itself must
+ *    keep requests of (null: all), when there are more than the slots.
+ * One process with one library is traced with -p (only its probes'
+ * semaphores are enabled); otherwise the libraries are attached by path
+ * (through verified descriptors, `opened`: path -> fd), which enables the
+ * semaphores of every process mapping them and keeps only the targets'
+ * requests in the kernel.
+ */
+function planHttp(tracer, targets, minUs, { opened = new Map() } = {}) {
+  const libs = targets.libraries;
+  const overflow = targets.kind === 'pids' && targets.pids.length > PID_SLOTS;
+  const pids = targets.kind === 'pids' && !overflow ? targets.pids : [];
+  const batched = readsLongStrings(tracer, URL_BYTES);
+  const o = {
+    script: batched ? BATCHED_SCRIPT : SCRIPT,
+    env: stringLimitEnv(tracer, URL_BYTES),
+    output: batched ? 'json' : 'text',
+    describe: `HTTP requests of ${targets.describe}`,
+    notes: [],
+  };
+  if (overflow) o.notes.push(`more than ${PID_SLOTS} processes: nodetrace drops the requests of the others`);
+  if (pids.length === 1 && libs.length === 1) {
+    o.pid = pids[0];
+    o.positional = [usdtPathForPid(tracer, pids[0], libs[0]), pids[0], minUs, ...Array(PID_SLOTS - 1).fill(0)];
+  } else {
+    // The processes started later that map these files are covered too ('*').
+    const one = libs.length === 1 && !opened.has(libs[0]);
+    if (!one) {
+      o.links = libraryLinks(libs, opened);
+      if (libs.some((file) => !opened.has(file))) o.notes.push('nodetrace links to its own verified descriptor of each library; by hand, to the files');
+    }
+    // Every slot given: bpftrace 0.27 warns of each one left out.
+    o.positional = [one ? libs[0] : inTemp('*.so'), pids[0] || 0, minUs, ...pids.slice(1), ...Array(PID_SLOTS - Math.max(pids.length, 1)).fill(0)];
+    o.attachTimeoutMs = ATTACH_BASE_MS + ATTACH_PER_LIBRARY_MS * Math.max(0, libs.length - 1);
+  }
+  if (targets.kind === 'all') {
+    o.notes.push('processes started later are covered when their user\'s probe library exists now (this user\'s is made now); another user\'s first process with the hook is not');
+  }
+  const plan = planTracer(tracer, o);
+  plan.only = overflow ? new Set(targets.pids) : null;
+  return plan;
+}
+
+module.exports = { SCRIPT, BATCHED_SCRIPT, PID_SLOTS, planHttp };

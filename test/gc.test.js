@@ -1,0 +1,83 @@
+'use strict';
+// `nodetrace gc`: finding V8's functions (pure, on a made-up process), then
+// end to end @tracer against test/targets/gc-churn.js, which allocates
+// steadily (scavenges) and forces a full GC every 500 ms (--expose-gc).
+const assert = require('assert');
+const { requireTracing, startTarget, stopTarget, nodetrace, killStragglers } = require('./support/harness');
+const { locateGc, stepName, FIXED } = require('../lib/gc/v8-functions');
+
+const STEP_20 = '_ZN2v88internal18IncrementalMarking4StepEdNS0_10StepOriginE';
+const STEP_24 = '_ZN2v88internal18IncrementalMarking4StepENS_4base9TimeDeltaEmNS0_10StepOriginE';
+
+describe('nodetrace gc: V8\'s functions', function () {
+  it('takes the one plain IncrementalMarking::Step, never a .cold clone', function () {
+    assert.strictEqual(stepName([STEP_20, STEP_20]), STEP_20);
+    assert.strictEqual(stepName([STEP_24, `${STEP_24}.cold`]), STEP_24);
+    assert.strictEqual(stepName([`${STEP_24}.cold`]), null);
+    assert.strictEqual(stepName([STEP_20, STEP_24]), null, 'two candidates: no guess');
+  });
+
+  // A process mapping node and Debian's libnode (which holds V8 there).
+  function host({ inExe, names = Object.values(FIXED), steps = [STEP_24] }) {
+    const maps = [
+      '00400000-00500000 r-xp 00000000 fe:00 11 /usr/bin/node',
+      '7f0000000000-7f0001000000 r-xp 00000000 fe:00 22 /usr/lib/x86_64-linux-gnu/libnode.so.108',
+    ].join('\n');
+    const holder = inExe ? '/proc/7/root/usr/bin/node' : '/proc/7/root/usr/lib/x86_64-linux-gnu/libnode.so.108';
+    return {
+      maps: () => maps,
+      exePath: () => '/usr/bin/node',
+      findSymbols: (file, wanted) => ({ loads: [], found: new Map(file === holder ? wanted.filter((n) => names.includes(n)).map((n) => [n, { value: 1, size: 1 }]) : []) }),
+      symbolNames: (file) => (file === holder ? steps : []),
+    };
+  }
+
+  it('finds them in the executable (official builds) or in libnode (Debian\'s), as the process maps them', function () {
+    assert.strictEqual(locateGc(7, host({ inExe: true })).file, '/proc/7/root/usr/bin/node');
+    const debian = locateGc(7, host({ inExe: false }));
+    assert.deepStrictEqual([debian.object, debian.functions.incremental, debian.functions.scavenge],
+      ['/usr/lib/x86_64-linux-gnu/libnode.so.108', STEP_24, FIXED.scavenge]);
+  });
+
+  it('says which are missing rather than trace part of the pauses', function () {
+    const r = locateGc(7, host({ inExe: true, names: [FIXED['mark-compact']], steps: [] }));
+    assert.match(r.missing, /^\/usr\/bin\/node defines V8's collector but not its scavenge, weak-first, weak-second, incremental functions$/);
+    assert.match(locateGc(7, host({ inExe: true, names: [] })).missing, /no object of the process defines/);
+  });
+});
+
+describe('nodetrace gc @tracer', function () {
+  this.timeout(400000);
+  before(function () { requireTracing(this); });
+  afterEach(killStragglers);
+
+  it('reports scavenges and the forced full GCs as mark-compact pauses @core', async function () {
+    const target = await startTarget('gc-churn.js', { args: ['--expose-gc'], env: { GC_FULL_MS: '500' } });
+    try {
+      // bpftrace 0.17 attaches uprobes to node slowly (a minute on a loaded host).
+      const r = await nodetrace(['gc', '-p', String(target.pid), '-d', '6', '--json'], { timeoutMs: 380000 });
+      assert.strictEqual(r.code, 0, r.stderr);
+      const json = JSON.parse(r.stdout);
+      const kind = (name) => json.kinds.find((k) => k.name === name);
+      assert(kind('scavenge') && kind('scavenge').count >= 3, r.stdout);
+      const full = kind('mark-compact');
+      assert(full, r.stdout);
+      // One forced full GC each 500 ms of the traced time; V8 may add its own.
+      const forced = Math.floor(json.traced_ns / 500e6);
+      assert(full.count >= forced / 2 && full.count <= forced * 3 + 5, `${full.count} mark-compact pauses in ${json.traced_ns / 1e9} s, ${forced} forced`);
+      for (const k of json.kinds) {
+        assert.strictEqual(k.histogram.reduce((n, b) => n + b.count, 0), k.count, `${k.name}: the histogram holds every pause`);
+        assert(k.max_us >= k.p50_us && k.total_us >= k.max_us, JSON.stringify(k));
+      }
+    } finally {
+      stopTarget(target);
+    }
+  });
+
+  it('says in one line that a process is not Node, with a non-zero exit', async function () {
+    const r = await nodetrace(['gc', '-p', '1', '-d', '1']);
+    assert.notStrictEqual(r.code, 0);
+    assert.match(r.stderr, /not a Node process/);
+    assert.doesNotMatch(r.stderr, /\n\s+at /);
+  });
+});
