@@ -36,7 +36,8 @@ function snoop(args, done, { timeoutMs = 30000, onReady } = {}) {
     let stderr = '';
     let satisfied = false;
     let ready = false;
-    const lines = () => stdout.split('\n').filter(Boolean);
+    // Whole lines only: a chunk may end inside one.
+    const lines = () => stdout.slice(0, stdout.lastIndexOf('\n') + 1).split('\n').filter(Boolean);
     const finish = () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
     };
