@@ -182,6 +182,9 @@ async function traceLoopback(args, start, others = []) {
   let go;
   let tracer;
   const attached = new Promise((r) => { go = r; });
+  // Started (and its probe library mapped: it said ready) before nodetrace
+  // looks for the processes a name or PID means.
+  if (start.before) t = await start.before();
   const run = nodetrace(['http', ...args, '-d', '60', '--json'], {
     timeoutMs: 100000,
     onSpawn: (c) => {
@@ -189,7 +192,6 @@ async function traceLoopback(args, start, others = []) {
       c.stderr.on('data', (d) => { if (/tracing HTTP/.test(d)) go(); });
     },
   });
-  if (start.before) t = await start.before();
   // A trace that ends before it attached fails the test with what it said.
   const early = await Promise.race([attached.then(() => null), run]);
   if (early) throw new Error(`nodetrace http ended before it attached (${early.code}): ${early.stderr}`);
