@@ -6,7 +6,8 @@
 // (native return addresses, no perf map), `profile` its frames.
 const { Symbolizer } = require('./symbolize');
 
-const FIRST_SNAPSHOT_EVERY_MS = 50;
+const FAST_SNAPSHOT_EVERY_MS = 100;
+const FAST_SNAPSHOTS = 50;
 
 class TargetSnapshots {
   /**
@@ -30,19 +31,19 @@ class TargetSnapshots {
     this.latest = snap;
   }
 
-  // Every `everyMs`, and every 50 ms until the first snapshot: a -c command
-  // that runs for half a second must still be named.
+  // Every `everyMs`, and every 100 ms for the first seconds: a -c command
+  // that runs for a second, and loads its add-ons as it starts, must still
+  // be named (a snapshot taken before its dlopen() names none of them).
   start(everyMs = 1000) {
     this.refresh();
-    const steady = () => {
-      this.timer = setInterval(() => this.refresh(), everyMs);
-      this.timer.unref();
-    };
-    if (this.latest) { steady(); return; }
+    let fast = FAST_SNAPSHOTS;
     this.timer = setInterval(() => {
       this.refresh();
-      if (this.latest) { clearInterval(this.timer); steady(); }
-    }, FIRST_SNAPSHOT_EVERY_MS);
+      if (--fast > 0) return;
+      clearInterval(this.timer);
+      this.timer = setInterval(() => this.refresh(), everyMs);
+      this.timer.unref();
+    }, FAST_SNAPSHOT_EVERY_MS);
     this.timer.unref();
   }
 

@@ -90,6 +90,10 @@ describe('latency: the program without its @pool part (a libuv without symbols)'
     for (const probe of ['uprobe:$3:uv_queue_work', 'uprobe:$3:$4', 'uprobe:$3:$5', 'uprobe:$3:uv_async_send']) {
       assert(body.some((l) => l.trim() === probe), `${probe} is gone`);
     }
+    // bpftrace refuses to read a map nothing writes: none of the pool's maps is left.
+    for (const map of ['@seq', '@submitted', '@waiting_until', '@waiting_ns', '@pool_busy_us', '@pool_waiting_us', '@queue_len']) {
+      assert(!body.some((l) => l.includes(map + '[') || l.includes(map + ' ') || l.includes(map + ';') || l.includes(map + ')')), `${map} is still used`);
+    }
   });
 
   it('refuses a script without the part, or with a block left open', function () {
