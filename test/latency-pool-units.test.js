@@ -22,6 +22,7 @@ describe('latency: names users know for Node\'s own thread-pool work', function 
     assert.strictEqual(symbolOf('0x116'), 'uv__fs_work UV_FS_SCANDIR');
     assert.strictEqual(userFacingName('uv__getaddrinfo_work'), 'dns.lookup');
     assert.strictEqual(userFacingName('node`uv__getnameinfo_work'), 'dns.lookupService');
+    assert.strictEqual(userFacingName('node::fs::ReadFileJob::DoThreadPoolWork()'), 'fs.readFile');   // Node 26
     assert(isLibuvRequest('0x106') && isLibuvRequest('uv__random_work') && !isLibuvRequest('0x7f00aa001234'));
   });
 

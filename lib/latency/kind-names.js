@@ -5,7 +5,8 @@
 // names: those are what their authors call them.
 //
 // Node's JavaScript API -> the work it puts on the pool:
-//   fs.*             uv_fs_* requests: uv__fs_work, keyed 0x100 + uv_fs_type
+//   fs.*             uv_fs_* requests: uv__fs_work, keyed 0x100 + uv_fs_type;
+//                    Node 26's fs.readFile: node::fs::ReadFileJob
 //   dns.lookup       uv_getaddrinfo: uv__getaddrinfo_work
 //   dns.lookupService uv_getnameinfo: uv__getnameinfo_work
 //   zlib.*           CompressionStream<...Context>::DoThreadPoolWork()
@@ -70,6 +71,8 @@ function userFacingName(key) {
   if (LIBUV_WORK[fn]) return LIBUV_WORK[fn];
   let m = /node::crypto::\w+<node::crypto::(\w+?)Traits>/.exec(fn);
   if (m) return CRYPTO_TRAITS[m[1]] || `crypto (${m[1]})`;
+  // Node 26 reads a whole file (fs.readFile) as one job of its own.
+  if (/^node::fs::ReadFileJob::/.test(fn)) return 'fs.readFile';
   m = /CompressionStream<node::(?:\(anonymous namespace\)::)?(\w+)>/.exec(fn);
   if (m) return ZLIB_CONTEXTS[m[1]] || `zlib (${m[1]})`;
   if (/^uv__fs_work$/.test(fn)) return 'fs';
