@@ -9,6 +9,7 @@ const { requireTracer } = require('../tracer/detect');
 const { planTracer, renderPlan, readScript } = require('../tracer/plan');
 const { instantiateSlot, withoutOptional } = require('../tracer/template');
 const { TracerSession, abnormalEnd } = require('../tracer/session');
+const { quietMapHelperArgs } = require('../tracer/capabilities');
 const { describeTracerFailure } = require('../tracer/failure');
 const { buildModel, renderModel, hasData } = require('../aggregation/summarize');
 const { TargetSnapshots } = require('../target-snapshots');
@@ -91,7 +92,10 @@ function plan(args, tracer) {
   // bpftrace names usym() keys while it prints, re-reading the symbols for
   // every key unless told to cache them (it caches by default only where
   // ASLR is off). One process is traced, so caching is right.
-  if (tracer.name === 'bpftrace') o.env = { BPFTRACE_CACHE_USER_SYMBOLS: '1' };
+  if (tracer.name === 'bpftrace') {
+    o.env = { BPFTRACE_CACHE_USER_SYMBOLS: '1' };
+    o.extra = [...(o.extra || []), ...quietMapHelperArgs(tracer)];
+  }
   const planned = planTracer(tracer, o);
   planned.unseen = o.unseen || null;
   return planned;

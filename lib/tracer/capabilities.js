@@ -122,6 +122,15 @@ function filtersEveryProbeByPid(tracer) {
   return isBpftrace(tracer) && atLeast(tracer, '0.24');
 }
 
+// From 0.23 bpftrace reports a map helper that fails (a delete of a key
+// that is not there) as a warning event in its output, one per failure: the
+// latency program deletes per-operation keys that may never have been set,
+// and on 0.23.2 a 3-second trace printed over a thousand such warnings and
+// lost its END line (measured). Those programs run with --no-warnings there.
+function quietMapHelperArgs(tracer) {
+  return isBpftrace(tracer) && atLeast(tracer, '0.23') ? ['--no-warnings'] : [];
+}
+
 // Before 0.22, SIGUSR1 made bpftrace print its maps (and go on); since, it
 // does not: never use it to get a snapshot.
 function printsMapsOnSigusr1(tracer) {
@@ -196,6 +205,6 @@ function attachTimeoutMs(tracer) {
 
 module.exports = {
   stopPolicy, attachNotice, atLeast, attachTimeoutMs, stringLimitEnv, readsLongStrings, usdtPathForPid, rawUserStackEnv,
-  maxStringBytes, stringTrailerEnv, filtersUprobesByPid, filtersEveryProbeByPid, printsMapsOnSigusr1, failsIfAnyProbeMissing, jsonOutput,
+  maxStringBytes, stringTrailerEnv, filtersUprobesByPid, filtersEveryProbeByPid, quietMapHelperArgs, printsMapsOnSigusr1, failsIfAnyProbeMissing, jsonOutput,
   commandNotes, isDtraceForLinux, seesUsdt, demanglesStacks, ustackBlocksGcore,
 };
