@@ -21,6 +21,7 @@
 //
 //   sudo node bench/profile-overhead.js [--seconds 4] [--rounds 5] [--hz 99] [--churn]
 //   sudo node bench/profile-overhead.js --off-cpu [--pingpong 50] [--seconds 4] [--rounds 5]
+const { sleep, collectLines, askForCounters } = require('./workload-lines');
 const fs = require('fs');
 const path = require('path');
 const { spawn } = require('child_process');
@@ -35,7 +36,6 @@ const OFF_CPU = options.flag('off-cpu');
 const PINGPONG = OFF_CPU ? options.number('pingpong', 50) : 0;
 const { cpuTicks } = require('../lib/proc/stat');
 
-function sleep(ms) { return new Promise((r) => setTimeout(r, ms)); }
 
 const everything = [];
 function cleanup() { for (const p of everything) { try { p.kill('SIGKILL'); } catch (e) { /* gone */ } } }
@@ -45,22 +45,11 @@ function startWorkload(nodeArgs) {
     stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, CHURN: CHURN ? '1' : '0', PINGPONG: String(PINGPONG) },
   });
   everything.push(child);
-  child.stdout.setEncoding('utf8');
-  child.lines = [];
-  let buf = '';
-  child.stdout.on('data', (c) => {
-    buf += c;
-    let nl;
-    while ((nl = buf.indexOf('\n')) >= 0) { child.lines.push(buf.slice(0, nl)); buf = buf.slice(nl + 1); }
-  });
-  return child;
+  return collectLines(child);
 }
 
 async function sample(child) {
-  const before = child.lines.length;
-  child.kill('SIGUSR2');
-  for (let i = 0; i < 500 && child.lines.length === before; i++) await sleep(10);
-  const [, count, ns, cpuUs] = child.lines[child.lines.length - 1].split(' ');
+  const [, count, ns, cpuUs] = await askForCounters(child, 5000);
   return { count: Number(count), ns: BigInt(ns), cpuUs: Number(cpuUs) };
 }
 
