@@ -8,9 +8,13 @@
 // machine, round after round. Needs root and bpftrace.
 //
 //   sudo node bench/latency-overhead.js [--seconds 5] [--rounds 3] [--no-article]
+const { sleep, collectLines, askForCounters } = require('./workload-lines');
 const path = require('path');
 // The bpftrace under test: NODETRACE_BPFTRACE's (a tier), else the PATH's.
-const BPFTRACE = require('../lib/tracer/detect').detectBpftrace().path || 'bpftrace';
+const TRACER = require('../lib/tracer/detect').detectBpftrace();
+const BPFTRACE = TRACER.path || 'bpftrace';
+const { plan: latencyPlan } = require('../lib/commands/latency');
+const { usesTemp } = require('../lib/tracer/plan');
 const { spawn, execFileSync } = require('child_process');
 
 const ROOT = path.join(__dirname, '..');
@@ -20,26 +24,14 @@ const ROUNDS = options.number('rounds', 3);
 const ARTICLE = !options.flag('no-article');
 const ADDON = require.resolve('sqlite3/build/Release/node_sqlite3.node', { paths: [ROOT] });
 
-function sleep(ms) { return new Promise((r) => setTimeout(r, ms)); }
 
 function startLoop() {
   const child = spawn(process.execPath, [path.join(ROOT, 'test/targets/sqlite-loop.js')], { stdio: ['ignore', 'pipe', 'inherit'] });
-  child.stdout.setEncoding('utf8');
-  child.lines = [];
-  let buf = '';
-  child.stdout.on('data', (c) => {
-    buf += c;
-    let nl;
-    while ((nl = buf.indexOf('\n')) >= 0) { child.lines.push(buf.slice(0, nl)); buf = buf.slice(nl + 1); }
-  });
-  return child;
+  return collectLines(child);
 }
 
 async function sample(child) {
-  const before = child.lines.length;
-  child.kill('SIGUSR2');
-  for (let i = 0; i < 200 && child.lines.length === before; i++) await sleep(10);
-  const [, loops, ns] = child.lines[child.lines.length - 1].split(' ');
+  const [, loops, ns] = await askForCounters(child, 2000);
   return { loops: Number(loops), ns: BigInt(ns) };
 }
 
@@ -97,7 +89,11 @@ async function main() {
   const ours = { name: 'nodetrace latency', child: startLoop(), rates: {} };
   everything.push(untraced.child, ours.child);
   await sleep(500);
-  ours.tracer = startTracer(['-p', String(ours.child.pid), path.join(ROOT, 'd-scripts/addon-latency.bt'), `/proc/${ours.child.pid}/exe`]);
+  // The very command line `nodetrace latency -p` runs (its probe points and
+  // options for this build and bpftrace), not a copy of it.
+  const plan = latencyPlan({ pid: String(ours.child.pid) }, TRACER);
+  if (usesTemp(plan)) throw new Error('this build needs a generated program (a stripped libuv?): run the bench on an official node');
+  ours.tracer = startTracer(plan.argv, plan.env);
   everything.push(ours.tracer);
   await ours.tracer.ready;
   await measureRounds([untraced, ours], 'before');
