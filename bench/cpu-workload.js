@@ -9,13 +9,26 @@
 // worker thread through two FIFOs, blocking the main thread in a
 // synchronous read each time: the case that `profile --off-cpu` pays for
 // (two stack walks each time the thread blocks).
+// With STEADY=1, each round is arithmetic only, 20 calls deep: no allocation,
+// so no garbage collection, whose pauses make the ordinary rounds vary by
+// 10-30% from one second to the next and hide a 1% cost; the depth makes each
+// sample walk a stack as deep as a real one.
+const STEADY = process.env.STEADY === '1';
 const CHURN = process.env.CHURN === '1';
 const PINGPONG = Number(process.env.PINGPONG || 0);
 let rounds = 0;
 let sink = 0;
 const doc = { id: 1, name: 'widget', tags: ['a', 'b', 'c'], nested: { x: 1.5, y: [1, 2, 3] } };
 
+function spin(i) {
+  let h = i;
+  for (let k = 0; k < 2000; k++) h = (h * 31 + k) | 0;
+  return h;
+}
+function deep(depth, i) { return depth === 0 ? spin(i) : deep(depth - 1, i) ^ depth; }
+
 function oneRound(i) {
+  if (STEADY) return deep(20, i);
   const s = JSON.stringify({ ...doc, id: i });
   const o = JSON.parse(s);
   let h = 0;

@@ -19,7 +19,7 @@
 // each blocking the main thread once; its program runs on every context
 // switch of the machine, and the context-switch rate is reported too.
 //
-//   sudo node bench/profile-overhead.js [--seconds 4] [--rounds 5] [--hz 99] [--churn]
+//   sudo node bench/profile-overhead.js [--seconds 4] [--rounds 5] [--hz 99] [--churn | --steady]
 //   sudo node bench/profile-overhead.js --off-cpu [--pingpong 50] [--seconds 4] [--rounds 5]
 const { sleep, collectLines, askForCounters } = require('./workload-lines');
 const fs = require('fs');
@@ -32,6 +32,7 @@ const SECONDS = options.number('seconds', 4);
 const ROUNDS = options.number('rounds', 5);
 const HZ = options.number('hz', 99);
 const CHURN = options.flag('churn');
+const STEADY = options.flag('steady');
 const OFF_CPU = options.flag('off-cpu');
 const PINGPONG = OFF_CPU ? options.number('pingpong', 50) : 0;
 const { cpuTicks } = require('../lib/proc/stat');
@@ -42,7 +43,7 @@ function cleanup() { for (const p of everything) { try { p.kill('SIGKILL'); } ca
 
 function startWorkload(nodeArgs) {
   const child = spawn(process.execPath, [...nodeArgs, path.join(__dirname, 'cpu-workload.js')], {
-    stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, CHURN: CHURN ? '1' : '0', PINGPONG: String(PINGPONG) },
+    stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, CHURN: CHURN ? '1' : '0', STEADY: STEADY ? '1' : '0', PINGPONG: String(PINGPONG) },
   });
   everything.push(child);
   return collectLines(child);
@@ -182,7 +183,7 @@ async function main() {
   const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
   const base = median(modes[0].rates);
   const baseCpu = median(modes[0].perCpu);
-  const what = OFF_CPU ? `, ${PINGPONG} blocking round trips to a worker thread per 2,000 rounds` : CHURN ? ' compiling a new function each round' : '';
+  const what = STEADY ? ' (steady: arithmetic 20 calls deep, no allocation)' : OFF_CPU ? `, ${PINGPONG} blocking round trips to a worker thread per 2,000 rounds` : CHURN ? ' compiling a new function each round' : '';
   console.log(`CPU-bound workload${what}, ${ROUNDS} rounds of ${SECONDS} s each, one process running at a time`
     + ` (load average before: ${loadBefore}):`);
   console.log(`  ${'mode'.padEnd(48)} ${'rounds/s'.padStart(9)} ratio  ${'per CPU-s'.padStart(9)} ratio  paired per CPU-s: median [range]`);
