@@ -2,14 +2,14 @@
 // The tracer run of `nodetrace http` for resolved targets
 // (lib/usdt/probe-targets.js). Pure.
 const { planTracer, inTemp } = require('../tracer/plan');
-const { usdtPathForPid, readsLongStrings, stringLimitEnv } = require('../tracer/capabilities');
+const { usdtPathForPid, stringLimitEnv } = require('../tracer/capabilities');
 const { libraryLinks } = require('../usdt/probe-targets');
 
+// Requests are handed over in batches (d-scripts/http-batched.bt), on every
+// bpftrace: an output event per request (d-scripts/http.bt, kept for reading
+// by eye) costs the traced process a wakeup of bpftrace, 20-45 µs a request
+// on this VM (docs/performance.md).
 const SCRIPT = 'http';
-// Where bpftrace can hold a request's strings (248 bytes) in one map value,
-// requests are handed over in batches (d-scripts/http-batched.bt): an
-// output event per request costs the traced process a wakeup of bpftrace,
-// 20-45 µs a request on this VM (docs/performance.md).
 const BATCHED_SCRIPT = 'http-batched';
 const URL_BYTES = 200;
 // d-scripts/http.bt filters on PID and up to 7 more ($4..$10); with more
@@ -35,11 +35,11 @@ function planHttp(tracer, targets, minUs, { opened = new Map() } = {}) {
   const libs = targets.libraries;
   const overflow = targets.kind === 'pids' && targets.pids.length > PID_SLOTS;
   const pids = targets.kind === 'pids' && !overflow ? targets.pids : [];
-  const batched = readsLongStrings(tracer, URL_BYTES);
+  const bpftrace = tracer.name === 'bpftrace';
   const o = {
-    script: batched ? BATCHED_SCRIPT : SCRIPT,
+    script: bpftrace ? BATCHED_SCRIPT : SCRIPT,
     env: stringLimitEnv(tracer, URL_BYTES),
-    output: batched ? 'json' : 'text',
+    output: bpftrace ? 'json' : 'text',
     describe: `HTTP requests of ${targets.describe}`,
     notes: [],
   };

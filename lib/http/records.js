@@ -8,9 +8,11 @@
 // only when there was no response), then H (the rest), which completes it.
 // Lines of other CPUs may come in between, so they are joined by that key.
 //
-// d-scripts/http-batched.bt (bpftrace 0.23+, -f json) hands them over as
-// maps every 100 ms instead: {"@done0": {"PID,TID,NS": [direction, status,
-// latency_us, method, error, url]}}; RequestReader takes either.
+// d-scripts/http-batched.bt (-f json) hands them over in batches every
+// 100 ms instead, three maps a batch (N: 0 or 1, the pair that batch used):
+// @errN {"PID,TID,NS": error}, @urlN {"PID,TID,NS": url}, then
+// @reqN {"PID,TID,NS,DIR,STATUS,LATENCY_US": method}, which completes the
+// batch; RequestReader takes either.
 const { renderHistogram } = require('../render/text');
 const { percentile, totalCount } = require('../aggregation/model');
 const { formatDuration } = require('../render/units');
@@ -55,27 +57,38 @@ class RequestJoiner {
   }
 }
 
-const BATCH_KEY = /^(\d+),(\d+),(\d+)$/;
+const FIELD_KEY = /^(\d+),(\d+),(\d+)$/;
+const REQ_KEY = /^(\d+),(\d+),(\d+),([01]),(\d+),(\d+)$/;
+const BATCH_MAP = /^@(err|url|req)([01])$/;
 const FIRED = /^@requests: (\d+)$/;
 
-// One batch of http-batched.bt (the value of @done0 or @done1) -> records,
-// in the order they completed.
-function batchRecords(map) {
+function bytesText(x) {
+  return stringBytes(String(x)).toString('utf8');
+}
+
+/**
+ * One batch of http-batched.bt: its @errN and @urlN maps (string values by
+ * "PID,TID,NS") and its @reqN map -> records, in the order they completed.
+ * An entry not as the script writes it is left out.
+ */
+function batchRecords(req, { url = {}, err = {} } = {}) {
   const out = [];
-  for (const [key, v] of Object.entries(map || {})) {
-    const k = BATCH_KEY.exec(key);
-    if (!k || !Array.isArray(v) || v.length !== 6 || (v[0] !== 'server' && v[0] !== 'client')) continue;
-    const [direction, status, us, method, error, url] = v;
-    const text = (x) => stringBytes(String(x)).toString('utf8');
+  for (const [key, method] of Object.entries(req || {})) {
+    const k = REQ_KEY.exec(key);
+    if (!k || typeof method !== 'string') continue;
+    const id = `${k[1]},${k[2]},${k[3]}`;
+    const status = Number(k[5]);
+    const u = typeof url[id] === 'string' ? bytesText(url[id]) : '?';
+    const e = typeof err[id] === 'string' ? bytesText(err[id]) : '';
     out.push({
       pid: Number(k[1]),
       ns: BigInt(k[3]),
-      direction,
-      status: Number(status),
-      us: Number(us),
-      method: text(method),
-      url: text(url),
-      error: Number(status) === 0 ? (text(error) || 'error') : null,
+      direction: k[4] === '0' ? 'server' : 'client',
+      status,
+      us: Number(k[6]),
+      method: bytesText(method),
+      url: u,
+      error: status === 0 ? (e || 'error') : null,
     });
   }
   return out.sort((a, b) => (a.ns < b.ns ? -1 : a.ns > b.ns ? 1 : 0));
@@ -90,18 +103,38 @@ class RequestReader {
   constructor() {
     this.joiner = new RequestJoiner();
     this.fired = null;
+    // The @errN and @urlN maps of the batch being read, until its @reqN.
+    this.fields = [{}, {}];
+  }
+
+  // END prints the count; bpftrace 0.17 then prints the cleared map again
+  // at exit, as 0: added, not replaced.
+  addFired(n) {
+    this.fired = (this.fired || 0) + n;
   }
 
   push(item) {
     if (typeof item === 'string') {
       const f = FIRED.exec(item);
-      if (f) { this.fired = Number(f[1]); return []; }
+      if (f) { this.addFired(Number(f[1])); return []; }
       const r = this.joiner.push(item);
       return r ? [r] : [];
     }
     if (!item || item.type !== 'map' || !item.data) return [];
-    if (typeof item.data['@requests'] === 'number') { this.fired = item.data['@requests']; return []; }
-    return batchRecords(item.data['@done0'] || item.data['@done1']);
+    if (typeof item.data['@requests'] === 'number') { this.addFired(item.data['@requests']); return []; }
+    const out = [];
+    for (const [name, map] of Object.entries(item.data)) {
+      const m = BATCH_MAP.exec(name);
+      if (!m || !map || typeof map !== 'object') continue;
+      const pair = this.fields[Number(m[2])];
+      if (m[1] !== 'req') {
+        for (const [k, v] of Object.entries(map)) if (FIELD_KEY.test(k)) (pair[m[1]] = pair[m[1]] || {})[k] = v;
+        continue;
+      }
+      out.push(...batchRecords(map, pair));
+      this.fields[Number(m[2])] = {};
+    }
+    return out;
   }
 }
 
