@@ -16,10 +16,10 @@ function fixture(name) {
 
 // Feeds bytes in chunks of `size` (Infinity: at once) through the plan's
 // output format and returns every event plus the reassembler.
-function run(bytes, { size = Infinity, staleMs, format = 'json' } = {}) {
+function run(bytes, { size = Infinity, staleMs, format = 'json', batchEntries } = {}) {
   const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes, 'latin1');
   const sp = splitterFor(format);
-  const r = new Reassembler({ staleMs });
+  const r = new Reassembler({ staleMs, batchEntries });
   const events = [];
   const step = size === Infinity ? buf.length || 1 : size;
   for (let i = 0; i < buf.length; i += step) {
@@ -131,6 +131,16 @@ describe('snoop: reassembling records (bpftrace captures)', function () {
       for (const t of of('truncated')) {
         if (t.bytesSeen !== 21 * PIECE_BYTES) assert.strictEqual(t.complete, false);
       }
+    });
+
+    it('tells full batches (the cause of the loss) from others, by the maps\' size', function () {
+      // Captured with maps of 40 keys (the .cmd file): 8 of its maps of pieces hold 40.
+      const full = run(text, { batchEntries: 40 });
+      assert.strictEqual(full.r.stats.fullBatches, 8);
+      assert.strictEqual(full.of('full').length, 8);
+      assert(full.of('full').every((e) => e.entries === 40));
+      assert.strictEqual(run(text, { batchEntries: 4096 }).r.stats.fullBatches, 0);
+      assert.strictEqual(r.stats.fullBatches, 0, 'no size given: no batch is called full');
     });
   });
 });

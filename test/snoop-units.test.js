@@ -232,4 +232,10 @@ describe('snoop: marks and summary', function () {
       'nodetrace: 5 records from 1 process; 2 records fired as the snoop ended and the tracer discarded them unread.');
     assert.match(summary(stats, { lostRecords: 1, lostEvents: 0 }), /; 1 record fired as the snoop ended and the tracer discarded it unread\.$/);
   });
+
+  it('blames the tracer\'s speed when its batches were full', function () {
+    const stats = { records: 5, truncated: 0, incomplete: 0, pids: new Set([1]) };
+    assert.strictEqual(summary(stats, { lostRecords: 300, lostEvents: 0, fullBatches: 3 }),
+      'nodetrace: 5 records from 1 process; the tracer lost 300 records: it could not keep up (3 batches full).');
+  });
 });

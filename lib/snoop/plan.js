@@ -31,6 +31,7 @@ const WHOLE_STRLEN = 4180;
 // 4,096 pieces (0.17) or records (whole) per 100 ms; beyond, records are
 // dropped and counted lost. A full map is expected and counted that way, so
 // bpftrace's own check of every map update (0.23+) is turned off.
+const BATCH_ENTRIES = 4096;
 function bpftraceRecordReading(tracer) {
   const whole = readsLongStrings(tracer, WHOLE_STRLEN);
   const strlen = whole ? WHOLE_STRLEN : PIECE_STRLEN;
@@ -91,6 +92,8 @@ function planSnoop(tracer, targets, minLevel, { opened = new Map() } = {}) {
   const plan = planTracer(tracer, o);
   plan.only = overflow ? new Set(targets.pids) : null;
   plan.pieceBytes = pieceBytes;   // bpftrace: how long the script's pieces are (lib/snoop/reassemble.js)
+  // bpftrace: the most entries a batch map holds; a full one lost records.
+  plan.batchEntries = tracer.name === 'bpftrace' ? BATCH_ENTRIES : null;
   // bpftrace: stop the records first, end bpftrace once they are read
   // (lib/tracer/session.js). The script hears the signal at a tracepoint in
   // nodetrace's context, which -p on 0.24+ filters out: there bpftrace is
@@ -101,4 +104,4 @@ function planSnoop(tracer, targets, minLevel, { opened = new Map() } = {}) {
   return plan;
 }
 
-module.exports = { SCRIPT, WHOLE_SCRIPT, PID_SLOTS, planSnoop, levelPhrase };
+module.exports = { SCRIPT, WHOLE_SCRIPT, PID_SLOTS, BATCH_ENTRIES, planSnoop, levelPhrase };

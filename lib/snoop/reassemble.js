@@ -141,14 +141,17 @@ function prefixOf(text) {
  *   { type: 'other', line }                               anything else the tracer printed
  */
 class Reassembler {
-  constructor({ staleMs = 5000, pieceBytes = PIECE_BYTES } = {}) {
+  constructor({ staleMs = 5000, pieceBytes = PIECE_BYTES, batchEntries = Infinity } = {}) {
     this.staleMs = staleMs;
     this.pieceBytes = pieceBytes;
+    // A batch map this full refused further entries: records were lost
+    // because more arrived in one batch than it holds.
+    this.batchEntries = batchEntries;
     this.pending = new Map();
     // Names (PID TID ID) of the records of the last few batches: a batch
     // printed twice shows once.
     this.recent = { pieces: [new Set(), new Set(), new Set()], cuts: [new Set(), new Set(), new Set()] };
-    this.stats = { records: 0, truncated: 0, incomplete: 0, lostEvents: 0, fired: null, pids: new Set() };
+    this.stats = { records: 0, truncated: 0, incomplete: 0, lostEvents: 0, fullBatches: 0, fired: null, pids: new Set() };
   }
 
   // Parsed item (parseItem) -> events.
@@ -184,6 +187,10 @@ class Reassembler {
     recent.pop();
     recent.unshift(new Set(fresh.map(name)));
     const out = [];
+    if (b[kind].length >= this.batchEntries) {
+      this.stats.fullBatches++;
+      out.push({ type: 'full', entries: b[kind].length });
+    }
     for (const p of fresh) out.push(...(kind === 'pieces' ? this.piece(p, now) : this.cut(p)));
     return out;
   }
