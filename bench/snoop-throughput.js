@@ -22,6 +22,9 @@
 // separates what the target itself pays from competition for its CPU.
 //
 //   sudo node bench/snoop-throughput.js [--seconds 3] [--rounds 3] [--rate 10000] [--pin]
+//       [--parts 1,2,3] [--only count,script,json,long,stub]
+// --parts runs only those parts; --only keeps only those variants of parts 2
+// and 3 (beside the untraced one every ratio is to).
 const path = require('path');
 const { spawn } = require('child_process');
 
@@ -39,6 +42,14 @@ const RATE = opt('rate', 10000);
 const ATTACH_SECONDS = opt('attach-seconds', 6);
 const CPUS = require('os').cpus().length;
 const PIN = options.flag('pin') && CPUS > 1;
+const PARTS = options.string('parts', '1,2,3').split(',').map(Number);
+const ONLY = options.string('only', '');
+// Variant keys --only may name; the first variant of a part always runs.
+function chosen(variants) {
+  if (!ONLY) return variants;
+  const keys = ONLY.split(',');
+  return variants.filter((v, i) => i === 0 || keys.includes(v.key));
+}
 
 // [file, args] for a command, pinned to `cpus` with --pin.
 function cmd(cpus, file, args) {
@@ -154,7 +165,7 @@ async function main() {
     + (PIN ? `; target pinned to CPU ${TARGET_CPUS}, tracers to CPUs ${OTHER_CPUS}` : '; nothing pinned'));
   const canTrace = process.getuid && process.getuid() === 0 && require('../lib/tracer/detect').detectBpftrace().available;
 
-  await compare('1. untraced: log.debug() at level info, as fast as it goes (debug calls/s)', [
+  if (PARTS.includes(1)) await compare('1. untraced: log.debug() at level info, as fast as it goes (debug calls/s)', [
     { label: 'stock dtrace-provider stub', register: false, rate: 0 },
     { label: 'nodetrace provider (-r register.js)', register: true, rate: 0 },
   ], (r) => r.calls / r.seconds);
@@ -163,21 +174,22 @@ async function main() {
     console.log('\n(2. and 3. need root and bpftrace: skipped)');
     return;
   }
-  await compare(`2. ${RATE.toLocaleString('en-US')} debug records/s spread over the work (units of work/s)`, [
+  if (PARTS.includes(2)) await compare(`2. ${RATE.toLocaleString('en-US')} debug records/s spread over the work (units of work/s)`, chosen([
     { label: 'nodetrace provider, untraced', register: true, rate: RATE },
-    { label: 'probes enabled, records only counted', register: true, rate: RATE, snoop: 'count',
+    { key: 'count', label: 'probes enabled, records only counted', register: true, rate: RATE, snoop: 'count',
       note: '(bpftrace -e \'usdt:...:bunyan:log-* { @records = count(); }\': bunyan builds every record, the probe fires)' },
-    { label: 'bpftrace log-snoop(-whole).bt alone, output discarded', register: true, rate: RATE, snoop: 'script' },
-    { label: 'snooped: nodetrace snoop PID --json', register: true, rate: RATE, snoop: ['--json'] },
-    { label: 'snooped: nodetrace snoop PID (bunyan long)', register: true, rate: RATE, snoop: ['--no-color'] },
-    { label: 'stock dtrace-provider stub (reference)', register: false, rate: RATE },
-  ], (r) => r.units / r.seconds);
+    { key: 'script', label: 'bpftrace log-snoop(-whole).bt alone, output discarded', register: true, rate: RATE, snoop: 'script' },
+    { key: 'json', label: 'snooped: nodetrace snoop PID --json', register: true, rate: RATE, snoop: ['--json'] },
+    { key: 'long', label: 'snooped: nodetrace snoop PID (bunyan long)', register: true, rate: RATE, snoop: ['--no-color'] },
+    { key: 'stub', label: 'stock dtrace-provider stub (reference)', register: false, rate: RATE },
+  ]), (r) => r.units / r.seconds);
 
-  await compare('3. log.debug() as fast as it goes, snooped (debug calls/s)', [
+  if (PARTS.includes(3)) await compare('3. log.debug() as fast as it goes, snooped (debug calls/s)', chosen([
     { label: 'nodetrace provider, untraced', register: true, rate: 0 },
-    { label: 'probes enabled, records only counted', register: true, rate: 0, snoop: 'count' },
-    { label: 'snooped: nodetrace snoop PID --json', register: true, rate: 0, snoop: ['--json'] },
-  ], (r) => r.calls / r.seconds);
+    { key: 'count', label: 'probes enabled, records only counted', register: true, rate: 0, snoop: 'count' },
+    { key: 'script', label: 'bpftrace log-snoop(-whole).bt alone, output discarded', register: true, rate: 0, snoop: 'script' },
+    { key: 'json', label: 'snooped: nodetrace snoop PID --json', register: true, rate: 0, snoop: ['--json'] },
+  ]), (r) => r.calls / r.seconds);
 }
 
 main().catch((err) => {

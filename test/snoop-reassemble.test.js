@@ -1,6 +1,6 @@
 'use strict';
 // Reassembling bunyan records from what d-scripts/log-snoop.bt (bpftrace 0.17
-// with -f json, real captures in test/fixtures/snoop-bpftrace-*.json, commands
+// with -f json: batches of pieces, real captures in test/fixtures/snoop-bpftrace-*.json, commands
 // in *.cmd) and log-snoop.d print. Pure: no tracer needed.
 const assert = require('assert');
 const fs = require('fs');
@@ -16,10 +16,10 @@ function fixture(name) {
 
 // Feeds bytes in chunks of `size` (Infinity: at once) through the plan's
 // output format and returns every event plus the reassembler.
-function run(bytes, { size = Infinity, staleMs, format = 'json' } = {}) {
+function run(bytes, { size = Infinity, staleMs, format = 'json', batchEntries } = {}) {
   const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes, 'latin1');
   const sp = splitterFor(format);
-  const r = new Reassembler({ staleMs });
+  const r = new Reassembler({ staleMs, batchEntries });
   const events = [];
   const step = size === Infinity ? buf.length || 1 : size;
   for (let i = 0; i < buf.length; i += step) {
@@ -54,9 +54,16 @@ function printf(text) {
   return `{"type": "printf", "data": ${bpftraceString(Buffer.concat([Buffer.from(text), Buffer.from('\n')]))}}\n`;
 }
 
-// A piece as log-snoop.bt prints it (-f json).
-function S(pid, tid, id, idx, text) {
-  return printf(Buffer.concat([Buffer.from(`S ${pid} ${tid} ${id} ${idx} `), Buffer.from(text)]));
+// A batch as log-snoop.bt prints it (-f json): the map of pieces
+// [pid, tid, id, idx, text], in the order given (bpftrace's is its hash's).
+function batch(pieces, name = '@pieces_even') {
+  const entries = pieces.map(([pid, tid, id, idx, text]) => `"${pid},${tid},${id},${idx}": ${bpftraceString(Buffer.from(text))}`);
+  return `{"type": "map", "data": {"${name}": {${entries.join(', ')}}}}\n`;
+}
+
+// The map of cut records: [pid, tid, id, pieces].
+function cuts(list, name = '@cut_even') {
+  return `{"type": "map", "data": {"${name}": {${list.map(([pid, tid, id, n]) => `"${pid},${tid},${id}": ${n}`).join(', ')}}}}\n`;
 }
 
 describe('snoop: reassembling records (bpftrace captures)', function () {
@@ -81,8 +88,8 @@ describe('snoop: reassembling records (bpftrace captures)', function () {
         }
       }
       assert(big >= 4, 'the capture has records cut into pieces');
-      assert(/\\uffffff[89ab][0-9a-f]\\n"\}\n\{"type": "printf", "data": "S \d+ \d+ \d+ [1-9]\d* \\uffffff[89ab]/.test(text.toString('latin1')),
-        'and cuts inside UTF-8 characters (a piece ends and the next begins with a continuation byte)');
+      assert(/"\d+,\d+,\d+,[1-9]\d*": "\\uffffff[89ab]/.test(text.toString('latin1')),
+        'and cuts inside UTF-8 characters (a piece begins with a continuation byte)');
     });
 
     it('marks the 10 KiB records as truncated, with what arrived', function () {
@@ -112,56 +119,73 @@ describe('snoop: reassembling records (bpftrace captures)', function () {
     });
   });
 
-  describe('a capture where bpftrace\'s buffer overflowed', function () {
+  describe('a capture where the batches\' maps filled up', function () {
     const text = fixture('snoop-bpftrace-lost.json');
     const { r, of } = run(text);
 
-    it('reads bpftrace\'s lost_events and counts the records that did not arrive', function () {
-      const lost = of('lost');
-      assert(lost.length > 0);
-      assert.strictEqual(r.stats.lostEvents, lost.reduce((n, e) => n + e.events, 0));
+    it('counts the records that did not arrive, and shows none that lost pieces', function () {
       assert(r.stats.incomplete > 0, 'some records lost pieces');
       assert.strictEqual(r.lostRecords(), r.stats.fired - r.stats.records - r.stats.truncated);
       assert(r.lostRecords() >= r.stats.incomplete);
-    });
-
-    it('never passes off a record that lost pieces as whole', function () {
       for (const rec of of('record')) JSON.parse(rec.text);
       for (const t of of('truncated')) {
         if (t.bytesSeen !== 21 * PIECE_BYTES) assert.strictEqual(t.complete, false);
       }
     });
+
+    it('tells full batches (the cause of the loss) from others, by the maps\' size', function () {
+      // Captured with maps of 40 keys (the .cmd file): 8 of its maps of pieces hold 40.
+      const full = run(text, { batchEntries: 40 });
+      assert.strictEqual(full.r.stats.fullBatches, 8);
+      assert.strictEqual(full.of('full').length, 8);
+      assert(full.of('full').every((e) => e.entries === 40));
+      assert.strictEqual(run(text, { batchEntries: 4096 }).r.stats.fullBatches, 0);
+      assert.strictEqual(r.stats.fullBatches, 0, 'no size given: no batch is called full');
+    });
   });
 });
 
 describe('snoop: reassembling records (edge cases)', function () {
-  it('keeps records apart when two CPUs\' output interleaves', function () {
+  it('keeps records apart when two threads\' pieces interleave', function () {
     const a = 'a'.repeat(199);
     const b = 'b'.repeat(199);
-    const text = S(1, 1, 100, 0, a) + S(2, 7, 100, 0, b) + S(1, 1, 100, 1, 'A\n') + S(2, 7, 100, 1, 'B\n');
-    const { of } = run(text);
+    const { of } = run(batch([[1, 1, 100, 1, 'A\n'], [2, 7, 100, 0, b], [1, 1, 100, 0, a], [2, 7, 100, 1, 'B\n']]));
     assert.deepStrictEqual(of('record').map((e) => [e.pid, e.tid, e.text]), [[1, 1, a + 'A'], [2, 7, b + 'B']]);
   });
 
-  it('keeps two records of one thread apart by their id', function () {
-    const text = S(1, 1, 100, 0, 'x'.repeat(199)) + S(1, 1, 200, 0, 'second\n') + S(1, 1, 100, 1, 'first\n');
-    assert.deepStrictEqual(run(text).of('record').map((e) => e.text), ['second', 'x'.repeat(199) + 'first']);
+  it('puts a batch\'s records in the order they were logged, by their id', function () {
+    const { of } = run(batch([[1, 1, 200, 0, 'second\n'], [1, 1, 1000, 0, 'third\n'], [1, 1, 100, 1, 'first\n'], [1, 1, 100, 0, 'x'.repeat(199)]]));
+    assert.deepStrictEqual(of('record').map((e) => e.text), ['x'.repeat(199) + 'first', 'second', 'third']);
+  });
+
+  it('shows a batch printed twice once (bpftrace prints what is left in the maps at exit)', function () {
+    const one = batch([[1, 1, 100, 0, 'first\n'], [1, 1, 200, 0, 'second\n']]);
+    const { of } = run(one + batch([[1, 1, 300, 0, 'third\n']], '@pieces_odd') + one);
+    assert.deepStrictEqual(of('record').map((e) => e.text), ['first', 'second', 'third']);
   });
 
   it('joins a character cut between two pieces from their bytes', function () {
     const euro = Buffer.from('€');   // 3 bytes
     const bytes = Buffer.concat([Buffer.from('x'.repeat(197)), euro, Buffer.from('"}\n')]);
-    const { of } = run(S(1, 1, 5, 0, bytes.subarray(0, 199)) + S(1, 1, 5, 1, bytes.subarray(199)));
+    const { of } = run(batch([[1, 1, 5, 0, bytes.subarray(0, 199)], [1, 1, 5, 1, bytes.subarray(199)]]));
     assert.deepStrictEqual(of('record').map((e) => e.text), ['x'.repeat(197) + '€"}']);
   });
 
   it('ends a record whose length is a multiple of 199 at its empty last piece', function () {
-    const { of } = run(S(3, 3, 9, 0, 'y'.repeat(199)) + S(3, 3, 9, 1, ''));
+    const { of } = run(batch([[3, 3, 9, 0, 'y'.repeat(199)], [3, 3, 9, 1, '']]));
     assert.deepStrictEqual(of('record').map((e) => e.text), ['y'.repeat(199)]);
   });
 
+  it('marks a record its cut map names as truncated, with its pieces', function () {
+    const pieces = Array.from({ length: 21 }, (_, i) => [4, 4, 77, i, (i ? 'z' : '{"level":30,"z":"').padEnd(199, 'z')]);
+    const { of } = run(batch(pieces) + cuts([[4, 4, 77, 21]]));
+    const t = of('truncated');
+    assert.strictEqual(t.length, 1);
+    assert.deepStrictEqual([t[0].pid, t[0].level, t[0].bytesSeen, t[0].complete], [4, 30, 21 * 199, true]);
+  });
+
   it('reports a record that lost a middle piece as incomplete', function () {
-    const { of } = run(S(1, 1, 1, 0, 'a'.repeat(199)) + S(1, 1, 1, 2, 'end\n'));
+    const { of } = run(batch([[1, 1, 1, 0, 'a'.repeat(199)], [1, 1, 1, 2, 'end\n']]));
     assert.strictEqual(of('record').length, 0);
     assert.match(of('incomplete')[0].reason, /piece 1 .*lost/);
   });
@@ -169,15 +193,15 @@ describe('snoop: reassembling records (edge cases)', function () {
   it('reports a record whose end never came once it is stale, or at the end', function () {
     const r = new Reassembler({ staleMs: 1000 });
     const item = (text) => splitterFor('json').push(Buffer.from(text, 'latin1'))[0];
-    assert.deepStrictEqual(r.push(parseItem(item(S(1, 1, 1, 0, 'a'.repeat(199)))), 0), []);
+    assert.deepStrictEqual(r.push(parseItem(item(batch([[1, 1, 1, 0, 'a'.repeat(199)]]))), 0), []);
     assert.deepStrictEqual(r.expire(500), []);
     assert.strictEqual(r.expire(1500)[0].type, 'incomplete');
-    r.push(parseItem(item(S(1, 1, 2, 0, 'b'.repeat(199)))), 2000);
+    r.push(parseItem(item(batch([[1, 1, 2, 0, 'b'.repeat(199)]]))), 2000);
     assert.strictEqual(r.finish()[0].type, 'incomplete');
   });
 
   it('refuses pieces longer than a piece can be', function () {
-    const bad = run(S(1, 1, 1, 0, 'a'.repeat(250)));
+    const bad = run(batch([[1, 1, 1, 0, 'a'.repeat(250)]]));
     assert.match(bad.of('incomplete')[0].reason, /BPFTRACE_STRLEN=200/);
   });
 
@@ -202,7 +226,10 @@ describe('snoop: reassembling records (edge cases)', function () {
     assert.deepStrictEqual(parseItem('records 40'), { kind: 'fired', records: 40 });
     assert.strictEqual(parseItem({ type: 'printf', data: 'ERROR: log-snoop.bt needs BPFTRACE_STRLEN=200 in its environment (it is 64)\n' }).kind, 'error');
     assert.strictEqual(parseItem({ type: 'text', line: 'Attaching 7 probes...' }).kind, 'other');
-    assert.strictEqual(parseItem({ type: 'printf', data: 'S 1 2 garbage\n' }).kind, 'garbled');
+    assert.strictEqual(parseItem({ type: 'map', data: { '@pieces_odd': { '1,2,garbage': 'x' } } }).kind, 'garbled');
+    assert.strictEqual(parseItem({ type: 'map', data: { '@cut_odd': { '1,2,3': 'x' } } }).kind, 'garbled');
+    assert.strictEqual(parseItem({ type: 'text', line: '{"type": "map", "data": {"@pieces_odd": {' + 'x'.repeat(5000) }).kind, 'garbled',
+      'a batch cut at nodetrace\'s line limit is not news to print');
   });
 });
 
@@ -224,9 +251,9 @@ describe('snoop: what a traced process writes in a record cannot forge anything'
 
   it('bpftrace (-f json): one record of PID 666, no other source, no loss, no early end', function () {
     const bytes = Buffer.from(forged);
-    let out = '';
-    for (let i = 0, idx = 0; i <= bytes.length; i += PIECE_BYTES, idx++) out += S(666, 666, 7, idx, bytes.subarray(i, i + PIECE_BYTES));
-    const { r, of, events } = run(out + printf('Tracing ended.'));
+    const pieces = [];
+    for (let i = 0, idx = 0; i <= bytes.length; i += PIECE_BYTES, idx++) pieces.push([666, 666, 7, idx, bytes.subarray(i, i + PIECE_BYTES)]);
+    const { r, of, events } = run(batch(pieces) + printf('Tracing ended.'));
     assert.deepStrictEqual(of('record').map((e) => [e.pid, e.text]), [[666, forged.trimEnd()]]);
     assert.deepStrictEqual([...r.stats.pids], [666]);
     assert.strictEqual(r.stats.lostEvents, 0);
@@ -245,7 +272,7 @@ describe('snoop: what a traced process writes in a record cannot forge anything'
 
   it('a record\'s text never ends the session: the END marker is read from the program\'s own output only', function () {
     const { itemText } = require('../lib/tracer/output-formats');
-    const items = splitterFor('json').push(Buffer.from(S(666, 666, 7, 0, 'x\nTracing ended.\n'), 'latin1'));
+    const items = splitterFor('json').push(Buffer.from(batch([[666, 666, 7, 0, 'x\nTracing ended.\n']]), 'latin1'));
     assert.strictEqual(items.length, 1);
     assert.notStrictEqual(itemText(items[0]), 'Tracing ended.');
   });

@@ -10,7 +10,7 @@ const { parseTarget, BUNYAN } = require('../lib/snoop/targets');
 const { declaresProvider, libraryDefinition, openVerified } = require('../lib/usdt/probe-libraries');
 const { ancestors } = require('../lib/proc');
 const { lineFor, truncatedJson, summary, isJsonMode } = require('../lib/snoop/format');
-const { planSnoop, PID_SLOTS, outputPages } = require('../lib/snoop/plan');
+const { planSnoop, PID_SLOTS } = require('../lib/snoop/plan');
 const { bunyanArgs } = require('../lib/snoop/sink');
 const { scriptPath } = require('../lib/tracer/plan');
 const usdt = require('../lib/usdt');
@@ -150,11 +150,14 @@ describe('snoop: the tracer command line', function () {
     assert.strictEqual(planSnoop(DTRACE, { kind: 'all', pids: [], libraries: [] }, 40).quiesce, undefined, 'DTrace reads its buffers to the end');
   });
 
-  it('bpftrace reading whole records: output buffers for 4 KB events, at most 64 MiB in all', function () {
+  it('bpftrace reading whole records (0.23+): 4,180-byte strings, batches whose full maps bpftrace does not report', function () {
     const whole = { ...BPFTRACE, version: '0.23.2', versionParts: { major: 0, minor: 23, patch: 2 } };
-    assert.strictEqual(planSnoop(whole, { kind: 'pids', pids: [4242], libraries: [lib] }, 20, { cpus: 2 }).env.BPFTRACE_PERF_RB_PAGES, '256');
-    assert.strictEqual(planSnoop(BPFTRACE, { kind: 'pids', pids: [4242], libraries: [lib] }, 20).env.BPFTRACE_PERF_RB_PAGES, undefined);
-    assert.deepStrictEqual([1, 64, 65, 128, 256, 1024].map(outputPages), [256, 256, 128, 128, 64, 64]);
+    const plan = planSnoop(whole, { kind: 'pids', pids: [4242], libraries: [lib] }, 20);
+    assert.strictEqual(plan.scriptFile, scriptPath('log-snoop-whole', 'bpftrace'));
+    assert.strictEqual(plan.env.BPFTRACE_MAX_STRLEN, '4180');
+    assert.strictEqual(plan.pieceBytes, 4179);
+    assert.deepStrictEqual(plan.argv.slice(0, 3), ['-f', 'json', '--no-warnings']);
+    assert(!planSnoop(BPFTRACE, { kind: 'pids', pids: [4242], libraries: [lib] }, 20).argv.includes('--no-warnings'), '0.17 checks no map update');
   });
 
   it('DTrace: bunyan<PID> or bunyan* with the level\'s probe glob', function () {
@@ -228,5 +231,11 @@ describe('snoop: marks and summary', function () {
     assert.strictEqual(summary(stats, { lostRecords: 2, lostEvents: 0 }),
       'nodetrace: 5 records from 1 process; 2 records fired as the snoop ended and the tracer discarded them unread.');
     assert.match(summary(stats, { lostRecords: 1, lostEvents: 0 }), /; 1 record fired as the snoop ended and the tracer discarded it unread\.$/);
+  });
+
+  it('blames the tracer\'s speed when its batches were full', function () {
+    const stats = { records: 5, truncated: 0, incomplete: 0, pids: new Set([1]) };
+    assert.strictEqual(summary(stats, { lostRecords: 300, lostEvents: 0, fullBatches: 3 }),
+      'nodetrace: 5 records from 1 process; the tracer lost 300 records: it could not keep up (3 batches full).');
   });
 });

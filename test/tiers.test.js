@@ -161,7 +161,13 @@ describe('snoop\'s reading of records by bpftrace version', function () {
     const read = (name) => fs.readFileSync(path.join(ROOT, 'd-scripts', name + '.bt'), 'utf8');
     const probes = (text) => text.match(/^usdt:[^\n]*\n[^\n]*\n\/[^\n]*\n[^\n]*\//m)[0];
     assert.strictEqual(probes(read(WHOLE_SCRIPT)), probes(read(SCRIPT)), 'the same probes and PID filter');
-    for (const line of ['printf("S %d %d %llu 0 %s\\n"', 'printf("T %d %d %llu 1\\n"', 'printf("Tracing ended.\\n")', 'Hit Ctrl-C to end.']) {
+    // The reader (lib/snoop/reassemble.js) takes both: the same batch maps,
+    // the same batch probe printing them, the same END.
+    const block = (text, head) => text.match(new RegExp(`^${head}\\n\\{\\n[\\s\\S]*?\\n\\}\\n`, 'm'))[0];
+    for (const head of ['interval:ms:100', 'END']) {
+      assert.strictEqual(block(read(WHOLE_SCRIPT), head), block(read(SCRIPT), head), head);
+    }
+    for (const line of ['@pieces_even[pid, tid, $id, ', '@pieces_odd[pid, tid, $id, ', '@cut_even[pid, tid, $id] = ', '@cut_odd[pid, tid, $id] = ', 'Hit Ctrl-C to end.']) {
       assert.ok(read(WHOLE_SCRIPT).includes(line), line);
     }
   });

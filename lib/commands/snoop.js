@@ -96,7 +96,7 @@ async function handler(args) {
   if (snooper.outputClosed) return;
   const t = snooper.totals();
   if (snooper.exitedNote) process.stderr.write(`nodetrace: ${snooper.exitedNote}\n`);
-  process.stderr.write(summary(t, { lostRecords: t.lostRecords, lostEvents: t.lostEvents }) + '\n');
+  process.stderr.write(summary(t, { lostRecords: t.lostRecords, lostEvents: t.lostEvents, fullBatches: t.fullBatches }) + '\n');
   const broken = snooper.abnormalEnd();
   if (broken) throw new UserError(`${broken}; the snoop is incomplete.`);
 }

@@ -102,16 +102,18 @@ function plural(n, one, many = one + 's') {
 }
 
 // The line printed on stderr at exit.
-function summary(stats, { lostRecords, lostEvents }) {
+function summary(stats, { lostRecords, lostEvents, fullBatches = 0 }) {
   const parts = [`${plural(stats.records, 'record')}`];
   if (stats.pids.size) parts[0] += ` from ${plural(stats.pids.size, 'process', 'processes')}`;
   if (stats.truncated) parts[0] += `, and ${stats.truncated} too long for the tracer (marked TRUNCATED)`;
   const dropped = lostEvents ? `the tracer dropped ${plural(lostEvents, 'event')}` : '';
   let lost;
   if (lostRecords !== null && lostRecords !== undefined) {
-    // Without dropped events, the records missing are those bpftrace had not
-    // read yet when it was told to end (it discards them; lib/snoop/plan.js).
-    if (lostRecords && !lostEvents) lost = `${plural(lostRecords, 'record')} fired as the snoop ended and the tracer discarded ${lostRecords === 1 ? 'it' : 'them'} unread`;
+    // Without dropped events or full batches, the records missing are those
+    // bpftrace had not read yet when it was told to end (it discards them;
+    // lib/snoop/plan.js).
+    if (lostRecords && fullBatches) lost = `the tracer lost ${plural(lostRecords, 'record')}: it could not keep up (${plural(fullBatches, 'batch', 'batches')} full)`;
+    else if (lostRecords && !lostEvents) lost = `${plural(lostRecords, 'record')} fired as the snoop ended and the tracer discarded ${lostRecords === 1 ? 'it' : 'them'} unread`;
     else if (lostRecords) lost = `the tracer lost ${plural(lostRecords, 'record')}: it could not keep up`;
     else if (dropped) lost = `none lost (${dropped}, all pieces of records marked TRUNCATED)`;
     else lost = 'none lost';

@@ -3,7 +3,7 @@
 const { planTracer, inTemp } = require('../tracer/plan');
 const { libraryLinks } = require('../usdt/probe-targets');
 const { bpftraceProbeSlots, dtraceProbeGlob, levelName } = require('./levels');
-const { stringLimitEnv, stringTrailerEnv, readsLongStrings, usdtPathForPid, filtersEveryProbeByPid } = require('../tracer/capabilities');
+const { stringLimitEnv, stringTrailerEnv, readsLongStrings, usdtPathForPid, filtersEveryProbeByPid, quietMapHelperArgs } = require('../tracer/capabilities');
 
 const SCRIPT = 'log-snoop';
 const WHOLE_SCRIPT = 'log-snoop-whole';
@@ -25,30 +25,21 @@ const ATTACH_PER_LIBRARY_MS = 8000;
 const PIECE_STRLEN = 200;
 const WHOLE_STRLEN = 4180;
 //
-// Each record is then one event of 4 KB: bpftrace's default output buffer
-// (64 pages a CPU) holds 60 of them, and a burst of 5,000 records a second
-// overflowed it (measured with 0.23.2 here: 45 of 5,000 lost; none with 256
-// pages). So the whole-record script gets up to 256 pages (1 MiB) a CPU,
-// at most 64 MiB in all (pages a CPU must be a power of two).
-const OUTPUT_PAGES_MAX = 256;
-const OUTPUT_PAGES_DEFAULT = 64;
-const OUTPUT_BYTES_TOTAL = 64 * 1024 * 1024;
-function outputPages(cpus) {
-  let pages = OUTPUT_PAGES_MAX;
-  while (pages > OUTPUT_PAGES_DEFAULT && pages * 4096 * cpus > OUTPUT_BYTES_TOTAL) pages /= 2;
-  return pages;
-}
-
-function bpftraceRecordReading(tracer, cpus) {
+// The scripts keep records in maps and print them in batches (every 100 ms):
+// what the logging thread pays is a map update, not an output event and the
+// reader's wake-up. bpftrace's default of 4,096 keys a map bounds a batch:
+// 4,096 pieces (0.17) or records (whole) per 100 ms; beyond, records are
+// dropped and counted lost. A full map is expected and counted that way, so
+// bpftrace's own check of every map update (0.23+) is turned off.
+const BATCH_ENTRIES = 4096;
+function bpftraceRecordReading(tracer) {
   const whole = readsLongStrings(tracer, WHOLE_STRLEN);
   const strlen = whole ? WHOLE_STRLEN : PIECE_STRLEN;
   return {
     script: whole ? WHOLE_SCRIPT : SCRIPT,
     pieceBytes: strlen - 1,
-    env: {
-      ...stringLimitEnv(tracer, strlen), ...stringTrailerEnv(tracer),
-      ...(whole ? { BPFTRACE_PERF_RB_PAGES: String(outputPages(cpus)) } : {}),
-    },
+    env: { ...stringLimitEnv(tracer, strlen), ...stringTrailerEnv(tracer) },
+    extra: quietMapHelperArgs(tracer),
   };
 }
 
@@ -69,7 +60,7 @@ function levelPhrase(minLevel) {
  * path itself: the library's owner is then the traced process's user, and a
  * swapped file costs at most the bounded attach time.
  */
-function planSnoop(tracer, targets, minLevel, { opened = new Map(), cpus = require('os').cpus().length } = {}) {
+function planSnoop(tracer, targets, minLevel, { opened = new Map() } = {}) {
   const overflow = targets.kind === 'pids' && targets.pids.length > PID_SLOTS;
   const slotPids = targets.kind === 'pids' && !overflow ? targets.pids : [];
   const o = { script: SCRIPT, describe: `${targets.describe}, ${levelPhrase(minLevel)}` };
@@ -85,9 +76,10 @@ function planSnoop(tracer, targets, minLevel, { opened = new Map(), cpus = requi
     o.positional = [one ? usdtPathForPid(tracer, slotPids[0], libs[0]) : inTemp('*.so'), ...bpftraceProbeSlots(minLevel)];
     if (slotPids.length) o.positional.push(...slotPids, ...Array(PID_SLOTS - slotPids.length).fill(0));
     if (one) o.pid = slotPids[0];
-    const reading = bpftraceRecordReading(tracer, cpus);
+    const reading = bpftraceRecordReading(tracer);
     o.script = reading.script;
     o.env = reading.env;
+    o.extra = reading.extra;
     pieceBytes = reading.pieceBytes;
     o.attachTimeoutMs = ATTACH_BASE_MS + ATTACH_PER_LIBRARY_MS * Math.max(0, libs.length - 1);
     // Records are text the traced processes wrote: JSON keeps them in their place.
@@ -100,6 +92,8 @@ function planSnoop(tracer, targets, minLevel, { opened = new Map(), cpus = requi
   const plan = planTracer(tracer, o);
   plan.only = overflow ? new Set(targets.pids) : null;
   plan.pieceBytes = pieceBytes;   // bpftrace: how long the script's pieces are (lib/snoop/reassemble.js)
+  // bpftrace: the most entries a batch map holds; a full one lost records.
+  plan.batchEntries = tracer.name === 'bpftrace' ? BATCH_ENTRIES : null;
   // bpftrace: stop the records first, end bpftrace once they are read
   // (lib/tracer/session.js). The script hears the signal at a tracepoint in
   // nodetrace's context, which -p on 0.24+ filters out: there bpftrace is
@@ -110,4 +104,4 @@ function planSnoop(tracer, targets, minLevel, { opened = new Map(), cpus = requi
   return plan;
 }
 
-module.exports = { SCRIPT, WHOLE_SCRIPT, PID_SLOTS, planSnoop, levelPhrase, outputPages };
+module.exports = { SCRIPT, WHOLE_SCRIPT, PID_SLOTS, BATCH_ENTRIES, planSnoop, levelPhrase };

@@ -1,13 +1,16 @@
 'use strict';
-// Turns what d-scripts/log-snoop.bt and log-snoop.d print into whole bunyan
-// records. Pure: items in (lib/tracer/output-formats.js), events out; the
-// caller supplies the clock.
+// Turns what d-scripts/log-snoop.bt (log-snoop-whole.bt) and log-snoop.d
+// print into whole bunyan records. Pure: items in
+// (lib/tracer/output-formats.js), events out; the caller supplies the clock.
 //
 // The tracers' output (see the scripts' headers):
-//   bpftrace, -f json: printf objects whose data is
-//     S PID TID ID IDX TEXT     piece IDX of record (PID, TID, ID): up to 199 bytes
-//     T PID TID ID N            that record is longer than its N pieces
-//   and its own objects: lost_events (its perf buffer overflowed), the map
+//   bpftrace, -f json: records come in batches, maps the program prints
+//   every 50 ms (then clears):
+//     @pieces_even / @pieces_odd  {"PID,TID,ID,IDX": TEXT}  piece IDX of record
+//                                 (PID, TID, ID): up to 199 bytes (4,179 whole)
+//     @cut_even / @cut_odd        {"PID,TID,ID": N}  that record is longer
+//                                 than its N pieces
+//   and its own objects: lost_events (its output buffer overflowed), the map
 //   @records (at exit: records the probes saw).
 //   DTrace, length-prefixed: R PID TID CUT LEN TEXT (a whole record, LEN
 //   bytes; CUT 1: cut at strsize), and `records N` at exit.
@@ -15,6 +18,13 @@
 // (JSON) or counted (LEN), never as lines of its own, and PID, TID and the
 // loss counts come only from the tracer's own fields and objects: no text
 // can forge another process's record or a loss report.
+//
+// A batch holds a map entry per piece, in no particular order: its records
+// are put in the order they were logged (ID, the kernel time the probe fired,
+// then the piece index), so each thread's records come out in order, and
+// batches follow each other in time. A batch printed again (bpftrace prints
+// every map left at exit, and one whose clear() it had not done yet comes
+// twice) is recognised by its records' names, and shown once.
 //
 // Pieces are 199 bytes of the record (PIECE_BYTES) except the last, which is
 // shorter; they are joined as bytes and decoded once, so a UTF-8 character
@@ -27,50 +37,64 @@ const PIECE_BYTES = 199;
 const MAX_PIECES = 21;
 const PREFIX_CHARS = 200;
 
-// The fields before TEXT, read as ASCII; TEXT is everything after them.
-const PIECE_HEAD = /^S (\d{1,10}) (\d{1,10}) (\d{1,20}) (\d{1,3}) /;
-const TRUNC_RE = /^T (\d{1,10}) (\d{1,10}) (\d{1,20}) (\d{1,3})$/;
+const PIECES_MAP = /^@pieces_(even|odd)$/;
+const CUTS_MAP = /^@cut_(even|odd)$/;
+const PIECE_KEY = /^(\d{1,10}),(\d{1,10}),(\d{1,20}),(\d{1,3})$/;
+const CUT_KEY = /^(\d{1,10}),(\d{1,10}),(\d{1,20})$/;
 const DTRACE_FIRED_RE = /^\s*records\s+(\d+)\s*$/;
 const DROPS_RE = /^dtrace: (\d+) (?:dynamic variable |aggregation )?drops? on CPU \d+/;
 const STRLEN_ERROR = /^ERROR: (log-snoop\.bt needs BPFTRACE_STRLEN.*)$/;
-
-// bpftrace's printf data: the bytes the program printed, less the newline
-// that ends each of its lines.
-function printfBytes(data) {
-  const bytes = stringBytes(data);
-  return bytes.length && bytes[bytes.length - 1] === 10 ? bytes.subarray(0, -1) : bytes;
-}
+// bpftrace's own plain lines are short; a longer one is a batch cut at
+// nodetrace's line limit (lib/tracer/output-formats.js), not news to show.
+const PLAIN_LINE_MAX = 4096;
 
 function parsePrintf(data) {
-  const bytes = printfBytes(data);
-  const ascii = bytes.subarray(0, 64).toString('latin1');
-  let m;
-  if ((m = PIECE_HEAD.exec(ascii))) {
-    return { kind: 'piece', pid: +m[1], tid: +m[2], id: m[3], idx: +m[4], bytes: bytes.subarray(m[0].length) };
+  const text = stringBytes(data).toString('utf8').replace(/\n$/, '');
+  const m = STRLEN_ERROR.exec(text);
+  return m ? { kind: 'error', message: m[1] } : { kind: 'other', line: text };
+}
+
+// A printed map of pieces or cuts -> a batch, or garbled if any entry is not
+// as the program writes it.
+function parseBatch(name, entries) {
+  const batch = { kind: 'batch', map: name, pieces: [], cuts: [] };
+  if (!entries || typeof entries !== 'object') return { kind: 'garbled', line: name };
+  const pieces = PIECES_MAP.test(name);
+  for (const [key, value] of Object.entries(entries)) {
+    const m = (pieces ? PIECE_KEY : CUT_KEY).exec(key);
+    if (!m || typeof value !== (pieces ? 'string' : 'number')) return { kind: 'garbled', line: `${name}[${key}]` };
+    if (pieces) batch.pieces.push({ pid: +m[1], tid: +m[2], id: m[3], idx: +m[4], bytes: stringBytes(value) });
+    else batch.cuts.push({ pid: +m[1], tid: +m[2], id: m[3], pieces: value });
   }
-  const text = bytes.toString('utf8');
-  if ((m = TRUNC_RE.exec(text))) return { kind: 'cut', pid: +m[1], tid: +m[2], id: m[3], pieces: +m[4] };
-  if ((m = STRLEN_ERROR.exec(text))) return { kind: 'error', message: m[1] };
-  if (text.startsWith('S ')) return { kind: 'garbled', line: text };
-  return { kind: 'other', line: text };
+  return batch;
+}
+
+function parseMap(data) {
+  if (!data || typeof data !== 'object') return { kind: 'other', line: '' };
+  const names = Object.keys(data);
+  if (names.length !== 1) return { kind: 'other', line: '' };
+  const name = names[0];
+  if (name === '@records' && typeof data[name] === 'number') return { kind: 'fired', records: data[name] };
+  if (PIECES_MAP.test(name) || CUTS_MAP.test(name)) return parseBatch(name, data[name]);
+  return { kind: 'other', line: '' };
 }
 
 /**
- * One item of a snoop tracer's output -> { kind, ... }: piece, cut, record,
- * lost, fired, error, garbled or other.
+ * One item of a snoop tracer's output -> { kind, ... }: batch, record, lost,
+ * fired, error, garbled or other.
  */
 function parseItem(item) {
   if (typeof item === 'string') return parseTextLine(item);
   switch (item.type) {
     case 'printf': return typeof item.data === 'string' ? parsePrintf(item.data) : { kind: 'garbled', line: JSON.stringify(item) };
     case 'lost_events': return { kind: 'lost', events: Number(item.data && item.data.events) || 0 };
-    case 'map':
-      if (item.data && typeof item.data['@records'] === 'number') return { kind: 'fired', records: item.data['@records'] };
-      return { kind: 'other', line: '' };
+    case 'map': return parseMap(item.data);
     case 'attached_probes': return { kind: 'other', line: '' };
     case 'record': return { kind: 'record', pid: item.pid, tid: item.tid, cut: item.cut, bytes: item.bytes };
     case 'garbled': return { kind: 'garbled', line: item.line };
-    case 'text': return parseTextLine(item.line);
+    case 'text':
+      return typeof item.line === 'string' && item.line.length > PLAIN_LINE_MAX
+        ? { kind: 'garbled', line: item.line.slice(0, 80) } : parseTextLine(item.line);
     default: return { kind: 'other', line: itemText(item) || JSON.stringify(item) };
   }
 }
@@ -82,6 +106,11 @@ function parseTextLine(line) {
   if ((m = DTRACE_FIRED_RE.exec(line))) return { kind: 'fired', records: +m[1] };
   if ((m = DROPS_RE.exec(line))) return { kind: 'lost', events: +m[1] };
   return { kind: 'other', line };
+}
+
+// IDs are nanoseconds as decimal strings, up to 20 digits.
+function byTime(x, y) {
+  return x.id.length - y.id.length || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0);
 }
 
 // bunyan ends each record with os.EOL; our output adds its own.
@@ -112,18 +141,23 @@ function prefixOf(text) {
  *   { type: 'other', line }                               anything else the tracer printed
  */
 class Reassembler {
-  constructor({ staleMs = 5000, pieceBytes = PIECE_BYTES } = {}) {
+  constructor({ staleMs = 5000, pieceBytes = PIECE_BYTES, batchEntries = Infinity } = {}) {
     this.staleMs = staleMs;
     this.pieceBytes = pieceBytes;
+    // A batch map this full refused further entries: records were lost
+    // because more arrived in one batch than it holds.
+    this.batchEntries = batchEntries;
     this.pending = new Map();
-    this.stats = { records: 0, truncated: 0, incomplete: 0, lostEvents: 0, fired: null, pids: new Set() };
+    // Names (PID TID ID) of the records of the last few batches: a batch
+    // printed twice shows once.
+    this.recent = { pieces: [new Set(), new Set(), new Set()], cuts: [new Set(), new Set(), new Set()] };
+    this.stats = { records: 0, truncated: 0, incomplete: 0, lostEvents: 0, fullBatches: 0, fired: null, pids: new Set() };
   }
 
   // Parsed item (parseItem) -> events.
   push(p, now = 0) {
     switch (p.kind) {
-      case 'piece': return this.piece(p, now);
-      case 'cut': return this.cut(p);
+      case 'batch': return this.batch(p, now);
       case 'record': return this.whole(p);
       case 'lost':
         this.stats.lostEvents += p.events;
@@ -140,6 +174,25 @@ class Reassembler {
   // Convenience: an item of the tracer's output.
   pushItem(item, now = 0) {
     return this.push(parseItem(item), now);
+  }
+
+  // A batch (one printed map): its pieces in the order they were logged,
+  // or its cuts.
+  batch(b, now) {
+    const kind = b.pieces.length ? 'pieces' : 'cuts';
+    const recent = this.recent[kind];
+    const name = (p) => p.pid + ' ' + p.tid + ' ' + p.id;
+    const fresh = b[kind].filter((p) => !recent.some((set) => set.has(name(p))));
+    fresh.sort((x, y) => byTime(x, y) || x.pid - y.pid || x.tid - y.tid || (x.idx || 0) - (y.idx || 0));
+    recent.pop();
+    recent.unshift(new Set(fresh.map(name)));
+    const out = [];
+    if (b[kind].length >= this.batchEntries) {
+      this.stats.fullBatches++;
+      out.push({ type: 'full', entries: b[kind].length });
+    }
+    for (const p of fresh) out.push(...(kind === 'pieces' ? this.piece(p, now) : this.cut(p)));
+    return out;
   }
 
   piece(p, now) {

@@ -45,7 +45,10 @@ class Generation {
   constructor(plan, libs) {
     this.plan = plan;
     this.libraries = libs;
-    this.reassembler = new Reassembler(plan.pieceBytes ? { pieceBytes: plan.pieceBytes } : {});
+    this.reassembler = new Reassembler({
+      ...(plan.pieceBytes ? { pieceBytes: plan.pieceBytes } : {}),
+      ...(plan.batchEntries ? { batchEntries: plan.batchEntries } : {}),
+    });
     this.session = null;
     this.done = null;      // the session's run() promise
     this.since = null;     // CLOCK_MONOTONIC ns from which this tracer sees every record
@@ -82,6 +85,7 @@ class Snooper {
     this.refused = null;
     this.lostNotedAt = 0;
     this.lostSinceNote = 0;
+    this.fullNotedAt = 0;
     this.timers = [];
     this.watch = null;
     this.replanning = false;
@@ -143,6 +147,8 @@ class Snooper {
         if (line !== null && !this.sink.write(line)) this.pauseAll();
       } else if (ev.type === 'lost') {
         this.noteLost(ev.events);
+      } else if (ev.type === 'full') {
+        this.noteFull(ev.entries);
       } else if (ev.type === 'error') {
         this.refused = ev.message;
       } else if (ev.type === 'other' && !QUIET.some((re) => re.test(ev.line))) {
@@ -165,6 +171,16 @@ class Snooper {
       this.say(`the tracer is dropping records: it could not keep up (${this.lostSinceNote} events lost just now).`);
       this.lostNotedAt = now;
       this.lostSinceNote = 0;
+    }
+  }
+
+  // A batch map was full: the tracer dropped what came after (bpftrace says
+  // nothing of it; the summary counts the records).
+  noteFull(entries) {
+    const now = Date.now();
+    if (now - this.fullNotedAt >= 2000) {
+      this.say(`the tracer is dropping records: it could not keep up (a batch filled its ${entries} entries).`);
+      this.fullNotedAt = now;
     }
   }
 
@@ -317,7 +333,7 @@ class Snooper {
 
   // Totals over every tracer, for the summary line.
   totals() {
-    const t = { records: 0, truncated: 0, incomplete: 0, lostEvents: 0, pids: new Set(), lostRecords: 0 };
+    const t = { records: 0, truncated: 0, incomplete: 0, lostEvents: 0, fullBatches: 0, pids: new Set(), lostRecords: 0 };
     for (const g of this.generations) {
       const s = g.reassembler.stats;
       t.records += g.kept.records;
@@ -325,6 +341,7 @@ class Snooper {
       for (const p of g.kept.pids) t.pids.add(p);
       t.incomplete += s.incomplete;
       t.lostEvents += s.lostEvents;
+      t.fullBatches += s.fullBatches;
       const lost = g.reassembler.lostRecords();
       if (lost === null || t.lostRecords === null) t.lostRecords = null;
       else t.lostRecords += lost;

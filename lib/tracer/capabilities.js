@@ -126,7 +126,11 @@ function filtersEveryProbeByPid(tracer) {
 // that is not there) as a warning event in its output, one per failure: the
 // latency program deletes per-operation keys that may never have been set,
 // and on 0.23.2 a 3-second trace printed over a thousand such warnings and
-// lost its END line (measured). Those programs run with --no-warnings there.
+// lost its END line (measured). A full map is the same: snoop's batch maps
+// fill up at high rates, which it expects and counts itself, and thousands
+// of such warnings a second would flood the output and cost the probe what
+// batching saves. Those programs run with --no-warnings there (0.18+; 0.17
+// makes no such checks).
 function quietMapHelperArgs(tracer) {
   return isBpftrace(tracer) && atLeast(tracer, '0.23') ? ['--no-warnings'] : [];
 }
