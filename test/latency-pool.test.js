@@ -5,9 +5,8 @@
 // a pool kept saturated by one kind of work is reported so, naming it.
 const assert = require('assert');
 const { requireTracing, startTarget, stopTarget, nodetrace, killStragglers } = require('./support/harness');
+const { tracePoolMix, checkPoolMix } = require('./support/pool-mix');
 const { findProbePoints, POOL } = require('../lib/latency/probe-points');
-
-const names = (kinds) => kinds.map((k) => `${k.name} (${k.count})`).join(', ');
 
 // The official build's libuv keeps its symbols; a stripped one has no pool
 // probes (test/node-builds.test.js checks that it says so).
@@ -23,42 +22,8 @@ describe('nodetrace latency: the whole thread pool @tracer', function () {
   afterEach(killStragglers);
 
   it('names fs, dns.lookup, zlib, crypto and sqlite3 work as users know it, counted as the target counted @core', async function () {
-    // -c: the probes are in place before the command runs, so every
-    // operation is seen and counts can be compared exactly.
-    const r = await nodetrace(['latency', '-c', `${process.execPath} test/targets/pool-mix.js`, '--json'],
-      { env: { ROUNDS: '150' }, timeoutMs: 170000 });
-    assert.strictEqual(r.code, 0, r.stderr);
-    const own = JSON.parse(/done (\{.*\})/.exec(r.stderr)[1]);
-    const report = JSON.parse(r.stdout);
-    const kinds = report.kinds;
-    const kind = (name) => kinds.find((k) => k.name === name);
-    const near = (name, expected) => {
-      const k = kind(name);
-      assert(k, `no ${name} kind in ${names(kinds)}`);
-      assert(Math.abs(k.count - expected) <= expected * 0.1, `${name}: ${k.count} operations seen, the target did ${expected}`);
-      return k;
-    };
-    near('fs.stat', own['fs.stat']);
-    // fs.readFile: open, fstat, read, close on the pool.
-    for (const step of ['fs.open', 'fs.fstat', 'fs.close']) near(step, own['fs.readFile']);
-    assert(kind('fs.read').count >= own['fs.readFile'], `fs.read: ${kind('fs.read').count}`);
-    near('dns.lookup', own['dns.lookup']);
-    near('crypto.pbkdf2', own['crypto.pbkdf2']);
-    // One gzip of 16 KB is a write and a flush on the pool.
-    assert(kind('zlib') && kind('zlib').count >= own['zlib.gzip'], `zlib in ${names(kinds)}`);
-    const exec = kinds.find((k) => k.name.includes('Work_BeginExec'));
-    assert(exec && Math.abs(exec.count - own['sqlite3.exec']) <= own['sqlite3.exec'] * 0.1, `sqlite3 exec in ${names(kinds)}`);
-    // The C++ or libuv functions behind the names given for users.
-    assert.deepStrictEqual(kind('fs.stat').symbols, ['uv__fs_work UV_FS_STAT']);
-    assert.deepStrictEqual(kind('dns.lookup').symbols, ['uv__getaddrinfo_work']);
-    assert(kind('zlib').symbols.every((s) => /CompressionStream<.*ZlibContext>/.test(s)), kind('zlib').symbols.join());
-    assert.strictEqual(exec.symbols, null, 'an add-on\'s function is its own name');
-    for (const k of kinds.filter((x) => /^(fs|dns)\./.test(x.name))) {
-      assert(k.breakdown && k.breakdown.run && k.breakdown.queue_wait, `${k.name}: no breakdown`);
-      assert(k.p50 > 0 && k.p50 < 5e6, `${k.name}: p50 ${k.p50} µs`);
-    }
-    assert(report.pool && report.pool.threads >= 1 && report.pool.threads <= 4, JSON.stringify(report.pool));
-    assert(report.pool.busy_share > 0 && report.pool.busy_share <= 1);
+    const { report, own } = await tracePoolMix();
+    checkPoolMix(report, own);
   });
 
   describe('a pool of 2 threads kept busy by crypto.pbkdf2 while fs.stat waits behind it', function () {
