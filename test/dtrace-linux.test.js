@@ -12,7 +12,7 @@ const path = require('path');
 const { spawn, spawnSync } = require('child_process');
 const { requireTracing, startTarget, stopTarget, nodetrace, killStragglers, ROOT, NODETRACE } = require('./support/harness');
 const { parseDtraceVersion } = require('../lib/tracer/detect');
-const { tracePoolMix, checkPoolMix } = require('./support/pool-mix');
+const { tracePoolMix, checkPoolMix, traceSaturatedPool, checkSaturatedJson, checkSaturatedText } = require('./support/pool-checks');
 
 const CACHE = process.env.NODETRACE_CACHE || '/var/cache/nodetrace';
 const DTRACE = path.join(CACHE, 'dtrace', 'bin', 'dtrace');
@@ -177,6 +177,22 @@ describe('DTrace for Linux @tracer @dtrace', function () {
     assert.deepStrictEqual(report.kinds.map((k) => k.name).filter((n) => /^0x/.test(n)), [], 'no kind named by a stray address or an unknown code');
     assert.strictEqual(report.kinds.find((k) => k.name === 'fs.stat').count, own['fs.stat'], 'under -c not one fs.stat is missed');
     assert(report.pool.waiting_share !== null && report.pool.queued_at_start, JSON.stringify(report.pool));
+  });
+
+  describe('latency -p on a pool of 2 threads kept busy by crypto.pbkdf2 while fs.stat waits behind it', function () {
+    let reports;
+    before(async function () {
+      reports = await traceSaturatedPool({ args: ['--backend', 'dtrace'], env: ENV, timeoutMs: 240000 });
+    });
+
+    it('says the pool was saturated, by what, with 2 threads and a queue', function () {
+      assert.strictEqual(reports.json.tracer, 'dtrace');
+      checkSaturatedJson(reports.json);
+    });
+
+    it('says so in one line of the text report', function () {
+      checkSaturatedText(reports.text);
+    });
   });
 
   // loop.d bounds each turn of the loop by its thread's epoll_wait/

@@ -1,13 +1,14 @@
 'use strict';
-// `nodetrace latency -c` over test/targets/pool-mix.js, and what its report
-// must show whichever tracer ran it: every kind of the mix by the name its
-// users know, counted within 10% of what the target counted itself
-// (test/latency-pool.test.js for bpftrace, test/dtrace-linux.test.js for DTrace).
+// What `nodetrace latency` must show about the thread pool whichever tracer
+// ran it (test/latency-pool.test.js for bpftrace, test/dtrace-linux.test.js
+// for DTrace): on test/targets/pool-mix.js, every kind of the mix by the name
+// its users know, counted within 10% of what the target counted itself; on
+// test/targets/pool-saturate.js, a saturated pool and what saturated it.
 const assert = require('assert');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { nodetrace, ROOT } = require('./harness');
+const { nodetrace, startTarget, stopTarget, ROOT } = require('./harness');
 
 const names = (kinds) => kinds.map((k) => `${k.name} (${k.count})`).join(', ');
 
@@ -66,4 +67,41 @@ function checkPoolMix(report, own) {
   assert(report.pool.busy_share > 0 && report.pool.busy_share <= 1);
 }
 
-module.exports = { tracePoolMix, checkPoolMix };
+/**
+ * Traces pool-saturate.js (2 pool threads kept busy by crypto.pbkdf2 while
+ * fs.stat waits) twice, for 4 s each: -> { json, text } reports.
+ * `skipUnless(pid)`: called once the target runs, may skip the caller.
+ */
+async function traceSaturatedPool({ args = [], env = {}, timeoutMs = 170000, skipUnless = () => {} } = {}) {
+  const target = await startTarget('pool-saturate.js', { env: { UV_THREADPOOL_SIZE: '2', ITERATIONS: '20000' } });
+  try {
+    skipUnless(target.pid);
+    const run = async (more) => {
+      const r = await nodetrace(['latency', ...args, '-p', String(target.pid), '-d', '4', ...more], { env, timeoutMs });
+      assert.strictEqual(r.code, 0, r.stderr);
+      return r.stdout;
+    };
+    return { json: JSON.parse(await run(['--json'])), text: await run([]) };
+  } finally {
+    stopTarget(target);
+  }
+}
+
+/** The saturated pool's JSON report: saturated, 2 threads, a queue, crypto.pbkdf2 to blame. */
+function checkSaturatedJson(json) {
+  const pool = json.pool;
+  assert.strictEqual(pool.saturated, true, JSON.stringify(pool));
+  assert.strictEqual(pool.threads, 2, JSON.stringify(pool));
+  assert(pool.waiting_share >= 0.5, `waiting ${pool.waiting_share}`);
+  assert.strictEqual(pool.run_share_by_kind[0].name, 'crypto.pbkdf2', JSON.stringify(pool.run_share_by_kind));
+  assert(pool.queued_at_start.p50 >= 1, JSON.stringify(pool.queued_at_start));
+  const stat = json.kinds.find((k) => k.name === 'fs.stat');
+  assert(stat && stat.breakdown.queue_wait.p50 > stat.breakdown.run.p50 * 10, 'fs.stat waits behind the pbkdf2 work');
+}
+
+/** ... and its text report says so in one line. */
+function checkSaturatedText(text) {
+  assert.match(text, /^ {2}the thread pool was saturated \d+% of the time: 2 threads, mostly crypto\.pbkdf2; consider UV_THREADPOOL_SIZE/m);
+}
+
+module.exports = { tracePoolMix, checkPoolMix, traceSaturatedPool, checkSaturatedJson, checkSaturatedText };
