@@ -12,25 +12,38 @@
  *        `... | nodetrace format` renders the raw output the same way.)
  *        The probes name no module (pid$target::uv_queue_work:entry), so they
  *        are found in whichever object defines them: the node executable, or
- *        libnode.so.* and libuv.so.1 on a distribution's shared build.  Where
- *        libuv is stripped (Debian's and Ubuntu's libuv.so.1), uv__queue_work
- *        and uv__queue_done have no name: the script does not compile there
- *        ("does not match any probes").  By hand: replace those two probe
- *        descriptions with the pid provider's address probes for the
- *        addresses `nodetrace doctor -p PID` prints (file addresses: add
- *        libuv's load base); not run on such a host yet.
+ *        libnode.so.* and libuv.so.1 on a distribution's shared build.  It
+ *        needs libuv's static functions by name (uv__queue_work/_done,
+ *        uv__work_submit, uv__fs_work/_done, uv__getaddrinfo_work/_done,
+ *        uv__getnameinfo_work/_done, uv__random_work/_done): official and
+ *        NodeSource builds have them.  Where libuv is stripped (Debian's and
+ *        Ubuntu's libuv.so.1) they have no name and the script does not
+ *        compile ("does not match any probes").  By hand: delete the pool's
+ *        probes but uv__queue_work's and uv__queue_done's, and replace those
+ *        two with the pid provider's address probes for the addresses
+ *        `nodetrace doctor -p PID` prints (file addresses: add libuv's load
+ *        base); not run on such a host yet.
  *
- * A kind is named by:
- *   - NAN / raw-libuv add-ons and Node internals (crypto.pbkdf2, zlib): the
+ * It sees everything on libuv's thread pool, as addon-latency.bt does.  A
+ * kind is named by:
+ *   - NAN / raw-libuv add-ons and Node internals (crypto.pbkdf2): the
  *     native caller of uv_queue_work() (the article's ufunc(ucaller));
+ *   - work queued through Node's node::ThreadPoolWork::ScheduleWork() (zlib;
+ *     crypto from Node 26): the class's DoThreadPoolWork(), read from the
+ *     object's vtable;
  *   - N-API add-ons (sqlite3 5+): the caller of napi_create_async_work(), i.e.
- *     the add-on's own function, not napi_queue_async_work().
+ *     the add-on's own function, not napi_queue_async_work();
+ *   - libuv's own requests, submitted through uv__work_submit(): fs by
+ *     0x100 + the request's uv_fs_type (printed 0x103: nodetrace names it
+ *     fs.read), the others by their work function (uv__getaddrinfo_work is
+ *     dns.lookup, uv__getnameinfo_work dns.lookupService, uv__random_work
+ *     uv_random).
  *
  * Each operation's latency is split into where the time went, in
  * microseconds (as in the bpftrace twin, so both give the same buckets):
- *   @total_us       uv_queue_work() -> uv__queue_done()  (the whole wait)
+ *   @total_us       queued -> the done function runs (the whole wait)
  *   @queue_wait_us  queued -> a pool thread starts it    (pool saturated?)
- *   @run_us         the work callback on the pool thread (slow work?)
+ *   @run_us         the work function on the pool thread (slow work?)
  *   @loop_wait_us   work done -> event loop runs the done callback (blocked loop?)
  *   @max_us         the longest total seen
  * Only operations whose timestamps are in order are counted (see below).
@@ -38,15 +51,32 @@
  * a return probe on uv__queue_work would fire too early where the pid provider
  * treats its tail call (jmp *%rax) as the return.
  *
- * OVERHEAD: 6 pid-provider probes per N-API operation, 4 for the others, and
- * nothing else.  The article's script instead enabled pid$target:*.node::entry,
+ * The pool as a whole (what nodetrace's "thread pool:" lines are made of):
+ *   @pool_busy_us[tid]  time each pool thread spent running work
+ *   @queue_len          at each start, how many operations queued after it
+ *                       were still waiting (approximate: libuv holds slow
+ *                       I/O back)
+ *   @pool_waiting_us    how long at least one operation was waiting for a
+ *                       thread (the union of the waits): the pool was saturated
+ * These count every piece of work (uv_queue_work's too).  The bpftrace twin
+ * numbers submissions in uv__work_submit, which Node 20's uv_queue_work has
+ * inlined: there its queue and waiting figures leave uv_queue_work's work out.
+ *
+ * OVERHEAD: 6 pid-provider probes per N-API operation, 4 for the others
+ * (libuv's own requests: uv__work_submit, the work function, uv_async_send,
+ * the done function), one more for work queued by ScheduleWork, and nothing
+ * else.  The article's script instead enabled pid$target:*.node::entry,
  * every function of every add-on: about 2,050 probes for sqlite3, minutes to
  * attach on DTrace for Linux, and a probe hit on every add-on call.  That way
  * survives in addon-latency-every-function.d, for reference and benchmarks.
  *
  * DTrace for Linux prints C++ names mangled (_ZN12node_sqlite3...); nodetrace
- * demangles them.  Libuv facts this relies on (x86-64): uv__queue_work(w) and
- * uv__queue_done(w, status) receive &req->work_req, at offset 88 in uv_work_t.
+ * demangles them.  Libuv facts this relies on (x86-64, libuv 1.x, whose ABI
+ * keeps these layouts): every work and done function receives the request's
+ * struct uv__work (w, &req->work_req), and operations are keyed by it;
+ * uv_queue_work(loop, req, ...) has it at req + 88; uv__work_submit(loop, w,
+ * kind, work, done) gets it as its second argument; in uv_fs_t, work_req is
+ * at 336 and fs_type (an int) at 64: w - 272.
  *
  * Example output (crypto.pbkdf2 loop, DTrace for Linux 2.0, abridged; that
  * DTrace prints C++ names mangled):
@@ -60,9 +90,11 @@
  *
  * DTrace for Linux: build it with `make dtrace` (scripts/build-dtrace.sh) and
  * run ${NODETRACE_CACHE:-/var/cache/nodetrace}/dtrace/bin/dtrace -s ... -p PID;
- * attaching takes 4 to 13 s there.
+ * attaching takes 4 to 13 s there.  Run there (2.0.1, node 20.20.2): the
+ * whole pool mix of test/targets/pool-mix.js, every kind counted as the
+ * target counted (test/dtrace-linux.test.js).
  *
- * 2026-11-21  nodetrace authors.
+ * 2026-11-21  nodetrace authors.  2026-11-23: the whole pool.
  */
 
 #pragma D option quiet
