@@ -12,6 +12,7 @@ const path = require('path');
 const { spawn, spawnSync } = require('child_process');
 const { requireTracing, startTarget, stopTarget, nodetrace, killStragglers, ROOT, NODETRACE } = require('./support/harness');
 const { parseDtraceVersion } = require('../lib/tracer/detect');
+const { tracePoolMix, checkPoolMix, traceSaturatedPool, checkSaturatedJson, checkSaturatedText } = require('./support/pool-checks');
 
 const CACHE = process.env.NODETRACE_CACHE || '/var/cache/nodetrace';
 const DTRACE = path.join(CACHE, 'dtrace', 'bin', 'dtrace');
@@ -163,6 +164,35 @@ describe('DTrace for Linux @tracer @dtrace', function () {
     } finally {
       stopTarget(target);
     }
+  });
+
+  // The same target and the same checks as test/latency-pool.test.js's
+  // bpftrace run (test/support/pool-mix.js): addon-latency.d sees the whole
+  // thread pool too.
+  it('latency -c on the pool mix: fs by type, dns.lookup, zlib, crypto.pbkdf2 and sqlite3, counted as the target counted, and the pool', async function () {
+    const { report, own } = await tracePoolMix({ args: ['--backend', 'dtrace'], env: ENV, timeoutMs: 240000 });
+    assert.strictEqual(report.tracer, 'dtrace');
+    checkPoolMix(report, own);
+    assert.strictEqual(report.discarded.out_of_order, 0, 'no negative durations');
+    assert.deepStrictEqual(report.kinds.map((k) => k.name).filter((n) => /^0x/.test(n)), [], 'no kind named by a stray address or an unknown code');
+    assert.strictEqual(report.kinds.find((k) => k.name === 'fs.stat').count, own['fs.stat'], 'under -c not one fs.stat is missed');
+    assert(report.pool.waiting_share !== null && report.pool.queued_at_start, JSON.stringify(report.pool));
+  });
+
+  describe('latency -p on a pool of 2 threads kept busy by crypto.pbkdf2 while fs.stat waits behind it', function () {
+    let reports;
+    before(async function () {
+      reports = await traceSaturatedPool({ args: ['--backend', 'dtrace'], env: ENV, timeoutMs: 240000 });
+    });
+
+    it('says the pool was saturated, by what, with 2 threads and a queue', function () {
+      assert.strictEqual(reports.json.tracer, 'dtrace');
+      checkSaturatedJson(reports.json);
+    });
+
+    it('says so in one line of the text report', function () {
+      checkSaturatedText(reports.text);
+    });
   });
 
   // loop.d bounds each turn of the loop by its thread's epoll_wait/

@@ -81,6 +81,44 @@ describe('latency: the pool as a resource, from a real capture', function () {
   });
 });
 
+describe('latency: the same report whichever tracer ran (real captures of pool-mix.js, 100 rounds)', function () {
+  // test/fixtures/*-addon-latency-pool.out.cmd: the same target under
+  // addon-latency.bt (bpftrace 0.17) and addon-latency.d (DTrace for Linux 2.0).
+  const report = (file, tracer) => JSON.parse(renderModel(buildModel(fixture(file), { tracer, traceNs: 5e9, poolNs: 5e9 }), { json: true }));
+  const b = report('bpftrace-addon-latency-pool.out', 'bpftrace');
+  const d = report('dtrace-addon-latency-pool.out', 'dtrace');
+
+  // Both tracers printed after the command exited, so neither could name
+  // code by then: the node binary's (not relocated) addresses are the same
+  // in both, and nodetrace names them from the live process's maps.
+  //   0xdbe950  CompressionStream<ZlibContext>::DoThreadPoolWork()  (zlib)
+  //   0xeb30ed  in CryptoJob<PBKDF2Traits>::Run                     (crypto.pbkdf2)
+  //   0x18b3090 uv__getaddrinfo_work                                (dns.lookup)
+  // sqlite3's (0x7f...) differ: the add-on was loaded at another address.
+  it('names the same kinds, with the same symbols, counted as the target counted', function () {
+    const kinds = (r) => r.kinds.filter((k) => !/^0x7f/.test(k.name)).map((k) => `${k.name} ${JSON.stringify(k.symbols)} ${k.count}`).sort();
+    assert.deepStrictEqual(kinds(d), kinds(b));
+    const count = (r, name) => (r.kinds.find((k) => k.name === name) || { count: 0 }).count;
+    for (const name of ['fs.stat', 'fs.open', 'fs.fstat', 'fs.close', 'fs.read', '0x18b3090', '0xeb30ed']) assert.strictEqual(count(d, name), 100, name);
+    assert.strictEqual(count(d, '0xdbe950'), 200, 'a write and a flush per gzip');
+    assert.deepStrictEqual(d.kinds.filter((k) => /^0x7f/.test(k.name)).map((k) => k.count).sort(), ['1', '1', '100'].map(Number).sort(),
+      'sqlite3: Work_BeginExec 100 times, Open and Close once');
+    for (const k of d.kinds.filter((x) => x.count > 1)) assert(k.breakdown && k.breakdown.run && k.breakdown.queue_wait, k.name);
+    assert.strictEqual(d.discarded.out_of_order, 0);
+  });
+
+  it('summarizes the pool in the same shape; DTrace\'s empty closing row does not raise the queue\'s bound', function () {
+    assert.deepStrictEqual(Object.keys(d.pool).sort(), Object.keys(b.pool).sort());
+    assert.deepStrictEqual(Object.keys(d.pool.queued_at_start).sort(), Object.keys(b.pool.queued_at_start).sort());
+    // @pool_busy_us in the capture: 20,222 + 20,962 + 21,421 + 24,968 µs over 4 threads and 5 s.
+    assert.strictEqual(d.pool.threads, 4);
+    assert.strictEqual(d.pool.busy_share, Math.round((87573 / 20e6) * 1000) / 1000);
+    // @pool_waiting_us 76,229 of 5 s; @queue_len's last filled row is [8, 16), then an empty [16, 32).
+    assert.strictEqual(d.pool.waiting_share, Math.round((76229 / 5e6) * 1000) / 1000);
+    assert.strictEqual(d.pool.queued_at_start.at_most, 15);
+  });
+});
+
 describe('latency: the program without its @pool part (a libuv without symbols)', function () {
   const script = readScript('addon-latency', 'bpftrace');
   const program = withoutOptional(script, 'pool', 'test');

@@ -3,11 +3,9 @@
 // dns.lookup, zlib, crypto and an add-on (sqlite3) in one process, each
 // named as its users know it and counted as the process counted itself; and
 // a pool kept saturated by one kind of work is reported so, naming it.
-const assert = require('assert');
-const { requireTracing, startTarget, stopTarget, nodetrace, killStragglers } = require('./support/harness');
+const { requireTracing, killStragglers } = require('./support/harness');
+const { tracePoolMix, checkPoolMix, traceSaturatedPool, checkSaturatedJson, checkSaturatedText } = require('./support/pool-checks');
 const { findProbePoints, POOL } = require('../lib/latency/probe-points');
-
-const names = (kinds) => kinds.map((k) => `${k.name} (${k.count})`).join(', ');
 
 // The official build's libuv keeps its symbols; a stripped one has no pool
 // probes (test/node-builds.test.js checks that it says so).
@@ -23,77 +21,29 @@ describe('nodetrace latency: the whole thread pool @tracer', function () {
   afterEach(killStragglers);
 
   it('names fs, dns.lookup, zlib, crypto and sqlite3 work as users know it, counted as the target counted @core', async function () {
-    // -c: the probes are in place before the command runs, so every
-    // operation is seen and counts can be compared exactly.
-    const r = await nodetrace(['latency', '-c', `${process.execPath} test/targets/pool-mix.js`, '--json'],
-      { env: { ROUNDS: '150' }, timeoutMs: 170000 });
-    assert.strictEqual(r.code, 0, r.stderr);
-    const own = JSON.parse(/done (\{.*\})/.exec(r.stderr)[1]);
-    const report = JSON.parse(r.stdout);
-    const kinds = report.kinds;
-    const kind = (name) => kinds.find((k) => k.name === name);
-    const near = (name, expected) => {
-      const k = kind(name);
-      assert(k, `no ${name} kind in ${names(kinds)}`);
-      assert(Math.abs(k.count - expected) <= expected * 0.1, `${name}: ${k.count} operations seen, the target did ${expected}`);
-      return k;
-    };
-    near('fs.stat', own['fs.stat']);
-    // fs.readFile: open, fstat, read, close on the pool.
-    for (const step of ['fs.open', 'fs.fstat', 'fs.close']) near(step, own['fs.readFile']);
-    assert(kind('fs.read').count >= own['fs.readFile'], `fs.read: ${kind('fs.read').count}`);
-    near('dns.lookup', own['dns.lookup']);
-    near('crypto.pbkdf2', own['crypto.pbkdf2']);
-    // One gzip of 16 KB is a write and a flush on the pool.
-    assert(kind('zlib') && kind('zlib').count >= own['zlib.gzip'], `zlib in ${names(kinds)}`);
-    const exec = kinds.find((k) => k.name.includes('Work_BeginExec'));
-    assert(exec && Math.abs(exec.count - own['sqlite3.exec']) <= own['sqlite3.exec'] * 0.1, `sqlite3 exec in ${names(kinds)}`);
-    // The C++ or libuv functions behind the names given for users.
-    assert.deepStrictEqual(kind('fs.stat').symbols, ['uv__fs_work UV_FS_STAT']);
-    assert.deepStrictEqual(kind('dns.lookup').symbols, ['uv__getaddrinfo_work']);
-    assert(kind('zlib').symbols.every((s) => /CompressionStream<.*ZlibContext>/.test(s)), kind('zlib').symbols.join());
-    assert.strictEqual(exec.symbols, null, 'an add-on\'s function is its own name');
-    for (const k of kinds.filter((x) => /^(fs|dns)\./.test(x.name))) {
-      assert(k.breakdown && k.breakdown.run && k.breakdown.queue_wait, `${k.name}: no breakdown`);
-      assert(k.p50 > 0 && k.p50 < 5e6, `${k.name}: p50 ${k.p50} µs`);
-    }
-    assert(report.pool && report.pool.threads >= 1 && report.pool.threads <= 4, JSON.stringify(report.pool));
-    assert(report.pool.busy_share > 0 && report.pool.busy_share <= 1);
+    const { report, own } = await tracePoolMix();
+    checkPoolMix(report, own);
   });
 
   describe('a pool of 2 threads kept busy by crypto.pbkdf2 while fs.stat waits behind it', function () {
-    let target;
-    let json;
-    let text;
+    let reports;
     before(async function () {
-      target = await startTarget('pool-saturate.js', { env: { UV_THREADPOOL_SIZE: '2', ITERATIONS: '20000' } });
-      const reason = poolUnavailableReason(target.pid);
-      if (reason) {
-        if (process.env.CI) throw new Error(reason);
-        this.skip(reason);
-      }
-      const j = await nodetrace(['latency', '-p', String(target.pid), '-d', '4', '--json'], { timeoutMs: 170000 });
-      assert.strictEqual(j.code, 0, j.stderr);
-      json = JSON.parse(j.stdout);
-      const t = await nodetrace(['latency', '-p', String(target.pid), '-d', '4'], { timeoutMs: 170000 });
-      assert.strictEqual(t.code, 0, t.stderr);
-      text = t.stdout;
+      reports = await traceSaturatedPool({
+        skipUnless: (pid) => {
+          const reason = poolUnavailableReason(pid);
+          if (!reason) return;
+          if (process.env.CI) throw new Error(reason);
+          this.skip(reason);
+        },
+      });
     });
-    after(() => stopTarget(target));
 
     it('says the pool was saturated, by what, with 2 threads and a queue', function () {
-      const pool = json.pool;
-      assert.strictEqual(pool.saturated, true, JSON.stringify(pool));
-      assert.strictEqual(pool.threads, 2, JSON.stringify(pool));
-      assert(pool.waiting_share >= 0.5, `waiting ${pool.waiting_share}`);
-      assert.strictEqual(pool.run_share_by_kind[0].name, 'crypto.pbkdf2', JSON.stringify(pool.run_share_by_kind));
-      assert(pool.queued_at_start.p50 >= 1, JSON.stringify(pool.queued_at_start));
-      const stat = json.kinds.find((k) => k.name === 'fs.stat');
-      assert(stat && stat.breakdown.queue_wait.p50 > stat.breakdown.run.p50 * 10, 'fs.stat waits behind the pbkdf2 work');
+      checkSaturatedJson(reports.json);
     });
 
     it('says so in one line of the text report', function () {
-      assert.match(text, /^ {2}the thread pool was saturated \d+% of the time: 2 threads, mostly crypto\.pbkdf2; consider UV_THREADPOOL_SIZE/m);
+      checkSaturatedText(reports.text);
     });
   });
 });

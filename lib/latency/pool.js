@@ -1,7 +1,7 @@
 'use strict';
 // libuv's thread pool as a resource, from the latency program's pool maps
-// (d-scripts/addon-latency.bt: @pool_busy_us per thread, @queue_len at each
-// start, @pool_waiting_us) and the kinds' run times. Pure: aggregations and
+// (d-scripts/addon-latency.bt and .d: @pool_busy_us per thread, @queue_len
+// at each start, @pool_waiting_us) and the kinds' run times. Pure: aggregations and
 // kinds in, a summary out; lib/render turns it into text or JSON.
 const { percentile, totalCount, estimatedTotal } = require('../aggregation/model');
 
@@ -50,7 +50,7 @@ function summarizePool(pool, kinds, traceUs) {
   const q = pool.queue_len && pool.queue_len.entries[0];
   if (!threads && !q) return null;
   const queue = q && totalCount(q) > 0n
-    ? { p50: percentile(q, 50), p99: percentile(q, 99), maxAtMost: Number(q.buckets[q.buckets.length - 1].hi) - 1 }
+    ? { p50: percentile(q, 50), p99: percentile(q, 99), maxAtMost: Number(lastFilled(q).hi) - 1 }
     : null;
   const runTotal = kinds.reduce((s, k) => s + k.runUs, 0);
   const byKind = kinds.filter((k) => k.runUs > 0)
@@ -58,6 +58,13 @@ function summarizePool(pool, kinds, traceUs) {
     .sort((a, b) => b.share - a.share);
   const saturated = waitingShare !== null && waitingShare >= SATURATED_WAITING;
   return { threads, busyShare, perThread, waitingShare, queue, byKind, saturated };
+}
+
+// The highest bucket anything fell in: DTrace's quantize() prints an empty
+// row after it (bpftrace's hist() does not), and the bound must not depend
+// on which tracer ran.
+function lastFilled(entry) {
+  return [...entry.buckets].reverse().find((b) => b.count > 0n);
 }
 
 // A kind's time on the pool, in microseconds, from its run histogram.

@@ -3,7 +3,9 @@
 // whole pool: ROUNDS rounds, each with one of every kind, a few rounds in
 // flight at once; then it prints what it completed, counted by itself:
 //   done {"fs.stat":N,"fs.readFile":N,"dns.lookup":N,"zlib.gzip":N,"crypto.pbkdf2":N,"sqlite3.exec":N}
-// and exits. ROUNDS (default 200), IN_FLIGHT (default 4). It starts at once:
+// and exits; with DONE_FILE, it writes that line to that file too (dtrace -c
+// gives the command dtrace's own stdout, which nodetrace reads and does not
+// pass on). ROUNDS (default 200), IN_FLIGHT (default 4). It starts at once:
 // run it under `nodetrace latency -c`, whose probes are in place before it runs.
 const fs = require('fs');
 const dns = require('dns');
@@ -43,7 +45,13 @@ function lane() {
   started++;
   round(() => {
     finished++;
-    if (finished === ROUNDS) db.close(() => console.log('done ' + JSON.stringify(done)));
+    if (finished === ROUNDS) {
+      db.close(() => {
+        const line = 'done ' + JSON.stringify(done);
+        if (process.env.DONE_FILE) fs.writeFileSync(process.env.DONE_FILE, line + '\n');
+        console.log(line);
+      });
+    }
     else lane();
   });
 }
