@@ -21,16 +21,16 @@
 // names that took the most time per kind and folds the rest, and the plain
 // kind beside named ones, into one "(other paths)" / "(other hosts)" kind.
 const { estimatedTotal, mergeEntriesByName, makeAggregation, latencyRole } = require('../aggregation/model');
+const { fsType } = require('./kind-names');
 
 const NAME_BYTES = 128;            // str($at, 128) in the program: 127 bytes and the NUL
 const NAMES_KEPT_IN_TRACER = 1024; // @names_kept < 1024 in the program
 const NAMES_SHOWN = 10;
 const PATHS = 1;
 const HOSTS = 2;
-// The program's kind codes: 0x100 + uv_fs_type (as the plain fs keys), and
-// one for getaddrinfo.
+// The program's kind code for getaddrinfo; fs requests have 0x100 +
+// uv_fs_type, as the plain fs keys (./kind-names.js).
 const HOST_CODE = 0x200;
-const FS_CODE_BASE = 0x100;
 // The program's named maps, keyed by a name's id, and the plain maps they stand beside.
 const NAMED_PREFIX = 'named_';
 const LOST = '(thread-pool work whose name the tracer lost)';
@@ -55,7 +55,7 @@ function parseNameLine(line) {
   if (code === HOST_CODE) {
     key = 'uv__getaddrinfo_work';
     field = 'host';
-  } else if (code >= FS_CODE_BASE && code < FS_CODE_BASE + 0x100) {
+  } else if (fsType('0x' + code.toString(16)) !== null) {
     key = '0x' + code.toString(16);
     field = 'path';
   } else {
