@@ -151,8 +151,9 @@ function probeLocation(point) {
 
 // The program's arguments ($1..$20, see the header of addon-latency.bt), and
 // the program itself where it differs from the script (`program`: -c's, or
-// null): without the pool's functions, its @pool part is left out, and
-// without --paths or --hosts (`names`, namesMask's bits), its @names part.
+// null): without the pool's functions, its @pool and @names parts are left
+// out. `names` (namesMask's bits: --paths, --hosts) is the program's $20; 0
+// leaves the @names part idle (one test of a constant per operation).
 function probeArguments(points, pid, program, names = 0) {
   const o = {
     positional: [points.napi_create_async_work.file, pid, points.uv_queue_work.file,
@@ -174,9 +175,9 @@ function probeArguments(points, pid, program, names = 0) {
       points.uv__queue_work.range.start, points[GAI_WORK].range.start, names);
   }
   if (names) o.names = names;
-  else {
-    text = withoutOptional(text || readScript(SCRIPT, 'bpftrace'), 'names',
-      'instantiated by nodetrace latency: the @names part left out (no --paths, no --hosts)');
+  if (unseen) {
+    // Names are read where the pool's functions are probed: none here.
+    text = withoutOptional(text, 'names', 'instantiated by nodetrace latency: the @names part left out with the @pool part');
   }
   if (text) o.programText = text;
   if (/^0x/.test(points.uv__queue_work.location)) {
