@@ -8,6 +8,11 @@
 // machine, round after round. Needs root and bpftrace.
 //
 //   sudo node bench/latency-overhead.js [--seconds 5] [--rounds 3] [--no-article]
+//     [--workload sqlite|fs-dns] [--names]
+// --workload fs-dns: bench/fs-dns-loop.js (fs.stat and dns.lookup, libuv's
+// own requests) instead of the sqlite3 loop; the article's way is for the
+// add-on only, so it is skipped. --names: a third process, traced by
+// `nodetrace latency --paths --hosts`, side by side with the other two.
 const { sleep, collectLines, askForCounters } = require('./workload-lines');
 const path = require('path');
 // The bpftrace under test: NODETRACE_BPFTRACE's (a tier), else the PATH's.
@@ -21,12 +26,16 @@ const ROOT = path.join(__dirname, '..');
 const options = require('./options');
 const SECONDS = options.number('seconds', 5);
 const ROUNDS = options.number('rounds', 3);
-const ARTICLE = !options.flag('no-article');
+const WORKLOAD = options.string('workload', 'sqlite');
+const NAMES = options.flag('names');
+const ARTICLE = !options.flag('no-article') && WORKLOAD === 'sqlite';
+const WORKLOADS = { sqlite: 'test/targets/sqlite-loop.js', 'fs-dns': 'bench/fs-dns-loop.js' };
+if (!WORKLOADS[WORKLOAD]) throw new Error(`--workload: one of ${Object.keys(WORKLOADS).join(', ')}`);
 const ADDON = require.resolve('sqlite3/build/Release/node_sqlite3.node', { paths: [ROOT] });
 
 
 function startLoop() {
-  const child = spawn(process.execPath, [path.join(ROOT, 'test/targets/sqlite-loop.js')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [path.join(ROOT, WORKLOADS[WORKLOAD])], { stdio: ['ignore', 'pipe', 'inherit'] });
   return collectLines(child);
 }
 
@@ -82,22 +91,45 @@ async function measureRounds(modes, label) {
 }
 
 const everything = [];
-function cleanup() { for (const p of everything) p.kill('SIGKILL'); }
+const tempDirs = [];
+function cleanup() {
+  for (const p of everything) p.kill('SIGKILL');
+  for (const d of tempDirs) require('fs').rmSync(d, { recursive: true, force: true });
+}
+
+// The very command line `nodetrace latency -p` runs (its probe points and
+// options for this build and bpftrace), not a copy of it; the program it
+// generates (without the @names part, or with it) is written where it can run.
+async function traceWith(mode, flags) {
+  const plan = latencyPlan({ pid: String(mode.child.pid), ...flags }, TRACER);
+  if (plan.links.length || plan.outputFile) throw new Error('this plan needs more than a program file: run the bench on an official node');
+  let argv = plan.argv;
+  if (usesTemp(plan)) {
+    const dir = require('fs').mkdtempSync(path.join(require('os').tmpdir(), 'nodetrace-bench-'));
+    tempDirs.push(dir);
+    for (const f of plan.files) require('fs').writeFileSync(path.join(dir, f.name), f.text);
+    argv = argv.map((a) => (typeof a === 'object' ? path.join(dir, a.temp) : a));
+  }
+  mode.tracer = startTracer(argv, plan.env);
+  everything.push(mode.tracer);
+  await mode.tracer.ready;
+}
 
 async function main() {
   const untraced = { name: 'untraced', child: startLoop(), rates: {} };
   const ours = { name: 'nodetrace latency', child: startLoop(), rates: {} };
   everything.push(untraced.child, ours.child);
   await sleep(500);
-  // The very command line `nodetrace latency -p` runs (its probe points and
-  // options for this build and bpftrace), not a copy of it.
-  const plan = latencyPlan({ pid: String(ours.child.pid) }, TRACER);
-  if (usesTemp(plan)) throw new Error('this build needs a generated program (a stripped libuv?): run the bench on an official node');
-  ours.tracer = startTracer(plan.argv, plan.env);
-  everything.push(ours.tracer);
-  await ours.tracer.ready;
-  await measureRounds([untraced, ours], 'before');
+  await traceWith(ours, {});
   const modes = [untraced, ours];
+  if (NAMES) {
+    const named = { name: 'nodetrace latency --paths --hosts', child: startLoop(), rates: {} };
+    everything.push(named.child);
+    await sleep(500);
+    await traceWith(named, { paths: true, hosts: true });
+    modes.push(named);
+  }
+  await measureRounds(modes, 'before');
   if (ARTICLE) {
     const article = { name: "article's way (every add-on function)", child: startLoop(), rates: {} };
     everything.push(article.child);
@@ -121,7 +153,7 @@ async function main() {
     article.tracer.kill('SIGINT');
     await Promise.race([exited, sleep(60000)]);
     await sleep(5000);
-    await measureRounds([untraced, ours], 'after');
+    await measureRounds(modes, 'after');
     modes.push(article);
   }
   cleanup();
@@ -129,7 +161,8 @@ async function main() {
   // Ratios compare phases without the article's probes in the kernel, except
   // the article's own; the 'after' phase shows what its probes leave behind.
   const base = median(untraced.rates.before);
-  console.log(`sqlite3 loop (open, create, 10 inserts, select, close), ${ROUNDS} rounds of ${SECONDS} s, median loops/s:`);
+  console.log(WORKLOAD === 'sqlite' ? `sqlite3 loop (open, create, 10 inserts, select, close), ${ROUNDS} rounds of ${SECONDS} s, median loops/s:`
+    : `fs.stat + dns.lookup, 8 in flight, ${ROUNDS} rounds of ${SECONDS} s, median pool operations/s ("loops"):`);
   const line = (name, rates, extra = '') => {
     const med = median(rates);
     console.log(`  ${name.padEnd(48)} ${med.toFixed(0).padStart(6)} loops/s  ratio ${(med / base).toFixed(3)}`
@@ -137,12 +170,15 @@ async function main() {
   };
   line('untraced', untraced.rates.before);
   line('nodetrace latency', ours.rates.before);
+  const named = modes.find((m) => m.name.includes('--paths'));
+  if (named) line(named.name, named.rates.before);
   if (ARTICLE) {
-    const article = modes[2];
+    const article = modes[modes.length - 1];
     line("article's way (every add-on function)", article.rates['article phase'],
       `  [${article.probes} uprobes, attached in ${article.attachSeconds.toFixed(0)} s]`);
     line('untraced, after the article\'s tracer exited', untraced.rates.after);
     line('nodetrace latency, after the article\'s tracer exited', ours.rates.after);
+    if (named) line(`${named.name}, after`, named.rates.after);
   }
 }
 

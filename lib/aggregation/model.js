@@ -6,12 +6,22 @@
 //   Aggregation = { name: string|null, unit: 'ns'|'us'|'ms'|'s'|null, entries: Entry[] }
 //   Entry       = { key: string[], kind: 'log2'|'linear'|'loglinear'|'scalar'|'stats',
 //                   buckets?: [{ lo: bigint|null, hi: bigint|null, count: bigint }],
-//                   value?: bigint, stats?: { count, average, total: bigint }, note?: string }
+//                   value?: bigint, stats?: { count, average, total: bigint }, note?: string,
+//                   subject?: Subject }
+//   Subject     = { field: 'path'|'host', text: string|null, cut?: boolean, folded?: number }
+//                 what one kind of operation was done to (latency --paths,
+//                 --hosts: lib/latency/named-kinds.js): text the traced
+//                 process chose, kept apart from the key so that nothing
+//                 meant for names of functions (demangling, symbolizing,
+//                 renaming, splitting on commas) ever touches it. text null:
+//                 the rest of that kind's subjects, folded into one.
 //
 // Counts and values are BigInt because DTrace prints the whole signed 64-bit
 // range (its own tests print ±9223372036854775808) and a Number would round
 // them silently.  Percentiles and time estimates are Numbers: they are
 // estimates anyway.
+
+const { safeText } = require('../terminal-safe');
 
 const UNIT_SUFFIXES = [
   [/_(ns|nsecs)$/, 'ns'],
@@ -173,6 +183,9 @@ function scalarCombiner(name) {
 
 function mergeTwo(a, b, combine = (x, y) => x + y) {
   const merged = { ...a, key: a.key.slice() };
+  if (a.subject && b.subject && a.subject.folded !== undefined) {
+    merged.subject = { ...a.subject, folded: a.subject.folded + (b.subject.folded || 0) };
+  }
   if (isDistribution(a)) merged.buckets = mergeBuckets(a.buckets, b.buckets);
   else if (a.kind === 'stats') {
     const count = a.stats.count + b.stats.count;
@@ -204,7 +217,7 @@ function mergeEntriesByName(aggregation) {
   const merged = [];
   const index = new Map();
   for (const entry of aggregation.entries) {
-    const id = shapeOf(entry) + '\u0000' + entry.key.join('\u0000');
+    const id = shapeOf(entry) + '\u0000' + keyId(entry);
     const at = index.get(id);
     if (at === undefined) {
       index.set(id, merged.length);
@@ -334,14 +347,23 @@ function latencyRole(name) {
   return match ? match[1] : null;
 }
 
-function keyId(key) {
-  return key.join('\u0000');
+// An entry's identity: its key, and its subject where it has one.
+function keyId(entry) {
+  const s = entry.subject;
+  return entry.key.join('\u0000') + (s ? `\u0001${s.field}\u0001${s.text === null ? '\u0002' : s.text}` : '');
 }
 
 function indexByKey(aggregation) {
   const index = new Map();
-  if (aggregation) for (const entry of aggregation.entries) index.set(keyId(entry.key), entry);
+  if (aggregation) for (const entry of aggregation.entries) index.set(keyId(entry), entry);
   return index;
+}
+
+/** A subject as one line a terminal shows safely: the text, or what was folded. */
+function subjectLabel(subject) {
+  if (!subject) return '';
+  if (subject.text === null) return `(other ${subject.field === 'host' ? 'hosts' : 'paths'})`;
+  return safeText(subject.text, { oneLine: true }) + (subject.cut ? '\u2026' : '');
 }
 
 // The unit a map's values are in: its name says, or the caller's default.
@@ -350,7 +372,8 @@ function effectiveUnit(aggregation, defaultUnit) {
 }
 
 function kindName(kind) {
-  return kind.key.map((field) => displayKey(field).func).join(', ');
+  const name = kind.key.map((field) => displayKey(field).func).join(', ');
+  return kind.subject ? `${name} ${subjectLabel(kind.subject)}` : name;
 }
 
 const SORTERS = {
@@ -421,8 +444,9 @@ function buildKinds(model, options = {}) {
   sources.forEach((aggregation, order) => {
     const unit = effectiveUnit(aggregation, options.unit);
     for (const entry of aggregation.entries.filter(isDistribution)) {
-      const id = keyId(entry.key);
+      const id = keyId(entry);
       const kind = { aggregation: aggregation.name, key: entry.key, entry, unit, order, breakdown: null, max: null };
+      if (entry.subject) kind.subject = entry.subject;
       kind.count = totalCount(entry);
       const sum = sumByKey.get(id);
       kind.timeNs = sum && sum.value !== undefined
@@ -468,5 +492,6 @@ module.exports = {
   PHASES,
   latencyRole,
   kindName,
+  subjectLabel,
   buildKinds,
 };

@@ -11,7 +11,8 @@ const { discardImpossible } = require('./impossible');
 const { safeText } = require('../terminal-safe');
 const { userFacingName, symbolOf, isLibuvRequest, fsType } = require('../latency/kind-names');
 const { splitPoolMaps, summarizePool, runMicroseconds, poolLines } = require('../latency/pool');
-const { buildKinds, mergeEntriesByName } = require('./model');
+const { withNamedEntries, foldNamedKinds } = require('../latency/named-kinds');
+const { buildKinds, mergeEntriesByName, subjectLabel } = require('./model');
 
 // Node's own C++ lives in namespace node:: (and libuv's uv_*); add-ons don't.
 // Keys still unresolved to an add-on after N-API attribution fall here too.
@@ -61,6 +62,8 @@ function buildModel(text, { tracer, addonsOnly = false, resolveAddresses, traceN
   // The pool's own maps describe the pool, not kinds of work (lib/latency/pool.js).
   const split = splitPoolMaps(model.aggregations);
   model = { ...model, aggregations: split.rest, pool: split.pool };
+  // latency --paths / --hosts: kinds split by what they were done to.
+  model = withNamedEntries(model, text);
   if (resolveAddresses) {
     const raw = unresolvedKeys(model);
     if (raw.length) model = renameKeys(model, resolveAddresses(raw));
@@ -87,6 +90,7 @@ function buildModel(text, { tracer, addonsOnly = false, resolveAddresses, traceN
   model.symbols = new Map([...named].map(([name, raw]) => [name, [...raw].sort()]));
   // After demangling and naming: two addresses, manglings or classes can print one name.
   model = { ...model, aggregations: model.aggregations.map(mergeEntriesByName) };
+  model = foldNamedKinds(model);
   model.poolNs = poolNs || traceNs;
   // DTrace's maps without a unit in their name are nanoseconds (its timestamp).
   return discardImpossible(model, { traceNs, unit: model.tracer === 'dtrace' ? 'ns' : null });
@@ -97,7 +101,7 @@ function buildModel(text, { tracer, addonsOnly = false, resolveAddresses, traceN
 function poolOf(model) {
   if (!model.pool || !model.poolNs) return null;
   const view = buildKinds(model, { unit: model.tracer === 'dtrace' ? 'ns' : null });
-  const kinds = view.kinds.map((k) => ({ name: k.key.join(', '), runUs: runMicroseconds(k) }));
+  const kinds = view.kinds.map((k) => ({ name: k.key.join(', ') + (k.subject ? ` ${subjectLabel(k.subject)}` : ''), runUs: runMicroseconds(k) }));
   return summarizePool(model.pool, kinds, model.poolNs / 1000);
 }
 
@@ -128,7 +132,9 @@ function renderModel(model, { json = false, ...options } = {}) {
     // The C++ or libuv functions behind a name given for users.
     for (const kind of out.kinds) kind.symbols = (model.symbols && model.symbols.get(kind.name)) || null;
     out.pool = poolToJSON(pool);
-    return JSON.stringify(out, null, 2) + '\n';
+    // JSON.stringify escapes C0 controls but not DEL and C1 (which some
+    // terminals obey): paths and host names come from the traced process.
+    return JSON.stringify(out, null, 2).replace(/[\u007f-\u009f]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`) + '\n';
   }
   const lines = poolLines(pool);
   // Keys are names from the target's binaries and perf map, or from stdin.

@@ -2,20 +2,21 @@
 // nodetrace latency: how long the asynchronous operations that add-ons (and
 // Node itself) queue on libuv's thread pool take, by the native function that
 // queued them, with where the time went.
-const { UserError } = require('../errors');
+const { UserError, UsageError } = require('../errors');
 const proc = require('../proc');
 const { requireRoot } = require('../privilege');
 const { requireTracer } = require('../tracer/detect');
 const { planTracer, renderPlan, readScript } = require('../tracer/plan');
 const { instantiateSlot, withoutOptional } = require('../tracer/template');
 const { TracerSession, abnormalEnd } = require('../tracer/session');
-const { quietMapHelperArgs } = require('../tracer/capabilities');
+const { quietMapHelperArgs, stringLimitEnv } = require('../tracer/capabilities');
 const { describeTracerFailure } = require('../tracer/failure');
 const { buildModel, renderModel, hasData } = require('../aggregation/summarize');
 const { TargetSnapshots } = require('../target-snapshots');
 const { resolveCommand, childPidOf, commandStarted } = require('../latency/command-target');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
-const { findProbePoints, binaryProbePoints, unseenPoolWork, WRAPPER, POOL, FS_WORK } = require('../latency/probe-points');
+const { findProbePoints, binaryProbePoints, unseenPoolWork, WRAPPER, POOL, FS_WORK, GAI_WORK } = require('../latency/probe-points');
+const { namesMask, NAME_BYTES, NAMES_KEPT_IN_TRACER, NAMES_SHOWN } = require('../latency/named-kinds');
 
 const SCRIPT = 'addon-latency';
 const LATENCY_ATTACH_TIMEOUT_MS = 60000;
@@ -35,6 +36,8 @@ function builder(y) {
     .option('sort', { choices: ['total', 'count', 'name'], default: 'total', describe: 'Order kinds by total time, operation count or name' })
     .option('breakdown', { type: 'boolean', default: false, describe: 'Full histograms for queue wait, run and loop wait, not just a summary line' })
     .option('addons-only', { type: 'boolean', default: false, describe: 'Hide Node\'s own thread-pool work (fs, dns, crypto, zlib, ...)' })
+    .option('paths', { type: 'boolean', default: false, describe: `Split fs work by the request's path (fs.open /etc/hosts); requests on a file descriptor (read, write, fstat, close) keep their plain kind. The tracer reads the first ${NAME_BYTES - 1} bytes of each path and keeps ${NAMES_KEPT_IN_TRACER} distinct names; the report shows the ${NAMES_SHOWN} that took the most time per kind, the rest as "(other paths)". bpftrace only` })
+    .option('hosts', { type: 'boolean', default: false, describe: `Split dns.lookup by the host name looked up (dns.lookup localhost); same limits as --paths` })
     .option('symbols', { type: 'boolean', default: false, describe: 'Name Node\'s own work by its C++ or libuv function (fs: by libuv request type), not fs.read, dns.lookup, zlib, ...' })
     .option('backend', { choices: ['dtrace', 'bpftrace'], describe: 'Tracer to use (default: dtrace if present, else bpftrace)' })
     .option('dry-run', dryRunOption())
@@ -50,6 +53,7 @@ function builder(y) {
     .example('sudo $0 latency -p 4242 -d 10', 'trace for 10 seconds')
     .example("sudo $0 latency -c 'node app.js'", 'start the command and trace it while it runs')
     .example('sudo $0 latency -p 4242 --json', 'machine-readable output')
+    .example('sudo $0 latency -p 4242 --paths --hosts', 'fs work by path, dns.lookup by host name')
     .example('$0 latency -p 4242 -n', 'show exactly what would be loaded into the kernel, and how')
     .example('dtrace -s d-scripts/addon-latency.d -p 4242 | $0 format', 'format the raw D script\'s output');
 }
@@ -60,6 +64,11 @@ function builder(y) {
  */
 function plan(args, tracer) {
   const o = { script: SCRIPT };
+  const names = namesMask(args);
+  if (names && tracer.name !== 'bpftrace') {
+    throw new UsageError('--paths and --hosts need bpftrace: the D script does not read paths or host names (yet).',
+      'Run without them, or with --backend bpftrace where bpftrace is installed.');
+  }
   if (args.pid !== undefined) {
     o.pid = proc.parsePid(args.pid);
     if (args.force) proc.requireProcess(o.pid);
@@ -69,7 +78,7 @@ function plan(args, tracer) {
     // files that define its probe points, as this process maps them, and the
     // PID again for its own filter (before 0.20, -p does not filter uprobes:
     // a uprobe fires in every process that maps the file).
-    if (tracer.name === 'bpftrace') Object.assign(o, probeArguments(requireProbePoints(findProbePoints(o.pid), o.describe), o.pid, null));
+    if (tracer.name === 'bpftrace') Object.assign(o, probeArguments(requireProbePoints(findProbePoints(o.pid), o.describe), o.pid, null, names));
   } else {
     const c = resolveCommand(args.command);
     o.command = c.command;
@@ -80,7 +89,7 @@ function plan(args, tracer) {
       Object.assign(o, probeArguments(requireProbePoints(binaryProbePoints(c.binary), c.binary, {
         hint: 'With -c, nodetrace reads the binary before it runs: it must define them itself (official builds do).\n'
           + 'Start the program, then trace it by PID: nodetrace latency -p PID',
-      }), 0, program));
+      }), 0, program, names));
       // The command inherits the tracer's stdout, so the tracer writes its
       // own output to a private file (bpftrace buffers that file, so
       // readiness is told another way: bpftrace execs the command only once
@@ -93,11 +102,13 @@ function plan(args, tracer) {
   // every key unless told to cache them (it caches by default only where
   // ASLR is off). One process is traced, so caching is right.
   if (tracer.name === 'bpftrace') {
-    o.env = { BPFTRACE_CACHE_USER_SYMBOLS: '1' };
+    // Names are read as strings of NAME_BYTES (0.17 reads 64 unless told).
+    o.env = { BPFTRACE_CACHE_USER_SYMBOLS: '1', ...(o.names ? stringLimitEnv(tracer, NAME_BYTES) : {}) };
     o.extra = [...(o.extra || []), ...quietMapHelperArgs(tracer)];
   }
   const planned = planTracer(tracer, o);
   planned.unseen = o.unseen || null;
+  planned.names = o.names || 0;
   return planned;
 }
 
@@ -138,27 +149,37 @@ function probeLocation(point) {
   return point.value !== undefined ? '0x' + point.value.toString(16) : point.location;
 }
 
-// The program's arguments ($1..$18, see the header of addon-latency.bt), and
+// The program's arguments ($1..$20, see the header of addon-latency.bt), and
 // the program itself where it differs from the script (`program`: -c's, or
-// null): without the pool's functions, its @pool part is left out.
-function probeArguments(points, pid, program) {
+// null): without the pool's functions, its @pool and @names parts are left
+// out. `names` (namesMask's bits: --paths, --hosts) is the program's $20; 0
+// leaves the @names part idle (one test of a constant per operation).
+function probeArguments(points, pid, program, names = 0) {
   const o = {
     positional: [points.napi_create_async_work.file, pid, points.uv_queue_work.file,
       probeLocation(points.uv__queue_work), probeLocation(points.uv__queue_done), ...wrapperRange(points)],
   };
+  let text = program;
   const unseen = unseenPoolWork(points);
   if (unseen) {
-    o.programText = withoutOptional(program || readScript(SCRIPT, 'bpftrace'), 'pool',
+    text = withoutOptional(text || readScript(SCRIPT, 'bpftrace'), 'pool',
       'instantiated by nodetrace latency: the @pool part left out, libuv\'s static functions have no symbols here');
-    o.notes = [unseen];
-    o.unseen = unseen;
+    o.notes = [unseen + (names ? ', so --paths and --hosts have nothing to name' : '')];
+    o.unseen = o.notes[0];
+    names = 0;
   } else {
     // $8 uv__work_submit, $9 where uv__fs_work is, $10..$17 the work and done
-    // functions, $18 where uv__queue_work is.
+    // functions, $18 where uv__queue_work is, $19 where uv__getaddrinfo_work
+    // is, $20 which names to read.
     o.positional.push(probeLocation(points[POOL[0]]), points[FS_WORK].range.start, ...POOL.slice(1).map((n) => probeLocation(points[n])),
-      points.uv__queue_work.range.start);
-    if (program) o.programText = program;
+      points.uv__queue_work.range.start, points[GAI_WORK].range.start, names);
   }
+  if (names) o.names = names;
+  if (unseen) {
+    // Names are read where the pool's functions are probed: none here.
+    text = withoutOptional(text, 'names', 'instantiated by nodetrace latency: the @names part left out with the @pool part');
+  }
+  if (text) o.programText = text;
   if (/^0x/.test(points.uv__queue_work.location)) {
     // bpftrace 0.17 attaches to an address outside every symbol only with
     // --unsafe; these addresses are function entries (pointers libuv stores).

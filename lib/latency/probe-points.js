@@ -33,6 +33,26 @@ const WRAPPER = '_ZN4node14ThreadPoolWork12ScheduleWorkEv';
 const POOL = ['uv__work_submit', 'uv__fs_work', 'uv__getaddrinfo_work', 'uv__getnameinfo_work', 'uv__random_work',
   'uv__fs_done', 'uv__getaddrinfo_done', 'uv__getnameinfo_done', 'uv__random_done'];
 const FS_WORK = 'uv__fs_work';
+// And uv__getaddrinfo_work's place in memory: --hosts tells a getaddrinfo
+// request by the work function it is submitted with ($19).
+const GAI_WORK = 'uv__getaddrinfo_work';
+// Functions whose place in the process's memory the program needs.
+const IN_MEMORY = [WRAPPER, FS_WORK, QUEUE[0], GAI_WORK];
+
+// Where --paths and --hosts read a request's path and host name: the fields
+// of libuv's public structs, from the work_req (struct uv__work) that the
+// program keys every operation by (x86-64). The same in every libuv the
+// matrix runs (offsetof() against each release's include/uv.h and
+// include/uv/unix.h: 1.44.2 (Debian 12's node 18), 1.46.0 (node 20), 1.49.1
+// (node 22), 1.51.0 (node 24), 1.52.1 (node 26)): libuv 1.x keeps its ABI.
+// The program uses them as numbers (addon-latency.bt, @names); a libuv
+// that moved them would be told here, and the program take them as
+// arguments.
+const LIBUV_LAYOUT = {
+  verifiedOn: ['1.44.2', '1.46.0', '1.49.1', '1.51.0', '1.52.1'],
+  fs: { workReq: 336, fsType: 64, path: 104 },           // uv_fs_t
+  getaddrinfo: { workReq: 72, hostname: 128 },          // uv_getaddrinfo_t
+};
 
 // The objects of a memory map that hold code, one entry each (a file is
 // mapped several times): the executable first, then libnode and libuv, then
@@ -83,7 +103,7 @@ function locate({ pid, maps, exePath, findSymbols, disassemble }) {
     for (const name of missing) {
       if (result.found.has(name)) points[name] = { object: o.path, file: o.file, location: name, how: 'symbol', value: result.found.get(name).value };
     }
-    for (const name of [WRAPPER, FS_WORK, QUEUE[0]]) {
+    for (const name of IN_MEMORY) {
       if (points[name] && points[name].object === o.path && !points[name].range) {
         points[name].range = runtimeRange(result.found.get(name), result.loads, o.start - o.offset);
       }
@@ -125,7 +145,7 @@ function locate({ pid, maps, exePath, findSymbols, disassemble }) {
 function keepPoolWithLibuv(points) {
   const uv = points.uv_queue_work;
   const whole = uv && POOL.every((n) => points[n] && points[n].file === uv.file) && points[FS_WORK].range
-    && points[QUEUE[0]] && points[QUEUE[0]].range;
+    && points[GAI_WORK].range && points[QUEUE[0]] && points[QUEUE[0]].range;
   if (!whole) for (const n of POOL) delete points[n];
 }
 
@@ -173,7 +193,7 @@ function binaryProbePoints(file) {
   for (const [name, sym] of table ? table.found : []) points[name] = { object: file, file, location: name, how: 'symbol', value: sym.value };
   // Before it runs, only an executable linked at a fixed address has its
   // functions where the symbols say (first segment not at 0).
-  for (const name of [WRAPPER, FS_WORK, QUEUE[0]]) {
+  for (const name of IN_MEMORY) {
     if (points[name] && table.loads.length && Math.min(...table.loads.map((l) => l.vaddr)) > 0) {
       points[name].range = runtimeRange(table.found.get(name), table.loads, Math.min(...table.loads.map((l) => l.vaddr - l.offset)));
     }
@@ -223,5 +243,5 @@ function describeBuild(found, exePath) {
 
 module.exports = {
   locate, findProbePoints, binaryProbePoints, nodeVersionOf, describeBuild, codeObjects, runtimeRange, unseenPoolWork,
-  NAPI, LIBUV, QUEUE, WRAPPER, POOL, FS_WORK,
+  NAPI, LIBUV, QUEUE, WRAPPER, POOL, FS_WORK, GAI_WORK, LIBUV_LAYOUT,
 };

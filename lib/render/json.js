@@ -89,6 +89,13 @@ function kindToJSON(kind) {
     breakdown: breakdownOf(kind),
   };
   if (kind.entry.note) result.note = kind.entry.note;
+  // latency --paths / --hosts: what the operations were done to, beside the kind.
+  const s = kind.subject;
+  if (s) {
+    result[s.field] = s.text;
+    if (s.cut) result.name_cut = true;
+    if (s.text === null) result.folded_names = s.folded;
+  }
   return result;
 }
 

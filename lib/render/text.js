@@ -18,6 +18,7 @@ const {
   trimEmptyBuckets,
   mangledNames,
   applyDemangled,
+  subjectLabel,
 } = require('../aggregation/model');
 const { formatDuration, formatRange, formatPercent, toNanoseconds } = require('./units');
 const { discardedSentences } = require('../aggregation/impossible');
@@ -63,7 +64,7 @@ function kindHeading(kind, options) {
   if (kind.label) return kind.label;
   if (kind.key.length === 0) return kind.aggregation ? `@${kind.aggregation}` : '(all)';
   const modules = [...new Set(kind.key.map((field) => (field.includes('\n') ? null : displayKey(field).module)).filter(Boolean))];
-  const name = showKey(kind.key, options);
+  const name = showKey(kind.key, options) + (kind.subject ? ` ${subjectLabel(kind.subject)}` : '');
   return modules.length > 0 ? `${name}  [${modules.join(', ')}]` : name;
 }
 
