@@ -25,7 +25,7 @@ describe('nodetrace loop @tracer', function () {
     });
     after(() => stopTarget(target));
 
-    it('reports the stalls, each within one log2 bucket of 200 ms', function () {
+    it('reports the stalls, each within one log2 bucket of 200 ms @core', function () {
       // 8 s of tracing holds 7 to 8 whole busy-waits; a loaded host can
       // stretch a wait (the CPU taken away mid-spin), never shorten one,
       // and so may leave fewer in the time.
