@@ -21,7 +21,7 @@
 // everything else (tracer, nodetrace, bunyan) on the other CPUs, which
 // separates what the target itself pays from competition for its CPU.
 //
-//   sudo node bench/snoop-throughput.js [--seconds 3] [--rounds 3] [--rate 10000] [--pin]
+//   sudo node bench/snoop-throughput.js [--seconds 3] [--rounds 3] [--rate 10000] [--pin] [--steady]
 //       [--parts 1,2,3] [--only count,script,json,long,stub]
 // --parts runs only those parts; --only keeps only those variants of parts 2
 // and 3 (beside the untraced one every ratio is to).
@@ -42,6 +42,8 @@ const RATE = opt('rate', 10000);
 const ATTACH_SECONDS = opt('attach-seconds', 6);
 const CPUS = require('os').cpus().length;
 const PIN = options.flag('pin') && CPUS > 1;
+// Arithmetic units of work (no allocation), steady enough to see 10%.
+const STEADY = options.flag('steady');
 const PARTS = options.string('parts', '1,2,3').split(',').map(Number);
 const ONLY = options.string('only', '');
 // Variant keys --only may name; the first variant of a part always runs.
@@ -77,7 +79,7 @@ function lines(stream, onLine) {
 // attaches during the warm-up. -> { units, calls, seconds, snooped }
 function runOnce({ register, rate, snoop }) {
   return new Promise((resolve, reject) => {
-    const env = { ...process.env, RATE: String(rate), DURATION: String(SECONDS), WARMUP: String(snoop ? ATTACH_SECONDS : 1) };
+    const env = { ...process.env, RATE: String(rate), DURATION: String(SECONDS), WARMUP: String(snoop ? ATTACH_SECONDS : 1), STEADY: STEADY ? '1' : '0' };
     const target = spawn(...cmd(TARGET_CPUS, process.execPath, [...(register ? ['-r', REGISTER] : []), TARGET]), { env, stdio: ['ignore', 'pipe', 'inherit'] });
     let tracer = null;
     let ready = false;

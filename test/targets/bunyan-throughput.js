@@ -6,6 +6,9 @@
 //   UNIT=N       JSON round trips per unit of work (default 1)
 //   DURATION=N   run this long, then print a result line and exit (default 5)
 //   WARMUP=N     seconds not counted at the start (default 1)
+//   STEADY=1     a unit of work is arithmetic (no allocation) instead of a
+//                JSON round trip: garbage collection makes the JSON units'
+//                rate vary by 10-30% from run to run, which hides a 10% cost
 // Prints "ready <pid>" at once, then after DURATION:
 //   result <units> <debug calls> <seconds measured>
 // Start it with `node -r <repo>/register.js` for real probes, or without for
@@ -20,8 +23,13 @@ const WARMUP = Number(process.env.WARMUP || 1);
 const log = bunyan.createLogger({ name: 'throughput', level: 'info', streams: [{ level: 'info', stream: { write() {} } }] });
 const payload = { user: 'u123', op: 'get', path: '/v1/objects/abc', bytes: 4096, tags: ['a', 'b', 'c'] };
 
+const STEADY = process.env.STEADY === '1';
 let sink = 0;
 function work() {
+  if (STEADY) {
+    for (let i = 0; i < UNIT * 400; i++) sink = (sink * 31 + i) | 0;
+    return;
+  }
   for (let i = 0; i < UNIT; i++) sink += JSON.parse(JSON.stringify(payload)).bytes;
 }
 
