@@ -58,9 +58,9 @@
  *                       I/O back)
  *   @pool_waiting_us    how long at least one operation was waiting for a
  *                       thread (the union of the waits): the pool was saturated
- * These count every piece of work (uv_queue_work's too).  The bpftrace twin
- * numbers submissions in uv__work_submit, which Node 20's uv_queue_work has
- * inlined: there its queue and waiting figures leave uv_queue_work's work out.
+ * These count every piece of work (uv_queue_work's too), as the bpftrace
+ * twin does (it numbers uv_queue_work's work in uv_queue_work's clause, as
+ * Node 20 inlines uv__work_submit there).
  *
  * OVERHEAD: 6 pid-provider probes per N-API operation, 4 for the others
  * (libuv's own requests: uv__work_submit, the work function, uv_async_send,

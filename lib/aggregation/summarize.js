@@ -113,7 +113,7 @@ function poolToJSON(summary) {
     busy_share: round(summary.busyShare),
     busy_us_by_thread: summary.perThread.map((t) => ({ tid: t.tid, busy_us: t.busyUs })),
     waiting_share: round(summary.waitingShare),
-    queued_at_start: summary.queue ? { p50: round(summary.queue.p50), p99: round(summary.queue.p99), at_most: summary.queue.maxAtMost } : null,
+    queued_at_start: summary.queue ? { p50: round(summary.queue.p50), p99: round(summary.queue.p99), at_most: summary.queue.maxAtMost, starts: summary.queue.starts } : null,
     run_share_by_kind: summary.byKind.map((k) => ({ name: k.name, share: round(k.share) })),
     saturated: summary.saturated,
   };

@@ -50,7 +50,7 @@ function summarizePool(pool, kinds, traceUs) {
   const q = pool.queue_len && pool.queue_len.entries[0];
   if (!threads && !q) return null;
   const queue = q && totalCount(q) > 0n
-    ? { p50: percentile(q, 50), p99: percentile(q, 99), maxAtMost: Number(lastFilled(q).hi) - 1 }
+    ? { p50: percentile(q, 50), p99: percentile(q, 99), maxAtMost: Number(lastFilled(q).hi) - 1, starts: Number(totalCount(q)) }
     : null;
   const runTotal = kinds.reduce((s, k) => s + k.runUs, 0);
   const byKind = kinds.filter((k) => k.runUs > 0)
