@@ -79,6 +79,21 @@ describe('latency: the pool as a resource, from a real capture', function () {
     assert.strictEqual(idle.saturated, false);
     assert(!poolLines(idle).join('\n').includes('saturated'));
   });
+
+  it('does not call a pool saturated whose waits were its idle threads waking up (the sqlite3 demo: waited 34%, busy 4%, nothing queued behind)', function () {
+    // Each of thousands of short operations waits ~100 µs for a thread to wake.
+    const nothingBehind = { entries: [{ key: [], buckets: [{ lo: 0n, hi: 1n, count: 813n }] }] };
+    const idle = { pool_busy_us: { entries: [1, 2, 3, 4].map((t) => ({ key: [String(t)], value: 10000n })) }, pool_waiting_us: { entries: [{ key: [], value: 340000n }] }, queue_len: nothingBehind };
+    const s = summarizePool(idle, [{ name: 'Work_BeginRun', runUs: 40000 }], 1e6);
+    assert.strictEqual(s.saturated, false);
+    assert.deepStrictEqual([s.queue.p50, s.queue.p99, s.queue.maxAtMost], [0, 0, 0], 'no percentile above the bound');
+    const text = poolLines(s).join('\n');
+    assert(!text.includes('was saturated'), text);
+    assert.match(text, /waited for a free thread 34% of the time \(the threads were mostly idle: that is the time a thread takes to wake up/);
+    // The same waits with operations queued behind: saturated, however little the finished work counted.
+    const queued = { entries: [{ key: [], buckets: [{ lo: 0n, hi: 1n, count: 400n }, { lo: 1n, hi: 2n, count: 0n }, { lo: 2n, hi: 4n, count: 413n }] }] };
+    assert.strictEqual(summarizePool({ ...idle, queue_len: queued }, [{ name: 'Work_BeginRun', runUs: 40000 }], 1e6).saturated, true);
+  });
 });
 
 describe('latency: the same report whichever tracer ran (real captures of pool-mix.js, 100 rounds)', function () {
