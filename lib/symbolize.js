@@ -219,7 +219,8 @@ function scanPerfMap(map, addresses) {
 // V8's perf map of process `pid` (node --perf-basic-prof writes
 // /tmp/perf-PID.map), opened as a file of the process's own user: in /tmp
 // anyone can create that name first, as a FIFO, a link or a huge file.
-// -> { path, fd, size } | { path, refused: 'why' } | null (no such file).
+// -> { path, fd, size } | { path, refused: 'why' } | null (no such file, or
+// an earlier process's).
 function openPerfMap(pid) {
   const file = `/tmp/perf-${pid}.map`;
   try { fs.lstatSync(file); } catch (err) { return null; }
@@ -228,7 +229,21 @@ function openPerfMap(pid) {
   if (!uids.length) return { path: file, refused: 'the process is gone' };
   const opened = openRegular(file, { owners: uids, maxBytes: MAX_PERF_MAP_BYTES });
   if (opened.refused) return { path: file, refused: opened.refused };
+  // V8 never removes its map, and PIDs come round again (32,768 of them
+  // here): a map last written before this process started is an earlier
+  // process's, whose names would be wrong, and this one has none. (V8
+  // writes it as the process starts; 2 s for the boot time's whole seconds.)
+  const started = procStat.startedAtMs(pid);
+  if (started !== null && isStale(fs.fstatSync(opened.fd).mtimeMs, started)) {
+    fs.closeSync(opened.fd);
+    return null;
+  }
   return { path: file, fd: opened.fd, size: opened.size };
+}
+
+const STALE_SLACK_MS = 2000;
+function isStale(mtimeMs, startedMs) {
+  return mtimeMs < startedMs - STALE_SLACK_MS;
 }
 
 function matchPerfLine(line, addresses, found) {

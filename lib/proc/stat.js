@@ -46,6 +46,14 @@ function startTime(pid) {
   return st ? st.startTime : null;
 }
 
+// When the process started, in ms since the epoch (the boot time of
+// /proc/stat plus its start in clock ticks, USER_HZ: 100 a second), or null.
+function startedAtMs(pid) {
+  const start = startTime(pid);
+  const boot = /^btime (\d+)$/m.exec(readText('/proc/stat') || '');
+  return start === null || !boot ? null : Number(boot[1]) * 1000 + Number(start) * 10;
+}
+
 // CPU time the process (all its threads) has used, user and system, in
 // clock ticks (USER_HZ: 100 a second), or null when it is gone.
 function cpuTicks(pid) {
@@ -85,4 +93,4 @@ function tgidOf(id) {
   return v && /^[0-9]+$/.test(v) ? Number(v) : null;
 }
 
-module.exports = { parseStat, readStat, procState, startTime, cpuTicks, sameProcess, statusValue, statusBytes, uidOf, tgidOf };
+module.exports = { parseStat, readStat, procState, startTime, startedAtMs, cpuTicks, sameProcess, statusValue, statusBytes, uidOf, tgidOf };
