@@ -83,9 +83,8 @@ class Snooper {
     this.outputClosed = false;
     this.exitedNote = null;
     this.refused = null;
-    this.lostNotedAt = 0;
+    this.notedAt = {};     // kind of news -> when last said (Date.now())
     this.lostSinceNote = 0;
-    this.fullNotedAt = 0;
     this.timers = [];
     this.watch = null;
     this.replanning = false;
@@ -164,12 +163,18 @@ class Snooper {
     return this.namespacePids.get(pid);
   }
 
+  // Says `message` unless news of this kind was said in the last 2 s.
+  sayAtMostEvery2s(kind, message) {
+    const now = Date.now();
+    if (now - (this.notedAt[kind] || 0) < 2000) return false;
+    this.notedAt[kind] = now;
+    this.say(message);
+    return true;
+  }
+
   noteLost(events) {
     this.lostSinceNote += events;
-    const now = Date.now();
-    if (now - this.lostNotedAt >= 2000) {
-      this.say(`the tracer is dropping records: it could not keep up (${this.lostSinceNote} events lost just now).`);
-      this.lostNotedAt = now;
+    if (this.sayAtMostEvery2s('lost', `the tracer is dropping records: it could not keep up (${this.lostSinceNote} events lost just now).`)) {
       this.lostSinceNote = 0;
     }
   }
@@ -177,11 +182,7 @@ class Snooper {
   // A batch map was full: the tracer dropped what came after (bpftrace says
   // nothing of it; the summary counts the records).
   noteFull(entries) {
-    const now = Date.now();
-    if (now - this.fullNotedAt >= 2000) {
-      this.say(`the tracer is dropping records: it could not keep up (a batch filled its ${entries} entries).`);
-      this.fullNotedAt = now;
-    }
+    this.sayAtMostEvery2s('full', `the tracer is dropping records: it could not keep up (a batch filled its ${entries} entries).`);
   }
 
   pauseAll() {
