@@ -14,8 +14,11 @@
 const dc = require('diagnostics_channel');
 const { HTTP_PROVIDER } = require('./probes');
 
+// When the request started (process.hrtime.bigint()), set only while a
+// tracer is attached; 0n once the request is reported. One property, set
+// once per request: each further one is another hidden-class change on
+// Node's own request and response objects.
 const START = Symbol('nodetrace.http.start');
-const DONE = Symbol('nodetrace.http.done');
 
 function nowNs() {
   return process.hrtime.bigint();
@@ -25,23 +28,17 @@ function sinceUs(start) {
   return Number((nowNs() - start) / 1000n);
 }
 
-// The probe's callbacks: build the arguments only when the probe fires.
-function serverArgs(req, res, error) {
-  return [sinceUs(res[START]), error ? 0 : res.statusCode, req.method || '', req.url || '', error || '-'];
-}
-
-function clientArgs(req, status, error) {
-  const host = (typeof req.getHeader === 'function' && req.getHeader('host')) || req.host || '';
-  const url = `${req.protocol || 'http:'}//${host}${req.path || ''}`;
-  return [sinceUs(req[START]), status, req.method || '', url, error || '-'];
-}
-
-function undiciArgs(req, status, error) {
-  return [sinceUs(req[START]), status, req.method || '', `${req.origin || ''}${req.path || ''}`, error || '-'];
-}
-
 function errorName(err) {
   return String((err && (err.code || (err.cause && err.cause.code) || err.name)) || 'error');
+}
+
+function clientURL(req) {
+  const host = (typeof req.getHeader === 'function' && req.getHeader('host')) || req.host || '';
+  return `${req.protocol || 'http:'}//${host}${req.path || ''}`;
+}
+
+function undiciURL(req) {
+  return `${req.origin || ''}${req.path || ''}`;
 }
 
 const CHANNELS = [
@@ -72,50 +69,70 @@ function makeHandlers(usdt) {
   provider.enable();
   const server = probes['http-server-request-done'];
   const client = probes['http-client-request-done'];
+  const fireServer = firer(server);
+  const fireClient = firer(client);
 
-  function onServerClose() {
-    const res = this;
-    if (res[DONE] || !res[START]) return;
-    res[DONE] = true;
-    server.fire(serverArgs, res.req, res, res.writableFinished ? '' : 'aborted');
+  // The response's end, whichever comes first: 'finish' (the channel) or
+  // 'close' (the client went away before the response was finished).
+  function serverDone(res, req, error) {
+    const start = res[START];
+    if (!start) return;   // not timed, or reported already
+    res[START] = 0n;
+    fireServer([sinceUs(start), error ? 0 : res.statusCode, req.method || '', req.url || '', error || '-']);
   }
 
-  function clientDone(request, fire) {
-    if (!request[START] || request[DONE]) return false;
-    request[DONE] = true;
-    return fire();
+  // A shared function, not once(): no wrapper to allocate per request, and
+  // serverDone reports a request once anyway.
+  function onServerClose() {
+    serverDone(this, this.req, this.writableFinished ? '' : 'aborted');
+  }
+
+  function clientDone(req, url, status, error) {
+    const start = req[START];
+    if (!start) return;
+    req[START] = 0n;
+    fireClient([sinceUs(start), status, req.method || '', url, error || '-']);
   }
 
   return {
     'http.server.request.start'({ response }) {
       if (!probeEnabled(server)) return;
       response[START] = nowNs();
-      response.once('close', onServerClose);
+      response.on('close', onServerClose);
     },
     'http.server.response.finish'({ request, response }) {
-      if (!response[START] || response[DONE]) return;
-      response[DONE] = true;
-      server.fire(serverArgs, request, response, '');
+      serverDone(response, request, '');
     },
     'http.client.request.start'({ request }) {
       if (probeEnabled(client)) request[START] = nowNs();
     },
     'http.client.response.finish'({ request, response }) {
-      clientDone(request, () => client.fire(clientArgs, request, response.statusCode, ''));
+      if (request[START]) clientDone(request, clientURL(request), response.statusCode, '');
     },
     'http.client.request.error'({ request, error }) {
-      clientDone(request, () => client.fire(clientArgs, request, 0, errorName(error)));
+      if (request[START]) clientDone(request, clientURL(request), 0, errorName(error));
     },
     'undici:request:create'({ request }) {
       if (probeEnabled(client)) request[START] = nowNs();
     },
     'undici:request:headers'({ request, response }) {
-      clientDone(request, () => client.fire(undiciArgs, request, response.statusCode, ''));
+      if (request[START]) clientDone(request, undiciURL(request), response.statusCode, '');
     },
     'undici:request:error'({ request, error }) {
-      clientDone(request, () => client.fire(undiciArgs, request, 0, errorName(error)));
+      if (request[START]) clientDone(request, undiciURL(request), 0, errorName(error));
     },
   };
+}
+
+// Fires `probe` with an array of values: straight into nodetrace's provider
+// (lib/usdt/provider.js), skipping the callback; through one on
+// dtrace-provider (DTrace systems). Checks again that a tracer is attached:
+// it may have gone since the request started.
+function firer(probe) {
+  if (typeof probe._fireValues === 'function') {
+    return (values) => { if (probe._enabled()) probe._fireValues(values); };
+  }
+  return (values) => probe.fire(() => values);
 }
 
 // nodetrace's provider reads the semaphore directly; dtrace-provider (DTrace

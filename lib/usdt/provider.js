@@ -109,18 +109,26 @@ class DTraceProbe {
     else if (extra === 1) ret = cb.call(this, args[from + 1]);
     else ret = cb.apply(this, Array.prototype.slice.call(args, from + 1));
     if (!Array.isArray(ret)) return undefined;
+    this._fireValues(ret);
+    return true;
+  }
+
+  // Internal: fires with `values` as the probe's arguments, no callback (for
+  // nodetrace's own hooks, lib/http/hook.js, where the callback and its
+  // arguments object cost a request more than the rest of the firing). The
+  // caller has checked _enabled().
+  _fireValues(values) {
     const kinds = this.#kinds;
     switch (kinds.length) {
       case 0: addon.fire(this.#site); break;
-      case 1: addon.fire(this.#site, toArg(kinds[0], ret[0])); break;
-      case 2: addon.fire(this.#site, toArg(kinds[0], ret[0]), toArg(kinds[1], ret[1])); break;
+      case 1: addon.fire(this.#site, toArg(kinds[0], values[0])); break;
+      case 2: addon.fire(this.#site, toArg(kinds[0], values[0]), toArg(kinds[1], values[1])); break;
       default: {
         const vals = new Array(kinds.length);
-        for (let i = 0; i < kinds.length; i++) vals[i] = toArg(kinds[i], ret[i]);
+        for (let i = 0; i < kinds.length; i++) vals[i] = toArg(kinds[i], values[i]);
         addon.fire(this.#site, ...vals);
       }
     }
-    return true;
   }
 }
 
