@@ -1,0 +1,221 @@
+'use strict';
+// Runs the tracer of a USDT trace of '*' (snoop, http) and follows probe
+// libraries that appear after it began.
+//
+// With bpftrace, '*' attaches to probe libraries by path, which covers every
+// process that maps them, also ones started later. But a user's first
+// process with the hook creates that user's library after the trace began,
+// and no probe is on it. Then the trace is re-planned: a new tracer covering
+// every library starts, and once its probes are attached (at time T, the
+// moment nodetrace hears so, on the clock bpftrace's nsecs reads:
+// CLOCK_MONOTONIC) the old one hands over: events the old one saw before T
+// and the new one saw from T on are kept, each event once (Generation.keeps),
+// and the old tracer is ended. So at most two tracers run at once, however
+// many libraries appear.
+//
+// The command keeps its own reading of the output: it gets each generation's
+// items (`onItem`) and decides with gen.keeps() which events are its to show.
+const { TracerSession } = require('../tracer/session');
+const libraries = require('./probe-libraries');
+
+// How often '*' looks for probe libraries that appeared since it began.
+const WATCH_EVERY_MS = 2000;
+// After a handover, how long the old tracer keeps running, so that what it
+// saw before T has been read from its buffers before it is ended.
+const HANDOVER_DRAIN_MS = 1000;
+// A trace follows at most this many probe libraries (one per user and
+// provider definition in practice; more means someone is making variants),
+// and at most this many of one user's, so that no user can crowd out others.
+// Each library adds seconds to bpftrace's start (lib/snoop/plan.js).
+const MAX_LIBRARIES = 16;
+const MAX_LIBRARIES_PER_USER = 4;
+
+function fsUid(file) {
+  try { return require('fs').statSync(file).uid; } catch (err) { return -1; }
+}
+
+// One tracer of the trace, with the libraries it covers.
+class Generation {
+  constructor(plan, libs) {
+    this.plan = plan;
+    this.libraries = libs;
+    this.session = null;
+    this.done = null;      // the session's run() promise
+    this.since = null;     // CLOCK_MONOTONIC ns from which this tracer sees every event
+    this.until = null;     // kernel ns up to which its events are kept (handover)
+    this.coveredBefore = null; // PIDs whose events before `since` the previous tracer kept
+    this.result = null;
+  }
+
+  /**
+   * Is an event this generation's to show (handover de-duplication)?
+   * @param {bigint|undefined} ns kernel CLOCK_MONOTONIC time of the event
+   * @param {number} pid
+   */
+  keeps(ns, pid) {
+    if (ns === undefined) return true;
+    if (this.until !== null && ns >= this.until) return false;
+    if (this.since !== null && this.coveredBefore && ns < this.since && this.coveredBefore.has(pid)) return false;
+    return true;
+  }
+}
+
+class LibraryFollower {
+  /**
+   * @param {object} o
+   *   tracer, provider (the probe definition: lib/snoop/targets.js BUNYAN, lib/http/probes.js)
+   *   noun      'bunyan probe library', for messages ('...libraries' in the plural)
+   *   verb      'snooping', 'tracing', for messages
+   *   say(text) a message to the user
+   *   planFor(libs, opened fds) -> a tracer plan covering `libs`
+   *   newGeneration(plan, libs) -> a Generation (or a subclass with the command's state)
+   *   session(gen) -> TracerSession options (onLine, statusStream, ...)
+   *   ended(gen, result) once a generation's tracer has exited
+   *   durationSeconds, for the first tracer (re-plans inherit the end)
+   */
+  constructor(o) {
+    this.o = o;
+    this.generations = [];
+    this.main = null;            // the generation whose end ends the trace
+    this.ending = null;          // why the trace is ending, once it is
+    this.watch = null;
+    this.replanning = false;
+    this.timers = [];
+    this.opened = new libraries.OpenedLibraries(o.provider);
+    this.perUser = new Map();    // uid -> libraries followed
+  }
+
+  plural() {
+    return this.o.noun.replace(/y$/, 'ies');
+  }
+
+  // The libraries a tracer may be pointed at: opened and verified (bpftrace),
+  // within the bounds; what is left out is said once.
+  admit(files) {
+    if (this.o.tracer.name !== 'bpftrace') return files;
+    const before = this.opened.refused.length;
+    const ok = [];
+    for (const file of this.opened.open(files)) {
+      const uid = fsUid(file);
+      const n = this.perUser.get(uid) || 0;
+      if (n >= MAX_LIBRARIES_PER_USER) {
+        this.o.say(`not following ${file}: already ${MAX_LIBRARIES_PER_USER} ${this.plural()} of uid ${uid}.`);
+        continue;
+      }
+      this.perUser.set(uid, n + 1);
+      ok.push(file);
+    }
+    for (const r of this.opened.refused.slice(before)) this.o.say(`not following ${r.path}: ${r.why}.`);
+    return ok;
+  }
+
+  every(ms, fn) {
+    this.timers.push(setInterval(fn, ms));
+  }
+
+  // Ends the trace: every tracer is told to end.
+  stop(reason) {
+    if (!this.ending) this.ending = reason;
+    for (const g of this.generations) if (g.session) g.session.end(reason);
+  }
+
+  start(gen, { onReady }) {
+    this.generations.push(gen);
+    gen.session = new TracerSession(gen.plan, {
+      ...this.o.session(gen),
+      durationSeconds: gen === this.main ? this.o.durationSeconds : undefined,
+      onReady: () => {
+        // Every probe is attached by now: events from here on are this
+        // tracer's to see (bpftrace's nsecs is CLOCK_MONOTONIC, as is hrtime).
+        gen.since = process.hrtime.bigint();
+        if (this.ending) gen.session.end(this.ending);
+        else onReady();
+      },
+    });
+    if (this.ending) gen.session.end(this.ending);
+    gen.done = gen.session.run().then((result) => result, (err) => ({ ready: false, errors: [`cannot run ${gen.plan.tracer.path}: ${err.message}`] }))
+      .then((result) => {
+        gen.result = result;
+        if (this.o.ended) this.o.ended(gen, result);
+        // The tracer that carries the trace ended on its own: the trace is over.
+        if (gen === this.main && !this.ending) this.stop('tracer ended');
+        return result;
+      });
+    return gen.done;
+  }
+
+  // A new tracer for every library, handing over from the current one.
+  async replan(found) {
+    const old = this.main;
+    const room = MAX_LIBRARIES - old.libraries.length;
+    if (found.length > room) this.o.say(`not following ${found.length - Math.max(room, 0)} more ${this.plural()}: a trace follows at most ${MAX_LIBRARIES}.`);
+    const newLibs = this.admit(found.slice(0, Math.max(room, 0)));
+    if (!newLibs.length) return;
+    const libs = [...old.libraries, ...newLibs];
+    const next = this.o.newGeneration(this.o.planFor(libs, this.opened.fds), libs);
+    this.replanning = true;
+    await new Promise((resolve) => {
+      this.start(next, {
+        onReady: () => {
+          if (next.since !== null) {
+            next.coveredBefore = libraries.pidsMapping(old.libraries);
+            old.until = next.since;
+          }
+          this.main = next;
+          this.o.say(`also ${this.o.verb} ${newLibs.join(', ')}, ${newLibs.length === 1 ? `a ${this.o.noun}` : this.plural()} that appeared since.`);
+          setTimeout(() => old.session.end('handover'), HANDOVER_DRAIN_MS);
+          resolve();
+        },
+      });
+      next.done.then((r) => {
+        if (!r.ready && !this.ending) this.o.say(`could not follow ${newLibs.join(', ')}: ${r.errors.find(Boolean) || 'the tracer failed'}`);
+        resolve();
+      });
+    });
+    this.replanning = false;
+  }
+
+  watchLibraries() {
+    if (this.ending || this.replanning) return;
+    const fresh = this.watch.newLibraries();
+    if (fresh.length) this.replan(fresh);
+  }
+
+  /**
+   * Runs the first tracer on `libs` (admitted already) and, with `follow`,
+   * follows new libraries once it is attached; resolves when every tracer,
+   * including any started by a re-plan meanwhile, is done, with the first
+   * tracer's generation.
+   * @param {string[]} libs
+   * @param {object} o { follow, known: the libraries seen already (default
+   *                    `libs`; those refused are not offered again), onReady }
+   */
+  async run(libs, { follow = false, known = libs, onReady = () => {} } = {}) {
+    const first = this.o.newGeneration(this.o.planFor(libs, this.opened.fds), libs);
+    this.main = first;
+    try {
+      this.start(first, {
+        onReady: () => {
+          if (follow) {
+            this.watch = new libraries.LibraryWatch(this.o.provider, known);
+            this.every(WATCH_EVERY_MS, () => this.watchLibraries());
+          }
+          onReady();
+        },
+      });
+      for (let seen = 0; seen < this.generations.length || this.replanning;) {
+        seen = this.generations.length;
+        await Promise.all(this.generations.map((g) => g.done));
+        if (this.replanning) await new Promise((r) => setTimeout(r, 100));
+      }
+    } finally {
+      for (const t of this.timers) clearInterval(t);
+      this.stop('finished');
+      await Promise.all(this.generations.map((g) => g.done));
+      this.opened.closeAll();
+    }
+    return first;
+  }
+}
+
+module.exports = { LibraryFollower, Generation, WATCH_EVERY_MS, MAX_LIBRARIES, MAX_LIBRARIES_PER_USER };
