@@ -5,6 +5,7 @@
 // the register hook: known delays, fetch, a 404 and a connection reset.
 const assert = require('assert');
 const fs = require('fs');
+const os = require('os');
 const path = require('path');
 const { spawn } = require('child_process');
 const { requireTracing, nodetrace, killStragglers, ROOT } = require('./support/harness');
@@ -83,10 +84,10 @@ function killTargets() {
 
 // Starts the loopback target with the hook (`args` follow its path, for a
 // name to find it by); resolves { child, go(), results, finished }.
-function startLoopback(args = []) {
+function startLoopback(args = [], env = {}) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['-r', path.join(ROOT, 'register.js'), path.join(ROOT, 'test', 'targets', 'http-loopback.js'), ...args],
-      { stdio: ['pipe', 'pipe', 'pipe'] });
+      { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     targets.add(child);
     let out = '';
     const results = [];
@@ -185,7 +186,13 @@ async function traceLoopback(args, start, others = []) {
   let t = null;
   let go;
   let tracer;
+  let stderr = '';
   const attached = new Promise((r) => { go = r; });
+  // Resolves once nodetrace's stderr matches `re` (for start.after).
+  const said = (re) => new Promise((r) => {
+    const check = () => { if (re.test(stderr)) r(); else setTimeout(check, 100); };
+    check();
+  });
   // Started (and its probe library mapped: it said ready) before nodetrace
   // looks for the processes a name or PID means.
   if (start.before) t = await start.before();
@@ -193,13 +200,13 @@ async function traceLoopback(args, start, others = []) {
     timeoutMs: 100000,
     onSpawn: (c) => {
       tracer = c;
-      c.stderr.on('data', (d) => { if (/tracing HTTP/.test(d)) go(); });
+      c.stderr.on('data', (d) => { stderr += d; if (/tracing HTTP/.test(d)) go(); });
     },
   });
   // A trace that ends before it attached fails the test with what it said.
   const early = await Promise.race([attached.then(() => null), run]);
   if (early) throw new Error(`nodetrace http ended before it attached (${early.code}): ${early.stderr}`);
-  if (!t) t = await start.after();
+  if (!t) t = await start.after({ said });
   for (const o of [t, ...others]) o.go();
   await Promise.all([t, ...others].map((o) => o.finished));
   // The last request's lines are read before the trace is ended.
@@ -249,6 +256,30 @@ describe('nodetrace http, by name and \'*\' @tracer', function () {
     const mine = lines.filter((l) => l.pid === t.child.pid);
     assert.strictEqual(mine.filter((l) => l.direction === 'server').length, t.results.length, res.stdout);
     assert.strictEqual(mine.filter((l) => l.direction === 'client').length, t.results.length, res.stdout);
+  });
+
+  it('\'*\' follows a probe library that appeared after the trace began (another user\'s first process)', async function () {
+    // As another user's first process with the hook would: its library is
+    // new, in a directory no one had used (NODETRACE_USDT_DIR stands in for
+    // that user's).
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-http-late-'));
+    try {
+      const { t, res, lines } = await traceLoopback(['*'], {
+        after: async ({ said }) => {
+          const late = await startLoopback([uniqueName('newlib')], { NODETRACE_USDT_DIR: path.join(dir, 'usdt') });
+          await said(/also tracing /);
+          return late;
+        },
+      });
+      assert.strictEqual(res.code, 0, res.stderr);
+      assert.match(res.stderr, new RegExp(`also tracing ${dir}/usdt/nodetrace-usdt-\\w+\\.so, an HTTP probe library that appeared since`));
+      const mine = lines.filter((l) => l.pid === t.child.pid);
+      // Each request once: none lost, none shown by both tracers at the handover.
+      assert.strictEqual(mine.filter((l) => l.direction === 'server').length, t.results.length, res.stdout);
+      assert.strictEqual(mine.filter((l) => l.direction === 'client').length, t.results.length, res.stdout);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('says how to start the processes a name matches when none has the hook', async function () {

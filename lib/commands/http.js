@@ -7,10 +7,10 @@ const { UserError, EXIT } = require('../errors');
 const proc = require('../proc');
 const { requireRoot } = require('../privilege');
 const { requireTracer } = require('../tracer/detect');
-const { planTracer, renderPlan } = require('../tracer/plan');
-const { TracerSession, abnormalEnd } = require('../tracer/session');
+const { renderPlan } = require('../tracer/plan');
+const { onTerminationSignals } = require('../tracer/signals');
 const { describeTracerFailure } = require('../tracer/failure');
-const libraries = require('../usdt/probe-libraries');
+const { LibraryFollower, Generation } = require('../usdt/library-follower');
 const { resolveTargets, hostFacts, parseTarget } = require('../usdt/probe-targets');
 const { HTTP_PROVIDER } = require('../http/probes');
 const { planHttp } = require('../http/plan');
@@ -92,34 +92,33 @@ async function handler(args) {
   // Root before looking: other users' /proc/PID/maps and probe-library
   // directories are unreadable without it, which would read as "no probes".
   requireRoot('nodetrace http');
-  const targets = resolve(args, tracer, { create: true });
-  const opened = new libraries.OpenedLibraries(HTTP_PROVIDER);
-  try {
-    await trace(args, tracer, targets, opened);
-  } finally {
-    opened.closeAll();
+  await trace(args, tracer, resolve(args, tracer, { create: true }));
+}
+
+// A tracer of the trace, with its reading of the batches.
+class HttpGeneration extends Generation {
+  constructor(plan, libs) {
+    super(plan, libs);
+    this.reader = new records.RequestReader();
+    this.received = 0;    // requests read from this tracer (before any filter)
+  }
+
+  // Requests its probes saw that it did not hand over (full batch maps).
+  missed() {
+    return this.reader.fired !== null && this.reader.fired > this.received ? this.reader.fired - this.received : 0;
   }
 }
 
-async function trace(args, tracer, targets, opened) {
+async function trace(args, tracer, targets) {
   const say = (text) => process.stderr.write(safeText(`nodetrace: ${text}`) + '\n');
   for (const note of targets.notes) say(note);
-  // Libraries other than one process's own (-p) are opened and verified first.
-  let libs = targets.libraries;
-  if (!(targets.kind === 'pids' && targets.pids.length === 1 && libs.length === 1)) {
-    libs = opened.open(libs);
-    for (const r of opened.refused) say(`not tracing ${r.path}: ${r.why}.`);
-    if (!libs.length) throw new UserError('none of the HTTP probe libraries found passed nodetrace\'s checks (see above): nothing to trace.', { exitCode: EXIT.NOT_FOUND });
-  }
-  const p = planHttp(tracer, { ...targets, libraries: libs }, minUs(args), { opened: opened.fds });
   const offset = wallMinusMonoNs();
-  const reader = new records.RequestReader();
   const seen = [];
-  let received = 0;
   let headerShown = false;
-  const show = (r) => {
-    received++;
-    if (p.only && !p.only.has(r.pid)) return;
+  const show = (gen, r) => {
+    gen.received++;
+    if (!gen.keeps(r.ns, r.pid)) return;         // the other tracer's, at a handover
+    if (gen.plan.only && !gen.plan.only.has(r.pid)) return;
     seen.push(r);
     if (args.latency) return;
     if (args.json) process.stdout.write(records.renderJSONLine(r, { wallMinusMonoNs: offset }));
@@ -128,18 +127,49 @@ async function trace(args, tracer, targets, opened) {
       process.stdout.write(records.renderLine(r, { wallMinusMonoNs: offset }));
     }
   };
-  const session = new TracerSession(p, {
+  // '*' follows probe libraries that appear later (another user's first
+  // process with the hook): lib/usdt/library-follower.js.
+  const follower = new LibraryFollower({
+    tracer,
+    provider: HTTP_PROVIDER,
+    one: 'an HTTP probe library',
+    many: 'HTTP probe libraries',
+    verb: 'tracing',
+    say,
+    planFor: (libs, opened) => planHttp(tracer, { ...targets, libraries: libs }, minUs(args), { opened }),
+    newGeneration: (plan, libs) => new HttpGeneration(plan, libs),
     durationSeconds: args.duration,
-    onLine: (item) => { for (const r of reader.push(item)) show(r); },
+    session: (gen) => ({
+      // One status line, the first tracer's; the trace as a whole handles signals.
+      statusStream: gen === follower.main ? undefined : null,
+      handleSignals: false,
+      onLine: (item) => { for (const r of gen.reader.push(item)) show(gen, r); },
+    }),
   });
-  const result = await session.run();
+  // Libraries other than one process's own (-p) are opened and verified first.
+  const single = targets.kind === 'pids' && targets.pids.length === 1 && targets.libraries.length === 1;
+  const libs = single ? targets.libraries : follower.admit(targets.libraries);
+  if (!libs.length) {
+    follower.opened.closeAll();
+    throw new UserError('none of the HTTP probe libraries found passed nodetrace\'s checks (see above): nothing to trace.', { exitCode: EXIT.NOT_FOUND });
+  }
+  const stopHandling = onTerminationSignals((sig) => follower.stop(sig));
+  let first;
+  try {
+    first = await follower.run(libs, { follow: targets.kind === 'all', known: targets.libraries });
+  } finally {
+    stopHandling();
+  }
+  const result = first.result;
   if (!result.ready && result.endReason === null) {
     const onePid = targets.kind === 'pids' && targets.pids.length === 1 ? targets.pids[0] : undefined;
     throw describeTracerFailure(tracer, result, onePid);
   }
   if (!result.ready) return;
-  if (reader.fired !== null && reader.fired > received) {
-    say(`${reader.fired - received} of ${reader.fired} requests were seen by the probes but not reported (the tracer's buffers or batch map were full).`);
+  const missed = follower.generations.reduce((n, g) => n + g.missed(), 0);
+  if (missed) {
+    const fired = follower.generations.reduce((n, g) => n + (g.reader.fired || 0), 0);
+    say(`${missed} of ${fired} requests were seen by the probes but not reported (the tracer's buffers or batch map were full).`);
   }
   if (args.latency) {
     const o = { by: args.by };
@@ -147,7 +177,7 @@ async function trace(args, tracer, targets, opened) {
   } else if (!seen.length) {
     process.stderr.write(`nodetrace: no HTTP request completed${args.slowerThan ? ` slower than ${args.slowerThan} ms` : ''} while tracing.\n`);
   }
-  const broken = abnormalEnd(result, p);
+  const broken = follower.abnormalEnd();
   if (broken) throw new UserError(`${broken}; the results are incomplete.`);
 }
 

@@ -58,9 +58,6 @@ function planHttp(tracer, targets, minUs, { opened = new Map() } = {}) {
     o.positional = [one ? libs[0] : inTemp('*.so'), pids[0] || 0, minUs, ...pids.slice(1), ...Array(PID_SLOTS - Math.max(pids.length, 1)).fill(0)];
     o.attachTimeoutMs = ATTACH_BASE_MS + ATTACH_PER_LIBRARY_MS * Math.max(0, libs.length - 1);
   }
-  if (targets.kind === 'all') {
-    o.notes.push('processes started later are covered when their user\'s probe library exists now (this user\'s is made now); another user\'s first process with the hook is not');
-  }
   const plan = planTracer(tracer, o);
   plan.only = overflow ? new Set(targets.pids) : null;
   return plan;

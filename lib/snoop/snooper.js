@@ -7,7 +7,6 @@
 // snoop '*' with bpftrace follows probe libraries that appear after it
 // began (lib/usdt/library-follower.js): records are de-duplicated across a
 // handover by their id, the kernel time they were logged.
-const { abnormalEnd } = require('../tracer/session');
 const { onTerminationSignals } = require('../tracer/signals');
 const { LibraryFollower, Generation } = require('../usdt/library-follower');
 const { Reassembler, parseItem, parseTextLine } = require('./reassemble');
@@ -53,8 +52,9 @@ class Snooper {
     this.follower = new LibraryFollower({
       tracer: o.tracer,
       provider: BUNYAN,
-      noun: 'bunyan probe library',
-      verb: 'snooping',
+      one: 'a bunyan probe library',
+      many: 'bunyan probe libraries',
+        verb: 'snooping',
       say: (text) => this.say(text),
       planFor: (libs, opened) => planSnoop(o.tracer, { ...o.targets, libraries: libs }, o.minLevel, { opened }),
       newGeneration: (plan, libs) => new SnoopGeneration(plan, libs),
@@ -198,12 +198,7 @@ class Snooper {
 
   // Why the snoop's tracer ended, when that is not a clean end.
   abnormalEnd() {
-    for (const g of this.generations) {
-      if (g.until !== null || !g.result) continue;   // handed over: ended on purpose
-      const why = abnormalEnd(g.result, g.plan);
-      if (why) return why;
-    }
-    return null;
+    return this.follower.abnormalEnd();
   }
 
   // Totals over every tracer, for the summary line.

@@ -15,7 +15,7 @@
 //
 // The command keeps its own reading of the output: it gets each generation's
 // items (`onItem`) and decides with gen.keeps() which events are its to show.
-const { TracerSession } = require('../tracer/session');
+const { TracerSession, abnormalEnd } = require('../tracer/session');
 const libraries = require('./probe-libraries');
 
 // How often '*' looks for probe libraries that appeared since it began.
@@ -64,7 +64,7 @@ class LibraryFollower {
   /**
    * @param {object} o
    *   tracer, provider (the probe definition: lib/snoop/targets.js BUNYAN, lib/http/probes.js)
-   *   noun      'bunyan probe library', for messages ('...libraries' in the plural)
+   *   one, many 'a bunyan probe library', 'bunyan probe libraries', for messages
    *   verb      'snooping', 'tracing', for messages
    *   say(text) a message to the user
    *   planFor(libs, opened fds) -> a tracer plan covering `libs`
@@ -85,10 +85,6 @@ class LibraryFollower {
     this.perUser = new Map();    // uid -> libraries followed
   }
 
-  plural() {
-    return this.o.noun.replace(/y$/, 'ies');
-  }
-
   // The libraries a tracer may be pointed at: opened and verified (bpftrace),
   // within the bounds; what is left out is said once.
   admit(files) {
@@ -99,7 +95,7 @@ class LibraryFollower {
       const uid = fsUid(file);
       const n = this.perUser.get(uid) || 0;
       if (n >= MAX_LIBRARIES_PER_USER) {
-        this.o.say(`not following ${file}: already ${MAX_LIBRARIES_PER_USER} ${this.plural()} of uid ${uid}.`);
+        this.o.say(`not following ${file}: already ${MAX_LIBRARIES_PER_USER} ${this.o.many} of uid ${uid}.`);
         continue;
       }
       this.perUser.set(uid, n + 1);
@@ -148,7 +144,7 @@ class LibraryFollower {
   async replan(found) {
     const old = this.main;
     const room = MAX_LIBRARIES - old.libraries.length;
-    if (found.length > room) this.o.say(`not following ${found.length - Math.max(room, 0)} more ${this.plural()}: a trace follows at most ${MAX_LIBRARIES}.`);
+    if (found.length > room) this.o.say(`not following ${found.length - Math.max(room, 0)} more ${this.o.many}: a trace follows at most ${MAX_LIBRARIES}.`);
     const newLibs = this.admit(found.slice(0, Math.max(room, 0)));
     if (!newLibs.length) return;
     const libs = [...old.libraries, ...newLibs];
@@ -162,7 +158,7 @@ class LibraryFollower {
             old.until = next.since;
           }
           this.main = next;
-          this.o.say(`also ${this.o.verb} ${newLibs.join(', ')}, ${newLibs.length === 1 ? `a ${this.o.noun}` : this.plural()} that appeared since.`);
+          this.o.say(`also ${this.o.verb} ${newLibs.join(', ')}, ${newLibs.length === 1 ? this.o.one : this.o.many} that appeared since.`);
           setTimeout(() => old.session.end('handover'), HANDOVER_DRAIN_MS);
           resolve();
         },
@@ -215,6 +211,17 @@ class LibraryFollower {
       this.opened.closeAll();
     }
     return first;
+  }
+
+  // Why a tracer ended, when that is not a clean end (one handed over ended
+  // on purpose).
+  abnormalEnd() {
+    for (const g of this.generations) {
+      if (g.until !== null || !g.result) continue;
+      const why = abnormalEnd(g.result, g.plan);
+      if (why) return why;
+    }
+    return null;
   }
 }
 

@@ -11,7 +11,8 @@
 //   { command: 'snoop', provider, probes: 'bunyan probes',
 //     all: 'every process with bunyan probes', hint: how to start a process
 //     so that it has them, includeOwn: '*' also waits on this user's own
-//     library when others exist (http: no library watch follows '*') }
+//     library when others exist (http: this user's processes started later
+//     are then seen at once, not after a re-plan, lib/usdt/library-follower.js) }
 const os = require('os');
 const { UserError, EXIT } = require('../errors');
 const libraries = require('./probe-libraries');
@@ -44,8 +45,8 @@ function allTargets(kind, tracerName, host, create) {
   if (tracerName !== 'bpftrace') return { kind: 'all', pids: [], libraries: [], notes, describe };
   let libs = host.allLibraries();
   if (!libs.length || kind.includeOwn) {
-    // Nothing to attach to yet (or nothing will follow new libraries): the
-    // file a process of ours would use (for a dry run, just name it).
+    // Nothing to attach to yet (or includeOwn): the file a process of ours
+    // would use (for a dry run, just name it).
     const own = host.ownLibrary({ create });
     if (!own && !libs.length) {
       throw new UserError(`no process with ${kind.probes} was found, and none can be waited for.`,
