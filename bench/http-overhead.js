@@ -8,7 +8,13 @@
 //             NODETRACE_BPFTRACE picks one: 0.17 runs d-scripts/http.bt, an
 //             output event per request; 0.23+ http-batched.bt)
 //
-//   node bench/http-overhead.js [--rate 5000] [--seconds 3] [--rounds 9] [--sockets 32]
+//   floor     (--floor; bpftrace 0.20+, whose -p filters uprobes in the
+//             kernel) started with the hook while a bpftrace program that
+//             only counts the probe is attached: the probe firing alone (the
+//             uprobe, the hook's enabled path), which no tracer program can
+//             make cheaper
+//
+//   node bench/http-overhead.js [--rate 5000] [--seconds 3] [--rounds 9] [--sockets 32] [--floor]
 //
 // THE MEASURE: the server's CPU time per request, at a fixed request rate
 // (--rate, on loopback, keep-alive). A fixed rate, not the most the server
@@ -18,7 +24,8 @@
 // server: its main thread, libuv's pool, V8's GC helpers) before and after
 // each round. The three servers run all along (the tracer stays attached to
 // its one); rounds take the cases in turn, in a rotated order, and the
-// median round of each case counts. Each line says the rate reached too: a
+// median round of each case counts, and the median of its ratios to the
+// untraced server's round (paired, with the quartiles). Each line says the rate reached too: a
 // round that fell short of --rate by more than 2% is flagged.
 const fs = require('fs');
 const path = require('path');
@@ -31,6 +38,7 @@ const RATE = options.number('rate', 5000);
 const SECONDS = options.number('seconds', 3);
 const ROUNDS = options.number('rounds', 9);
 const SOCKETS = options.number('sockets', 32);
+const FLOOR = options.flag('floor');
 const TICK_MS = 2;
 
 if (process.argv[2] === '--server') {
@@ -83,6 +91,28 @@ function startTracer(pid) {
   });
 }
 
+// A bpftrace program that only counts the server probe of `pid` (-p).
+function startFloor(pid) {
+  const { detectBpftrace } = require('../lib/tracer/detect');
+  const { usdtPathForPid } = require('../lib/tracer/capabilities');
+  const { librariesOf } = require('../lib/usdt/probe-libraries');
+  const { HTTP_PROVIDER } = require('../lib/http/probes');
+  const tracer = detectBpftrace();
+  if (!tracer.available || !(tracer.versionParts.major > 0 || tracer.versionParts.minor >= 20)) {
+    throw new Error(`--floor needs bpftrace 0.20+ (its -p filters uprobes in the kernel; found ${tracer.version || tracer.reason})`);
+  }
+  const file = usdtPathForPid(tracer, pid, librariesOf(pid, HTTP_PROVIDER)[0]);
+  const child = spawn(tracer.path, ['-p', String(pid), '-e', `usdt:${file}:nodetrace:http-server-request-done { @fired = count(); }`],
+    { stdio: ['ignore', 'pipe', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const take = (d) => { out += d; if (/Attach/.test(out)) resolve({ child }); };
+    child.stdout.on('data', take);
+    child.stderr.on('data', take);
+    child.on('exit', () => reject(new Error(`the floor's bpftrace ended: ${out}`)));
+  });
+}
+
 // Requests at RATE a second for `seconds` over keep-alive sockets; resolves
 // the requests completed and the seconds it took.
 function load(port, seconds) {
@@ -123,12 +153,14 @@ const median = (xs) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2
 
 (async () => {
   const cases = ['none', 'register'];
-  if (process.platform === 'linux' && process.getuid() === 0) cases.push('traced');
+  if (process.platform === 'linux' && process.getuid() === 0) cases.push('traced', ...(FLOOR ? ['floor'] : []));
   const servers = {};
   let tracer = null;
+  let floor = null;
   try {
     for (const c of cases) servers[c] = await startServer(c !== 'none');
     if (servers.traced) tracer = await startTracer(servers.traced.child.pid);
+    if (servers.floor) floor = await startFloor(servers.floor.child.pid);
     for (const c of cases) await load(servers[c].port, 1);   // warm up each server's JIT
     const results = Object.fromEntries(cases.map((c) => [c, []]));
     for (let r = 0; r < ROUNDS; r++) {
@@ -144,13 +176,20 @@ const median = (xs) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2
       const cpu = median(results[c].map((x) => x.cpuUsPerReq));
       const rps = median(results[c].map((x) => x.rps));
       const short = results[c].filter((x) => x.rps < RATE * 0.98).length;
-      console.log(`  ${c.padEnd(9)} ${cpu.toFixed(2).padStart(7)} µs CPU/req  x${(cpu / baseCpu).toFixed(3)}  (${rps.toFixed(0)} req/s`
+      // Each round's ratio to the untraced server's in the same round: the
+      // host's drift (±15% between rounds here) cancels out.
+      const paired = results[c].map((x, r) => x.cpuUsPerReq / results.none[r].cpuUsPerReq).sort((a, b) => a - b);
+      const q = (f) => paired[Math.floor(f * (paired.length - 1))].toFixed(3);
+      console.log(`  ${c.padEnd(9)} ${cpu.toFixed(2).padStart(7)} µs CPU/req  x${(cpu / baseCpu).toFixed(3)}`
+        + (c === 'none' ? '' : `, paired x${median(paired).toFixed(3)} [${q(0.25)}, ${q(0.75)}]`)
+        + `  (${rps.toFixed(0)} req/s`
         + `${short ? `; ${short} rounds under ${RATE * 0.98}` : ''})`
         + (c === 'traced' ? `  ${tracer.lines()} requests traced` : ''));
     }
     console.log(`  rounds (µs CPU/req): ${cases.map((c) => `${c} ${results[c].map((x) => x.cpuUsPerReq.toFixed(1)).join(' ')}`).join('; ')}`);
   } finally {
     if (tracer) tracer.child.kill('SIGINT');
+    if (floor) floor.child.kill('SIGINT');
     for (const s of Object.values(servers)) s.child.kill('SIGKILL');
   }
 })();
