@@ -3,12 +3,11 @@
 // made, with status and latency (nhttpsnoop for today's Node), or latency
 // histograms per route. The processes run with `node -r nodetrace/register`,
 // which fires nodetrace:::http-*-request-done (lib/http/hook.js).
-const { UserError, EXIT } = require('../errors');
+const { UserError } = require('../errors');
 const proc = require('../proc');
 const { requireRoot } = require('../privilege');
 const { requireTracer } = require('../tracer/detect');
 const { renderPlan } = require('../tracer/plan');
-const { onTerminationSignals } = require('../tracer/signals');
 const { describeTracerFailure } = require('../tracer/failure');
 const { LibraryFollower, Generation } = require('../usdt/library-follower');
 const { resolveTargets, hostFacts, parseTarget } = require('../usdt/probe-targets');
@@ -135,12 +134,13 @@ async function trace(args, tracer, targets) {
     one: 'an HTTP probe library',
     many: 'HTTP probe libraries',
     verb: 'tracing',
+    task: 'trace',
     say,
     planFor: (libs, opened) => planHttp(tracer, { ...targets, libraries: libs }, minUs(args), { opened }),
     newGeneration: (plan, libs) => new HttpGeneration(plan, libs),
     durationSeconds: args.duration,
     session: (gen) => ({
-      // One status line, the first tracer's; the trace as a whole handles signals.
+      // One status line, the first tracer's; the follower handles signals.
       statusStream: gen === follower.main ? undefined : null,
       handleSignals: false,
       onLine: (item) => { for (const r of gen.reader.push(item)) show(gen, r); },
@@ -148,18 +148,8 @@ async function trace(args, tracer, targets) {
   });
   // Libraries other than one process's own (-p) are opened and verified first.
   const single = targets.kind === 'pids' && targets.pids.length === 1 && targets.libraries.length === 1;
-  const libs = single ? targets.libraries : follower.admit(targets.libraries);
-  if (!libs.length) {
-    follower.opened.closeAll();
-    throw new UserError('none of the HTTP probe libraries found passed nodetrace\'s checks (see above): nothing to trace.', { exitCode: EXIT.NOT_FOUND });
-  }
-  const stopHandling = onTerminationSignals((sig) => follower.stop(sig));
-  let first;
-  try {
-    first = await follower.run(libs, { follow: targets.kind === 'all', known: targets.libraries });
-  } finally {
-    stopHandling();
-  }
+  const libs = single ? targets.libraries : follower.admitFirst(targets.libraries);
+  const first = await follower.run(libs, { follow: targets.kind === 'all', known: targets.libraries });
   const result = first.result;
   if (!result.ready && result.endReason === null) {
     const onePid = targets.kind === 'pids' && targets.pids.length === 1 ? targets.pids[0] : undefined;

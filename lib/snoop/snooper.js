@@ -7,7 +7,6 @@
 // snoop '*' with bpftrace follows probe libraries that appear after it
 // began (lib/usdt/library-follower.js): records are de-duplicated across a
 // handover by their id, the kernel time they were logged.
-const { onTerminationSignals } = require('../tracer/signals');
 const { LibraryFollower, Generation } = require('../usdt/library-follower');
 const { Reassembler, parseItem, parseTextLine } = require('./reassemble');
 const { lineFor } = require('./format');
@@ -16,7 +15,6 @@ const { planSnoop, levelPhrase } = require('./plan');
 const proc = require('../proc');
 const { safeText } = require('../terminal-safe');
 const { BUNYAN } = require('./targets');
-const { UserError, EXIT } = require('../errors');
 
 // Lines the script prints that are not news.
 const QUIET = [/^$/, /^Attaching \d+ probes?\.\.\.$/, /^Tracing ended\.$/, /^Snooping bunyan records/, /^@\w+: /];
@@ -55,6 +53,7 @@ class Snooper {
       one: 'a bunyan probe library',
       many: 'bunyan probe libraries',
         verb: 'snooping',
+      task: 'snoop',
       say: (text) => this.say(text),
       planFor: (libs, opened) => planSnoop(o.tracer, { ...o.targets, libraries: libs }, o.minLevel, { opened }),
       newGeneration: (plan, libs) => new SnoopGeneration(plan, libs),
@@ -167,16 +166,10 @@ class Snooper {
    */
   async run() {
     const o = this.o;
-    const libs = o.targets.kind === 'pids' && o.targets.pids.length === 1 ? o.targets.libraries : this.follower.admit(o.targets.libraries);
-    if (o.tracer.name === 'bpftrace' && !libs.length) {
-      this.follower.opened.closeAll();
-      throw new UserError('none of the bunyan probe libraries found passed nodetrace\'s checks (see above): nothing to snoop.',
-        { exitCode: EXIT.NOT_FOUND });
-    }
+    const libs = o.targets.kind === 'pids' && o.targets.pids.length === 1 ? o.targets.libraries : this.follower.admitFirst(o.targets.libraries);
     this.sink = createSink(o.outputMode, { color: o.color });
     this.sink.on('drain', () => this.resumeAll());
     this.sink.on('closed', () => { this.outputClosed = true; this.stop('output closed'); });
-    const stopHandling = onTerminationSignals((sig) => this.stop(sig));
     this.every(1000, () => { for (const g of this.generations) this.handle(g, g.reassembler.expire(Date.now())); });
     if (o.targets.kind === 'pids') this.every(1000, () => this.checkTargetsAlive());
 
@@ -190,7 +183,6 @@ class Snooper {
       });
     } finally {
       for (const t of this.timers) clearInterval(t);
-      stopHandling();
     }
     await this.sink.end();
     return first.result;

@@ -16,7 +16,9 @@
 // The command keeps its own reading of the output: it gets each generation's
 // items (`onItem`) and decides with gen.keeps() which events are its to show.
 const { TracerSession, abnormalEnd } = require('../tracer/session');
+const { onTerminationSignals } = require('../tracer/signals');
 const libraries = require('./probe-libraries');
+const { UserError, EXIT } = require('../errors');
 
 // How often '*' looks for probe libraries that appeared since it began.
 const WATCH_EVERY_MS = 2000;
@@ -66,6 +68,7 @@ class LibraryFollower {
    *   tracer, provider (the probe definition: lib/snoop/targets.js BUNYAN, lib/http/probes.js)
    *   one, many 'a bunyan probe library', 'bunyan probe libraries', for messages
    *   verb      'snooping', 'tracing', for messages
+   *   task      'snoop', 'trace', for messages
    *   say(text) a message to the user
    *   planFor(libs, opened fds) -> a tracer plan covering `libs`
    *   newGeneration(plan, libs) -> a Generation (or a subclass with the command's state)
@@ -103,6 +106,18 @@ class LibraryFollower {
     }
     for (const r of this.opened.refused.slice(before)) this.o.say(`not following ${r.path}: ${r.why}.`);
     return ok;
+  }
+
+  // The libraries the first tracer is pointed at: `files` admitted; none
+  // passing the checks is the user's to hear (the refusals were said).
+  admitFirst(files) {
+    const libs = this.admit(files);
+    if (this.o.tracer.name === 'bpftrace' && !libs.length) {
+      this.opened.closeAll();
+      throw new UserError(`none of the ${this.o.many} found passed nodetrace's checks (see above): nothing to ${this.o.task}.`,
+        { exitCode: EXIT.NOT_FOUND });
+    }
+    return libs;
   }
 
   every(ms, fn) {
@@ -181,7 +196,7 @@ class LibraryFollower {
    * Runs the first tracer on `libs` (admitted already) and, with `follow`,
    * follows new libraries once it is attached; resolves when every tracer,
    * including any started by a re-plan meanwhile, is done, with the first
-   * tracer's generation.
+   * tracer's generation. Ctrl-C (SIGINT, SIGTERM, SIGHUP) ends every tracer.
    * @param {string[]} libs
    * @param {object} o { follow, known: the libraries seen already (default
    *                    `libs`; those refused are not offered again), onReady }
@@ -189,6 +204,7 @@ class LibraryFollower {
   async run(libs, { follow = false, known = libs, onReady = () => {} } = {}) {
     const first = this.o.newGeneration(this.o.planFor(libs, this.opened.fds), libs);
     this.main = first;
+    const stopHandling = onTerminationSignals((sig) => this.stop(sig));
     try {
       this.start(first, {
         onReady: () => {
@@ -206,6 +222,7 @@ class LibraryFollower {
       }
     } finally {
       for (const t of this.timers) clearInterval(t);
+      stopHandling();
       this.stop('finished');
       await Promise.all(this.generations.map((g) => g.done));
       this.opened.closeAll();
