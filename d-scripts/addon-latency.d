@@ -357,6 +357,8 @@ pid$target::uv__random_done:entry
 
 dtrace:::END
 {
+	/* First: only the maps, printed below, follow it. */
+	printf("Tracing ended.\n");
 	printf("\n@total_us\n");
 	printa(@total_us);
 	printf("\n@queue_wait_us\n");
@@ -376,5 +378,4 @@ dtrace:::END
 	printa(@queue_len);
 	printf("\n@pool_waiting_us\n");
 	printa(@pool_waiting_us);
-	printf("Tracing ended.\n");
 }

@@ -16,8 +16,8 @@
  *   v8::internal::IncrementalMarking::Step in the target's node (or
  *   libnode), e.g. _ZN2v88internal18IncrementalMarking4StepEdNS0_10StepOriginE.
  *
- * OUTPUT: each aggregation under its "@name" line (@pause_us, @pauses,
- * @pause_total_us, @pause_max_us, @traced_ns), then "Tracing ended.".
+ * OUTPUT: "Tracing ended.", then each aggregation under its "@name" line
+ * (@pause_us, @pauses, @pause_total_us, @pause_max_us, @traced_ns).
  *
  * 2026-11-23  nodetrace authors.
  */
@@ -103,6 +103,8 @@ pid$1::INCREMENTAL_MARKING_STEP:return
 
 dtrace:::END
 {
+	/* First: only the maps, printed below, follow it. */
+	printf("Tracing ended.\n");
 	@traced_ns = sum(timestamp - start);
 	printf("\n@pause_us\n");
 	printa(@pause_us);
@@ -114,5 +116,4 @@ dtrace:::END
 	printa(@pause_max_us);
 	printf("\n@traced_ns\n");
 	printa(@traced_ns);
-	printf("Tracing ended.\n");
 }

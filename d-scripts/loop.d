@@ -20,9 +20,9 @@
  *
  * OUTPUT: as loop.bt's, with "wall" times (walltimestamp) instead of "mono":
  *   STALL wall END_NS BUSY_US, EARLY wall END_NS BUSY_US,
- *   OPEN wall START_NS BUSY_US E; then from END each aggregation under its
- *   "@name" line (@busy_us, @busy_max_us, @turns, @busy_total_us,
- *   @traced_ns), "stall stacks:" and the stacks, and "Tracing ended." last.
+ *   OPEN wall START_NS BUSY_US E; then from END "Tracing ended.", each
+ *   aggregation under its "@name" line (@busy_us, @busy_max_us, @turns,
+ *   @busy_total_us, @traced_ns), "stall stacks:" and the stacks.
  *
  * RUN on DTrace for Linux 2.0 (test/dtrace-linux.test.js: the stalls of
  * test/targets/loop-stall.js, within a bucket). Not yet run on illumos,
@@ -108,6 +108,8 @@ dtrace:::END
 
 dtrace:::END
 {
+	/* First: only the maps, printed below, follow it. */
+	printf("Tracing ended.\n");
 	@traced_ns = sum(timestamp - start);
 	printf("\n@busy_us\n");
 	printa(@busy_us);
@@ -121,5 +123,4 @@ dtrace:::END
 	printa(@traced_ns);
 	printf("\nstall stacks:\n");
 	printa(@stall_stacks);
-	printf("Tracing ended.\n");
 }

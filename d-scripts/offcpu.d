@@ -59,9 +59,10 @@ sched:::on-cpu
 
 dtrace:::END
 {
+	/* First: only the maps, printed below, follow it. */
+	printf("Tracing ended.\n");
 	printf("\n@offcpu_us\n");
 	printa(@offcpu_us);
 	printf("\n@blocks\n");
 	printa(@blocks);
-	printf("\nTracing ended.\n");
 }

@@ -41,9 +41,10 @@ profile-$1
 
 dtrace:::END
 {
+	/* First: only the maps, printed below, follow it. */
+	printf("Tracing ended.\n");
 	printf("\n@samples\n");
 	printa(@samples);
 	printf("\n@threads\n");
 	printa(@threads);
-	printf("\nTracing ended.\n");
 }

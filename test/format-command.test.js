@@ -1,6 +1,7 @@
 'use strict';
 // `nodetrace format` renders raw tracer output from stdin as latency does.
 const assert = require('assert');
+const { splitAtEndMarker } = require('../lib/tracer/output-formats');
 const fs = require('fs');
 const path = require('path');
 const { nodetrace } = require('./support/harness');
@@ -42,7 +43,7 @@ describe('merging keys that print the same name (real capture)', function () {
     .filter((m) => m[1].includes(kind)).map((m) => Number(m[2]));
 
   it('keeps the largest of a max() map\'s duplicates, and adds up the histograms', function () {
-    const json = toJSON(buildModel(text, { tracer: 'bpftrace' }), {});
+    const json = toJSON(buildModel(splitAtEndMarker(text.split('\n')), { tracer: 'bpftrace' }), {});
     const run = json.kinds.find((k) => k.name.includes('Work_BeginRun'));
     const maxes = printedMaxes('Work_BeginRun');
     assert(maxes.length > 1, 'the capture prints Work_BeginRun under several addresses');

@@ -5,6 +5,7 @@
 // (addon-latency.d before its fix, racing on its global arrays).
 
 const assert = require('node:assert/strict');
+const { splitAtEndMarker } = require('../lib/tracer/output-formats');
 const fs = require('node:fs');
 const path = require('node:path');
 const { buildModel, renderModel } = require('../lib/aggregation/summarize');
@@ -31,7 +32,7 @@ describe('impossible samples', function () {
   });
 
   it('sets negative durations apart from the histogram, percentiles and count', function () {
-    const model = buildModel(RACE, { tracer: 'dtrace' });
+    const model = buildModel(splitAtEndMarker(RACE.split('\n')), { tracer: 'dtrace' });
     const kind = pbkdf2(model);
     const queue = kind.breakdown.queue_wait.entry;
     assert.deepEqual(queue.discarded, { outOfOrder: 750n, longerThanTrace: 0n });
@@ -42,7 +43,7 @@ describe('impossible samples', function () {
 
   it('with the trace\'s length, sets apart durations longer than the trace, and an impossible max', function () {
     // The capture lasted 30 s (timeout -s TERM 30); the race made totals of ~549 s.
-    const model = buildModel(RACE, { tracer: 'dtrace', traceNs: 30e9 });
+    const model = buildModel(splitAtEndMarker(RACE.split('\n')), { tracer: 'dtrace', traceNs: 30e9 });
     const zero = buildKinds(model, { unit: 'ns' }).kinds.find((k) => k.key.join('') === '0x0');
     assert.deepEqual(zero.entry.discarded, { outOfOrder: 0n, longerThanTrace: 5n });
     assert.ok(zero.entry.buckets.every((b) => b.count === 0n || b.lo < 30000000000n));
@@ -52,7 +53,7 @@ describe('impossible samples', function () {
   });
 
   it('says so in the text report, per kind and in all, and keeps shares to the samples kept', function () {
-    const text = renderModel(buildModel(RACE, { tracer: 'dtrace', traceNs: 30e9 }), { traceText: '30 s' });
+    const text = renderModel(buildModel(splitAtEndMarker(RACE.split('\n')), { tracer: 'dtrace', traceNs: 30e9 }), { traceText: '30 s' });
     assert.match(text, /queue wait: 750 samples discarded: timestamps out of order/);
     assert.match(text, /5 samples discarded: longer than the trace/);
     assert.match(text, /In all, set apart and not counted in any histogram, percentile or share:\n {2}868 samples discarded: timestamps out of order/);
@@ -61,7 +62,7 @@ describe('impossible samples', function () {
   });
 
   it('says so in JSON, with zeros where nothing was set apart', function () {
-    const json = JSON.parse(renderModel(buildModel(RACE, { tracer: 'dtrace', traceNs: 30e9 }), { json: true }));
+    const json = JSON.parse(renderModel(buildModel(splitAtEndMarker(RACE.split('\n')), { tracer: 'dtrace', traceNs: 30e9 }), { json: true }));
     const kind = json.kinds.find((k) => PBKDF2.test(k.name));
     assert.deepEqual(kind.breakdown.queue_wait.discarded, { out_of_order: 750, longer_than_trace: 53 });
     assert.deepEqual(kind.breakdown.run.discarded, { out_of_order: 79, longer_than_trace: 134 });

@@ -6,9 +6,10 @@
 // a terminal raw; the plan's choices; the program's libuv offsets against
 // the one table that holds them.
 const assert = require('assert');
+const { splitAtEndMarker } = require('../lib/tracer/output-formats');
 const fs = require('fs');
 const path = require('path');
-const { parseNameLine, namesFromText, foldNamedKinds, namesMask, NAME_BYTES, NAMES_KEPT_IN_TRACER, NAMES_SHOWN } = require('../lib/latency/named-kinds');
+const { parseNameLine, namesFromLines, foldNamedKinds, namesMask, NAME_BYTES, NAMES_KEPT_IN_TRACER, NAMES_SHOWN } = require('../lib/latency/named-kinds');
 const { buildModel, renderModel } = require('../lib/aggregation/summarize');
 const { makeAggregation, buildKinds } = require('../lib/aggregation/model');
 const { LIBUV_LAYOUT } = require('../lib/latency/probe-points');
@@ -24,7 +25,7 @@ const TARGETS = '/work/wt-names/test/targets';
 
 describe('latency --paths / --hosts: the names the program printed', function () {
   it('decodes each NAME line (16 little-endian words) into the kind and the name, byte for byte', function () {
-    const names = [...namesFromText(text).values()];
+    const names = [...namesFromLines(splitAtEndMarker(text.split('\n')).during).values()];
     const named = (key, s) => names.some((n) => n.key === key && n.subject.text === s);
     assert.strictEqual(names.length, 7);
     assert(named('0x106', TARGETS) && named('0x106', `${TARGETS}/pool-names.js`), 'fs.stat of both paths');
@@ -46,7 +47,7 @@ describe('latency --paths / --hosts: the names the program printed', function ()
 });
 
 describe('latency --paths / --hosts: the report', function () {
-  const model = buildModel(text, { tracer: 'bpftrace', traceNs: 60e9 });
+  const model = buildModel(splitAtEndMarker(text.split('\n')), { tracer: 'bpftrace', traceNs: 60e9 });
 
   it('shows each name as its own kind with the count the target made (3 rounds), the name beside the kind in JSON', function () {
     const out = JSON.parse(renderModel(model, { json: true }));

@@ -3,6 +3,7 @@
 // output (test/fixtures/bpftrace-loop-stacks.out), the text, JSON and folded
 // renderings, and the plan.
 const assert = require('assert');
+const { splitAtEndMarker } = require('../lib/tracer/output-formats');
 const fs = require('fs');
 const path = require('path');
 const { parseLoop, renderLoopText, renderLoopJSON, foldedStacks, frameName } = require('../lib/loop/report');
@@ -21,7 +22,7 @@ describe('nodetrace loop, pure parts', function () {
   });
 
   describe('on real output (200 ms busy-waits, a loaded host)', function () {
-    const r = parseLoop(FIXTURE, { tracer: 'bpftrace' });
+    const r = parseLoop(splitAtEndMarker(FIXTURE.split('\n')), { tracer: 'bpftrace' });
 
     it('reads every stall line, the histogram and the scalars', function () {
       assert.deepStrictEqual(r.stalls.map((s) => Number(s.busyUs)), [200230, 203961, 200619, 822196, 817193, 206342]);
@@ -84,7 +85,7 @@ describe('nodetrace loop, pure parts', function () {
 
   it('says a loop blocked since before tracing is blocked, not idle', function () {
     const text = 'Tracing the event loop of PID 7... Hit Ctrl-C to end.\nOPEN mono 546628626217 917427 1\nTracing ended.\n\n@traced_ns: 917457049\n@turns: 0\n';
-    const r = parseLoop(text, { tracer: 'bpftrace' });
+    const r = parseLoop(splitAtEndMarker(text.split('\n')), { tracer: 'bpftrace' });
     assert.deepStrictEqual(r.open, { clock: 'mono', sinceNs: 546628626217n, busyUs: 917427n, sinceBeforeTrace: true });
     assert.match(renderLoopText(r, { ...OPTIONS, stacksWanted: false }), /never waited for I\/O while tracing: blocked for all 917 ms/);
     assert.strictEqual(JSON.parse(renderLoopJSON(r, OPTIONS)).open.since_before_trace, true);

@@ -3,6 +3,7 @@
 // frames named and put in categories, the report, and the three outputs
 // (folded, pprof, SVG) holding the same totals.
 const assert = require('assert');
+const { splitAtEndMarker } = require('../lib/tracer/output-formats');
 const fs = require('fs');
 const path = require('path');
 const { parseProfile, parseProfileDtrace, userAddresses } = require('../lib/profile/parse');
@@ -35,7 +36,7 @@ function sampleProfile() {
 
 describe('profile: parsing what profile.bt printed', function () {
   it('reads every (thread, kernel stack, user stack) entry and the per-thread counts of a real run', function () {
-    const p = parseProfile(FIXTURE);
+    const p = parseProfile(splitAtEndMarker(FIXTURE.split('\n')).maps);
     assert.strictEqual(p.stacks.length, 7);
     assert.deepStrictEqual(p.threads, [{ tid: 28550, comm: 'node', count: 12 }]);
     assert.strictEqual(p.stacks.reduce((n, s) => n + s.count, 0), 12, 'stacks add up to the thread count');
@@ -334,7 +335,7 @@ describe('profile --off-cpu: what offcpu.bt printed, ranked by time blocked', fu
   const { parseOffCpu } = require('../lib/profile/parse');
   const { summarizeOffCpu, renderOffCpuText } = require('../lib/profile/offcpu-report');
   // test/targets/offcpu-wait.js's main thread: a FIFO read, then Atomics.wait.
-  const parsed = parseOffCpu(fs.readFileSync(path.join(__dirname, 'fixtures', 'bpftrace-offcpu.out'), 'utf8'));
+  const parsed = parseOffCpu(splitAtEndMarker(fs.readFileSync(path.join(__dirname, 'fixtures', 'bpftrace-offcpu.out'), 'utf8').split('\n')).maps);
   const pid = parsed.threads[0].tid;
 
   it('reads the stacks with their microseconds, the waits per thread, and the wait still going on at the end', function () {

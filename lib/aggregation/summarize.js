@@ -54,16 +54,18 @@ function renameKeys(model, names) {
   };
 }
 
+// `output`: the tracer's output in its two parts (lib/tracer/output-formats.js
+// splitAtEndMarker: `during`, the lines printed while tracing, and `maps`).
 // traceNs: how long the trace lasted (latency knows; `format` of saved output
 // does not): longer samples cannot be true and are set apart, as are
 // negative ones, whatever the tracer.
-function buildModel(text, { tracer, addonsOnly = false, resolveAddresses, traceNs = null, poolNs = null, symbols = false } = {}) {
-  let model = parse(text, { tracer });
+function buildModel({ during = [], maps = '' }, { tracer, addonsOnly = false, resolveAddresses, traceNs = null, poolNs = null, symbols = false } = {}) {
+  let model = parse(maps, { tracer });
   // The pool's own maps describe the pool, not kinds of work (lib/latency/pool.js).
   const split = splitPoolMaps(model.aggregations);
   model = { ...model, aggregations: split.rest, pool: split.pool };
   // latency --paths / --hosts: kinds split by what they were done to.
-  model = withNamedEntries(model, text);
+  model = withNamedEntries(model, during);
   if (resolveAddresses) {
     const raw = unresolvedKeys(model);
     if (raw.length) model = renameKeys(model, resolveAddresses(raw));

@@ -4,6 +4,7 @@
 //   dtrace -s d-scripts/addon-latency.d -p 4242 | nodetrace format
 const { UsageError } = require('../errors');
 const { buildModel, renderModel, hasData } = require('../aggregation/summarize');
+const { splitAtEndMarker } = require('../tracer/output-formats');
 
 function readStdin() {
   return new Promise((resolve, reject) => {
@@ -35,7 +36,7 @@ async function handler(args) {
     throw new UsageError('format reads tracer output on standard input.', 'e.g. dtrace -s d-scripts/addon-latency.d -p PID | nodetrace format');
   }
   const text = await readStdin();
-  const model = buildModel(text, { tracer: args.from, addonsOnly: args.addonsOnly });
+  const model = buildModel(splitAtEndMarker(text.split('\n')), { tracer: args.from, addonsOnly: args.addonsOnly });
   if (!hasData(model) && !args.json) {
     process.stderr.write('nodetrace: found no aggregation output on standard input.\n');
     process.exitCode = 1;

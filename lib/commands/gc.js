@@ -82,7 +82,7 @@ async function handler(args) {
   const result = await session.run();
   if (!result.ready && result.endReason === null) throw describeTracerFailure(tracer, result, pid);
   if (!result.ready) return;
-  const report = parseGc(result.stdout, { tracer: tracer.name });
+  const report = parseGc(result.maps, { tracer: tracer.name });
   const broken = abnormalEnd(result, p);
   if (!broken && !proc.isRunning(pid)) process.stderr.write(`nodetrace: PID ${pid} exited; here is what was gathered.\n`);
   process.stdout.write(args.json ? renderGcJSON(report, { pid, tracer: tracer.name }) : renderGcText(report, { pid }));

@@ -227,7 +227,7 @@ async function handler(args) {
   if (!result.ready) return;   // Ctrl-C before the probes were in place: nothing gathered
   // No operation it measured can have lasted longer than the tracer ran.
   const tracedMs = result.endedAt - result.startedAt;
-  const model = buildModel(result.stdout, {
+  const model = buildModel(result, {
     tracer: tracer.name, addonsOnly: args.addonsOnly, resolveAddresses: maps.resolver(), traceNs: tracedMs * 1e6,
     // The pool's shares are of the time every probe was in place, up to the
     // end signal (bpftrace may take seconds more to detach and print).

@@ -96,7 +96,7 @@ async function handler(args) {
   const offset = wallMinusMonoNs();
   if (!result.ready && result.endReason === null) throw describeTracerFailure(tracer, result, pid);
   if (!result.ready) return;
-  const report = parseLoop(result.stdout, { tracer: tracer.name });
+  const report = parseLoop(result, { tracer: tracer.name });
   const broken = abnormalEnd(result, p);
   if (!broken && !proc.isRunning(pid)) process.stderr.write(`nodetrace: PID ${pid} exited; here is what was gathered.\n`);
   const o = {

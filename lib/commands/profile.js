@@ -193,8 +193,8 @@ async function handler(args) {
     if (!result.ready) return;   // Ctrl-C before the probes were in place: nothing gathered
     const broken = abnormalEnd(result, p);
     if (p.pid && !broken && !proc.isRunning(p.pid)) process.stderr.write(`nodetrace: PID ${p.pid} exited; here is what was gathered.\n`);
-    const parsed = args.offCpu ? parseOffCpu(result.stdout)
-      : tracer.name === 'dtrace' ? parseProfileDtrace(result.stdout) : parseProfile(result.stdout);
+    const parsed = args.offCpu ? parseOffCpu(result.maps)
+      : tracer.name === 'dtrace' ? parseProfileDtrace(result.maps) : parseProfile(result.maps);
     // DTrace keys threads by ID only: they are the process's threads.
     const comm = (pid && proc.processName(pid)) || 'node';
     for (const s of parsed.stacks) if (!s.comm) s.comm = comm;

@@ -24,20 +24,14 @@ function byKind(model, name) {
   return out;
 }
 
-// bpftrace prints its maps after the END marker; gc.d prints them before it.
-function aggregationText(text, tracer) {
-  if (tracer === 'dtrace') return text.split('\n').filter((l) => !/Hit Ctrl-C to end\.$|^Tracing ended\.$/.test(l)).join('\n');
-  const end = text.indexOf('Tracing ended.');
-  return end >= 0 ? text.slice(end + 'Tracing ended.'.length) : text;
-}
-
 /**
- * parseGc(text, { tracer }) -> { kinds: [{ name, describe, entry, count,
+ * parseGc(maps, { tracer }) -> { kinds: [{ name, describe, entry, count,
  * totalUs, maxUs }] (kinds that paused at least once, in KINDS order),
- * tracedNs }. Numbers are BigInt, as in lib/aggregation's model.
+ * tracedNs }. `maps`: the tracer's output after the END marker (the
+ * session's result.maps). Numbers are BigInt, as in lib/aggregation's model.
  */
-function parseGc(text, { tracer } = {}) {
-  const model = parse(aggregationText(String(text || '').replace(/\0/g, ''), tracer), { tracer });
+function parseGc(maps, { tracer } = {}) {
+  const model = parse(String(maps || '').replace(/\0/g, ''), { tracer });
   const hists = byKind(model, 'pause_us');
   const counts = byKind(model, 'pauses');
   const totals = byKind(model, 'pause_total_us');

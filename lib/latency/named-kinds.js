@@ -72,10 +72,10 @@ function parseNameLine(line) {
   return { id: m[1], key, subject: cut ? { field, text, cut: true } : { field, text } };
 }
 
-/** The tracer output's names: Map id -> { key, subject }. */
-function namesFromText(text) {
+/** The names the program printed while tracing (NAME lines): Map id -> { key, subject }. */
+function namesFromLines(lines) {
   const names = new Map();
-  for (const line of String(text).split('\n')) {
+  for (const line of lines) {
     if (!line.startsWith('NAME ')) continue;
     const n = parseNameLine(line);
     if (n) names.set(n.id, { key: n.key, subject: n.subject });
@@ -87,10 +87,10 @@ function namesFromText(text) {
  * The named maps' entries, moved into the plain maps (@named_total_us into
  * @total_us, ...) under their kind's key, with their name as subject.
  */
-function withNamedEntries(model, text) {
+function withNamedEntries(model, during) {
   const named = model.aggregations.filter((a) => a.name && a.name.startsWith(NAMED_PREFIX) && latencyRole(a.name.slice(NAMED_PREFIX.length)));
   if (!named.length) return model;
-  const names = namesFromText(text);
+  const names = namesFromLines(during);
   const aggregations = model.aggregations.filter((a) => !named.includes(a));
   for (const a of named) {
     const plainName = a.name.slice(NAMED_PREFIX.length);
@@ -157,6 +157,6 @@ function subjectId(e) {
 }
 
 module.exports = {
-  namesMask, parseNameLine, namesFromText, withNamedEntries, foldNamedKinds,
+  namesMask, parseNameLine, namesFromLines, withNamedEntries, foldNamedKinds,
   NAME_BYTES, NAMES_KEPT_IN_TRACER, NAMES_SHOWN, HOST_CODE, PATHS, HOSTS,
 };

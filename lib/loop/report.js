@@ -40,7 +40,7 @@ function bpftraceStacks(lines) {
   return stacks;
 }
 
-// DTrace: after "Tracing ended.", each key is the frames one a line and its
+// DTrace: after "stall stacks:", each key is the frames one a line and its
 // count alone on the last line, blocks separated by blank lines.
 function dtraceStacks(lines) {
   const stacks = [];
@@ -57,16 +57,12 @@ function dtraceStacks(lines) {
   return stacks;
 }
 
-// bpftrace prints its maps after END's marker; loop.d prints them (printa,
-// each under its "@name" line) before "stall stacks:" and the marker.
-function aggregationText(source, lines, tracer) {
-  if (tracer !== 'dtrace') {
-    const end = source.indexOf('Tracing ended.');
-    return end >= 0 ? source.slice(end + 'Tracing ended.'.length) : source;
-  }
+// loop.d prints its aggregations (printa, each under its "@name" line), then
+// "stall stacks:" and the stacks.
+function aggregationText(lines, tracer) {
+  if (tracer !== 'dtrace') return lines.join('\n');
   const stop = lines.indexOf('stall stacks:');
-  return (stop >= 0 ? lines.slice(0, stop) : lines)
-    .filter((l) => !EVENT.test(l) && !l.endsWith('Hit Ctrl-C to end.') && l !== 'Tracing ended.').join('\n');
+  return (stop >= 0 ? lines.slice(0, stop) : lines).join('\n');
 }
 
 function scalar(model, name) {
@@ -76,7 +72,7 @@ function scalar(model, name) {
 }
 
 /**
- * parseLoop(text, { tracer }) -> {
+ * parseLoop({ during, maps }, { tracer }) -> {
  *   busy: Entry|null (histogram of µs per turn), turns, busyTotalUs, busyMaxUs, tracedNs,
  *   stalls: [{ clock, atNs, busyUs }]  (atNs: when the stall ended),
  *   early: {...}|null  (the first turn, busy since before tracing),
@@ -84,21 +80,20 @@ function scalar(model, name) {
  *   stacks: [{ frames (innermost first), samples }] }
  * Numbers are BigInt as in lib/aggregation's model.
  */
-function parseLoop(text, { tracer } = {}) {
-  const source = clean(text);
-  const lines = source.split('\n');
+function parseLoop({ during = [], maps = '' } = {}, { tracer } = {}) {
+  const lines = clean(maps).split('\n');
   const stalls = [];
   let early = null;
   let open = null;
-  for (const line of lines) {
-    const m = EVENT.exec(line);
+  for (const line of during) {
+    const m = EVENT.exec(clean(line));
     if (!m) continue;
     const [, kind, clock, time, us, flag] = m;
     if (kind === 'STALL') stalls.push({ clock, atNs: BigInt(time), busyUs: BigInt(us) });
     else if (kind === 'EARLY') early = { clock, atNs: BigInt(time), busyUs: BigInt(us) };
     else open = { clock, sinceNs: BigInt(time), busyUs: BigInt(us), sinceBeforeTrace: flag === '1' };
   }
-  const model = parse(aggregationText(source, lines, tracer), { tracer });
+  const model = parse(aggregationText(lines, tracer), { tracer });
   const busyAgg = model.aggregations.find((a) => a.name === 'busy_us');
   const busy = busyAgg ? busyAgg.entries.find((e) => Array.isArray(e.buckets)) || null : null;
   return {

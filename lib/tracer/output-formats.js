@@ -171,10 +171,35 @@ class RecordSplitter {
 
 const SPLITTERS = { text: TextSplitter, json: JsonSplitter, records: RecordSplitter };
 
+// The protocol's two markers (ARCHITECTURE.md). Every program prints a line
+// ending with READY_MARKER from BEGIN, and END_MARKER alone on a line in
+// END, after which come only the maps (bpftrace prints them after END; the D
+// scripts print the marker first in END, then printa).
+const READY_MARKER = 'Hit Ctrl-C to end.';
+const END_MARKER = 'Tracing ended.';
+
+/**
+ * A finished trace's lines in their two parts: `during`, what the program
+ * printed while tracing (its events, without its ready line), and `maps`,
+ * the text after the END marker. Without the marker (a tracer that died
+ * before END), both are everything it printed: what can be read is read.
+ * Pure.
+ */
+function splitAtEndMarker(lines) {
+  const end = lines.indexOf(END_MARKER);
+  const before = end < 0 ? lines : lines.slice(0, end);
+  const ready = before.findIndex((l) => l.endsWith(READY_MARKER));
+  const during = ready < 0 ? before : [...before.slice(0, ready), ...before.slice(ready + 1)];
+  const after = end < 0 ? lines : lines.slice(end + 1);
+  return { during, maps: after.length ? after.join('\n') + '\n' : '' };
+}
+
 function splitterFor(format = 'text') {
   const Splitter = SPLITTERS[format];
   if (!Splitter) throw new Error(`no such output format: ${format}`);
   return new Splitter();
 }
 
-module.exports = { splitterFor, itemText, stringBytes, decodeBpftraceJson, MAX_LINE_BYTES };
+module.exports = {
+  splitterFor, itemText, stringBytes, decodeBpftraceJson, splitAtEndMarker, MAX_LINE_BYTES, READY_MARKER, END_MARKER,
+};

@@ -14,16 +14,13 @@ const { StatusLine } = require('../status-line');
 const { stopPolicy, attachTimeoutMs } = require('./capabilities');
 const { resolveCommand, usesTemp } = require('./plan');
 const { onTerminationSignals } = require('./signals');
-const { splitterFor, itemText } = require('./output-formats');
+const { splitterFor, itemText, splitAtEndMarker, READY_MARKER, END_MARKER } = require('./output-formats');
 
-// Every program of ours prints this from BEGIN, at the end of its first
-// line. On DTrace that is once every probe is in place; bpftrace runs BEGIN
-// before attaching the rest, and the plan names the line it prints once they
-// are (plan.readyLine, lib/tracer/capabilities.js attachNotice).
-const READY_MARKER = 'Hit Ctrl-C to end.';
-// And this, alone on a line, as the last thing END does: the trace is over
-// and the tracer is about to print its maps.
-const END_MARKER = 'Tracing ended.';
+// READY_MARKER ends the line every program prints from BEGIN. On DTrace that
+// is once every probe is in place; bpftrace runs BEGIN before attaching the
+// rest, and the plan names the line it prints once they are (plan.readyLine,
+// lib/tracer/capabilities.js attachNotice). END_MARKER: the trace is over and
+// the maps follow.
 // A tracer not attached after this long is reported, not waited for. (bpftrace
 // takes about 2 s here to read the symbols of a 100 MB node binary; a
 // hostile file can make it wait forever.) -d counts from the attach, as a
@@ -95,7 +92,8 @@ class TracerSession {
    * @param {number} [o.durationSeconds] end the trace this long after the probes are attached
    * @param {number} [o.attachTimeoutMs] the longest the attaching may take (default: the plan's, else capabilities.attachTimeoutMs)
    * @param {function(string|object)} [o.onLine] each item of the tracer's output (a line, or a JSON object
-   *        with plan.output 'json'; lib/tracer/output-formats.js); without it, lines are collected
+   *        with plan.output 'json'; lib/tracer/output-formats.js); without it, lines are collected and the
+   *        result holds them as `during` (lines printed while tracing) and `maps` (the text after END)
    * @param {function(ChildProcess)} [o.onSpawn] at once, with the tracer's process
    * @param {function()} [o.onReady] once the probes are attached
    * @param {function(ChildProcess): boolean} [o.readyWhen] polled: another way to tell the probes are attached
@@ -113,7 +111,7 @@ class TracerSession {
     this.result = {
       ready: false, code: null, signal: null, errors: [], endMarkerSeen: false,
       endRequested: false, endRequestedAt: 0, endReason: null, gaveUp: false, attachTimedOut: false,
-      startedAt: 0, readyAt: 0, endedAt: 0, stdout: '',
+      startedAt: 0, readyAt: 0, endedAt: 0, during: [], maps: '',
     };
     this.timers = [];
   }
@@ -297,7 +295,8 @@ class TracerSession {
         r.code = code;
         r.signal = signal;
         r.endedAt = Date.now();
-        if (!o.onLine) r.stdout = this.lines.length ? this.lines.join('\n') + '\n' : '';
+        // What the program printed while tracing, and the maps after END.
+        if (!o.onLine) Object.assign(r, splitAtEndMarker(this.lines));
         resolve(r);
       });
     });
