@@ -4,6 +4,7 @@
 // depends on nothing but fs.
 const fs = require('fs');
 const { readStat, procState, startTime, sameProcess, statusBytes } = require('../proc/stat');
+const { sleepSync } = require('../clock');
 
 function isStopped(pid) {
   const s = procState(pid);
@@ -35,10 +36,6 @@ function sendSignal(pid, signal) {
   } catch (err) {
     return false;
   }
-}
-
-function sleepSync(ms) {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 // One pass over the PIDs still pending: SIGCONT those stopped by a signal,

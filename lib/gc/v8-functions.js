@@ -21,6 +21,7 @@
 //                  by the GC: finalizers of native objects)
 const { findElfSymbols, loadElfSymbols, parseMaps } = require('../symbolize');
 const { readProcFile } = require('../proc');
+const { codeObjects } = require('../proc/code-objects');
 
 const FIXED = Object.freeze({
   scavenge: '_ZN2v88internal18ScavengerCollector14CollectGarbageEv',
@@ -29,19 +30,6 @@ const FIXED = Object.freeze({
   'weak-second': '_ZN2v88internal13GlobalHandles32InvokeSecondPassPhantomCallbacksEv',
 });
 const STEP_PREFIX = '_ZN2v88internal18IncrementalMarking4StepE';
-
-// The mapped, executable objects of a process, the executable first, then
-// libnode (where V8 lives in Debian's build), then the rest.
-function codeObjects(maps, exePath) {
-  const seen = new Map();
-  for (const m of maps) {
-    if (!m.path.startsWith('/') || m.inode === '0' || m.perms[2] !== 'x') continue;
-    const key = `${m.dev}:${m.inode}`;
-    if (!seen.has(key)) seen.set(key, { path: m.path.replace(/ \(deleted\)$/, ''), range: `${m.start.toString(16)}-${m.end.toString(16)}` });
-  }
-  const rank = (o) => (o.path === exePath ? 0 : /\/libnode\.so/.test(o.path) ? 1 : 2);
-  return [...seen.values()].sort((a, b) => rank(a) - rank(b));
-}
 
 // The one IncrementalMarking::Step of a symbol table (a plain symbol, not a
 // clone such as ".cold"), or null.

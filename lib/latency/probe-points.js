@@ -14,6 +14,7 @@ const fs = require('fs');
 const { findElfSymbols, parseMaps } = require('../symbolize');
 const { openRegular, readAt } = require('../safe-open');
 const stripped = require('./stripped-libuv');
+const { codeObjects } = require('../proc/code-objects');
 
 // The program's probes, by role. Each is looked for in every object.
 const NAPI = ['napi_create_async_work', 'napi_queue_async_work'];
@@ -53,25 +54,6 @@ const LIBUV_LAYOUT = {
   fs: { workReq: 336, fsType: 64, path: 104 },           // uv_fs_t
   getaddrinfo: { workReq: 72, hostname: 128 },          // uv_getaddrinfo_t
 };
-
-// The objects of a memory map that hold code, one entry each (a file is
-// mapped several times): the executable first, then libnode and libuv, then
-// the rest, so the usual cases read only what they need.
-function codeObjects(maps, exePath) {
-  const seen = new Map();
-  for (const m of maps) {
-    if (!m.path.startsWith('/') || m.inode === '0') continue;
-    const key = `${m.dev}:${m.inode}`;
-    // map_files names a mapping by its bounds without /proc/PID/maps' zero padding.
-    const range = `${m.start.toString(16)}-${m.end.toString(16)}`;
-    if (!seen.has(key)) {
-      seen.set(key, { path: m.path.replace(/ \(deleted\)$/, ''), range, dev: m.dev, inode: m.inode, exec: false, start: m.start, offset: m.offset });
-    }
-    if (m.perms[2] === 'x') seen.get(key).exec = true;
-  }
-  const rank = (o) => (o.path === exePath ? 0 : /\/libnode\.so/.test(o.path) ? 1 : /\/libuv\.so/.test(o.path) ? 2 : 3);
-  return [...seen.values()].filter((o) => o.exec).sort((a, b) => rank(a) - rank(b));
-}
 
 /**
  * Pure over its inputs: the map, a symbol finder (findElfSymbols' contract:
@@ -242,6 +224,6 @@ function describeBuild(found, exePath) {
 }
 
 module.exports = {
-  locate, findProbePoints, binaryProbePoints, nodeVersionOf, describeBuild, codeObjects, runtimeRange, unseenPoolWork,
+  locate, findProbePoints, binaryProbePoints, nodeVersionOf, describeBuild, runtimeRange, unseenPoolWork,
   NAPI, LIBUV, QUEUE, WRAPPER, POOL, FS_WORK, GAI_WORK, LIBUV_LAYOUT,
 };

@@ -5,7 +5,7 @@
 // anon_pipe_read", "futex: futex_do_wait") and by the user frames that made
 // the call, JavaScript first. Pure: named stacks (counts in microseconds)
 // in, a summary out, then text or JSON.
-const { threadRole } = require('./report');
+const { threadRole, pct } = require('./report');
 const { safeText } = require('../terminal-safe');
 
 const JSON_VERSION = 1;
@@ -116,10 +116,6 @@ function time(us) {
   if (us >= 1e6) return `${(us / 1e6).toFixed(2)} s`;
   if (us >= 1e3) return `${(us / 1e3).toFixed(1)} ms`;
   return `${us} µs`;
-}
-
-function pct(x) {
-  return (100 * x).toFixed(1).padStart(5) + '%';
 }
 
 const CATEGORY_SHORT = { js: 'JS', jit: 'JIT?', node: 'Node', addon: 'add-on', libc: 'libc', unknown: '?' };

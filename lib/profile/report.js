@@ -103,6 +103,7 @@ function summarize(named, { pid, hz, seconds, top = 15 } = {}) {
 const CATEGORY_SHORT = { js: 'JS', jit: 'JIT?', v8: 'V8', node: 'Node', addon: 'add-on', libc: 'libc', kernel: 'kernel', unknown: '?' };
 const ORIGIN_LABEL = { app: 'the application', node: "Node's own JavaScript (node:...)", node_modules: 'node_modules' };
 
+// A share as the tables' column: ' 12.3%'.
 function pct(x) {
   return (100 * x).toFixed(1).padStart(5) + '%';
 }
@@ -159,4 +160,4 @@ function renderJson(summary) {
   return JSON.stringify(summary, null, 2) + '\n';
 }
 
-module.exports = { summarize, renderText, renderJson, threadRole, UNNAMED_JIT, JSON_VERSION };
+module.exports = { summarize, renderText, renderJson, threadRole, pct, UNNAMED_JIT, JSON_VERSION };

@@ -2,6 +2,7 @@
 // Turns a tracer that died before attaching into one clear message.
 const { UserError, EXIT } = require('../errors');
 const { isRunning } = require('../proc');
+const { howItExited } = require('./session');
 
 function describeTracerFailure(tracer, result, pid) {
   const text = result.errors.join('\n').trim();
@@ -20,8 +21,7 @@ function describeTracerFailure(tracer, result, pid) {
     return new UserError(`${tracer.name} could not reach tracefs: ${firstLines(text)}`,
       { hint: 'Mount it: sudo mount -t tracefs nodev /sys/kernel/tracing' });
   }
-  const how = result.signal ? `was killed by ${result.signal}` : `exited with status ${result.code}`;
-  return new UserError(`${tracer.name} rejected the program (${how}):\n${firstLines(text, 8) || '(it printed nothing)'}`,
+  return new UserError(`${tracer.name} rejected the program (${howItExited(result)}):\n${firstLines(text, 8) || '(it printed nothing)'}`,
     { hint: 'Run with --dry-run to see the exact command and program; `nodetrace doctor` checks what this host lacks.' });
 }
 

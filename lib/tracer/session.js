@@ -63,8 +63,9 @@ function tracerComplaints(lines) {
   return out;
 }
 
-function signalName(result) {
-  return result.signal ? `was killed by ${result.signal}` : `exited with status ${result.code}`;
+// How a process ended, as a sentence's verb: `{ code, signal }` from its exit.
+function howItExited({ code, signal } = {}) {
+  return signal ? `was killed by ${signal}` : `exited with status ${code}`;
 }
 
 /**
@@ -79,7 +80,7 @@ function abnormalEnd(result, plan) {
   if (result.gaveUp) return `${name} did not end when asked and was killed${after}`;
   if (result.signal || result.code !== 0) {
     const last = tracerComplaints(result.errors).slice(-2).join('; ');
-    return `${name} ${signalName(result)}${after}${last ? `: ${last}` : ''}`;
+    return `${name} ${howItExited(result)}${after}${last ? `: ${last}` : ''}`;
   }
   if (!result.endMarkerSeen) return `${name} exited${after} without running its END clause`;
   return null;
@@ -311,4 +312,4 @@ function readIfThere(file) {
   }
 }
 
-module.exports = { TracerSession, abnormalEnd, tracerComplaints, READY_MARKER, END_MARKER, ATTACH_TIMEOUT_MS, isNoise };
+module.exports = { TracerSession, abnormalEnd, howItExited, tracerComplaints, READY_MARKER, END_MARKER, ATTACH_TIMEOUT_MS, isNoise };

@@ -1,0 +1,25 @@
+'use strict';
+// The objects of a memory map that hold code, one entry each (a file is
+// mapped several times): the executable first, then libnode (where Debian's
+// build keeps N-API and V8) and libuv, then the rest, so the usual cases
+// read only what they need. Pure over parsed maps (lib/symbolize.js
+// parseMaps).
+//   -> [{ path, range (a mapping's bounds, as /proc/PID/map_files names it),
+//         dev, inode, start, offset, exec: true }]
+function codeObjects(maps, exePath) {
+  const seen = new Map();
+  for (const m of maps) {
+    if (!m.path.startsWith('/') || m.inode === '0') continue;
+    const key = `${m.dev}:${m.inode}`;
+    // map_files names a mapping by its bounds without /proc/PID/maps' zero padding.
+    const range = `${m.start.toString(16)}-${m.end.toString(16)}`;
+    if (!seen.has(key)) {
+      seen.set(key, { path: m.path.replace(/ \(deleted\)$/, ''), range, dev: m.dev, inode: m.inode, exec: false, start: m.start, offset: m.offset });
+    }
+    if (m.perms[2] === 'x') seen.get(key).exec = true;
+  }
+  const rank = (o) => (o.path === exePath ? 0 : /\/libnode\.so/.test(o.path) ? 1 : /\/libuv\.so/.test(o.path) ? 2 : 3);
+  return [...seen.values()].filter((o) => o.exec).sort((a, b) => rank(a) - rank(b));
+}
+
+module.exports = { codeObjects };
