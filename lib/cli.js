@@ -4,9 +4,12 @@
 const yargs = require('yargs/yargs');
 const { EXIT, UserError, formatUserError } = require('./errors');
 const { safeText } = require('./terminal-safe');
+const { endOnClosedOutput } = require('./tracer/signals');
 const pkg = require('../package.json');
 
-const COMMANDS = ['latency', 'snoop', 'ebadf', 'loop', 'http', 'gc', 'profile', 'format', 'doctor'];
+// Every command, in the order --help lists them; README's opening list and
+// ARCHITECTURE.md's table name each (test/cli.test.js checks).
+const COMMANDS = Object.freeze(['latency', 'snoop', 'ebadf', 'loop', 'http', 'gc', 'profile', 'format', 'doctor']);
 
 function loadCommands() {
   const loaded = [];
@@ -38,6 +41,7 @@ function reportFailure(err) {
 const DEPRECATED = Object.freeze([
   { command: 'ebadf', flag: '-n', now: '--name', why: '-n now means --dry-run in every command' },
   { command: 'snoop', flag: '-o', now: '--mode', why: '-o means an output file or directory in nodetrace, as in dtrace' },
+  { command: 'http', flag: '-l', now: '--latency', boolean: true, why: '-l means --level, as in snoop and bunyan' },
 ]);
 
 // Rewrites deprecated spellings (`-n NAME` in ebadf) and says so on stderr.
@@ -45,10 +49,11 @@ function rewriteDeprecated(argv, err = process.stderr) {
   const out = [...argv];
   for (const d of DEPRECATED) {
     if (out[0] !== d.command) continue;
-    for (let i = 1; i < out.length - 1; i++) {
+    for (let i = 1; i < out.length - (d.boolean ? 0 : 1); i++) {
       if (out[i] === '--') break;
-      if (out[i] !== d.flag || out[i + 1].startsWith('-')) continue;
-      err.write(`nodetrace: ${d.flag} ${out[i + 1]} is now spelt ${d.now} ${out[i + 1]} (${d.why}); the old spelling goes in the next release.\n`);
+      if (out[i] !== d.flag || (!d.boolean && out[i + 1].startsWith('-'))) continue;
+      const value = d.boolean ? '' : ` ${out[i + 1]}`;
+      err.write(`nodetrace: ${d.flag}${value} is now spelt ${d.now}${value} (${d.why}); the old spelling goes in the next release.\n`);
       out[i] = d.now;
     }
   }
@@ -56,6 +61,8 @@ function rewriteDeprecated(argv, err = process.stderr) {
 }
 
 function main(argv) {
+  // `nodetrace ... | head`: the reader leaving ends the trace quietly.
+  endOnClosedOutput(process.stdout);
   argv = rewriteDeprecated(argv);
   // Handled before yargs so that an ordinary run does not probe for tracers twice.
   if (argv[0] === '--version' || argv[0] === '-V') {
@@ -66,7 +73,7 @@ function main(argv) {
     .scriptName('nodetrace')
     .usage('$0 <command> [options]\n\nProduction tracing for live Node.js processes, with DTrace or bpftrace.')
     .strict()
-    .demandCommand(1, 'Name a command: latency, snoop, ebadf, profile, format or doctor.')
+    .demandCommand(1, `Name a command: ${COMMANDS.slice(0, -1).join(', ')} or ${COMMANDS[COMMANDS.length - 1]}.`)
     .recommendCommands()
     .version(false)
     .option('version', { alias: 'V', type: 'boolean', describe: 'Show nodetrace\'s version and the tracers this host has' })
@@ -104,4 +111,4 @@ function versionText() {
   return lines.join('\n');
 }
 
-module.exports = { main, rewriteDeprecated };
+module.exports = { main, rewriteDeprecated, COMMANDS };

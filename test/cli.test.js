@@ -42,3 +42,74 @@ describe('cli: flags mean one thing everywhere', function () {
     }
   });
 });
+
+describe('cli: one list of commands', function () {
+  const fs = require('fs');
+  const path = require('path');
+  const { COMMANDS } = require('../lib/cli');
+  const read = (file) => fs.readFileSync(path.join(__dirname, '..', file), 'utf8');
+
+  it('README\'s opening list, ARCHITECTURE.md\'s table and --help each name every command, and no other', async function () {
+    // README: the bullets before the set-up, each `nodetrace <command> ...`.
+    const intro = read('README.md').split('\n## ')[0];
+    const inReadme = new Set([...intro.matchAll(/^- `nodetrace ([a-z]+)/gm)].map((m) => m[1]));
+    // ARCHITECTURE.md: the first column of the table of commands.
+    const inMap = new Set([...read('ARCHITECTURE.md').matchAll(/^\| ([a-z]+) \| /gm)].map((m) => m[1]).filter((c) => c !== 'command'));
+    const help = await nodetrace(['--help']);
+    const inHelp = new Set([...help.stdout.matchAll(/^ {2}nodetrace ([a-z]+)/gm)].map((m) => m[1]));
+    for (const [where, names] of [['README.md', inReadme], ['ARCHITECTURE.md', inMap], ['--help', inHelp]]) {
+      assert.deepStrictEqual([...names].sort(), [...COMMANDS].sort(), where);
+    }
+  });
+
+  it('the bare command names every command, as a usage error', async function () {
+    const r = await nodetrace([]);
+    assert.strictEqual(r.code, 2);
+    for (const c of COMMANDS) assert.match(r.stderr, new RegExp(`\\b${c}\\b`), c);
+  });
+});
+
+describe('cli: one way to name a target', function () {
+  this.timeout(120000);
+  const { spawn } = require('child_process');
+
+  it('-p PID and the PID as the target give the same plan, in every command that traces one process', async function () {
+    for (const cmd of ['latency', 'gc', 'loop', 'profile', 'ebadf']) {
+      const a = await nodetrace([cmd, '-p', String(process.pid), '-n', '--backend', 'bpftrace']);
+      if (/not usable here|no tracer found/.test(a.stderr)) this.skip();
+      const b = await nodetrace([cmd, String(process.pid), '-n', '--backend', 'bpftrace']);
+      assert.strictEqual(a.code, 0, `${cmd}: ${a.stderr}`);
+      assert.strictEqual(b.stdout, a.stdout, cmd);
+    }
+  });
+
+  it('-p and a target together, or -p with a name, are usage errors', async function () {
+    for (const args of [['gc', '-p', '1', '2'], ['loop', '-p', 'my-service'], ['http', '-p', '1', '*'], ['snoop', '-p', '1', '2']]) {
+      const r = await nodetrace([...args, '-n']);
+      assert.strictEqual(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, /Give one target|expects a process ID/);
+    }
+  });
+
+  it('advises --force only in the commands that have it', async function () {
+    const notNode = spawn('sleep', ['60']);
+    try {
+      for (const [cmd, has] of [['gc', true], ['loop', true], ['latency', true], ['profile', true], ['http', false]]) {
+        const r = await nodetrace([cmd, '-p', String(notNode.pid), '-n', '--backend', 'bpftrace']);
+        if (/not usable here|no tracer found/.test(r.stderr)) this.skip();
+        assert.notStrictEqual(r.code, 0, `${cmd}: ${r.stderr}`);
+        assert.match(r.stderr, /is not a Node process/, cmd);
+        assert.strictEqual(/--force/.test(r.stderr), has, `${cmd}: ${r.stderr}`);
+      }
+    } finally {
+      notNode.kill('SIGKILL');
+    }
+  });
+
+  it('http\'s old -l for --latency still works, saying so; -l is --level', function () {
+    const r = rewrite(['http', '*', '-l', '-d', '5']);
+    assert.deepStrictEqual(r.out, ['http', '*', '--latency', '-d', '5']);
+    assert.match(r.said, /-l is now spelt --latency \(-l means --level, as in snoop and bunyan\)/);
+    assert.deepStrictEqual(rewrite(['snoop', '*', '-l', 'warn']).out, ['snoop', '*', '-l', 'warn']);
+  });
+});

@@ -29,7 +29,7 @@ describe('hardening: arguments and inputs', function () {
       for (const cmd of [['latency', '-p'], ['ebadf', '-p']]) {
         const r = await nodetrace([...cmd, String(tids[0]), '-n']);
         assert.strictEqual(r.code, 2, r.stderr);
-        assert.match(r.stderr, new RegExp(`${tids[0]} is a thread of process ${target.pid}, not a process\\.\\nTrace the process: -p ${target.pid}`));
+        assert.match(r.stderr, new RegExp(`${tids[0]} is a thread of process ${target.pid}, not a process\\.\\nGive the process: nodetrace ${cmd[0]} ${target.pid}`));
       }
     } finally {
       stopTarget(target);

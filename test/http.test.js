@@ -154,6 +154,28 @@ describe('nodetrace http @tracer', function () {
     }
   });
 
+  it('ends quietly, and its tracer with it, when its output is closed (a pipe into head)', async function () {
+    const t = await startLoopback();
+    try {
+      const { NODETRACE } = require('./support/harness');
+      const started = Date.now();
+      const r = await new Promise((resolve) => {
+        const c = spawn(process.execPath, [NODETRACE, 'http', '-p', String(t.child.pid), '-d', '60'], { stdio: ['ignore', 'pipe', 'pipe'] });
+        let err = '';
+        let closedAt = null;
+        c.stderr.on('data', (d) => { err += d; if (/tracing HTTP/.test(d)) t.go(); });
+        // The reader takes the header and the first request, then goes away.
+        c.stdout.once('data', () => { closedAt = Date.now(); c.stdout.destroy(); });
+        c.on('close', (code, signal) => resolve({ code, signal, err, closedAt }));
+      });
+      assert.strictEqual(r.code, 0, r.err);
+      assert(!/internal error|EPIPE|\n\s+at /.test(r.err), r.err);
+      assert(r.closedAt && Date.now() - r.closedAt < 15000, `ended ${Date.now() - (r.closedAt || started)} ms after its reader left, not at -d 60`);
+    } finally {
+      t.child.kill('SIGKILL');
+    }
+  });
+
   it('says how to start a process that was not started with the hook', async function () {
     const plain = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)']);
     try {

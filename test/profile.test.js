@@ -249,7 +249,7 @@ describe('nodetrace profile @tracer', function () {
       targets.push(busy);
       const r = await nodetrace(['profile', `${token}-b`, '-d', '3'], { timeoutMs: 110000 });
       assert.strictEqual(r.code, 2, r.stderr);
-      assert.match(r.stderr, new RegExp(`^nodetrace: 2 Node processes have "${token}-b" in their command lines, and a profile is of one process:`));
+      assert.match(r.stderr, new RegExp(`^nodetrace: 2 Node processes have "${token}-b" in their command lines, and nodetrace profile traces one process:`));
       const rows = r.stderr.split('\n').filter((l) => /% CPU/.test(l));
       assert.strictEqual(rows.length, 2, r.stderr);
       assert.match(rows[0], new RegExp(` ${busy.pid} .*busy$`));

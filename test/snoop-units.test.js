@@ -145,9 +145,9 @@ describe('snoop: the tracer command line', function () {
     const quiesce = { signal: 'SIGURG', line: 'Snooping stopped.' };
     const newer = { ...BPFTRACE, version: '0.24.0', versionParts: { major: 0, minor: 24, patch: 0 } };
     assert.deepStrictEqual(planSnoop(BPFTRACE, { kind: 'pids', pids: [4242], libraries: [lib] }, 20).quiesce, quiesce);
-    assert.strictEqual(planSnoop(newer, { kind: 'pids', pids: [4242], libraries: [lib] }, 20).quiesce, undefined, '0.24+ filters it out under -p');
+    assert.strictEqual(planSnoop(newer, { kind: 'pids', pids: [4242], libraries: [lib] }, 20).quiesce, null, '0.24+ filters it out under -p');
     assert.deepStrictEqual(planSnoop(newer, { kind: 'pids', pids: [5, 6], libraries: [lib] }, 20).quiesce, quiesce);
-    assert.strictEqual(planSnoop(DTRACE, { kind: 'all', pids: [], libraries: [] }, 40).quiesce, undefined, 'DTrace reads its buffers to the end');
+    assert.strictEqual(planSnoop(DTRACE, { kind: 'all', pids: [], libraries: [] }, 40).quiesce, null, 'DTrace reads its buffers to the end');
   });
 
   it('bpftrace reading whole records (0.23+): 4,180-byte strings, batches whose full maps bpftrace does not report', function () {
@@ -155,7 +155,7 @@ describe('snoop: the tracer command line', function () {
     const plan = planSnoop(whole, { kind: 'pids', pids: [4242], libraries: [lib] }, 20);
     assert.strictEqual(plan.scriptFile, scriptPath('log-snoop-whole', 'bpftrace'));
     assert.strictEqual(plan.env.BPFTRACE_MAX_STRLEN, '4180');
-    assert.strictEqual(plan.pieceBytes, 4179);
+    assert.strictEqual(plan.details.pieceBytes, 4179);
     assert.deepStrictEqual(plan.argv.slice(0, 3), ['-f', 'json', '--no-warnings']);
     assert(!planSnoop(BPFTRACE, { kind: 'pids', pids: [4242], libraries: [lib] }, 20).argv.includes('--no-warnings'), '0.17 checks no map update');
   });

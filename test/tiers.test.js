@@ -140,14 +140,14 @@ describe('snoop\'s reading of records by bpftrace version', function () {
 
   it('0.17: 199-byte pieces (log-snoop.bt) under BPFTRACE_STRLEN=200', function () {
     const p = one('0.17.0');
-    assert.deepStrictEqual([p.script, p.pieceBytes, p.env.BPFTRACE_STRLEN, p.env.BPFTRACE_MAX_STRLEN], [SCRIPT, 199, '200', undefined]);
+    assert.deepStrictEqual([p.script, p.details.pieceBytes, p.env.BPFTRACE_STRLEN, p.env.BPFTRACE_MAX_STRLEN], [SCRIPT, 199, '200', undefined]);
     assert.ok(p.argv.includes(lib), 'the library by its path');
   });
 
   it('0.23 and 0.27: one string of 4,180 bytes (log-snoop-whole.bt), no deprecated name, no trailer', function () {
     for (const v of ['0.23.2', '0.27.1']) {
       const p = one(v);
-      assert.deepStrictEqual([p.script, p.pieceBytes, p.env.BPFTRACE_MAX_STRLEN, p.env.BPFTRACE_STR_TRUNC_TRAILER, p.env.BPFTRACE_STRLEN],
+      assert.deepStrictEqual([p.script, p.details.pieceBytes, p.env.BPFTRACE_MAX_STRLEN, p.env.BPFTRACE_STR_TRUNC_TRAILER, p.env.BPFTRACE_STRLEN],
         [WHOLE_SCRIPT, 4179, '4180', '', undefined], v);
     }
   });

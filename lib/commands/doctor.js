@@ -5,19 +5,21 @@ const { checks } = require('../host-checks');
 const proc = require('../proc');
 const { requireRoot } = require('../privilege');
 const processChecks = require('../process-checks');
+const { targetOptions, checkTarget, targetText } = require('../targets/options');
+const { resolveOneProcess, hostFacts } = require('../targets/one-process');
 
 function processHandler(args) {
-  const pid = proc.parsePid(args.pid);
+  const { pid } = resolveOneProcess(targetText(args), hostFacts(), { command: 'doctor', force: true });
   proc.requireProcess(pid);
   // Another user's memory map and map_files are root's to read.
-  requireRoot('nodetrace doctor -p');
+  requireRoot('nodetrace doctor');
   const report = processChecks.describe(processChecks.gather(pid));
   process.stdout.write(args.json ? JSON.stringify(report, null, 2) + '\n' : processChecks.render(report));
   if (report.probes.some((p) => !p.found)) process.exitCode = 1;
 }
 
 function handler(args) {
-  if (args.pid !== undefined) return processHandler(args);
+  if (args.pid !== undefined || args.target !== undefined) return processHandler(args);
   const results = checks();
   if (args.json) {
     process.stdout.write(JSON.stringify(results, null, 2) + '\n');
@@ -32,10 +34,14 @@ function handler(args) {
 }
 
 module.exports = {
-  command: 'doctor',
+  command: 'doctor [target]',
   describe: 'Check this host: tracer and version, root, tracefs, uprobes, BTF, gcore, USDT provider; -p: one process',
-  builder: (y) => y.option('json', { type: 'boolean', default: false, describe: 'Print JSON' })
-    .option('pid', { alias: 'p', type: 'string', describe: 'Check this Node process: its build, where each probe point is, what will not work' })
+  builder: (y) => targetOptions(y, { pidHelp: 'Check this Node process: its build, where each probe point is, what will not work' })
+    .option('json', { type: 'boolean', default: false, describe: 'Print JSON' })
+    .check((a) => {
+      if (a.pid !== undefined || a.target !== undefined) checkTarget(a);
+      return true;
+    })
     .example('sudo $0 doctor', '')
     .example('sudo $0 doctor -p 4242', 'which Node build 4242 runs and where nodetrace finds its probe points'),
   handler,

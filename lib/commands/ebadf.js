@@ -3,7 +3,7 @@
 // (or another errno), save a core with gcore, and let it run on; or, with
 // --abort, kill it with SIGABRT right there. The article's "stopping a broken
 // program in its tracks", made safe for production: see docs/ebadf.md.
-const { UsageError, UserError, EXIT } = require('../errors');
+const { UsageError, UserError } = require('../errors');
 const proc = require('../proc');
 const { requireRoot } = require('../privilege');
 const { requireTracer, findOnPath } = require('../tracer/detect');
@@ -14,21 +14,24 @@ const { parseSyscallList } = require('../ebadf/syscalls');
 const { planEbadf, MAX_ERRNOS } = require('../ebadf/program');
 const { renderPlan } = require('../tracer/plan');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
+const { targetOptions, checkTarget, targetText } = require('../targets/options');
+const { resolveOneProcess, hostFacts } = require('../targets/one-process');
+const { watchOutcome } = require('../ebadf/outcome');
 const { safeText } = require('../terminal-safe');
 const { requireGcore, checkCoreDir, requireRoom, coreEstimate, formatBytes } = require('../ebadf/core');
-const { renderOpenHelp, seconds } = require('../ebadf/hit-report');
+const { renderOpenHelp } = require('../ebadf/hit-report');
 const { watch } = require('../ebadf/watch');
 
 const COMM_MAX = 15; // TASK_COMM_LEN - 1: the kernel keeps this much of a name
 
 function builder(y) {
-  return y
-    .usage('$0 ebadf (-p PID | --name NAME) [options]\n\n'
+  return targetOptions(y, { pidHelp: 'Watch this process (any program, not just node): the same as giving its PID as the target' })
+    .usage('$0 ebadf (<target> | -p PID | --name NAME) [options]\n\n'
       + 'Stop a process the instant a system call fails with EBADF (close() by default), save a\n'
       + 'core with gcore, and resume it; or, with --abort, kill it with SIGABRT right there.\n'
       + 'Each hit shows the failing call, the stack at that moment (JavaScript frames named when\n'
-      + 'node runs with --perf-basic-prof), the core and how long the process was stopped.')
-    .option('pid', { alias: 'p', type: 'string', describe: 'Watch this process (any program, not just node)' })
+      + 'node runs with --perf-basic-prof), the core and how long the process was stopped.\n'
+      + 'A target is a PID or part of the command line of one process.')
     .option('name', { type: 'string', describe: 'Watch every process with this name (comm, max 15 characters), including ones started later' })
     .option('abort', { type: 'boolean', default: false, describe: 'Kill the process with SIGABRT at the failing call instead (development: it dies, the kernel writes its core)' })
     .option('output-dir', { alias: 'o', type: 'string', describe: 'Where cores go (default: the current directory)' })
@@ -39,14 +42,14 @@ function builder(y) {
     .option('gcore-timeout', { type: 'number', default: 120, describe: 'Longest a core may take, in seconds; after that gcore is killed and the process resumed' })
     .option('backend', { choices: ['dtrace', 'bpftrace'], describe: 'Tracer to use (default: dtrace if present, else bpftrace)' })
     .option('dry-run', dryRunOption())
-    .conflicts('pid', 'name')
     .check((a) => {
       if (a.abort && a.outputDir !== undefined) {
         throw new Error('-o applies to the cores gcore saves; with --abort the kernel writes the core (ulimit -c, kernel.core_pattern).');
       }
-      if (a.pid === undefined && a.name === undefined) {
-        throw new Error('Give a process: -p PID or --name NAME. nodetrace ebadf never watches every process.');
+      if (a.pid === undefined && a.target === undefined && a.name === undefined) {
+        throw new Error('Give a process: a PID (-p PID), part of its command line, or --name NAME. nodetrace ebadf never watches every process.');
       }
+      checkTarget(a, { extra: ['name'] });
       if (!(Number.isInteger(a.count) && a.count > 0 && a.count <= 1000)) throw new Error('--count expects a whole number from 1 to 1000.');
       checkDuration(a);
       if (!(Number.isInteger(a['gcore-timeout']) && a['gcore-timeout'] > 0 && a['gcore-timeout'] <= 86400)) {
@@ -82,8 +85,15 @@ function parseName(text) {
   return name;
 }
 
+// The one process a target means (any program: ebadf is not Node's alone), or the --name filter.
+function filterOf(args) {
+  if (args.name !== undefined) return { name: parseName(args.name) };
+  const { pid, note } = resolveOneProcess(targetText(args), hostFacts(), { command: 'ebadf', force: true, verbing: 'watching' });
+  return { pid, note };
+}
+
 function plan(args, tracer) {
-  const filter = args.pid !== undefined ? { pid: proc.parsePid(args.pid) } : { name: parseName(args.name) };
+  const filter = filterOf(args);
   if (filter.pid) {
     if (filter.pid === process.pid) throw new UsageError('-p names nodetrace itself.');
     proc.requireProcess(filter.pid, { hint: 'Find processes with: pgrep -l node (or ps -e)' });
@@ -141,6 +151,7 @@ async function handler(args) {
   requireRoot('nodetrace ebadf');
   const mode = p.mode;
   requireNotOurselves(p.filter);
+  if (p.filter.note) process.stderr.write(safeText(`nodetrace: ${p.filter.note}`) + '\n');
   let gcore;
   let coreDir;
   if (mode === 'stop') {
@@ -177,44 +188,16 @@ async function handler(args) {
   }
   const help = renderOpenHelp(result.records, { llnode: findOnPath('llnode') });
   if (help) process.stdout.write(safeText(help));
-  if (result.missedResumed.length) {
-    process.stderr.write(`nodetrace: also resumed PID ${result.missedResumed.join(', ')}, stopped by hits whose reports were lost.\n`);
-  }
-  if (result.stillStopped.length) {
-    throw new UserError(`PID ${result.stillStopped.join(', ')} could not be resumed.`, { hint: `Resume it by hand: kill -CONT ${result.stillStopped.join(' ')}` });
-  }
-  if (result.watchdogDied) throw new UserError('the watchdog died, so nodetrace stopped watching; no process was left stopped.');
-  if (result.gcoreFailed) {
-    const bad = result.records.find((r) => r.core && !r.core.ok);
-    const why = result.interrupted
-      ? `nodetrace was interrupted (${result.interrupted === 'SIGINT' ? 'Ctrl-C' : result.interrupted}) and abandoned the dump.`
-      : 'nodetrace stopped watching so as not to stop it again for nothing.';
-    throw new UserError(`the core of PID ${bad.hit.pid} could not be saved: ${bad.core.reason}.`,
-      { hint: `PID ${bad.hit.pid} was resumed (${bad.resumeText}). ${why}` });
-  }
-  const elapsed = seconds(Date.now() - watchingSince);
-  if (result.handled >= args.count) {
-    const stops = result.records.filter((r) => r.stoppedMs != null && !r.beyondCount);
-    if (stops.length) {
-      process.stderr.write(`nodetrace: done: ${stops.length} hit(s); `
-        + stops.map((r) => `PID ${r.hit.pid} stopped for ${seconds(r.stoppedMs)}, running again`).join('; ') + '.\n');
-    }
-    return;
-  }
-  const progress = `${result.handled} of ${args.count} hit(s)`;
-  if (result.targetExited) {
-    throw new UserError(`PID ${p.filter.pid} exited after ${progress}: no more ${whatItWatches(p)} to catch.`, { exitCode: EXIT.NOT_FOUND });
-  }
-  if (result.interrupted || result.timedOut) {
-    const why = result.interrupted ? `${result.interrupted === 'SIGINT' ? 'Ctrl-C' : result.interrupted}` : `-d ${args.duration}`;
-    throw new UserError(`stopped watching after ${elapsed} (${why}) with ${progress}: ${result.handled ? 'no more' : 'no'} ${whatItWatches(p)} in ${describe}.`);
-  }
-  const how = result.tracerExit && result.tracerExit.signal ? `was killed by ${result.tracerExit.signal}` : `exited (status ${result.tracerExit && result.tracerExit.code})`;
-  throw new UserError(`${tracer.name} ${how} after ${progress}${result.errors.length ? ': ' + result.errors.slice(-3).join('; ') : ''}.`);
+  const { notes, error } = watchOutcome(result, {
+    count: args.count, pid: p.filter.pid || null, describe, watches: whatItWatches(p),
+    elapsedMs: Date.now() - watchingSince, duration: args.duration, tracerName: tracer.name,
+  });
+  for (const note of notes) process.stderr.write(safeText(`nodetrace: ${note}`) + '\n');
+  if (error) throw new UserError(error.message, { hint: error.hint, exitCode: error.exitCode });
 }
 
 module.exports = {
-  command: 'ebadf',
+  command: 'ebadf [target]',
   describe: 'Stop a process when a system call fails with EBADF, save a core, resume it (or --abort)',
   builder,
   handler,

@@ -4,15 +4,13 @@
 // histograms. No preparation: uprobes on V8's own functions, found in the
 // process's node executable or libnode (lib/gc/v8-functions.js).
 const { UserError, EXIT } = require('../errors');
-const proc = require('../proc');
-const { requireRoot } = require('../privilege');
-const { requireTracer } = require('../tracer/detect');
-const { planTracer, renderPlan, readScript } = require('../tracer/plan');
+const { planTracer, readScript } = require('../tracer/plan');
 const { instantiateSlot } = require('../tracer/template');
-const { TracerSession, abnormalEnd } = require('../tracer/session');
-const { describeTracerFailure } = require('../tracer/failure');
+const { runTraceCommand } = require('../tracer/run-command');
 const { locateGc } = require('../gc/v8-functions');
 const { parseGc, renderGcText, renderGcJSON } = require('../gc/report');
+const { targetOptions, checkTarget } = require('../targets/options');
+const { oneProcess } = require('../targets/one-process');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
 
 const SCRIPT = 'gc';
@@ -21,29 +19,28 @@ const SCRIPT = 'gc';
 const ATTACH_TIMEOUT_MS = 180000;
 
 function builder(y) {
-  return y
-    .usage('$0 gc -p PID [options]\n\n'
+  targetOptions(y.usage('$0 gc (<target> | -p PID) [options]\n\n'
       + 'How long V8\'s garbage collector pauses a Node process, by kind: scavenges, mark-compact,\n'
       + 'incremental marking steps and weak callbacks, as histograms. The process needs no\n'
-      + 'preparation (uprobes on V8\'s own functions).')
-    .option('pid', { alias: 'p', type: 'string', describe: 'Trace this running Node process (all its threads)' })
+      + 'preparation (uprobes on V8\'s own functions).'), { force: true });
+  return y
     .option('duration', durationOption('Stop after this many seconds (default: Ctrl-C or target exit)'))
     .option('json', { type: 'boolean', default: false, describe: 'Print JSON instead of text (docs/json-format.md)' })
     .option('backend', { choices: ['dtrace', 'bpftrace'], describe: 'Tracer to use (default: dtrace if present, else bpftrace)' })
     .option('dry-run', dryRunOption())
     .check((a) => {
-      if (a.pid === undefined) throw new Error('Give a process: -p PID.');
+      checkTarget(a);
       checkDuration(a);
       return true;
     })
     .example('sudo $0 gc -p 4242 -d 30', 'GC pauses by kind over 30 seconds')
+    .example('sudo $0 gc my-service -d 30', 'the one Node process whose command line contains "my-service"')
     .example('$0 gc -p 4242 -n', 'show exactly what would be loaded into the kernel, and how');
 }
 
 /** The tracer run: V8's functions in this process, put into the script. */
 function plan(args, tracer) {
-  const pid = proc.parsePid(args.pid);
-  proc.requireNodeProcess(pid);
+  const { pid, note } = oneProcess(args, { command: 'gc' });
   const gc = locateGc(pid);
   if (gc.missing) {
     throw new UserError(`cannot find V8's garbage collector in PID ${pid}: ${gc.missing}.`,
@@ -51,12 +48,14 @@ function plan(args, tracer) {
   }
   const step = gc.functions.incremental;
   let program = readScript(SCRIPT, tracer.name);
-  const note = `IncrementalMarking::Step of ${gc.object}: ${step}`;
+  // The comment says which function, never where it was found: the path is
+  // the target's to choose, and no byte of it becomes program text.
+  const instantiated = `instantiated by nodetrace gc: IncrementalMarking::Step is ${step} in this process`;
   if (tracer.name === 'bpftrace') {
-    program = instantiateSlot(program, 'STEP_ENTRY', `uprobe:$1:${step}`, note);
+    program = instantiateSlot(program, 'STEP_ENTRY', `uprobe:$1:${step}`, instantiated);
     program = instantiateSlot(program, 'STEP_RETURN', `uretprobe:$1:${step}`);
   } else {
-    program = instantiateSlot(program, 'STEP_ENTRY', `pid$1::${step}:entry`, note);
+    program = instantiateSlot(program, 'STEP_ENTRY', `pid$1::${step}:entry`, instantiated);
     program = instantiateSlot(program, 'STEP_RETURN', `pid$1::${step}:return`);
   }
   return planTracer(tracer, {
@@ -66,31 +65,24 @@ function plan(args, tracer) {
     attachTimeoutMs: ATTACH_TIMEOUT_MS,
     env: tracer.name === 'bpftrace' ? { BPFTRACE_CACHE_USER_SYMBOLS: '1' } : {},
     describe: `V8's garbage collection pauses of PID ${pid}`,
+    target: { pid },
+    warnings: note ? [note] : [],
   });
 }
 
-async function handler(args) {
-  const tracer = requireTracer(args.backend);
-  if (!args.dryRun) requireRoot('nodetrace gc');
-  const p = plan(args, tracer);
-  if (args.dryRun) {
-    process.stdout.write(renderPlan(p));
-    return;
-  }
-  const pid = proc.parsePid(args.pid);
-  const session = new TracerSession(p, { durationSeconds: args.duration });
-  const result = await session.run();
-  if (!result.ready && result.endReason === null) throw describeTracerFailure(tracer, result, pid);
-  if (!result.ready) return;
-  const report = parseGc(result.maps, { tracer: tracer.name });
-  const broken = abnormalEnd(result, p);
-  if (!broken && !proc.isRunning(pid)) process.stderr.write(`nodetrace: PID ${pid} exited; here is what was gathered.\n`);
-  process.stdout.write(args.json ? renderGcJSON(report, { pid, tracer: tracer.name }) : renderGcText(report, { pid }));
-  if (broken) throw new UserError(`${broken}; the results are incomplete.`);
+function report(result, { args, tracer, plan: p }) {
+  const pid = p.target.pid;
+  const r = parseGc(result.maps, { tracer: tracer.name });
+  process.stdout.write(args.json ? renderGcJSON(r, { pid, tracer: tracer.name }) : renderGcText(r, { pid }));
+  return { gathered: r.kinds.length > 0 };
+}
+
+function handler(args) {
+  return runTraceCommand(args, { name: 'gc', plan, report });
 }
 
 module.exports = {
-  command: 'gc',
+  command: 'gc [target]',
   describe: 'How long V8\'s garbage collector pauses a process, by kind (scavenge, mark-compact, incremental, weak callbacks)',
   builder,
   handler,

@@ -4,16 +4,14 @@
 // queued them, with where the time went.
 const { UserError, UsageError } = require('../errors');
 const proc = require('../proc');
-const { requireRoot } = require('../privilege');
-const { requireTracer } = require('../tracer/detect');
-const { planTracer, renderPlan, readScript } = require('../tracer/plan');
+const { planTracer, readScript } = require('../tracer/plan');
 const { instantiateSlot, withoutOptional } = require('../tracer/template');
-const { TracerSession, abnormalEnd } = require('../tracer/session');
+const { runTraceCommand } = require('../tracer/run-command');
 const { quietMapHelperArgs, stringLimitEnv } = require('../tracer/capabilities');
-const { describeTracerFailure } = require('../tracer/failure');
 const { buildModel, renderModel, hasData } = require('../aggregation/summarize');
-const { TargetSnapshots } = require('../target-snapshots');
-const { resolveCommand, childPidOf, commandStarted } = require('../latency/command-target');
+const { resolveCommand } = require('../tracer/command-target');
+const { targetOptions, checkTarget } = require('../targets/options');
+const { oneProcess } = require('../targets/one-process');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
 const { findProbePoints, binaryProbePoints, unseenPoolWork, WRAPPER, POOL, FS_WORK, GAI_WORK } = require('../latency/probe-points');
 const { namesMask, NAME_BYTES, NAMES_KEPT_IN_TRACER, NAMES_SHOWN } = require('../latency/named-kinds');
@@ -24,13 +22,12 @@ const LATENCY_ATTACH_TIMEOUT_MS = 60000;
 const OUTPUT_FILE = 'bpftrace.out';
 
 function builder(y) {
-  return y
-    .usage('$0 latency (-p PID | -c COMMAND) [options]\n\n'
+  targetOptions(y.usage('$0 latency (<target> | -p PID | -c COMMAND) [options]\n\n'
       + 'Latency of the asynchronous operations native add-ons (and Node\'s own thread-pool work)\n'
       + 'kick off, one histogram per kind, named by the native function that started it, with\n'
-      + 'the time split into: waiting for a pool thread, running on it, waiting for the event loop.')
-    .option('pid', { alias: 'p', type: 'string', describe: 'Trace this running Node process' })
-    .option('command', { alias: 'c', type: 'string', describe: 'Start this command (no shell) and trace it while it runs' })
+      + 'the time split into: waiting for a pool thread, running on it, waiting for the event loop.'),
+  { command: true, force: true });
+  return y
     .option('duration', durationOption('Stop after this many seconds (default: Ctrl-C or target exit)'))
     .option('json', { type: 'boolean', default: false, describe: 'Print JSON (docs/json-format.md) instead of text' })
     .option('sort', { choices: ['total', 'count', 'name'], default: 'total', describe: 'Order kinds by total time, operation count or name' })
@@ -41,15 +38,13 @@ function builder(y) {
     .option('symbols', { type: 'boolean', default: false, describe: 'Name Node\'s own work by its C++ or libuv function (fs: by libuv request type), not fs.read, dns.lookup, zlib, ...' })
     .option('backend', { choices: ['dtrace', 'bpftrace'], describe: 'Tracer to use (default: dtrace if present, else bpftrace)' })
     .option('dry-run', dryRunOption())
-    .option('force', { type: 'boolean', default: false, describe: 'Trace the PID even if it does not look like Node' })
-    .conflicts('pid', 'command')
     .check((a) => {
-      if (a.pid === undefined && a.command === undefined) throw new Error('Give a process: -p PID or -c COMMAND.');
+      checkTarget(a, { command: true });
       checkDuration(a);
-      if (a.command !== undefined && !a.command.trim()) throw new Error('-c expects a command, e.g. -c \'node app.js\'.');
       return true;
     })
     .example('sudo $0 latency -p 4242', 'trace until Ctrl-C or until 4242 exits, then print')
+    .example('sudo $0 latency my-service', 'the one Node process whose command line contains "my-service"')
     .example('sudo $0 latency -p 4242 -d 10', 'trace for 10 seconds')
     .example("sudo $0 latency -c 'node app.js'", 'start the command and trace it while it runs')
     .example('sudo $0 latency -p 4242 --json', 'machine-readable output')
@@ -69,16 +64,17 @@ function plan(args, tracer) {
     throw new UsageError('--paths and --hosts need bpftrace: the D script does not read paths or host names (yet).',
       'Run without them, or with --backend bpftrace where bpftrace is installed.');
   }
-  if (args.pid !== undefined) {
-    o.pid = proc.parsePid(args.pid);
-    if (args.force) proc.requireProcess(o.pid);
-    else proc.requireNodeProcess(o.pid);
+  if (args.command === undefined) {
+    const { pid, note } = oneProcess(args, { command: 'latency' });
+    o.pid = pid;
+    o.target = { pid };
     o.describe = `PID ${o.pid}`;
     // bpftrace cannot take a PID inside a probe's path: the program takes the
     // files that define its probe points, as this process maps them, and the
     // PID again for its own filter (before 0.20, -p does not filter uprobes:
     // a uprobe fires in every process that maps the file).
     if (tracer.name === 'bpftrace') Object.assign(o, probeArguments(requireProbePoints(findProbePoints(o.pid), o.describe), o.pid, null, names));
+    if (note) o.warnings = [note, ...(o.warnings || [])];
   } else {
     const c = resolveCommand(args.command);
     o.command = c.command;
@@ -106,21 +102,17 @@ function plan(args, tracer) {
     o.env = { BPFTRACE_CACHE_USER_SYMBOLS: '1', ...(o.names ? stringLimitEnv(tracer, NAME_BYTES) : {}) };
     o.extra = [...(o.extra || []), ...quietMapHelperArgs(tracer)];
   }
-  const planned = planTracer(tracer, o);
-  planned.unseen = o.unseen || null;
-  planned.names = o.names || 0;
-  return planned;
-}
-
-// Thread-pool work this trace cannot see, said before it starts: a report
-// with fewer fs operations must never look like a process doing less fs.
-function unseenNotes(plan, pid) {
-  const notes = plan.unseen ? [plan.unseen] : [];
-  if (pid && proc.usesIoUring(pid)) {
-    notes.push(`PID ${pid} uses io_uring (libuv 1.45+ with UV_USE_IO_URING=1): fs reads, writes, opens, closes and stats `
-      + 'it runs there never reach the thread pool and are not counted.');
+  // Thread-pool work this trace cannot see, said before it starts: a report
+  // with fewer fs operations must never look like a process doing less fs.
+  if (o.pid && proc.usesIoUring(o.pid)) {
+    o.warnings = [...(o.warnings || []), `PID ${o.pid} uses io_uring (libuv 1.45+ with UV_USE_IO_URING=1): fs reads, writes, opens, closes and stats `
+      + 'it runs there never reach the thread pool and are not counted.'];
   }
-  return notes;
+  // bpftrace 0.17 reads a probed file's symbol tables as it attaches: past
+  // the default bound on the official 100+ MB node binaries
+  // (docs/platforms.md).
+  o.attachTimeoutMs = LATENCY_ATTACH_TIMEOUT_MS;
+  return planTracer(tracer, o);
 }
 
 // Where something is missing, say exactly what and where nodetrace looked:
@@ -164,8 +156,7 @@ function probeArguments(points, pid, program, names = 0) {
   if (unseen) {
     text = withoutOptional(text || readScript(SCRIPT, 'bpftrace'), 'pool',
       'instantiated by nodetrace latency: the @pool part left out, libuv\'s static functions have no symbols here');
-    o.notes = [unseen + (names ? ', so --paths and --hosts have nothing to name' : '')];
-    o.unseen = o.notes[0];
+    o.warnings = [unseen + (names ? ', so --paths and --hosts have nothing to name' : '')];
     names = 0;
   } else {
     // $8 uv__work_submit, $9 where uv__fs_work is, $10..$17 the work and done
@@ -190,63 +181,40 @@ function probeArguments(points, pid, program, names = 0) {
   return o;
 }
 
-// With -c the command's own output goes to ours (to stderr with --json, to
-// keep the JSON clean); dtrace -c pipes it through dtrace's, unseen.
-function commandStdio(p, args) {
-  if (!p.argv.includes('-c')) return undefined;
-  if (p.outputFile) return ['inherit', args.json ? 2 : 'inherit'];
-  return ['inherit', 'pipe'];
-}
-
-async function handler(args) {
-  const tracer = requireTracer(args.backend);
-  // Root first: planning reads the target's memory map and mapped files.
-  if (!args.dryRun) requireRoot('nodetrace latency');
-  const p = plan(args, tracer);
-  if (args.dryRun) {
-    process.stdout.write(renderPlan(p));
-    return;
-  }
-  const pid = args.pid !== undefined ? Number(args.pid) : null;
-  for (const note of unseenNotes(p, pid)) process.stderr.write(`nodetrace: ${note}\n`);
-  let session = null;
-  const maps = new TargetSnapshots(() => pid || (session && session.child && childPidOf(session.child.pid)));
-  session = new TracerSession(p, {
-    durationSeconds: args.duration,
-    // bpftrace 0.17 reads a probed file's symbol tables as it attaches: on
-    // the official 100+ MB node binaries that took 25 s on a loaded 2-core
-    // machine (docs/platforms.md), past the default bound.
-    attachTimeoutMs: LATENCY_ATTACH_TIMEOUT_MS,
-    stdio: commandStdio(p, args),
-    readyWhen: p.outputFile ? (child) => commandStarted(child.pid) : undefined,
-    onReady: () => maps.start(),
-  });
-  const result = await session.run();
-  maps.stop();
-  if (!result.ready && result.endReason === null) throw describeTracerFailure(tracer, result, pid);
-  if (!result.ready) return;   // Ctrl-C before the probes were in place: nothing gathered
+function report(result, { args, plan: p, snapshots, broken }) {
   // No operation it measured can have lasted longer than the tracer ran.
   const tracedMs = result.endedAt - result.startedAt;
   const model = buildModel(result, {
-    tracer: tracer.name, addonsOnly: args.addonsOnly, resolveAddresses: maps.resolver(), traceNs: tracedMs * 1e6,
+    tracer: p.tracer.name, addonsOnly: args.addonsOnly, resolveAddresses: snapshots.resolver(), traceNs: tracedMs * 1e6,
     // The pool's shares are of the time every probe was in place, up to the
     // end signal (bpftrace may take seconds more to detach and print).
     poolNs: ((result.endRequestedAt || result.endedAt) - result.readyAt) * 1e6, symbols: args.symbols,
   });
   const traceText = `${(tracedMs / 1000).toFixed(1)} s`;
-  const broken = abnormalEnd(result, p);
-  if (pid && !broken && !proc.isRunning(pid)) process.stderr.write(`nodetrace: PID ${pid} exited; here is what was gathered.\n`);
   if (hasData(model)) {
     process.stdout.write(renderModel(model, { json: args.json, sort: args.sort, breakdownHistograms: args.breakdown, traceText }));
-  } else {
-    if (!broken) process.stderr.write(`nodetrace: no thread-pool work completed in ${p.describe} while tracing.\n`);
-    if (args.json) process.stdout.write(renderModel(model, { json: true }));
+    return { gathered: true };
   }
-  if (broken) throw new UserError(`${broken}; the results are incomplete${hasData(model) ? ' (above: what it printed)' : ''}.`);
+  if (!broken) process.stderr.write(`nodetrace: no thread-pool work completed in ${p.describe} while tracing.\n`);
+  if (args.json) process.stdout.write(renderModel(model, { json: true }));
+  return { gathered: false };
+}
+
+function handler(args) {
+  return runTraceCommand(args, {
+    name: 'latency',
+    plan,
+    report,
+    // With -c the command's own output goes to ours, to stderr with --json.
+    dataOnStdout: (a) => a.json,
+    // The target's memory map, to name what the tracer printed as addresses
+    // (with -c, or after the target exits, bpftrace no longer can).
+    snapshots: { perfMap: false },
+  });
 }
 
 module.exports = {
-  command: 'latency',
+  command: 'latency [target]',
   describe: 'Latency histograms of add-on / thread-pool async operations, by the native function that started them',
   builder,
   handler,

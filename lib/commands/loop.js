@@ -3,14 +3,12 @@
 // spends running code rather than waiting for I/O, the stalls over a
 // threshold with when they happened, and (--stacks) what the loop was doing
 // during them. Works on any running node process, without preparing it.
-const { UserError } = require('../errors');
-const proc = require('../proc');
-const { requireRoot } = require('../privilege');
-const { requireTracer } = require('../tracer/detect');
-const { planTracer, renderPlan } = require('../tracer/plan');
-const { TracerSession, abnormalEnd } = require('../tracer/session');
-const { describeTracerFailure } = require('../tracer/failure');
+const { planTracer } = require('../tracer/plan');
+const { runTraceCommand } = require('../tracer/run-command');
 const { parseLoop, renderLoopText, renderLoopJSON, foldedStacks } = require('../loop/report');
+const { targetOptions, checkTarget } = require('../targets/options');
+const { oneProcess } = require('../targets/one-process');
+const proc = require('../proc');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
 
 const SCRIPT = 'loop';
@@ -26,12 +24,11 @@ function parseThreshold(text) {
 }
 
 function builder(y) {
-  return y
-    .usage('$0 loop -p PID [options]\n\n'
+  targetOptions(y.usage('$0 loop (<target> | -p PID) [options]\n\n'
       + 'How long each turn of a Node process\'s event loop spends running code rather than\n'
       + 'waiting for I/O, the stalls longer than --over with when they ended, and with --stacks\n'
-      + 'what the loop was running during them. The process needs no preparation.')
-    .option('pid', { alias: 'p', type: 'string', describe: 'Trace this running Node process (its main thread\'s loop)' })
+      + 'what the loop was running during them. The process needs no preparation.'), { force: true });
+  return y
     .option('duration', durationOption('Stop after this many seconds (default: Ctrl-C or target exit)'))
     .option('over', { type: 'string', default: DEFAULT_OVER, describe: 'A stall is a turn busy for longer than this (100ms, 1s, 500us; a bare number is ms)' })
     .option('top', { type: 'number', default: 10, describe: 'List this many of the longest stalls' })
@@ -40,9 +37,8 @@ function builder(y) {
     .option('json', { type: 'boolean', default: false, describe: 'Print JSON instead of text (docs/json-format.md)' })
     .option('backend', { choices: ['dtrace', 'bpftrace'], describe: 'Tracer to use (default: dtrace if present, else bpftrace)' })
     .option('dry-run', dryRunOption())
-    .option('force', { type: 'boolean', default: false, describe: 'Trace the PID even if it does not look like Node' })
     .check((a) => {
-      if (a.pid === undefined) throw new Error('Give a process: -p PID.');
+      checkTarget(a);
       checkDuration(a);
       if (parseThreshold(a.over) === null) throw new Error(`--over expects a duration such as 100ms, 1s or 500us, not "${a.over}".`);
       if (a.folded && a.json) throw new Error('--folded and --json are two different outputs: choose one.');
@@ -50,6 +46,7 @@ function builder(y) {
       return true;
     })
     .example('sudo $0 loop -p 4242', 'trace until Ctrl-C, then print the busy-time histogram and the stalls')
+    .example('sudo $0 loop my-service', 'the one Node process whose command line contains "my-service"')
     .example('sudo $0 loop -p 4242 -d 30 --over 50ms', '30 seconds; a stall is a turn over 50 ms')
     .example('sudo $0 loop -p 4242 --stacks', 'and what the loop was running during the stalls')
     .example('sudo $0 loop -p 4242 -d 30 --stacks --folded | flamegraph.pl > stalls.svg', 'a flame graph of the stalls')
@@ -58,9 +55,7 @@ function builder(y) {
 
 /** The tracer run for these arguments. Pure but for checking that the process exists and is Node. */
 function plan(args, tracer) {
-  const pid = proc.parsePid(args.pid);
-  if (args.force) proc.requireProcess(pid);
-  else proc.requireNodeProcess(pid);
+  const { pid, note } = oneProcess(args, { command: 'loop' });
   const overUs = parseThreshold(args.over);
   const stacks = Boolean(args.stacks || args.folded);
   return planTracer(tracer, {
@@ -73,48 +68,34 @@ function plan(args, tracer) {
     // hundred stacks of a 100 MB binary).
     env: tracer.name === 'bpftrace' ? { BPFTRACE_CACHE_USER_SYMBOLS: '1' } : {},
     describe: `the event loop of PID ${pid}`,
+    target: { pid },
+    warnings: note ? [note] : [],
   });
 }
 
-// Kernel monotonic time -> wall time: both clocks read back to back.
-function wallMinusMonoNs() {
-  return BigInt(Date.now()) * 1000000n - process.hrtime.bigint();
-}
-
-async function handler(args) {
-  if (args.folded && !args.stacks) args.stacks = true;
-  const tracer = requireTracer(args.backend);
-  const p = plan(args, tracer);
-  if (args.dryRun) {
-    process.stdout.write(renderPlan(p));
-    return;
-  }
-  requireRoot('nodetrace loop');
-  const pid = proc.parsePid(args.pid);
-  const session = new TracerSession(p, { durationSeconds: args.duration });
-  const result = await session.run();
-  const offset = wallMinusMonoNs();
-  if (!result.ready && result.endReason === null) throw describeTracerFailure(tracer, result, pid);
-  if (!result.ready) return;
-  const report = parseLoop(result, { tracer: tracer.name });
-  const broken = abnormalEnd(result, p);
-  if (!broken && !proc.isRunning(pid)) process.stderr.write(`nodetrace: PID ${pid} exited; here is what was gathered.\n`);
+function report(result, { args, tracer, plan: p, broken, wallMinusMonoNs }) {
+  const pid = p.target.pid;
+  const r = parseLoop(result, { tracer: tracer.name });
   const o = {
     pid, tracer: tracer.name, overUs: parseThreshold(args.over), top: args.top,
-    wallMinusMonoNs: offset, stacksWanted: args.stacks,
+    wallMinusMonoNs, stacksWanted: args.stacks || args.folded,
   };
-  if (args.folded) process.stdout.write(foldedStacks(report.stacks, { processName: proc.processName(pid) || 'node' }));
-  else if (args.json) process.stdout.write(renderLoopJSON(report, o));
-  else process.stdout.write(renderLoopText(report, o));
-  if (broken) throw new UserError(`${broken}; the results are incomplete.`);
-  if (report.turns === 0n && !report.open && !report.early && !broken) {
+  if (args.folded) process.stdout.write(foldedStacks(r.stacks, { processName: proc.processName(pid) || 'node' }));
+  else if (args.json) process.stdout.write(renderLoopJSON(r, o));
+  else process.stdout.write(renderLoopText(r, o));
+  if (r.turns === 0n && !r.open && !r.early && !broken) {
     // Never woke up and never ran: say so rather than print an empty report as if it meant "fine".
     process.stderr.write(`nodetrace: PID ${pid}'s loop waited for I/O the whole time (idle): no turn to measure.\n`);
   }
+  return { gathered: r.turns > 0n || r.stalls.length > 0 };
+}
+
+function handler(args) {
+  return runTraceCommand(args, { name: 'loop', plan, report });
 }
 
 module.exports = {
-  command: 'loop',
+  command: 'loop [target]',
   describe: 'Is the event loop blocked? Busy time per turn, the longest stalls and (--stacks) what ran during them',
   builder,
   handler,

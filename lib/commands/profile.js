@@ -3,24 +3,20 @@
 // samples of its threads, without restarting it (Node's own answer, --prof,
 // needs a restart and shows nothing until the process ends). A report like
 // `node --prof-process`, and a flame graph, folded stacks or pprof.
-const fs = require('fs');
 const { UserError } = require('../errors');
 const proc = require('../proc');
-const { requireRoot } = require('../privilege');
-const { requireTracer } = require('../tracer/detect');
-const { planTracer, renderPlan, readScript } = require('../tracer/plan');
+const { planTracer, readScript } = require('../tracer/plan');
 const { instantiateSlot, declaredSlot } = require('../tracer/template');
-const { TracerSession, abnormalEnd } = require('../tracer/session');
-const { describeTracerFailure } = require('../tracer/failure');
+const { runTraceCommand } = require('../tracer/run-command');
 const { parseProfile, parseProfileDtrace, parseOffCpu } = require('../profile/parse');
 const { summarizeOffCpu, renderOffCpuText, renderOffCpuJson } = require('../profile/offcpu-report');
 const { nameStacks } = require('../profile/name-stacks');
-const { TargetSnapshots } = require('../target-snapshots');
-const { resolveCommand, childPidOf, commandStarted } = require('../latency/command-target');
-const { resolveProfileTarget, hostFacts } = require('../profile/target');
+const { resolveCommand } = require('../tracer/command-target');
+const { targetOptions, checkTarget } = require('../targets/options');
+const { oneProcess } = require('../targets/one-process');
 const { summarize, renderText, renderJson } = require('../profile/report');
 const { renderFolded } = require('../profile/folded');
-const { safeText } = require('../terminal-safe');
+const { writeOutputFile } = require('../output-file');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
 
 // On-CPU samples, or (--off-cpu) time blocked; the program argument that
@@ -39,16 +35,14 @@ const MAP_KEYS_MAX = 65536;
 const OUTPUT_FILE = 'bpftrace.out';
 
 function builder(y) {
-  return y
-    .usage('$0 profile (-p PID | NAME | -c COMMAND) [options]\n\n'
+  targetOptions(y.usage('$0 profile (<target> | -p PID | -c COMMAND) [options]\n\n'
       + 'Where a live Node process spends its CPU: samples its threads on CPU, then prints the\n'
       + 'functions that took the most samples (self and total), the split between JavaScript,\n'
       + 'V8, Node\'s C++, add-ons, libc and the kernel, and which threads took them.\n'
-      + 'JavaScript functions are named when node runs with --perf-basic-prof. NAME is text\n'
-      + 'found in the command line of one Node process (several: they are listed, busiest first).')
-    .positional('target', { type: 'string', describe: 'A PID, or part of the command line of one Node process' })
-    .option('pid', { alias: 'p', type: 'string', describe: 'Profile this running Node process' })
-    .option('command', { alias: 'c', type: 'string', describe: 'Start this command (no shell) and profile it while it runs' })
+      + 'JavaScript functions are named when node runs with --perf-basic-prof. A name is text\n'
+      + 'found in the command line of one Node process (several: they are listed, busiest first).'),
+  { command: true, force: true });
+  return y
     .option('frequency', { alias: 'F', type: 'number', default: DEFAULT_HZ, describe: `Samples a second on each CPU (1 to ${MAX_HZ})` })
     .option('duration', durationOption('Stop after this many seconds (default: Ctrl-C or target exit)'))
     .option('json', { type: 'boolean', default: false, describe: 'Print the report as JSON' })
@@ -60,12 +54,8 @@ function builder(y) {
     .option('all-threads', { type: 'boolean', default: false, describe: 'With --off-cpu: every thread, not only the main one (pool threads mostly wait for work)' })
     .option('backend', { choices: ['dtrace', 'bpftrace'], describe: 'Tracer to use (default: dtrace if present, else bpftrace)' })
     .option('dry-run', dryRunOption())
-    .option('force', { type: 'boolean', default: false, describe: 'Profile the PID even if it does not look like Node' })
     .check((a) => {
-      const given = ['pid', 'command', 'target'].filter((k) => a[k] !== undefined);
-      if (!given.length) throw new Error('Give a process: -p PID, a name (part of its command line) or -c COMMAND.');
-      if (given.length > 1) throw new Error('Give one process: -p PID, a name or -c COMMAND.');
-      if (a.command !== undefined && !a.command.trim()) throw new Error('-c expects a command, e.g. -c \'node app.js\'.');
+      checkTarget(a, { command: true });
       checkDuration(a);
       if (!(Number.isInteger(a.frequency) && a.frequency >= 1 && a.frequency <= MAX_HZ)) {
         throw new Error(`-F expects a whole number of samples a second from 1 to ${MAX_HZ} (99 is usual).`);
@@ -92,7 +82,7 @@ function builder(y) {
  * process exists and is Node (finding it by name), and for finding -c's
  * binary on the PATH.
  */
-function plan(args, tracer, host) {
+function plan(args, tracer) {
   const hz = args.frequency === undefined ? DEFAULT_HZ : args.frequency;
   const bpftrace = tracer.name === 'bpftrace';
   const { script, pidArgument } = SCRIPTS[args.offCpu ? 'off' : 'cpu'];
@@ -102,9 +92,7 @@ function plan(args, tracer, host) {
   }
   // The program's arguments given the PID (0 with -c): profile.bt HZ PID, offcpu.bt PID ALL.
   const argsWith = (target) => (args.offCpu ? [target, args.allThreads ? 1 : 0] : [hz, target]);
-  const o = { script };
-  let pid = null;
-  let note = null;
+  const o = { script, details: { hz } };
   if (args.command !== undefined) {
     o.command = resolveCommand(args.command).command;
     o.describe = `"${args.command}"`;
@@ -120,14 +108,10 @@ function plan(args, tracer, host) {
       o.outputFile = OUTPUT_FILE;
     }
   } else {
-    if (args.pid !== undefined) {
-      pid = proc.parsePid(args.pid);
-    } else {
-      ({ pid, note } = resolveProfileTarget(args.target, host || hostFacts(), { force: args.force }));
-    }
-    if (args.force) proc.requireProcess(pid);
-    else proc.requireNodeProcess(pid);
+    const { pid, note } = oneProcess(args, { command: 'profile', verbing: 'profiling' });
     o.describe = `PID ${pid}`;
+    o.target = { pid };
+    if (note) o.warnings = [note];
     // The PID is a program argument: 0.17's -p does not filter profile probes.
     if (bpftrace) o.positional = argsWith(pid);
     else Object.assign(o, { pid, positional: [hz] });
@@ -136,95 +120,59 @@ function plan(args, tracer, host) {
     o.env = { BPFTRACE_NO_USER_SYMBOLS: '1', BPFTRACE_MAP_KEYS_MAX: String(MAP_KEYS_MAX) };
     o.notes = ['user frames stay addresses (BPFTRACE_NO_USER_SYMBOLS): nodetrace names them, reading the perf map safely'];
   }
-  return { ...planTracer(tracer, o), pid, hz, note };
+  return planTracer(tracer, o);
 }
 
-// With -c, the command's output goes to ours, but to stderr where our
-// stdout carries data (--json, --folded -); dtrace -c pipes it through its
-// own, unseen.
-function commandStdio(p, args) {
-  if (!p.argv.includes('-c')) return undefined;
-  if (!p.outputFile) return ['inherit', 'pipe'];
-  return ['inherit', args.json || args.folded === '-' ? 2 : 'inherit'];
+// The files the report is also written to (--folded - is our stdout).
+function outputFiles(args) {
+  return ['svg', 'pprof', 'folded'].map((f) => args[f]).filter((file) => file !== undefined && file !== '-');
 }
 
-// Writes a file the user named, as root: never through a link someone
-// planted in its place.
-function writeOutput(file, data) {
-  const { O_WRONLY, O_CREAT, O_TRUNC, O_NOFOLLOW } = fs.constants;
-  let fd;
-  try {
-    fd = fs.openSync(file, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0o644);
-  } catch (err) {
-    throw new UserError(`cannot write ${file}: ${err.code === 'ELOOP' ? 'it is a symbolic link' : err.code || err.message}.`);
+function report(result, { args, tracer, plan: p, target, snapshots }) {
+  const pid = target.pid;
+  const parsed = args.offCpu ? parseOffCpu(result.maps)
+    : tracer.name === 'dtrace' ? parseProfileDtrace(result.maps) : parseProfile(result.maps);
+  // DTrace keys threads by ID only: they are the process's threads.
+  const comm = (pid && proc.processName(pid)) || 'node';
+  for (const s of parsed.stacks) if (!s.comm) s.comm = comm;
+  const named = nameStacks(parsed, snapshots.symbolizer, snapshots.latest);
+  // The program's own clock where it keeps one: the tracer may take
+  // seconds after the end to print (naming frames, 0.23+).
+  const seconds = parsed.seconds || (result.endedAt - result.readyAt) / 1000;
+  const meta = { pid, hz: args.offCpu ? null : p.details.hz, seconds, offCpu: args.offCpu };
+  let summary;
+  let text;
+  if (args.offCpu) {
+    summary = summarizeOffCpu(named, { pid, seconds, threads: parsed.threads, allThreads: args.allThreads, top: args.top });
+    text = () => (args.json ? renderOffCpuJson(summary) : renderOffCpuText(summary, { describe: p.describe }));
+  } else {
+    summary = summarize(named, { pid, hz: p.details.hz, seconds, top: args.top });
+    text = () => (args.json ? renderJson(summary) : renderText(summary, { describe: p.describe }));
   }
-  try { fs.writeSync(fd, data); } finally { fs.closeSync(fd); }
+  const title = `${args.offCpu ? 'Off-CPU time' : 'CPU'} of ${p.describe}`;
+  if (args.svg !== undefined) writeOutputFile(args.svg, require('../profile/svg').renderSvg(named, { ...meta, title, unit: args.offCpu ? 'us' : 'samples' }));
+  if (args.pprof !== undefined) writeOutputFile(args.pprof, require('../profile/pprof').encodePprof(named, meta));
+  if (args.folded === '-') process.stdout.write(renderFolded(named, meta));
+  else {
+    if (args.folded !== undefined) writeOutputFile(args.folded, renderFolded(named, meta));
+    process.stdout.write(text());
+  }
+  return { gathered: Boolean(args.offCpu ? summary.blockedUs : summary.samples) };
 }
 
-async function handler(args) {
-  const tracer = requireTracer(args.backend);
-  const p = plan(args, tracer);
-  if (args.dryRun) {
-    process.stdout.write(renderPlan(p));
-    return;
-  }
-  requireRoot('nodetrace profile');
-  if (p.note) process.stderr.write(safeText(`nodetrace: ${p.note}`) + '\n');
-  let session = null;
-  // -c: the command's PID, once the tracer has forked it.
-  let pid = p.pid;
-  const targetPid = () => {
-    if (!pid && session && session.child) pid = childPidOf(session.child.pid);
-    return pid && proc.isRunning(pid) ? pid : null;
-  };
-  const snaps = new TargetSnapshots(targetPid, { perfMap: true });
-  session = new TracerSession(p, {
-    durationSeconds: args.duration,
-    stdio: commandStdio(p, args),
-    readyWhen: p.outputFile ? (child) => commandStarted(child.pid) : undefined,
+function handler(args) {
+  return runTraceCommand(args, {
+    name: 'profile',
+    plan,
+    report,
+    outputFiles,
+    incomplete: 'the profile is incomplete',
+    // -c's command output goes to stderr where our stdout carries data.
+    dataOnStdout: (a) => a.json || a.folded === '-',
     // A -c command's perf map can no longer be read once it exits: look
     // more often, so that code compiled near its end is named too.
-    onReady: () => snaps.start(p.pid ? 2000 : 500),
+    snapshots: { perfMap: true, everyMs: (pl) => (pl.target ? 2000 : 500) },
   });
-  const result = await session.run();
-  snaps.stop();
-  try {
-    if (!result.ready && result.endReason === null) throw describeTracerFailure(tracer, result, p.pid);
-    if (!result.ready) return;   // Ctrl-C before the probes were in place: nothing gathered
-    const broken = abnormalEnd(result, p);
-    if (p.pid && !broken && !proc.isRunning(p.pid)) process.stderr.write(`nodetrace: PID ${p.pid} exited; here is what was gathered.\n`);
-    const parsed = args.offCpu ? parseOffCpu(result.maps)
-      : tracer.name === 'dtrace' ? parseProfileDtrace(result.maps) : parseProfile(result.maps);
-    // DTrace keys threads by ID only: they are the process's threads.
-    const comm = (pid && proc.processName(pid)) || 'node';
-    for (const s of parsed.stacks) if (!s.comm) s.comm = comm;
-    const named = nameStacks(parsed, snaps.symbolizer, snaps.latest);
-    // The program's own clock where it keeps one: the tracer may take
-    // seconds after the end to print (naming frames, 0.23+).
-    const seconds = parsed.seconds || (result.endedAt - result.readyAt) / 1000;
-    const meta = { pid, hz: args.offCpu ? null : p.hz, seconds, offCpu: args.offCpu };
-    let summary;
-    let report;
-    if (args.offCpu) {
-      summary = summarizeOffCpu(named, { pid, seconds, threads: parsed.threads, allThreads: args.allThreads, top: args.top });
-      report = () => (args.json ? renderOffCpuJson(summary) : renderOffCpuText(summary, { describe: p.describe }));
-    } else {
-      summary = summarize(named, { pid, hz: p.hz, seconds, top: args.top });
-      report = () => (args.json ? renderJson(summary) : renderText(summary, { describe: p.describe }));
-    }
-    const title = `${args.offCpu ? 'Off-CPU time' : 'CPU'} of ${p.describe}`;
-    if (args.svg !== undefined) writeOutput(args.svg, require('../profile/svg').renderSvg(named, { ...meta, title, unit: args.offCpu ? 'us' : 'samples' }));
-    if (args.pprof !== undefined) writeOutput(args.pprof, require('../profile/pprof').encodePprof(named, meta));
-    if (args.folded === '-') process.stdout.write(renderFolded(named, meta));
-    else {
-      if (args.folded !== undefined) writeOutput(args.folded, renderFolded(named, meta));
-      process.stdout.write(report());
-    }
-    const gathered = args.offCpu ? summary.blockedUs : summary.samples;
-    if (broken) throw new UserError(`${broken}; the profile is incomplete${gathered ? ' (above: what it gathered)' : ''}.`);
-  } finally {
-    snaps.release();
-  }
 }
 
 module.exports = {
@@ -233,5 +181,4 @@ module.exports = {
   builder,
   handler,
   plan,
-  writeOutput,
 };

@@ -15,18 +15,18 @@ const { parseLevel } = require('../snoop/levels');
 const { summary } = require('../snoop/format');
 const { OUTPUT_MODES } = require('../snoop/sink');
 const { Snooper } = require('../snoop/snooper');
+const { targetOptions, checkTarget, targetText } = require('../targets/options');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
 const { safeText } = require('../terminal-safe');
 
 function builder(y) {
-  return y
-    .usage('$0 snoop <target> [options]\n\n'
+  return targetOptions(y, { many: true })
+    .usage('$0 snoop (<target> | -p PID) [options]\n\n'
       + 'Show the bunyan log records of live Node processes as they are logged, including the\n'
       + 'debug and trace records their log level drops, from bunyan\'s USDT probes: no restart,\n'
       + 'no change to their logs. <target> is \'*\' (every process with bunyan probes, including\n'
       + 'ones started later), PIDs (4242 or 4242,4343), or text found in their command lines.\n'
       + 'On Linux, processes need nodetrace\'s USDT provider: node -r nodetrace/register app.js')
-    .positional('target', { type: 'string', describe: '\'*\', PID[,PID...] or part of a command line' })
     .option('level', { alias: 'l', type: 'string', describe: 'Only this level and above (trace, debug, info, warn, error, fatal or 10-60); only those probes are enabled' })
     .option('mode', { alias: 'm', type: 'string', describe: 'bunyan\'s output mode: long (default), short, simple, json, json-N, bunyan, inspect' })
     .option('json', { type: 'boolean', default: false, describe: 'Raw JSON lines, one record per line (records too long for the tracer become a {"nodetrace":"truncated",...} line)' })
@@ -35,6 +35,7 @@ function builder(y) {
     .option('backend', { choices: ['dtrace', 'bpftrace'], describe: 'Tracer to use (default: bpftrace on Linux; elsewhere dtrace)' })
     .option('dry-run', dryRunOption())
     .check((a) => {
+      checkTarget(a, { many: true });
       checkDuration(a);
       if (a.mode !== undefined && !OUTPUT_MODES.test(a.mode)) {
         throw new Error(`-m expects one of bunyan's output modes: long, short, simple, json, json-N, bunyan, inspect (not "${a.mode}").`);
@@ -72,11 +73,12 @@ function chooseTracer(backend) {
 async function handler(args) {
   const tracer = chooseTracer(args.backend);
   const minLevel = parseLevel(args.level);
-  parseTarget(args.target);   // syntax errors first
+  const target = targetText(args);
+  parseTarget(target);   // syntax errors first
   // Root before looking: other users' /proc/PID/maps and probe-library
   // directories are unreadable without it, which would read as "no probes".
   if (!args.dryRun) requireRoot('nodetrace snoop');
-  const targets = resolveTargets(args.target, tracer.name, hostFacts(), { create: !args.dryRun });
+  const targets = resolveTargets(target, tracer.name, hostFacts(), { create: !args.dryRun });
   if (args.dryRun) {
     process.stdout.write(renderPlan(planSnoop(tracer, targets, minLevel)));
     return;
@@ -102,7 +104,7 @@ async function handler(args) {
 }
 
 module.exports = {
-  command: 'snoop <target>',
+  command: 'snoop [target]',
   describe: 'Show bunyan log records of live processes, including the debug records their level drops',
   builder,
   handler,

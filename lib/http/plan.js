@@ -58,9 +58,8 @@ function planHttp(tracer, targets, minUs, { opened = new Map() } = {}) {
     o.positional = [one ? libs[0] : inTemp('*.so'), pids[0] || 0, minUs, ...pids.slice(1), ...Array(PID_SLOTS - Math.max(pids.length, 1)).fill(0)];
     o.attachTimeoutMs = ATTACH_BASE_MS + ATTACH_PER_LIBRARY_MS * Math.max(0, libs.length - 1);
   }
-  const plan = planTracer(tracer, o);
-  plan.only = overflow ? new Set(targets.pids) : null;
-  return plan;
+  o.only = overflow ? new Set(targets.pids) : null;
+  return planTracer(tracer, o);
 }
 
 module.exports = { SCRIPT, BATCHED_SCRIPT, PID_SLOTS, planHttp };

@@ -13,6 +13,7 @@ const { renderHistogram } = require('../render/text');
 const { formatDuration } = require('../render/units');
 const { jsonInteger } = require('../render/json');
 const { safeText } = require('../terminal-safe');
+const { foldedName } = require('../profile/folded');
 
 const JSON_VERSION = 1;
 const EVENT = /^(STALL|EARLY|OPEN) (mono|wall) (\d+) (\d+)(?: ([01]))?$/;
@@ -138,8 +139,7 @@ function frameName(frame) {
 function foldedStacks(stacks, { processName = 'node' } = {}) {
   const byStack = new Map();
   for (const s of stacks) {
-    const frames = s.frames.map(frameName).reverse().map((f) => f.replace(/;/g, ':'));
-    const key = [processName, ...frames].join(';');
+    const key = [processName, ...s.frames.map(frameName).reverse()].map(foldedName).join(';');
     byStack.set(key, (byStack.get(key) || 0) + s.samples);
   }
   return [...byStack].map(([k, n]) => `${k} ${n}\n`).join('');

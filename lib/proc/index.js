@@ -102,12 +102,13 @@ function requireProcess(pid, { hint = 'Find Node processes with: pgrep -l node' 
   }
 }
 
-function requireNodeProcess(pid) {
+// `canForce`: the command has --force (and the hint may say so).
+function requireNodeProcess(pid, { canForce = false } = {}) {
   requireProcess(pid);
   if (!looksLikeNode(pid)) {
     const name = executableName(pid) || 'unknown';
     throw new UserError(`PID ${pid} (${name}) is not a Node process.`,
-      { hint: 'Point nodetrace at a node process (pgrep -l node), or pass --force if it embeds Node under another name.' });
+      { hint: `Point nodetrace at a node process (pgrep -l node)${canForce ? ', or pass --force if it embeds Node under another name' : ''}.` });
   }
 }
 

@@ -2,10 +2,13 @@
 // Folded stacks: one line per distinct stack, root first, frames joined by
 // ";", then a space and the sample count; the text flamegraph.pl, inferno
 // and speedscope read. The thread's role is the root frame. Pure.
+const { safeText } = require('../terminal-safe');
 
-// ";" separates frames and a newline ends a stack: neither may appear in a name.
+// ";" separates frames and a newline ends a stack: neither may appear in a
+// name, and other control characters are shown, not kept (a name is the
+// target's text: a function's, a process's).
 function foldedName(name) {
-  return name.replace(/[;\r\n]/g, ' ');
+  return safeText(String(name).replace(/[;\r\n]/g, ' '), { oneLine: true });
 }
 
 function rootFrame(s, pid) {
@@ -36,4 +39,4 @@ function parseFolded(text) {
   return out;
 }
 
-module.exports = { renderFolded, parseFolded, foldedLines };
+module.exports = { renderFolded, parseFolded, foldedLines, foldedName };

@@ -89,19 +89,20 @@ function planSnoop(tracer, targets, minLevel, { opened = new Map() } = {}) {
     const glob = dtraceProbeGlob(minLevel);
     o.positional = slotPids.length ? [slotPids[0], glob, ...slotPids.slice(1)] : ['*', glob];
   }
-  const plan = planTracer(tracer, o);
-  plan.only = overflow ? new Set(targets.pids) : null;
-  plan.pieceBytes = pieceBytes;   // bpftrace: how long the script's pieces are (lib/snoop/reassemble.js)
-  // bpftrace: the most entries a batch map holds; a full one lost records.
-  plan.batchEntries = tracer.name === 'bpftrace' ? BATCH_ENTRIES : null;
+  o.only = overflow ? new Set(targets.pids) : null;
+  o.details = {
+    pieceBytes,   // bpftrace: how long the script's pieces are (lib/snoop/reassemble.js)
+    // bpftrace: the most entries a batch map holds; a full one lost records.
+    batchEntries: tracer.name === 'bpftrace' ? BATCH_ENTRIES : null,
+  };
   // bpftrace: stop the records first, end bpftrace once they are read
   // (lib/tracer/session.js). The script hears the signal at a tracepoint in
   // nodetrace's context, which -p on 0.24+ filters out: there bpftrace is
   // ended at once, and may discard the last records it had not read.
   if (tracer.name === 'bpftrace' && !(o.pid && filtersEveryProbeByPid(tracer))) {
-    plan.quiesce = { signal: 'SIGURG', line: 'Snooping stopped.' };
+    o.quiesce = { signal: 'SIGURG', line: 'Snooping stopped.' };
   }
-  return plan;
+  return planTracer(tracer, o);
 }
 
 module.exports = { SCRIPT, WHOLE_SCRIPT, PID_SLOTS, BATCH_ENTRIES, planSnoop, levelPhrase };

@@ -24,8 +24,8 @@ class SnoopGeneration extends Generation {
   constructor(plan, libs) {
     super(plan, libs);
     this.reassembler = new Reassembler({
-      ...(plan.pieceBytes ? { pieceBytes: plan.pieceBytes } : {}),
-      ...(plan.batchEntries ? { batchEntries: plan.batchEntries } : {}),
+      ...(plan.details.pieceBytes ? { pieceBytes: plan.details.pieceBytes } : {}),
+      ...(plan.details.batchEntries ? { batchEntries: plan.details.batchEntries } : {}),
     });
     this.kept = { records: 0, truncated: 0, pids: new Set() };
   }

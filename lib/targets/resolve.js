@@ -8,6 +8,7 @@
 // of command lines.
 const { UserError, UsageError, EXIT } = require('../errors');
 const proc = require('../proc');
+const { safeText } = require('../terminal-safe');
 
 // A pattern longer than this is shortened when echoed back.
 const ECHO_CHARS = 60;
@@ -51,8 +52,10 @@ function hostFacts() {
   };
 }
 
+// "PID command line", on one line whatever the command line holds (another
+// user's newline must not make a row of a list of candidates).
 function describeProcess(host, pid) {
-  const argv = host.commandLine(pid);
+  const argv = safeText(host.commandLine(pid), { oneLine: true });
   return `${pid} ${argv.length > 60 ? argv.slice(0, 57) + '...' : argv}`;
 }
 
@@ -76,8 +79,7 @@ function matchingPids(t, host, { command, everyHint = '' }) {
         throw new UserError(`no process with PID ${pid} is running.`,
           { hint: 'Find Node processes with: pgrep -a node', exitCode: EXIT.NOT_FOUND });
       }
-      const verb = command[0].toUpperCase() + command.slice(1);
-      if (tgid !== pid) throw new UsageError(`${pid} is a thread of process ${tgid}, not a process.`, `${verb} the process: nodetrace ${command} ${tgid}`);
+      if (tgid !== pid) throw new UsageError(`${pid} is a thread of process ${tgid}, not a process.`, `Give the process: nodetrace ${command} ${tgid}`);
     }
     return t.pids;
   }

@@ -74,6 +74,18 @@ function deathSignalLauncher() {
  *                                   (lib/tracer/output-formats.js): 'text'
  *                                   (default), 'json' (bpftrace -f json),
  *                                   'records' (log-snoop.d)
+ * @param {object} [o.target]        the one process traced, { pid }: its
+ *                                   exit ends the trace (lib/tracer/run-command.js)
+ * @param {string[]} [o.warnings]    said on stderr before tracing (and in the
+ *                                   dry run): which process a name chose,
+ *                                   what this trace cannot see
+ * @param {object} [o.quiesce]       { signal, line }: a streaming program is
+ *                                   first told to stop emitting, and says so
+ *                                   (lib/tracer/session.js)
+ * @param {Set<number>} [o.only]     the PIDs whose events are kept, where the
+ *                                   program cannot filter them all itself
+ * @param {object} [o.details]       the command's own facts about this run,
+ *                                   passed through for its report
  *
  * The plan's readyLine, when not null, is the line (on stdout or stderr)
  * that says every probe is attached; otherwise the program's own ready line
@@ -119,7 +131,13 @@ function planTracer(tracer, o) {
     output: o.output || 'text',
     attachTimeoutMs: o.attachTimeoutMs || null,
     describe: o.describe || '',
-    notes: o.notes || [],
+    notes: [...(o.notes || []), ...(o.warnings || [])],
+    target: o.target || null,
+    command: o.command || null,
+    warnings: o.warnings || [],
+    quiesce: o.quiesce || null,
+    only: o.only || null,
+    details: o.details || {},
   };
 }
 

@@ -29,7 +29,13 @@ function declaredProbe(text) {
   return declaredSlot(text, 'PROBES');
 }
 
+// A note is nodetrace's own words: never anything that could end the
+// comment or start a line of program (a path or name taken from a target
+// could; those reach programs as arguments only).
+const NOTE = /^[A-Za-z0-9 _.,:;()'@$<>=+/-]*$/;
+
 function withNote(text, note) {
+  if (!NOTE.test(note) || note.includes('*/')) throw new Error(`not a note for a program comment: ${JSON.stringify(note)}`);
   const comment = `/* ${note} */\n`;
   if (text.startsWith('#!')) {
     const nl = text.indexOf('\n') + 1;
@@ -45,6 +51,9 @@ function withNote(text, note) {
  * @param {string} [note] one line saying what was instantiated and why
  */
 function instantiateSlot(text, slot, replacement, note) {
+  // What replaces a slot is program text: built by nodetrace from validated
+  // values; a line break would let it make more of the program than the slot.
+  if (/[\n\r]/.test(replacement) && slot !== 'PROBES') throw new Error(`a ${slot} slot holds one line`);
   const declaration = declarationPattern(slot);
   const used = declaredSlot(text, slot);
   if (!used) throw new Error(`the script declares no @template ${slot} slot`);

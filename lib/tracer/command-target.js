@@ -1,9 +1,10 @@
 'use strict';
-// `latency -c COMMAND`: the command the tracer starts, and how to find it.
+// `-c COMMAND` (latency, profile): the command the tracer starts, and how to
+// find it and its process.
 const fs = require('fs');
 const path = require('path');
 const { UsageError } = require('../errors');
-const { findOnPath } = require('../tracer/detect');
+const { findOnPath } = require('./detect');
 
 // The command's words; the first resolved to a path: bpftrace refuses a bare
 // name that more than one PATH directory holds, and its probes name a binary.

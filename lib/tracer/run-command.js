@@ -1,0 +1,148 @@
+'use strict';
+// One way to run a command that traces with a tracer session (latency, gc,
+// loop, profile; http through its library follower): the tracer, root, the
+// plan and its dry run, the output files checked before tracing, -c's stdio
+// and readiness, snapshots of the target, a start that failed, the target
+// exiting mid-trace, the abnormal end and the exit status. A command gives
+// its plan and its report; the rest is here, the same for every command.
+const { UserError } = require('../errors');
+const proc = require('../proc');
+const { startTime, sameProcess } = require('../proc/stat');
+const { requireRoot } = require('../privilege');
+const { requireTracer } = require('./detect');
+const { renderPlan } = require('./plan');
+const { TracerSession, abnormalEnd } = require('./session');
+const { describeTracerFailure } = require('./failure');
+const { childPidOf, commandStarted } = require('./command-target');
+const { TargetSnapshots } = require('../target-snapshots');
+const { checkOutputFile } = require('../output-file');
+const { wallMinusMonoNs } = require('../clock');
+const { outputClosed } = require('./signals');
+const { safeText } = require('../terminal-safe');
+
+// How often a traced PID is checked: its exit (or its PID taken by another
+// process: the start time changed) ends the trace within this long.
+const TARGET_CHECK_MS = 500;
+
+/**
+ * The process a plan traces (plan.target), watched: the PID once known (-c:
+ * when the tracer has forked the command) and whether it is still the
+ * process that was planned for.
+ */
+class TracedProcess {
+  constructor(plan) {
+    this.pid = plan.target ? plan.target.pid || null : null;
+    this.start = plan.target ? plan.target.startTime || (this.pid && startTime(this.pid)) : null;
+    this.byCommand = Boolean(plan.command);
+  }
+
+  // -c: the command's PID, once the tracer has forked it.
+  learn(session) {
+    if (this.pid || !this.byCommand || !session || !session.child) return;
+    const pid = childPidOf(session.child.pid);
+    if (pid) { this.pid = pid; this.start = startTime(pid); }
+  }
+
+  alive() {
+    return Boolean(this.pid) && sameProcess(this.pid, this.start);
+  }
+}
+
+// With -c, the command's output goes to ours, but to stderr where our
+// stdout carries data (JSON, folded stacks); dtrace -c pipes it through its
+// own, unseen.
+function commandStdio(plan, dataOnStdout) {
+  if (!plan.command) return undefined;
+  if (!plan.outputFile) return ['inherit', 'pipe'];
+  return ['inherit', dataOnStdout ? 2 : 'inherit'];
+}
+
+// The default run: one tracer session.
+async function runOneSession(plan, ctx) {
+  const { spec, args, target } = ctx;
+  let session = null;
+  const snaps = spec.snapshots ? new TargetSnapshots(() => {
+    target.learn(session);
+    return target.alive() ? target.pid : null;
+  }, { perfMap: Boolean(spec.snapshots.perfMap) }) : null;
+  ctx.snapshots = snaps;
+  let watch = null;
+  session = new TracerSession(plan, {
+    durationSeconds: args.duration,
+    stdio: commandStdio(plan, spec.dataOnStdout ? spec.dataOnStdout(args) : false),
+    // bpftrace -c forks the command and lets it exec only once its probes
+    // are attached: with -o (no attach notice), that is the sign.
+    readyWhen: plan.command && plan.outputFile ? (child) => commandStarted(child.pid) : undefined,
+    onReady: () => {
+      if (snaps) snaps.start(spec.snapshots.everyMs ? spec.snapshots.everyMs(plan) : undefined);
+      // -p: the target's exit ends the trace, as the help says (a tracer
+      // given the PID only as an argument would go on, and a new process
+      // could take the PID).
+      if (target.pid && !plan.command) {
+        watch = setInterval(() => { if (!target.alive()) session.end('target exited'); }, TARGET_CHECK_MS);
+      }
+    },
+    ...(spec.sessionOptions ? spec.sessionOptions(plan, args) : {}),
+  });
+  try {
+    const result = await session.run();
+    return { result, abnormal: () => abnormalEnd(result, plan) };
+  } finally {
+    clearInterval(watch);
+    if (snaps) snaps.stop();
+  }
+}
+
+/**
+ * Runs a tracing command.
+ * @param {object} args the parsed command line (duration, dryRun, backend, json...)
+ * @param {object} spec
+ * @param {string} spec.name the command, for messages ("nodetrace <name>")
+ * @param {function(args, tracer): object} spec.plan the plan (lib/tracer/plan.js planTracer's result)
+ * @param {function(object, object): object} spec.report prints the report from the run's result
+ *        and the context; returns { gathered: boolean } (anything to show?)
+ * @param {function(args): object} [spec.tracer] the tracer (default: requireTracer(args.backend))
+ * @param {function(args): string[]} [spec.outputFiles] files the report will write: checked before tracing
+ * @param {function(args): boolean} [spec.dataOnStdout] our stdout carries data (a -c command's output goes to stderr)
+ * @param {object} [spec.snapshots] { perfMap, everyMs(plan) }: keep snapshots of the target's memory map
+ * @param {function(plan, args): object} [spec.sessionOptions] more TracerSession options
+ * @param {function(plan, ctx): Promise<{result, abnormal}>} [spec.run] another way to run the plan
+ *        (http: its library follower); default: one tracer session
+ * @param {string} [spec.incomplete] said after an abnormal end (default 'the results are incomplete')
+ * @param {function(plan, args): string} [spec.dryRun] the dry run's text (default: renderPlan)
+ */
+async function runTraceCommand(args, spec) {
+  const tracer = spec.tracer ? spec.tracer(args) : requireTracer(args.backend);
+  // Root first: planning reads the target's memory map and mapped files,
+  // other users' probe libraries: unreadable otherwise, which would read as
+  // "not found".
+  if (!args.dryRun) requireRoot(`nodetrace ${spec.name}`);
+  const plan = spec.plan(args, tracer);
+  if (args.dryRun) {
+    process.stdout.write(spec.dryRun ? spec.dryRun(plan, args) : renderPlan(plan));
+    return;
+  }
+  // A report that could not be written is refused now, not after the trace.
+  for (const file of spec.outputFiles ? spec.outputFiles(args) : []) checkOutputFile(file);
+  for (const w of plan.warnings || []) process.stderr.write(safeText(`nodetrace: ${w}`) + '\n');
+  const target = new TracedProcess(plan);
+  const ctx = { args, spec, tracer, plan, target, snapshots: null, wallMinusMonoNs: wallMinusMonoNs() };
+  const run = await (spec.run || runOneSession)(plan, ctx);
+  const { result } = run;
+  try {
+    if (!result.ready && result.endReason === null) throw describeTracerFailure(tracer, result, target.pid || undefined);
+    if (!result.ready || outputClosed()) return;   // Ctrl-C before the probes were in place, or `| head` closed our output
+    const broken = run.abnormal();
+    // -p's target gone before the end (a -c command ends the trace by exiting: that is no news).
+    const exited = Boolean(target.pid) && !plan.command && !target.alive();
+    if (exited && !broken) process.stderr.write(`nodetrace: PID ${target.pid} exited; here is what was gathered.\n`);
+    const { gathered } = spec.report(result, { ...ctx, broken, exited }) || {};
+    if (broken) {
+      throw new UserError(`${broken}; ${spec.incomplete || 'the results are incomplete'}${gathered ? ' (above: what it gathered)' : ''}.`);
+    }
+  } finally {
+    if (ctx.snapshots) ctx.snapshots.release();
+  }
+}
+
+module.exports = { runTraceCommand, commandStdio, TracedProcess, TARGET_CHECK_MS };
