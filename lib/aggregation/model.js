@@ -10,7 +10,7 @@
 //                   subject?: Subject }
 //   Subject     = { field: 'path'|'host', text: string|null, cut?: boolean, folded?: number }
 //                 what one kind of operation was done to (latency --paths,
-//                 --hosts: lib/latency/named-kinds.js): text the traced
+//                 --hosts: lib/latency/report/named-kinds.js): text the traced
 //                 process chose, kept apart from the key so that nothing
 //                 meant for names of functions (demangling, symbolizing,
 //                 renaming, splitting on commas) ever touches it. text null:

@@ -9,9 +9,9 @@ const { toJSON } = require('../render/json');
 const { demangleNames } = require('../demangle');
 const { discardImpossible } = require('./impossible');
 const { safeText } = require('../terminal-safe');
-const { userFacingName, symbolOf, isLibuvRequest, fsType } = require('../latency/kind-names');
-const { splitPoolMaps, summarizePool, runMicroseconds, poolLines } = require('../latency/pool');
-const { withNamedEntries, foldNamedKinds } = require('../latency/named-kinds');
+const { userFacingName, symbolOf, isLibuvRequest, fsType } = require('../latency/report/kind-names');
+const { splitPoolMaps, summarizePool, runMicroseconds, poolLines } = require('../latency/report/pool');
+const { withNamedEntries, foldNamedKinds } = require('../latency/report/named-kinds');
 const { buildKinds, mergeEntriesByName, subjectLabel } = require('./model');
 
 // Node's own C++ lives in namespace node:: (and libuv's uv_*); add-ons don't.
@@ -61,7 +61,7 @@ function renameKeys(model, names) {
 // negative ones, whatever the tracer.
 function buildModel({ during = [], maps = '' }, { tracer, addonsOnly = false, resolveAddresses, traceNs = null, poolNs = null, symbols = false } = {}) {
   let model = parse(maps, { tracer });
-  // The pool's own maps describe the pool, not kinds of work (lib/latency/pool.js).
+  // The pool's own maps describe the pool, not kinds of work (lib/latency/report/pool.js).
   const split = splitPoolMaps(model.aggregations);
   model = { ...model, aggregations: split.rest, pool: split.pool };
   // latency --paths / --hosts: kinds split by what they were done to.
@@ -98,7 +98,7 @@ function buildModel({ during = [], maps = '' }, { tracer, addonsOnly = false, re
   return discardImpossible(model, { traceNs, unit: model.tracer === 'dtrace' ? 'ns' : null });
 }
 
-// The pool as a resource (lib/latency/pool.js), where the program measured it
+// The pool as a resource (lib/latency/report/pool.js), where the program measured it
 // and the trace's length is known.
 function poolOf(model) {
   if (!model.pool || !model.poolNs) return null;

@@ -16,7 +16,7 @@ const { TargetSnapshots } = require('../target-snapshots');
 const { resolveCommand, childPidOf, commandStarted } = require('../latency/command-target');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
 const { findProbePoints, binaryProbePoints, unseenPoolWork, WRAPPER, POOL, FS_WORK, GAI_WORK } = require('../latency/probe-points');
-const { namesMask, NAME_BYTES, NAMES_KEPT_IN_TRACER, NAMES_SHOWN } = require('../latency/named-kinds');
+const { namesMask, NAME_BYTES, NAMES_KEPT_IN_TRACER, NAMES_SHOWN } = require('../latency/report/named-kinds');
 
 const SCRIPT = 'addon-latency';
 const LATENCY_ATTACH_TIMEOUT_MS = 60000;

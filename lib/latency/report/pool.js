@@ -3,7 +3,7 @@
 // (d-scripts/addon-latency.bt and .d: @pool_busy_us per thread, @queue_len
 // at each start, @pool_waiting_us) and the kinds' run times. Pure: aggregations and
 // kinds in, a summary out; lib/render turns it into text or JSON.
-const { percentile, totalCount, estimatedTotal } = require('../aggregation/model');
+const { percentile, totalCount, estimatedTotal } = require('../../aggregation/model');
 
 const POOL_MAPS = ['pool_busy_us', 'queue_len', 'pool_waiting_us'];
 
