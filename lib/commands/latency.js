@@ -11,7 +11,10 @@ const { instantiateSlot, withoutOptional } = require('../tracer/template');
 const { TracerSession, abnormalEnd } = require('../tracer/session');
 const { quietMapHelperArgs, stringLimitEnv } = require('../tracer/capabilities');
 const { describeTracerFailure } = require('../tracer/failure');
-const { buildModel, renderModel, hasData } = require('../aggregation/summarize');
+const { buildModel } = require('../latency/report/build-model');
+const { summarize, hasData } = require('../latency/report/summary');
+const { renderText } = require('../latency/report/text');
+const { renderJson } = require('../latency/report/json');
 const { TargetSnapshots } = require('../target-snapshots');
 const { resolveCommand, childPidOf, commandStarted } = require('../latency/command-target');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
@@ -227,22 +230,22 @@ async function handler(args) {
   if (!result.ready) return;   // Ctrl-C before the probes were in place: nothing gathered
   // No operation it measured can have lasted longer than the tracer ran.
   const tracedMs = result.endedAt - result.startedAt;
-  const model = buildModel(result, {
+  const report = summarize(buildModel(result, {
     tracer: tracer.name, addonsOnly: args.addonsOnly, resolveAddresses: maps.resolver(), traceNs: tracedMs * 1e6,
     // The pool's shares are of the time every probe was in place, up to the
     // end signal (bpftrace may take seconds more to detach and print).
     poolNs: ((result.endRequestedAt || result.endedAt) - result.readyAt) * 1e6, symbols: args.symbols,
-  });
+  }), { sort: args.sort });
   const traceText = `${(tracedMs / 1000).toFixed(1)} s`;
   const broken = abnormalEnd(result, p);
   if (pid && !broken && !proc.isRunning(pid)) process.stderr.write(`nodetrace: PID ${pid} exited; here is what was gathered.\n`);
-  if (hasData(model)) {
-    process.stdout.write(renderModel(model, { json: args.json, sort: args.sort, breakdownHistograms: args.breakdown, traceText }));
+  if (hasData(report)) {
+    process.stdout.write(args.json ? renderJson(report) : renderText(report, { breakdownHistograms: args.breakdown, traceText }));
   } else {
     if (!broken) process.stderr.write(`nodetrace: no thread-pool work completed in ${p.describe} while tracing.\n`);
-    if (args.json) process.stdout.write(renderModel(model, { json: true }));
+    if (args.json) process.stdout.write(renderJson(report));
   }
-  if (broken) throw new UserError(`${broken}; the results are incomplete${hasData(model) ? ' (above: what it printed)' : ''}.`);
+  if (broken) throw new UserError(`${broken}; the results are incomplete${hasData(report) ? ' (above: what it printed)' : ''}.`);
 }
 
 module.exports = {

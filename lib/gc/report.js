@@ -3,7 +3,7 @@
 // text (histograms as `latency` renders them) or JSON. Pure.
 const { parse } = require('../aggregation/parse');
 const { percentile, totalCount } = require('../aggregation/model');
-const { renderHistogram } = require('../render/text');
+const { renderHistogram } = require('../render/histogram');
 const { formatDuration } = require('../render/units');
 const { jsonInteger } = require('../render/json');
 const { safeText } = require('../terminal-safe');

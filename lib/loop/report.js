@@ -9,7 +9,7 @@
 // (Date.now() against process.hrtime, both read at once).
 const { parse } = require('../aggregation/parse');
 const { percentile, totalCount } = require('../aggregation/model');
-const { renderHistogram } = require('../render/text');
+const { renderHistogram } = require('../render/histogram');
 const { formatDuration } = require('../render/units');
 const { jsonInteger } = require('../render/json');
 const { safeText } = require('../terminal-safe');
