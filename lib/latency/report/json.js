@@ -6,16 +6,11 @@
 // a summary (./summary.js) in, a plain object or its text out.
 
 const { displayKey, isDistribution, percentile, totalCount } = require('../../aggregation/model');
-const { jsonInteger } = require('../../render/json');
+const { jsonInteger, jsonEstimate, jsonHistogram } = require('../../render/json');
 const { PHASES } = require('./kinds');
 const { poolToJSON } = require('./pool');
 
 const VERSION = 1;
-
-// Percentiles are estimates from buckets: three decimals are plenty.
-function jsonEstimate(value) {
-  return value === null ? null : Math.round(value * 1000) / 1000;
-}
 
 // Samples set apart as impossible (lib/aggregation/impossible.js): always
 // present, so a reader can tell "none" from "not checked".
@@ -24,10 +19,6 @@ function discardedOf(discarded) {
     out_of_order: jsonInteger(discarded ? discarded.outOfOrder : 0n),
     longer_than_trace: jsonInteger(discarded ? discarded.longerThanTrace : 0n),
   };
-}
-
-function histogram(entry) {
-  return entry.buckets.map((b) => ({ lo: jsonInteger(b.lo), hi: jsonInteger(b.hi), count: jsonInteger(b.count) }));
 }
 
 function percentiles(entry, limit = null) {
@@ -57,7 +48,7 @@ function breakdownOf(kind) {
       count: jsonInteger(totalCount(part.entry)),
       unit: part.unit,
       ...percentiles(part.entry, part.limit),
-      histogram: histogram(part.entry),
+      histogram: jsonHistogram(part.entry),
       discarded: discardedOf(part.entry.discarded),
     };
   }
@@ -83,7 +74,7 @@ function kindToJSON(kind, symbols) {
     unit: kind.unit,
     ...percentiles(kind.entry, kind.limit),
     max: maxInKindUnit(kind),
-    histogram: histogram(kind.entry),
+    histogram: jsonHistogram(kind.entry),
     discarded: discardedOf(kind.entry.discarded),
     breakdown: breakdownOf(kind),
   };
@@ -104,7 +95,7 @@ function entryToJSON(entry) {
   if (isDistribution(entry)) {
     result.count = jsonInteger(totalCount(entry));
     Object.assign(result, percentiles(entry));
-    result.histogram = histogram(entry);
+    result.histogram = jsonHistogram(entry);
     result.discarded = discardedOf(entry.discarded);
   } else if (entry.kind === 'stats') {
     result.stats = {

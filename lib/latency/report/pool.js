@@ -5,6 +5,7 @@
 // kinds in, a summary out, and the summary as the text report's lines or
 // the JSON report's object.
 const { percentile, totalCount, estimatedTotal } = require('../../aggregation/model');
+const { jsonEstimate } = require('../../render/json');
 
 const POOL_MAPS = ['pool_busy_us', 'queue_len', 'pool_waiting_us'];
 
@@ -121,14 +122,13 @@ function poolLines(summary) {
 /** The pool's object in the JSON report (docs/json-format.md, `pool`): null without a summary. */
 function poolToJSON(summary) {
   if (!summary) return null;
-  const round = (x) => (x === null ? null : Math.round(x * 1000) / 1000);
   return {
     threads: summary.threads,
-    busy_share: round(summary.busyShare),
+    busy_share: jsonEstimate(summary.busyShare),
     busy_us_by_thread: summary.perThread.map((t) => ({ tid: t.tid, busy_us: t.busyUs })),
-    waiting_share: round(summary.waitingShare),
-    queued_at_start: summary.queue ? { p50: round(summary.queue.p50), p99: round(summary.queue.p99), at_most: summary.queue.maxAtMost, starts: summary.queue.starts } : null,
-    run_share_by_kind: summary.byKind.map((k) => ({ name: k.name, share: round(k.share) })),
+    waiting_share: jsonEstimate(summary.waitingShare),
+    queued_at_start: summary.queue ? { p50: jsonEstimate(summary.queue.p50), p99: jsonEstimate(summary.queue.p99), at_most: summary.queue.maxAtMost, starts: summary.queue.starts } : null,
+    run_share_by_kind: summary.byKind.map((k) => ({ name: k.name, share: jsonEstimate(k.share) })),
     saturated: summary.saturated,
   };
 }
