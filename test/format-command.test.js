@@ -36,14 +36,15 @@ describe('nodetrace format', function () {
 });
 
 describe('merging keys that print the same name (real capture)', function () {
-  const { buildModel } = require('../lib/aggregation/summarize');
-  const { toJSON } = require('../lib/render/json');
+  const { buildModel } = require('../lib/latency/report/build-model');
+  const { summarize } = require('../lib/latency/report/summary');
+  const { toJSON } = require('../lib/latency/report/json');
   const text = fs.readFileSync(path.join(__dirname, 'fixtures', 'bpftrace-addon-latency-duplicate-keys.out'), 'utf8');
   const printedMaxes = (kind) => [...text.matchAll(/^@max_us\[(.*)\]: (\d+)$/gm)]
     .filter((m) => m[1].includes(kind)).map((m) => Number(m[2]));
 
   it('keeps the largest of a max() map\'s duplicates, and adds up the histograms', function () {
-    const json = toJSON(buildModel(splitAtEndMarker(text.split('\n')), { tracer: 'bpftrace' }), {});
+    const json = toJSON(summarize(buildModel(splitAtEndMarker(text.split('\n')), { tracer: 'bpftrace' })));
     const run = json.kinds.find((k) => k.name.includes('Work_BeginRun'));
     const maxes = printedMaxes('Work_BeginRun');
     assert(maxes.length > 1, 'the capture prints Work_BeginRun under several addresses');

@@ -8,10 +8,14 @@ const assert = require('node:assert/strict');
 const { splitAtEndMarker } = require('../lib/tracer/output-formats');
 const fs = require('node:fs');
 const path = require('node:path');
-const { buildModel, renderModel } = require('../lib/aggregation/summarize');
+const { buildModel } = require('../lib/latency/report/build-model');
+const { summarize } = require('../lib/latency/report/summary');
+const { renderText } = require('../lib/latency/report/text');
+const { renderJson } = require('../lib/latency/report/json');
 const { parse } = require('../lib/aggregation/parse');
 const { discardImpossible } = require('../lib/aggregation/impossible');
-const { buildKinds, percentile, totalCount } = require('../lib/aggregation/model');
+const { percentile, totalCount } = require('../lib/aggregation/model');
+const { buildKinds } = require('../lib/latency/report/kinds');
 
 const RACE = fs.readFileSync(path.join(__dirname, 'fixtures', 'dtrace-addon-latency-race-crypto.out'), 'utf8');
 // Node's own PBKDF2 work: its C++ name in the raw capture, crypto.pbkdf2 once named for users.
@@ -53,7 +57,7 @@ describe('impossible samples', function () {
   });
 
   it('says so in the text report, per kind and in all, and keeps shares to the samples kept', function () {
-    const text = renderModel(buildModel(splitAtEndMarker(RACE.split('\n')), { tracer: 'dtrace', traceNs: 30e9 }), { traceText: '30 s' });
+    const text = renderText(summarize(buildModel(splitAtEndMarker(RACE.split('\n')), { tracer: 'dtrace', traceNs: 30e9 })), { traceText: '30 s' });
     assert.match(text, /queue wait: 750 samples discarded: timestamps out of order/);
     assert.match(text, /5 samples discarded: longer than the trace/);
     assert.match(text, /In all, set apart and not counted in any histogram, percentile or share:\n {2}868 samples discarded: timestamps out of order/);
@@ -62,7 +66,7 @@ describe('impossible samples', function () {
   });
 
   it('says so in JSON, with zeros where nothing was set apart', function () {
-    const json = JSON.parse(renderModel(buildModel(splitAtEndMarker(RACE.split('\n')), { tracer: 'dtrace', traceNs: 30e9 }), { json: true }));
+    const json = JSON.parse(renderJson(summarize(buildModel(splitAtEndMarker(RACE.split('\n')), { tracer: 'dtrace', traceNs: 30e9 }))));
     const kind = json.kinds.find((k) => PBKDF2.test(k.name));
     assert.deepEqual(kind.breakdown.queue_wait.discarded, { out_of_order: 750, longer_than_trace: 53 });
     assert.deepEqual(kind.breakdown.run.discarded, { out_of_order: 79, longer_than_trace: 134 });

@@ -9,9 +9,13 @@ const assert = require('assert');
 const { splitAtEndMarker } = require('../lib/tracer/output-formats');
 const fs = require('fs');
 const path = require('path');
-const { parseNameLine, namesFromLines, foldNamedKinds, namesMask, NAME_BYTES, NAMES_KEPT_IN_TRACER, NAMES_SHOWN } = require('../lib/latency/named-kinds');
-const { buildModel, renderModel } = require('../lib/aggregation/summarize');
-const { makeAggregation, buildKinds } = require('../lib/aggregation/model');
+const { parseNameLine, namesFromLines, foldNamedKinds, namesMask, NAME_BYTES, NAMES_KEPT_IN_TRACER, NAMES_SHOWN } = require('../lib/latency/report/named-kinds');
+const { buildModel } = require('../lib/latency/report/build-model');
+const { summarize } = require('../lib/latency/report/summary');
+const { renderText } = require('../lib/latency/report/text');
+const { renderJson } = require('../lib/latency/report/json');
+const { makeAggregation } = require('../lib/aggregation/model');
+const { buildKinds } = require('../lib/latency/report/kinds');
 const { LIBUV_LAYOUT } = require('../lib/latency/probe-points');
 const { readScript } = require('../lib/tracer/plan');
 const { plan } = require('../lib/commands/latency');
@@ -50,7 +54,7 @@ describe('latency --paths / --hosts: the report', function () {
   const model = buildModel(splitAtEndMarker(text.split('\n')), { tracer: 'bpftrace', traceNs: 60e9 });
 
   it('shows each name as its own kind with the count the target made (3 rounds), the name beside the kind in JSON', function () {
-    const out = JSON.parse(renderModel(model, { json: true }));
+    const out = JSON.parse(renderJson(summarize(model)));
     const kind = (name, field, value) => out.kinds.find((k) => k.name === name && k[field] === value);
     for (const [name, field, value] of [['fs.stat', 'path', TARGETS], ['fs.stat', 'path', HOSTILE], ['fs.open', 'path', `${TARGETS}/pool-names.js`],
       ['dns.lookup', 'host', 'localhost'], ['dns.lookup', 'host', 'vm']]) {
@@ -68,12 +72,12 @@ describe('latency --paths / --hosts: the report', function () {
   });
 
   it('never lets a name reach the terminal raw: one line each, controls shown, in text and in JSON', function () {
-    const report = renderModel(model, {});
+    const report = renderText(summarize(model));
     // eslint-disable-next-line no-control-regex
     assert(!/[\x00-\x08\x0b-\x1f\x7f-\x9f]/.test(report), 'no control character in the text report');
     assert(report.split('\n').includes('fs.stat /tmp/no",pe\\x0a\\x1b[2J\\x1b]0;x\\x07\\u009b2J é'), 'the hostile path on one line, readable');
     assert(report.includes(`fs.stat ${LONG.slice(0, NAME_BYTES - 1)}\u2026\n`), 'a cut name says so');
-    const json = renderModel(model, { json: true });
+    const json = renderJson(summarize(model));
     // eslint-disable-next-line no-control-regex
     assert(!/[\x00-\x09\x0b-\x1f\x7f-\x9f]/.test(json), 'JSON escapes C1 and DEL too');
     assert(JSON.parse(json).kinds.some((k) => k.path === HOSTILE), 'and still carries the name exactly');
@@ -115,9 +119,9 @@ describe('latency --paths / --hosts: a flood of names', function () {
     assert.strictEqual(stat.reduce((s, k) => s + k.count, 0n), 25n + 4n, 'nothing lost');
     const read = kinds.find((k) => k.key[0] === 'fs.read');
     assert(read && !read.subject, 'a kind without names stays as it is');
-    const json = JSON.parse(renderModel({ ...folded, symbols: new Map() }, { json: true }));
+    const json = JSON.parse(renderJson(summarize({ ...folded, symbols: new Map() })));
     assert.deepStrictEqual(json.kinds.filter((k) => k.path === null).map((k) => [k.name, k.count, k.folded_names]), [['fs.stat', 19, 15]]);
-    assert.match(renderModel(folded, {}), /^fs\.stat \(other paths\)$/m);
+    assert.match(renderText(summarize(folded)), /^fs\.stat \(other paths\)$/m);
   });
 
   it('shows a few names as they are', function () {

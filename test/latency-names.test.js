@@ -9,7 +9,7 @@ const assert = require('assert');
 const path = require('path');
 const { requireTracing, nodetrace, killStragglers, ROOT } = require('./support/harness');
 const { binaryProbePoints, POOL } = require('../lib/latency/probe-points');
-const { NAMES_SHOWN } = require('../lib/latency/named-kinds');
+const { NAMES_SHOWN } = require('../lib/latency/report/named-kinds');
 
 const TARGET = `${process.execPath} test/targets/pool-names.js`;
 // Paths need not exist: a stat of a missing path runs on the pool all the same.

@@ -7,9 +7,11 @@ const assert = require('assert');
 const { splitAtEndMarker } = require('../lib/tracer/output-formats');
 const fs = require('fs');
 const path = require('path');
-const { userFacingName, symbolOf, isLibuvRequest } = require('../lib/latency/kind-names');
-const { summarizePool, poolLines } = require('../lib/latency/pool');
-const { buildModel, renderModel, hasData } = require('../lib/aggregation/summarize');
+const { userFacingName, symbolOf, isLibuvRequest } = require('../lib/latency/report/kind-names');
+const { summarizePool, poolLines } = require('../lib/latency/report/pool');
+const { buildModel } = require('../lib/latency/report/build-model');
+const { summarize, hasData } = require('../lib/latency/report/summary');
+const { renderJson } = require('../lib/latency/report/json');
 const { withoutOptional } = require('../lib/tracer/template');
 const { readScript } = require('../lib/tracer/plan');
 
@@ -47,7 +49,7 @@ describe('latency: the pool as a resource, from a real capture', function () {
 
   it('names the fs kinds, counts them as the target did (100 rounds), and keeps the pool\'s maps out of the kinds', function () {
     const model = buildModel(splitAtEndMarker(text.split('\n')), { tracer: 'bpftrace', traceNs: 5e9 });
-    const out = JSON.parse(renderModel(model, { json: true }));
+    const out = JSON.parse(renderJson(summarize(model)));
     const count = (name) => (out.kinds.find((k) => k.name === name) || { count: 0 }).count;
     for (const name of ['fs.stat', 'fs.open', 'fs.fstat', 'fs.close']) assert.strictEqual(count(name), 100, name);
     assert(!out.kinds.some((k) => /pool_|queue_len/.test(k.name)) && !out.other.some((a) => /pool_|queue_len/.test(a.name)));
@@ -56,12 +58,12 @@ describe('latency: the pool as a resource, from a real capture', function () {
     // @pool_busy_us in the capture: 11,618 + 27,964 + 14,990 + 32,828 µs over 4 threads and 5 s.
     assert.strictEqual(out.pool.busy_share, Math.round((87400 / 20e6) * 1000) / 1000);
     assert.strictEqual(out.pool.saturated, false);
-    assert(hasData(model));
+    assert(hasData(summarize(model)));
   });
 
   it('with --symbols, the codes and functions the tracer keyed them by', function () {
     const model = buildModel(splitAtEndMarker(text.split('\n')), { tracer: 'bpftrace', traceNs: 5e9, symbols: true });
-    const keys = JSON.parse(renderModel(model, { json: true })).kinds.map((k) => k.name);
+    const keys = JSON.parse(renderJson(summarize(model))).kinds.map((k) => k.name);
     assert(keys.includes('0x106') && !keys.includes('fs.stat'), keys.join());
   });
 
@@ -100,7 +102,7 @@ describe('latency: the pool as a resource, from a real capture', function () {
 describe('latency: the same report whichever tracer ran (real captures of pool-mix.js, 100 rounds)', function () {
   // test/fixtures/*-addon-latency-pool.out.cmd: the same target under
   // addon-latency.bt (bpftrace 0.17) and addon-latency.d (DTrace for Linux 2.0).
-  const report = (file, tracer) => JSON.parse(renderModel(buildModel(splitAtEndMarker(fixture(file).split('\n')), { tracer, traceNs: 5e9, poolNs: 5e9 }), { json: true }));
+  const report = (file, tracer) => JSON.parse(renderJson(summarize(buildModel(splitAtEndMarker(fixture(file).split('\n')), { tracer, traceNs: 5e9, poolNs: 5e9 }))));
   const b = report('bpftrace-addon-latency-pool.out', 'bpftrace');
   const d = report('dtrace-addon-latency-pool.out', 'dtrace');
 

@@ -7,8 +7,13 @@ const path = require('node:path');
 const { parse } = require('../lib/aggregation/parse');
 const model = require('../lib/aggregation/model');
 const units = require('../lib/render/units');
-const { renderReport } = require('../lib/render/text');
-const { toJSON } = require('../lib/render/json');
+const { summarize } = require('../lib/latency/report/summary');
+const { renderText } = require('../lib/latency/report/text');
+const latencyJson = require('../lib/latency/report/json');
+
+// The latency report of a parsed capture, as text or as the JSON object.
+const renderReport = (parsed, options = {}) => renderText(summarize(parsed, options), options);
+const toJSON = (parsed) => latencyJson.toJSON(summarize(parsed));
 
 const FIXTURES = path.join(__dirname, 'fixtures');
 const ARTICLE = path.join(__dirname, 'fixtures', 'shared', 'dtrace', 'addon-latency-sqlite3.out');

@@ -13,7 +13,7 @@
 // model carries the totals.  A max()/min() scalar that is impossible is left
 // out (the kind then has no max) and counted in `model.discarded.maxima`.
 
-const { isDistribution, latencyRole } = require('./model');
+const { isDistribution, unitOf } = require('./model');
 
 const NS_PER = { ns: 1n, us: 1000n, ms: 1000000n, s: 1000000000n };
 
@@ -35,10 +35,6 @@ function traceIn(unit, traceNs) {
   if (traceNs === null || traceNs === undefined || !NS_PER[unit]) return null;
   const ns = BigInt(Math.ceil(Number(traceNs)));
   return (ns + NS_PER[unit] - 1n) / NS_PER[unit];
-}
-
-function unitOf(aggregation, defaultUnit) {
-  return aggregation.unit || defaultUnit || null;
 }
 
 // Durations only: a map in nanoseconds, microseconds... or the default unit
@@ -78,7 +74,6 @@ function discardImpossible(model, { traceNs = null, unit = null } = {}) {
   const aggregations = model.aggregations.map((aggregation) => {
     if (!isDuration(aggregation, unit)) return aggregation;
     const limit = traceIn(unitOf(aggregation, unit), traceNs);
-    const role = latencyRole(aggregation.name);
     const entries = [];
     for (const entry of aggregation.entries) {
       if (isDistribution(entry)) {
@@ -88,8 +83,10 @@ function discardImpossible(model, { traceNs = null, unit = null } = {}) {
           totals.longerThanTrace += kept.discarded.longerThanTrace;
         }
         entries.push(kept);
-      } else if ((role === 'max' || /^(max|min)($|_)/.test(aggregation.name || '')) && entry.kind === 'scalar' &&
+      } else if (/^(max|min)($|_)/.test(aggregation.name || '') && entry.kind === 'scalar' &&
           (entry.value < 0n || (limit !== null && entry.value > limit))) {
+        // a max()/min() map, known by its name (@max_us, @min_ns): the text
+        // does not say which function made a scalar
         totals.maxima += 1;
       } else {
         entries.push(entry);

@@ -1,6 +1,6 @@
 'use strict';
-// The parsed-aggregation model shared by both tracers' parsers, the text
-// renderer and the JSON renderer, plus the pure helpers that work on it.
+// The parsed-aggregation model both tracers' parsers make, and the pure
+// helpers every report uses on it (latency's, gc's, loop's, http's).
 //
 //   Model       = { tracer: 'dtrace'|'bpftrace', aggregations: Aggregation[] }
 //   Aggregation = { name: string|null, unit: 'ns'|'us'|'ms'|'s'|null, entries: Entry[] }
@@ -10,7 +10,7 @@
 //                   subject?: Subject }
 //   Subject     = { field: 'path'|'host', text: string|null, cut?: boolean, folded?: number }
 //                 what one kind of operation was done to (latency --paths,
-//                 --hosts: lib/latency/named-kinds.js): text the traced
+//                 --hosts: lib/latency/report/named-kinds.js): text the traced
 //                 process chose, kept apart from the key so that nothing
 //                 meant for names of functions (demangling, symbolizing,
 //                 renaming, splitting on commas) ever touches it. text null:
@@ -20,8 +20,6 @@
 // range (its own tests print ±9223372036854775808) and a Number would round
 // them silently.  Percentiles and time estimates are Numbers: they are
 // estimates anyway.
-
-const { safeText } = require('../terminal-safe');
 
 const UNIT_SUFFIXES = [
   [/_(ns|nsecs)$/, 'ns'],
@@ -37,6 +35,11 @@ function unitFromName(name) {
     if (pattern.test(name)) return unit;
   }
   return null;
+}
+
+/** The unit an aggregation's values are in: its name says, or else `defaultUnit` (null: unknown). */
+function unitOf(aggregation, defaultUnit) {
+  return aggregation.unit || defaultUnit || null;
 }
 
 function makeAggregation(name, entries) {
@@ -204,6 +207,12 @@ function mergeTwo(a, b, combine = (x, y) => x + y) {
   return merged;
 }
 
+// An entry's identity: its key, and its subject where it has one.
+function keyId(entry) {
+  const s = entry.subject;
+  return entry.key.join('\u0000') + (s ? `\u0001${s.field}\u0001${s.text === null ? '\u0002' : s.text}` : '');
+}
+
 /**
  * Merge the entries of one aggregation that print the same key: bpftrace keys
  * usym() by address, so one function can appear several times, once per call
@@ -330,151 +339,9 @@ function applyDemangled(model, demangled) {
   };
 }
 
-// ---- The latency convention ----------------------------------------------
-//
-// nodetrace's latency programs name their maps total_<unit>, queue_wait_<unit>,
-// run_<unit>, loop_wait_<unit> and max_<unit> (optionally sum_<unit>), all keyed
-// by the kind of operation.  buildKinds() lines those up per key, so both
-// renderers show one "kind" per total_* entry with its breakdown and max.
-// Without a total_* map, every distribution entry is a kind on its own.
-
-const ROLE_NAME = /^(total|queue_wait|run|loop_wait|max|sum)_(ns|nsecs|us|usecs|ms|msecs|s|secs)$/;
-const PHASES = ['queue_wait', 'run', 'loop_wait'];
-
-/** 'total'|'queue_wait'|'run'|'loop_wait'|'max'|'sum' for a latency-convention map name, else null. */
-function latencyRole(name) {
-  const match = ROLE_NAME.exec(name || '');
-  return match ? match[1] : null;
-}
-
-// An entry's identity: its key, and its subject where it has one.
-function keyId(entry) {
-  const s = entry.subject;
-  return entry.key.join('\u0000') + (s ? `\u0001${s.field}\u0001${s.text === null ? '\u0002' : s.text}` : '');
-}
-
-function indexByKey(aggregation) {
-  const index = new Map();
-  if (aggregation) for (const entry of aggregation.entries) index.set(keyId(entry), entry);
-  return index;
-}
-
-/** A subject as one line a terminal shows safely: the text, or what was folded. */
-function subjectLabel(subject) {
-  if (!subject) return '';
-  if (subject.text === null) return `(other ${subject.field === 'host' ? 'hosts' : 'paths'})`;
-  return safeText(subject.text, { oneLine: true }) + (subject.cut ? '\u2026' : '');
-}
-
-// The unit a map's values are in: its name says, or the caller's default.
-function effectiveUnit(aggregation, defaultUnit) {
-  return aggregation.unit || defaultUnit || null;
-}
-
-function kindName(kind) {
-  const name = kind.key.map((field) => displayKey(field).func).join(', ');
-  return kind.subject ? `${name} ${subjectLabel(kind.subject)}` : name;
-}
-
-const SORTERS = {
-  // by estimated time spent (sum() when the program kept one), most first
-  total: (a, b) => b.timeNs - a.timeNs,
-  count: (a, b) => (a.count === b.count ? 0 : a.count > b.count ? -1 : 1),
-  name: (a, b) => kindName(a).localeCompare(kindName(b)),
-};
-
-const NS_PER = { ns: 1, us: 1e3, ms: 1e6, s: 1e9 };
-
-function timeInNs(value, unit) {
-  return value * (NS_PER[unit] || 1);
-}
-
-// The exact max, converted to `unit` for capping percentiles; null when the
-// units cannot be compared.
-function limitIn(max, unit) {
-  if (!max) return null;
-  if (max.unit === unit) return Number(max.value);
-  if (!max.unit || !unit) return null;
-  return (Number(max.value) * NS_PER[max.unit]) / NS_PER[unit];
-}
-
-/**
- * buildKinds(model, { sort, unit }) -> { convention, kinds, other }
- *   kinds: [{ aggregation, key, entry, unit, count, timeNs, max: {value, unit}|null,
- *             limit: max in `unit` (for percentile()) | null,
- *             breakdown: { queue_wait?: {entry, unit, limit}, run?, loop_wait? } | null }]
- *   other: the merged aggregations not shown as kinds (scalars, stats, and
- *          distributions outside the convention when it is in use), in order.
- * Entries are merged by key first (mergeEntriesByName).  `unit` is the unit
- * of maps whose names carry none.  Sorting is stable; kinds from different
- * maps stay grouped by map, in the order the maps were printed.
- */
-// One aggregation per name: a map printed in several blocks (DTrace printa
-// per key, or output the parser saw split) counts as one.
-function joinSameNamed(aggregations) {
-  const joined = [];
-  const byName = new Map();
-  for (const a of aggregations) {
-    if (a.name === null || !byName.has(a.name)) {
-      const copy = { ...a, entries: a.entries.slice() };
-      if (a.name !== null) byName.set(a.name, copy);
-      joined.push(copy);
-    } else {
-      for (const e of a.entries) byName.get(a.name).entries.push(e);
-    }
-  }
-  return joined;
-}
-
-function buildKinds(model, options = {}) {
-  const aggregations = joinSameNamed(model.aggregations).map(mergeEntriesByName);
-  const byRole = new Map();
-  for (const aggregation of aggregations) {
-    const role = latencyRole(aggregation.name);
-    if (role && !byRole.has(role)) byRole.set(role, aggregation);
-  }
-  const convention = byRole.has('total');
-  const sources = convention ? [byRole.get('total')] : aggregations.filter((a) => a.entries.some(isDistribution));
-  const consumed = new Set(convention ? byRole.values() : sources);
-  const maxByKey = indexByKey(convention ? byRole.get('max') : null);
-  const sumByKey = indexByKey(convention ? byRole.get('sum') : null);
-  const phaseByKey = PHASES.map((phase) => [phase, byRole.get(phase), indexByKey(byRole.get(phase))]);
-
-  const kinds = [];
-  sources.forEach((aggregation, order) => {
-    const unit = effectiveUnit(aggregation, options.unit);
-    for (const entry of aggregation.entries.filter(isDistribution)) {
-      const id = keyId(entry);
-      const kind = { aggregation: aggregation.name, key: entry.key, entry, unit, order, breakdown: null, max: null };
-      if (entry.subject) kind.subject = entry.subject;
-      kind.count = totalCount(entry);
-      const sum = sumByKey.get(id);
-      kind.timeNs = sum && sum.value !== undefined
-        ? timeInNs(Number(sum.value), effectiveUnit(byRole.get('sum'), options.unit))
-        : timeInNs(estimatedTotal(entry), unit);
-      const max = maxByKey.get(id);
-      if (max && max.value !== undefined) kind.max = { value: max.value, unit: effectiveUnit(byRole.get('max'), options.unit) };
-      kind.limit = limitIn(kind.max, unit);
-      for (const [phase, phaseAggregation, index] of phaseByKey) {
-        const phaseEntry = index.get(id);
-        if (phaseEntry && isDistribution(phaseEntry)) {
-          const phaseUnit = effectiveUnit(phaseAggregation, options.unit);
-          kind.breakdown = kind.breakdown || {};
-          // no phase of an operation outlasts the whole operation
-          kind.breakdown[phase] = { entry: phaseEntry, unit: phaseUnit, limit: limitIn(kind.max, phaseUnit) };
-        }
-      }
-      kinds.push(kind);
-    }
-  });
-  const compare = SORTERS[options.sort || 'total'] || SORTERS.total;
-  kinds.sort((a, b) => a.order - b.order || compare(a, b));
-  const other = aggregations.filter((aggregation) => !consumed.has(aggregation));
-  return { convention, kinds, other };
-}
-
 module.exports = {
   unitFromName,
+  unitOf,
   makeAggregation,
   isDistribution,
   totalCount,
@@ -489,9 +356,5 @@ module.exports = {
   displayKey,
   mangledNames,
   applyDemangled,
-  PHASES,
-  latencyRole,
-  kindName,
-  subjectLabel,
-  buildKinds,
+  keyId,
 };

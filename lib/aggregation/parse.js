@@ -1,7 +1,7 @@
 'use strict';
 // Parse a tracer's aggregation output, whichever tracer printed it.  The CLI
 // knows which tracer it ran and says so; detection is for saved output
-// (`nodetrace report FILE`) and for the tests.
+// (`nodetrace format` without --from) and for the tests.
 
 const { parseDtrace } = require('./parse-dtrace');
 const { parseBpftraceText, parseBpftraceJson } = require('./parse-bpftrace');

@@ -3,7 +3,10 @@
 // stdin the way `nodetrace latency` does, e.g.
 //   dtrace -s d-scripts/addon-latency.d -p 4242 | nodetrace format
 const { UsageError } = require('../errors');
-const { buildModel, renderModel, hasData } = require('../aggregation/summarize');
+const { buildModel } = require('../latency/report/build-model');
+const { summarize, hasData } = require('../latency/report/summary');
+const { renderText } = require('../latency/report/text');
+const { renderJson } = require('../latency/report/json');
 const { splitAtEndMarker } = require('../tracer/output-formats');
 
 function readStdin() {
@@ -36,15 +39,14 @@ async function handler(args) {
     throw new UsageError('format reads tracer output on standard input.', 'e.g. dtrace -s d-scripts/addon-latency.d -p PID | nodetrace format');
   }
   const text = await readStdin();
-  const model = buildModel(splitAtEndMarker(text.split('\n')), { tracer: args.from, addonsOnly: args.addonsOnly });
-  if (!hasData(model) && !args.json) {
+  const report = summarize(buildModel(splitAtEndMarker(text.split('\n')), { tracer: args.from, addonsOnly: args.addonsOnly }),
+    { sort: args.sort, unit: args.unit });
+  if (!hasData(report) && !args.json) {
     process.stderr.write('nodetrace: found no aggregation output on standard input.\n');
     process.exitCode = 1;
     return;
   }
-  process.stdout.write(renderModel(model, {
-    json: args.json, sort: args.sort, unit: args.unit, breakdownHistograms: args.breakdown,
-  }));
+  process.stdout.write(args.json ? renderJson(report) : renderText(report, { breakdownHistograms: args.breakdown }));
 }
 
 module.exports = { command: 'format', describe: 'Render raw dtrace/bpftrace aggregation output from stdin', builder, handler };

@@ -8,13 +8,16 @@ const { planTracer, readScript } = require('../tracer/plan');
 const { instantiateSlot, withoutOptional } = require('../tracer/template');
 const { runTraceCommand } = require('../tracer/run-command');
 const { quietMapHelperArgs, stringLimitEnv } = require('../tracer/capabilities');
-const { buildModel, renderModel, hasData } = require('../aggregation/summarize');
+const { buildModel } = require('../latency/report/build-model');
+const { summarize, hasData } = require('../latency/report/summary');
+const { renderText } = require('../latency/report/text');
+const { renderJson } = require('../latency/report/json');
 const { resolveCommand } = require('../tracer/command-target');
 const { targetOptions, checkTarget } = require('../targets/options');
 const { oneProcess } = require('../targets/one-process');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
 const { findProbePoints, binaryProbePoints, unseenPoolWork, WRAPPER, POOL, FS_WORK, GAI_WORK } = require('../latency/probe-points');
-const { namesMask, NAME_BYTES, NAMES_KEPT_IN_TRACER, NAMES_SHOWN } = require('../latency/named-kinds');
+const { namesMask, NAME_BYTES, NAMES_KEPT_IN_TRACER, NAMES_SHOWN } = require('../latency/report/named-kinds');
 
 const SCRIPT = 'addon-latency';
 const LATENCY_ATTACH_TIMEOUT_MS = 60000;
@@ -184,19 +187,19 @@ function probeArguments(points, pid, program, names = 0) {
 function report(result, { args, plan: p, snapshots, broken }) {
   // No operation it measured can have lasted longer than the tracer ran.
   const tracedMs = result.endedAt - result.startedAt;
-  const model = buildModel(result, {
+  const summary = summarize(buildModel(result, {
     tracer: p.tracer.name, addonsOnly: args.addonsOnly, resolveAddresses: snapshots.resolver(), traceNs: tracedMs * 1e6,
     // The pool's shares are of the time every probe was in place, up to the
     // end signal (bpftrace may take seconds more to detach and print).
     poolNs: ((result.endRequestedAt || result.endedAt) - result.readyAt) * 1e6, symbols: args.symbols,
-  });
+  }), { sort: args.sort });
   const traceText = `${(tracedMs / 1000).toFixed(1)} s`;
-  if (hasData(model)) {
-    process.stdout.write(renderModel(model, { json: args.json, sort: args.sort, breakdownHistograms: args.breakdown, traceText }));
+  if (hasData(summary)) {
+    process.stdout.write(args.json ? renderJson(summary) : renderText(summary, { breakdownHistograms: args.breakdown, traceText }));
     return { gathered: true };
   }
   if (!broken) process.stderr.write(`nodetrace: no thread-pool work completed in ${p.describe} while tracing.\n`);
-  if (args.json) process.stdout.write(renderModel(model, { json: true }));
+  if (args.json) process.stdout.write(renderJson(summary));
   return { gathered: false };
 }
 

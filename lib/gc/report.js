@@ -3,9 +3,9 @@
 // text (histograms as `latency` renders them) or JSON. Pure.
 const { parse } = require('../aggregation/parse');
 const { percentile, totalCount } = require('../aggregation/model');
-const { renderHistogram } = require('../render/text');
+const { renderHistogram } = require('../render/histogram');
 const { formatDuration } = require('../render/units');
-const { jsonInteger } = require('../render/json');
+const { jsonInteger, jsonHistogram } = require('../render/json');
 const { safeText } = require('../terminal-safe');
 
 const JSON_VERSION = 1;
@@ -82,7 +82,7 @@ function renderGcJSON(r, { pid, tracer }) {
       max_us: k.maxUs === null ? null : jsonInteger(k.maxUs),
       p50_us: percentile(k.entry, 50, limit),
       p99_us: percentile(k.entry, 99, limit),
-      histogram: k.entry.buckets.map((b) => ({ lo: jsonInteger(b.lo), hi: jsonInteger(b.hi), count: jsonInteger(b.count) })),
+      histogram: jsonHistogram(k.entry),
     };
   });
   return JSON.stringify({ version: JSON_VERSION, pid, tracer, traced_ns: r.tracedNs === null ? null : jsonInteger(r.tracedNs), unit: 'us', kinds }, null, 2) + '\n';

@@ -13,7 +13,7 @@
 // @errN {"PID,TID,NS": error}, @urlN {"PID,TID,NS": url}, then
 // @reqN {"PID,TID,NS,DIR,STATUS,LATENCY_US": method}, which completes the
 // batch; RequestReader takes either.
-const { renderHistogram } = require('../render/text');
+const { renderHistogram } = require('../render/histogram');
 const { percentile, totalCount } = require('../aggregation/model');
 const { formatDuration } = require('../render/units');
 const { safeText } = require('../terminal-safe');

@@ -9,9 +9,9 @@
 // (Date.now() against process.hrtime, both read at once).
 const { parse } = require('../aggregation/parse');
 const { percentile, totalCount } = require('../aggregation/model');
-const { renderHistogram } = require('../render/text');
+const { renderHistogram } = require('../render/histogram');
 const { formatDuration } = require('../render/units');
-const { jsonInteger } = require('../render/json');
+const { jsonInteger, jsonEstimate, jsonHistogram } = require('../render/json');
 const { safeText } = require('../terminal-safe');
 const { foldedName } = require('../profile/folded');
 
@@ -210,15 +210,14 @@ function renderLoopText(r, o) {
 
 function renderLoopJSON(r, o) {
   const limit = r.busyMaxUs === null ? null : Number(r.busyMaxUs);
-  const round = (v) => (v === null ? null : Math.round(v * 1000) / 1000);
   const busy = r.busy ? {
     unit: 'us',
     count: jsonInteger(totalCount(r.busy)),
-    p50: round(percentile(r.busy, 50, limit)),
-    p90: round(percentile(r.busy, 90, limit)),
-    p99: round(percentile(r.busy, 99, limit)),
+    p50: jsonEstimate(percentile(r.busy, 50, limit)),
+    p90: jsonEstimate(percentile(r.busy, 90, limit)),
+    p99: jsonEstimate(percentile(r.busy, 99, limit)),
     max: jsonInteger(r.busyMaxUs),
-    histogram: r.busy.buckets.map((b) => ({ lo: jsonInteger(b.lo), hi: jsonInteger(b.hi), count: jsonInteger(b.count) })),
+    histogram: jsonHistogram(r.busy),
   } : null;
   const at = (clock, ns) => new Date(wallMs(clock, ns, o.wallMinusMonoNs)).toISOString();
   return JSON.stringify({

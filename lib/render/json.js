@@ -1,12 +1,7 @@
 'use strict';
-// The machine-readable report (`nodetrace ... --json`): the same kinds of
-// operation as the text report, with numbers instead of prose.  The shape is
-// documented field by field in docs/json-format.md; bump `version` when it
-// changes incompatibly.  Pure: model in, plain object out.
-
-const { PHASES, buildKinds, displayKey, isDistribution, percentile, totalCount } = require('../aggregation/model');
-
-const VERSION = 1;
+// Numbers in the machine-readable reports (`--json`): the model's counts and
+// values are BigInt (lib/aggregation/model.js), which JSON cannot carry, and
+// its percentiles are estimates.
 
 /** A BigInt as a JSON number when exact, else as its decimal string; null stays null. */
 function jsonInteger(value) {
@@ -15,140 +10,14 @@ function jsonInteger(value) {
   return Number.isSafeInteger(n) && BigInt(n) === value ? n : value.toString();
 }
 
-// Percentiles are estimates from buckets: three decimals are plenty.
+/** An estimate (a percentile from buckets, a share) to three decimals: plenty; null stays null. */
 function jsonEstimate(value) {
   return value === null ? null : Math.round(value * 1000) / 1000;
 }
 
-// Samples set apart as impossible (lib/aggregation/impossible.js): always
-// present, so a reader can tell "none" from "not checked".
-function discardedOf(discarded) {
-  return {
-    out_of_order: jsonInteger(discarded ? discarded.outOfOrder : 0n),
-    longer_than_trace: jsonInteger(discarded ? discarded.longerThanTrace : 0n),
-  };
-}
-
-function histogram(entry) {
+/** A distribution entry's buckets, every one, as [{ lo, hi, count }] (open bounds null). */
+function jsonHistogram(entry) {
   return entry.buckets.map((b) => ({ lo: jsonInteger(b.lo), hi: jsonInteger(b.hi), count: jsonInteger(b.count) }));
 }
 
-function percentiles(entry, limit = null) {
-  return {
-    p50: jsonEstimate(percentile(entry, 50, limit)),
-    p90: jsonEstimate(percentile(entry, 90, limit)),
-    p99: jsonEstimate(percentile(entry, 99, limit)),
-  };
-}
-
-// The function (demangled if the caller applied demangling) and its module,
-// from the key's first field that names one; every key field joined by ", ".
-function nameAndModule(key) {
-  if (key.length === 0) return { name: null, module: null };
-  const parts = key.map((field) => displayKey(field));
-  const withModule = parts.find((p) => p.module);
-  return { name: parts.map((p) => p.func).join(', '), module: withModule ? withModule.module : null };
-}
-
-function breakdownOf(kind) {
-  if (!kind.breakdown) return null;
-  const breakdown = {};
-  for (const phase of PHASES) {
-    const part = kind.breakdown[phase];
-    if (!part) continue;
-    breakdown[phase] = {
-      count: jsonInteger(totalCount(part.entry)),
-      unit: part.unit,
-      ...percentiles(part.entry, part.limit),
-      histogram: histogram(part.entry),
-      discarded: discardedOf(part.entry.discarded),
-    };
-  }
-  return breakdown;
-}
-
-// The exact max in the kind's unit, so it compares with p99 directly; as
-// printed when either unit is unknown.
-function maxInKindUnit(kind) {
-  if (!kind.max) return null;
-  if (kind.max.unit === kind.unit || kind.limit === null) return jsonInteger(kind.max.value);
-  return kind.limit;
-}
-
-function kindToJSON(kind) {
-  const result = {
-    ...nameAndModule(kind.key),
-    key: kind.key.slice(),
-    aggregation: kind.aggregation,
-    count: jsonInteger(kind.count),
-    unit: kind.unit,
-    ...percentiles(kind.entry, kind.limit),
-    max: maxInKindUnit(kind),
-    histogram: histogram(kind.entry),
-    discarded: discardedOf(kind.entry.discarded),
-    breakdown: breakdownOf(kind),
-  };
-  if (kind.entry.note) result.note = kind.entry.note;
-  // latency --paths / --hosts: what the operations were done to, beside the kind.
-  const s = kind.subject;
-  if (s) {
-    result[s.field] = s.text;
-    if (s.cut) result.name_cut = true;
-    if (s.text === null) result.folded_names = s.folded;
-  }
-  return result;
-}
-
-function entryToJSON(entry) {
-  const result = { key: entry.key.slice(), kind: entry.kind };
-  if (isDistribution(entry)) {
-    result.count = jsonInteger(totalCount(entry));
-    Object.assign(result, percentiles(entry));
-    result.histogram = histogram(entry);
-    result.discarded = discardedOf(entry.discarded);
-  } else if (entry.kind === 'stats') {
-    result.stats = {
-      count: jsonInteger(entry.stats.count),
-      average: jsonInteger(entry.stats.average),
-      total: jsonInteger(entry.stats.total),
-    };
-  } else {
-    result.value = jsonInteger(entry.value);
-  }
-  if (entry.note) result.note = entry.note;
-  return result;
-}
-
-function sharedUnit(kinds, fallback) {
-  const units = new Set(kinds.map((kind) => kind.unit));
-  if (units.size === 1) return [...units][0];
-  return units.size === 0 ? fallback : null;
-}
-
-/**
- * toJSON(model, { sort, unit }) -> plain object for JSON.stringify.
- * Unlike the text report nothing is lumped or trimmed: every key and bucket
- * the tracer printed is there (after merging keys printed twice).
- */
-function toJSON(model, options = {}) {
-  const defaultUnit = options.unit !== undefined ? options.unit : model.tracer === 'dtrace' ? 'ns' : null;
-  const view = buildKinds(model, { sort: options.sort, unit: defaultUnit });
-  return {
-    version: VERSION,
-    tracer: model.tracer,
-    unit: sharedUnit(view.kinds, defaultUnit),
-    kinds: view.kinds.map(kindToJSON),
-    discarded: {
-      ...discardedOf(model.discarded),
-      impossible_maxima: model.discarded ? model.discarded.maxima : 0,
-    },
-    other: view.other.map((aggregation) => ({
-      name: aggregation.name,
-      // Only a name says what a scalar measures: a count() has no unit.
-      unit: aggregation.unit,
-      entries: aggregation.entries.map(entryToJSON),
-    })),
-  };
-}
-
-module.exports = { toJSON, jsonInteger, VERSION };
+module.exports = { jsonInteger, jsonEstimate, jsonHistogram };

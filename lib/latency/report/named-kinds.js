@@ -20,7 +20,8 @@
 // further names keep their plain kind. The report shows the NAMES_SHOWN
 // names that took the most time per kind and folds the rest, and the plain
 // kind beside named ones, into one "(other paths)" / "(other hosts)" kind.
-const { estimatedTotal, mergeEntriesByName, makeAggregation, latencyRole } = require('../aggregation/model');
+const { estimatedTotal, mergeEntriesByName, makeAggregation } = require('../../aggregation/model');
+const { latencyRole } = require('./kinds');
 const { fsType } = require('./kind-names');
 
 const NAME_BYTES = 128;            // str($at, 128) in the program: 127 bytes and the NUL

@@ -1,42 +1,26 @@
 'use strict';
-// The text report: one DTrace-style histogram per kind of operation, in human
-// time units, with its percentiles, and for nodetrace's latency programs the
-// split of that latency into queue wait / run / loop wait.  Pure: model in,
-// string out.  Names must already be demangled (see model.mangledNames and
-// model.applyDemangled, re-exported here for the CLI's convenience).
+// The latency report as text: one DTrace-style histogram per kind of
+// operation (lib/render/histogram.js), in human time units, with its
+// percentiles; for nodetrace's latency programs the split of that latency
+// into queue wait / run / loop wait; the maps that are not kinds, as
+// tables; the samples set apart; the thread pool's lines. Pure: a summary
+// (./summary.js) in, a string a terminal shows safely out.
 
-const {
-  PHASES,
-  buildKinds,
-  displayKey,
-  estimatedTotal,
-  isDistribution,
-  isUnresolvedAddress,
-  mergeBuckets,
-  percentile,
-  totalCount,
-  trimEmptyBuckets,
-  mangledNames,
-  applyDemangled,
-  subjectLabel,
-} = require('../aggregation/model');
-const { formatDuration, formatRange, formatPercent, toNanoseconds } = require('./units');
-const { discardedSentences } = require('../aggregation/impossible');
-
-// Aggregations can have any number of buckets and keys: no spreading of
-// arrays into call arguments (the stack holds only so many).
-function longest(strings, min = 0) {
-  let n = min;
-  for (const t of strings) if (t.length > n) n = t.length;
-  return n;
-}
+const { displayKey, estimatedTotal, isDistribution, percentile, totalCount } = require('../../aggregation/model');
+const { discardedSentences } = require('../../aggregation/impossible');
+const { renderHistogram, longest } = require('../../render/histogram');
+const { formatDuration, formatPercent, toNanoseconds } = require('../../render/units');
+const { safeText } = require('../../terminal-safe');
+const { PHASES, buildKinds, sortKinds, subjectLabel } = require('./kinds');
+const { limitUnresolved, limitUnresolvedRows } = require('./unresolved');
+const { poolLines } = require('./pool');
 
 function append(into, items) {
   for (const item of items) into.push(item);
   return into;
 }
 
-const DEFAULTS = { sort: 'total', breakdownHistograms: false, maxUnresolved: 3, width: 40, ascii: false };
+const DEFAULTS = { breakdownHistograms: false, maxUnresolved: 3, width: 40, ascii: false };
 
 const PHASE_LABELS = { queue_wait: 'queue wait', run: 'run', loop_wait: 'loop wait' };
 const LEGEND =
@@ -44,10 +28,6 @@ const LEGEND =
   'loop wait = waiting for the event loop to run the completion callback';
 
 // ---- keys ------------------------------------------------------------------
-
-function isUnresolvedKey(key) {
-  return key.length > 0 && key.every((field) => isUnresolvedAddress(displayKey(field).func));
-}
 
 // A stack key (one frame a line) reads innermost first on one line.
 function showField(field, options) {
@@ -66,100 +46,6 @@ function kindHeading(kind, options) {
   const modules = [...new Set(kind.key.map((field) => (field.includes('\n') ? null : displayKey(field).module)).filter(Boolean))];
   const name = showKey(kind.key, options) + (kind.subject ? ` ${subjectLabel(kind.subject)}` : '');
   return modules.length > 0 ? `${name}  [${modules.join(', ')}]` : name;
-}
-
-function unresolvedLabel(n) {
-  return `(${n} unresolved address${n === 1 ? '' : 'es'})`;
-}
-
-// ---- unresolved addresses ----------------------------------------------------
-
-// Adds one lumped kind's phase into the lump's; each kind's own max no longer
-// bounds the sum, so the lump's percentiles are not capped.
-function mergePhase(a, b) {
-  if (!b) return a;
-  if (!a) return { unit: b.unit, entry: b.entry, limit: null };
-  return { unit: a.unit, entry: { ...a.entry, buckets: mergeBuckets(a.entry.buckets, b.entry.buckets) }, limit: null };
-}
-
-function lumpKinds(kinds) {
-  const lump = {
-    label: unresolvedLabel(kinds.length),
-    aggregation: kinds[0].aggregation,
-    key: [],
-    unit: kinds[0].unit,
-    entry: { key: [], kind: kinds[0].entry.kind, buckets: [] },
-    count: 0n,
-    timeNs: 0,
-    max: null,
-    limit: null,
-    breakdown: null,
-  };
-  for (const kind of kinds) {
-    lump.entry.buckets = mergeBuckets(lump.entry.buckets, kind.entry.buckets);
-    lump.count += kind.count;
-    lump.timeNs += kind.timeNs;
-    if (kind.max && (!lump.max || kind.max.value > lump.max.value)) {
-      lump.max = kind.max;
-      lump.limit = kind.limit;
-    }
-    if (kind.entry.note) lump.entry.note = kind.entry.note;
-    if (kind.breakdown) {
-      lump.breakdown = lump.breakdown || {};
-      for (const phase of PHASES) lump.breakdown[phase] = mergePhase(lump.breakdown[phase], kind.breakdown[phase]);
-    }
-  }
-  if (lump.breakdown) for (const phase of PHASES) if (!lump.breakdown[phase]) delete lump.breakdown[phase];
-  // The largest max is the lump's max only if every lumped kind had one.
-  if (kinds.some((kind) => !kind.max)) {
-    lump.max = null;
-    lump.limit = null;
-  }
-  return lump;
-}
-
-/**
- * Keep the first `max` kinds keyed by a bare address and lump the rest into
- * one "(N unresolved addresses)" kind, at the end: a process without symbols
- * would otherwise print one histogram per call site.
- */
-function limitUnresolved(kinds, max) {
-  const shown = [];
-  const lumped = [];
-  for (const kind of kinds) {
-    if (isUnresolvedKey(kind.key) && shown.filter((k) => isUnresolvedKey(k.key)).length >= max) lumped.push(kind);
-    else shown.push(kind);
-  }
-  if (lumped.length > 0) shown.push(lumpKinds(lumped));
-  return shown;
-}
-
-// ---- histograms ------------------------------------------------------------
-
-function distributionHeader(labelWidth, width) {
-  const title = ' Distribution ';
-  const left = Math.max(1, Math.floor((width - title.length) / 2));
-  const right = Math.max(1, width - title.length - left);
-  return `${'value'.padStart(labelWidth)}  ${'-'.repeat(left)}${title}${'-'.repeat(right)} count`;
-}
-
-/**
- * DTrace's layout: label | bar | count, the bar `width` wide for the whole
- * population (so bars add up to the width), empty buckets trimmed to one on
- * each side of the data.
- */
-function renderHistogram(entry, unit, options, indent = '  ') {
-  const buckets = trimEmptyBuckets(entry).buckets;
-  const labels = buckets.map((b) => formatRange(b.lo, b.hi, unit, options));
-  const labelWidth = longest(labels, 5);
-  const population = buckets.reduce((sum, b) => sum + (b.count > 0n ? Number(b.count) : 0), 0);
-  const lines = [indent + distributionHeader(labelWidth, options.width)];
-  buckets.forEach((bucket, i) => {
-    const share = population > 0 && bucket.count > 0n ? Number(bucket.count) / population : 0;
-    const bar = '@'.repeat(Math.round(share * options.width));
-    lines.push(`${indent}${labels[i].padStart(labelWidth)} |${bar.padEnd(options.width)} ${bucket.count}`);
-  });
-  return lines;
 }
 
 function percentiles(entry, unit, options, limit = null) {
@@ -269,22 +155,6 @@ function sortRows(entries, sort) {
   return sorted;
 }
 
-// Scalars of unresolved addresses beyond the first few are added into one row.
-function limitUnresolvedRows(entries, max) {
-  const shown = [];
-  const lumped = [];
-  for (const entry of entries) {
-    const unresolvedShown = shown.filter((e) => isUnresolvedKey(e.key)).length;
-    if (entry.kind === 'scalar' && isUnresolvedKey(entry.key) && unresolvedShown >= max) lumped.push(entry);
-    else shown.push(entry);
-  }
-  if (lumped.length > 0) {
-    const value = lumped.reduce((sum, e) => sum + e.value, 0n);
-    shown.push({ key: [], label: unresolvedLabel(lumped.length), kind: 'scalar', value });
-  }
-  return shown;
-}
-
 function renderTable(aggregation, unit, options) {
   const entries = limitUnresolvedRows(sortRows(aggregation.entries, options.sort), options.maxUnresolved);
   const title = aggregation.name === null ? null : `@${aggregation.name}`;
@@ -302,8 +172,8 @@ function renderOther(aggregation, options) {
   const distributions = aggregation.entries.filter(isDistribution);
   const blocks = [];
   if (distributions.length > 0) {
-    const view = buildKinds({ aggregations: [{ ...aggregation, entries: distributions }] }, { sort: options.sort, unit: options.defaultUnit });
-    append(blocks, renderKinds(view.kinds, options, true));
+    const view = buildKinds({ aggregations: [{ ...aggregation, entries: distributions }] }, { unit: options.defaultUnit });
+    append(blocks, renderKinds(sortKinds(view.kinds, options.sort), options, true));
   }
   const rows = aggregation.entries.filter((entry) => !isDistribution(entry));
   // Only a name says what a scalar measures (a count() has no unit), so the
@@ -313,24 +183,24 @@ function renderOther(aggregation, options) {
 }
 
 /**
- * renderReport(model, options) -> string
- * options: { sort: 'total'|'count'|'name', unit: unit of maps whose name has
- *   none (default 'ns' for DTrace, none for bpftrace), breakdownHistograms,
- *   maxUnresolved: 3, width: 40, ascii: false (µs -> us, – -> -, ≥ -> >=) }
+ * renderText(summary, options) -> string
+ * options: { breakdownHistograms, traceText: how long the trace lasted
+ *   ("5.0 s", said of samples longer than it), maxUnresolved: 3, width: 40,
+ *   ascii: false (µs -> us, – -> -, ≥ -> >=) }
  */
-function renderReport(model, options = {}) {
-  const defaultUnit = options.unit !== undefined ? options.unit : model.tracer === 'dtrace' ? 'ns' : null;
-  const settings = { ...DEFAULTS, ...options, defaultUnit };
-  const view = buildKinds(model, { sort: settings.sort, unit: defaultUnit });
-  const blocks = renderKinds(view.kinds, settings, !view.convention);
-  for (const aggregation of view.other) append(blocks, renderOther(aggregation, settings));
-  if (view.kinds.some((kind) => kind.breakdown)) blocks.push(LEGEND);
-  const discarded = discardedSentences(model.discarded, { traceText: options.traceText });
+function renderText(summary, options = {}) {
+  const settings = { ...DEFAULTS, ...options, sort: summary.sort, defaultUnit: summary.unit };
+  const blocks = renderKinds(summary.kinds, settings, !summary.convention);
+  for (const aggregation of summary.other) append(blocks, renderOther(aggregation, settings));
+  if (summary.kinds.some((kind) => kind.breakdown)) blocks.push(LEGEND);
+  const discarded = discardedSentences(summary.discarded, { traceText: settings.traceText });
   if (discarded.length > 0) {
     blocks.push(['In all, set apart and not counted in any histogram, percentile or share:', ...discarded.map((d) => '  ' + d)].join('\n'));
   }
-  if (blocks.length === 0) return 'No aggregation output.\n';
-  return blocks.join('\n\n') + '\n';
+  const report = blocks.length === 0 ? 'No aggregation output.\n' : blocks.join('\n\n') + '\n';
+  const pool = poolLines(summary.pool);
+  // Keys are names from the target's binaries and perf map, or from stdin.
+  return safeText(report + (pool.length ? '\n' + pool.join('\n') + '\n' : ''));
 }
 
-module.exports = { renderReport, renderHistogram, mangledNames, applyDemangled };
+module.exports = { renderText };

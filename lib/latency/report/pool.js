@@ -2,8 +2,10 @@
 // libuv's thread pool as a resource, from the latency program's pool maps
 // (d-scripts/addon-latency.bt and .d: @pool_busy_us per thread, @queue_len
 // at each start, @pool_waiting_us) and the kinds' run times. Pure: aggregations and
-// kinds in, a summary out; lib/render turns it into text or JSON.
-const { percentile, totalCount, estimatedTotal } = require('../aggregation/model');
+// kinds in, a summary out, and the summary as the text report's lines or
+// the JSON report's object.
+const { percentile, totalCount, estimatedTotal } = require('../../aggregation/model');
+const { jsonEstimate } = require('../../render/json');
 
 const POOL_MAPS = ['pool_busy_us', 'queue_len', 'pool_waiting_us'];
 
@@ -117,4 +119,18 @@ function poolLines(summary) {
   return lines;
 }
 
-module.exports = { splitPoolMaps, summarizePool, runMicroseconds, poolLines, POOL_MAPS, SATURATED_WAITING };
+/** The pool's object in the JSON report (docs/json-format.md, `pool`): null without a summary. */
+function poolToJSON(summary) {
+  if (!summary) return null;
+  return {
+    threads: summary.threads,
+    busy_share: jsonEstimate(summary.busyShare),
+    busy_us_by_thread: summary.perThread.map((t) => ({ tid: t.tid, busy_us: t.busyUs })),
+    waiting_share: jsonEstimate(summary.waitingShare),
+    queued_at_start: summary.queue ? { p50: jsonEstimate(summary.queue.p50), p99: jsonEstimate(summary.queue.p99), at_most: summary.queue.maxAtMost, starts: summary.queue.starts } : null,
+    run_share_by_kind: summary.byKind.map((k) => ({ name: k.name, share: jsonEstimate(k.share) })),
+    saturated: summary.saturated,
+  };
+}
+
+module.exports = { splitPoolMaps, summarizePool, runMicroseconds, poolLines, poolToJSON, POOL_MAPS, SATURATED_WAITING };
