@@ -15,6 +15,7 @@ const { openRegular, readAt } = require('./safe-open');
 const { stat: procStat } = require('./proc');
 
 const STT_NOTYPE = 0;
+const STT_OBJECT = 1;
 const STT_FUNC = 2;
 const STT_GNU_IFUNC = 10;
 const SHT_SYMTAB = 2;
@@ -33,8 +34,9 @@ const MAX_ELF_BYTES = 4 * 1024 * 1024 * 1024;
 const MAX_PERF_MAP_BYTES = 1024 * 1024 * 1024;
 
 // Reads one ELF file's headers and calls onSymbol(value, size, strtab, nameOffset)
-// for every defined function symbol of .symtab and .dynsym; -> { loads, buildId }.
-function readElfSymbols(fd, onSymbol) {
+// for every defined function symbol of .symtab and .dynsym (with `data`, every
+// variable instead); -> { loads, buildId }.
+function readElfSymbols(fd, onSymbol, { data = false } = {}) {
   const eh = readAt(fd, 0, 64);
   if (eh.length < 64 || eh.readUInt32BE(0) !== 0x7f454c46 || eh[4] !== 2 || eh[5] !== 1) return null;
   const phoff = Number(eh.readBigUInt64LE(32));
@@ -72,7 +74,7 @@ function readElfSymbols(fd, onSymbol) {
       const value = Number(syms.readBigUInt64LE(o + 8));
       const size = Number(syms.readBigUInt64LE(o + 16));
       if (shndx === 0 || value === 0) continue;
-      if (type !== STT_FUNC && type !== STT_GNU_IFUNC && !(type === STT_NOTYPE && size > 0)) continue;
+      if (data ? type !== STT_OBJECT : type !== STT_FUNC && type !== STT_GNU_IFUNC && !(type === STT_NOTYPE && size > 0)) continue;
       onSymbol(value, size, strtab, syms.readUInt32LE(o));
     }
   }
@@ -134,6 +136,32 @@ function findElfSymbols(file, names, { followLinks = false } = {}) {
       }
     });
     return header && { loads: header.loads, found };
+  });
+}
+
+/**
+ * The variables of one ELF file whose names start with one of `prefixes`,
+ * and the first `width` bytes each holds in the file (V8's postmortem
+ * constants): -> { loads, found: Map(name -> { value, size, bytes }) } or
+ * null. A variable with no bytes in the file (.bss) holds zeros. The first
+ * definition of a name wins.
+ */
+function findElfData(file, prefixes, { followLinks = false, width = 4 } = {}) {
+  const wanted = prefixes.map((p) => Buffer.from(p, 'latin1'));
+  return withElf(file, followLinks, (fd) => {
+    const symbols = new Map();
+    const header = readElfSymbols(fd, (value, size, strtab, name) => {
+      if (!wanted.some((p) => strtab[name] === p[0] && strtab.compare(p, 0, p.length, name, name + p.length) === 0)) return;
+      const end = strtab.indexOf(0, name);
+      const text = strtab.toString('latin1', name, end < 0 ? strtab.length : end);
+      if (!symbols.has(text)) symbols.set(text, { value, size });
+    }, { data: true });
+    if (!header) return null;
+    for (const sym of symbols.values()) {
+      const seg = header.loads.find((l) => sym.value >= l.vaddr && sym.value + width <= l.vaddr + l.filesz);
+      sym.bytes = seg ? readAt(fd, sym.value - seg.vaddr + seg.offset, width) : Buffer.alloc(width);
+    }
+    return { loads: header.loads, found: symbols };
   });
 }
 
@@ -287,8 +315,10 @@ class Symbolizer {
     const key = `${map.dev}:${map.inode}:${map.path}`;
     if (this.elfCache.has(key)) return this.elfCache.get(key);
     // map_files/ opens exactly the mapped file, even if it was replaced or
-    // lives in another mount namespace; fall back to the path.
-    const tries = [[`/proc/${snap.pid}/map_files/${map.range}`, true], [`/proc/${snap.pid}/root${map.path}`, true], [map.path, false]];
+    // lives in another mount namespace; fall back to the path. A snapshot
+    // not taken from a live process (a core) says where its files are.
+    const tries = snap.elfFiles ? snap.elfFiles(map)
+      : [[`/proc/${snap.pid}/map_files/${map.range}`, true], [`/proc/${snap.pid}/root${map.path}`, true], [map.path, false]];
     let table = null;
     for (const [file, followLinks] of tries) {
       table = loadElfSymbols(file, { followLinks });
@@ -364,4 +394,4 @@ class Symbolizer {
   }
 }
 
-module.exports = { Symbolizer, loadElfSymbols, findElfSymbols, lookupSymbol, parseMaps, scanPerfMap, openPerfMap, MAX_PERF_MAP_BYTES };
+module.exports = { Symbolizer, loadElfSymbols, findElfSymbols, findElfData, lookupSymbol, parseMaps, scanPerfMap, openPerfMap, MAX_PERF_MAP_BYTES };
