@@ -45,12 +45,14 @@ function pick(symbols, ...patterns) {
 const field = (cls, name) => new RegExp(`^v8dbg_class_${cls}__${name}__`);
 const type = (cls) => new RegExp(`^v8dbg_type_${cls}__`);
 
-// How many instance types after JS_FUNCTION_TYPE are JSFunctions too (class
-// constructors and V8's own constructors have types of their own), where
-// the metadata does not say (V8 before 12 exports no First/LastJSFunctionType):
-// V8 12.4, 13.6 and 14.6 export ranges of 17 (docs/v8-frames.md). A candidate
-// is trusted only if its `shared` field also holds a SharedFunctionInfo.
-const JS_FUNCTION_TYPES = 17;
+// How many instance types from JS_FUNCTION_TYPE on are JSFunctions too
+// (V8's own constructors and class constructors have types of their own),
+// where the metadata does not say (V8 before 12 exports no First/Last
+// JSFunctionType): measured on 10.2 and 11.3, a class constructor's type is
+// JS_FUNCTION_TYPE + 15, the last of the range, as LastJSFunctionType is on
+// 12.4, 13.6 and 14.6. A candidate is trusted only if its `shared` field
+// also holds a SharedFunctionInfo.
+const JS_FUNCTION_TYPES = 16;
 
 /**
  * Pure: symbol values -> the layout the namer and the walk use, or

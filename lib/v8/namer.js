@@ -6,7 +6,8 @@
 //   { name, inferred, file, line, column, kind, text, sfi, from }
 //   name      the function's own name; for an anonymous one V8's inferred
 //             name (`handlers.onTick`) with inferred: true, or '' (text
-//             says "(anonymous)")
+//             says "(anonymous)"); null when it could not be read (text
+//             says "(unknown)"), never a guess
 //   file      the script's name (a path, a file:// URL for ES modules,
 //             node:internal/... for Node's own), null for V8's builtins
 //   line, column  1-based, of the function's start (the '(' of its
@@ -23,7 +24,8 @@ const { ScriptReader, nameFromSource } = require('./script');
 const { readScopeInfo } = require('./scope-info');
 const { safeName, MAX_NAME, MAX_FILE } = require('./names');
 
-const SOURCE_WINDOW = 200;
+const SOURCE_WINDOW = 400;
+const MAX_SCOPE_SLOTS = 4096;
 const CACHE_LIMIT = 65536;
 
 class V8Namer {
@@ -117,14 +119,14 @@ class V8Namer {
     const where = script && start !== null ? this.scripts.lineColumn(script, start) : null;
     const file = script && script.name !== null ? safeName(script.name, { max: MAX_FILE, truncated: script.nameTruncated }) : null;
     const result = {
-      name: name === null ? '' : safeName(name, { truncated: nameTruncated }),
+      name: name === null ? null : safeName(name, { truncated: nameTruncated }),
       inferred,
       file,
       line: where ? where.line : null,
       column: where ? where.column : null,
       kind: script ? 'function' : 'builtin',
       sfi: sfi.address + 1,
-      from,
+      from: name === null ? null : from,
     };
     result.text = frameText(result);
     return result;
@@ -142,33 +144,67 @@ class V8Namer {
     return b ? b.readInt32LE(0) : null;
   }
 
-  // The fallback for a V8 whose ScopeInfo layout is not in the table.
+  // The fallback for a V8 whose ScopeInfo layout is not in the table: the
+  // function's [start, end) positions are two Smis in its ScopeInfo, where
+  // exactly is what is not known, so every pair of the first slots is tried,
+  // and one is taken only if the source there is this function's text: its
+  // token (start less the SharedFunctionInfo's function token offset) begins
+  // a function (nameFromSource), the character at start opens its
+  // parameters, and the text ends at `end` with its body's '}' (or, for an
+  // arrow, '=>' follows the parameters).
   sourceName(scope, sfi, script) {
     const { heap, layout } = this;
     const tokenBytes = layout.sfi.functionTokenOffset === undefined ? null : heap.read(sfi.address + layout.sfi.functionTokenOffset, 2);
     const tokenOffset = tokenBytes ? tokenBytes.readUInt16LE(0) : 0;
-    for (let k = 2; k < 24; k++) {
-      const s = Heap.smi(heap.word(scope.address + 8 * k));
-      const e = Heap.smi(heap.word(scope.address + 8 * (k + 1)));
-      if (s === null || e === null || s < 0 || e <= s) continue;
-      const token = s - (tokenOffset === 0xffff ? 0 : tokenOffset);
+    const locals = Heap.smi(heap.word(scope.address + 24));
+    if (locals === null || locals < 0) return null;
+    const slots = Math.min(MAX_SCOPE_SLOTS, 16 + 2 * locals);
+    const block = heap.read(scope.address, slots * 8) || heap.read(scope.address, 16 * 8);
+    if (!block) return null;
+    const smi = (k) => Heap.smi(block.readBigUInt64LE(8 * k));
+    for (let k = 2; k + 1 < block.length / 8; k++) {
+      const start = smi(k);
+      const end = smi(k + 1);
+      if (start === null || end === null || start < 0 || end <= start) continue;
+      const token = start - (tokenOffset === 0xffff ? 0 : tokenOffset);
       if (token < 0) continue;
-      const at = this.scripts.text(script, token, SOURCE_WINDOW);
-      const opening = this.scripts.text(script, s, 1);
-      if (!at || !opening) continue;
-      const name = nameFromSource(at);
-      if (name !== null && /[(a-zA-Z_$\p{ID_Start}]/u.test(opening)) return { name, start: s };
+      const head = this.scripts.text(script, token, SOURCE_WINDOW);
+      const last = this.scripts.text(script, end - 1, 1);
+      if (!head || !last) continue;
+      const name = nameFromSource(head);
+      if (name === null || !looksLikeFunction(head, start - token, last)) continue;
+      return { name, start };
     }
     return null;
   }
 }
 
+// Pure: whether source text `head` (from a function's token; its parameters
+// open at `paramsAt`) and the last character of its [start, end) range are
+// a function's: a body closed by '}', or an arrow's '=>' after the parameters.
+function looksLikeFunction(head, paramsAt, last) {
+  const params = head.slice(paramsAt);
+  if (params.startsWith('(')) {
+    let depth = 0;
+    for (let i = 0; i < params.length; i++) {
+      if (params[i] === '(') depth++;
+      else if (params[i] === ')' && --depth === 0) {
+        const after = params.slice(i + 1).replace(/^\s+/, '');
+        return after.startsWith('{') ? last === '}' : after.startsWith('=>');
+      }
+    }
+    return false;
+  }
+  // A single parameter without parentheses: x => ...
+  return /^[\p{ID_Start}$_][\p{ID_Continue}$]*\s*=>/u.test(params);
+}
+
 /** "name (file:line:column)", as V8's stack traces print a frame. Pure. */
 function frameText({ name, file, line, column, kind }) {
-  const shown = name || '(anonymous)';
+  const shown = name === null ? '(unknown)' : name || '(anonymous)';
   if (kind === 'builtin' || file === null) return `${shown} (native)`;
   if (line === null) return `${shown} (${file})`;
   return `${shown} (${file}:${line}:${column})`;
 }
 
-module.exports = { V8Namer, frameText };
+module.exports = { V8Namer, frameText, looksLikeFunction };

@@ -29,17 +29,18 @@ function findV8Object({ pid, maps, exePath, read = readMetadata }) {
 /**
  * Opens process `pid` (stopped, for a consistent walk) -> {
  *   pid, object, layout, namer (null when V8 cannot be read: `note` says why),
- *   note (one line, or null), walk(registers, opts), close() }.
+ *   note (one line, or null), memory, classify, walk(registers, opts), close() }.
+ * `wrapMemory` wraps the process's memory (a RecordingMemory, to save what a walk read).
  * Throws a plain Error when /proc/PID/mem cannot be opened.
  */
-function openProcess(pid, { symbolizer = new Symbolizer() } = {}) {
+function openProcess(pid, { symbolizer = new Symbolizer(), wrapMemory = (m) => m } = {}) {
   let maps = [];
   let exePath = '';
   try { maps = parseMaps(fs.readFileSync(`/proc/${pid}/maps`, 'utf8')); } catch (err) { /* gone: no V8 below */ }
   try { exePath = fs.readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, ''); } catch (err) { /* gone */ }
   const v8 = findV8Object({ pid, maps, exePath });
   const layout = v8 ? layoutFrom(v8.symbols) : null;
-  const memory = new ProcessMemory(pid);
+  const memory = wrapMemory(new ProcessMemory(pid));
   let namer = null;
   let note = null;
   if (!v8) note = 'no mapped object carries V8\'s postmortem metadata (not Node, or a build without it): JavaScript frames are shown as addresses';
@@ -53,6 +54,7 @@ function openProcess(pid, { symbolizer = new Symbolizer() } = {}) {
   return {
     pid,
     object: v8 ? v8.object : null,
+    symbols: v8 ? v8.symbols : null,
     layout,
     namer,
     note,
