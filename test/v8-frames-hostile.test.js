@@ -239,6 +239,21 @@ describe('V8 frames: what another user\'s memory may hold', function () {
       assert.match(walkStack({ memory: low.memory, registers: { rip: 0x401000, rbp: base + 0x200 }, classify: native }).ended, /no code/);
     });
 
+    it('finds the caller of a native function without a frame pointer from the top of the stack', function () {
+      const base = 0x7ff000000000;
+      const { memory } = stack([[base + 0x200, base + 0x300, 0x402000], [base + 0x300, 0, 0]]);
+      memory.ranges[0].bytes.writeBigUInt64LE(0x1234n, 0x100);              // a local
+      memory.ranges[0].bytes.writeBigUInt64LE(BigInt(base + 0x200), 0x108);  // the caller's rbp, saved
+      memory.ranges[0].bytes.writeBigUInt64LE(0x401234n, 0x110);             // the return address
+      const isCode = (a) => a >= 0x400000 && a < 0x500000;
+      const registers = { rip: 0x7f1234567000, rsp: base + 0x100, rbp: 1 };
+      const r = walkStack({ memory, registers, classify: native, isCode });
+      assert.deepStrictEqual(r.frames.map((f) => f.pc), [0x7f1234567000, 0x401234, 0x402000]);
+      assert.strictEqual(r.ended, 'the outermost frame');
+      const without = walkStack({ memory, registers, classify: native });
+      assert.deepStrictEqual(without.frames.map((f) => f.pc), [0x7f1234567000], 'without isCode, rbp alone');
+    });
+
     it('stops after maxDepth frames of a stack that never ends', function () {
       const base = 0x7ff000000000;
       const links = [];

@@ -16,6 +16,7 @@ const { layoutFrom, PREFIXES } = require('./metadata');
 const { openCore } = require('./core-file');
 const { V8Namer } = require('./namer');
 const { walkStack, nativeClassifier } = require('./walk');
+const { codeTest } = require('./process');
 
 // Where a file the core names is on this host (never a path under /proc:
 // the core's PID may be another process's now).
@@ -125,6 +126,7 @@ function openCoreForWalk(file, { root = null, symbolizer = new Symbolizer() } = 
       elfFiles: (map) => { const f = hostPath(root, map.path); return f ? [[f, true]] : []; },
     };
     const classify = nativeClassifier(symbolizer, snap);
+    const isCode = codeTest(core.maps);
     return {
       pid: core.pid,
       command: core.command,
@@ -137,7 +139,7 @@ function openCoreForWalk(file, { root = null, symbolizer = new Symbolizer() } = 
       notes,
       memory,
       classify,
-      walk: (registers, opts = {}) => walkStack({ memory, registers, classify, namer, layout: namer ? layout : null, ...opts }),
+      walk: (registers, opts = {}) => walkStack({ memory, registers, classify, isCode, namer, layout: namer ? layout : null, ...opts }),
       close: () => memory.close(),
     };
   } catch (err) {

@@ -51,6 +51,7 @@ function openProcess(pid, { symbolizer = new Symbolizer(), wrapMemory = (m) => m
   }
   const snap = { pid, maps, perfMap: null, takenAt: Date.now() };
   const classify = nativeClassifier(symbolizer, snap);
+  const isCode = codeTest(maps);
   return {
     pid,
     object: v8 ? v8.object : null,
@@ -60,9 +61,15 @@ function openProcess(pid, { symbolizer = new Symbolizer(), wrapMemory = (m) => m
     note,
     memory,
     classify,
-    walk: (registers, opts = {}) => walkStack({ memory, registers, classify, namer, layout: namer ? layout : null, ...opts }),
+    walk: (registers, opts = {}) => walkStack({ memory, registers, classify, isCode, namer, layout: namer ? layout : null, ...opts }),
     close: () => memory.close(),
   };
 }
 
-module.exports = { openProcess, findV8Object };
+/** Pure: a test of whether an address lies in an executable mapping. */
+function codeTest(maps) {
+  const code = maps.filter((m) => m.perms[2] === 'x');
+  return (address) => code.some((m) => address >= m.start && address < m.end);
+}
+
+module.exports = { openProcess, findV8Object, codeTest };

@@ -17,13 +17,14 @@ function gdbArgs(pid) {
 /**
  * Pure: gdb's `thread apply all info registers rip rsp rbp` output ->
  * Map(tid -> { rip, rsp, rbp }). A thread is headed "Thread N (Thread 0x..
- * (LWP TID) "name"):" (or "(LWP TID)" alone).
+ * (LWP TID) "name"):", "(LWP TID)" alone, or "(process PID "name")" (a
+ * process of one thread).
  */
 function parseRegisters(text) {
   const threads = new Map();
   let current = null;
   for (const line of String(text).split('\n')) {
-    const heading = /^Thread \d+ \(.*\bLWP (\d+)\b/.exec(line);
+    const heading = /^Thread \d+ \(.*\b(?:LWP|process) (\d+)\b/.exec(line);
     if (heading) {
       current = {};
       threads.set(Number(heading[1]), current);

@@ -27,21 +27,66 @@ const INTERPRETER = /^(InterpreterEntryTrampoline|InterpreterEnterAtBytecode|Int
 /**
  * @param {object} o
  * @param {object} o.memory     lib/v8/memory.js
- * @param {object} o.registers  { rip, rbp } (numbers)
+ * @param {object} o.registers  { rip, rbp, rsp } (numbers)
  * @param {Function} o.classify pcs (numbers; return addresses already minus one) -> frames, see above
  * @param {object} [o.namer]    lib/v8/namer.js V8Namer (absent: JavaScript frames stay addresses)
  * @param {object} [o.layout]   the namer's layout (frame offsets, frame types)
+ * @param {Function} [o.isCode] address -> whether it lies in mapped code (the
+ *   top frame's return address is then also looked for at rsp)
  * @returns {{ frames: object[], ended: string }}
  */
-function walkStack({ memory, registers, classify, namer, layout, maxDepth = MAX_DEPTH }) {
-  const chain = [];
-  let pc = registers.rip;
-  let fp = registers.rbp;
-  let ended = `stopped at ${maxDepth} frames`;
+function walkStack({ memory, registers, classify, namer, layout, isCode, maxDepth = MAX_DEPTH }) {
   const word = (a) => {
     const b = memory.read(a, 8);
     return b ? b.readBigUInt64LE(0) : null;
   };
+  let { chain, ended } = followChain(word, registers.rip, registers.rbp, { layout, maxDepth });
+  // Stopped in a native function that keeps no frame pointer (libc's
+  // system call wrappers): rbp is its caller's frame, or another value, and
+  // its return address is the first word from rsp up that points into code
+  // (within TOP_SCAN_WORDS). The caller's frame pointer is then rbp if it
+  // leads on, or else the word the function saved it in below its return
+  // address. Tried only when the chain from rbp does not lead into code.
+  if (isCode && Number.isSafeInteger(registers.rsp) && (chain.length < 2 || !isCode(chain[1].pc))) {
+    const rescued = fromStackTop(word, registers, isCode, { layout, maxDepth });
+    if (rescued) ({ chain, ended } = { chain: [chain[0], ...rescued.chain], ended: rescued.ended });
+  }
+
+  // A return address is looked up as the call before it (pc - 1).
+  const natives = classify(chain.map((f, i) => (i === 0 ? f.pc : f.pc - 1)))
+    .map((n, i) => (i > 0 && n && typeof n.offset === 'number' ? { ...n, offset: n.offset + 1 } : n));
+  const frames = chain.map((f, i) => nameFrame(f, natives[i] || { kind: 'unknown' }, namer, layout));
+  return { frames, ended };
+}
+
+const TOP_SCAN_WORDS = 64;
+
+function fromStackTop(word, { rsp, rbp }, isCode, { layout, maxDepth }) {
+  const words = [];
+  for (let i = 0; i < TOP_SCAN_WORDS; i++) {
+    const w = word(rsp + 8 * i);
+    if (w === null) return null;
+    words.push(w);
+    const ret = Number(w);
+    if (!isCode(ret)) continue;
+    const slot = rsp + 8 * i;
+    const leads = (fp) => fp > slot && fp - slot < MAX_FRAME_BYTES && (() => {
+      const r = word(fp + 8);
+      return r !== null && isCode(Number(r));
+    })();
+    let fp = Number.isSafeInteger(rbp) && leads(rbp) ? rbp : null;
+    for (let j = i - 1; fp === null && j >= 0; j--) if (leads(Number(words[j]))) fp = Number(words[j]);
+    const rest = followChain(word, ret, fp || 0, { layout, maxDepth: maxDepth - 1 });
+    rest.chain[0].fromStackTop = true;
+    return rest;
+  }
+  return null;
+}
+
+// The saved frame pointers from (pc, fp) up: [{ pc, fp, context, function }].
+function followChain(word, pc, fp, { layout, maxDepth }) {
+  const chain = [];
+  let ended = `stopped at ${maxDepth} frames`;
   for (let depth = 0; depth < maxDepth; depth++) {
     if (!Number.isSafeInteger(pc) || pc < 4096) { ended = 'a return address that is no code'; break; }
     const frame = { pc, fp };
@@ -61,12 +106,7 @@ function walkStack({ memory, registers, classify, namer, layout, maxDepth = MAX_
     pc = Number(ret);
     fp = next;
   }
-
-  // A return address is looked up as the call before it (pc - 1).
-  const natives = classify(chain.map((f, i) => (i === 0 ? f.pc : f.pc - 1)))
-    .map((n, i) => (i > 0 && n && typeof n.offset === 'number' ? { ...n, offset: n.offset + 1 } : n));
-  const frames = chain.map((f, i) => nameFrame(f, natives[i] || { kind: 'unknown' }, namer, layout));
-  return { frames, ended };
+  return { chain, ended };
 }
 
 function builtinName(symbol) {
