@@ -33,9 +33,9 @@ function arg(name, fallback) {
 }
 
 // Starts the target; resolves { child, truth } once it prints "spinning".
-function startSpinning(node, target, { timeoutMs = 20000 } = {}) {
+function startSpinning(node, target, { timeoutMs = 20000, env = {} } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(node, [target], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(node, [target], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     let out = '';
     let err = '';
     const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`${target} did not spin: ${err}`)); }, timeoutMs);

@@ -110,4 +110,9 @@ const located = functionLocations([
   ['arrow', arrow], ['Worker.run', Worker.prototype.run], ['Spinner', Spinner], ['main', main],
 ]);
 for (const { label, line, column } of located) console.log(`at ${label} ${line} ${column}`);
-setImmediate(main);
+// With V8_FRAMES_DEPTH=N, main is called N frames deeper (a deep stack,
+// for bench/v8-frame-sample.js).
+function deeper(k) {
+  return k > 0 ? deeper(k - 1) + 0 : main();
+}
+setImmediate(() => deeper(Number(process.env.V8_FRAMES_DEPTH || 0)));
