@@ -126,6 +126,33 @@ describe('V8 frames: what another user\'s memory may hold', function () {
       assert.ok(memory.budget.used - before < 1024, 'the rest of a long string is not read');
     });
 
+    it('reads sliced, thin and external strings, and refuses an uncached external one', function () {
+      const h = new FakeHeap();
+      const parent = h.string('hello world');
+      const sliced = h.object(0x2b, 32);            // sliced (3), one-byte
+      h.bytes.writeInt32LE(5, sliced - BASE + LAYOUT.string.length);
+      h.put(sliced, LAYOUT.string.slicedParent, parent);
+      h.put(sliced, LAYOUT.string.slicedOffset, 6n << 32n);
+      const thin = h.object(0x2d, 24);              // thin (5), one-byte
+      h.bytes.writeInt32LE(11, thin - BASE + LAYOUT.string.length);
+      h.put(thin, LAYOUT.string.thinActual, parent);
+      const chars = h.alloc(16);
+      h.bytes.write('outside', chars - BASE, 'latin1');
+      const external = h.object(0x2a, 32);          // external (2), one-byte
+      h.bytes.writeInt32LE(7, external - BASE + LAYOUT.string.length);
+      h.put(external, LAYOUT.string.externalResource, 0x1234560);
+      h.put(external, LAYOUT.string.externalResource + 8, chars);
+      const uncached = h.object(0x3a, 32);          // the same, uncached (0x10)
+      h.bytes.writeInt32LE(7, uncached - BASE + LAYOUT.string.length);
+      h.put(uncached, LAYOUT.string.externalResource + 8, chars);
+      const heap = new Heap(h.memory(), LAYOUT);
+      const text = (at) => { const r = readString(heap, heap.object(BigInt(at + 1))); return r && r.text; };
+      assert.strictEqual(text(sliced), 'world');
+      assert.strictEqual(text(thin), 'hello world');
+      assert.strictEqual(text(external), 'outside');
+      assert.strictEqual(text(uncached), null);
+    });
+
     it('refuses a string whose length is out of range, and what is not a string', function () {
       const h = new FakeHeap();
       const bad = h.string('abc', { length: -5 });
