@@ -165,21 +165,27 @@ function findElfData(file, prefixes, { followLinks = false, width = 4 } = {}) {
   });
 }
 
-// The GNU build ID from a PT_NOTE segment, as hex, or null.
-function findBuildId(notes) {
+/** Pure: the notes of a PT_NOTE segment (or an NT_ note section): [{ name, type, desc }]. */
+function elfNotes(buf) {
+  const notes = [];
   let o = 0;
-  while (o + 12 <= notes.length) {
-    const namesz = notes.readUInt32LE(o);
-    const descsz = notes.readUInt32LE(o + 4);
-    const type = notes.readUInt32LE(o + 8);
+  while (o + 12 <= buf.length) {
+    const namesz = buf.readUInt32LE(o);
+    const descsz = buf.readUInt32LE(o + 4);
+    const type = buf.readUInt32LE(o + 8);
     const nameAt = o + 12;
     const descAt = nameAt + Math.ceil(namesz / 4) * 4;
-    if (type === NT_GNU_BUILD_ID && notes.toString('latin1', nameAt, nameAt + 3) === 'GNU') {
-      return notes.toString('hex', descAt, descAt + descsz);
-    }
+    if (descAt + descsz > buf.length) break;
+    notes.push({ name: buf.toString('latin1', nameAt, nameAt + Math.max(0, namesz - 1)), type, desc: buf.subarray(descAt, descAt + descsz) });
     o = descAt + Math.ceil(descsz / 4) * 4;
   }
-  return null;
+  return notes;
+}
+
+// The GNU build ID from a PT_NOTE segment, as hex, or null.
+function findBuildId(notes) {
+  const note = elfNotes(notes).find((n) => n.type === NT_GNU_BUILD_ID && n.name === 'GNU');
+  return note ? note.desc.toString('hex') : null;
 }
 
 // Separate debug symbols (e.g. Debian's libc6-dbg) for a stripped library.
@@ -394,4 +400,4 @@ class Symbolizer {
   }
 }
 
-module.exports = { Symbolizer, loadElfSymbols, findElfSymbols, findElfData, lookupSymbol, parseMaps, scanPerfMap, openPerfMap, MAX_PERF_MAP_BYTES };
+module.exports = { Symbolizer, loadElfSymbols, findElfSymbols, findElfData, elfNotes, lookupSymbol, parseMaps, scanPerfMap, openPerfMap, MAX_PERF_MAP_BYTES };

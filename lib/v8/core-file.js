@@ -9,6 +9,7 @@
 const fs = require('fs');
 const { UserError } = require('../errors');
 const { openRegular, readAt } = require('../safe-open');
+const { elfNotes } = require('../symbolize');
 const { Budget, validRange } = require('./memory');
 
 const ET_CORE = 4;
@@ -63,23 +64,6 @@ class CoreMemory {
     if (this.fd !== null) fs.closeSync(this.fd);
     this.fd = null;
   }
-}
-
-function notesOf(buf) {
-  const notes = [];
-  let o = 0;
-  while (o + 12 <= buf.length) {
-    const namesz = buf.readUInt32LE(o);
-    const descsz = buf.readUInt32LE(o + 4);
-    const type = buf.readUInt32LE(o + 8);
-    const nameAt = o + 12;
-    const descAt = nameAt + Math.ceil(namesz / 4) * 4;
-    const end = descAt + Math.ceil(descsz / 4) * 4;
-    if (descAt + descsz > buf.length) break;
-    notes.push({ name: buf.toString('latin1', nameAt, nameAt + Math.max(0, namesz - 1)), type, desc: buf.subarray(descAt, descAt + descsz) });
-    o = end;
-  }
-  return notes;
 }
 
 /** Pure: an NT_FILE note -> [{ start, end, offset (bytes), path }]. */
@@ -145,7 +129,7 @@ function openCore(file) {
       segments.push({ vaddr, memsz, offset, filesz, present, exec: (flags & PF_X) !== 0 });
     } else if (type === PT_NOTE) {
       if (filesz > MAX_NOTES_BYTES || offset + filesz > size) fail('is a truncated core (its notes are cut)', 'Take the core again.');
-      notes = notes.concat(notesOf(readAt(fd, offset, filesz)));
+      notes = notes.concat(elfNotes(readAt(fd, offset, filesz)));
     }
   }
   segments.sort((a, b) => a.vaddr - b.vaddr);
@@ -188,4 +172,4 @@ function openCore(file) {
   return { memory, pid, command, threads, files, maps, truncated: missing, segments, close: () => memory.close() };
 }
 
-module.exports = { openCore, parseFileNote, notesOf, CoreMemory };
+module.exports = { openCore, parseFileNote, CoreMemory };

@@ -5,7 +5,7 @@
 // attaches, reads and detaches in about 0.1 s when it is told to load no
 // symbols (no sysroot, no auto-loaded scripts, no init files: the
 // target's files are another user's). The process stays stopped.
-const { spawn } = require('child_process');
+const { runGdb } = require('../gdb-batch');
 
 const REGISTERS = ['rip', 'rsp', 'rbp'];
 
@@ -41,31 +41,12 @@ function parseRegisters(text) {
  * Resolves Map(tid -> registers) of stopped process `pid`, or { error } in one line.
  * @param {object} o { gdb (path), timeoutMs }
  */
-function registersOf(pid, { gdb, timeoutMs = 10000 }) {
-  return new Promise((resolve) => {
-    let out = '';
-    let err = '';
-    let done = false;
-    const child = spawn(gdb, gdbArgs(pid), { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    const finish = (value) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      try { process.kill(-child.pid, 'SIGKILL'); } catch (e) { /* gone */ }
-      resolve(value);
-    };
-    const timer = setTimeout(() => finish({ error: `gdb took longer than ${Math.round(timeoutMs / 1000)} s to read the registers of ${pid}` }), timeoutMs);
-    child.stdout.setEncoding('utf8');
-    child.stderr.setEncoding('utf8');
-    child.stdout.on('data', (d) => { if (out.length < 1 << 20) out += d; });
-    child.stderr.on('data', (d) => { if (err.length < 4096) err += d; });
-    child.on('error', (e) => finish({ error: `cannot run ${gdb}: ${e.code || e.message}` }));
-    child.on('close', () => {
-      const threads = parseRegisters(out);
-      if (threads.size) finish(threads);
-      else finish({ error: `gdb could not read the registers of ${pid}${/ptrace|Operation not permitted/.test(err) ? ' (ptrace not permitted)' : ''}` });
-    });
-  });
+async function registersOf(pid, { gdb, timeoutMs = 10000 }) {
+  const r = await runGdb(gdb, gdbArgs(pid), { timeoutMs, slow: `gdb took longer than ${Math.round(timeoutMs / 1000)} s to read the registers of ${pid}` });
+  if (r.error) return r;
+  const threads = parseRegisters(r.out);
+  if (threads.size) return threads;
+  return { error: `gdb could not read the registers of ${pid}${/ptrace|Operation not permitted/.test(r.err) ? ' (ptrace not permitted)' : ''}` };
 }
 
 module.exports = { registersOf, parseRegisters, gdbArgs };
