@@ -36,25 +36,38 @@ const MAX_PERF_MAP_BYTES = 1024 * 1024 * 1024;
 // Reads one ELF file's headers and calls onSymbol(value, size, strtab, nameOffset)
 // for every defined function symbol of .symtab and .dynsym (with `data`, every
 // variable instead); -> { loads, buildId }.
-function readElfSymbols(fd, onSymbol, { data = false } = {}) {
-  const eh = readAt(fd, 0, 64);
+/** Pure: an ELF64 little-endian file's header (its first 64 bytes), or null. */
+function elfHeader(eh) {
   if (eh.length < 64 || eh.readUInt32BE(0) !== 0x7f454c46 || eh[4] !== 2 || eh[5] !== 1) return null;
-  const phoff = Number(eh.readBigUInt64LE(32));
-  const shoff = Number(eh.readBigUInt64LE(40));
-  const phentsize = eh.readUInt16LE(54);
-  const phnum = eh.readUInt16LE(56);
-  const shentsize = eh.readUInt16LE(58);
-  const shnum = eh.readUInt16LE(60);
+  return {
+    type: eh.readUInt16LE(16), machine: eh.readUInt16LE(18),
+    phoff: Number(eh.readBigUInt64LE(32)), shoff: Number(eh.readBigUInt64LE(40)),
+    phentsize: eh.readUInt16LE(54), phnum: eh.readUInt16LE(56), shentsize: eh.readUInt16LE(58), shnum: eh.readUInt16LE(60),
+  };
+}
+
+/** Pure: program headers -> [{ type, flags, offset, vaddr, filesz, memsz }]. */
+function programHeaders(ph, phnum, phentsize) {
+  const out = [];
+  for (let i = 0; i < phnum && (i + 1) * phentsize <= ph.length; i++) {
+    const o = i * phentsize;
+    out.push({
+      type: ph.readUInt32LE(o), flags: ph.readUInt32LE(o + 4), offset: Number(ph.readBigUInt64LE(o + 8)),
+      vaddr: Number(ph.readBigUInt64LE(o + 16)), filesz: Number(ph.readBigUInt64LE(o + 32)), memsz: Number(ph.readBigUInt64LE(o + 40)),
+    });
+  }
+  return out;
+}
+
+function readElfSymbols(fd, onSymbol, { data = false } = {}) {
+  const h = elfHeader(readAt(fd, 0, 64));
+  if (!h) return null;
+  const { shoff, shentsize, shnum } = h;
   const loads = [];
   let buildId = null;
-  const ph = readAt(fd, phoff, phentsize * phnum);
-  for (let i = 0; i < phnum; i++) {
-    const o = i * phentsize;
-    const type = ph.readUInt32LE(o);
-    const offset = Number(ph.readBigUInt64LE(o + 8));
-    const filesz = Number(ph.readBigUInt64LE(o + 32));
-    if (type === PT_LOAD) loads.push({ offset, vaddr: Number(ph.readBigUInt64LE(o + 16)), filesz });
-    if (type === PT_NOTE && !buildId && filesz < 65536) buildId = findBuildId(readAt(fd, offset, filesz));
+  for (const p of programHeaders(readAt(fd, h.phoff, h.phentsize * h.phnum), h.phnum, h.phentsize)) {
+    if (p.type === PT_LOAD) loads.push({ offset: p.offset, vaddr: p.vaddr, filesz: p.filesz });
+    if (p.type === PT_NOTE && !buildId && p.filesz < 65536) buildId = findBuildId(readAt(fd, p.offset, p.filesz));
   }
   const sh = readAt(fd, shoff, shentsize * shnum);
   const section = (i) => {
@@ -400,4 +413,4 @@ class Symbolizer {
   }
 }
 
-module.exports = { Symbolizer, loadElfSymbols, findElfSymbols, findElfData, elfNotes, lookupSymbol, parseMaps, scanPerfMap, openPerfMap, MAX_PERF_MAP_BYTES };
+module.exports = { Symbolizer, loadElfSymbols, findElfSymbols, findElfData, elfNotes, elfHeader, programHeaders, lookupSymbol, parseMaps, scanPerfMap, openPerfMap, MAX_PERF_MAP_BYTES };

@@ -9,7 +9,7 @@
 const fs = require('fs');
 const { UserError } = require('../errors');
 const { openRegular, readAt } = require('../safe-open');
-const { elfNotes } = require('../symbolize');
+const { elfNotes, elfHeader, programHeaders } = require('../symbolize');
 const { Budget, validRange } = require('./memory');
 
 const ET_CORE = 4;
@@ -102,34 +102,24 @@ function openCore(file) {
   };
   const eh = readAt(fd, 0, 64);
   if (eh.length < 64 || eh.readUInt32BE(0) !== 0x7f454c46) fail('is not an ELF file (not a core)');
-  if (eh[4] !== 2 || eh[5] !== 1) fail('is not a 64-bit little-endian ELF file');
-  if (eh.readUInt16LE(16) !== ET_CORE) fail('is an ELF file but not a core (its type is not ET_CORE)');
-  if (eh.readUInt16LE(18) !== EM_X86_64) fail('is a core of another architecture (nodetrace reads x86-64 cores)');
-  const phoff = Number(eh.readBigUInt64LE(32));
-  const phentsize = eh.readUInt16LE(54);
-  const phnum = eh.readUInt16LE(56);
-  if (phentsize < 56 || phnum === 0 || phnum > MAX_SEGMENTS || phoff + phentsize * phnum > size) {
+  const h = elfHeader(eh);
+  if (!h) fail('is not a 64-bit little-endian ELF file');
+  if (h.type !== ET_CORE) fail('is an ELF file but not a core (its type is not ET_CORE)');
+  if (h.machine !== EM_X86_64) fail('is a core of another architecture (nodetrace reads x86-64 cores)');
+  if (h.phentsize < 56 || h.phnum === 0 || h.phnum > MAX_SEGMENTS || h.phoff + h.phentsize * h.phnum > size) {
     fail('is a truncated core (its program headers are missing)', 'The core was cut short (disk full, or a size limit): take it again.');
   }
-  const ph = readAt(fd, phoff, phentsize * phnum);
   const segments = [];
   let notes = [];
   let missing = 0;
-  for (let i = 0; i < phnum; i++) {
-    const o = i * phentsize;
-    const type = ph.readUInt32LE(o);
-    const flags = ph.readUInt32LE(o + 4);
-    const offset = Number(ph.readBigUInt64LE(o + 8));
-    const vaddr = Number(ph.readBigUInt64LE(o + 16));
-    const filesz = Number(ph.readBigUInt64LE(o + 32));
-    const memsz = Number(ph.readBigUInt64LE(o + 40));
-    if (type === PT_LOAD) {
-      const present = Math.max(0, Math.min(filesz, size - offset));
-      missing += filesz - present;
-      segments.push({ vaddr, memsz, offset, filesz, present, exec: (flags & PF_X) !== 0 });
-    } else if (type === PT_NOTE) {
-      if (filesz > MAX_NOTES_BYTES || offset + filesz > size) fail('is a truncated core (its notes are cut)', 'Take the core again.');
-      notes = notes.concat(elfNotes(readAt(fd, offset, filesz)));
+  for (const p of programHeaders(readAt(fd, h.phoff, h.phentsize * h.phnum), h.phnum, h.phentsize)) {
+    if (p.type === PT_LOAD) {
+      const present = Math.max(0, Math.min(p.filesz, size - p.offset));
+      missing += p.filesz - present;
+      segments.push({ vaddr: p.vaddr, memsz: p.memsz, offset: p.offset, filesz: p.filesz, present, exec: (p.flags & PF_X) !== 0 });
+    } else if (p.type === PT_NOTE) {
+      if (p.filesz > MAX_NOTES_BYTES || p.offset + p.filesz > size) fail('is a truncated core (its notes are cut)', 'Take the core again.');
+      notes = notes.concat(elfNotes(readAt(fd, p.offset, p.filesz)));
     }
   }
   segments.sort((a, b) => a.vaddr - b.vaddr);
