@@ -15,6 +15,7 @@ const { openRegular, readAt } = require('./safe-open');
 const { stat: procStat } = require('./proc');
 
 const STT_NOTYPE = 0;
+const STT_OBJECT = 1;
 const STT_FUNC = 2;
 const STT_GNU_IFUNC = 10;
 const SHT_SYMTAB = 2;
@@ -33,26 +34,40 @@ const MAX_ELF_BYTES = 4 * 1024 * 1024 * 1024;
 const MAX_PERF_MAP_BYTES = 1024 * 1024 * 1024;
 
 // Reads one ELF file's headers and calls onSymbol(value, size, strtab, nameOffset)
-// for every defined function symbol of .symtab and .dynsym; -> { loads, buildId }.
-function readElfSymbols(fd, onSymbol) {
-  const eh = readAt(fd, 0, 64);
+// for every defined function symbol of .symtab and .dynsym (with `data`, every
+// variable instead); -> { loads, buildId }.
+/** Pure: an ELF64 little-endian file's header (its first 64 bytes), or null. */
+function elfHeader(eh) {
   if (eh.length < 64 || eh.readUInt32BE(0) !== 0x7f454c46 || eh[4] !== 2 || eh[5] !== 1) return null;
-  const phoff = Number(eh.readBigUInt64LE(32));
-  const shoff = Number(eh.readBigUInt64LE(40));
-  const phentsize = eh.readUInt16LE(54);
-  const phnum = eh.readUInt16LE(56);
-  const shentsize = eh.readUInt16LE(58);
-  const shnum = eh.readUInt16LE(60);
+  return {
+    type: eh.readUInt16LE(16), machine: eh.readUInt16LE(18),
+    phoff: Number(eh.readBigUInt64LE(32)), shoff: Number(eh.readBigUInt64LE(40)),
+    phentsize: eh.readUInt16LE(54), phnum: eh.readUInt16LE(56), shentsize: eh.readUInt16LE(58), shnum: eh.readUInt16LE(60),
+  };
+}
+
+/** Pure: program headers -> [{ type, flags, offset, vaddr, filesz, memsz }]. */
+function programHeaders(ph, phnum, phentsize) {
+  const out = [];
+  for (let i = 0; i < phnum && (i + 1) * phentsize <= ph.length; i++) {
+    const o = i * phentsize;
+    out.push({
+      type: ph.readUInt32LE(o), flags: ph.readUInt32LE(o + 4), offset: Number(ph.readBigUInt64LE(o + 8)),
+      vaddr: Number(ph.readBigUInt64LE(o + 16)), filesz: Number(ph.readBigUInt64LE(o + 32)), memsz: Number(ph.readBigUInt64LE(o + 40)),
+    });
+  }
+  return out;
+}
+
+function readElfSymbols(fd, onSymbol, { data = false } = {}) {
+  const h = elfHeader(readAt(fd, 0, 64));
+  if (!h) return null;
+  const { shoff, shentsize, shnum } = h;
   const loads = [];
   let buildId = null;
-  const ph = readAt(fd, phoff, phentsize * phnum);
-  for (let i = 0; i < phnum; i++) {
-    const o = i * phentsize;
-    const type = ph.readUInt32LE(o);
-    const offset = Number(ph.readBigUInt64LE(o + 8));
-    const filesz = Number(ph.readBigUInt64LE(o + 32));
-    if (type === PT_LOAD) loads.push({ offset, vaddr: Number(ph.readBigUInt64LE(o + 16)), filesz });
-    if (type === PT_NOTE && !buildId && filesz < 65536) buildId = findBuildId(readAt(fd, offset, filesz));
+  for (const p of programHeaders(readAt(fd, h.phoff, h.phentsize * h.phnum), h.phnum, h.phentsize)) {
+    if (p.type === PT_LOAD) loads.push({ offset: p.offset, vaddr: p.vaddr, filesz: p.filesz });
+    if (p.type === PT_NOTE && !buildId && p.filesz < 65536) buildId = findBuildId(readAt(fd, p.offset, p.filesz));
   }
   const sh = readAt(fd, shoff, shentsize * shnum);
   const section = (i) => {
@@ -72,7 +87,7 @@ function readElfSymbols(fd, onSymbol) {
       const value = Number(syms.readBigUInt64LE(o + 8));
       const size = Number(syms.readBigUInt64LE(o + 16));
       if (shndx === 0 || value === 0) continue;
-      if (type !== STT_FUNC && type !== STT_GNU_IFUNC && !(type === STT_NOTYPE && size > 0)) continue;
+      if (data ? type !== STT_OBJECT : type !== STT_FUNC && type !== STT_GNU_IFUNC && !(type === STT_NOTYPE && size > 0)) continue;
       onSymbol(value, size, strtab, syms.readUInt32LE(o));
     }
   }
@@ -137,21 +152,53 @@ function findElfSymbols(file, names, { followLinks = false } = {}) {
   });
 }
 
-// The GNU build ID from a PT_NOTE segment, as hex, or null.
-function findBuildId(notes) {
+/**
+ * The variables of one ELF file whose names start with one of `prefixes`,
+ * and the first `width` bytes each holds in the file (V8's postmortem
+ * constants): -> { loads, found: Map(name -> { value, size, bytes }) } or
+ * null. A variable with no bytes in the file (.bss) holds zeros. The first
+ * definition of a name wins.
+ */
+function findElfData(file, prefixes, { followLinks = false, width = 4 } = {}) {
+  const wanted = prefixes.map((p) => Buffer.from(p, 'latin1'));
+  return withElf(file, followLinks, (fd) => {
+    const symbols = new Map();
+    const header = readElfSymbols(fd, (value, size, strtab, name) => {
+      if (!wanted.some((p) => strtab[name] === p[0] && strtab.compare(p, 0, p.length, name, name + p.length) === 0)) return;
+      const end = strtab.indexOf(0, name);
+      const text = strtab.toString('latin1', name, end < 0 ? strtab.length : end);
+      if (!symbols.has(text)) symbols.set(text, { value, size });
+    }, { data: true });
+    if (!header) return null;
+    for (const sym of symbols.values()) {
+      const seg = header.loads.find((l) => sym.value >= l.vaddr && sym.value + width <= l.vaddr + l.filesz);
+      sym.bytes = seg ? readAt(fd, sym.value - seg.vaddr + seg.offset, width) : Buffer.alloc(width);
+    }
+    return { loads: header.loads, found: symbols };
+  });
+}
+
+/** Pure: the notes of a PT_NOTE segment (or an NT_ note section): [{ name, type, desc }]. */
+function elfNotes(buf) {
+  const notes = [];
   let o = 0;
-  while (o + 12 <= notes.length) {
-    const namesz = notes.readUInt32LE(o);
-    const descsz = notes.readUInt32LE(o + 4);
-    const type = notes.readUInt32LE(o + 8);
+  while (o + 12 <= buf.length) {
+    const namesz = buf.readUInt32LE(o);
+    const descsz = buf.readUInt32LE(o + 4);
+    const type = buf.readUInt32LE(o + 8);
     const nameAt = o + 12;
     const descAt = nameAt + Math.ceil(namesz / 4) * 4;
-    if (type === NT_GNU_BUILD_ID && notes.toString('latin1', nameAt, nameAt + 3) === 'GNU') {
-      return notes.toString('hex', descAt, descAt + descsz);
-    }
+    if (descAt + descsz > buf.length) break;
+    notes.push({ name: buf.toString('latin1', nameAt, nameAt + Math.max(0, namesz - 1)), type, desc: buf.subarray(descAt, descAt + descsz) });
     o = descAt + Math.ceil(descsz / 4) * 4;
   }
-  return null;
+  return notes;
+}
+
+// The GNU build ID from a PT_NOTE segment, as hex, or null.
+function findBuildId(notes) {
+  const note = elfNotes(notes).find((n) => n.type === NT_GNU_BUILD_ID && n.name === 'GNU');
+  return note ? note.desc.toString('hex') : null;
 }
 
 // Separate debug symbols (e.g. Debian's libc6-dbg) for a stripped library.
@@ -287,8 +334,10 @@ class Symbolizer {
     const key = `${map.dev}:${map.inode}:${map.path}`;
     if (this.elfCache.has(key)) return this.elfCache.get(key);
     // map_files/ opens exactly the mapped file, even if it was replaced or
-    // lives in another mount namespace; fall back to the path.
-    const tries = [[`/proc/${snap.pid}/map_files/${map.range}`, true], [`/proc/${snap.pid}/root${map.path}`, true], [map.path, false]];
+    // lives in another mount namespace; fall back to the path. A snapshot
+    // not taken from a live process (a core) says where its files are.
+    const tries = snap.elfFiles ? snap.elfFiles(map)
+      : [[`/proc/${snap.pid}/map_files/${map.range}`, true], [`/proc/${snap.pid}/root${map.path}`, true], [map.path, false]];
     let table = null;
     for (const [file, followLinks] of tries) {
       table = loadElfSymbols(file, { followLinks });
@@ -364,4 +413,4 @@ class Symbolizer {
   }
 }
 
-module.exports = { Symbolizer, loadElfSymbols, findElfSymbols, lookupSymbol, parseMaps, scanPerfMap, openPerfMap, MAX_PERF_MAP_BYTES };
+module.exports = { Symbolizer, loadElfSymbols, findElfSymbols, findElfData, elfNotes, elfHeader, programHeaders, lookupSymbol, parseMaps, scanPerfMap, openPerfMap, MAX_PERF_MAP_BYTES };

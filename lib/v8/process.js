@@ -1,0 +1,75 @@
+'use strict';
+// One live (stopped) Node process, opened for frame walks: the object that
+// carries V8 (the node executable, or libnode.so in Debian's and Ubuntu's
+// builds) found in its memory map and read through /proc/PID/map_files
+// (the mapped file itself, in any mount namespace), its memory through
+// /proc/PID/mem, and a classifier of code addresses over its map.
+const fs = require('fs');
+const { Symbolizer, parseMaps } = require('../symbolize');
+const { codeObjects } = require('../latency/probe-points');
+const { readMetadata, layoutFrom } = require('./metadata');
+const { ProcessMemory } = require('./memory');
+const { V8Namer } = require('./namer');
+const { walkStack, nativeClassifier } = require('./walk');
+
+/**
+ * Pure over its inputs: which mapped object carries V8's metadata.
+ * -> { object (its path in the process), file (where it was read), symbols } or null.
+ */
+function findV8Object({ pid, maps, exePath, read = readMetadata }) {
+  for (const o of codeObjects(maps, exePath)) {
+    for (const file of [`/proc/${pid}/map_files/${o.range}`, `/proc/${pid}/root${o.path}`]) {
+      const found = read(file);
+      if (found) return { object: o.path, file, symbols: found.symbols };
+    }
+  }
+  return null;
+}
+
+/**
+ * Opens process `pid` (stopped, for a consistent walk) -> {
+ *   pid, object, layout, namer (null when V8 cannot be read: `note` says why),
+ *   note (one line, or null), memory, classify, walk(registers, opts), close() }.
+ * `wrapMemory` wraps the process's memory (a RecordingMemory, to save what a walk read).
+ * Throws a plain Error when /proc/PID/mem cannot be opened.
+ */
+function openProcess(pid, { symbolizer = new Symbolizer(), wrapMemory = (m) => m } = {}) {
+  let maps = [];
+  let exePath = '';
+  try { maps = parseMaps(fs.readFileSync(`/proc/${pid}/maps`, 'utf8')); } catch (err) { /* gone: no V8 below */ }
+  try { exePath = fs.readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, ''); } catch (err) { /* gone */ }
+  const v8 = findV8Object({ pid, maps, exePath });
+  const layout = v8 ? layoutFrom(v8.symbols) : null;
+  const memory = wrapMemory(new ProcessMemory(pid));
+  let namer = null;
+  let note = null;
+  if (!v8) note = 'no mapped object carries V8\'s postmortem metadata (not Node, or a build without it): JavaScript frames are shown as addresses';
+  else if (layout.unsupported) note = `${layout.unsupported}: JavaScript frames are shown as addresses`;
+  else {
+    namer = new V8Namer({ memory, layout });
+    note = namer.limitation();
+  }
+  const snap = { pid, maps, perfMap: null, takenAt: Date.now() };
+  const classify = nativeClassifier(symbolizer, snap);
+  const isCode = codeTest(maps);
+  return {
+    pid,
+    object: v8 ? v8.object : null,
+    symbols: v8 ? v8.symbols : null,
+    layout,
+    namer,
+    note,
+    memory,
+    classify,
+    walk: (registers, opts = {}) => walkStack({ memory, registers, classify, isCode, namer, layout: namer ? layout : null, ...opts }),
+    close: () => memory.close(),
+  };
+}
+
+/** Pure: a test of whether an address lies in an executable mapping. */
+function codeTest(maps) {
+  const code = maps.filter((m) => m.perms[2] === 'x');
+  return (address) => code.some((m) => address >= m.start && address < m.end);
+}
+
+module.exports = { openProcess, findV8Object, codeTest };
