@@ -6,7 +6,7 @@
 // /proc/PID/mem, and a classifier of code addresses over its map.
 const fs = require('fs');
 const { Symbolizer, parseMaps } = require('../symbolize');
-const { codeObjects } = require('../latency/probe-points');
+const { codeObjects } = require('../proc/code-objects');
 const { readMetadata, layoutFrom } = require('./metadata');
 const { ProcessMemory } = require('./memory');
 const { V8Namer } = require('./namer');
