@@ -10,6 +10,7 @@ const { requireRoot } = require('../privilege');
 const { requireTracer } = require('../tracer/detect');
 const { planTracer, renderPlan, readScript } = require('../tracer/plan');
 const { instantiateSlot, declaredSlot } = require('../tracer/template');
+const { argumentReference } = require('../tracer/program-arguments');
 const { TracerSession, abnormalEnd } = require('../tracer/session');
 const { describeTracerFailure } = require('../tracer/failure');
 const { parseProfile, parseProfileDtrace, parseOffCpu } = require('../profile/parse');
@@ -24,10 +25,10 @@ const { safeText } = require('../terminal-safe');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
 
 // On-CPU samples, or (--off-cpu) time blocked; the program argument that
-// is the PID, which -c replaces with bpftrace's cpid.
+// is the PID ($N), which -c replaces with bpftrace's cpid.
 const SCRIPTS = {
-  cpu: { script: 'profile', pidArgument: '$2' },
-  off: { script: 'offcpu', pidArgument: '$1' },
+  cpu: { script: 'profile', pidArgument: argumentReference('profile.bt', 'PID') },
+  off: { script: 'offcpu', pidArgument: argumentReference('offcpu.bt', 'PID') },
 };
 const DEFAULT_HZ = 99;
 const MAX_HZ = 999;
@@ -100,15 +101,15 @@ function plan(args, tracer, host) {
     throw new UserError('--off-cpu runs on bpftrace only for now: nodetrace does not read offcpu.d\'s output yet.',
       { hint: 'Use --backend bpftrace, or run the D script by hand: dtrace -s d-scripts/offcpu.d -p PID 0' });
   }
-  // The program's arguments given the PID (0 with -c): profile.bt HZ PID, offcpu.bt PID ALL.
-  const argsWith = (target) => (args.offCpu ? [target, args.allThreads ? 1 : 0] : [hz, target]);
+  // The bpftrace program's arguments given the PID (0 with -c).
+  const argsWith = (target) => (args.offCpu ? { PID: target, ALL: args.allThreads ? 1 : 0 } : { HZ: hz, PID: target });
   const o = { script };
   let pid = null;
   let note = null;
   if (args.command !== undefined) {
     o.command = resolveCommand(args.command).command;
     o.describe = `"${args.command}"`;
-    o.positional = bpftrace ? argsWith(0) : [hz];
+    o.args = bpftrace ? argsWith(0) : { HZ: hz };
     if (bpftrace) {
       // The child's PID is known only to bpftrace, as `cpid` (the PID's argument goes unused).
       const text = readScript(script, 'bpftrace');
@@ -129,8 +130,8 @@ function plan(args, tracer, host) {
     else proc.requireNodeProcess(pid);
     o.describe = `PID ${pid}`;
     // The PID is a program argument: 0.17's -p does not filter profile probes.
-    if (bpftrace) o.positional = argsWith(pid);
-    else Object.assign(o, { pid, positional: [hz] });
+    if (bpftrace) o.args = argsWith(pid);
+    else Object.assign(o, { pid, args: { HZ: hz } });
   }
   if (bpftrace) {
     o.env = { BPFTRACE_NO_USER_SYMBOLS: '1', BPFTRACE_MAP_KEYS_MAX: String(MAP_KEYS_MAX) };
