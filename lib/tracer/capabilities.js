@@ -154,6 +154,20 @@ function jsonOutput(tracer) {
   return { nullForUnknownTypes: newer, nonScriptTextOnStderr: newer };
 }
 
+// How to compile a program without loading or attaching it (the compile
+// test, test/programs-compile.test.js; bpftrace's own tests/tools-parsing-test
+// does the same for its tools): parsed, checked, code generated, then exit.
+// Up to 0.24 that is `--test codegen`; from 0.25, `--mode codegen`. Not
+// `--dry-run` (0.19+): it loads and attaches every probe, then exits. Not
+// `--emit-elf FILE`: a dry run up to 0.23, but from 0.24 bpftrace writes the
+// file and goes on to attach and run (0.27.1 did: measured). 0.17's `-d`
+// stops there too, but prints the whole LLVM IR. 0.27 also resolves uprobes'
+// symbols at that stage; 0.17 and 0.23 only at attach.
+function compileOnlyArgs(tracer) {
+  if (!isBpftrace(tracer)) throw new Error('compileOnlyArgs: bpftrace only (DTrace compiles with -e)');
+  return atLeast(tracer, '0.25') ? ['--mode', 'codegen'] : ['--test', 'codegen'];
+}
+
 // What each command does with this tracer, for `nodetrace doctor`.
 function commandNotes(tracer) {
   if (!isBpftrace(tracer)) return [];
@@ -210,5 +224,5 @@ function attachTimeoutMs(tracer) {
 module.exports = {
   stopPolicy, attachNotice, atLeast, attachTimeoutMs, stringLimitEnv, readsLongStrings, usdtPathForPid, rawUserStackEnv,
   maxStringBytes, stringTrailerEnv, filtersUprobesByPid, filtersEveryProbeByPid, quietMapHelperArgs, printsMapsOnSigusr1, failsIfAnyProbeMissing, jsonOutput,
-  commandNotes, isDtraceForLinux, seesUsdt, demanglesStacks, ustackBlocksGcore,
+  commandNotes, isDtraceForLinux, seesUsdt, demanglesStacks, ustackBlocksGcore, compileOnlyArgs,
 };
