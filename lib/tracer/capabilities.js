@@ -155,15 +155,12 @@ function jsonOutput(tracer) {
 }
 
 // How to compile a program without loading or attaching it (the compile
-// tests, test/programs-compile.test.js and test/dtrace-linux.test.js;
-// bpftrace's own tests/tools-parsing-test does the same for its tools):
-// parsed, checked, code generated, then exit. DTrace: -e. bpftrace up to
-// 0.24: `--test codegen`; from 0.25, `--mode codegen`. Not
-// `--dry-run` (0.19+): it loads and attaches every probe, then exits. Not
-// `--emit-elf FILE`: a dry run up to 0.23, but from 0.24 bpftrace writes the
-// file and goes on to attach and run (0.27.1 did: measured). 0.17's `-d`
-// stops there too, but prints the whole LLVM IR. 0.27 also resolves uprobes'
-// symbols at that stage; 0.17 and 0.23 only at attach.
+// tests, test/programs-compile.test.js and test/dtrace-linux.test.js, as
+// bpftrace's own tests/tools-parsing-test does for its tools): parsed,
+// checked, code generated, then exit. DTrace: -e. bpftrace up to 0.24:
+// `--test codegen`; from 0.25, `--mode codegen`. Not `--dry-run`, which
+// loads and attaches every probe, nor `--emit-elf FILE`, a dry run up to
+// 0.23 only (measured on 0.17, 0.23.2 and 0.27.1: docs/platforms.md).
 function compileOnlyArgs(tracer) {
   if (!isBpftrace(tracer)) return ['-e'];
   return atLeast(tracer, '0.25') ? ['--mode', 'codegen'] : ['--test', 'codegen'];
