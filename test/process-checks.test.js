@@ -64,3 +64,45 @@ describe('doctor -p report', function () {
     assert.match(render(report), /NOT FOUND: defined by none of the 4 objects mapped with code/);
   });
 });
+
+describe('doctor -p: the by-hand command runs as printed @tracer', function () {
+  this.timeout(180000);
+  const { spawn } = require('child_process');
+  const { requireTracing, startTarget, stopTarget, nodetrace, killStragglers } = require('./support/harness');
+  let target;
+  before(function () { requireTracing(this); });
+  afterEach(function () { stopTarget(target); killStragglers(); });
+
+  it('on the sqlite3 loop: the printed line, run by sh as it is, attaches and prints the five kinds', async function () {
+    target = await startTarget('sqlite-loop.js');
+    const r = await nodetrace(['doctor', '-p', String(target.pid)]);
+    assert.strictEqual(r.code, 0, r.stderr);
+    const line = /^ {2}by hand: (.*)$/m.exec(r.stdout);
+    assert.ok(line, r.stdout);
+    assert.match(line[1], /^bpftrace -p \d+ \S+\/d-scripts\/addon-latency\.bt /, 'the bpftrace command, not the dry run (this node has every probe point)');
+    // The printed text, as a shell reads it: no quoting, no interpolation of ours.
+    const sh = spawn('sh', ['-c', line[1]], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    sh.stdout.setEncoding('utf8');
+    sh.stderr.setEncoding('utf8');
+    sh.stderr.on('data', (c) => { err += c; });
+    const ended = new Promise((resolve) => sh.on('close', (code, signal) => resolve({ code, signal })));
+    // Attached once it says so and then runs on; then ended as nodetrace ends
+    // bpftrace: SIGTERM, again every second (0.17 can miss one).
+    await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`never ready: ${err}`)), 120000);
+      sh.stdout.on('data', (c) => { out += c; if (/Hit Ctrl-C to end\./.test(out)) { clearTimeout(timer); resolve(); } });
+      sh.on('close', () => { clearTimeout(timer); reject(new Error(`ended before it was ready: ${err}`)); });
+    });
+    await new Promise((resolve) => setTimeout(resolve, 8000));
+    const nudge = setInterval(() => { try { process.kill(-sh.pid, 'SIGTERM'); } catch (e) { /* gone */ } }, 1000);
+    process.kill(-sh.pid, 'SIGTERM');
+    const how = await ended;
+    clearInterval(nudge);
+    assert.match(out, /^Tracing ended\.$/m, `${JSON.stringify(how)} ${err}`);
+    for (const kind of ['Work_BeginOpen', 'Work_BeginExec', 'Work_BeginClose', 'Work_BeginPrepare', 'Work_BeginRun']) {
+      assert.match(out, new RegExp(`^@total_us\\[node_sqlite3::\\w+::${kind}\\(`, 'm'), `${kind}:\n${out.slice(0, 3000)}`);
+    }
+  });
+});
