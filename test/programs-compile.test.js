@@ -11,8 +11,7 @@ const assert = require('assert');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { spawn } = require('child_process');
-const { requireTracing, killStragglers, ROOT } = require('./support/harness');
+const { requireTracing, startTarget, stopTarget, killStragglers, ROOT } = require('./support/harness');
 const { detectBpftrace } = require('../lib/tracer/detect');
 const { readScript } = require('../lib/tracer/plan');
 const { findProbePoints } = require('../lib/latency/probe-points');
@@ -36,20 +35,6 @@ function tiers() {
   return out;
 }
 
-// A node process with nodetrace's provider: it maps bunyan's probe library
-// (the target logs through bunyan) and the HTTP one (the hook).
-function startProviderTarget(usdtDir) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-r', path.join(ROOT, 'register.js'), path.join(ROOT, 'test', 'targets', 'bunyan-debug-loop.js')], {
-      env: { ...process.env, NODETRACE_USDT_DIR: usdtDir, INTERVAL: '1000' }, stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    const timer = setTimeout(() => reject(new Error('bunyan-debug-loop.js did not start')), 15000);
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (c) => { if (c.includes('ready')) { clearTimeout(timer); resolve(child); } });
-    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`bunyan-debug-loop.js exited (${code})`)); });
-  });
-}
-
 // The tracer's errors, without its warnings (0.27 warns of much that is fine).
 const errorsOf = (stderr) => stderr.split('\n').filter((l) => /ERROR|error:/.test(l)).join('\n') || stderr.trim().slice(-2000);
 
@@ -65,14 +50,16 @@ describe('every program compiles on every bpftrace tier @tracer', function () {
     requireTracing(this);
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-programs-'));
     const usdtDir = path.join(root, 'lib');
-    target = await startProviderTarget(usdtDir);
+    // A node process with nodetrace's provider: it maps bunyan's probe
+    // library (it logs through bunyan) and the HTTP one (the hook).
+    target = await startTarget('bunyan-debug-loop.js', { env: { NODETRACE_USDT_DIR: usdtDir, INTERVAL: '1000' }, args: ['-r', path.join(ROOT, 'register.js')] });
     ctx = { pid: target.pid, bunyanLib: libraryPath(usdtDir, BUNYAN_PROVIDER), httpLib: libraryPath(usdtDir, HTTP_PROVIDER) };
     const maps = fs.readFileSync(`/proc/${target.pid}/maps`, 'utf8');
     for (const lib of [ctx.bunyanLib, ctx.httpLib]) assert.ok(maps.includes(lib), `the target maps ${lib}`);
   });
 
   after(function () {
-    if (target) target.kill('SIGKILL');
+    stopTarget(target);
     killStragglers();
     if (root) fs.rmSync(root, { recursive: true, force: true });
   });
