@@ -5,16 +5,11 @@
  *                   ended at the first add-on function that receives the
  *                   operation's uv_work_t.  DTrace (illumos, macOS, FreeBSD,
  *                   DTrace for Linux).  Twin of addon-latency-every-function.bt.
+ *                   For reference and benchmarks; prefer addon-latency.d.
  *
  * USAGE: dtrace -s d-scripts/addon-latency-every-function.d -p PID
  *
- * Kept for reference and benchmarks; prefer addon-latency.d.  This instruments
- * every function in every add-on (pid$target:*.node::entry): about 2,050
- * probes for sqlite3 and minutes to attach on DTrace for Linux, a probe hit on
- * every add-on call, and for N-API add-ons the completion runs in Node's code,
- * not the add-on's, so operations are only closed by chance.
- *
- * OVERHEAD: one probe per add-on function call; see docs/performance.md.
+ * ARGUMENTS: none (the process is $target).
  *
  * Example output (from the article, illumos):
  *   node_sqlite3.node`node_sqlite3::Database::Work_BeginExec(node_sqlite3::Database::Baton*)
@@ -22,6 +17,7 @@
  *             2048 |                                         0
  *             4096 |@@@@@@@@@@@@@@@@@                        6018
  *
+ * Why not, and what it costs: docs/programs.md#addon-latency-every-function.
  * After Dave Pacheco's trace-addon-latency.d.
  */
 

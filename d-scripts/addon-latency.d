@@ -1,85 +1,20 @@
 #!/usr/sbin/dtrace -s
 /*
- * addon-latency.d  Latency of the asynchronous operations that native add-ons
- *                  (and Node's own thread-pool work) queue on libuv's thread
- *                  pool, one histogram per kind of operation, named by the
- *                  native function that started it.  DTrace: illumos/SmartOS,
- *                  macOS, FreeBSD, DTrace for Linux 2.x.  Twin of addon-latency.bt.
+ * addon-latency.d  Latency of the work add-ons and Node queue on libuv's
+ *                  thread pool, one histogram per kind, named by the native
+ *                  function that queued it, split into queue wait, run and
+ *                  loop wait.  DTrace: illumos/SmartOS, macOS, FreeBSD,
+ *                  DTrace for Linux 2.x.  Twin of addon-latency.bt.
  *
  * USAGE: dtrace -s d-scripts/addon-latency.d -p PID
  *        dtrace -s d-scripts/addon-latency.d -c 'node app.js'
- *        (`nodetrace latency -p PID` runs this same file and formats its output;
- *        `... | nodetrace format` renders the raw output the same way.)
- *        The probes name no module (pid$target::uv_queue_work:entry), so they
- *        are found in whichever object defines them: the node executable, or
- *        libnode.so.* and libuv.so.1 on a distribution's shared build.  It
- *        needs libuv's static functions by name (uv__queue_work/_done,
- *        uv__work_submit, uv__fs_work/_done, uv__getaddrinfo_work/_done,
- *        uv__getnameinfo_work/_done, uv__random_work/_done): official and
- *        NodeSource builds have them.  Where libuv is stripped (Debian's and
- *        Ubuntu's libuv.so.1) they have no name and the script does not
- *        compile ("does not match any probes").  By hand: delete the pool's
- *        probes but uv__queue_work's and uv__queue_done's, and replace those
- *        two with the pid provider's address probes for the addresses
- *        `nodetrace doctor -p PID` prints (file addresses: add libuv's load
- *        base); not run on such a host yet.
+ *        `nodetrace latency -p PID` runs this same file and formats its
+ *        output; `... | nodetrace format` renders the raw output the same way.
  *
- * It sees everything on libuv's thread pool, as addon-latency.bt does.  A
- * kind is named by:
- *   - NAN / raw-libuv add-ons and Node internals (crypto.pbkdf2): the
- *     native caller of uv_queue_work() (the article's ufunc(ucaller));
- *   - work queued through Node's node::ThreadPoolWork::ScheduleWork() (zlib;
- *     crypto from Node 26): the class's DoThreadPoolWork(), read from the
- *     object's vtable;
- *   - N-API add-ons (sqlite3 5+): the caller of napi_create_async_work(), i.e.
- *     the add-on's own function, not napi_queue_async_work();
- *   - libuv's own requests, submitted through uv__work_submit(): fs by
- *     0x100 + the request's uv_fs_type (printed 0x103: nodetrace names it
- *     fs.read), the others by their work function (uv__getaddrinfo_work is
- *     dns.lookup, uv__getnameinfo_work dns.lookupService, uv__random_work
- *     uv_random).
+ * ARGUMENTS: none (the process is $target, from -p or -c).
  *
- * Each operation's latency is split into where the time went, in
- * microseconds (as in the bpftrace twin, so both give the same buckets):
- *   @total_us       queued -> the done function runs (the whole wait)
- *   @queue_wait_us  queued -> a pool thread starts it    (pool saturated?)
- *   @run_us         the work function on the pool thread (slow work?)
- *   @loop_wait_us   work done -> event loop runs the done callback (blocked loop?)
- *   @max_us         the longest total seen
- * Only operations whose timestamps are in order are counted (see below).
- * The end of "run" is the pool thread's uv_async_send() that wakes the loop:
- * a return probe on uv__queue_work would fire too early where the pid provider
- * treats its tail call (jmp *%rax) as the return.
- *
- * The pool as a whole (what nodetrace's "thread pool:" lines are made of):
- *   @pool_busy_us[tid]  time each pool thread spent running work
- *   @queue_len          at each start, how many operations queued after it
- *                       were still waiting (approximate: libuv holds slow
- *                       I/O back)
- *   @pool_waiting_us    how long at least one operation was waiting for a
- *                       thread (the union of the waits): the pool was saturated
- * These count every piece of work (uv_queue_work's too), as the bpftrace
- * twin does (it numbers uv_queue_work's work in uv_queue_work's clause, as
- * Node 20 inlines uv__work_submit there).
- *
- * OVERHEAD: 6 pid-provider probes per N-API operation, 4 for the others
- * (libuv's own requests: uv__work_submit, the work function, uv_async_send,
- * the done function), one more for work queued by ScheduleWork, and nothing
- * else.  The article's script instead enabled pid$target:*.node::entry,
- * every function of every add-on: about 2,050 probes for sqlite3, minutes to
- * attach on DTrace for Linux, and a probe hit on every add-on call.  That way
- * survives in addon-latency-every-function.d, for reference and benchmarks.
- *
- * DTrace for Linux prints C++ names mangled (_ZN12node_sqlite3...); nodetrace
- * demangles them.  Libuv facts this relies on (x86-64, libuv 1.x, whose ABI
- * keeps these layouts): every work and done function receives the request's
- * struct uv__work (w, &req->work_req), and operations are keyed by it;
- * uv_queue_work(loop, req, ...) has it at req + 88; uv__work_submit(loop, w,
- * kind, work, done) gets it as its second argument; in uv_fs_t, work_req is
- * at 336 and fs_type (an int) at 64: w - 272.
- *
- * Example output (crypto.pbkdf2 loop, DTrace for Linux 2.0, abridged; that
- * DTrace prints C++ names mangled):
+ * Example output (crypto.pbkdf2 loop, DTrace for Linux 2.0, which prints
+ * C++ names mangled; abridged):
  *   @total_us
  *     node`_ZN4node6crypto9CryptoJobINS0_12PBKDF2TraitsEE3RunERKN2v820...
  *              value  ------------- Distribution ------------- count
@@ -88,17 +23,23 @@
  *               1024 |@@@@@@@@@@@@@@@@@@@@                     5301
  *               2048 |@@@@@@@@@@                               2613
  *
- * DTrace for Linux: build it with `make dtrace` (scripts/build-dtrace.sh) and
- * run ${NODETRACE_CACHE:-/var/cache/nodetrace}/dtrace/bin/dtrace -s ... -p PID;
- * attaching takes 4 to 13 s there.  Run there (2.0.1, node 20.20.2): the
- * whole pool mix of test/targets/pool-mix.js, every kind counted as the
- * target counted (test/dtrace-linux.test.js).
- *
+ * How kinds are named, the output, libuv's layout, a stripped libuv,
+ * DTrace for Linux, overhead: docs/programs.md#addon-latency.
  * 2026-11-21  nodetrace authors.  2026-11-23: the whole pool.
  */
 
 #pragma D option quiet
 #pragma D option dynvarsize=32m
+
+/*
+ * Layouts, from lib/latency/probe-points.js (LIBUV_LAYOUT, NODE_LAYOUT), which
+ * says where they were checked; test/program-arguments.test.js holds these to it.
+ */
+inline int UV_WORK_T_WORK_REQ = 88;
+inline int UV_FS_T_WORK_REQ = 336;
+inline int UV_FS_T_FS_TYPE = 64;
+inline int NODE_THREADPOOLWORK_WORK_REQ = 16;
+inline int NODE_VTABLE_DO_THREAD_POOL_WORK = 16;
 
 dtrace:::BEGIN
 {
@@ -160,14 +101,14 @@ uint64_t waiting_until;			/* end of the last queue wait counted */
 
 /*
  * uv_queue_work(loop, req, work, done): its work is keyed by &req->work_req,
- * at offset 88 of uv_work_t.  N-API work whose creation was not seen (created
+ * at offset UV_WORK_T_WORK_REQ of uv_work_t.  N-API work whose creation was not seen (created
  * before tracing began, or queued again) is left out: its only witness would
  * be napi_queue_async_work itself, a kind that names N-API's plumbing, not
  * the add-on.  It still counts as queued (submitted) for the queue length.
  */
 pid$target::uv_queue_work:entry
 {
-	this->w = arg1 + 88;
+	this->w = arg1 + UV_WORK_T_WORK_REQ;
 	seq[this->w] = ++submitted;
 	/* Where uv_queue_work calls uv__work_submit, that clause skips this one. */
 	self->queue_work_w = this->w;
@@ -185,9 +126,8 @@ pid$target::uv_queue_work:entry
  * function of its own in every build here (Node 18 to 26; crypto jobs mostly
  * have it inlined into their Run, zlib calls it): its caller names nothing a
  * user wrote, so the work is named by its class, the DoThreadPoolWork() of
- * the ThreadPoolWork that holds this request (work_req_ at offset 16, after
- * the vtable pointer and env_; DoThreadPoolWork in vtable slot 2, after the
- * two destructor slots of the Itanium C++ ABI): as addon-latency.bt does.
+ * the ThreadPoolWork that holds this request (where, in the object and its
+ * vtable: NODE_LAYOUT in lib/latency/probe-points.js), as addon-latency.bt does.
  */
 pid$target::_ZN4node14ThreadPoolWork12ScheduleWorkEv:entry
 {
@@ -197,8 +137,8 @@ pid$target::_ZN4node14ThreadPoolWork12ScheduleWorkEv:entry
 pid$target::uv_queue_work:entry
 /self->scheduling && !self->napi_origin && !self->napi_queuing/
 {
-	this->vtable = *(uint64_t *)copyin(arg1 - 16, sizeof (uint64_t));
-	origin[this->w] = *(uint64_t *)copyin(this->vtable + 16, sizeof (uint64_t));
+	this->vtable = *(uint64_t *)copyin(arg1 - NODE_THREADPOOLWORK_WORK_REQ, sizeof (uint64_t));
+	origin[this->w] = *(uint64_t *)copyin(this->vtable + NODE_VTABLE_DO_THREAD_POOL_WORK, sizeof (uint64_t));
 }
 
 pid$target::uv_queue_work:entry
@@ -248,8 +188,8 @@ pid$target::uv__random_work:entry
 }
 
 /*
- * fs by 0x100 + the request's uv_fs_type (at w - 272: work_req is at 336 of
- * uv_fs_t, fs_type at 64; libuv 1.x keeps that layout), a code below 64 KiB
+ * fs by 0x100 + the request's uv_fs_type (uv_fs_t's fs_type, found from its
+ * work_req: LIBUV_LAYOUT in lib/latency/probe-points.js), a code below 64 KiB
  * where no code is mapped: ufunc() prints it as hex (0x103 for UV_FS_READ)
  * and `nodetrace format` names it fs.read.  The others by their own work
  * function (uv__getaddrinfo_work is dns.lookup, uv__getnameinfo_work
@@ -259,7 +199,7 @@ pid$target::uv__random_work:entry
 pid$target::uv__fs_work:entry
 /this->starting/
 {
-	origin[this->w] = 0x100 + *(int *)copyin(this->w - 272, sizeof (int));
+	origin[this->w] = 0x100 + *(int *)copyin(this->w - UV_FS_T_WORK_REQ + UV_FS_T_FS_TYPE, sizeof (int));
 }
 
 pid$target::uv__getaddrinfo_work:entry,

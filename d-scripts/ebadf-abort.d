@@ -1,50 +1,40 @@
 #!/usr/sbin/dtrace -ws
 /*
  * ebadf-abort.d  Kill a process with SIGABRT the instant close() fails with
- *                EBADF, so that it dumps core right at the failing call.  The
+ *                EBADF, so that it dumps core right at the failing call: the
  *                development form of "stopping a broken program in its
- *                tracks" (the article's one-liner, made safe to reuse): the
- *                process dies.  DTrace: illumos/SmartOS, macOS, FreeBSD,
+ *                tracks" (the article's one-liner, made safe to reuse; the
+ *                process dies).  DTrace: illumos/SmartOS, macOS, FreeBSD,
  *                DTrace for Linux 2.x.  Twin of ebadf-abort.bt.
  *
  * USAGE: dtrace -w -s ebadf-abort.d PID
  *        dtrace -w -s ebadf-abort.d 0 EXECNAME
  *        dtrace -w -s ebadf-abort.d PID|0 EXECNAME|- ERRNO HITS [ERRNO2 ERRNO3 ERRNO4]
  *
- *   $1     PID to watch, or 0 to match by execname instead
- *   $$2    execname when $1 is 0; "-" otherwise
- *   $3     errno to catch, by name or number (default EBADF)
- *   $4     hits before exiting (default 1)
- *   $5-$7  more errnos to catch, by name or number (0: none)
- *
+ * ARGUMENTS (lib/tracer/program-arguments.js)
+ *   $1  PID     the process to watch, or 0 to match by execname instead
+ *   $2  NAME    its execname when PID is 0; "-" otherwise ($$2)
+ *   $3  ERRNO   the errno to catch, by name or number (0: EBADF)
+ *   $4  HITS    hits before exiting (0: 1)
+ *   $5  ERRNO2  another errno to catch (0: none)
+ *   $6  ERRNO3  another errno to catch (0: none)
+ *   $7  ERRNO4  another errno to catch (0: none)
  *   @template PROBES: syscall::close:return
- *   (other system calls: `nodetrace ebadf --abort --syscall close,dup2`
- *   writes this program with each such probe line replaced by theirs.)
+ *   (nodetrace ebadf --abort --syscall close,dup2 fills it with their probes.)
  *
- * -w (destructive) is required: raise() changes what the traced program does
- * (here: kills it), and DTrace refuses it without -w.  Nothing is done without
- * a PID or an execname.
+ * Example output (test/targets/ebadf-close.js, DTrace for Linux 2.0, whose
+ * ustack() names no frame of this node; abridged):
+ *   Watching PID 12389 for system calls failing with errno 9... Hit Ctrl-C to end.
+ *   HIT pid=12389 tid=12389 errno=9 wall=1795647623069238834 syscall=close comm=node
  *
- * Why exit(0) after the first hit (HITS=1): if the predicate is wrong, every
- * process it matches dies; exiting caps the damage at one.
+ *                 0x7f1b6403f829
+ *                 0x18b0589
+ *                 ...
+ *   END pid=12389
+ *   Tracing ended.
  *
- * Portable D, as measured on DTrace for Linux: a system call's return arg1
- * there is the raw kernel value (-9), not -1 as on illumos, so the test is
- * errno == EBADF, never arg1 == -1.  raise() works there (with -w).
- *
- * Whether a core is written depends on the process's core size limit and the
- * system's core settings (coreadm on illumos, kernel.core_pattern on Linux,
- * kern.corefile on macOS/FreeBSD).
- *
- * Example output (illumos, abridged):
- *   Watching PID 4242 for system calls failing with errno 9... Hit Ctrl-C to end.
- *   HIT pid=4242 tid=1 errno=9 wall=1763744763512000000 syscall=close comm=node
- *
- *               libc.so.1`__close+0xa
- *               node`uv__fs_work+0x4f9
- *               ...
- *   END pid=4242
- *
+ * Whether a core is written, -w, portable D, why exit after one hit:
+ * docs/ebadf.md#the-scripts and docs/programs.md#ebadf-stop-gcore-and-ebadf-abort.
  * 2026-11-21  nodetrace authors.
  */
 

@@ -1,69 +1,37 @@
 #!/usr/sbin/dtrace -ws
 /*
  * ebadf-stop-gcore.d  Stop a process the instant close() fails with EBADF,
- *                     save a core with gcore, and let it run on.  The
+ *                     save a core with gcore, and let it run on: the
  *                     production form of "stopping a broken program in its
  *                     tracks".  DTrace: illumos/SmartOS, macOS, FreeBSD,
  *                     DTrace for Linux 2.x.  Twin of ebadf-stop-gcore.bt.
  *
  * USAGE: dtrace -w -s ebadf-stop-gcore.d PID
  *        dtrace -w -s ebadf-stop-gcore.d 0 EXECNAME
- *        dtrace -w -s ebadf-stop-gcore.d PID|0 EXECNAME|- ERRNO HITS \
- *            [ERRNO2 ERRNO3 ERRNO4 [REPORT_ONLY [USTACK]]]
+ *        dtrace -w -s ebadf-stop-gcore.d PID|0 EXECNAME|- ERRNO HITS [ERRNO2 ERRNO3 ERRNO4 [REPORT_ONLY [USTACK]]]
  *
- *   $1     PID to watch, or 0 to match by execname instead
- *   $$2    execname when $1 is 0; "-" otherwise
- *   $3     errno to catch, by name or number (default EBADF)
- *   $4     hits before exiting (default 1)
- *   $5-$7  more errnos to catch, by name or number (0: none)
- *   $8     1 = only stop and report: the caller takes the core and resumes
- *          the process (this is how `nodetrace ebadf` runs this file);
- *          0 (default) = run "gcore; kill -CONT" from here via system().
- *   $9     1 = print the failing thread's stack with ustack() (illumos,
- *          macOS, FreeBSD); 0 (default) = no stack here: it is in the core
- *          (gdb -batch -ex 'thread apply all bt' node ebadf.core.PID).
- *          Not on DTrace for Linux: there ustack() makes dtrace ptrace the
- *          target while the script runs, and gcore then fails ("already
- *          traced by process N").  `nodetrace ebadf` passes 1 where it is
- *          safe and otherwise reads the stack from the core it took.
- *
+ * ARGUMENTS (lib/tracer/program-arguments.js)
+ *   $1  PID          the process to watch, or 0 to match by execname instead
+ *   $2  NAME         its execname when PID is 0; "-" otherwise ($$2)
+ *   $3  ERRNO        the errno to catch, by name or number (0: EBADF)
+ *   $4  HITS         hits before exiting (0: 1)
+ *   $5  ERRNO2       another errno to catch (0: none)
+ *   $6  ERRNO3       another errno to catch (0: none)
+ *   $7  ERRNO4       another errno to catch (0: none)
+ *   $8  REPORT_ONLY  1: stop and report only (how nodetrace ebadf runs it); 0: gcore and resume here
+ *   $9  USTACK       1: print the stack with ustack(); 0: it is in the core
  *   @template PROBES: syscall::close:return
- *   (other system calls: `nodetrace ebadf --syscall close,dup2` writes this
- *   program with each such probe line replaced by theirs, and --dry-run shows
- *   it; a probe description cannot hold an argument that may be absent.)
+ *   (nodetrace ebadf --syscall close,dup2 fills it with their probes.)
  *
- * -w (destructive) is required: raise() and system() change what the traced
- * program does, and DTrace refuses them without -w.  Nothing is done without
- * a PID or an execname: a predicate that matched every process would stop
- * them all.
+ * Example output (test/targets/ebadf-close.js, DTrace for Linux 2.0,
+ * REPORT_ONLY 1, USTACK 0):
+ *   Watching PID 12236 for system calls failing with errno 9... Hit Ctrl-C to end.
+ *   HIT pid=12236 tid=12236 errno=9 wall=1795647612491426459 syscall=close comm=node
+ *   END pid=12236
+ *   Tracing ended.
  *
- * Why exit(0) after the first hit (HITS=1): if the predicate is wrong, you can
- * stop production processes by the dozen; exiting caps the damage at one.
- * exit() is processed after system(), so the core is taken and the process
- * resumed before dtrace exits.
- *
- * Portable D, as measured on DTrace for Linux:
- *   - a system call's return arg1 there is the raw kernel value (-9), not -1
- *     as on illumos, so the test is errno == EBADF, never arg1 == -1;
- *   - stop() is not implemented there, while raise() and system() are (with
- *     -w): a stop that works everywhere is raise(SIGSTOP), and the resume is
- *     SIGCONT (kill -CONT), not prun(1), which only resumes /proc stops.
- *
- * By hand ($5 = 0) the core is ./ebadf.core.PID (gcore -o appends the PID
- * on illumos and with GNU gcore; macOS's gcore -o names the file exactly),
- * owner-only (umask 077), and the process is resumed when gcore is done.
- * `nodetrace ebadf` adds a watchdog that resumes the process even if the
- * tracer is killed mid-dump, and a free-space check.
- *
- * Example output (illumos, $9 = 1, abridged):
- *   Watching PID 4242 for system calls failing with errno 9... Hit Ctrl-C to end.
- *   HIT pid=4242 tid=1 errno=9 wall=1763744763512000000 syscall=close comm=node
- *
- *               libc.so.1`__close+0xa
- *               node`uv__fs_work+0x4f9
- *               ...
- *   END pid=4242
- *
+ * By hand, the core, -w, portable D, why exit after one hit: docs/ebadf.md#the-scripts
+ * and docs/programs.md#ebadf-stop-gcore-and-ebadf-abort.
  * 2026-11-21  nodetrace authors.
  */
 

@@ -1,24 +1,32 @@
 #!/usr/sbin/dtrace -s
 /*
- * gc.d  How long V8's garbage collector pauses a Node process, by kind:
- *       scavenges, mark-compact (the atomic pause of a full GC), incremental
- *       marking steps, and the weak callbacks the GC runs; histograms in
- *       microseconds.  Needs no preparation: the pid provider on V8's own
- *       functions.  DTrace (DTrace for Linux 2.x, illumos, macOS, FreeBSD
- *       where node keeps its symbols).  Twin of gc.bt, whose header says
- *       which functions and why.
+ * gc.d  How long V8's garbage collector pauses a Node process, by kind
+ *       (scavenge, mark-compact, incremental marking steps, weak callbacks),
+ *       as histograms in microseconds, from the pid provider on V8's own
+ *       functions: the target needs no preparation.  DTrace (DTrace for Linux
+ *       2.x, illumos, macOS, FreeBSD where node keeps its symbols).  Twin of gc.bt.
  *
- * USAGE: dtrace -s gc.d PID    (nodetrace gc puts the Step name in)
+ * USAGE: dtrace -s d-scripts/gc.d PID   (nodetrace gc fills the slots below)
  *
+ * ARGUMENTS (lib/tracer/program-arguments.js)
+ *   $1  PID  the Node process (every thread of it)
  * @template STEP_ENTRY: pid$1::INCREMENTAL_MARKING_STEP:entry
  * @template STEP_RETURN: pid$1::INCREMENTAL_MARKING_STEP:return
- *   By hand, replace INCREMENTAL_MARKING_STEP with the mangled name of
- *   v8::internal::IncrementalMarking::Step in the target's node (or
- *   libnode), e.g. _ZN2v88internal18IncrementalMarking4StepEdNS0_10StepOriginE.
+ *   (IncrementalMarking::Step's exact mangled name; by hand, replace
+ *   INCREMENTAL_MARKING_STEP with it.)
  *
- * OUTPUT: "Tracing ended.", then each aggregation under its "@name" line
- * (@pause_us, @pauses, @pause_total_us, @pause_max_us, @traced_ns).
+ * Example output (test/targets/gc-churn.js, 5 s, DTrace for Linux 2.0, abridged):
+ *   @pause_us
+ *     scavenge
+ *              value  ------------- Distribution ------------- count
+ *                256 |                                         0
+ *                512 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@       34
+ *               1024 |@                                        1
+ *   @pauses
+ *     mark-compact                                                     10
+ *     scavenge                                                         40
  *
+ * The functions, the output, overhead: docs/programs.md#gc.
  * 2026-11-23  nodetrace authors.
  */
 

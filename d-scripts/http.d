@@ -2,25 +2,30 @@
 /*
  * http.d  One line per HTTP request a Node process served or made (http,
  *         https, Express/Fastify on them, http.request, fetch), with its
- *         status and latency: nhttpsnoop for today's Node, whose own DTrace
- *         probes are gone.  DTrace: illumos/SmartOS, macOS, FreeBSD (the
- *         provider is dtrace-provider's, which `node -r nodetrace/register`
- *         uses there), DTrace for Linux 2.x (USDT probes of nodetrace's
- *         probe library).  Twin of http.bt, whose header has the details.
+ *         status and latency.  DTrace: illumos/SmartOS, macOS, FreeBSD
+ *         (dtrace-provider's provider), DTrace for Linux 2.x (nodetrace's
+ *         probe library).  Twin of http.bt.  Not yet run on a DTrace host.
  *
- * USAGE: dtrace -Z -s d-scripts/http.d PID MIN_US [PID...]
+ * USAGE: dtrace -Z -s d-scripts/http.d PID MIN_US [PID2 ... PID8]
  *
- *   PID      only this process; 0: every process with the probes
- *   MIN_US   only requests that took at least this long (microseconds)
- *   PID...   up to 7 more processes to trace beside PID
+ * ARGUMENTS (lib/tracer/program-arguments.js)
+ *   $1  PID     only this process; 0: every process with the probes
+ *   $2  MIN_US  only requests that took at least this long (microseconds)
+ *   $3  PID2    another process to trace beside PID (0: none)
+ *   $4  PID3    likewise
+ *   $5  PID4    likewise
+ *   $6  PID5    likewise
+ *   $7  PID6    likewise
+ *   $8  PID7    likewise
+ *   $9  PID8    likewise
  *
- * OUTPUT: as http.bt's, with "wall" times (walltimestamp) in place of the
- * kernel's monotonic nsecs:
- *   U PID TID NS URL, E PID TID NS ERROR (status 0 only), then
- *   H PID TID NS server|client STATUS LATENCY_US METHOD
+ * OUTPUT: as http.bt's, with wall times (walltimestamp) for NS: U PID TID NS
+ *   URL, E PID TID NS ERROR (no response only), H PID TID NS server|client
+ *   STATUS LATENCY_US METHOD.
  *
- * NOT YET RUN ON A DTRACE HOST; `nodetrace http` runs http.bt only so far.
+ * Example output: none yet (not run on a DTrace host; the format is http.bt's).
  *
+ * The probes, the output: docs/programs.md#http-and-http-batched.
  * 2026-11-23  nodetrace authors.
  */
 

@@ -2,62 +2,43 @@
 /*
  * log-snoop.d  Snoop bunyan log records of live Node processes, including
  *              the debug and trace records their log level drops, from
- *              bunyan's log-trace ... log-fatal USDT probes (one argument:
- *              the JSON record).  DTrace: illumos/SmartOS, macOS, FreeBSD,
- *              DTrace for Linux 2.x.  Twin of log-snoop.bt; what `bunyan -p`
- *              runs, plus a mark on records longer than strsize.
+ *              bunyan's log-trace ... log-fatal USDT probes: what `bunyan -p`
+ *              runs, plus a mark on records longer than strsize.  DTrace:
+ *              illumos/SmartOS, macOS, FreeBSD (DTrace for Linux 2.x runs it
+ *              but cannot see the probes).  Twin of log-snoop.bt.
  *
  * USAGE: dtrace -s d-scripts/log-snoop.d PID|'*' [PROBES [PID2 ... PID8]]
+ *        `nodetrace snoop` runs this same file and formats the records with
+ *        bunyan's own formatter; `nodetrace snoop -n ...` prints the command.
  *
- *   PID|'*'  one process, or every process with bunyan probes ('*': also
- *            the ones that start while this runs, as with `bunyan -p '*'`).
- *   PROBES   which of bunyan's probes to enable, as a probe-name glob:
- *            omitted or 'log-*' for every level; 'log-[!t]*' debug and up;
- *            'log-[iwef]*' info and up; 'log-[wef]*' warn and up;
- *            'log-[ef]*' error and up; 'log-fatal'.  Only those probes are
- *            enabled, so the other levels keep costing nothing.
- *   PID2...  more processes (0: none).
- *
- *   `nodetrace snoop` runs this same file and formats its output with
- *   bunyan's own formatter:
- *     sudo nodetrace snoop '*'            sudo nodetrace snoop 4242 -l warn
- *   and `nodetrace snoop -n ...` prints the exact command line.  By hand,
- *   the article's one-liner is still the quickest look:
- *     dtrace -Z -x strsize=4k -x switchrate=10hz -qn \
- *         'bunyan*:::log-*{ printf("%s", copyinstr(arg0)); }' | bunyan
+ * ARGUMENTS (lib/tracer/program-arguments.js)
+ *   $1  TARGET  one PID, or '*': every process with bunyan's probes, also
+ *               those that start while this runs ($$1)
+ *   $2  PROBES  a probe-name glob ($$2): omitted or 'log-*' every level;
+ *               'log-[!t]*' debug and up; 'log-[iwef]*' info and up;
+ *               'log-[wef]*' warn and up; 'log-[ef]*' error and up; 'log-fatal'
+ *   $3  PID2    another process (0: none)
+ *   $4  PID3    likewise
+ *   $5  PID4    likewise
+ *   $6  PID5    likewise
+ *   $7  PID6    likewise
+ *   $8  PID7    likewise
+ *   $9  PID8    likewise
  *
  * OUTPUT:
- *   R PID TID CUT LEN TEXT   then a newline.  TEXT is exactly LEN bytes of
- *                            the record (with bunyan's own newline): the
- *                            length, not a separator, says where it ends, so
- *                            nothing the traced process writes in a record
- *                            can pass for another line.  CUT is 1 if the
- *                            record was longer than strsize (4k): TEXT is
- *                            then only its first 4095 bytes.
+ *   R PID TID CUT LEN TEXT   then a newline; TEXT is exactly LEN bytes of the
+ *                            record (with bunyan's own newline), CUT 1 if it
+ *                            was longer than strsize (4k): only its first 4095
  *   records COUNT            at exit: records the probes saw
  *   Tracing ended.           END has run
- * and DTrace reports "dtrace: N drops on CPU M" on stderr when its buffer
- * fills: raise bufsize (-x bufsize=16m) or switchrate if it does.
  *
- * DTrace for Linux 2.0 cannot see these probes: it reads neither the
- * stapsdt notes that Linux USDT providers (nodetrace's, node-usdt) emit nor,
- * without CUSE, its own USDT.  There this script compiles and runs and shows
- * nothing; `nodetrace snoop --backend dtrace` refuses to run there and says
- * so.  Use log-snoop.bt (bpftrace) on Linux.
- *
- * -Z (zdefs): the probes may match no process yet.  A record is
- * copied in whole up to strsize; a longer one is never passed off as whole:
- * the byte after the copy is checked and CUT says so.
- *
- * OVERHEAD: one USDT probe per record of an enabled level; debug records that
- * bunyan drops are still built and serialised by bunyan while probes are
- * enabled.  Nothing is enabled once dtrace exits.
- *
- * Example output:
+ * Example output (the format; not captured here: DTrace for Linux cannot
+ * see these probes):
  *   Snooping bunyan records... Hit Ctrl-C to end.
  *   R 4242 1 0 125 {"name":"api","hostname":"web1","pid":4242,"level":20,"msg":"something went wrong","time":"2026-11-21T20:01:02.003Z","v":0}
  *   (an empty line: the record's own newline, then the line's)
  *
+ * How it works: docs/snoop.md#how-it-works and docs/programs.md#log-snoop-and-log-snoop-whole.
  * 2026-11-21  nodetrace authors.
  */
 

@@ -1,34 +1,33 @@
 #!/usr/sbin/dtrace -s
 /*
  * loop.d  How long each turn of a Node process's event loop spends busy
- *         (running JavaScript and native callbacks) rather than waiting for
- *         I/O, as a histogram, and every stall over a threshold with when it
- *         ended; optionally the user stacks sampled during those stalls.
- *         Needs no preparation of the target.  DTrace for Linux 2.x (the
- *         loop waits in epoll there; libuv waits in port_getn on illumos and
- *         kevent on macOS/FreeBSD, not traced by this version).  Twin of
- *         loop.bt, whose header says why the wait's system calls and not
- *         uv__io_poll.
+ *         rather than waiting for I/O, as a histogram, every stall over a
+ *         threshold with when it ended, and optionally the user stacks
+ *         sampled during those stalls.  The target needs no preparation.
+ *         DTrace for Linux 2.x (where libuv waits in epoll).  Twin of loop.bt.
  *
  * USAGE: dtrace -s d-scripts/loop.d PID OVER_US STACKS
  *
- *   PID      the Node process; its loop runs on its main thread, whose
- *            thread ID is the PID on Linux
- *   OVER_US  stalls longer than this (microseconds) are printed one by one
- *   STACKS   1: sample the loop thread's user stack at 99 Hz while a turn
- *            has been busy for longer than OVER_US; 0: no sampling
+ * ARGUMENTS (lib/tracer/program-arguments.js)
+ *   $1  PID      the Node process (its loop runs on the main thread, TID = PID)
+ *   $2  OVER_US  a stall is a turn busy for longer than this (microseconds)
+ *   $3  STACKS   1: sample the loop's user stack at 99 Hz during stalls; 0: no
  *
- * OUTPUT: as loop.bt's, with "wall" times (walltimestamp) instead of "mono":
- *   STALL wall END_NS BUSY_US, EARLY wall END_NS BUSY_US,
- *   OPEN wall START_NS BUSY_US E; then from END "Tracing ended.", each
- *   aggregation under its "@name" line (@busy_us, @busy_max_us, @turns,
- *   @busy_total_us, @traced_ns), "stall stacks:" and the stacks.
+ * Example output (test/targets/loop-stall.js, 200 ms every second, DTrace
+ * for Linux 2.0, abridged):
+ *   Tracing the event loop of PID 11605... Hit Ctrl-C to end.
+ *   STALL wall 1795647590773000840 200906
+ *   STALL wall 1795647591774276872 200330
+ *   Tracing ended.
+ *   @busy_us
+ *              value  ------------- Distribution ------------- count
+ *                  2 |@@@@@@@@@@@@@@@                          3
+ *             131072 |@@@@@@@@@@@@@@@@@@@@                     4
+ *   @turns
+ *                   8
  *
- * RUN on DTrace for Linux 2.0 (test/dtrace-linux.test.js: the stalls of
- * test/targets/loop-stall.js, within a bucket). Not yet run on illumos,
- * macOS or FreeBSD. ustack() there names native frames only (mangled on
- * DTrace for Linux); JIT frames stay addresses.
- *
+ * The output lines (as loop.bt's, with wall times), other platforms:
+ * docs/programs.md#loop.
  * 2026-11-23  nodetrace authors.
  */
 

@@ -2,25 +2,26 @@
 /*
  * profile.d  Where a live Node process spends its CPU: on-CPU samples of
  *            every thread of one process, counted by thread and by stack
- *            (kernel and user), aggregated in the kernel.  illumos, macOS,
- *            FreeBSD, DTrace for Linux.  D twin of profile.bt.
+ *            (kernel and user) in the kernel.  illumos, macOS, FreeBSD,
+ *            DTrace for Linux.  Twin of profile.bt.
  *
  * USAGE: dtrace -s d-scripts/profile.d -p PID HZ
- *        HZ: samples a second on each CPU (99, never in step with a timer of
- *        the program).  `nodetrace profile -p PID` runs this same file and
- *        prints the report (docs/reading-output.md).
+ *        `nodetrace profile -p PID` runs this same file and prints the report.
  *
- * Output (at exit, after "Tracing ended."):
- *   @samples: TID, then the kernel stack (empty in user mode), then the user
- *             stack, then the count, one entry per distinct stack and thread
- *   @threads: TID and its sample count
- * ustack() names JavaScript frames only where a node ustack helper is
- * loaded (illumos); elsewhere JIT frames are addresses.  DTrace for Linux
- * ptraces the target while ustack() is in use (shared/docs/dtrace-for-linux.md).
+ * ARGUMENTS (lib/tracer/program-arguments.js; the process is $target)
+ *   $1  HZ  samples a second on each CPU (99)
  *
- * OVERHEAD: one stack walk per sample of the target (99 a second per busy
- * thread); stacks are counted in the kernel.
+ * Example output (test/targets/profile-hot.js, DTrace for Linux 2.0, which
+ * prints C++ names mangled and JIT frames as addresses; abridged):
+ *   @samples
+ *       11853
+ *                 0x7f484c007e0f
+ *                 node`Builtins_JSEntryTrampoline+0x5c
+ *                 node`uv__run_check+0x89
+ *                 node`uv_run+0x20c
+ *                   1
  *
+ * The output, overhead: docs/programs.md#profile-and-offcpu.
  * 2026-11-23  nodetrace authors.
  */
 

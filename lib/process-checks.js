@@ -5,6 +5,23 @@
 const fs = require('fs');
 const path = require('path');
 const { findProbePoints, nodeVersionOf, describeBuild, NAPI, LIBUV, QUEUE } = require('./latency/probe-points');
+const { latencyProgram } = require('./latency/program');
+const { planTracer, displayCommand, shellQuote } = require('./tracer/plan');
+
+// The latency trace of this process as a command to run by hand, from the
+// same program and arguments `nodetrace latency -p PID` would run, quoted
+// for a POSIX shell: the bpftrace on the PATH, on the file in d-scripts/.
+// Where nodetrace would run a program instantiated from that file (libuv's
+// pool functions without symbols: its @pool part left out), the command is
+// nodetrace's own dry run, which writes that program and runs it.
+function latencyByHand(points, pid) {
+  const program = latencyProgram(points, { pid });
+  if (program.programText !== undefined) return `nodetrace latency -p ${shellQuote(String(pid))} --dry-run | sh`;
+  const plan = planTracer({ name: 'bpftrace', path: 'bpftrace', version: null }, {
+    script: program.script, pid, args: program.args, extra: program.extra,
+  });
+  return displayCommand('bpftrace', plan.argv);
+}
 
 function mountNamespace(pid) {
   try { return fs.readlinkSync(`/proc/${pid}/ns/mnt`); } catch (err) { return null; }
@@ -50,16 +67,10 @@ function describe({ pid, exePath, found, version, otherMountNamespace }) {
     wontWork.push(`files: PID ${pid} is in another mount namespace (a container?): its paths (${exePath || 'the executable'}, its libraries) `
       + `name other files, or none, on this host; nodetrace reads them through /proc/${pid}/map_files, and gdb needs /proc/${pid}/root${exePath}`);
   }
-  const at = (n) => found.points[n];
-  const byHand = found.missing.length ? null : [
-    'bpftrace', ...(build.libuvStripped ? ['--unsafe'] : []), '-p', String(pid), 'd-scripts/addon-latency.bt',
-    `/proc/${pid}/root${at('napi_create_async_work').object}`, String(pid), `/proc/${pid}/root${at('uv_queue_work').object}`,
-    at('uv__queue_work').location, at('uv__queue_done').location,
-  ].join(' ');
   return {
     pid,
     executable: exePath,
-    latencyByHand: byHand,
+    latencyByHand: found.missing.length ? null : latencyByHand(found.points, pid),
     nodeVersion: version,
     node: build.node,
     libuv: build.libuv + (build.libuvStripped ? ' (stripped)' : ''),

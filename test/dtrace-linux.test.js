@@ -13,6 +13,11 @@ const { spawn, spawnSync } = require('child_process');
 const { requireTracing, startTarget, stopTarget, nodetrace, killStragglers, ROOT, NODETRACE } = require('./support/harness');
 const { parseDtraceVersion } = require('../lib/tracer/detect');
 const { tracePoolMix, checkPoolMix, traceSaturatedPool, checkSaturatedJson, checkSaturatedText } = require('./support/pool-checks');
+const { compile } = require('./support/program-variants');
+const gc = require('../lib/commands/gc');
+const { planEbadf } = require('../lib/ebadf/program');
+
+const EBADF = { name: 'EBADF', number: 9 };
 
 const CACHE = process.env.NODETRACE_CACHE || '/var/cache/nodetrace';
 const DTRACE = path.join(CACHE, 'dtrace', 'bin', 'dtrace');
@@ -95,6 +100,23 @@ describe('DTrace for Linux @tracer @dtrace', function () {
         const args = first === '-p' ? ['-e', '-s', path.join(D_SCRIPTS, script), '-p', ...rest] : ['-e', first, '-s', path.join(D_SCRIPTS, script), ...rest];
         const r = dtrace(args);
         assert.strictEqual(r.status, 0, `${script}: ${r.stderr}`);
+      });
+    }
+
+    // The programs nodetrace instantiates from a .d file, as its planners make them.
+    const oracle = { name: 'dtrace', path: DTRACE, version: '2.0', flavor: 'oracle' };
+    const instantiated = {
+      'gc.d, IncrementalMarking::Step filled in (nodetrace gc)': (pid) => gc.plan({ pid: String(pid) }, oracle),
+      ...Object.fromEntries(['stop', 'abort'].map((mode) => [`${planEbadf({ tracer: oracle, mode, pid: 1, syscalls: ['close'], errnos: [EBADF], count: 1 }).script}.d, `
+        + 'PROBES filled in (nodetrace ebadf --syscall close,dup2)',
+      (pid) => planEbadf({ tracer: oracle, mode, pid, syscalls: ['close', 'dup2'], errnos: [EBADF], count: 1 })])),
+    };
+    for (const [name, planFor] of Object.entries(instantiated)) {
+      it(name, async function () {
+        const p = planFor(target.pid);
+        assert.ok(p.programText, 'an instantiated program');
+        const r = await compile(oracle, p);
+        assert.strictEqual(r.status, 0, r.stderr);
       });
     }
 

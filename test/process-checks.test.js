@@ -23,12 +23,34 @@ describe('doctor -p report', function () {
     });
     assert.strictEqual(report.node, 'shared libnode.so.108');
     assert.strictEqual(report.libuv, 'shared libuv.so.1.0.0 (stripped)');
-    assert.strictEqual(report.latencyByHand, `bpftrace --unsafe -p 7 d-scripts/addon-latency.bt /proc/7/root${LIBNODE} 7 /proc/7/root${LIBUV} 0xad00 0xb1c0`);
+    // No pool functions: nodetrace runs the program without its @pool part, which its dry run writes.
+    assert.strictEqual(report.latencyByHand, 'nodetrace latency -p 7 --dry-run | sh');
     assert.strictEqual(report.wontWork.length, 3);
     const text = render(report);
     assert.match(text, /^ {4}uv__queue_work {10}0xad00 in \/usr\/lib\/x86_64-linux-gnu\/libuv\.so\.1\.0\.0 \(no symbol \(stripped\); stored into work_req by uv_queue_work\)$/m);
     assert.match(text, /^ {4}napi_create_async_work {2}symbol in \/usr\/lib\/x86_64-linux-gnu\/libnode\.so\.108$/m);
     assert.match(text, /another mount namespace/);
+  });
+
+  it('a static build: by hand, the bpftrace command nodetrace latency runs, each argument in the program\'s order', function () {
+    const NODE = '/usr/bin/node';
+    const at = (name, value, range) => ({ object: NODE, file: '/proc/7/map_files/400000-b6f000', location: name, how: 'symbol', value, ...(range ? { range } : {}) });
+    const points = {
+      napi_create_async_work: at('napi_create_async_work', 0x100), napi_queue_async_work: at('napi_queue_async_work', 0x110),
+      uv_queue_work: at('uv_queue_work', 0x120), uv_async_send: at('uv_async_send', 0x130),
+      uv__queue_work: at('uv__queue_work', 0x140, { start: 0x140, end: 0x150 }), uv__queue_done: at('uv__queue_done', 0x160),
+      _ZN4node14ThreadPoolWork12ScheduleWorkEv: at('_ZN4node14ThreadPoolWork12ScheduleWorkEv', 0x170, { start: 0x170, end: 0x180 }),
+    };
+    [['uv__work_submit', 0x200], ['uv__fs_work', 0x210, { start: 0x210, end: 0x220 }], ['uv__getaddrinfo_work', 0x230, { start: 0x230, end: 0x240 }],
+      ['uv__getnameinfo_work', 0x250], ['uv__random_work', 0x260], ['uv__fs_done', 0x270], ['uv__getaddrinfo_done', 0x280],
+      ['uv__getnameinfo_done', 0x290], ['uv__random_done', 0x2a0]].forEach(([n, v, r]) => { points[n] = at(n, v, r); });
+    const report = describeProcess({ pid: 7, exePath: NODE, version: '20.20.2', otherMountNamespace: false, found: { missing: [], points } });
+    const words = report.latencyByHand.split(' ');
+    assert.deepStrictEqual(words.slice(0, 3), ['bpftrace', '-p', '7']);
+    assert.match(words[3], /\/d-scripts\/addon-latency\.bt$/);
+    assert.deepStrictEqual(words.slice(4), ['/proc/7/map_files/400000-b6f000', '7', '/proc/7/map_files/400000-b6f000', '0x140', '0x160',
+      String(0x170), String(0x180), '0x200', String(0x210), '0x210', '0x230', '0x250', '0x260', '0x270', '0x280', '0x290', '0x2a0',
+      String(0x140), String(0x230), '0']);
   });
 
   it('what is missing is said, and latency is said not to work', function () {
@@ -40,5 +62,47 @@ describe('doctor -p report', function () {
     assert(report.probes.every((p) => !p.found));
     assert.match(report.wontWork[0], /^latency: 6 of its 6 probe points not found/);
     assert.match(render(report), /NOT FOUND: defined by none of the 4 objects mapped with code/);
+  });
+});
+
+describe('doctor -p: the by-hand command runs as printed @tracer', function () {
+  this.timeout(180000);
+  const { spawn } = require('child_process');
+  const { requireTracing, startTarget, stopTarget, nodetrace, killStragglers } = require('./support/harness');
+  let target;
+  before(function () { requireTracing(this); });
+  afterEach(function () { stopTarget(target); killStragglers(); });
+
+  it('on the sqlite3 loop: the printed line, run by sh as it is, attaches and prints the five kinds', async function () {
+    target = await startTarget('sqlite-loop.js');
+    const r = await nodetrace(['doctor', '-p', String(target.pid)]);
+    assert.strictEqual(r.code, 0, r.stderr);
+    const line = /^ {2}by hand: (.*)$/m.exec(r.stdout);
+    assert.ok(line, r.stdout);
+    assert.match(line[1], /^bpftrace -p \d+ \S+\/d-scripts\/addon-latency\.bt /, 'the bpftrace command, not the dry run (this node has every probe point)');
+    // The printed text, as a shell reads it: no quoting, no interpolation of ours.
+    const sh = spawn('sh', ['-c', line[1]], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    sh.stdout.setEncoding('utf8');
+    sh.stderr.setEncoding('utf8');
+    sh.stderr.on('data', (c) => { err += c; });
+    const ended = new Promise((resolve) => sh.on('close', (code, signal) => resolve({ code, signal })));
+    // Attached once it says so and then runs on; then ended as nodetrace ends
+    // bpftrace: SIGTERM, again every second (0.17 can miss one).
+    await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`never ready: ${err}`)), 120000);
+      sh.stdout.on('data', (c) => { out += c; if (/Hit Ctrl-C to end\./.test(out)) { clearTimeout(timer); resolve(); } });
+      sh.on('close', () => { clearTimeout(timer); reject(new Error(`ended before it was ready: ${err}`)); });
+    });
+    await new Promise((resolve) => setTimeout(resolve, 8000));
+    const nudge = setInterval(() => { try { process.kill(-sh.pid, 'SIGTERM'); } catch (e) { /* gone */ } }, 1000);
+    process.kill(-sh.pid, 'SIGTERM');
+    const how = await ended;
+    clearInterval(nudge);
+    assert.match(out, /^Tracing ended\.$/m, `${JSON.stringify(how)} ${err}`);
+    for (const kind of ['Work_BeginOpen', 'Work_BeginExec', 'Work_BeginClose', 'Work_BeginPrepare', 'Work_BeginRun']) {
+      assert.match(out, new RegExp(`^@total_us\\[node_sqlite3::\\w+::${kind}\\(`, 'm'), `${kind}:\n${out.slice(0, 3000)}`);
+    }
   });
 });

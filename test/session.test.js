@@ -100,10 +100,10 @@ describe('TracerSession: knowing when the probes are attached', function () {
   it('bpftrace plans ask for the notice, except with -o (the -c command shares that stdout)', function () {
     const { planTracer } = require('../lib/tracer/plan');
     const bpftrace = { name: 'bpftrace', path: '/usr/bin/bpftrace', version: '0.17.0' };
-    const p = planTracer(bpftrace, { script: 'addon-latency', pid: 1 });
+    const p = planTracer(bpftrace, { script: 'profile', pid: 1, args: { HZ: 99, PID: 1 } });
     assert.strictEqual(p.readyLine, '__BPFTRACE_NOTIFY_PROBES_ATTACHED');
     assert.strictEqual(p.env.__BPFTRACE_NOTIFY_PROBES_ATTACHED, '1');
-    assert.strictEqual(planTracer(bpftrace, { script: 'addon-latency', command: '/bin/true', outputFile: 'x' }).readyLine, null);
+    assert.strictEqual(planTracer(bpftrace, { script: 'profile', command: '/bin/true', outputFile: 'x', args: { HZ: 99, PID: 0 } }).readyLine, null);
     assert.strictEqual(planTracer({ name: 'dtrace', path: '/usr/sbin/dtrace', version: '2.0' }, { script: 'addon-latency', pid: 1 }).readyLine, null);
   });
 });

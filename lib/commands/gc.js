@@ -14,8 +14,8 @@ const { oneProcess } = require('../targets/one-process');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
 
 const SCRIPT = 'gc';
-// bpftrace 0.17 reads the node binary's 180,000 symbols for each uprobe it
-// attaches: 10 uprobes took over a minute on a loaded host here.
+// bpftrace 0.17 attaches slowly to the large official node binaries, the
+// more so the more uprobes (docs/platforms.md, "bpftrace 0.17 attaches slowly").
 const ATTACH_TIMEOUT_MS = 180000;
 
 function builder(y) {
@@ -61,7 +61,7 @@ function plan(args, tracer) {
   return planTracer(tracer, {
     script: SCRIPT,
     programText: program,
-    positional: tracer.name === 'bpftrace' ? [gc.file, pid] : [pid],
+    args: tracer.name === 'bpftrace' ? { OBJECT: gc.file, PID: pid } : { PID: pid },
     attachTimeoutMs: ATTACH_TIMEOUT_MS,
     env: tracer.name === 'bpftrace' ? { BPFTRACE_CACHE_USER_SYMBOLS: '1' } : {},
     describe: `V8's garbage collection pauses of PID ${pid}`,

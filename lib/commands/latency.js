@@ -4,8 +4,7 @@
 // queued them, with where the time went.
 const { UserError, UsageError } = require('../errors');
 const proc = require('../proc');
-const { planTracer, readScript } = require('../tracer/plan');
-const { instantiateSlot, withoutOptional } = require('../tracer/template');
+const { planTracer } = require('../tracer/plan');
 const { runTraceCommand } = require('../tracer/run-command');
 const { quietMapHelperArgs, stringLimitEnv } = require('../tracer/capabilities');
 const { buildModel } = require('../latency/report/build-model');
@@ -16,10 +15,12 @@ const { resolveCommand } = require('../tracer/command-target');
 const { targetOptions, checkTarget } = require('../targets/options');
 const { oneProcess } = require('../targets/one-process');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
-const { findProbePoints, binaryProbePoints, unseenPoolWork, WRAPPER, POOL, FS_WORK, GAI_WORK } = require('../latency/probe-points');
+const { findProbePoints, binaryProbePoints } = require('../latency/probe-points');
+const { latencyProgram, SCRIPT } = require('../latency/program');
 const { namesMask, NAME_BYTES, NAMES_KEPT_IN_TRACER, NAMES_SHOWN } = require('../latency/report/named-kinds');
 
-const SCRIPT = 'addon-latency';
+// bpftrace 0.17 attaches slowly to the large official node binaries
+// (docs/platforms.md, "bpftrace 0.17 attaches slowly").
 const LATENCY_ATTACH_TIMEOUT_MS = 60000;
 // bpftrace's output with -c, in the run's private directory.
 const OUTPUT_FILE = 'bpftrace.out';
@@ -67,28 +68,27 @@ function plan(args, tracer) {
     throw new UsageError('--paths and --hosts need bpftrace: the D script does not read paths or host names (yet).',
       'Run without them, or with --backend bpftrace where bpftrace is installed.');
   }
+  let program = null;
   if (args.command === undefined) {
     const { pid, note } = oneProcess(args, { command: 'latency' });
     o.pid = pid;
     o.target = { pid };
+    if (note) o.warnings = [note];
     o.describe = `PID ${o.pid}`;
     // bpftrace cannot take a PID inside a probe's path: the program takes the
     // files that define its probe points, as this process maps them, and the
     // PID again for its own filter (before 0.20, -p does not filter uprobes:
     // a uprobe fires in every process that maps the file).
-    if (tracer.name === 'bpftrace') Object.assign(o, probeArguments(requireProbePoints(findProbePoints(o.pid), o.describe), o.pid, null, names));
-    if (note) o.warnings = [note, ...(o.warnings || [])];
+    if (tracer.name === 'bpftrace') program = latencyProgram(requireProbePoints(findProbePoints(o.pid), o.describe), { pid: o.pid, names });
   } else {
     const c = resolveCommand(args.command);
     o.command = c.command;
     if (tracer.name === 'bpftrace') {
-      // The child's PID is known only to bpftrace, as `cpid` ($2 goes unused).
-      const program = instantiateSlot(readScript(SCRIPT, 'bpftrace'), 'TARGET', '/pid == cpid/',
-        'instantiated by nodetrace latency -c: the command\'s own process only');
-      Object.assign(o, probeArguments(requireProbePoints(binaryProbePoints(c.binary), c.binary, {
+      // The child's PID is known only to bpftrace, as `cpid` (PID goes unused).
+      program = latencyProgram(requireProbePoints(binaryProbePoints(c.binary), c.binary, {
         hint: 'With -c, nodetrace reads the binary before it runs: it must define them itself (official builds do).\n'
           + 'Start the program, then trace it by PID: nodetrace latency -p PID',
-      }), 0, program, names));
+      }), { pid: 0, cpid: true, names });
       // The command inherits the tracer's stdout, so the tracer writes its
       // own output to a private file (bpftrace buffers that file, so
       // readiness is told another way: bpftrace execs the command only once
@@ -97,16 +97,21 @@ function plan(args, tracer) {
     }
     o.describe = `"${args.command}"`;
   }
+  if (program) {
+    Object.assign(o, { args: program.args, without: program.without, programText: program.programText, extra: program.extra });
+    // What this trace cannot see is said before it starts: a report with
+    // fewer fs operations must never look like a process doing less fs.
+    if (program.unseen) o.warnings = [...(o.warnings || []), program.unseen];
+    o.notes = program.notes.filter((n) => n !== program.unseen);
+  }
   // bpftrace names usym() keys while it prints, re-reading the symbols for
   // every key unless told to cache them (it caches by default only where
   // ASLR is off). One process is traced, so caching is right.
   if (tracer.name === 'bpftrace') {
     // Names are read as strings of NAME_BYTES (0.17 reads 64 unless told).
-    o.env = { BPFTRACE_CACHE_USER_SYMBOLS: '1', ...(o.names ? stringLimitEnv(tracer, NAME_BYTES) : {}) };
+    o.env = { BPFTRACE_CACHE_USER_SYMBOLS: '1', ...(program.names ? stringLimitEnv(tracer, NAME_BYTES) : {}) };
     o.extra = [...(o.extra || []), ...quietMapHelperArgs(tracer)];
   }
-  // Thread-pool work this trace cannot see, said before it starts: a report
-  // with fewer fs operations must never look like a process doing less fs.
   if (o.pid && proc.usesIoUring(o.pid)) {
     o.warnings = [...(o.warnings || []), `PID ${o.pid} uses io_uring (libuv 1.45+ with UV_USE_IO_URING=1): fs reads, writes, opens, closes and stats `
       + 'it runs there never reach the thread pool and are not counted.'];
@@ -127,61 +132,6 @@ function requireProbePoints(found, what, { hint } = {}) {
   const parts = [...byWhy].map(([why, names]) => `${names.join(', ')} (${why})`);
   throw new UserError(`cannot trace thread-pool work in ${what}: not found: ${parts.join('; ')}.`,
     { hint: hint || `nodetrace doctor -p ${found.pid || 'PID'} tells which build this is and where it looked.` });
-}
-
-// Where Node's scheduling wrapper lies in memory ($6 $7), or 0 0.
-function wrapperRange(points) {
-  const w = points[WRAPPER];
-  return w && w.range ? [w.range.start, w.range.end] : [0, 0];
-}
-
-// Where a probe goes, as the program's argument: the symbol's address in its
-// file where known. bpftrace 0.17 finds a name by reading the file's whole
-// symbol table, once per probe: 8 probes on the node binary took 25 s to
-// attach by name on a loaded 2-core host, 1.7 s by address (0.23: 3.0 s and
-// 1.5 s; 0.27: about 9 s either way).
-function probeLocation(point) {
-  return point.value !== undefined ? '0x' + point.value.toString(16) : point.location;
-}
-
-// The program's arguments ($1..$20, see the header of addon-latency.bt), and
-// the program itself where it differs from the script (`program`: -c's, or
-// null): without the pool's functions, its @pool and @names parts are left
-// out. `names` (namesMask's bits: --paths, --hosts) is the program's $20; 0
-// leaves the @names part idle (one test of a constant per operation).
-function probeArguments(points, pid, program, names = 0) {
-  const o = {
-    positional: [points.napi_create_async_work.file, pid, points.uv_queue_work.file,
-      probeLocation(points.uv__queue_work), probeLocation(points.uv__queue_done), ...wrapperRange(points)],
-  };
-  let text = program;
-  const unseen = unseenPoolWork(points);
-  if (unseen) {
-    text = withoutOptional(text || readScript(SCRIPT, 'bpftrace'), 'pool',
-      'instantiated by nodetrace latency: the @pool part left out, libuv\'s static functions have no symbols here');
-    o.warnings = [unseen + (names ? ', so --paths and --hosts have nothing to name' : '')];
-    names = 0;
-  } else {
-    // $8 uv__work_submit, $9 where uv__fs_work is, $10..$17 the work and done
-    // functions, $18 where uv__queue_work is, $19 where uv__getaddrinfo_work
-    // is, $20 which names to read.
-    o.positional.push(probeLocation(points[POOL[0]]), points[FS_WORK].range.start, ...POOL.slice(1).map((n) => probeLocation(points[n])),
-      points.uv__queue_work.range.start, points[GAI_WORK].range.start, names);
-  }
-  if (names) o.names = names;
-  if (unseen) {
-    // Names are read where the pool's functions are probed: none here.
-    text = withoutOptional(text, 'names', 'instantiated by nodetrace latency: the @names part left out with the @pool part');
-  }
-  if (text) o.programText = text;
-  if (/^0x/.test(points.uv__queue_work.location)) {
-    // bpftrace 0.17 attaches to an address outside every symbol only with
-    // --unsafe; these addresses are function entries (pointers libuv stores).
-    o.extra = ['--unsafe'];
-    o.notes = [...(o.notes || []), `${points.uv__queue_work.object} is stripped: uv__queue_work at ${points.uv__queue_work.location}, `
-      + `uv__queue_done at ${points.uv__queue_done.location} (${points.uv__queue_work.how.replace(/^address: /, '')})`];
-  }
-  return o;
 }
 
 function report(result, { args, plan: p, snapshots, broken }) {

@@ -62,7 +62,7 @@ function plan(args, tracer) {
     script: SCRIPT,
     // The program filters on the PID itself: bpftrace 0.17's -p filters no
     // tracepoint, and DTrace's $target would need -p, which stops nothing here.
-    positional: [pid, overUs, stacks ? 1 : 0],
+    args: { PID: pid, OVER_US: overUs, STACKS: stacks ? 1 : 0 },
     // bpftrace names ustack() frames while printing, re-reading the node
     // binary's symbols for every stack unless told to cache (minutes for a
     // hundred stacks of a 100 MB binary).

@@ -8,6 +8,7 @@ const proc = require('../proc');
 const { planTracer, readScript } = require('../tracer/plan');
 const { instantiateSlot, declaredSlot } = require('../tracer/template');
 const { runTraceCommand } = require('../tracer/run-command');
+const { argumentReference } = require('../tracer/program-arguments');
 const { parseProfile, parseProfileDtrace, parseOffCpu } = require('../profile/parse');
 const { summarizeOffCpu, renderOffCpuText, renderOffCpuJson } = require('../profile/offcpu-report');
 const { nameStacks } = require('../profile/name-stacks');
@@ -20,10 +21,10 @@ const { writeOutputFile } = require('../output-file');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
 
 // On-CPU samples, or (--off-cpu) time blocked; the program argument that
-// is the PID, which -c replaces with bpftrace's cpid.
+// is the PID ($N), which -c replaces with bpftrace's cpid.
 const SCRIPTS = {
-  cpu: { script: 'profile', pidArgument: '$2' },
-  off: { script: 'offcpu', pidArgument: '$1' },
+  cpu: { script: 'profile', pidArgument: argumentReference('profile.bt', 'PID') },
+  off: { script: 'offcpu', pidArgument: argumentReference('offcpu.bt', 'PID') },
 };
 const DEFAULT_HZ = 99;
 const MAX_HZ = 999;
@@ -90,13 +91,13 @@ function plan(args, tracer) {
     throw new UserError('--off-cpu runs on bpftrace only for now: nodetrace does not read offcpu.d\'s output yet.',
       { hint: 'Use --backend bpftrace, or run the D script by hand: dtrace -s d-scripts/offcpu.d -p PID 0' });
   }
-  // The program's arguments given the PID (0 with -c): profile.bt HZ PID, offcpu.bt PID ALL.
-  const argsWith = (target) => (args.offCpu ? [target, args.allThreads ? 1 : 0] : [hz, target]);
+  // The bpftrace program's arguments given the PID (0 with -c).
+  const argsWith = (target) => (args.offCpu ? { PID: target, ALL: args.allThreads ? 1 : 0 } : { HZ: hz, PID: target });
   const o = { script, details: { hz } };
   if (args.command !== undefined) {
     o.command = resolveCommand(args.command).command;
     o.describe = `"${args.command}"`;
-    o.positional = bpftrace ? argsWith(0) : [hz];
+    o.args = bpftrace ? argsWith(0) : { HZ: hz };
     if (bpftrace) {
       // The child's PID is known only to bpftrace, as `cpid` (the PID's argument goes unused).
       const text = readScript(script, 'bpftrace');
@@ -113,8 +114,8 @@ function plan(args, tracer) {
     o.target = { pid };
     if (note) o.warnings = [note];
     // The PID is a program argument: 0.17's -p does not filter profile probes.
-    if (bpftrace) o.positional = argsWith(pid);
-    else Object.assign(o, { pid, positional: [hz] });
+    if (bpftrace) o.args = argsWith(pid);
+    else Object.assign(o, { pid, args: { HZ: hz } });
   }
   if (bpftrace) {
     o.env = { BPFTRACE_NO_USER_SYMBOLS: '1', BPFTRACE_MAP_KEYS_MAX: String(MAP_KEYS_MAX) };

@@ -12,7 +12,7 @@ const { rawUserStackEnv } = require('../tracer/capabilities');
 const { ustackBlocksGcore } = require('../tracer/capabilities');
 
 const SCRIPTS = Object.freeze({ stop: 'ebadf-stop-gcore', abort: 'ebadf-abort' });
-// The scripts take the first errno as $3 and up to three more as $5..$7.
+// The scripts take the first errno (ERRNO) and up to three more (MORE_ERRNOS).
 const MAX_ERRNOS = 4;
 
 function probeFor(tracerName, syscall) {
@@ -34,21 +34,22 @@ function planEbadf(o) {
   const script = SCRIPTS[o.mode];
   const isD = o.tracer.name === 'dtrace';
   const errno = (e) => (isD ? e.name : e.number);
-  const more = o.errnos.slice(1).map(errno);
-  const positional = [o.pid || 0, o.pid ? '-' : o.name, errno(o.errnos[0]), o.count,
-    ...more, ...Array(MAX_ERRNOS - 1 - more.length).fill(0)];
+  const args = {
+    PID: o.pid || 0, NAME: o.pid ? '-' : o.name, ERRNO: errno(o.errnos[0]), HITS: o.count,
+    MORE_ERRNOS: o.errnos.slice(1).map(errno),
+  };
   // Only stop and report: nodetrace takes the core and resumes the process.
-  if (o.mode === 'stop') positional.push(1);
+  if (o.mode === 'stop') args.REPORT_ONLY = 1;
   // The D script's ustack() only where it does not block gcore; elsewhere
   // (DTrace for Linux) nodetrace reads the stack from the core it took.
-  if (o.mode === 'stop' && isD) positional.push(ustackBlocksGcore(o.tracer) ? 0 : 1);
+  if (o.mode === 'stop' && isD) args.USTACK = ustackBlocksGcore(o.tracer) ? 0 : 1;
   let programText;
   if (!(o.syscalls.length === 1 && o.syscalls[0] === 'close')) {
     programText = instantiateProbes(readScript(script, o.tracer.name), o.syscalls.map((s) => probeFor(o.tracer.name, s)),
       `Instantiated by nodetrace ebadf from d-scripts/${script}${isD ? '.d' : '.bt'} for system calls ${o.syscalls.join(', ')}.`);
   }
   return planTracer(o.tracer, {
-    script, programText, positional, destructive: true,
+    script, programText, args, destructive: true,
     // bpftrace's own symbolization reads the target's maps when it prints,
     // seconds later on a busy host, and loses everything if the process has
     // gone; nodetrace snapshots the maps at the hit and symbolizes itself.

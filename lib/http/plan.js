@@ -12,7 +12,7 @@ const { libraryLinks } = require('../usdt/probe-targets');
 const SCRIPT = 'http';
 const BATCHED_SCRIPT = 'http-batched';
 const URL_BYTES = 200;
-// d-scripts/http.bt filters on PID and up to 7 more ($4..$10); with more
+// d-scripts/http.bt filters on PID and up to 7 more (MORE_PIDS); with more
 // processes than that, it traces every process mapping the libraries and
 // nodetrace drops the others' requests.
 const PID_SLOTS = 8;
@@ -46,7 +46,7 @@ function planHttp(tracer, targets, minUs, { opened = new Map() } = {}) {
   if (overflow) o.notes.push(`more than ${PID_SLOTS} processes: nodetrace drops the requests of the others`);
   if (pids.length === 1 && libs.length === 1) {
     o.pid = pids[0];
-    o.positional = [usdtPathForPid(tracer, pids[0], libs[0]), pids[0], minUs, ...Array(PID_SLOTS - 1).fill(0)];
+    o.args = { LIBRARY: usdtPathForPid(tracer, pids[0], libs[0]), PID: pids[0], MIN_US: minUs };
   } else {
     // The processes started later that map these files are covered too ('*').
     const one = libs.length === 1 && !opened.has(libs[0]);
@@ -54,8 +54,8 @@ function planHttp(tracer, targets, minUs, { opened = new Map() } = {}) {
       o.links = libraryLinks(libs, opened);
       if (libs.some((file) => !opened.has(file))) o.notes.push('nodetrace links to its own verified descriptor of each library; by hand, to the files');
     }
-    // Every slot given: bpftrace 0.27 warns of each one left out.
-    o.positional = [one ? libs[0] : inTemp('*.so'), pids[0] || 0, minUs, ...pids.slice(1), ...Array(PID_SLOTS - Math.max(pids.length, 1)).fill(0)];
+    // Every slot given (MORE_PIDS fills with 0): bpftrace 0.27 warns of each one left out.
+    o.args = { LIBRARY: one ? libs[0] : inTemp('*.so'), PID: pids[0] || 0, MIN_US: minUs, MORE_PIDS: pids.slice(1) };
     o.attachTimeoutMs = ATTACH_BASE_MS + ATTACH_PER_LIBRARY_MS * Math.max(0, libs.length - 1);
   }
   o.only = overflow ? new Set(targets.pids) : null;

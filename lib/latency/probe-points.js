@@ -29,8 +29,8 @@ const WRAPPER = '_ZN4node14ThreadPoolWork12ScheduleWorkEv';
 // them the program leaves its @pool part out and says which kinds it cannot
 // see. uv__fs_work's place in memory is needed too (an fs request is told by
 // the work function it is submitted with), and uv__queue_work's (its
-// submissions are uv_queue_work's clause's). In the program's order: $8,
-// then $10..$17.
+// submissions are uv_queue_work's clause's). The program's arguments:
+// lib/latency/program.js.
 const POOL = ['uv__work_submit', 'uv__fs_work', 'uv__getaddrinfo_work', 'uv__getnameinfo_work', 'uv__random_work',
   'uv__fs_done', 'uv__getaddrinfo_done', 'uv__getnameinfo_done', 'uv__random_done'];
 const FS_WORK = 'uv__fs_work';
@@ -40,20 +40,35 @@ const GAI_WORK = 'uv__getaddrinfo_work';
 // Functions whose place in the process's memory the program needs.
 const IN_MEMORY = [WRAPPER, FS_WORK, QUEUE[0], GAI_WORK];
 
-// Where --paths and --hosts read a request's path and host name: the fields
-// of libuv's public structs, from the work_req (struct uv__work) that the
-// program keys every operation by (x86-64). The same in every libuv the
-// matrix runs (offsetof() against each release's include/uv.h and
-// include/uv/unix.h: 1.44.2 (Debian 12's node 18), 1.46.0 (node 20), 1.49.1
-// (node 22), 1.51.0 (node 24), 1.52.1 (node 26)): libuv 1.x keeps its ABI.
-// The program uses them as numbers (addon-latency.bt, @names); a libuv
-// that moved them would be told here, and the program take them as
-// arguments.
-const LIBUV_LAYOUT = {
+// libuv's structs, where the latency programs read them (x86-64): each
+// operation is keyed by its struct uv__work (work_req), which every work and
+// done function receives as its first argument; uv_queue_work(loop, req, ...)
+// has it inside the uv_work_t, and fs_type, path and hostname are found from
+// it (--paths, --hosts). The same in every libuv the matrix runs (offsetof()
+// against each release's include/uv.h and include/uv/unix.h: 1.44.2 (Debian
+// 12's node 18), 1.46.0 (node 20), 1.49.1 (node 22), 1.51.0 (node 24),
+// 1.52.1 (node 26)): libuv 1.x keeps its ABI. The programs name each as a
+// constant, STRUCT_FIELD (d-scripts/addon-latency.bt: #define
+// UV_FS_T_WORK_REQ 336; addon-latency.d: inline int), and
+// test/program-arguments.test.js holds them to this table; a libuv that
+// moved them would be told here, and the programs take them as arguments.
+const LIBUV_LAYOUT = Object.freeze({
   verifiedOn: ['1.44.2', '1.46.0', '1.49.1', '1.51.0', '1.52.1'],
-  fs: { workReq: 336, fsType: 64, path: 104 },           // uv_fs_t
-  getaddrinfo: { workReq: 72, hostname: 128 },          // uv_getaddrinfo_t
-};
+  uv_work_t: { work_req: 88 },
+  uv_fs_t: { work_req: 336, fs_type: 64, path: 104 },
+  uv_getaddrinfo_t: { work_req: 72, hostname: 128 },
+});
+
+// Node's ThreadPoolWork (work queued through ScheduleWork, WRAPPER), named by
+// its class: its work_req_ (the uv_work_t) lies after the vtable pointer and
+// env_, and DoThreadPoolWork() is slot 2 of the vtable, after the two
+// destructor slots of the Itanium C++ ABI (8 bytes each). Node 18 to 26 here.
+// Named in the programs as NODE_THREADPOOLWORK_WORK_REQ and
+// NODE_VTABLE_DO_THREAD_POOL_WORK.
+const NODE_LAYOUT = Object.freeze({
+  threadpoolwork: { work_req: 16 },
+  vtable: { do_thread_pool_work: 16 },
+});
 
 /**
  * Pure over its inputs: the map, a symbol finder (findElfSymbols' contract:
@@ -225,5 +240,5 @@ function describeBuild(found, exePath) {
 
 module.exports = {
   locate, findProbePoints, binaryProbePoints, nodeVersionOf, describeBuild, runtimeRange, unseenPoolWork,
-  NAPI, LIBUV, QUEUE, WRAPPER, POOL, FS_WORK, GAI_WORK, LIBUV_LAYOUT,
+  NAPI, LIBUV, QUEUE, WRAPPER, POOL, FS_WORK, GAI_WORK, LIBUV_LAYOUT, NODE_LAYOUT,
 };

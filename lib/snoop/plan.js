@@ -7,7 +7,7 @@ const { stringLimitEnv, stringTrailerEnv, readsLongStrings, usdtPathForPid, filt
 
 const SCRIPT = 'log-snoop';
 const WHOLE_SCRIPT = 'log-snoop-whole';
-// d-scripts/log-snoop.bt filters on up to 8 PIDs ($8..$15) and log-snoop.d
+// d-scripts/log-snoop.bt filters on up to 8 PIDs (PIDS) and log-snoop.d
 // takes up to 8 providers; with more, every bunyan process is traced and
 // the others' records are dropped by nodetrace.
 const PID_SLOTS = 8;
@@ -73,8 +73,8 @@ function planSnoop(tracer, targets, minLevel, { opened = new Map() } = {}) {
       o.links = libraryLinks(libs, opened);
       if (libs.some((file) => !opened.has(file))) o.notes = [...(o.notes || []), 'nodetrace links to its own verified descriptor of each library; by hand, to the files'];
     }
-    o.positional = [one ? usdtPathForPid(tracer, slotPids[0], libs[0]) : inTemp('*.so'), ...bpftraceProbeSlots(minLevel)];
-    if (slotPids.length) o.positional.push(...slotPids, ...Array(PID_SLOTS - slotPids.length).fill(0));
+    o.args = { LIBRARY: one ? usdtPathForPid(tracer, slotPids[0], libs[0]) : inTemp('*.so'), PROBES: bpftraceProbeSlots(minLevel) };
+    if (slotPids.length) o.args.PIDS = slotPids;
     if (one) o.pid = slotPids[0];
     const reading = bpftraceRecordReading(tracer);
     o.script = reading.script;
@@ -87,7 +87,7 @@ function planSnoop(tracer, targets, minLevel, { opened = new Map() } = {}) {
   } else {
     o.output = 'records';
     const glob = dtraceProbeGlob(minLevel);
-    o.positional = slotPids.length ? [slotPids[0], glob, ...slotPids.slice(1)] : ['*', glob];
+    o.args = slotPids.length ? { TARGET: slotPids[0], PROBES: glob, MORE_PIDS: slotPids.slice(1) } : { TARGET: '*', PROBES: glob };
   }
   o.only = overflow ? new Set(targets.pids) : null;
   o.details = {

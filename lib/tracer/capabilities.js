@@ -154,6 +154,18 @@ function jsonOutput(tracer) {
   return { nullForUnknownTypes: newer, nonScriptTextOnStderr: newer };
 }
 
+// How to compile a program without loading or attaching it (the compile
+// tests, test/programs-compile.test.js and test/dtrace-linux.test.js, as
+// bpftrace's own tests/tools-parsing-test does for its tools): parsed,
+// checked, code generated, then exit. DTrace: -e. bpftrace up to 0.24:
+// `--test codegen`; from 0.25, `--mode codegen`. Not `--dry-run`, which
+// loads and attaches every probe, nor `--emit-elf FILE`, a dry run up to
+// 0.23 only (measured on 0.17, 0.23.2 and 0.27.1: docs/platforms.md).
+function compileOnlyArgs(tracer) {
+  if (!isBpftrace(tracer)) return ['-e'];
+  return atLeast(tracer, '0.25') ? ['--mode', 'codegen'] : ['--test', 'codegen'];
+}
+
 // What each command does with this tracer, for `nodetrace doctor`.
 function commandNotes(tracer) {
   if (!isBpftrace(tracer)) return [];
@@ -210,5 +222,5 @@ function attachTimeoutMs(tracer) {
 module.exports = {
   stopPolicy, attachNotice, atLeast, attachTimeoutMs, stringLimitEnv, readsLongStrings, usdtPathForPid, rawUserStackEnv,
   maxStringBytes, stringTrailerEnv, filtersUprobesByPid, filtersEveryProbeByPid, quietMapHelperArgs, printsMapsOnSigusr1, failsIfAnyProbeMissing, jsonOutput,
-  commandNotes, isDtraceForLinux, seesUsdt, demanglesStacks, ustackBlocksGcore,
+  commandNotes, isDtraceForLinux, seesUsdt, demanglesStacks, ustackBlocksGcore, compileOnlyArgs,
 };

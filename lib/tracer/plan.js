@@ -14,6 +14,7 @@ const path = require('path');
 const { spawnSync } = require('child_process');
 const { safeText } = require('../terminal-safe');
 const { attachNotice } = require('./capabilities');
+const { programArguments, argumentNotes } = require('./program-arguments');
 
 const SCRIPT_DIR = path.join(__dirname, '..', '..', 'd-scripts');
 const EXTENSION = { dtrace: '.d', bpftrace: '.bt' };
@@ -58,7 +59,12 @@ function deathSignalLauncher() {
  *                                   private directory and run from there
  * @param {number} [o.pid]           -p
  * @param {string} [o.command]       -c (the tracer runs it, without a shell)
- * @param {Array<string|number>} [o.positional]  the program's arguments ($1 ...)
+ * @param {object} [o.args]         the program's arguments by name
+ *                                   (lib/tracer/program-arguments.js puts them
+ *                                   in the program's order: $1 ...)
+ * @param {string[]} [o.without]     the program's optional parts that
+ *                                   programText leaves out (their arguments
+ *                                   are left out too)
  * @param {boolean} [o.destructive]  -w / --unsafe
  * @param {string} [o.outputFile]    the tracer writes its output to this file
  *                                   of the private directory (-o)
@@ -92,8 +98,14 @@ function deathSignalLauncher() {
  * says it.
  */
 function planTracer(tracer, o) {
+  if (o.positional) throw new Error('planTracer takes the program\'s arguments by name (o.args), not as a list');
   const generated = o.programText !== undefined;
   const programName = o.script + EXTENSION[tracer.name];
+  const without = o.without || [];
+  for (const part of without) {
+    if (!generated || o.programText.includes(`/* @${part} `)) throw new Error(`${programName}: the program still has its @${part} part`);
+  }
+  const args = programArguments(programName, o.args, { without });
   const program = generated ? inTemp(programName) : scriptPath(o.script, tracer.name);
   const argv = [];
   if (tracer.name === 'dtrace') {
@@ -111,7 +123,7 @@ function planTracer(tracer, o) {
     if (o.command) argv.push('-c', o.command);
     argv.push(program);
   }
-  argv.push(...(o.positional || []).map((a) => (typeof a === 'object' ? a : String(a))));
+  argv.push(...args.map((a) => (typeof a.value === 'object' ? a.value : String(a.value))));
   // The line that says every probe is attached. Not with -o: bpftrace may
   // print it on its stdout, which -c's command shares (such plans tell
   // readiness another way).
@@ -123,6 +135,7 @@ function planTracer(tracer, o) {
     programText: generated ? o.programText : null,
     launcher: deathSignalLauncher(),
     argv,
+    arguments: args.map(({ value, ...a }) => a),
     env: { ...(notice ? notice.env : {}), ...(o.env || {}) },
     readyLine: notice ? notice.line : null,
     files: generated ? [{ name: programName, text: o.programText }] : [],
@@ -175,6 +188,8 @@ function renderPlan(plan, { heading, after = [] } = {}) {
   if (temp) lines.push('tmp=$(mktemp -d)');
   for (const f of plan.files) lines.push(`cat > "$tmp"/${shellQuote(f.name)} <<'NODETRACE_PROGRAM'`, f.text.replace(/\n$/, ''), 'NODETRACE_PROGRAM');
   for (const l of plan.links) lines.push(`ln -s ${shellQuote(l.target)} "$tmp"/${shellQuote(l.name)}`);
+  // What each of the program's arguments is (the command's last words).
+  for (const note of argumentNotes(plan.arguments || [])) lines.push(`# ${note}`);
   const env = Object.entries(plan.env).map(([k, v]) => `${k}=${shellQuote(String(v))}`);
   const words = [...env, ...plan.launcher.map(shellQuote), shellQuote(plan.tracer.path), ...plan.argv.map(q)];
   lines.push(words.join(' '));

@@ -21,10 +21,10 @@ const { splitterFor, itemText, splitAtEndMarker, READY_MARKER, END_MARKER } = re
 // rest, and the plan names the line it prints once they are (plan.readyLine,
 // lib/tracer/capabilities.js attachNotice). END_MARKER: the trace is over and
 // the maps follow.
-// A tracer not attached after this long is reported, not waited for. (bpftrace
-// takes about 2 s here to read the symbols of a 100 MB node binary; a
-// hostile file can make it wait forever.) -d counts from the attach, as a
-// trace of N seconds means N seconds of tracing.
+// A tracer not attached after this long is reported, not waited for. (How
+// long bpftrace takes on a large node binary: docs/platforms.md, "bpftrace
+// 0.17 attaches slowly"; a hostile file can make it wait forever.) -d counts
+// from the attach, as a trace of N seconds means N seconds of tracing.
 const ATTACH_TIMEOUT_MS = 20000;
 // A streaming tracer told to stop emitting (plan.quiesce) says so within
 // this long, or is ended anyway; after it says so, its other CPUs' buffers

@@ -1,0 +1,214 @@
+'use strict';
+// What each positional argument ($1, $2, ...) of each program in d-scripts/
+// is: its name, what it means and where nodetrace gets it. One table per
+// program file, the one home of these facts:
+//   - plans give their arguments by name (planTracer's `args`), and
+//     programArguments() puts them in the program's order, so an argument
+//     missing, unknown or given twice is an error at plan time, never a
+//     program run with its arguments shifted;
+//   - the dry run annotates each argument (renderPlan), and `doctor -p`'s
+//     by-hand command is built the same way;
+//   - each program's header lists the same names in the same order
+//     ("$N  NAME  meaning"), and test/program-arguments.test.js holds the two
+//     (and every $N the program uses) together.
+// bpftrace 0.17 has no named options (getopt came later) and 0.27.1 crashes on
+// a #define whose body is a positional parameter (docs/platforms.md), so the
+// programs keep $N and this table names them.
+//
+// An entry: { name, meaning, from } and, where it applies:
+//   group     entries given together as one array under the group's name
+//             (up to 8 PIDs); values not given take `fill`, or, where the
+//             entry is `optional`, are left off the end
+//   fill      the value when none is given
+//   optional  may be left off the end of the command line (the program's
+//             own default applies: 0 on bpftrace, defaultargs in D)
+//   part      belongs to the program's optional part of that name
+//             (lib/tracer/template.js withoutOptional): left off when the
+//             plan leaves that part out
+// Pure.
+
+const arg = (name, meaning, from, more = {}) => ({ name, meaning, from, ...more });
+const numbered = (prefix, first, last, meaning, from, more) => {
+  const out = [];
+  for (let i = first; i <= last; i++) out.push(arg(prefix + i, meaning, from, more));
+  return out;
+};
+
+const LATENCY_POOL = 'lib/latency/probe-points.js: from the symbol table of UV_FILE (where libuv keeps the symbols of its static functions)';
+const LATENCY_MEMORY = 'lib/latency/probe-points.js runtimeRange: the symbol\'s value plus the load bias of its mapping';
+
+const LATENCY_BT = [
+  arg('NAPI_FILE', 'the object that defines napi_create_async_work: node, or libnode.so.*',
+    'lib/latency/probe-points.js: the mapped object that defines it, as /proc/PID/map_files/RANGE (-c: the binary)'),
+  arg('PID', 'the process, for the program\'s own filter (0 with -c: cpid)', '-p'),
+  arg('UV_FILE', 'the object that defines uv_queue_work: node, or libuv.so.1',
+    'lib/latency/probe-points.js, as NAPI_FILE'),
+  arg('QUEUE_WORK', 'uv__queue_work in UV_FILE: its address (0x...) or name',
+    'lib/latency/probe-points.js: its symbol; in a stripped libuv, lib/latency/stripped-libuv.js reads it from uv_queue_work\'s code'),
+  arg('QUEUE_DONE', 'uv__queue_done in UV_FILE, as QUEUE_WORK', 'as QUEUE_WORK'),
+  arg('WRAP_START', 'where node::ThreadPoolWork::ScheduleWork() starts in memory (0: inlined)', LATENCY_MEMORY),
+  arg('WRAP_END', 'where it ends (0: inlined)', LATENCY_MEMORY),
+  arg('SUBMIT', 'uv__work_submit in UV_FILE', LATENCY_POOL, { part: 'pool' }),
+  arg('FS_WORK_AT', 'where uv__fs_work lies in the process\'s memory', LATENCY_MEMORY, { part: 'pool' }),
+  arg('FS_WORK', 'uv__fs_work in UV_FILE', LATENCY_POOL, { part: 'pool' }),
+  arg('DNS_WORK', 'uv__getaddrinfo_work in UV_FILE', LATENCY_POOL, { part: 'pool' }),
+  arg('NAME_WORK', 'uv__getnameinfo_work in UV_FILE', LATENCY_POOL, { part: 'pool' }),
+  arg('RANDOM_WORK', 'uv__random_work in UV_FILE', LATENCY_POOL, { part: 'pool' }),
+  arg('FS_DONE', 'uv__fs_done in UV_FILE', LATENCY_POOL, { part: 'pool' }),
+  arg('DNS_DONE', 'uv__getaddrinfo_done in UV_FILE', LATENCY_POOL, { part: 'pool' }),
+  arg('NAME_DONE', 'uv__getnameinfo_done in UV_FILE', LATENCY_POOL, { part: 'pool' }),
+  arg('RANDOM_DONE', 'uv__random_done in UV_FILE', LATENCY_POOL, { part: 'pool' }),
+  arg('QUEUE_WORK_AT', 'where uv__queue_work lies in the process\'s memory', LATENCY_MEMORY, { part: 'pool' }),
+  arg('DNS_WORK_AT', 'where uv__getaddrinfo_work lies in the process\'s memory', LATENCY_MEMORY, { part: 'names' }),
+  arg('NAMES', 'which names to read: 1 fs paths, 2 host names, 3 both, 0 none',
+    '--paths, --hosts (lib/latency/report/named-kinds.js namesMask)', { part: 'names' }),
+];
+
+const GC_OBJECT = arg('OBJECT', 'the file that holds V8: node, or libnode.so.*',
+  'lib/gc/v8-functions.js: the mapped object that defines V8\'s collectors, as /proc/PID/map_files/RANGE');
+const PID_OPTION = arg('PID', 'the Node process (every thread of it)', '-p');
+const LOOP = [
+  arg('PID', 'the Node process; its loop runs on its main thread, whose thread ID is the PID', '-p'),
+  arg('OVER_US', 'a stall is a turn busy for longer than this (microseconds)', '--over'),
+  arg('STACKS', '1: sample the loop\'s user stack during stalls; 0: no sampling', '--stacks or --folded'),
+];
+const HZ = arg('HZ', 'samples a second on each CPU', '-F');
+const OFFCPU_ALL = arg('ALL', '0: the main thread only (the event loop); 1: every thread', '--all-threads');
+
+const EBADF_ERRNO_FROM = '--errno (lib/ebadf/errno.js)';
+const ebadf = (d) => [
+  arg('PID', 'the process to watch, or 0 to match by name instead', '-p (0 with --name)'),
+  arg('NAME', `the process name (${d ? 'execname' : 'comm, 15 characters at most'}) when PID is 0; "-" otherwise`, '--name'),
+  arg('ERRNO', `the errno to catch${d ? ', by name or number' : ', by number'} (0: EBADF)`, EBADF_ERRNO_FROM),
+  arg('HITS', 'hits before exiting (0: 1)', '--count'),
+  ...numbered('ERRNO', 2, 4, 'another errno to catch (0: none)', EBADF_ERRNO_FROM, { group: 'MORE_ERRNOS', fill: 0 }),
+];
+const EBADF_REPORT_ONLY = arg('REPORT_ONLY', '1: stop and report only (nodetrace takes the core); 0: gcore and resume from here',
+  'always 1: nodetrace takes the core and resumes the process itself', { optional: true });
+
+const SNOOP_BT = [
+  arg('LIBRARY', 'the probe library (or a glob of them) that holds bunyan\'s probes',
+    'lib/usdt/probe-targets.js: the libraries the targets map (several: links in the run\'s private directory, named by a glob)'),
+  ...numbered('PROBE', 1, 6, 'a probe to enable, or \'none*\' for an unused slot', '-l (lib/snoop/levels.js bpftraceProbeSlots)', { group: 'PROBES' }),
+  ...numbered('PID', 1, 8, 'only these processes (0 or none: every process)', 'the targets\' PIDs (lib/snoop/targets.js)',
+    { group: 'PIDS', fill: 0, optional: true }),
+];
+const HTTP_MORE_PIDS = numbered('PID', 2, 8, 'another process to trace beside PID (0: none)',
+  'the targets\' PIDs (lib/usdt/probe-targets.js)', { group: 'MORE_PIDS', fill: 0 });
+const HTTP_BT = [
+  arg('LIBRARY', 'the probe library of nodetrace\'s provider (or a glob of them)',
+    'lib/usdt/probe-targets.js, as log-snoop.bt\'s'),
+  arg('PID', 'only this process; 0: every process mapping LIBRARY', 'the first target\'s PID'),
+  arg('MIN_US', 'only requests that took at least this long (microseconds)', '--slower-than (ms, times 1000)'),
+  ...HTTP_MORE_PIDS,
+];
+
+const TABLES = {
+  'addon-latency.bt': LATENCY_BT,
+  'addon-latency.d': [],
+  'addon-latency-every-function.bt': [
+    arg('NODE_FILE', 'the object that defines uv_queue_work', 'bench/latency-overhead.js (nodetrace does not run this program)'),
+    arg('ADDON', 'the add-on (.node file) whose every function is probed', 'bench/latency-overhead.js'),
+  ],
+  'addon-latency-every-function.d': [],
+  'gc.bt': [GC_OBJECT, PID_OPTION],
+  'gc.d': [PID_OPTION],
+  'loop.bt': LOOP,
+  'loop.d': LOOP,
+  'profile.bt': [HZ, arg('PID', 'the process (0 with -c: cpid)', '-p, or the one process NAME finds')],
+  'profile.d': [HZ],
+  'offcpu.bt': [arg('PID', 'the process (0 with -c: cpid)', '-p, or the one process NAME finds'), OFFCPU_ALL],
+  'offcpu.d': [OFFCPU_ALL],
+  'ebadf-stop-gcore.bt': [...ebadf(false), EBADF_REPORT_ONLY],
+  'ebadf-stop-gcore.d': [...ebadf(true), EBADF_REPORT_ONLY,
+    arg('USTACK', '1: print the stack with ustack(); 0: it is in the core', 'lib/tracer/capabilities.js ustackBlocksGcore', { optional: true })],
+  'ebadf-abort.bt': ebadf(false),
+  'ebadf-abort.d': ebadf(true),
+  'log-snoop.bt': SNOOP_BT,
+  'log-snoop-whole.bt': SNOOP_BT,
+  'log-snoop.d': [
+    arg('TARGET', 'one PID, or \'*\': every process with bunyan\'s probes', 'the first target\'s PID'),
+    arg('PROBES', 'which of bunyan\'s probes, as a probe-name glob (\'log-*\': every level)',
+      '-l (lib/snoop/levels.js dtraceProbeGlob)', { optional: true }),
+    ...numbered('PID', 2, 8, 'another process (0: none)', 'the targets\' PIDs', { group: 'MORE_PIDS', optional: true }),
+  ],
+  'http.bt': HTTP_BT,
+  'http-batched.bt': HTTP_BT,
+  'http.d': [
+    arg('PID', 'only this process; 0: every process with the probes', 'the first target\'s PID'),
+    arg('MIN_US', 'only requests that took at least this long (microseconds)', '--slower-than (ms, times 1000)'),
+    ...HTTP_MORE_PIDS.map((e) => ({ ...e, optional: true })),
+  ],
+};
+
+function tableOf(program) {
+  const table = TABLES[program];
+  if (!table) throw new Error(`no argument table for ${program} (lib/tracer/program-arguments.js)`);
+  return table;
+}
+
+const given = (v) => v !== undefined && v !== null;
+
+/**
+ * The program's positional arguments, in its order, from values by name.
+ * @param {string} program      the file's name in d-scripts/ (addon-latency.bt)
+ * @param {object} values       NAME -> value (a string, a number, or a file
+ *                              of the run's private directory {temp}); a
+ *                              group's name -> an array of values
+ * @param {string[]} [without]  the program's optional parts left out
+ * @returns {Array<{position, name, meaning, value}>}
+ */
+function programArguments(program, values = {}, { without = [] } = {}) {
+  const table = tableOf(program);
+  const groups = new Map();
+  for (const e of table) if (e.group) groups.set(e.group, [...(groups.get(e.group) || []), e]);
+  for (const key of Object.keys(values)) {
+    if (!table.some((e) => e.name === key && !e.group) && !groups.has(key)) {
+      throw new Error(`${program} takes no argument named ${key} (its arguments: ${table.map((e) => e.name).join(' ')})`);
+    }
+  }
+  for (const [group, entries] of groups) {
+    const list = values[group];
+    if (given(list) && (!Array.isArray(list) || list.length > entries.length)) {
+      throw new Error(`${program}: ${group} takes an array of at most ${entries.length} values`);
+    }
+  }
+  const valueOf = (e) => (e.group ? (values[e.group] || [])[groups.get(e.group).indexOf(e)] : values[e.name]);
+  const kept = [];
+  let leftOut = null;
+  for (const [i, e] of table.entries()) {
+    const v = valueOf(e);
+    if (e.part && without.includes(e.part)) {
+      if (given(v)) throw new Error(`${program}: ${e.name} ($${i + 1}) is given, but its part @${e.part} is left out`);
+      leftOut = leftOut || e;
+      continue;
+    }
+    if (leftOut) throw new Error(`${program}: leaving out @${leftOut.part} leaves a hole before ${e.name} ($${i + 1})`);
+    if (typeof v === 'number' && !Number.isFinite(v)) throw new Error(`${program}: ${e.name} ($${i + 1}) is ${v}`);
+    kept.push({ position: i + 1, name: e.name, meaning: e.meaning, value: given(v) ? v : undefined, entry: e });
+  }
+  // Optional arguments not given may be left off the end, and only the end
+  // (but for a group partly given, whose fill completes it); the others not
+  // given take their fill.
+  const filled = (e) => e.fill !== undefined && e.group && (values[e.group] || []).length > 0;
+  const leftOff = (a) => a.value === undefined && a.entry.optional && !filled(a.entry);
+  while (kept.length && leftOff(kept[kept.length - 1])) kept.pop();
+  for (const a of kept) if (a.value === undefined) a.value = a.entry.fill;
+  const missing = kept.filter((a) => a.value === undefined);
+  if (missing.length) throw new Error(`${program}: missing ${missing.map((a) => `${a.name} ($${a.position})`).join(', ')}`);
+  return kept.map(({ entry, ...a }) => a);
+}
+
+/** How the program names one of its arguments: '$2'. */
+function argumentReference(program, name) {
+  const i = tableOf(program).findIndex((e) => e.name === name);
+  if (i < 0) throw new Error(`${program} has no argument named ${name}`);
+  return `$${i + 1}`;
+}
+
+/** One comment line per argument of a plan, for the dry run. */
+function argumentNotes(args) {
+  return args.map((a) => `$${a.position} ${a.name} ${a.meaning}`);
+}
+
+module.exports = { TABLES, tableOf, programArguments, argumentReference, argumentNotes };

@@ -1,0 +1,135 @@
+'use strict';
+// The programs' arguments by name (lib/tracer/program-arguments.js): every
+// program's header names the same arguments in the same order as its table,
+// and uses exactly those; plans that give one wrong fail at plan time; the
+// dry run says what each one is. And the layouts the latency programs read,
+// named in them, equal the one table in JavaScript.
+const assert = require('assert');
+const fs = require('fs');
+const path = require('path');
+const { TABLES, tableOf, programArguments, argumentReference } = require('../lib/tracer/program-arguments');
+const { planTracer, renderPlan, SCRIPT_DIR } = require('../lib/tracer/plan');
+const { LIBUV_LAYOUT, NODE_LAYOUT } = require('../lib/latency/probe-points');
+const { NAME_BYTES, NAMES_KEPT_IN_TRACER } = require('../lib/latency/report/named-kinds');
+
+const PROGRAMS = fs.readdirSync(SCRIPT_DIR).filter((f) => /\.(bt|d)$/.test(f)).sort();
+const read = (file) => fs.readFileSync(path.join(SCRIPT_DIR, file), 'utf8');
+
+// The header: the program's first comment.
+const headerOf = (text) => text.slice(text.indexOf('/*'), text.indexOf('*/') + 2);
+// The program without its comments (a probe's path may hold neither).
+const codeOf = (text) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/[^\n]*/g, '');
+
+describe('program arguments: one table per program, and each program\'s header', function () {
+  it('every program in d-scripts/ has a table, and only those', function () {
+    assert.deepStrictEqual(Object.keys(TABLES).sort(), PROGRAMS);
+  });
+
+  for (const file of PROGRAMS) {
+    it(`${file}: its header lists $N NAME as its table does, and it uses exactly those arguments`, function () {
+      const text = read(file);
+      const listed = [...headerOf(text).matchAll(/^ \*\s+\$(\d+)\s+([A-Z][A-Z0-9_]*)\s/gm)].map((m) => [Number(m[1]), m[2]]);
+      assert.deepStrictEqual(listed, tableOf(file).map((e, i) => [i + 1, e.name]));
+      if (!listed.length) assert.match(headerOf(text), /ARGUMENTS: none/);
+      const used = new Set([...codeOf(text).matchAll(/\$\$?(\d+)/g)].map((m) => Number(m[1])));
+      assert.deepStrictEqual([...used].sort((a, b) => a - b), tableOf(file).map((e, i) => i + 1), 'the arguments the code uses');
+    });
+  }
+
+  it('names where -c puts cpid: the PID argument of profile.bt and offcpu.bt', function () {
+    assert.strictEqual(argumentReference('profile.bt', 'PID'), '$2');
+    assert.strictEqual(argumentReference('offcpu.bt', 'PID'), '$1');
+    assert.throws(() => argumentReference('profile.bt', 'NOPE'), /profile\.bt has no argument named NOPE/);
+  });
+});
+
+describe('program arguments: built by name, in the program\'s order', function () {
+  const latency = (more = {}) => ({
+    NAPI_FILE: '/n', PID: 7, UV_FILE: '/u', QUEUE_WORK: '0x1', QUEUE_DONE: '0x2', WRAP_START: 0, WRAP_END: 0, ...more,
+  });
+  const pool = {
+    SUBMIT: 's', FS_WORK_AT: 9, FS_WORK: 'fw', DNS_WORK: 'dw', NAME_WORK: 'nw', RANDOM_WORK: 'rw',
+    FS_DONE: 'fd', DNS_DONE: 'dd', NAME_DONE: 'nd', RANDOM_DONE: 'rd', QUEUE_WORK_AT: 18,
+  };
+
+  it('puts each value in its place whatever the order it is given in', function () {
+    const args = programArguments('addon-latency.bt', { NAMES: 3, DNS_WORK_AT: 19, ...pool, ...latency() });
+    assert.deepStrictEqual(args.map((a) => a.value), ['/n', 7, '/u', '0x1', '0x2', 0, 0, 's', 9, 'fw', 'dw', 'nw', 'rw', 'fd', 'dd', 'nd', 'rd', 18, 19, 3]);
+    assert.deepStrictEqual(args[8], { position: 9, name: 'FS_WORK_AT', meaning: 'where uv__fs_work lies in the process\'s memory', value: 9 });
+  });
+
+  it('refuses an argument missing, unknown or given for a part left out, and a part that would leave a hole', function () {
+    assert.throws(() => programArguments('addon-latency.bt', latency()), /addon-latency\.bt: missing SUBMIT \(\$8\), FS_WORK_AT \(\$9\).* NAMES \(\$20\)/);
+    assert.throws(() => programArguments('addon-latency.bt', latency({ FS_WORKAT: 1 })), /takes no argument named FS_WORKAT/);
+    assert.throws(() => programArguments('addon-latency.bt', latency({ SUBMIT: 's' }), { without: ['pool', 'names'] }), /SUBMIT \(\$8\) is given, but its part @pool is left out/);
+    assert.throws(() => programArguments('addon-latency.bt', latency(), { without: ['pool'] }), /leaving out @pool leaves a hole before DNS_WORK_AT \(\$19\)/);
+    assert.throws(() => programArguments('loop.bt', { PID: 1, OVER_US: NaN, STACKS: 0 }), /OVER_US \(\$2\) is NaN/);
+    assert.throws(() => programArguments('nope.bt', {}), /no argument table for nope\.bt/);
+    assert.strictEqual(programArguments('addon-latency.bt', latency(), { without: ['pool', 'names'] }).length, 7);
+  });
+
+  it('fills a group, and leaves optional arguments off the end only', function () {
+    const snoop = (pids) => programArguments('log-snoop.bt', { LIBRARY: '/l', PROBES: ['log-*', 'none*', 'none*', 'none*', 'none*', 'none*'], ...(pids ? { PIDS: pids } : {}) });
+    assert.strictEqual(snoop().length, 7, 'no PIDs: every process, none passed');
+    assert.deepStrictEqual(snoop([4, 5]).slice(7).map((a) => a.value), [4, 5, 0, 0, 0, 0, 0, 0]);
+    assert.throws(() => snoop([1, 2, 3, 4, 5, 6, 7, 8, 9]), /PIDS takes an array of at most 8 values/);
+    assert.throws(() => programArguments('log-snoop.bt', { LIBRARY: '/l', PROBES: ['log-*'] }), /missing PROBE2 \(\$3\)/);
+    // log-snoop.d: more PIDs only as given (its defaultargs reads the rest as 0).
+    assert.deepStrictEqual(programArguments('log-snoop.d', { TARGET: 4, PROBES: 'log-*', MORE_PIDS: [5] }).map((a) => a.value), [4, 'log-*', 5]);
+    const ebadf = programArguments('ebadf-stop-gcore.bt', { PID: 4, NAME: '-', ERRNO: 9, HITS: 1, MORE_ERRNOS: [32] });
+    assert.deepStrictEqual(ebadf.map((a) => a.value), [4, '-', 9, 1, 32, 0, 0], 'REPORT_ONLY left off: the program\'s own default');
+  });
+
+  it('a plan takes them by name only, and the dry run says what each one is', function () {
+    const bpftrace = { name: 'bpftrace', path: '/usr/bin/bpftrace', version: '0.17.0' };
+    assert.throws(() => planTracer(bpftrace, { script: 'loop', positional: [1, 2, 3] }), /by name \(o\.args\)/);
+    const plan = planTracer(bpftrace, { script: 'loop', args: { PID: 42, OVER_US: 100000, STACKS: 0 } });
+    assert.deepStrictEqual(plan.argv.slice(-3), ['42', '100000', '0']);
+    const lines = renderPlan(plan).split('\n');
+    const command = lines.findIndex((l) => l.includes('/usr/bin/bpftrace'));
+    assert.deepStrictEqual(lines.slice(command - 3, command), [
+      '# $1 PID the Node process; its loop runs on its main thread, whose thread ID is the PID',
+      '# $2 OVER_US a stall is a turn busy for longer than this (microseconds)',
+      '# $3 STACKS 1: sample the loop\'s user stack during stalls; 0: no sampling',
+    ]);
+    assert.throws(() => planTracer(bpftrace, { script: 'addon-latency', programText: '/* @pool */\n', without: ['pool'], args: latency() }),
+      /addon-latency\.bt: the program still has its @pool part/);
+  });
+});
+
+describe('the latency programs\' layouts: named in the programs, valued in one table', function () {
+  // STRUCT_FIELD -> offset, from LIBUV_LAYOUT and NODE_LAYOUT.
+  const expected = {};
+  for (const [struct, fields] of Object.entries(LIBUV_LAYOUT)) {
+    if (struct === 'verifiedOn') continue;
+    for (const [field, offset] of Object.entries(fields)) expected[`${struct}_${field}`.toUpperCase()] = offset;
+  }
+  for (const [struct, fields] of Object.entries(NODE_LAYOUT)) {
+    for (const [field, offset] of Object.entries(fields)) expected[`node_${struct}_${field}`.toUpperCase()] = offset;
+  }
+  const constants = (text) => Object.fromEntries([
+    ...[...text.matchAll(/^#define ([A-Z][A-Z0-9_]*) (\d+)$/gm)],
+    ...[...text.matchAll(/^inline int ([A-Z][A-Z0-9_]*) = (\d+);$/gm)],
+  ].map((m) => [m[1], Number(m[2])]));
+
+  for (const file of ['addon-latency.bt', 'addon-latency.d']) {
+    it(`${file}: every layout constant it defines is the table's, every one it uses is defined, and no offset is a bare number`, function () {
+      const text = read(file);
+      const defined = constants(text);
+      const layout = Object.keys(defined).filter((name) => /^(UV|NODE)_/.test(name));
+      assert.ok(layout.length >= 5, layout.join(' '));
+      for (const name of layout) assert.strictEqual(defined[name], expected[name], `${name}: ${defined[name]} in ${file}, ${expected[name]} in the table`);
+      const code = codeOf(text).replace(/^(#define|inline int) .*$/gm, '');
+      for (const [, name] of code.matchAll(/\b((?:UV|NODE)_[A-Z0-9_]+)\b/g)) assert.ok(name in defined, `${name} is used but not defined`);
+      assert.deepStrictEqual(code.match(/(arg1|this->w|this->vtable|uptr\(arg1 - [A-Z_]+\))\s*[-+]\s*\d+/g), null, 'an offset as a bare number');
+    });
+  }
+
+  it('addon-latency.bt reads every field of the table, and names as long and as many as the report says', function () {
+    const defined = constants(read('addon-latency.bt'));
+    assert.deepStrictEqual(Object.keys(expected).filter((name) => !(name in defined)), []);
+    assert.strictEqual(defined.NAME_BYTES, NAME_BYTES);
+    assert.strictEqual(defined.NAMES_KEPT, NAMES_KEPT_IN_TRACER);
+    assert.ok(read('addon-latency.bt').includes('str($at, NAME_BYTES)') && read('addon-latency.bt').includes('@names_kept < NAMES_KEPT'));
+  });
+});

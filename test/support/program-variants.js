@@ -1,0 +1,171 @@
+'use strict';
+// Every program nodetrace can make from a d-scripts/*.bt file, as the plans
+// (lib/tracer/plan.js) its own planners make for one bpftrace, and a way to
+// compile a plan's program with a real bpftrace without loading or
+// attaching anything (lib/tracer/capabilities.js compileOnlyArgs): for
+// test/programs-compile.test.js, which compiles each on every bpftrace tier.
+//
+// What the planners need is real: a Node process (the host's node, whose
+// static binary has every probe point) started with nodetrace's provider, so
+// that it maps bunyan's and nodetrace's HTTP probe libraries; the node
+// binary for -c; sqlite3's add-on. Plans the planners make only for some
+// builds (the @pool part left out for a libuv without symbols) are made
+// from the same functions with those symbols taken away.
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { spawn } = require('child_process');
+const { planTracer, readScript, SCRIPT_DIR } = require('../../lib/tracer/plan');
+const { withoutOptional } = require('../../lib/tracer/template');
+const { compileOnlyArgs, stringLimitEnv, usdtPathForPid } = require('../../lib/tracer/capabilities');
+const { findProbePoints, POOL } = require('../../lib/latency/probe-points');
+const { latencyProgram } = require('../../lib/latency/program');
+const latency = require('../../lib/commands/latency');
+const gc = require('../../lib/commands/gc');
+const loop = require('../../lib/commands/loop');
+const profile = require('../../lib/commands/profile');
+const { planSnoop } = require('../../lib/snoop/plan');
+const { planHttp } = require('../../lib/http/plan');
+const { planEbadf } = require('../../lib/ebadf/program');
+const { LINUX_ERRNO } = require('../../lib/ebadf/errno');
+
+const ROOT = path.join(__dirname, '..', '..');
+const ADDON = path.join(ROOT, 'node_modules', 'sqlite3', 'build', 'Release', 'node_sqlite3.node');
+const errno = (name) => ({ name, number: LINUX_ERRNO[name] });
+// A tracer object for planning as that version would (the binary compiling is another matter).
+const bpftraceOf = (version, file = '/usr/bin/bpftrace') => ({ name: 'bpftrace', path: file, version, versionParts: null });
+
+/**
+ * The variants of every .bt file for `tracer`, each { name, plan }.
+ * @param {object} tracer  from lib/tracer/detect.js (its version decides what the planners choose)
+ * @param {object} ctx     { pid: a node process mapping bunyanLib and httpLib, bunyanLib, httpLib }
+ */
+function bpftraceVariants(tracer, { pid, bunyanLib, httpLib }) {
+  const out = [];
+  const add = (name, plan) => out.push({ name, plan });
+  const p = String(pid);
+  const command = `${process.execPath} ${path.join(ROOT, 'test', 'targets', 'sqlite-loop.js')}`;
+
+  // latency: as it runs, with --paths --hosts, with -c (cpid); without the
+  // pool's symbols (@pool and @names left out), alone and with -c; each
+  // optional part left out alone.
+  add('latency -p', latency.plan({ pid: p }, tracer));
+  add('latency -p --paths --hosts', latency.plan({ pid: p, paths: true, hosts: true }, tracer));
+  add('latency -c', latency.plan({ command }, tracer));
+  const points = findProbePoints(pid).points;
+  const noPool = Object.fromEntries(Object.entries(points).filter(([name]) => !POOL.includes(name)));
+  const fromProgram = (program, extra = {}) => planTracer(tracer, {
+    script: program.script, pid, args: program.args, without: program.without, programText: program.programText, extra: program.extra, ...extra,
+  });
+  add('latency -p, libuv without pool symbols', fromProgram(latencyProgram(noPool, { pid })));
+  add('latency -c, libuv without pool symbols', fromProgram(latencyProgram(noPool, { pid: 0, cpid: true }), { pid: undefined, command, outputFile: 'out' }));
+  // @names alone: its arguments stay, unused. (@pool cannot go without
+  // @names, part of which it holds: pool.alone, below, does not compile.)
+  add('latency, @names alone left out', latencyWithout(tracer, pid, points, ['names']));
+
+  // The article's way (bench/latency-overhead.js runs it, not the CLI): as its header says.
+  add('addon-latency-every-function', planTracer(tracer, {
+    script: 'addon-latency-every-function', pid, args: { NODE_FILE: `/proc/${pid}/exe`, ADDON },
+  }));
+
+  add('gc -p (IncrementalMarking::Step filled in)', gc.plan({ pid: p }, tracer));
+  add('loop -p --stacks', loop.plan({ pid: p, over: '100ms', stacks: true }, tracer));
+  add('profile -p', profile.plan({ pid: p, frequency: 99 }, tracer));
+  add('profile -c (cpid)', profile.plan({ command, frequency: 99 }, tracer));
+  add('profile --off-cpu -p --all-threads', profile.plan({ pid: p, offCpu: true, allThreads: true }, tracer));
+  add('profile --off-cpu -c (cpid)', profile.plan({ command, offCpu: true }, tracer));
+
+  for (const mode of ['stop', 'abort']) {
+    const o = { tracer, mode, errnos: [errno('EBADF')], count: 1 };
+    add(`ebadf ${mode} -p`, planEbadf({ ...o, pid, syscalls: ['close'] }));
+    add(`ebadf ${mode} --name, --syscall close,dup2, four errnos (PROBES filled in)`,
+      planEbadf({ ...o, name: 'node', syscalls: ['close', 'dup2'], errnos: ['EBADF', 'EPIPE', 'EIO', 'EINTR'].map(errno) }));
+  }
+
+  // snoop: the script this version gets (log-snoop-whole.bt from 0.23),
+  // and the other one as the version that gets it plans it, so that each
+  // file compiles everywhere.
+  const bunyan = { kind: 'pids', pids: [pid], libraries: [bunyanLib], describe: `PID ${pid}` };
+  const everyBunyan = { kind: 'all', pids: [], libraries: [bunyanLib], describe: 'every process' };
+  const scripts = new Set();
+  for (const planner of [tracer, bpftraceOf('0.17.0', tracer.path), bpftraceOf('0.23.2', tracer.path)]) {
+    const script = planSnoop(planner, bunyan, 40).script;
+    if (scripts.has(script)) continue;
+    scripts.add(script);
+    add(`snoop PID -l warn (${script}, as ${planner.version} plans it)`, planSnoop(planner, bunyan, 40));
+    add(`snoop '*' (${script}, as ${planner.version} plans it)`, planSnoop(planner, everyBunyan, 10));
+  }
+
+  const http = { kind: 'pids', pids: [pid], libraries: [httpLib], describe: `PID ${pid}` };
+  add('http -p', planHttp(tracer, http, 0));
+  add('http \'*\' --slower-than 100', planHttp(tracer, { kind: 'all', pids: [], libraries: [httpLib], describe: 'every process' }, 100000));
+  // http.bt, kept for reading by eye (nodetrace runs http-batched.bt), with the same arguments.
+  add('http.bt -p', planTracer(tracer, {
+    script: 'http', pid, args: { LIBRARY: usdtPathForPid(tracer, pid, httpLib), PID: pid, MIN_US: 0 }, env: stringLimitEnv(tracer, 200),
+  }));
+  return out;
+}
+
+// The latency program with some of its optional parts left out, and every
+// argument given (names read: 3).
+function latencyWithout(tracer, pid, points, parts) {
+  const full = latencyProgram(points, { pid, names: 3 });
+  let text = readScript('addon-latency', 'bpftrace');
+  for (const part of parts) text = withoutOptional(text, part);
+  return planTracer(tracer, { script: 'addon-latency', pid, args: full.args, programText: text, env: stringLimitEnv(tracer, 128) });
+}
+
+// The plan's program as it would run: the file, or the instantiated text.
+function programOf(plan) {
+  return plan.programText !== null ? plan.programText : fs.readFileSync(plan.scriptFile, 'utf8');
+}
+
+/**
+ * Compiles a plan's program with `tracer` (a bpftrace binary) and its own
+ * arguments, environment and options, loading and attaching nothing.
+ * Resolves { status, stderr, ms }.
+ */
+function compile(tracer, plan, { timeoutMs = 180000 } = {}) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-compile-'));
+  for (const f of plan.files) fs.writeFileSync(path.join(dir, f.name), f.text, { mode: 0o600 });
+  for (const l of plan.links) fs.symlinkSync(l.target, path.join(dir, l.name));
+  const argv = plan.argv.map((a) => (typeof a === 'object' ? path.join(dir, a.temp) : a));
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(tracer.path, [...compileOnlyArgs(tracer), ...argv], {
+      env: { ...process.env, ...plan.env }, stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (c) => { stderr += c; });
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (status, signal) => {
+      clearTimeout(timer);
+      fs.rmSync(dir, { recursive: true, force: true });
+      resolve({ status, signal, stderr, ms: Date.now() - started });
+    });
+  });
+}
+
+// The optional parts of a script (/* @NAME */ markers), each with the parts
+// marked inside its blocks (leaving it out leaves out some of those too).
+function partsOf(text) {
+  const parts = new Map();
+  const open = [];
+  for (const line of text.split('\n')) {
+    const m = /\/\* @([a-z]+)( begin| end)? \*\/\s*$/.exec(line);
+    if (!m) continue;
+    const [, name, edge] = m;
+    if (!parts.has(name)) parts.set(name, new Set());
+    for (const outer of open) if (outer !== name) parts.get(outer).add(name);
+    if (edge === ' begin') open.push(name);
+    if (edge === ' end') open.splice(open.lastIndexOf(name), 1);
+  }
+  return parts;
+}
+
+function bpftraceScripts() {
+  return fs.readdirSync(SCRIPT_DIR).filter((f) => f.endsWith('.bt')).sort();
+}
+
+module.exports = { bpftraceVariants, latencyWithout, compile, programOf, partsOf, bpftraceScripts, bpftraceOf };
