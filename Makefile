@@ -21,7 +21,7 @@ APT_GET := apt-get -o DPkg::Lock::Timeout=600
 ROOT_ENV := env $(if $(CI),CI=$(CI)) $(if $(NODETRACE_CACHE),NODETRACE_CACHE=$(NODETRACE_CACHE))
 DEMO_SECONDS ?= 5
 
-.PHONY: all deps system-deps browser tracefs demo test unit bench clean node-builds bpftrace-tiers bpftrace-tiers-if-available test-tiers dtrace dtrace-if-available
+.PHONY: all deps system-deps browser tracefs checkout-readable demo test unit bench clean node-builds bpftrace-tiers bpftrace-tiers-if-available test-tiers dtrace dtrace-if-available
 
 all: deps
 
@@ -70,9 +70,22 @@ demo: deps
 # bpftrace and node, those builds, DTrace), then each command's core tests
 # (@core) under the newer bpftrace tiers. On 2 cores: about 25 minutes with
 # the cache made, 40 with it made from nothing (docs/platforms.md).
-test: deps browser node-builds dtrace-if-available bpftrace-tiers-if-available
-	$(SUDO) $(ROOT_ENV) npx mocha 'test/**/*.test.js'
-	$(SUDO) $(ROOT_ENV) scripts/test-matrix.sh $(BPFTRACE_TIERS)
+# The tiers run even when the main suite failed: one run shows every failure.
+test: checkout-readable deps browser node-builds dtrace-if-available bpftrace-tiers-if-available
+	status=0; \
+	$(SUDO) $(ROOT_ENV) npx mocha 'test/**/*.test.js' || status=1; \
+	$(SUDO) $(ROOT_ENV) scripts/test-matrix.sh $(BPFTRACE_TIERS) || status=1; \
+	exit $$status
+
+# Some tests run processes as nobody and as a throwaway user (not root, a
+# hostile local user) from the checkout: say so at once where those cannot
+# read it (a clone under a home directory of mode 0700, Debian 12's default
+# for new users), rather than fail those tests with "Cannot find module".
+checkout-readable:
+	@$(SUDO) runuser -u nobody -- test -r '$(CURDIR)/register.js' || { \
+	  echo "make test: other users cannot read $(CURDIR), and some tests run processes as nobody" >&2; \
+	  echo "  and as a throwaway user from it: let them in (chmod o+x on each directory above it) or clone it elsewhere" >&2; \
+	  exit 1; }
 
 # The Node builds of the integration test matrix (official 22/24/26, Debian's
 # 18), cached under $${NODETRACE_CACHE:-/var/cache/nodetrace}/node; see the script.
