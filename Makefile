@@ -68,8 +68,7 @@ demo: deps
 # once made): chromium, the Node builds of the matrix, DTrace for Linux and
 # the bpftrace tiers. Then the full suite in the main cell (the host's
 # bpftrace and node, those builds, DTrace), then each command's core tests
-# (@core) under the newer bpftrace tiers. On 2 cores: about 25 minutes with
-# the cache made, 40 with it made from nothing (docs/platforms.md).
+# (@core) under the newer bpftrace tiers. How long it takes: README's Set-up.
 # The tiers run even when the main suite failed: one run shows every failure.
 test: checkout-readable deps browser node-builds dtrace-if-available bpftrace-tiers-if-available
 	status=0; \
