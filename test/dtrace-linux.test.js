@@ -222,6 +222,8 @@ describe('DTrace for Linux @tracer @dtrace', function () {
   // it needs no USDT probe.
   describe('loop.d on a loop blocked 200 ms every second', function () {
     const STALL_US = 200000;
+    // As in test/loop.test.js: a loaded host may lengthen a stall, by no promised bound.
+    const LOADED_TURN_SLACK_US = STALL_US;
     let target;
     let json;
     before(async function () {
@@ -237,7 +239,7 @@ describe('DTrace for Linux @tracer @dtrace', function () {
       assert(json.stalls.length >= 5 && json.stalls.length <= 9, `${json.stalls.length} stalls`);
       for (const s of json.stalls) assert(s.busy_us >= STALL_US, `a stall of ${s.busy_us} µs is shorter than the busy-wait`);
       const median = json.stalls.map((s) => s.busy_us).sort((a, b) => a - b)[Math.floor(json.stalls.length / 2)];
-      assert(median < 2 * STALL_US, `median stall ${median} µs`);
+      assert(median < STALL_US + LOADED_TURN_SLACK_US, `median stall ${median} µs`);
       for (const s of json.stalls) assert(Math.abs(Date.parse(s.ended_at) - Date.now()) < 240000, `${s.ended_at} is not a time of this run`);
     });
 

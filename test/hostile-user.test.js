@@ -164,7 +164,9 @@ describe('a hostile local user @tracer', function () {
       const started = Date.now();
       const r = await nt.exit;
       assert.strictEqual(r.code, 0, nt.stderr);
-      assert(Date.now() - started < 30000, 'the snoop ended on time (-d 8), whatever was swapped in');
+      // -d 8 counts from the attach, before this; the rest is slack for ending on a loaded host.
+      const END_BOUND_MS = 30000;
+      assert(Date.now() - started < END_BOUND_MS, 'the snoop ended on time (-d 8), whatever was swapped in');
     } finally {
       clearInterval(sampler);
     }

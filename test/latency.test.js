@@ -10,9 +10,13 @@ const SQLITE_KINDS = ['Work_BeginOpen', 'Work_BeginExec', 'Work_BeginClose', 'Wo
 // not seen is left out.
 const PLUMBING = /napi_queue_async_work|ThreadPoolWork::ScheduleWork/;
 const names = (kinds) => kinds.map((k) => `${k.name} (${k.count})`).join(', ');
+// One trace, start to end: bpftrace reads node's symbols (CPU-bound) and
+// attaches and detaches each uprobe (an RCU grace period each), all slower
+// on a loaded host: 47 s for -d 3 at a load of 19 on 2 cores, 8 s idle.
+const TRACE_BOUND_MS = 110000;
 
 describe('nodetrace latency @tracer', function () {
-  this.timeout(90000);
+  this.timeout(TRACE_BOUND_MS + 10000);
   before(function () { requireTracing(this); });
   afterEach(killStragglers);
 
@@ -22,13 +26,14 @@ describe('nodetrace latency @tracer', function () {
     let json;
     let text;
     before(async function () {
+      this.timeout(2 * TRACE_BOUND_MS + 10000);   // two traces
       // A uprobe fires in every process that maps the binary: the other
       // process's work must not show up in this one's trace.
       other = await startTarget('crypto-loop.js');
       target = await startTarget('sqlite-loop.js');
       const [j, t] = [
-        await nodetrace(['latency', '-p', String(target.pid), '-d', '3', '--json']),
-        await nodetrace(['latency', '-p', String(target.pid), '-d', '3']),
+        await nodetrace(['latency', '-p', String(target.pid), '-d', '3', '--json'], { timeoutMs: TRACE_BOUND_MS }),
+        await nodetrace(['latency', '-p', String(target.pid), '-d', '3'], { timeoutMs: TRACE_BOUND_MS }),
       ];
       assert.strictEqual(j.code, 0, j.stderr);
       assert.strictEqual(t.code, 0, t.stderr);
@@ -77,11 +82,11 @@ describe('nodetrace latency @tracer', function () {
   });
 
   it('names Node\'s own crypto.pbkdf2 work so (its C++ function with --symbols), and --addons-only hides it', async function () {
-    this.timeout(360000);   // three traces
+    this.timeout(3 * TRACE_BOUND_MS + 10000);   // three traces
     const target = await startTarget('crypto-loop.js');
     const other = await startTarget('sqlite-loop.js');
     try {
-      const all = await nodetrace(['latency', '-p', String(target.pid), '-d', '2', '--json'], { timeoutMs: 110000 });
+      const all = await nodetrace(['latency', '-p', String(target.pid), '-d', '2', '--json'], { timeoutMs: TRACE_BOUND_MS });
       assert.strictEqual(all.code, 0, all.stderr);
       const kinds = JSON.parse(all.stdout).kinds;
       const pbkdf2 = kinds.find((k) => k.name === 'crypto.pbkdf2');
@@ -89,10 +94,10 @@ describe('nodetrace latency @tracer', function () {
       assert(pbkdf2.symbols.some((sym) => /PBKDF2/.test(sym)), `found from ${pbkdf2.symbols}`);
       assert(!kinds.some((k) => /sqlite3/.test(k.name)), `the sqlite3 loop's work leaked in: ${names(kinds)}`);
       assert(pbkdf2.count > 5);
-      const raw = await nodetrace(['latency', '-p', String(target.pid), '-d', '2', '--json', '--symbols'], { timeoutMs: 110000 });
+      const raw = await nodetrace(['latency', '-p', String(target.pid), '-d', '2', '--json', '--symbols'], { timeoutMs: TRACE_BOUND_MS });
       assert.strictEqual(raw.code, 0, raw.stderr);
       assert(JSON.parse(raw.stdout).kinds.some((k) => /PBKDF2Traits/.test(k.name)), names(JSON.parse(raw.stdout).kinds));
-      const addons = await nodetrace(['latency', '-p', String(target.pid), '-d', '2', '--json', '--addons-only'], { timeoutMs: 110000 });
+      const addons = await nodetrace(['latency', '-p', String(target.pid), '-d', '2', '--json', '--addons-only'], { timeoutMs: TRACE_BOUND_MS });
       assert.strictEqual(addons.code, 0, addons.stderr);
       assert(!JSON.parse(addons.stdout).kinds.some((k) => /pbkdf2|PBKDF2/.test(k.name)));
     } finally {
@@ -108,7 +113,7 @@ describe('nodetrace latency @tracer', function () {
     let r;
     try {
       r = await nodetrace(['latency', '-c', `${process.execPath} test/targets/sqlite-loop.js`, '--json'],
-        { env: { SECONDS: '4' } });
+        { env: { SECONDS: '4' }, timeoutMs: TRACE_BOUND_MS });
     } finally {
       stopTarget(other);
     }
@@ -123,7 +128,7 @@ describe('nodetrace latency @tracer', function () {
   it('prints what was gathered when the target exits mid-trace, and exits 0', async function () {
     // Long enough to outlast attaching on a loaded machine.
     const target = await startTarget('sqlite-loop.js', { env: { SECONDS: '12' } });
-    const r = await nodetrace(['latency', '-p', String(target.pid), '-d', '30']);
+    const r = await nodetrace(['latency', '-p', String(target.pid), '-d', '30'], { timeoutMs: TRACE_BOUND_MS });
     assert.strictEqual(r.code, 0, r.stderr);
     assert.match(r.stderr, /exited/);
     assert.match(r.stdout, /Work_BeginExec/);
@@ -134,6 +139,7 @@ describe('nodetrace latency @tracer', function () {
     try {
       // SIGINT a few seconds after nodetrace says its probes are in place.
       const r = await nodetrace(['latency', '-p', String(target.pid)], {
+        timeoutMs: TRACE_BOUND_MS,
         onSpawn: (child) => child.stderr.on('data', (c) => {
           if (/tracing PID/.test(c)) setTimeout(() => child.kill('SIGINT'), 3000);
         }),

@@ -6,6 +6,12 @@ const assert = require('assert');
 const { requireTracing, startTarget, stopTarget, nodetrace, killStragglers } = require('./support/harness');
 
 const STALL_US = 200000;
+// The busy-wait ends by the clock (hrtime), so a stall is never shorter; a
+// loaded host can make it longer (the CPU taken away across the deadline, the
+// turn's other work delayed), which no clock promises to bound: the median
+// stall may be this much longer before the test calls it wrong (the next
+// wrong answer, two turns or a whole interval as one, is 1 s and more).
+const LOADED_TURN_SLACK_US = STALL_US;
 
 describe('nodetrace loop @tracer', function () {
   this.timeout(120000);
@@ -27,12 +33,12 @@ describe('nodetrace loop @tracer', function () {
 
     it('reports the stalls, each within one log2 bucket of 200 ms @core', function () {
       // 8 s of tracing holds 7 to 8 whole busy-waits; a loaded host can
-      // stretch a wait (the CPU taken away mid-spin), never shorten one,
-      // and so may leave fewer in the time.
+      // stretch a wait or delay the timer that starts one, and so may leave
+      // fewer in the time.
       assert(json.stalls.length >= 5 && json.stalls.length <= 9, `${json.stalls.length} stalls`);
       for (const s of json.stalls) assert(s.busy_us >= STALL_US, `a stall of ${s.busy_us} µs is shorter than the busy-wait`);
       const median = json.stalls.map((s) => s.busy_us).sort((a, b) => a - b)[Math.floor(json.stalls.length / 2)];
-      assert(median < 2 * STALL_US, `median stall ${median} µs`);
+      assert(median < STALL_US + LOADED_TURN_SLACK_US, `median stall ${median} µs`);
       const times = json.stalls.map((s) => Date.parse(s.ended_at));
       for (const t of times) assert(Math.abs(t - Date.now()) < 120000, 'stall times are wall-clock times of this run');
     });

@@ -7,10 +7,14 @@
 const assert = require('assert');
 const fs = require('fs');
 const path = require('path');
-const { TracerSession, abnormalEnd } = require('../lib/tracer/session');
+const { TracerSession, abnormalEnd, QUIESCE_TIMEOUT_MS } = require('../lib/tracer/session');
 const { renderPlan } = require('../lib/tracer/plan');
 
 const DEAF = path.join(__dirname, 'support', 'deaf-tracer.js');
+// A session that gives up on a tracer must end in about its own timers'
+// time; nothing promises how long starting and ending node take on a host
+// busy with other tests, so the bounds below allow this much beyond them.
+const LOADED_HOST_SLACK_MS = 4000;
 
 // A plan that runs `node <script>` as if it were the named tracer.
 function fakePlan(tracerName, script = DEAF, extra = {}) {
@@ -78,7 +82,8 @@ describe('TracerSession: ending a tracer that streams events (plan.quiesce)', fu
     const r = await run(fakePlan('bpftrace', script, { quiesce, env: { DISCARDING_TRACER_DEAF: '1' } }));
     assert.strictEqual(r.code, 0);
     assert.match(r.errors.join('\n'), /discarded events/);
-    assert(Date.now() - started < 6000, `took ${Date.now() - started} ms`);
+    const bound = 300 + QUIESCE_TIMEOUT_MS + LOADED_HOST_SLACK_MS;   // -d 0.3 s, then the give-up
+    assert(Date.now() - started < bound, `took ${Date.now() - started} ms`);
   });
 });
 
@@ -131,7 +136,7 @@ describe('TracerSession: a tracer that dies is never a clean run', function () {
     const script = path.join(__dirname, 'support', 'hanging-tracer.js');
     const started = Date.now();
     const r = await run(fakePlan('bpftrace', script), { durationSeconds: 30, attachTimeoutMs: 500 });
-    assert(Date.now() - started < 5000, 'bounded');
+    assert(Date.now() - started < 500 + LOADED_HOST_SLACK_MS, 'bounded');
     assert.strictEqual(r.ready, false);
     assert.strictEqual(r.attachTimedOut, true);
     assert.strictEqual(r.attachTimeoutMs, 500);

@@ -109,7 +109,8 @@ describe('nodetrace snoop @tracer', function () {
   // the records first (lib/tracer/session.js quiesce), so that a record fired
   // just before Ctrl-C or the end of -d is shown, not counted as lost.
   it('shows every record fired up to the end of -d, from a process logging 5,000 a second @core', async function () {
-    const apps = [await startTarget('bunyan-throughput.js', { args: ['-r', REGISTER], env: { RATE: '5000', DURATION: '60' } })];
+    const RATE = 5000;
+    const apps = [await startTarget('bunyan-throughput.js', { args: ['-r', REGISTER], env: { RATE: String(RATE), DURATION: '60' } })];
     started.push(apps[0]);
     // With one PID, 0.24+ filters the signal's tracepoint out (-p): two PIDs run without -p.
     if (filtersEveryProbeByPid(detectBpftrace())) {
@@ -121,7 +122,8 @@ describe('nodetrace snoop @tracer', function () {
       assert.strictEqual(r.code, 0, r.stderr);
       const m = /nodetrace: (\d+) records from \d+ process(es)?; none lost\./.exec(r.stderr);
       assert(m, `run ${run + 1}: ${r.stderr}`);
-      assert(+m[1] > 1000, `run ${run + 1}: only ${m[1]} records in 1 s`);
+      // Only that it ran at a high rate: a loaded host slows the target, so a fifth of its rate will do.
+      assert(+m[1] > RATE / 5, `run ${run + 1}: only ${m[1]} records in 1 s`);
     }
   });
 

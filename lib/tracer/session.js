@@ -312,4 +312,6 @@ function readIfThere(file) {
   }
 }
 
-module.exports = { TracerSession, abnormalEnd, howItExited, tracerComplaints, READY_MARKER, END_MARKER, ATTACH_TIMEOUT_MS, isNoise };
+module.exports = {
+  TracerSession, abnormalEnd, howItExited, tracerComplaints, READY_MARKER, END_MARKER, ATTACH_TIMEOUT_MS, QUIESCE_TIMEOUT_MS, isNoise,
+};
