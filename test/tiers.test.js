@@ -29,6 +29,18 @@ describe('choosing the bpftrace (NODETRACE_BPFTRACE)', function () {
     assert.strictEqual(detectBpftrace({ NODETRACE_BPFTRACE: __dirname }).available, false, 'a directory');
   });
 
+  it('says a bpftrace that does not answer in time is slow, never that there is none', function () {
+    process.env.FAKE_BPFTRACE_DELAY = '2';
+    let t;
+    try {
+      t = detectBpftrace({ NODETRACE_BPFTRACE: FAKE }, { timeoutMs: 300 });
+    } finally {
+      delete process.env.FAKE_BPFTRACE_DELAY;
+    }
+    assert.strictEqual(t.available, false);
+    assert.match(t.reason, /--version did not answer within 0\.3 s \(a heavily loaded host\?\); try again$/);
+  });
+
   it('puts bpftrace before dtrace when set; unset or empty, dtrace first as before', function () {
     const seen = [];
     const detectors = {

@@ -27,15 +27,23 @@ function findOnPath(name, envPath = process.env.PATH || '') {
   return null;
 }
 
-function runForOutput(file, args) {
+// 30 s: a bpftrace from a tier root loads its LLVM libraries first, which
+// took over 10 s on this host under a load of 30 (0.1 s idle).
+const VERSION_TIMEOUT_MS = 30000;
+
+// What `file args` printed; `timedOut` when it did not answer in time (a
+// loaded host: never to be read as "not a tracer").
+function runForOutput(file, args, timeoutMs = VERSION_TIMEOUT_MS) {
   try {
-    // 30 s: a bpftrace from a tier root loads its LLVM libraries first, which
-    // took over 10 s on this host under a load of 30 (0.1 s idle).
-    return execFileSync(file, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 30000 });
+    return { text: execFileSync(file, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs }) };
   } catch (err) {
     // dtrace -V prints to stdout and exits 0; systemtap's prints usage and fails.
-    return String(err.stdout || '') + String(err.stderr || '');
+    return { text: String(err.stdout || '') + String(err.stderr || ''), timedOut: err.code === 'ETIMEDOUT' };
   }
+}
+
+function noAnswer(file, args, timeoutMs = VERSION_TIMEOUT_MS) {
+  return `${file} ${args.join(' ')} did not answer within ${timeoutMs / 1000} s (a heavily loaded host?); try again`;
 }
 
 // Pure: what `dtrace -V` printed says about it: { flavor, version } or null.
@@ -77,7 +85,9 @@ const DTRACE_FLAVORS = {
 function detectDtrace() {
   const { file, reason } = chosenBinary('dtrace', 'NODETRACE_DTRACE');
   if (!file) return { name: 'dtrace', available: false, reason: reason || 'not installed' };
-  const parsed = parseDtraceVersion(runForOutput(file, ['-V']));
+  const out = runForOutput(file, ['-V']);
+  const parsed = parseDtraceVersion(out.text);
+  if (!parsed && out.timedOut) return { name: 'dtrace', available: false, path: file, reason: noAnswer(file, ['-V']) };
   if (!parsed) {
     return { name: 'dtrace', available: false, path: file,
       reason: `${file} is not DTrace (systemtap's dtrace(1) stub for -G/-h, probably)` };
@@ -97,11 +107,14 @@ function detectDtrace() {
 // it, dry runs print it).
 const BPFTRACE_ENV = 'NODETRACE_BPFTRACE';
 
-function detectBpftrace(env = process.env) {
+function detectBpftrace(env = process.env, { timeoutMs = VERSION_TIMEOUT_MS } = {}) {
   const { file, reason, explicit } = chosenBinary('bpftrace', BPFTRACE_ENV, env);
   if (!file) return { name: 'bpftrace', available: false, reason: reason || 'not installed' };
-  const version = parseBpftraceVersion(runForOutput(file, ['--version']));
-  if (!version) return { name: 'bpftrace', available: false, path: file, reason: `${file} --version printed no version` };
+  const out = runForOutput(file, ['--version'], timeoutMs);
+  const version = parseBpftraceVersion(out.text);
+  if (!version) {
+    return { name: 'bpftrace', available: false, path: file, reason: out.timedOut ? noAnswer(file, ['--version'], timeoutMs) : `${file} --version printed no version` };
+  }
   return { name: 'bpftrace', available: true, path: file, version: version.text, versionParts: version,
     chosenBy: explicit ? BPFTRACE_ENV : null };
 }
@@ -134,8 +147,9 @@ function requireTracer(requested) {
   const { tracer, seen } = chooseTracer(requested);
   if (tracer) return tracer;
   const why = seen.map((t) => `${t.name}: ${t.reason}`).join('; ');
-  throw new UserError(requested ? `${requested} is not usable here (${why}).` : `no tracer found (${why}).`,
-    { hint: INSTALL_HINT });
+  const slow = seen.some((t) => t.path && /did not answer/.test(t.reason));
+  throw new UserError(requested ? `${requested} is not usable here (${why}).` : `no tracer ${slow ? 'answered' : 'found'} (${why}).`,
+    { hint: slow ? 'The host is busy: run the command again.' : INSTALL_HINT });
 }
 
 module.exports.requireTracer = requireTracer;
