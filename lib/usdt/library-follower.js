@@ -79,6 +79,7 @@ class LibraryFollower {
    *   newGeneration(plan, libs) -> a Generation (or a subclass with the command's state)
    *   session(gen) -> TracerSession options (onLine, statusStream, ...)
    *   ended(gen, result) once a generation's tracer has exited
+   *   onEnding(reason) once the trace is ending
    *   durationSeconds: -d, a deadline for the whole trace from the first
    *             tracer's attach, whatever is re-planned
    */
@@ -160,7 +161,10 @@ class LibraryFollower {
 
   // Ends the trace: every tracer is told to end.
   stop(reason) {
-    if (!this.ending) this.ending = reason;
+    if (!this.ending) {
+      this.ending = reason;
+      if (this.o.onEnding) this.o.onEnding(reason);
+    }
     for (const g of this.generations) if (g.session) g.session.end(reason);
   }
 
