@@ -164,6 +164,7 @@ const VERIFY_PER_SCAN = 32;          // files read and checked in one scan
 const ENTRIES_PER_DIR = 4096;        // entries of one directory looked at
 const YOUNG_PROCESS_MS = 10000;      // a process this young has its maps read every scan
 const OLDER_PROCESSES_PER_SCAN = 64; // older processes whose maps are read again, in turn
+const FULL_CHECK_EVERY = 15;         // scans: every file is stat'ed again this often
 
 // A file's identity and version, from lstat: what a verdict is kept for.
 function stampOf(st) {
@@ -195,6 +196,7 @@ class LibraryScan {
     this.dirs = new Map();        // dir -> { stamp, files: [path] }
     this.processes = new Map();   // pid -> { startedAtMs, uid, files: [path] }
     this.turn = 0;
+    this.scans = 0;
     this.last = { verified: 0, waiting: 0, crowded: [] };   // what the last scan did
     this.refusals = [];           // { path, why }: libraries of the provider refused, not yet said
   }
@@ -212,17 +214,21 @@ class LibraryScan {
     const mapped = [];
     for (const p of this.processes.values()) mapped.push(...p.files);
     const found = mapped.filter((f) => this.verdict(f) === true);
+    // Files of a directory that did not change keep their verdicts without
+    // a stat, but for one scan in FULL_CHECK_EVERY (a file changed in place).
+    const full = this.scans++ % FULL_CHECK_EVERY === 0;
     const byDir = [];
     for (const dir of this.candidateDirs()) {
-      const files = this.listed(dir);
-      if (files.length) byDir.push(files);
+      const { files, changed } = this.listed(dir);
+      if (files.length) byDir.push({ files, trust: !changed && !full });
     }
     // One file from each directory in turn until the budget is spent.
     const undecided = [];
-    for (const files of byDir) {
+    for (const { files, trust } of byDir) {
       const waiting = [];
       for (const f of files) {
-        const v = this.cached(f);
+        const known = trust ? this.verdicts.get(f) : null;
+        const v = known ? known.ok : this.cached(f);
         if (v === true) found.push(f);
         else if (v === null) waiting.push(f);
       }
@@ -291,14 +297,14 @@ class LibraryScan {
     const st = lstatStamp(dir);
     if (!st || !st.isDirectory()) {
       this.dirs.delete(dir);
-      return [];
+      return { files: [], changed: true };
     }
     const stamp = stampOf(st);
     const known = this.dirs.get(dir);
-    if (known && known.stamp === stamp) return known.files;
+    if (known && known.stamp === stamp) return { files: known.files, changed: false };
     const files = [];
     let d;
-    try { d = fs.opendirSync(dir); } catch (err) { return []; }
+    try { d = fs.opendirSync(dir, { bufferSize: 1024 }); } catch (err) { return { files: [], changed: true }; }
     try {
       for (let n = 0; ; n++) {
         const e = d.readSync();
@@ -310,13 +316,14 @@ class LibraryScan {
       d.closeSync();
     }
     this.dirs.set(dir, { stamp, files });
-    return files;
+    return { files, changed: true };
   }
 
   // The libraries each process maps: read for new and young processes at
   // every scan, for older ones in turn.
   readProcesses() {
     const now = Date.now();
+    const bootMs = bootTimeMs();
     const pids = proc.allPids().filter((pid) => pid !== process.pid);
     const alive = new Set(pids);
     for (const pid of this.processes.keys()) if (!alive.has(pid)) this.processes.delete(pid);
@@ -324,7 +331,8 @@ class LibraryScan {
     for (const pid of pids) {
       let p = this.processes.get(pid);
       if (!p) {
-        p = { startedAtMs: proc.stat.startedAtMs(pid), uid: proc.stat.uidOf(pid), files: [] };
+        const start = proc.stat.startTime(pid);
+        p = { startedAtMs: start === null || bootMs === null ? null : bootMs + Number(start) * 10, uid: proc.stat.uidOf(pid), files: [] };
         this.processes.set(pid, p);
         this.readMaps(pid, p);
       } else if (p.startedAtMs === null || now - p.startedAtMs < YOUNG_PROCESS_MS) {
@@ -348,6 +356,15 @@ class LibraryScan {
       if (reachable) p.files.push(reachable);
     }
   }
+}
+
+// When the host booted, in ms since the epoch (/proc/stat btime), or null;
+// a process's start (clock ticks since boot, USER_HZ 100) adds to it.
+function bootTimeMs() {
+  let text = '';
+  try { text = fs.readFileSync('/proc/stat', 'utf8'); } catch (err) { /* not Linux */ }
+  const m = /^btime (\d+)$/m.exec(text);
+  return m ? Number(m[1]) * 1000 : null;
 }
 
 // One scan per provider for the whole run: the trace's start and the
