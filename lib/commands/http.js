@@ -95,7 +95,7 @@ class HttpGeneration extends Generation {
 }
 
 // What a batch's fair share is, for the loss messages (d-scripts/http-batched.bt).
-const SHARE = 'once 2,048 requests of a 100 ms batch are taken, a process gets 256 more';
+const SHARE = 'beyond the first 1,024 requests of each 100 ms, a process gets 512';
 const LOST_WHY = 'the batch map was full, or nodetrace could not read them before the tracer ended';
 
 // Where the lines go: our stdout, with back-pressure. While stdout is full

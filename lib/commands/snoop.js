@@ -22,7 +22,7 @@ const { describeIdentity } = require('../usdt/process-identity');
 const { lossLines } = require('../usdt/loss');
 
 // What a batch's fair share is, for the loss messages (d-scripts/log-snoop.bt).
-const SHARE = 'once 2,048 entries of a 100 ms batch are taken, a process gets 256 more; an entry is a record, or 199 bytes of one on bpftrace 0.17';
+const SHARE = 'beyond the first 1,024 entries of each 100 ms, a process gets 512; an entry is a record, or 199 bytes of one on bpftrace 0.17';
 const LOST_WHY = 'the tracer could not keep up, or discarded them unread as the snoop ended';
 
 function builder(y) {

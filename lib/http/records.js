@@ -112,10 +112,6 @@ function batchRecords(req, { url = {}, err = {} } = {}, refused = () => {}) {
   return out.sort((a, b) => (a.ns < b.ns ? -1 : a.ns > b.ns ? 1 : 0));
 }
 
-function addTo(map, key, n) {
-  map.set(key, (map.get(key) || 0) + n);
-}
-
 /**
  * The tracer's output items (lines of http.bt, or JSON items of
  * http-batched.bt) -> completed records. What the script counted, printed
@@ -136,7 +132,7 @@ class RequestReader {
     // The @errN and @urlN maps of the batch being read, until its @reqN.
     this.fields = [{}, {}];
     this.refused = (pid, why) => {
-      addTo(this.malformedBy, pid, 1);
+      this.malformedBy.set(pid, (this.malformedBy.get(pid) || 0) + 1);
       if (!this.malformedWhy.has(pid)) this.malformedWhy.set(pid, why);
     };
   }
@@ -147,14 +143,19 @@ class RequestReader {
     this.fired = (this.fired || 0) + n;
   }
 
-  // A per-process count map ({"PID": n}) into `into`.
+  // A per-process count map ({"PID": n}) into `into`. END prints it, and
+  // bpftrace may print it again at exit, cleared or not (a second signal):
+  // the larger count is the count.
   addCounts(map, into, fired) {
     for (const [pid, n] of Object.entries(map)) {
       if (!PER_PID.test(pid) || !Number.isSafeInteger(n) || n < 0) continue;
-      addTo(into, Number(pid), n);
-      if (fired) this.addFired(n);
+      into.set(Number(pid), Math.max(into.get(Number(pid)) || 0, n));
     }
-    if (fired && this.fired === null) this.fired = 0;
+    if (fired) {
+      let total = 0;
+      for (const n of into.values()) total += n;
+      this.fired = total;
+    }
   }
 
   push(item) {

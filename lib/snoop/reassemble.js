@@ -186,8 +186,10 @@ class Reassembler {
     this.arrivedBy.set(pid, (this.arrivedBy.get(pid) || 0) + 1);
   }
 
+  // A per-process count printed again at exit (cleared or not) counts once:
+  // the larger is the count.
   addBy(into, byPid) {
-    for (const [pid, n] of byPid || []) into.set(pid, (into.get(pid) || 0) + n);
+    for (const [pid, n] of byPid || []) into.set(pid, Math.max(into.get(pid) || 0, n));
   }
 
   // Parsed item (parseItem) -> events.
@@ -199,12 +201,16 @@ class Reassembler {
         this.stats.lostEvents += p.events;
         return [{ type: 'lost', events: p.events }];
       case 'fired':
-        this.stats.fired = (this.stats.fired || 0) + p.records;
-        this.addBy(this.firedBy, p.byPid);
+        if (p.byPid) {
+          this.addBy(this.firedBy, p.byPid);
+          this.stats.fired = sum(this.firedBy);
+        } else {
+          this.stats.fired = (this.stats.fired || 0) + p.records;
+        }
         return [{ type: 'fired', records: p.records }];
       case 'over':
-        this.stats.over = (this.stats.over || 0) + p.records;
         this.addBy(this.overBy, p.byPid);
+        this.stats.over = sum(this.overBy);
         return [];
       case 'error': return [{ type: 'error', message: p.message }];
       case 'garbled': return [this.incomplete({ pid: 0, tid: 0, bytes: 0 }, 'a line of the tracer\'s output was garbled')];

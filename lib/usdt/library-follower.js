@@ -15,6 +15,7 @@
 //
 // The command keeps its own reading of the output: it gets each generation's
 // items (`onItem`) and decides with gen.keeps() which events are its to show.
+const path = require('path');
 const { TracerSession, abnormalEnd } = require('../tracer/session');
 const { onTerminationSignals } = require('../tracer/signals');
 const libraries = require('./probe-libraries');
@@ -255,12 +256,22 @@ class LibraryFollower {
     }
   }
 
-  // Libraries that declare the provider but failed the checks (absurd probe
-  // sites, too many: lib/usdt/library-check.js), said once each with their owner.
+  // Files refused by the scan (libraries that declare the provider but
+  // failed the checks, lib/usdt/library-check.js; files named as libraries
+  // too large or not regular), said once with their owner: those refused
+  // for one reason in one directory in one line (a user's thousands of
+  // files make one line, not thousands).
   sayRefusals() {
     if (this.o.tracer.name !== 'bpftrace') return;
+    const groups = new Map();
     for (const r of libraries.scanFor(this.o.provider).takeRefusals()) {
-      this.o.say(`not following ${r.path}, owned by ${fileOwnerText(r.path)}: ${r.why}.`);
+      const key = `${path.dirname(r.path)}\0${r.why}`;
+      if (!groups.has(key)) groups.set(key, { why: r.why, files: [] });
+      groups.get(key).files.push(r.path);
+    }
+    for (const { why, files } of groups.values()) {
+      const more = files.length > 1 ? ` and ${files.length - 1} more files in ${path.dirname(files[0])}` : '';
+      this.o.say(`not following ${files[0]}${more}, owned by ${fileOwnerText(files[0])}: ${why}.`);
     }
   }
 

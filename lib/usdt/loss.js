@@ -52,11 +52,12 @@ function lossLines(counts, o) {
   }
   rows.sort((a, b) => b.total - a.total);
   const lines = rows.slice(0, NAMED).map((r) => {
-    const of = r.fired ? ` of ${r.fired.toLocaleString('en-US')}` : '';
+    // "12 of 1,000 requests", or "12 requests" when the count is unknown.
+    const some = (n) => (r.fired ? `${n.toLocaleString('en-US')} of ${r.fired.toLocaleString('en-US')} ${r.fired === 1 ? o.noun : o.nouns}` : plural(n, o.noun, o.nouns));
     const parts = [];
-    if (r.over) parts.push(`${plural(r.over, o.noun, o.nouns)}${of} left out: it was over its share of a crowded batch (${o.share})`);
+    if (r.over) parts.push(`${some(r.over)} left out: it was over its share of a crowded batch (${o.share})`);
     if (r.malformed) parts.push(`${plural(r.malformed, o.noun, o.nouns)} refused as malformed (${r.why || 'not as the program writes them'})`);
-    if (r.lost) parts.push(`${plural(r.lost, o.noun, o.nouns)}${of} seen by the probes but not reported (${o.lostWhy})`);
+    if (r.lost) parts.push(`${some(r.lost)} seen by the probes but not reported (${o.lostWhy})`);
     const who = r.pid === null ? `processes the tracer's output did not name` : o.describe(r.pid);
     return `${who}: ${parts.join('; ')}.`;
   });

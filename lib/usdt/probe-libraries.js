@@ -198,10 +198,13 @@ class LibraryScan {
     this.turn = 0;
     this.scans = 0;
     this.last = { verified: 0, waiting: 0, crowded: [] };   // what the last scan did
-    this.refusals = [];           // { path, why }: libraries of the provider refused, not yet said
+    this.refusals = [];           // { path, why }: files refused that were worth saying, not yet said
   }
 
-  // Libraries that declare the provider but were refused, since last asked.
+  // Files refused since last asked that are worth saying: libraries that
+  // declare the provider but failed its checks, and files named as
+  // libraries that are too large or not regular files (not those of other
+  // providers, nor ones not named by their hash).
   takeRefusals() {
     return this.refusals.splice(0);
   }
@@ -256,6 +259,7 @@ class LibraryScan {
   quickVerdict(file, st) {
     if (st.isFile() && st.size <= BigInt(MAX_LIBRARY_BYTES)) return null;
     this.verdicts.set(file, { stamp: stampOf(st), ok: false });
+    this.refusals.push({ path: file, why: st.isFile() ? `it is larger than ${MAX_LIBRARY_BYTES / 1024} KB (lib/usdt's are about 10 KB)` : 'it is not a regular file' });
     return false;
   }
 
