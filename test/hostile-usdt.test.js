@@ -283,17 +283,19 @@ describe('snoop and http beside a hostile local user @tracer', function () {
       }`]);
     assert.strictEqual(r.status, 0, r.stderr);
     const libraries = require('../lib/usdt/probe-libraries');
+    // CPU time (this host is shared: wall time says more of the others).
     const times = [];
     for (let i = 0; i < 5; i++) {
-      const t = process.hrtime.bigint();
+      const t = process.cpuUsage();
       libraries.allLibraries(HTTP_PROVIDER);
-      times.push(Number(process.hrtime.bigint() - t) / 1e6);
+      const d = process.cpuUsage(t);
+      times.push((d.user + d.system) / 1000);
     }
-    console.log(`      scans of 3,000 files: ${times.map((t) => `${t.toFixed(0)} ms`).join(', ')}`);
+    console.log(`      scans of 3,000 files, CPU time: ${times.map((t) => `${t.toFixed(0)} ms`).join(', ')}`);
     // The first scan is at the start, before any tracer; the others run
     // every 2 s while tracing, with nodetrace's event loop blocked.
-    assert(times[0] < 2000, `the first scan took ${Math.round(times[0])} ms`);
-    assert(times.slice(1).every((t) => t < 200), `scans took ${times.map(Math.round).join(', ')} ms (the bound: 200 ms)`);
+    assert(times[0] < 1000, `the first scan took ${Math.round(times[0])} ms of CPU`);
+    assert(times.slice(1).every((t) => t < 150), `scans took ${times.map(Math.round).join(', ')} ms of CPU (the bound: 150 ms)`);
   });
 
   it('27.15: requests with a negative latency or status are refused as malformed, and said so, not blamed on full buffers', async function () {
@@ -345,7 +347,7 @@ describe('snoop and http beside a hostile local user @tracer', function () {
 
   it('23: snoop \'*\' notices a library that appears after it began within 2 s, and snoops it', async function () {
     const app = await startTarget('bunyan-prober.js', { operator: true, stdin: 'pipe' });
-    const nt = runNodetrace(['snoop', '*', '--json', '-d', '40']);
+    const nt = runNodetrace(['snoop', '*', '--json', '-d', '150']);
     await nt.wait('stderr', /snooping bunyan records/, 60000);
     // Let a scan or two pass, so that the new library's moment is any moment.
     await new Promise((resolve) => setTimeout(resolve, 3300));
@@ -355,7 +357,9 @@ describe('snoop and http beside a hostile local user @tracer', function () {
     const noticedS = (Date.now() - madeAt) / 1000;
     console.log(`      noticed ${noticedS.toFixed(1)} s after the process made its library`);
     assert(noticedS <= 2.5, `noticed ${noticedS} s after the library appeared`);
-    await nt.wait('stderr', /also snooping /, 60000);
+    // The new tracer covers both libraries: bpftrace 0.17 compiles its
+    // program once per probe site, seconds a library on a loaded host.
+    await nt.wait('stderr', /also snooping /, 120000);
     theirs.child.stdin.write('go 5\n');
     app.child.stdin.write('go 5\n');
     await theirs.out.wait('stdout', /done 5/, 30000);
