@@ -254,14 +254,15 @@ describe('snoop and http beside a hostile local user @tracer', function () {
         const sampler = setInterval(() => { peak = Math.max(peak, peakRssMb(nt.child.pid)); }, 500);
         let lines = 0;
         nt.child.stdout.on('data', (d) => { lines += d.split('\n').length - 1; nt.stdout = nt.stdout.slice(-100000); });
+        let r;
         try {
-          const r = await nt.exit;
-          assert.strictEqual(r.code, 0, nt.stderr.slice(-3000));
+          r = await nt.exit;
         } finally {
           clearInterval(sampler);
         }
-        assert(peak > 0 && peak < RSS_BOUND_MB, `nodetrace peaked at ${peak.toFixed(0)} MB (bound ${RSS_BOUND_MB} MB)`);
         console.log(`      ${mode[0]}: peak RSS ${peak.toFixed(0)} MB; ${lines} lines out`);
+        assert(peak > 0 && peak < RSS_BOUND_MB, `nodetrace peaked at ${peak.toFixed(0)} MB (bound ${RSS_BOUND_MB} MB)`);
+        assert.strictEqual(r.code, 0, nt.stderr.slice(-3000));
         if (mode[0] === '--latency') {
           assert.match(nt.stdout, new RegExp(`PID ${flooder.pid} \\(${user.name}\\): [\\d,]+ requests; [\\d,]+ requests beyond the first 100 routes folded into "\\(other routes\\)"`));
         } else {
@@ -320,10 +321,10 @@ describe('snoop and http beside a hostile local user @tracer', function () {
       await nt.wait('stderr', /tracing HTTP requests/, 60000);
       await svc.go(500);
       const r = await nt.exit;
-      assert.strictEqual(r.code, 0, nt.stderr);
       const got = jsonLines(nt.stdout).filter((o) => o.pid === svc.pid);
       assert.strictEqual(got.filter((o) => o.direction === 'server').length, 500, nt.stderr.slice(-2000));
       assert.strictEqual(got.filter((o) => o.direction === 'client').length, 500);
+      assert.strictEqual(r.code, 0, nt.stderr);
       assert.match(nt.stderr, new RegExp(`PID ${flooder.pid} \\(${user.name}\\): [\\d,]+ of [\\d,]+ requests left out: it was over its share of a crowded batch`));
       assert.doesNotMatch(nt.stderr, new RegExp(`PID ${svc.pid} \\(root\\):`));
     });

@@ -95,7 +95,7 @@ class HttpGeneration extends Generation {
 }
 
 // What a batch's fair share is, for the loss messages (d-scripts/http-batched.bt).
-const SHARE = 'beyond the first 1,024 requests of each 100 ms, a process gets 512';
+const SHARE = 'a batch\'s last 1,024 places are kept for processes within 512 requests of each 100 ms';
 const LOST_WHY = 'the batch map was full, or nodetrace could not read them before the tracer ended';
 
 // Where the lines go: our stdout, with back-pressure. While stdout is full
@@ -192,6 +192,7 @@ function lossCounts(follower) {
     const r = g.reader;
     for (const [pid, n] of r.firedBy) addTo(counts, pid, 'fired', n);
     for (const [pid, n] of r.overBy) addTo(counts, pid, 'over', n);
+    for (const [pid, n] of r.fullBy) addTo(counts, pid, 'full', n);
     for (const [pid, n] of g.arrivedBy) addTo(counts, pid, 'arrived', n);
     for (const [pid, n] of r.malformedBy) {
       const c = addTo(counts, pid, 'malformed', n);

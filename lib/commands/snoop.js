@@ -22,7 +22,7 @@ const { describeIdentity } = require('../usdt/process-identity');
 const { lossLines } = require('../usdt/loss');
 
 // What a batch's fair share is, for the loss messages (d-scripts/log-snoop.bt).
-const SHARE = 'beyond the first 1,024 entries of each 100 ms, a process gets 512; an entry is a record, or 199 bytes of one on bpftrace 0.17';
+const SHARE = 'a batch\'s last 1,024 places are kept for processes within 512 entries of each 100 ms; an entry is a record, or 199 bytes of one on bpftrace 0.17';
 const LOST_WHY = 'the tracer could not keep up, or discarded them unread as the snoop ended';
 
 function builder(y) {
@@ -106,13 +106,13 @@ async function handler(args) {
   if (snooper.exitedNote) process.stderr.write(`nodetrace: ${snooper.exitedNote}\n`);
   // Per process, when the loss is more than one process's news.
   const counts = snooper.lossCounts();
-  if (t.over || counts.size > 1) {
+  if (t.over || t.full || counts.size > 1) {
     const lines = lossLines(counts, {
       describe: (pid) => describeIdentity(snooper.identityOf(pid)), noun: 'record', nouns: 'records', share: SHARE, lostWhy: LOST_WHY,
     });
     for (const line of lines) process.stderr.write(safeText(`nodetrace: ${line}`) + '\n');
   }
-  process.stderr.write(summary(t, { lostRecords: t.lostRecords, lostEvents: t.lostEvents, fullBatches: t.fullBatches, over: t.over }) + '\n');
+  process.stderr.write(summary(t, { lostRecords: t.lostRecords, lostEvents: t.lostEvents, fullBatches: t.fullBatches, over: t.over, full: t.full }) + '\n');
   const broken = snooper.abnormalEnd();
   if (broken) throw new UserError(`${broken}; the snoop is incomplete.`);
 }

@@ -116,8 +116,8 @@ function batchRecords(req, { url = {}, err = {} } = {}, refused = () => {}) {
  * The tracer's output items (lines of http.bt, or JSON items of
  * http-batched.bt) -> completed records. What the script counted, printed
  * at exit: `fired`, the requests the probes saw (null until then), and per
- * process `firedBy` (pid -> n) and `overBy` (pid -> n: left out of a
- * crowded batch, over the process's share). `malformedBy` (pid -> n; pid
+ * process `firedBy` (pid -> n), `overBy` (pid -> n: left out of a crowded
+ * batch, over the process's share) and `fullBy` (left out of a full batch). `malformedBy` (pid -> n; pid
  * null when unknown): requests refused here, with `malformedWhy` (pid ->
  * the first reason).
  */
@@ -127,6 +127,7 @@ class RequestReader {
     this.fired = null;
     this.firedBy = new Map();
     this.overBy = new Map();
+    this.fullBy = new Map();
     this.malformedBy = new Map();
     this.malformedWhy = new Map();
     // The @errN and @urlN maps of the batch being read, until its @reqN.
@@ -171,6 +172,8 @@ class RequestReader {
     if (requests && typeof requests === 'object') { this.addCounts(requests, this.firedBy, true); return []; }
     const over = item.data['@over'];
     if (over && typeof over === 'object') { this.addCounts(over, this.overBy, false); return []; }
+    const full = item.data['@full'];
+    if (full && typeof full === 'object') { this.addCounts(full, this.fullBy, false); return []; }
     const out = [];
     for (const [name, map] of Object.entries(item.data)) {
       const m = BATCH_MAP.exec(name);

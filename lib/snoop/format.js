@@ -131,11 +131,12 @@ function plural(n, one, many = one + 's') {
 }
 
 // The line printed on stderr at exit.
-function summary(stats, { lostRecords, lostEvents, fullBatches = 0, over = 0 }) {
+function summary(stats, { lostRecords, lostEvents, fullBatches = 0, over = 0, full = 0 }) {
   const parts = [`${plural(stats.records, 'record')}`];
   if (stats.pids.size) parts[0] += ` from ${plural(stats.pids.size, 'process', 'processes')}`;
   if (stats.truncated) parts[0] += `, and ${stats.truncated} too long for the tracer (marked TRUNCATED)`;
   if (over) parts.push(`${plural(over, 'record')} left out of crowded batches, their processes over their share (above)`);
+  if (full) parts.push(`${plural(full, 'record')} left out of full batches: the tracer could not keep up (above)`);
   const dropped = lostEvents ? `the tracer dropped ${plural(lostEvents, 'event')}` : '';
   let lost;
   if (lostRecords !== null && lostRecords !== undefined) {

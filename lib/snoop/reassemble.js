@@ -11,8 +11,9 @@
 //     @cut_even / @cut_odd        {"PID,TID,ID": N}  that record is longer
 //                                 than its N pieces
 //   and its own objects: lost_events (its output buffer overflowed), the maps
-//   @records and @over (at exit, per process: records the probes saw, and
-//   those left out of a crowded batch, the process over its share).
+//   @records, @full and @over (at exit, per process: records the probes saw,
+//   those left out of a full batch, and those left out of a crowded batch,
+//   the process over its share).
 //   DTrace, length-prefixed: R PID TID CUT LEN TEXT (a whole record, LEN
 //   bytes; CUT 1: cut at strsize), and `records N` at exit.
 // A record's text is something a traced process wrote. It arrives escaped
@@ -93,9 +94,9 @@ function parseMap(data) {
     const byPid = perPid(data[name]);
     return { kind: 'fired', records: sum(byPid), byPid };
   }
-  if (name === '@over' && data[name] && typeof data[name] === 'object') {
+  if ((name === '@over' || name === '@full') && data[name] && typeof data[name] === 'object') {
     const byPid = perPid(data[name]);
-    return { kind: 'over', records: sum(byPid), byPid };
+    return { kind: name.slice(1), records: sum(byPid), byPid };
   }
   if (PIECES_MAP.test(name) || CUTS_MAP.test(name)) return parseBatch(name, data[name]);
   return { kind: 'other', line: '' };
@@ -179,6 +180,7 @@ class Reassembler {
     // however it was then shown.
     this.firedBy = new Map();
     this.overBy = new Map();
+    this.fullBy = new Map();
     this.arrivedBy = new Map();
   }
 
@@ -211,6 +213,10 @@ class Reassembler {
       case 'over':
         this.addBy(this.overBy, p.byPid);
         this.stats.over = sum(this.overBy);
+        return [];
+      case 'full':
+        this.addBy(this.fullBy, p.byPid);
+        this.stats.full = sum(this.fullBy);
         return [];
       case 'error': return [{ type: 'error', message: p.message }];
       case 'garbled': return [this.incomplete({ pid: 0, tid: 0, bytes: 0 }, 'a line of the tracer\'s output was garbled')];
@@ -326,7 +332,7 @@ class Reassembler {
   // marked truncated). null when the tracer did not say how many it saw.
   lostRecords() {
     if (this.stats.fired === null) return null;
-    return Math.max(0, this.stats.fired - (this.stats.over || 0) - this.stats.records - this.stats.truncated);
+    return Math.max(0, this.stats.fired - (this.stats.over || 0) - (this.stats.full || 0) - this.stats.records - this.stats.truncated);
   }
 }
 

@@ -215,6 +215,7 @@ class Snooper {
       const r = g.reassembler;
       for (const [pid, n] of r.firedBy) addTo(counts, pid, 'fired', n);
       for (const [pid, n] of r.overBy) addTo(counts, pid, 'over', n);
+      for (const [pid, n] of r.fullBy) addTo(counts, pid, 'full', n);
       for (const [pid, n] of r.arrivedBy) addTo(counts, pid, 'arrived', n);
     }
     return counts;
@@ -222,7 +223,7 @@ class Snooper {
 
   // Totals over every tracer, for the summary line.
   totals() {
-    const t = { records: 0, truncated: 0, incomplete: 0, lostEvents: 0, fullBatches: 0, pids: new Set(), lostRecords: 0, over: 0 };
+    const t = { records: 0, truncated: 0, incomplete: 0, lostEvents: 0, fullBatches: 0, pids: new Set(), lostRecords: 0, over: 0, full: 0 };
     for (const g of this.generations) {
       const s = g.reassembler.stats;
       t.records += g.kept.records;
@@ -232,6 +233,7 @@ class Snooper {
       t.lostEvents += s.lostEvents;
       t.fullBatches += s.fullBatches;
       t.over += s.over || 0;
+      t.full += s.full || 0;
       const lost = g.reassembler.lostRecords();
       if (lost === null || t.lostRecords === null) t.lostRecords = null;
       else t.lostRecords += lost;

@@ -5,11 +5,12 @@
 //
 // Per process (pid; null: a process the tracer's output no longer names):
 //   fired      what its probes fired (the program's own count)
+//   full       left out in the kernel: the batch was full (the tracer behind)
 //   over       left out in the kernel: over its share of a crowded batch
 //   arrived    handed over whole
 //   malformed  handed over but refused here (numbers no request can have),
 //              with `why`, the first reason
-// and what is left, fired - over - arrived - malformed, was lost between:
+// and what is left, fired - full - over - arrived - malformed, was lost between:
 // the batch map full, or not read before the tracer ended.
 
 // At most this many processes are named; the rest are summed.
@@ -22,7 +23,7 @@ function plural(n, one, many = `${one}s`) {
 function addTo(counts, pid, field, n) {
   let c = counts.get(pid);
   if (!c) {
-    c = { fired: 0, over: 0, arrived: 0, malformed: 0, why: null };
+    c = { fired: 0, full: 0, over: 0, arrived: 0, malformed: 0, why: null };
     counts.set(pid, c);
   }
   c[field] += n;
@@ -31,8 +32,8 @@ function addTo(counts, pid, field, n) {
 
 /** The losses of one process: { over, malformed, lost, fired, why }, or null when none. */
 function lossOf(c) {
-  const lost = Math.max(0, c.fired - c.over - c.arrived - c.malformed);
-  return c.over || c.malformed || lost ? { over: c.over, malformed: c.malformed, lost, fired: c.fired, why: c.why } : null;
+  const lost = Math.max(0, c.fired - c.full - c.over - c.arrived - c.malformed);
+  return c.full || c.over || c.malformed || lost ? { full: c.full, over: c.over, malformed: c.malformed, lost, fired: c.fired, why: c.why } : null;
 }
 
 /**
@@ -48,13 +49,14 @@ function lossLines(counts, o) {
   const rows = [];
   for (const [pid, c] of counts) {
     const l = lossOf(c);
-    if (l) rows.push({ pid, ...l, total: l.over + l.malformed + l.lost });
+    if (l) rows.push({ pid, ...l, total: l.full + l.over + l.malformed + l.lost });
   }
   rows.sort((a, b) => b.total - a.total);
   const lines = rows.slice(0, NAMED).map((r) => {
     // "12 of 1,000 requests", or "12 requests" when the count is unknown.
     const some = (n) => (r.fired ? `${n.toLocaleString('en-US')} of ${r.fired.toLocaleString('en-US')} ${r.fired === 1 ? o.noun : o.nouns}` : plural(n, o.noun, o.nouns));
     const parts = [];
+    if (r.full) parts.push(`${some(r.full)} left out: the batch was full (the tracer could not keep up)`);
     if (r.over) parts.push(`${some(r.over)} left out: it was over its share of a crowded batch (${o.share})`);
     if (r.malformed) parts.push(`${plural(r.malformed, o.noun, o.nouns)} refused as malformed (${r.why || 'not as the program writes them'})`);
     if (r.lost) parts.push(`${some(r.lost)} seen by the probes but not reported (${o.lostWhy})`);
