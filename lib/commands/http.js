@@ -95,7 +95,7 @@ class HttpGeneration extends Generation {
 }
 
 // What a batch's fair share is, for the loss messages (d-scripts/http-batched.bt).
-const SHARE = 'a batch\'s last 1,024 places are kept for processes within 512 requests of each 100 ms';
+const SHARE = 'when several processes are traced, one gets at most 2,048 requests of a batch, and its last 1,024 places go to those with fewer than 512';
 const LOST_WHY = 'the batch map was full, or nodetrace could not read them before the tracer ended';
 
 // Where the lines go: our stdout, with back-pressure. While stdout is full

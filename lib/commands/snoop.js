@@ -22,7 +22,7 @@ const { describeIdentity } = require('../usdt/process-identity');
 const { lossLines } = require('../usdt/loss');
 
 // What a batch's fair share is, for the loss messages (d-scripts/log-snoop.bt).
-const SHARE = 'a batch\'s last 1,024 places are kept for processes within 512 entries of each 100 ms; an entry is a record, or 199 bytes of one on bpftrace 0.17';
+const SHARE = 'when several processes are traced, one gets at most 2,048 entries of a batch, and its last 1,024 places go to those with fewer than 512; an entry is a record, or 199 bytes of one on bpftrace 0.17';
 const LOST_WHY = 'the tracer could not keep up, or discarded them unread as the snoop ended';
 
 function builder(y) {
