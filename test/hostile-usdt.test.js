@@ -317,9 +317,11 @@ describe('snoop and http beside a hostile local user @tracer', function () {
     it('http \'*\': the service\'s requests all arrive while another user\'s process floods; the flood\'s loss is its own, said per process', async function () {
       const svc = await startService();
       const flooder = await startTarget('http-prober.js', { register: true, env: { UNIQUE: '1' } });
-      const nt = runNodetrace(['http', '*', '--json', '-d', '15']);
+      const nt = runNodetrace(['http', '*', '--json', '-d', '120']);
       await nt.wait('stderr', /tracing HTTP requests/, 60000);
+      // Ended once the service is done (however slow this host is).
       await svc.go(500);
+      nt.child.kill('SIGINT');
       const r = await nt.exit;
       const got = jsonLines(nt.stdout).filter((o) => o.pid === svc.pid);
       assert.strictEqual(got.filter((o) => o.direction === 'server').length, 500, nt.stderr.slice(-2000));
@@ -332,10 +334,11 @@ describe('snoop and http beside a hostile local user @tracer', function () {
     it('snoop \'*\': the service\'s records all arrive while another user\'s process floods; the flood\'s loss is its own, said per process', async function () {
       const app = await startTarget('bunyan-prober.js', { operator: true, stdin: 'pipe', env: { NAME: 'operator-app' } });
       const flooder = await startTarget('bunyan-prober.js', { env: { FLOOD: '1' } });
-      const nt = runNodetrace(['snoop', '*', '--json', '-d', '12']);
+      const nt = runNodetrace(['snoop', '*', '--json', '-d', '120']);
       await nt.wait('stderr', /snooping bunyan records/, 60000);
       app.child.stdin.write('go 2000\n');
-      await app.out.wait('stdout', /done 2000/, 60000);
+      await app.out.wait('stdout', /done 2000/, 100000);
+      nt.child.kill('SIGINT');
       const r = await nt.exit;
       assert.strictEqual(r.code, 0, nt.stderr.slice(-2000));
       const got = [];
