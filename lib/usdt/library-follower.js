@@ -95,7 +95,6 @@ class LibraryFollower {
     this.timers = [];
     this.opened = new libraries.OpenedLibraries(o.provider);
     this.perUser = new Map();    // uid -> libraries followed
-    this.skipped = [];           // { path, why }: libraries a tracer could not attach to
   }
 
   // The libraries a tracer may be pointed at: opened and verified (bpftrace),
@@ -151,7 +150,6 @@ class LibraryFollower {
     const uid = fsUid(bad.path);
     if (this.perUser.has(uid)) this.perUser.set(uid, this.perUser.get(uid) - 1);
     this.opened.close(bad.path);
-    this.skipped.push({ path: bad.path, why: bad.error });
     const why = what === 'skipping' ? `${this.o.tracer.name} could not attach to it (${bad.error})` : bad.error;
     this.o.say(`${what} ${bad.path}, owned by ${fileOwnerText(bad.path)}: ${why}; ${this.o.verb} the others.`);
   }
@@ -179,7 +177,7 @@ class LibraryFollower {
       ...this.o.session(gen),
       // The first tracer counts down -d on its status line; the trace's
       // deadline is the follower's (armDeadline), whatever is re-planned.
-      durationSeconds: this.generations.length === 1 ? this.o.durationSeconds : undefined,
+      durationSeconds: gen === this.main ? this.o.durationSeconds : undefined,
       onReady: () => {
         // Every probe is attached by now: events from here on are this
         // tracer's to see (bpftrace's nsecs is CLOCK_MONOTONIC, as is hrtime).
@@ -282,12 +280,12 @@ class LibraryFollower {
     const fresh = this.watch.newLibraries();
     this.sayRefusals();
     for (const file of fresh) {
-      this.o.say(`found ${file}, owned by ${fileOwnerText(file)}, ${this.o.one} that appeared since; starting a tracer that covers it.`);
+      this.o.say(`found ${file}, owned by ${fileOwnerText(file)}: ${this.o.one} that appeared since.`);
       this.waiting.push(file);
     }
     if (this.replanning || !this.waiting.length) return;
     const found = this.waiting.splice(0);
-    this.replan(found);
+    this.replan(found).catch((err) => this.o.say(`could not follow ${found.join(', ')}: ${err.message}`));
   }
 
   /**
