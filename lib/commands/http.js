@@ -16,7 +16,7 @@ const { outputClosed } = require('../tracer/signals');
 const records = require('../http/records');
 const { LatencyStats, renderHistograms, histogramsJSON } = require('../http/histograms');
 const { identify, describeIdentity } = require('../usdt/process-identity');
-const { lossLines, addTo } = require('../usdt/loss');
+const { lossLines, addMaps } = require('../usdt/loss');
 const { targetOptions, checkTarget, targetText } = require('../targets/options');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
 
@@ -190,14 +190,7 @@ function lossCounts(follower) {
   const counts = new Map();
   for (const g of follower.generations) {
     const r = g.reader;
-    for (const [pid, n] of r.firedBy) addTo(counts, pid, 'fired', n);
-    for (const [pid, n] of r.overBy) addTo(counts, pid, 'over', n);
-    for (const [pid, n] of r.fullBy) addTo(counts, pid, 'full', n);
-    for (const [pid, n] of g.arrivedBy) addTo(counts, pid, 'arrived', n);
-    for (const [pid, n] of r.malformedBy) {
-      const c = addTo(counts, pid, 'malformed', n);
-      if (!c.why) c.why = r.malformedWhy.get(pid);
-    }
+    addMaps(counts, { fired: r.firedBy, over: r.overBy, full: r.fullBy, arrived: g.arrivedBy, malformed: r.malformedBy }, r.malformedWhy);
   }
   return counts;
 }

@@ -16,7 +16,7 @@ const proc = require('../proc');
 const { safeText } = require('../terminal-safe');
 const { BUNYAN } = require('./targets');
 const { identify } = require('../usdt/process-identity');
-const { addTo } = require('../usdt/loss');
+const { addMaps } = require('../usdt/loss');
 
 // Lines the script prints that are not news.
 const QUIET = [/^$/, /^Attaching \d+ probes?\.\.\.$/, /^Tracing ended\.$/, /^Snooping bunyan records/, /^@\w+: /];
@@ -213,10 +213,7 @@ class Snooper {
     const counts = new Map();
     for (const g of this.generations) {
       const r = g.reassembler;
-      for (const [pid, n] of r.firedBy) addTo(counts, pid, 'fired', n);
-      for (const [pid, n] of r.overBy) addTo(counts, pid, 'over', n);
-      for (const [pid, n] of r.fullBy) addTo(counts, pid, 'full', n);
-      for (const [pid, n] of r.arrivedBy) addTo(counts, pid, 'arrived', n);
+      addMaps(counts, { fired: r.firedBy, over: r.overBy, full: r.fullBy, arrived: r.arrivedBy });
     }
     return counts;
   }

@@ -30,6 +30,21 @@ function addTo(counts, pid, field, n) {
   return c;
 }
 
+/**
+ * Adds one tracer's per-process counts into `counts`: `maps` is
+ * { fired, over, full, arrived, malformed }, each a Map pid -> n (any may be
+ * left out); `why`: pid -> the reason its first malformed one was refused.
+ */
+function addMaps(counts, maps, why = new Map()) {
+  for (const [field, byPid] of Object.entries(maps)) {
+    for (const [pid, n] of byPid) {
+      const c = addTo(counts, pid, field, n);
+      if (field === 'malformed' && !c.why) c.why = why.get(pid) || null;
+    }
+  }
+  return counts;
+}
+
 /** The losses of one process: { over, malformed, lost, fired, why }, or null when none. */
 function lossOf(c) {
   const lost = Math.max(0, c.fired - c.full - c.over - c.arrived - c.malformed);
@@ -70,4 +85,4 @@ function lossLines(counts, o) {
   return lines;
 }
 
-module.exports = { lossLines, lossOf, addTo, NAMED };
+module.exports = { lossLines, lossOf, addTo, addMaps, NAMED };
