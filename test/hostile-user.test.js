@@ -7,8 +7,8 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { spawn } = require('child_process');
-const { ROOT, NODETRACE, requireTracing, killStragglers } = require('./support/harness');
-const { HostileUser, hostileUserUnavailableReason } = require('./support/hostile-user');
+const { ROOT, requireTracing, killStragglers } = require('./support/harness');
+const { HostileUser, hostileUserUnavailableReason, collect, runNodetrace } = require('./support/hostile-user');
 const { findOnPath } = require('../lib/tracer/detect');
 
 const REGISTER = path.join(ROOT, 'register.js');
@@ -17,33 +17,6 @@ const TARGETS = path.join(ROOT, 'test', 'targets');
 // again within this time of the hit, whatever the hostile user planted (the
 // time is gcore's, for a --jitless node of ~200 MB, on a loaded 2-core host).
 const STOP_BOUND_S = 30;
-
-function collect(child) {
-  const out = { stdout: '', stderr: '' };
-  child.stdout.setEncoding('utf8');
-  child.stderr.setEncoding('utf8');
-  child.stdout.on('data', (d) => { out.stdout += d; });
-  child.stderr.on('data', (d) => { out.stderr += d; });
-  out.wait = (stream, re, ms) => new Promise((resolve, reject) => {
-    const deadline = Date.now() + ms;
-    const t = setInterval(() => {
-      const m = re.exec(out[stream]);
-      if (m) { clearInterval(t); resolve(m); } else if (Date.now() > deadline || child.exitCode !== null) {
-        clearInterval(t);
-        reject(new Error(`no ${re} on ${stream} within ${ms} ms:\n${out.stdout}\n${out.stderr}`));
-      }
-    }, 50);
-  });
-  out.exit = new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
-  return out;
-}
-
-function runNodetrace(args) {
-  const child = spawn(process.execPath, [NODETRACE, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const out = collect(child);
-  out.child = child;
-  return out;
-}
 
 // Children of `pid` that are bpftrace (setpriv execs it: a direct child).
 function bpftraceChildren(pid) {

@@ -10,6 +10,7 @@ const path = require('path');
 const { spawn } = require('child_process');
 const { requireTracing, nodetrace, killStragglers, ROOT } = require('./support/harness');
 const records = require('../lib/http/records');
+const histograms = require('../lib/http/histograms');
 
 const FIXTURE = fs.readFileSync(path.join(__dirname, 'fixtures', 'bpftrace-http.out'), 'utf8');
 
@@ -76,12 +77,12 @@ describe('nodetrace http, pure parts', function () {
   });
 
   it('groups routes, with ids folded, and makes histograms with percentiles', function () {
-    assert.strictEqual(records.routeOf('/users/42/orders?x=1'), '/users/:id/orders');
-    assert.strictEqual(records.routeOf('http://h:1/a/0123456789abcdef0123/b'), 'http://h:1/a/:id/b');
-    const text = records.renderHistograms(rs);
+    assert.strictEqual(histograms.routeOf('/users/42/orders?x=1'), '/users/:id/orders');
+    assert.strictEqual(histograms.routeOf('http://h:1/a/0123456789abcdef0123/b'), 'http://h:1/a/:id/b');
+    const text = histograms.renderHistograms(histograms.statsOf(rs));
     assert.match(text, /^server GET \/slow$/m);
     assert.match(text, /131–262 ms \|@+ +1/);
-    const json = JSON.parse(records.histogramsJSON(rs, { by: 'status' }));
+    const json = JSON.parse(histograms.histogramsJSON(histograms.statsOf(rs, { by: 'status' })));
     assert(json.groups.some((g) => g.status === 'ECONNRESET' && g.count === 1));
   });
 });

@@ -12,7 +12,11 @@ const { resolveTargets, hostFacts, parseTarget } = require('../usdt/probe-target
 const { HTTP_PROVIDER } = require('../http/probes');
 const { planHttp } = require('../http/plan');
 const { safeText } = require('../terminal-safe');
+const { outputClosed } = require('../tracer/signals');
 const records = require('../http/records');
+const { LatencyStats, renderHistograms, histogramsJSON } = require('../http/histograms');
+const { identify, describeIdentity } = require('../usdt/process-identity');
+const { lossLines, addMaps } = require('../usdt/loss');
 const { targetOptions, checkTarget, targetText } = require('../targets/options');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
 
@@ -37,9 +41,10 @@ function builder(y) {
   return y
     .option('duration', durationOption('Stop after this many seconds (default: Ctrl-C)'))
     .option('slower-than', { type: 'number', describe: 'Only requests that took at least this many ms (filtered in the tracer)' })
-    .option('latency', { type: 'boolean', default: false, describe: 'Latency histograms per direction, method and route instead of lines' })
-    .option('by', { choices: ['route', 'status'], default: 'route', describe: 'With -l: one histogram per route or per status' })
-    .option('json', { type: 'boolean', default: false, describe: 'One JSON object per request (with -l: the histograms as JSON)' })
+    .option('latency', { type: 'boolean', default: false, describe: 'Latency histograms per process, direction, method and route instead of lines (64 processes, 100 routes each; the rest folded and counted)' })
+    .option('by', { choices: ['route', 'status'], default: 'route', describe: 'With --latency: one histogram per route or per status' })
+    .option('merge', { type: 'boolean', default: false, describe: 'With --latency: one set of histograms for every process traced (default: one per process)' })
+    .option('json', { type: 'boolean', default: false, describe: 'One JSON object per request (with --latency: the histograms as JSON)' })
     .option('backend', { choices: ['bpftrace'], describe: 'Tracer to use (the probes are USDT probes in the stapsdt format, which only bpftrace reads on Linux)' })
     .option('dry-run', dryRunOption())
     .check((a) => {
@@ -47,6 +52,7 @@ function builder(y) {
       checkDuration(a);
       const s = a.slowerThan;
       if (s !== undefined && !(Number.isFinite(s) && s >= 0 && s <= 86400000)) throw new Error('--slower-than expects milliseconds, e.g. --slower-than 100.');
+      if (a.merge && !a.latency) throw new Error('--merge merges the histograms of --latency; lines name their process anyway.');
       return true;
     })
     .example('sudo $0 http -p 4242', 'every request of process 4242, as it completes')
@@ -84,12 +90,40 @@ class HttpGeneration extends Generation {
   constructor(plan, libs) {
     super(plan, libs);
     this.reader = new records.RequestReader();
-    this.received = 0;    // requests read from this tracer (before any filter)
+    this.arrivedBy = new Map();   // pid -> requests read from this tracer (before any filter)
+  }
+}
+
+// What a batch's fair share is, for the loss messages (d-scripts/http-batched.bt).
+const SHARE = 'when several processes are traced, one gets at most 2,048 requests of a batch, and its last 1,024 places go to those with fewer than 512';
+const LOST_WHY = 'the batch map was full, or nodetrace could not read them before the tracer ended';
+
+// Where the lines go: our stdout, with back-pressure. While stdout is full
+// the tracers are not read (their batch maps fill, and the loss is counted),
+// so nodetrace holds no more than one batch of lines, however fast requests
+// come.
+class LineOutput {
+  constructor(generations) {
+    this.generations = generations;
+    this.paused = false;
   }
 
-  // Requests its probes saw that it did not hand over (full batch maps).
-  missed() {
-    return this.reader.fired !== null && this.reader.fired > this.received ? this.reader.fired - this.received : 0;
+  streams() {
+    return this.generations().map((g) => g.session && g.session.child && g.session.child.stdout).filter(Boolean);
+  }
+
+  write(text) {
+    if (outputClosed() || process.stdout.write(text) || this.paused || this.ending) return;
+    this.paused = true;
+    for (const s of this.streams()) s.pause();
+    process.stdout.once('drain', () => this.resume());
+  }
+
+  // The trace is ending: the tracers are read to their end (a tracer whose
+  // output is not read never gets to its END), whatever our stdout does.
+  resume() {
+    this.paused = false;
+    for (const s of this.streams()) s.resume();
   }
 }
 
@@ -99,18 +133,26 @@ async function follow(firstPlan, ctx) {
   const targets = firstPlan.details.targets;
   const say = (text) => process.stderr.write(safeText(`nodetrace: ${text}`) + '\n');
   for (const note of targets.notes) say(note);
-  const seen = [];
+  // Who each process is, read once, when its first request arrives.
+  const identities = new Map();
+  const identityOf = (pid) => {
+    if (!identities.has(pid)) identities.set(pid, identify(pid));
+    return identities.get(pid);
+  };
+  const stats = new LatencyStats({ by: args.by, merge: args.merge, identify: identityOf });
+  const shown = { requests: 0 };
   let headerShown = false;
+  let output = null;
   const show = (gen, r) => {
-    gen.received++;
+    gen.arrivedBy.set(r.pid, (gen.arrivedBy.get(r.pid) || 0) + 1);
     if (!gen.keeps(r.ns, r.pid)) return;         // the other tracer's, at a handover
     if (gen.plan.only && !gen.plan.only.has(r.pid)) return;
-    seen.push(r);
-    if (args.latency) return;
-    if (args.json) process.stdout.write(records.renderJSONLine(r, { wallMinusMonoNs: ctx.wallMinusMonoNs }));
+    shown.requests++;
+    if (args.latency) { stats.add(r); return; }
+    if (args.json) output.write(records.renderJSONLine(r, { wallMinusMonoNs: ctx.wallMinusMonoNs }));
     else {
-      if (!headerShown) { process.stdout.write(records.HEADER); headerShown = true; }
-      process.stdout.write(records.renderLine(r, { wallMinusMonoNs: ctx.wallMinusMonoNs }));
+      if (!headerShown) { output.write(records.HEADER); headerShown = true; }
+      output.write(records.renderLine(r, { wallMinusMonoNs: ctx.wallMinusMonoNs }));
     }
   };
   // '*' follows probe libraries that appear later (another user's first
@@ -126,6 +168,7 @@ async function follow(firstPlan, ctx) {
     planFor: (libs, opened) => planHttp(tracer, { ...targets, libraries: libs }, minUs(args), { opened }),
     newGeneration: (p, libs) => new HttpGeneration(p, libs),
     durationSeconds: args.duration,
+    onEnding: () => { output.ending = true; output.resume(); },
     session: (gen) => ({
       // One status line, the first tracer's; the follower handles signals.
       statusStream: gen === follower.main ? undefined : null,
@@ -133,28 +176,37 @@ async function follow(firstPlan, ctx) {
       onLine: (item) => { for (const r of gen.reader.push(item)) show(gen, r); },
     }),
   });
+  output = new LineOutput(() => follower.generations);
   // Libraries other than one process's own (-p) are opened and verified first.
   const single = targets.kind === 'pids' && targets.pids.length === 1 && targets.libraries.length === 1;
   const libs = single ? targets.libraries : follower.admitFirst(targets.libraries);
   const first = await follower.run(libs, { follow: targets.kind === 'all', known: targets.libraries });
-  ctx.http = { follower, seen };
+  ctx.http = { follower, stats, shown, identityOf };
   return { result: first.result, abnormal: () => follower.abnormalEnd() };
 }
 
-function report(result, { args, http, broken }) {
-  const { follower, seen } = http;
-  const missed = follower.generations.reduce((n, g) => n + g.missed(), 0);
-  if (missed) {
-    const fired = follower.generations.reduce((n, g) => n + (g.reader.fired || 0), 0);
-    process.stderr.write(`nodetrace: ${missed} of ${fired} requests were seen by the probes but not reported (the tracer's buffers or batch map were full).\n`);
+// Per process, what its probes fired and what became of it, over every tracer.
+function lossCounts(follower) {
+  const counts = new Map();
+  for (const g of follower.generations) {
+    const r = g.reader;
+    addMaps(counts, { fired: r.firedBy, over: r.overBy, full: r.fullBy, arrived: g.arrivedBy, malformed: r.malformedBy }, r.malformedWhy);
   }
+  return counts;
+}
+
+function report(result, { args, http, broken }) {
+  const { follower, stats, shown, identityOf } = http;
+  const lines = lossLines(lossCounts(follower), {
+    describe: (pid) => describeIdentity(identityOf(pid)), noun: 'request', nouns: 'requests', share: SHARE, lostWhy: LOST_WHY,
+  });
+  for (const line of lines) process.stderr.write(safeText(`nodetrace: ${line}`) + '\n');
   if (args.latency) {
-    const o = { by: args.by };
-    process.stdout.write(args.json ? records.histogramsJSON(seen, o) : records.renderHistograms(seen, o));
-  } else if (!seen.length && !broken) {
+    process.stdout.write(args.json ? histogramsJSON(stats) : renderHistograms(stats));
+  } else if (!shown.requests && !broken) {
     process.stderr.write(`nodetrace: no HTTP request completed${args.slowerThan ? ` slower than ${args.slowerThan} ms` : ''} while tracing.\n`);
   }
-  return { gathered: seen.length > 0 };
+  return { gathered: shown.requests > 0 };
 }
 
 function handler(args) {

@@ -18,6 +18,12 @@ const { Snooper } = require('../snoop/snooper');
 const { targetOptions, checkTarget, targetText } = require('../targets/options');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
 const { safeText } = require('../terminal-safe');
+const { describeIdentity } = require('../usdt/process-identity');
+const { lossLines } = require('../usdt/loss');
+
+// What a batch's fair share is, for the loss messages (d-scripts/log-snoop.bt).
+const SHARE = 'when several processes are traced, one gets at most 2,048 entries of a batch, and its last 1,024 places go to those with fewer than 512; an entry is a record, or 199 bytes of one on bpftrace 0.17';
+const LOST_WHY = 'the tracer could not keep up, or discarded them unread as the snoop ended';
 
 function builder(y) {
   return targetOptions(y, { many: true })
@@ -98,7 +104,15 @@ async function handler(args) {
   if (snooper.outputClosed) return;
   const t = snooper.totals();
   if (snooper.exitedNote) process.stderr.write(`nodetrace: ${snooper.exitedNote}\n`);
-  process.stderr.write(summary(t, { lostRecords: t.lostRecords, lostEvents: t.lostEvents, fullBatches: t.fullBatches }) + '\n');
+  // Per process, when the loss is more than one process's news.
+  const counts = snooper.lossCounts();
+  if (t.over || t.full || counts.size > 1) {
+    const lines = lossLines(counts, {
+      describe: (pid) => describeIdentity(snooper.identityOf(pid)), noun: 'record', nouns: 'records', share: SHARE, lostWhy: LOST_WHY,
+    });
+    for (const line of lines) process.stderr.write(safeText(`nodetrace: ${line}`) + '\n');
+  }
+  process.stderr.write(summary(t, { lostRecords: t.lostRecords, lostEvents: t.lostEvents, fullBatches: t.fullBatches, over: t.over, full: t.full }) + '\n');
   const broken = snooper.abnormalEnd();
   if (broken) throw new UserError(`${broken}; the snoop is incomplete.`);
 }

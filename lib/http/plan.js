@@ -2,7 +2,7 @@
 // The tracer run of `nodetrace http` for resolved targets
 // (lib/usdt/probe-targets.js). Pure.
 const { planTracer, inTemp } = require('../tracer/plan');
-const { usdtPathForPid, stringLimitEnv } = require('../tracer/capabilities');
+const { usdtPathForPid, stringLimitEnv, filtersEveryProbeByPid } = require('../tracer/capabilities');
 const { libraryLinks } = require('../usdt/probe-targets');
 
 // Requests are handed over in batches (d-scripts/http-batched.bt), on every
@@ -59,6 +59,12 @@ function planHttp(tracer, targets, minUs, { opened = new Map() } = {}) {
     o.attachTimeoutMs = ATTACH_BASE_MS + ATTACH_PER_LIBRARY_MS * Math.max(0, libs.length - 1);
   }
   o.only = overflow ? new Set(targets.pids) : null;
+  // bpftrace: stop the probes first (http-batched.bt prints what the batch
+  // maps hold, then "Tracing stopped."), end bpftrace once that is read: it
+  // discards what it has not read when its end signal arrives. As snoop's
+  // (lib/snoop/plan.js), not where -p on 0.24+ filters out the signal's
+  // tracepoint in nodetrace's context.
+  if (bpftrace && !(o.pid && filtersEveryProbeByPid(tracer))) o.quiesce = { signal: 'SIGURG', line: 'Tracing stopped.' };
   return planTracer(tracer, o);
 }
 

@@ -1,7 +1,6 @@
 'use strict';
 // `nodetrace http`: the lines of d-scripts/http.bt -> request records ->
-// one line each (text or JSON), or histograms per direction, method and
-// route. Pure.
+// one line each (text or JSON); histograms.js makes the histograms. Pure.
 //
 // A request arrives as up to three lines sharing "PID TID NS" (bpftrace 0.17
 // cannot put two 200-byte strings in one printf): U (its URL), E (its error,
@@ -13,9 +12,6 @@
 // @errN {"PID,TID,NS": error}, @urlN {"PID,TID,NS": url}, then
 // @reqN {"PID,TID,NS,DIR,STATUS,LATENCY_US": method}, which completes the
 // batch; RequestReader takes either.
-const { renderHistogram } = require('../render/histogram');
-const { percentile, totalCount } = require('../aggregation/model');
-const { formatDuration } = require('../render/units');
 const { safeText } = require('../terminal-safe');
 const { stringBytes } = require('../tracer/output-formats');
 
@@ -58,26 +54,48 @@ class RequestJoiner {
 }
 
 const FIELD_KEY = /^(\d+),(\d+),(\d+)$/;
-const REQ_KEY = /^(\d+),(\d+),(\d+),([01]),(\d+),(\d+)$/;
+const REQ_KEY = /^(\d+),(\d+),(\d+),([01]),(-?\d+),(-?\d+)$/;
+const PID_OF_KEY = /^(\d+),/;
 const BATCH_MAP = /^@(err|url|req)([01])$/;
 const FIRED = /^@requests: (\d+)$/;
+const PER_PID = /^\d{1,10}$/;
 
 function bytesText(x) {
   return stringBytes(String(x)).toString('utf8');
 }
 
+// Why a request's numbers cannot be a request's, or null: the probe's
+// arguments are whatever the firing process passed.
+function malformation(status, us) {
+  if (us < 0) return 'a negative latency';
+  if (!(status === 0 || (status >= 100 && status <= 999))) return 'a status that is no HTTP status';
+  if (!Number.isSafeInteger(us)) return 'a latency out of range';
+  return null;
+}
+
 /**
  * One batch of http-batched.bt: its @errN and @urlN maps (string values by
  * "PID,TID,NS") and its @reqN map -> records, in the order they completed.
- * An entry not as the script writes it is left out.
+ * An entry not as the script writes it, or whose numbers cannot be a
+ * request's, is left out and told to `refused(pid or null, why)`.
  */
-function batchRecords(req, { url = {}, err = {} } = {}) {
+function batchRecords(req, { url = {}, err = {} } = {}, refused = () => {}) {
   const out = [];
   for (const [key, method] of Object.entries(req || {})) {
     const k = REQ_KEY.exec(key);
-    if (!k || typeof method !== 'string') continue;
-    const id = `${k[1]},${k[2]},${k[3]}`;
+    if (!k || typeof method !== 'string') {
+      const p = PID_OF_KEY.exec(key);
+      refused(p ? Number(p[1]) : null, 'an entry not as the program writes it');
+      continue;
+    }
     const status = Number(k[5]);
+    const us = Number(k[6]);
+    const why = malformation(status, us);
+    if (why) {
+      refused(Number(k[1]), why);
+      continue;
+    }
+    const id = `${k[1]},${k[2]},${k[3]}`;
     const u = typeof url[id] === 'string' ? bytesText(url[id]) : '?';
     const e = typeof err[id] === 'string' ? bytesText(err[id]) : '';
     out.push({
@@ -85,7 +103,7 @@ function batchRecords(req, { url = {}, err = {} } = {}) {
       ns: BigInt(k[3]),
       direction: k[4] === '0' ? 'server' : 'client',
       status,
-      us: Number(k[6]),
+      us,
       method: bytesText(method),
       url: u,
       error: status === 0 ? (e || 'error') : null,
@@ -96,21 +114,49 @@ function batchRecords(req, { url = {}, err = {} } = {}) {
 
 /**
  * The tracer's output items (lines of http.bt, or JSON items of
- * http-batched.bt) -> completed records; `fired` is the count the script
- * printed at exit (@requests: what the probes saw), null until then.
+ * http-batched.bt) -> completed records. What the script counted, printed
+ * at exit: `fired`, the requests the probes saw (null until then), and per
+ * process `firedBy` (pid -> n), `overBy` (pid -> n: left out of a crowded
+ * batch, over the process's share) and `fullBy` (left out of a full batch). `malformedBy` (pid -> n; pid
+ * null when unknown): requests refused here, with `malformedWhy` (pid ->
+ * the first reason).
  */
 class RequestReader {
   constructor() {
     this.joiner = new RequestJoiner();
     this.fired = null;
+    this.firedBy = new Map();
+    this.overBy = new Map();
+    this.fullBy = new Map();
+    this.malformedBy = new Map();
+    this.malformedWhy = new Map();
     // The @errN and @urlN maps of the batch being read, until its @reqN.
     this.fields = [{}, {}];
+    this.refused = (pid, why) => {
+      this.malformedBy.set(pid, (this.malformedBy.get(pid) || 0) + 1);
+      if (!this.malformedWhy.has(pid)) this.malformedWhy.set(pid, why);
+    };
   }
 
   // END prints the count; bpftrace 0.17 then prints the cleared map again
-  // at exit, as 0: added, not replaced.
+  // at exit, as 0 (or {}): added, not replaced.
   addFired(n) {
     this.fired = (this.fired || 0) + n;
+  }
+
+  // A per-process count map ({"PID": n}) into `into`. END prints it, and
+  // bpftrace may print it again at exit, cleared or not (a second signal):
+  // the larger count is the count.
+  addCounts(map, into, fired) {
+    for (const [pid, n] of Object.entries(map)) {
+      if (!PER_PID.test(pid) || !Number.isSafeInteger(n) || n < 0) continue;
+      into.set(Number(pid), Math.max(into.get(Number(pid)) || 0, n));
+    }
+    if (fired) {
+      let total = 0;
+      for (const n of into.values()) total += n;
+      this.fired = total;
+    }
   }
 
   push(item) {
@@ -121,7 +167,13 @@ class RequestReader {
       return r ? [r] : [];
     }
     if (!item || item.type !== 'map' || !item.data) return [];
-    if (typeof item.data['@requests'] === 'number') { this.addFired(item.data['@requests']); return []; }
+    const requests = item.data['@requests'];
+    if (typeof requests === 'number') { this.addFired(requests); return []; }
+    if (requests && typeof requests === 'object') { this.addCounts(requests, this.firedBy, true); return []; }
+    const over = item.data['@over'];
+    if (over && typeof over === 'object') { this.addCounts(over, this.overBy, false); return []; }
+    const full = item.data['@full'];
+    if (full && typeof full === 'object') { this.addCounts(full, this.fullBy, false); return []; }
     const out = [];
     for (const [name, map] of Object.entries(item.data)) {
       const m = BATCH_MAP.exec(name);
@@ -131,7 +183,7 @@ class RequestReader {
         for (const [k, v] of Object.entries(map)) if (FIELD_KEY.test(k)) (pair[m[1]] = pair[m[1]] || {})[k] = v;
         continue;
       }
-      out.push(...batchRecords(map, pair));
+      out.push(...batchRecords(map, pair, this.refused));
       this.fields[Number(m[2])] = {};
     }
     return out;
@@ -182,92 +234,4 @@ function renderJSONLine(r, { wallMinusMonoNs } = {}) {
   }) + '\n';
 }
 
-// ---- histograms --------------------------------------------------------------
-
-/**
- * The route a path belongs to, for grouping: the path without its query,
- * with segments that are numbers, UUIDs or long hex ids replaced by ":id"
- * (/users/42/orders?x=1 -> /users/:id/orders). A client URL keeps its origin.
- */
-function routeOf(url) {
-  const noQuery = url.replace(/[?#].*$/, '');
-  const m = /^([a-z][a-z0-9+.-]*:\/\/[^/]*)?(.*)$/i.exec(noQuery);
-  const origin = m[1] || '';
-  const route = (m[2] || '/').split('/').map((seg) => (
-    /^\d+$/.test(seg) || /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(seg) || /^[0-9a-f]{16,}$/i.test(seg)
-      ? ':id' : seg)).join('/');
-  return origin + (route || '/');
-}
-
-// log2 buckets of microseconds, as bpftrace's hist() makes them.
-function bucketOf(us) {
-  if (us < 1) return { lo: 0n, hi: 1n };
-  const lo = 2n ** BigInt(Math.floor(Math.log2(us)));
-  return { lo, hi: lo * 2n };
-}
-
-/** Records -> [{ direction, method, route, entry (a model Entry, µs), max }] by count, most first. */
-function histograms(records, { by = 'route' } = {}) {
-  const groups = new Map();
-  for (const r of records) {
-    const what = by === 'status' ? (r.status === 0 ? r.error : String(r.status)) : routeOf(r.url);
-    const key = `${r.direction} ${r.method} ${what}`;
-    let g = groups.get(key);
-    if (!g) {
-      g = { direction: r.direction, method: r.method, group: what, counts: new Map(), max: 0, n: 0 };
-      groups.set(key, g);
-    }
-    const b = bucketOf(r.us);
-    const id = b.lo.toString();
-    g.counts.set(id, { ...b, count: ((g.counts.get(id) || { count: 0n }).count) + 1n });
-    g.max = Math.max(g.max, r.us);
-    g.n++;
-  }
-  return [...groups.values()].sort((a, b) => b.n - a.n).map((g) => {
-    const present = [...g.counts.values()].sort((a, b) => (a.lo < b.lo ? -1 : 1));
-    // Every bucket between the first and last, empty ones too, as the tracers print them.
-    const buckets = [];
-    for (let lo = present[0].lo; lo <= present[present.length - 1].lo; lo = lo === 0n ? 1n : lo * 2n) {
-      const hit = g.counts.get(lo.toString());
-      buckets.push({ lo, hi: lo === 0n ? 1n : lo * 2n, count: hit ? hit.count : 0n });
-    }
-    return { direction: g.direction, method: g.method, group: g.group, entry: { key: [], kind: 'log2', buckets }, max: g.max };
-  });
-}
-
-function renderHistograms(records, options = {}) {
-  const hs = histograms(records, options);
-  if (!hs.length) return 'No requests completed while tracing.\n';
-  const blocks = hs.map((h) => {
-    const ps = [50, 90, 99].map((p) => `p${p} ${formatDuration(percentile(h.entry, p, h.max), 'us')}`);
-    return [
-      `${h.direction} ${h.method} ${h.group}`,
-      ...renderHistogram(h.entry, 'us', { width: 40 }),
-      `  count ${totalCount(h.entry)}, ${ps.join(', ')}, max ${formatDuration(h.max, 'us')}`,
-    ].join('\n');
-  });
-  return safeText(blocks.join('\n\n') + '\n');
-}
-
-function histogramsJSON(records, options = {}) {
-  return JSON.stringify({
-    version: 1,
-    by: options.by || 'route',
-    groups: histograms(records, options).map((h) => ({
-      direction: h.direction,
-      method: h.method,
-      [options.by === 'status' ? 'status' : 'route']: h.group,
-      unit: 'us',
-      count: Number(totalCount(h.entry)),
-      p50: percentile(h.entry, 50, h.max),
-      p90: percentile(h.entry, 90, h.max),
-      p99: percentile(h.entry, 99, h.max),
-      max: h.max,
-      histogram: h.entry.buckets.map((b) => ({ lo: Number(b.lo), hi: Number(b.hi), count: Number(b.count) })),
-    })),
-  }, null, 2) + '\n';
-}
-
-module.exports = {
-  RequestJoiner, RequestReader, batchRecords, parseRequests, renderLine, renderJSONLine, HEADER, routeOf, histograms, renderHistograms, histogramsJSON,
-};
+module.exports = { RequestJoiner, RequestReader, batchRecords, parseRequests, renderLine, renderJSONLine, HEADER };

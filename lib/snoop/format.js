@@ -33,14 +33,41 @@ function truncatedText(ev) {
 // For bunyan's text modes: the record with every string in it made safe for
 // a terminal (bunyan prints messages and fields as they are). bunyan shows a
 // line that is not a JSON record verbatim: that is made safe whole.
-function safeForText(text) {
+function safeForText(text, display = () => {}) {
   let record;
   try {
     record = JSON.parse(text);
   } catch (err) {
     return safeText(text, { oneLine: true });
   }
-  return record && typeof record === 'object' ? JSON.stringify(safeValue(record)) : safeText(text, { oneLine: true });
+  if (!record || typeof record !== 'object' || Array.isArray(record)) return safeText(text, { oneLine: true });
+  display(record);
+  return JSON.stringify(safeValue(record));
+}
+
+/**
+ * bunyan's text modes name a record's process by what the record says:
+ * long, "name/pid on hostname"; short, the name alone. Processes in two
+ * containers both say PID 1, and short says nothing, so the record shown
+ * (never --json's) names its process by the host PID the kernel gave, and
+ * its container where known (lib/usdt/process-identity.js):
+ *   short  name/27878          (name/27878 in web-1)
+ *   long   name/27878 (1 inside) on HOST, for a process in a PID namespace
+ */
+function displayFor(outputMode, hostPid, container) {
+  const where = container ? ` in ${container}` : '';
+  if (outputMode === 'short') {
+    return (record) => {
+      if (typeof record.name === 'string') record.name = `${record.name}/${hostPid}${where}`;
+    };
+  }
+  if (outputMode === 'long') {
+    return (record) => {
+      if (record.pid !== undefined && record.pid !== hostPid) record.pid = `${hostPid} (${record.pid} ${container ? `in ${container}` : 'inside'})`;
+      else if (container && record.pid === hostPid) record.pid = `${hostPid}${where}`;
+    };
+  }
+  return () => {};
 }
 
 // A --json line that must be JSON but is not (cannot happen with bunyan's
@@ -77,15 +104,17 @@ function pidMismatchText(ev, claimed) {
  * Event -> the line to print (without newline), or null.
  * @param {function(number): number[]} [ownPids] the PIDs a traced process
  *   may rightly claim in its records (its own, and in its PID namespaces)
+ * @param {function(number): string|null} [containerOf] the container a
+ *   process runs in, as said to a person, or null
  */
-function lineFor(ev, outputMode, ownPids = (pid) => [pid]) {
+function lineFor(ev, outputMode, ownPids = (pid) => [pid], containerOf = () => null) {
   const json = isJsonMode(outputMode);
   if (ev.type === 'record') {
     const claimed = claimedPid(ev.text);
     if (claimed !== null && claimed !== ev.pid && !ownPids(ev.pid).includes(claimed)) {
       return json ? pidMismatchJson(ev, claimed) : pidMismatchText(ev, claimed);
     }
-    if (outputMode !== 'raw') return json ? ev.text : safeForText(ev.text);
+    if (outputMode !== 'raw') return json ? ev.text : safeForText(ev.text, displayFor(outputMode, ev.pid, containerOf(ev.pid)));
     try {
       JSON.parse(ev.text);
       return ev.text;
@@ -102,10 +131,12 @@ function plural(n, one, many = one + 's') {
 }
 
 // The line printed on stderr at exit.
-function summary(stats, { lostRecords, lostEvents, fullBatches = 0 }) {
+function summary(stats, { lostRecords, lostEvents, fullBatches = 0, over = 0, full = 0 }) {
   const parts = [`${plural(stats.records, 'record')}`];
   if (stats.pids.size) parts[0] += ` from ${plural(stats.pids.size, 'process', 'processes')}`;
   if (stats.truncated) parts[0] += `, and ${stats.truncated} too long for the tracer (marked TRUNCATED)`;
+  if (over) parts.push(`${plural(over, 'record')} left out of crowded batches, their processes over their share (above)`);
+  if (full) parts.push(`${plural(full, 'record')} left out of full batches: the tracer could not keep up (above)`);
   const dropped = lostEvents ? `the tracer dropped ${plural(lostEvents, 'event')}` : '';
   let lost;
   if (lostRecords !== null && lostRecords !== undefined) {
@@ -126,4 +157,4 @@ function summary(stats, { lostRecords, lostEvents, fullBatches = 0 }) {
   return `nodetrace: ${parts.join('; ')}.`;
 }
 
-module.exports = { claimedPid, isJsonMode, truncatedJson, truncatedText, notJson, lineFor, summary };
+module.exports = { claimedPid, isJsonMode, truncatedJson, truncatedText, notJson, lineFor, displayFor, summary };

@@ -10,8 +10,10 @@
 //                                 (PID, TID, ID): up to 199 bytes (4,179 whole)
 //     @cut_even / @cut_odd        {"PID,TID,ID": N}  that record is longer
 //                                 than its N pieces
-//   and its own objects: lost_events (its output buffer overflowed), the map
-//   @records (at exit: records the probes saw).
+//   and its own objects: lost_events (its output buffer overflowed), the maps
+//   @records, @full and @over (at exit, per process: records the probes saw,
+//   those left out of a full batch, and those left out of a crowded batch,
+//   the process over its share).
 //   DTrace, length-prefixed: R PID TID CUT LEN TEXT (a whole record, LEN
 //   bytes; CUT 1: cut at strsize), and `records N` at exit.
 // A record's text is something a traced process wrote. It arrives escaped
@@ -69,12 +71,33 @@ function parseBatch(name, entries) {
   return batch;
 }
 
+// A per-process count map ({"PID": N}) -> Map pid -> N (entries not so left out).
+function perPid(map) {
+  const out = new Map();
+  for (const [pid, n] of Object.entries(map)) if (/^\d{1,10}$/.test(pid) && Number.isSafeInteger(n) && n >= 0) out.set(Number(pid), n);
+  return out;
+}
+
+function sum(byPid) {
+  let n = 0;
+  for (const v of byPid.values()) n += v;
+  return n;
+}
+
 function parseMap(data) {
   if (!data || typeof data !== 'object') return { kind: 'other', line: '' };
   const names = Object.keys(data);
   if (names.length !== 1) return { kind: 'other', line: '' };
   const name = names[0];
   if (name === '@records' && typeof data[name] === 'number') return { kind: 'fired', records: data[name] };
+  if (name === '@records' && data[name] && typeof data[name] === 'object') {
+    const byPid = perPid(data[name]);
+    return { kind: 'fired', records: sum(byPid), byPid };
+  }
+  if ((name === '@over' || name === '@full') && data[name] && typeof data[name] === 'object') {
+    const byPid = perPid(data[name]);
+    return { kind: name.slice(1), records: sum(byPid), byPid };
+  }
   if (PIECES_MAP.test(name) || CUTS_MAP.test(name)) return parseBatch(name, data[name]);
   return { kind: 'other', line: '' };
 }
@@ -152,6 +175,23 @@ class Reassembler {
     // printed twice shows once.
     this.recent = { pieces: [new Set(), new Set(), new Set()], cuts: [new Set(), new Set(), new Set()] };
     this.stats = { records: 0, truncated: 0, incomplete: 0, lostEvents: 0, fullBatches: 0, fired: null, pids: new Set() };
+    // Per process: what its probes fired, what was left out of a crowded
+    // batch (over its share), and what arrived (whole or marked truncated),
+    // however it was then shown.
+    this.firedBy = new Map();
+    this.overBy = new Map();
+    this.fullBy = new Map();
+    this.arrivedBy = new Map();
+  }
+
+  arrived(pid) {
+    this.arrivedBy.set(pid, (this.arrivedBy.get(pid) || 0) + 1);
+  }
+
+  // A per-process count printed again at exit (cleared or not) counts once:
+  // the larger is the count.
+  addBy(into, byPid) {
+    for (const [pid, n] of byPid || []) into.set(pid, Math.max(into.get(pid) || 0, n));
   }
 
   // Parsed item (parseItem) -> events.
@@ -163,8 +203,21 @@ class Reassembler {
         this.stats.lostEvents += p.events;
         return [{ type: 'lost', events: p.events }];
       case 'fired':
-        this.stats.fired = (this.stats.fired || 0) + p.records;
+        if (p.byPid) {
+          this.addBy(this.firedBy, p.byPid);
+          this.stats.fired = sum(this.firedBy);
+        } else {
+          this.stats.fired = (this.stats.fired || 0) + p.records;
+        }
         return [{ type: 'fired', records: p.records }];
+      case 'over':
+        this.addBy(this.overBy, p.byPid);
+        this.stats.over = sum(this.overBy);
+        return [];
+      case 'full':
+        this.addBy(this.fullBy, p.byPid);
+        this.stats.full = sum(this.fullBy);
+        return [];
       case 'error': return [{ type: 'error', message: p.message }];
       case 'garbled': return [this.incomplete({ pid: 0, tid: 0, bytes: 0 }, 'a line of the tracer\'s output was garbled')];
       default: return p.line.trim() ? [{ type: 'other', line: p.line }] : [];
@@ -215,6 +268,7 @@ class Reassembler {
     if (e.damaged) return [this.incomplete(e, e.damaged)];
     this.stats.records++;
     this.stats.pids.add(e.pid);
+    this.arrived(e.pid);
     return [{ type: 'record', pid: e.pid, tid: e.tid, id: e.id, text: stripEol(Buffer.concat(e.parts).toString('utf8')) }];
   }
 
@@ -226,6 +280,7 @@ class Reassembler {
     const text = Buffer.concat(e.parts).toString('utf8');
     this.stats.truncated++;
     this.stats.pids.add(e.pid);
+    this.arrived(e.pid);
     return [{
       type: 'truncated', pid: e.pid, tid: e.tid, id: e.id, level: levelOf(text), bytesSeen: e.bytes,
       prefix: prefixOf(text), complete: !e.damaged,
@@ -234,6 +289,7 @@ class Reassembler {
 
   whole(p) {
     this.stats.pids.add(p.pid);
+    this.arrived(p.pid);
     const text = p.bytes.toString('utf8');
     if (!p.cut) {
       this.stats.records++;
@@ -276,7 +332,7 @@ class Reassembler {
   // marked truncated). null when the tracer did not say how many it saw.
   lostRecords() {
     if (this.stats.fired === null) return null;
-    return Math.max(0, this.stats.fired - this.stats.records - this.stats.truncated);
+    return Math.max(0, this.stats.fired - (this.stats.over || 0) - (this.stats.full || 0) - this.stats.records - this.stats.truncated);
   }
 }
 

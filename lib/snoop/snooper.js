@@ -15,6 +15,8 @@ const { planSnoop, levelPhrase } = require('./plan');
 const proc = require('../proc');
 const { safeText } = require('../terminal-safe');
 const { BUNYAN } = require('./targets');
+const { identify } = require('../usdt/process-identity');
+const { addMaps } = require('../usdt/loss');
 
 // Lines the script prints that are not news.
 const QUIET = [/^$/, /^Attaching \d+ probes?\.\.\.$/, /^Tracing ended\.$/, /^Snooping bunyan records/, /^@\w+: /];
@@ -47,6 +49,7 @@ class Snooper {
     this.lostSinceNote = 0;
     this.timers = [];
     this.namespacePids = new Map();   // pid -> its PIDs in its namespaces
+    this.identities = new Map();      // pid -> who it is (lib/usdt/process-identity.js)
     this.follower = new LibraryFollower({
       tracer: o.tracer,
       provider: BUNYAN,
@@ -100,7 +103,7 @@ class Snooper {
         if (gen.plan.only && !gen.plan.only.has(ev.pid)) continue;
         gen.kept[ev.type === 'record' ? 'records' : 'truncated']++;
         gen.kept.pids.add(ev.pid);
-        const line = lineFor(ev, this.o.outputMode, (pid) => this.ownPids(pid));
+        const line = lineFor(ev, this.o.outputMode, (pid) => this.ownPids(pid), (pid) => this.containerName(pid));
         // Back-pressure: stop reading the tracers; their buffers then drop
         // records (and say so) rather than slowing the traced processes.
         if (line !== null && !this.sink.write(line)) this.pauseAll();
@@ -121,6 +124,17 @@ class Snooper {
   ownPids(pid) {
     if (!this.namespacePids.has(pid)) this.namespacePids.set(pid, proc.namespacePids(pid));
     return this.namespacePids.get(pid);
+  }
+
+  // Who a process is, read once (its first record).
+  identityOf(pid) {
+    if (!this.identities.has(pid)) this.identities.set(pid, identify(pid));
+    return this.identities.get(pid);
+  }
+
+  containerName(pid) {
+    const c = this.identityOf(pid).container;
+    return c ? c.name || c.id : null;
   }
 
   // Says `message` unless news of this kind was said in the last 2 s.
@@ -193,9 +207,20 @@ class Snooper {
     return this.follower.abnormalEnd();
   }
 
+  // Per process, over every tracer: what its probes fired, what was left
+  // out of a crowded batch, what arrived (lib/usdt/loss.js).
+  lossCounts() {
+    const counts = new Map();
+    for (const g of this.generations) {
+      const r = g.reassembler;
+      addMaps(counts, { fired: r.firedBy, over: r.overBy, full: r.fullBy, arrived: r.arrivedBy });
+    }
+    return counts;
+  }
+
   // Totals over every tracer, for the summary line.
   totals() {
-    const t = { records: 0, truncated: 0, incomplete: 0, lostEvents: 0, fullBatches: 0, pids: new Set(), lostRecords: 0 };
+    const t = { records: 0, truncated: 0, incomplete: 0, lostEvents: 0, fullBatches: 0, pids: new Set(), lostRecords: 0, over: 0, full: 0 };
     for (const g of this.generations) {
       const s = g.reassembler.stats;
       t.records += g.kept.records;
@@ -204,6 +229,8 @@ class Snooper {
       t.incomplete += s.incomplete;
       t.lostEvents += s.lostEvents;
       t.fullBatches += s.fullBatches;
+      t.over += s.over || 0;
+      t.full += s.full || 0;
       const lost = g.reassembler.lostRecords();
       if (lost === null || t.lostRecords === null) t.lostRecords = null;
       else t.lostRecords += lost;

@@ -9,14 +9,16 @@
 // These files belong to other users: they are only read here, never run,
 // and a file qualifies only as a regular file of bounded size that declares
 // the provider.
-const crypto = require('crypto');
 const fs = require('fs');
 const path = require('path');
 const proc = require('../proc');
 const paths = require('./paths');
+const { checkLibrary } = require('./library-check');
 const { openRegular, readAt } = require('../safe-open');
 
-const MAX_LIBRARY_BYTES = 1 << 20;
+// lib/usdt's libraries are about 10 KB (3 pages and the notes); one of the
+// 64 probe sites library-check.js allows stays far below this.
+const MAX_LIBRARY_BYTES = 64 * 1024;
 
 // The provider definition embedded in a probe library's bytes (lib/usdt/
 // elf.js puts it in a .nodetrace.usdt section as one JSON line), or null.
@@ -40,9 +42,10 @@ function declares(def, provider) {
 /**
  * A probe library another user's process maps, checked before a tracer is
  * pointed at it: a regular file (not a link, FIFO or device; opened without
- * blocking) of at most 1 MB, owned by the owner of its directory, writable by
- * no one else, whose name is the hash of its bytes (lib/usdt names every
- * library so), declaring the provider. -> { fd, path, inode, uid } (keep the
+ * blocking) of at most 64 KB, owned by the owner of its directory, writable
+ * by no one else, whose name is the hash of its bytes (lib/usdt names every
+ * library so), declaring the provider, with probe sites a tracer can attach
+ * to (library-check.js). -> { fd, path, inode, uid } (keep the
  * fd open: a tracer is given /proc/<our PID>/fd/<fd>, that very file, so
  * nothing swapped in at the path afterwards is ever opened) or { refused }.
  */
@@ -56,15 +59,26 @@ function openVerified(file, provider) {
     fs.closeSync(fd);
     return { refused: why };
   };
-  const st = fs.fstatSync(fd);
   let dir;
   try { dir = fs.statSync(path.dirname(file)); } catch (err) { return refuse('its directory is gone'); }
+  const st = fs.fstatSync(fd);
   if (st.uid !== dir.uid) return refuse(`it belongs to uid ${st.uid}, its directory to uid ${dir.uid}`);
-  if (st.mode & 0o022) return refuse('others may write to it');
-  const bytes = readAt(fd, 0, st.size);
-  if (paths.libraryFileName(bytes) !== name) return refuse('its name is not the hash of its bytes');
-  if (!declares(definitionIn(bytes), provider)) return refuse(`it does not declare the ${provider.name} provider`);
+  const why = bytesRefusal(fd, name, provider);
+  if (why) return { ...refuse(why.refused), declared: why.declared };
   return { fd, path: file, inode: `${st.dev}:${st.ino}`, uid: st.uid };
+}
+
+// What is wrong with an open library's bytes as they are now, or null.
+function bytesRefusal(fd, name, provider) {
+  const st = fs.fstatSync(fd);
+  if (st.mode & 0o022) return { refused: 'others may write to it' };
+  if (st.size > MAX_LIBRARY_BYTES) return { refused: `it is larger than ${MAX_LIBRARY_BYTES / 1024} KB` };
+  const bytes = readAt(fd, 0, st.size);
+  if (paths.libraryFileName(bytes) !== name) return { refused: 'its name is not the hash of its bytes' };
+  if (!declares(definitionIn(bytes), provider)) return { refused: `it does not declare the ${provider.name} provider` };
+  // It says it is one: a refusal from here on is worth saying.
+  const check = checkLibrary(bytes, provider);
+  return check.refused ? { refused: check.refused, declared: true } : null;
 }
 
 // Does the file declare `provider` ({ name, probes: [[name, ...types]] })
@@ -127,9 +141,10 @@ function uniqueByInode(files) {
   return out;
 }
 
-// Users who may own a probe library: every account, and whoever runs a
-// process now (containers have uids /etc/passwd does not list).
-function candidateUids() {
+// Users who may own a probe library: every account in /etc/passwd (the
+// others come from the processes running: containers have uids it does not
+// list).
+function accountUids() {
   const uids = new Set([paths.currentUid()]);
   try {
     for (const line of fs.readFileSync('/etc/passwd', 'utf8').split('\n')) {
@@ -137,39 +152,237 @@ function candidateUids() {
       if (f.length >= 7 && /^[0-9]+$/.test(f[2])) uids.add(Number(f[2]));
     }
   } catch (err) { /* no passwd */ }
-  for (const pid of proc.allPids()) {
-    const uid = proc.stat.uidOf(pid);
-    if (uid !== null) uids.add(uid);
-  }
-  return [...uids];
+  return uids;
 }
 
-// Every library of the provider on this host: in the directories lib/usdt
-// would use for any user, plus those mapped by running processes (which may
-// have been told NODETRACE_USDT_DIR). Regular files only, one path per file.
-function allLibraries(provider) {
-  const files = [];
-  const dirs = new Set();
-  for (const c of paths.probeLibraryPaths(provider.name, provider.probes)) dirs.add(path.dirname(c));
-  for (const uid of candidateUids()) {
-    for (const c of paths.probeLibraryPaths(provider.name, provider.probes, { uid, env: {} })) dirs.add(path.dirname(c));
+// What one scan of the host may cost. Files are read (at most 64 KB each)
+// only when new or changed (size, mtime, ctime, inode); a directory is
+// listed again only when it changed; so an idle host costs a stat per
+// directory and per process. A hostile user's thousands of files cost their
+// own directory's share of a scan, scan after scan, never the others'.
+const VERIFY_PER_SCAN = 32;          // files read and checked in one scan
+const ENTRIES_PER_DIR = 4096;        // entries of one directory looked at
+const YOUNG_PROCESS_MS = 10000;      // a process this young has its maps read every scan
+const OLDER_PROCESSES_PER_SCAN = 64; // older processes whose maps are read again, in turn
+const FULL_CHECK_EVERY = 15;         // scans: every file is stat'ed again this often
+
+// A file's identity and version, from lstat: what a verdict is kept for.
+function stampOf(st) {
+  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+}
+
+function lstatStamp(file) {
+  try {
+    return fs.lstatSync(file, { bigint: true });
+  } catch (err) {
+    return null;
   }
-  for (const dir of dirs) {
-    let entries;
-    try { entries = fs.readdirSync(dir); } catch (err) { continue; }
-    for (const e of entries) {
-      if (!e.startsWith(paths.FILE_PREFIX) || !e.endsWith('.so')) continue;
-      const file = path.join(dir, e);
-      let st;
-      try { st = fs.lstatSync(file); } catch (err) { continue; }
-      if (st.isFile() && declaresProvider(file, provider)) files.push(file);
+}
+
+/**
+ * The provider's libraries on this host, found again and again at a bounded
+ * cost: in the directories lib/usdt would use for any user, and those
+ * mapped by running processes (which may have been told NODETRACE_USDT_DIR,
+ * or live in a container). One scan reads at most VERIFY_PER_SCAN new or
+ * changed files; the others wait for the next scans, taken in turn from
+ * every directory (files that processes map first), so none waits behind
+ * another user's thousands.
+ */
+class LibraryScan {
+  constructor(provider, { verifyPerScan = VERIFY_PER_SCAN } = {}) {
+    this.provider = provider;
+    this.verifyPerScan = verifyPerScan;
+    this.verdicts = new Map();    // path -> { stamp, ok }
+    this.dirs = new Map();        // dir -> { stamp, files: [path] }
+    this.processes = new Map();   // pid -> { startedAtMs, uid, files: [path] }
+    this.turn = 0;
+    this.scans = 0;
+    this.last = { verified: 0, waiting: 0, crowded: [] };   // what the last scan did
+    this.refusals = [];           // { path, why }: files refused that were worth saying, not yet said
+  }
+
+  // Files refused since last asked that are worth saying: libraries that
+  // declare the provider but failed its checks, and files named as
+  // libraries that are too large or not regular files (not those of other
+  // providers, nor ones not named by their hash).
+  takeRefusals() {
+    return this.refusals.splice(0);
+  }
+
+  /** Every library found, verified (one path per file). */
+  scan() {
+    this.last = { verified: 0, waiting: 0, crowded: [] };
+    this.budget = this.verifyPerScan;
+    this.readProcesses();
+    const mapped = [];
+    for (const p of this.processes.values()) mapped.push(...p.files);
+    const found = mapped.filter((f) => this.verdict(f) === true);
+    // Files of a directory that did not change keep their verdicts without
+    // a stat, but for one scan in FULL_CHECK_EVERY (a file changed in place).
+    const full = this.scans++ % FULL_CHECK_EVERY === 0;
+    const byDir = [];
+    for (const dir of this.candidateDirs()) {
+      const { files, changed } = this.listed(dir);
+      if (files.length) byDir.push({ files, trust: !changed && !full });
+    }
+    // One file from each directory in turn until the budget is spent.
+    const undecided = [];
+    for (const { files, trust } of byDir) {
+      const waiting = [];
+      for (const f of files) {
+        const known = trust ? this.verdicts.get(f) : null;
+        const v = known ? known.ok : this.cached(f);
+        if (v === true) found.push(f);
+        else if (v === null) waiting.push(f);
+      }
+      if (waiting.length) undecided.push(waiting);
+    }
+    for (let i = 0; undecided.some((w) => i < w.length); i++) {
+      for (const w of undecided) {
+        if (i >= w.length) continue;
+        if (this.verdict(w[i]) === true) found.push(w[i]);
+      }
+    }
+    return uniqueByInode(found);
+  }
+
+  // The cached verdict of a file as it is now: true, false, or null (not
+  // read yet, or changed since).
+  cached(file) {
+    const st = lstatStamp(file);
+    if (!st) return false;
+    const v = this.verdicts.get(file);
+    return v && v.stamp === stampOf(st) ? v.ok : this.quickVerdict(file, st);
+  }
+
+  // What lstat alone decides (no read): not a regular file, too large.
+  quickVerdict(file, st) {
+    if (st.isFile() && st.size <= BigInt(MAX_LIBRARY_BYTES)) return null;
+    this.verdicts.set(file, { stamp: stampOf(st), ok: false });
+    this.refusals.push({ path: file, why: st.isFile() ? `it is larger than ${MAX_LIBRARY_BYTES / 1024} KB (lib/usdt's are about 10 KB)` : 'it is not a regular file' });
+    return false;
+  }
+
+  // The verdict, reading the file if it is new or changed and the scan's
+  // budget allows (null: not this scan).
+  verdict(file) {
+    const v = this.cached(file);
+    if (v !== null) return v;
+    if (this.budget <= 0) {
+      this.last.waiting++;
+      return null;
+    }
+    this.budget--;
+    this.last.verified++;
+    const st = lstatStamp(file);
+    const opened = openVerified(file, this.provider);
+    if (!opened.refused) fs.closeSync(opened.fd);
+    else if (opened.declared) this.refusals.push({ path: file, why: opened.refused });
+    if (st) this.verdicts.set(file, { stamp: stampOf(st), ok: !opened.refused });
+    return !opened.refused;
+  }
+
+  // The directories lib/usdt would use for each user (worked out again only
+  // when the users change).
+  candidateDirs() {
+    const uids = accountUids();
+    for (const p of this.processes.values()) if (p.uid !== null) uids.add(p.uid);
+    const key = [...uids].sort((a, b) => a - b).join(',');
+    if (this.dirsFor && this.dirsFor.key === key) return this.dirsFor.dirs;
+    const dirs = new Set(paths.candidateDirs().map((c) => c.dir));
+    for (const uid of uids) for (const c of paths.candidateDirs({ uid, env: {} })) dirs.add(c.dir);
+    this.dirsFor = { key, dirs };
+    return dirs;
+  }
+
+  // The library-named entries of a directory (not a link: lib/usdt never
+  // uses one), listed again only when it changed.
+  listed(dir) {
+    const st = lstatStamp(dir);
+    if (!st || !st.isDirectory()) {
+      this.dirs.delete(dir);
+      return { files: [], changed: true };
+    }
+    const stamp = stampOf(st);
+    const known = this.dirs.get(dir);
+    if (known && known.stamp === stamp) return { files: known.files, changed: false };
+    const files = [];
+    let d;
+    try { d = fs.opendirSync(dir, { bufferSize: 1024 }); } catch (err) { return { files: [], changed: true }; }
+    try {
+      for (let n = 0; ; n++) {
+        const e = d.readSync();
+        if (!e) break;
+        if (n >= ENTRIES_PER_DIR) { this.last.crowded.push(dir); break; }
+        if (e.name.startsWith(paths.FILE_PREFIX) && e.name.endsWith('.so')) files.push(path.join(dir, e.name));
+      }
+    } finally {
+      d.closeSync();
+    }
+    this.dirs.set(dir, { stamp, files });
+    return { files, changed: true };
+  }
+
+  // The libraries each process maps: read for new and young processes at
+  // every scan, for older ones in turn.
+  readProcesses() {
+    const now = Date.now();
+    const bootMs = bootTimeMs();
+    const pids = proc.allPids().filter((pid) => pid !== process.pid);
+    const alive = new Set(pids);
+    for (const pid of this.processes.keys()) if (!alive.has(pid)) this.processes.delete(pid);
+    const older = [];
+    for (const pid of pids) {
+      let p = this.processes.get(pid);
+      if (!p) {
+        const start = proc.stat.startTime(pid);
+        p = { startedAtMs: start === null || bootMs === null ? null : bootMs + Number(start) * 10, uid: proc.stat.uidOf(pid), files: [] };
+        this.processes.set(pid, p);
+        this.readMaps(pid, p);
+      } else if (p.startedAtMs === null || now - p.startedAtMs < YOUNG_PROCESS_MS) {
+        this.readMaps(pid, p);
+      } else {
+        older.push(pid);
+      }
+    }
+    const n = Math.min(older.length, OLDER_PROCESSES_PER_SCAN);
+    for (let i = 0; i < n; i++) {
+      const pid = older[(this.turn + i) % older.length];
+      this.readMaps(pid, this.processes.get(pid));
+    }
+    this.turn = older.length ? (this.turn + n) % older.length : 0;
+  }
+
+  readMaps(pid, p) {
+    p.files = [];
+    for (const file of paths.loadedProbeLibraries(pid)) {
+      const reachable = reachablePath(pid, file.replace(/ \(deleted\)$/, ''));
+      if (reachable) p.files.push(reachable);
     }
   }
-  for (const pid of proc.allPids()) {
-    if (pid === process.pid) continue;
-    files.push(...librariesOf(pid, provider));
-  }
-  return uniqueByInode(files);
+}
+
+// When the host booted, in ms since the epoch (/proc/stat btime), or null;
+// a process's start (clock ticks since boot, USER_HZ 100) adds to it.
+function bootTimeMs() {
+  let text = '';
+  try { text = fs.readFileSync('/proc/stat', 'utf8'); } catch (err) { /* not Linux */ }
+  const m = /^btime (\d+)$/m.exec(text);
+  return m ? Number(m[1]) * 1000 : null;
+}
+
+// One scan per provider for the whole run: the trace's start and the
+// follower's watch share what is known.
+const scans = new Map();
+function scanFor(provider) {
+  if (!scans.has(provider)) scans.set(provider, new LibraryScan(provider));
+  return scans.get(provider);
+}
+
+// Every library of the provider on this host found so far (the first scan
+// reads at most VERIFY_PER_SCAN files; the follower's scans take the rest).
+function allLibraries(provider) {
+  return scanFor(provider).scan();
 }
 
 // The processes that map any of these libraries now. /proc/PID/maps gives
@@ -218,6 +431,20 @@ class OpenedLibraries {
     return ok;
   }
 
+  // Why a library held open no longer passes the checks (its owner changed
+  // its bytes in place since), or null: asked again before each re-plan.
+  changed(file) {
+    if (!this.fds.has(file)) return null;
+    const why = bytesRefusal(this.fds.get(file), path.basename(file), this.provider);
+    return why ? why.refused : null;
+  }
+
+  close(file) {
+    if (!this.fds.has(file)) return;
+    try { fs.closeSync(this.fds.get(file)); } catch (err) { /* already */ }
+    this.fds.delete(file);
+  }
+
   closeAll() {
     for (const fd of this.fds.values()) {
       try { fs.closeSync(fd); } catch (err) { /* already */ }
@@ -230,15 +457,15 @@ class OpenedLibraries {
 // a user's first process with the provider creates its library after the
 // trace has attached to the others.
 class LibraryWatch {
-  constructor(provider, libraries) {
-    this.provider = provider;
+  constructor(provider, libraries, scan = scanFor(provider)) {
+    this.scan = scan;
     this.covered = new Set(libraries.map(inode).filter(Boolean));
   }
 
   // Libraries not seen before (and now counted as seen).
   newLibraries() {
     const out = [];
-    for (const file of allLibraries(this.provider)) {
+    for (const file of this.scan.scan()) {
       const id = inode(file);
       if (!id || this.covered.has(id)) continue;
       this.covered.add(id);
@@ -268,6 +495,6 @@ function ownLibraryPath(provider) {
 }
 
 module.exports = {
-  libraryDefinition, declaresProvider, openVerified, OpenedLibraries, librariesOf, allLibraries, uniqueByInode, candidateUids, pidsMapping,
-  LibraryWatch, createOwnLibrary, ownLibraryPath,
+  libraryDefinition, declaresProvider, openVerified, OpenedLibraries, librariesOf, allLibraries, uniqueByInode, pidsMapping,
+  LibraryScan, LibraryWatch, scanFor, createOwnLibrary, ownLibraryPath, MAX_LIBRARY_BYTES, VERIFY_PER_SCAN,
 };

@@ -16,6 +16,8 @@
 const os = require('os');
 const { UserError, EXIT } = require('../errors');
 const libraries = require('./probe-libraries');
+const proc = require('../proc');
+const { ownerText } = require('./process-identity');
 
 const shared = require('../targets/resolve');
 
@@ -31,6 +33,8 @@ function hostFacts(provider) {
     uniqueFiles: libraries.uniqueByInode,
     ownLibrary: ({ create }) => (create ? libraries.createOwnLibrary(provider) : libraries.ownLibraryPath(provider)),
     username: () => os.userInfo().username,
+    uidOf: proc.stat.uidOf,
+    ownerText,
   };
 }
 
@@ -74,6 +78,18 @@ function dtraceTargets(t, pids, host) {
   return { kind: 'pids', pids: node, libraries: [], notes: [], describe: describePids(node) };
 }
 
+// The users who run `pids`: [{ uid, pids }], most processes first.
+function usersOf(pids, host) {
+  if (!host.uidOf) return [];
+  const by = new Map();
+  for (const pid of pids) {
+    const uid = host.uidOf(pid);
+    if (!by.has(uid)) by.set(uid, []);
+    by.get(uid).push(pid);
+  }
+  return [...by].map(([uid, p]) => ({ uid, pids: p })).sort((a, b) => b.pids.length - a.pids.length);
+}
+
 // bpftrace: the probe libraries the processes map.
 function bpftraceTargets(kind, t, pids, host) {
   const notes = [];
@@ -100,6 +116,13 @@ function bpftraceTargets(kind, t, pids, host) {
   }
   if (without.length && t.kind === 'pids') {
     throw new UserError(`PID ${without.join(', ')} ${without.length === 1 ? 'has' : 'have'} no ${kind.probes}.`, { hint: kind.hint, exitCode: EXIT.NOT_FOUND });
+  }
+  if (t.kind === 'name') {
+    const users = usersOf(withProbes, host);
+    if (users.length > 1) {
+      notes.push(`"${shorten(t.pattern)}" matches processes of ${users.length} users: `
+        + `${users.map((u) => `${host.ownerText(u.uid)}, ${describePids(u.pids)}`).join('; ')}; each process is shown apart.`);
+    }
   }
   const nodeWithout = without.filter((pid) => host.looksLikeNode(pid));
   if (nodeWithout.length) {

@@ -5,6 +5,8 @@ const fs = require('fs');
 const path = require('path');
 const { spawn, spawnSync } = require('child_process');
 
+const NODETRACE = path.join(__dirname, '..', '..', 'bin', 'nodetrace');
+
 function hostileUserUnavailableReason() {
   if (process.getuid() !== 0) return 'needs root to make an unprivileged account';
   for (const tool of ['/usr/sbin/useradd', '/usr/sbin/userdel']) if (!fs.existsSync(tool)) return `needs ${tool}`;
@@ -38,8 +40,8 @@ class HostileUser {
   }
 
   // Starts a long-running process as the user; killed by remove().
-  start(file, args, { env = {} } = {}) {
-    const child = spawn(file, args, { uid: this.uid, gid: this.gid, cwd: this.home, env: this.env(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  start(file, args, { env = {}, stdin = 'ignore' } = {}) {
+    const child = spawn(file, args, { uid: this.uid, gid: this.gid, cwd: this.home, env: this.env(env), stdio: [stdin, 'pipe', 'pipe'] });
     this.children.add(child);
     child.on('exit', () => this.children.delete(child));
     return child;
@@ -58,4 +60,35 @@ class HostileUser {
   }
 }
 
-module.exports = { HostileUser, hostileUserUnavailableReason };
+// A child's output as it comes: out.stdout, out.stderr; out.wait(stream,
+// re, ms) resolves with the first match (rejects when the child exits or
+// the time is up); out.exit resolves with { code, signal }.
+function collect(child) {
+  const out = { stdout: '', stderr: '' };
+  child.stdout.setEncoding('utf8');
+  child.stderr.setEncoding('utf8');
+  child.stdout.on('data', (d) => { out.stdout += d; });
+  child.stderr.on('data', (d) => { out.stderr += d; });
+  out.wait = (stream, re, ms) => new Promise((resolve, reject) => {
+    const deadline = Date.now() + ms;
+    const t = setInterval(() => {
+      const m = re.exec(out[stream]);
+      if (m) { clearInterval(t); resolve(m); } else if (Date.now() > deadline || child.exitCode !== null) {
+        clearInterval(t);
+        reject(new Error(`no ${re} on ${stream} within ${ms} ms:\n${out.stdout.slice(-2000)}\n${out.stderr.slice(-2000)}`));
+      }
+    }, 50);
+  });
+  out.exit = new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+  return out;
+}
+
+// Runs bin/nodetrace as root with `args`; -> collect()'s object, and child.
+function runNodetrace(args, { env = {} } = {}) {
+  const child = spawn(process.execPath, [NODETRACE, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const out = collect(child);
+  out.child = child;
+  return out;
+}
+
+module.exports = { HostileUser, hostileUserUnavailableReason, collect, runNodetrace };
