@@ -18,7 +18,7 @@ NPM_ENV := $(if $(NODEDIR),npm_package_config_node_gyp_nodedir=$(NODEDIR))
 APT_GET := apt-get -o DPkg::Lock::Timeout=600
 DEMO_SECONDS ?= 5
 
-.PHONY: all deps system-deps browser tracefs demo test unit bench clean node-builds bpftrace-tiers test-tiers dtrace dtrace-if-available
+.PHONY: all deps system-deps browser podman container-image tracefs demo test unit bench clean node-builds bpftrace-tiers test-tiers dtrace dtrace-if-available
 
 all: deps
 
@@ -36,6 +36,20 @@ browser:
 	  echo "Installing chromium for the flame graph test (apt-get)..."; \
 	  $(SUDO) $(APT_GET) update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive $(APT_GET) install -y -qq chromium >/dev/null; \
 	fi
+
+# The container tests trace Node in real podman containers (runc: crun
+# cannot run on this kind of host's hybrid cgroups; docs/platforms.md).
+podman:
+	@if ! command -v podman >/dev/null || ! command -v runc >/dev/null; then \
+	  echo "Installing podman and runc for the container tests (apt-get)..."; \
+	  $(SUDO) $(APT_GET) update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive $(APT_GET) install -y -qq podman runc >/dev/null; \
+	fi
+
+# Their image: a Debian 12 root (debootstrap) with the official Node 22 of
+# node-builds, cached under $${NODETRACE_CACHE:-/var/cache/nodetrace}/containers
+# and imported into podman's storage; see the script.
+container-image: podman node-builds
+	@$(SUDO) scripts/container-image.sh >/dev/null
 
 tracefs:
 	@if [ -d /sys/kernel/tracing ] && [ ! -e /sys/kernel/tracing/uprobe_events ]; then \
@@ -64,7 +78,7 @@ demo: deps
 # the Node builds of the matrix, DTrace for Linux), then each command's core
 # tests (@core) under the newer bpftrace tiers. What the cells need is built
 # once into $${NODETRACE_CACHE:-/var/cache/nodetrace}, outside the checkout.
-test: deps browser node-builds dtrace-if-available
+test: deps browser node-builds container-image dtrace-if-available
 	$(SUDO) npx mocha 'test/**/*.test.js'
 	$(SUDO) env $(if $(CI),CI=$(CI)) scripts/test-matrix.sh $(BPFTRACE_TIERS)
 
@@ -81,7 +95,7 @@ bpftrace-tiers:
 
 # Each command's core integration tests (@core) under each bpftrace tier.
 # A tier that cannot be made is skipped with the reason, but not in CI.
-test-tiers: deps
+test-tiers: deps container-image
 	$(SUDO) env $(if $(CI),CI=$(CI)) scripts/test-matrix.sh $(BPFTRACE_TIERS)
 
 unit: node_modules/.installed
