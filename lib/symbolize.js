@@ -382,6 +382,9 @@ class Symbolizer {
    *   the first is the probed pc itself unless allReturnAddresses; with allPcs every
    *   frame is a pc (sampled program counters, as `profile` has)
    * @returns {{frames: {text, module, kind}[], perfMapUsed: boolean, jitUnnamed: number, interpreted: number}}
+   *   kind: native (a symbol of a mapped file), js (named from the perf map), jit (anonymous
+   *   executable memory the perf map does not name), special (a page the kernel names, as
+   *   [vdso]: module says which), named (named by the tracer), unmapped, unknown
    */
   symbolize(snap, frames, { allReturnAddresses = false, allPcs = false } = {}) {
     const out = [];
@@ -409,9 +412,16 @@ class Symbolizer {
             frame.kind = 'native';
           }
         }
+      } else if (map && map.perms[2] === 'x' && map.path) {
+        // An executable mapping the kernel names ([vdso], [vsyscall],
+        // [uprobes-trampoline], [anon:NAME]...): that is what it is, never JIT.
+        frame.kind = 'special';
+        frame.module = map.path;
       } else if (map && map.perms[2] === 'x') {
+        // Anonymous executable memory with no name: where V8 puts the code it
+        // compiles (its code space); named only from its perf map.
         frame.kind = 'jit';
-        frame.module = map.path || '[anon]';
+        frame.module = '[anon]';
         anonAddrs.push(probe);
         frame.probe = probe;
       } else if (!map) {

@@ -176,6 +176,29 @@ describe('nodetrace profile @tracer', function () {
     });
   });
 
+  it('a hot loop that reads the clock: the function ranks first, the vDSO is named [vdso], never JIT @core', async function () {
+    this.timeout(300000);
+    const target = await startTarget('profile-clock.js', { args: ['--perf-basic-prof'] });
+    try {
+      await new Promise((r) => setTimeout(r, 2000));
+      const r = await nodetrace(['profile', '-p', String(target.pid), '-d', '5', '--json', '--top', '40'], { timeoutMs: 240000 });
+      assert.strictEqual(r.code, 0, r.stderr);
+      const json = JSON.parse(r.stdout);
+      const rows = json.self.map((f) => `${f.samples} ${f.category} ${f.name}`).join('\n');
+      assert(json.samples >= 100, `only ${json.samples} samples`);
+      assert.match(json.self[0].name, /^clockLoop .*profile-clock\.js:\d+:\d+$/, rows);
+      const vdso = json.self.find((f) => f.name === '[vdso]');
+      assert(vdso && vdso.samples > 0.05 * json.samples, `the vDSO's clock_gettime is named as such:\n${rows}`);
+      assert.strictEqual(vdso.category, 'libc');
+      // With the perf map read, no sample is unnamed JIT code: the vDSO was
+      // what used to be counted as such.
+      assert(json.jit.perfMap.used, 'the perf map was read');
+      assert(json.jit.unnamedSamples <= 0.02 * json.samples, `${json.jit.unnamedSamples} samples called unnamed JIT:\n${rows}`);
+    } finally {
+      stopTarget(target);
+    }
+  });
+
   it('without --perf-basic-prof: says JIT code is unnamed and how to name it', async function () {
     this.timeout(300000);   // naming the frames of a 100 MB binary takes long on a busy machine
     const target = await startTarget('profile-hot.js');
