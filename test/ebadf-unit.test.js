@@ -192,6 +192,19 @@ describe('ebadf: naming stack frames', () => {
     assert.strictEqual(r.frames[1].text, 'uv_fs_close+6', 'a return address is looked up at addr - 1 but shown as is');
     assert.deepStrictEqual(r.frames[2], { text: 'libc.so.1`close+0xa', module: '', kind: 'named' }, 'already-named frames (DTrace) pass through');
   });
+
+  it('names an address in the vDSO [vdso], never JIT code; anonymous executable memory is JIT', function () {
+    const maps = parseMaps(fs.readFileSync('/proc/self/maps', 'utf8'));
+    const vdso = maps.find((m) => m.path === '[vdso]');
+    if (!vdso) this.skip();
+    const sym = new Symbolizer();
+    const snap = { ...sym.snapshot(process.pid, { perfMap: false }) };
+    const anon = { start: 0x10000000, end: 0x10001000, range: '10000000-10001000', perms: 'r-xp', offset: 0, dev: '00:00', inode: '0', path: '' };
+    snap.maps = [...snap.maps, anon];
+    const r = sym.symbolize(snap, ['0x' + (vdso.start + 16).toString(16), '0x10000010'], { allPcs: true });
+    assert.deepStrictEqual([r.frames[0].kind, r.frames[0].module], ['special', '[vdso]']);
+    assert.deepStrictEqual([r.frames[1].kind, r.jitUnnamed], ['jit', 1]);
+  });
 });
 
 describe('ebadf: report', () => {

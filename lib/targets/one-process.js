@@ -13,6 +13,7 @@ const proc = require('../proc');
 const shared = require('./resolve');
 const { targetText } = require('./options');
 const { sleepSync } = require('../clock');
+const { identityOf } = require('../proc/container');
 
 // How long the CPU use of several candidates is watched, to list them.
 const CPU_WATCH_MS = 300;
@@ -71,13 +72,15 @@ function resolveOneProcess(text, host, { command, force, verbing = 'tracing' }) 
 
 /**
  * The one process a command's arguments name (lib/targets/options.js), made
- * sure of: it runs, and is Node unless --force. -> { pid, note }
+ * sure of: it runs, and is Node unless --force. -> { pid, note, who }
+ * who: the process as the operator knows it (lib/proc/container.js: host
+ * PID, PID inside, container), for headers, hits and JSON.
  */
 function oneProcess(args, { command, verbing, host = hostFacts() }) {
   const { pid, note } = resolveOneProcess(targetText(args), host, { command, force: args.force, verbing });
   if (args.force) proc.requireProcess(pid);
   else proc.requireNodeProcess(pid, { canForce: args.force !== undefined });
-  return { pid, note };
+  return { pid, note, who: identityOf(pid) };
 }
 
 module.exports = { resolveOneProcess, oneProcess, hostFacts, busiest };
