@@ -237,6 +237,21 @@ describe('ebadf: report', () => {
     assert.doesNotMatch(notNode, /JavaScript/);
     assert.match(notNode, /action {3}SIGABRT sent in the kernel/);
   });
+
+  it('a process in a container: its PID, thread and path there, its files beside the core, a gdb line that uses them', () => {
+    const who = { pid: 42, pidInside: 1, container: { id: 'ab'.repeat(32), runtime: 'podman', name: 'web' }, otherMounts: true };
+    const root = '/c d/core.node.42.x.root';
+    const rec = { ...base, exe: '/usr/local/bin/node', who, tidInside: 7, mode: 'stop', perfMap: '/proc/42/root/tmp/perf-1.map',
+      core: { ok: true, file: '/c d/core.node.42.x', size: 1e6, ms: 5 }, sysroot: { root, bytes: 125e6 }, stoppedMs: 9, resumeText: 'yes' };
+    const text = renderHit(rec);
+    assert.match(text, /process {2}PID 42 \(node\), thread 43, \/usr\/local\/bin\/node\n {11}PID 1, thread 7 in podman container web \(abababababab\); \/usr\/local\/bin\/node is its path there\n/);
+    assert.match(text, /files {4}\/c d\/core\.node\.42\.x\.root: its executable and libraries, at their paths in the container \(125\.0 MB\)/);
+    const help = renderOpenHelp([rec], { llnode: null });
+    // Quoted as a shell needs it: it runs as printed.
+    assert(help.includes(`gdb -iex 'set sysroot /c d/core.node.42.x.root' '/c d/core.node.42.x.root/usr/local/bin/node' '/c d/core.node.42.x'\n`), help);
+    const failed = renderHit({ ...rec, sysroot: { error: 'none of its files could be opened' } });
+    assert.match(failed, /files {4}its executable and libraries NOT saved beside the core: none of its files could be opened/);
+  });
 });
 
 describe('ebadf: watchdog', function () {

@@ -17,6 +17,7 @@ const { durationOption, checkDuration, dryRunOption } = require('./common-option
 const { targetOptions, checkTarget } = require('../targets/options');
 const { resolveOneTarget, hostFacts } = require('../targets/one-process');
 const { refuseHostPidMeantInside } = require('../targets/containers');
+const { identityOf, describeIdentity } = require('../proc/container');
 const { watchOutcome } = require('../ebadf/outcome');
 const { safeText } = require('../terminal-safe');
 const { requireGcore, checkCoreDir, requireRoom, coreEstimate, formatBytes } = require('../ebadf/core');
@@ -115,7 +116,7 @@ function plan(args, tracer) {
 function describeFilter(filter) {
   if (filter.pid) {
     const name = proc.processName(filter.pid);
-    return `PID ${filter.pid}${name ? ` (${name})` : ''}`;
+    return `${describeIdentity(identityOf(filter.pid))}${name ? ` (${name})` : ''}`;
   }
   return `processes named ${filter.name}`;
 }
