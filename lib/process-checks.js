@@ -1,13 +1,40 @@
 'use strict';
-// `nodetrace doctor -p PID`: for one process, which Node build it is, where
-// each probe point of the latency program was found, and what will not work.
-// gather() reads /proc and the mapped files; describe() and render() are pure.
+// `nodetrace doctor -p PID`: for one process, who it is (host PID, PID
+// inside, container), which Node build it is, where each probe point of the
+// latency program was found, the command latency would run (runnable as
+// printed), and what each command can and cannot do for it.
+// gather() reads /proc, the mapped files and plans latency; describe() and
+// render() are pure.
 const fs = require('fs');
 const path = require('path');
 const { findProbePoints, nodeVersionOf, describeBuild, NAPI, LIBUV, QUEUE } = require('./latency/probe-points');
+const { identityOf, describeIdentity, identityJson } = require('./proc/container');
+const { detectBpftrace } = require('./tracer/detect');
+const { displayCommand, shellQuote } = require('./tracer/plan');
+const psFacts = require('./ps/facts');
+const { verdicts } = require('./ps/verdicts');
 
-function mountNamespace(pid) {
-  try { return fs.readlinkSync(`/proc/${pid}/ns/mnt`); } catch (err) { return null; }
+const NODETRACE = path.join(__dirname, '..', 'bin', 'nodetrace');
+
+/**
+ * The command `nodetrace latency -p PID` would run, as one shell line that
+ * runs as printed: the tracer's own command (the plan's environment, the
+ * script's full path), or, where the plan instantiates a program of its
+ * own, nodetrace's dry run piped to a shell. null when latency cannot run.
+ */
+function latencyByHand(pid, tracer = detectBpftrace()) {
+  if (!tracer.available) return null;
+  let plan;
+  try {
+    plan = require('./commands/latency').plan({ pid: String(pid), force: true }, tracer);
+  } catch (err) {
+    return null;
+  }
+  if (plan.programText !== null || plan.files.length || plan.links.length || plan.outputFile) {
+    return `${displayCommand(NODETRACE, ['latency', '-p', String(pid), '-n'])} | sh`;
+  }
+  const env = Object.entries(plan.env).map(([k, v]) => `${k}=${shellQuote(String(v))}`);
+  return [...env, displayCommand(plan.tracer.path, plan.argv)].join(' ');
 }
 
 function gather(pid) {
@@ -15,18 +42,22 @@ function gather(pid) {
   try { exePath = fs.readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, ''); } catch (err) { /* gone or not ours */ }
   const found = findProbePoints(pid);
   const napi = found.points.napi_create_async_work;
-  const ns = mountNamespace(pid);
+  const who = identityOf(pid);
+  const facts = psFacts.gather(pid);
   return {
     pid,
+    who,
     exePath,
     found,
     version: napi ? nodeVersionOf(napi.file) : null,
-    otherMountNamespace: Boolean(ns && mountNamespace('self') && ns !== mountNamespace('self')),
+    otherMountNamespace: Boolean(who.otherMounts),
+    byHand: found.missing.length ? null : latencyByHand(pid),
+    commands: facts ? verdicts(facts) : [],
   };
 }
 
-/** The report as data (pure): { pid, build, probes: [...], wontWork: [...] }. */
-function describe({ pid, exePath, found, version, otherMountNamespace }) {
+/** The report as data (pure): { pid, process, build, probes: [...], commands, wontWork: [...] }. */
+function describe({ pid, who = null, exePath, found, version, otherMountNamespace, byHand = null, commands = [] }) {
   const build = describeBuild(found, exePath);
   const probes = [...NAPI, ...LIBUV, ...QUEUE].map((name) => {
     const p = found.points[name];
@@ -47,17 +78,15 @@ function describe({ pid, exePath, found, version, otherMountNamespace }) {
       + 'so bpftrace\'s ustack ends at the innermost libc frame (measured; docs/platforms.md)');
   }
   if (otherMountNamespace) {
-    wontWork.push(`files: PID ${pid} is in another mount namespace (a container?): its paths (${exePath || 'the executable'}, its libraries) `
-      + `name other files, or none, on this host; nodetrace reads them through /proc/${pid}/map_files, and gdb needs /proc/${pid}/root${exePath}`);
+    wontWork.push(`files: PID ${pid} sees other mounts than nodetrace (${who && who.container ? 'its container\'s' : 'a container?'}): its paths `
+      + `(${exePath || 'the executable'}, its libraries) name other files, or none, on this host. nodetrace reads them through `
+      + `/proc/${pid}/map_files and inside its own root; bpftrace is given map_files without -p (-p would make it rewrite them); `
+      + 'ebadf copies them beside the core, where the printed gdb line finds them');
   }
-  const at = (n) => found.points[n];
-  const byHand = found.missing.length ? null : [
-    'bpftrace', ...(build.libuvStripped ? ['--unsafe'] : []), '-p', String(pid), 'd-scripts/addon-latency.bt',
-    `/proc/${pid}/root${at('napi_create_async_work').object}`, String(pid), `/proc/${pid}/root${at('uv_queue_work').object}`,
-    at('uv__queue_work').location, at('uv__queue_done').location,
-  ].join(' ');
   return {
     pid,
+    process: who ? identityJson(who) : null,
+    describe: who ? describeIdentity(who) : `PID ${pid}`,
     executable: exePath,
     latencyByHand: byHand,
     nodeVersion: version,
@@ -65,15 +94,17 @@ function describe({ pid, exePath, found, version, otherMountNamespace }) {
     libuv: build.libuv + (build.libuvStripped ? ' (stripped)' : ''),
     otherMountNamespace,
     probes,
+    commands,
     wontWork,
   };
 }
 
 function render(report) {
   const lines = [];
-  lines.push(`PID ${report.pid}: ${report.executable || '(executable unknown)'}`);
+  const inside = report.otherMountNamespace && report.executable ? ' (its path in its own mounts)' : '';
+  lines.push(`${report.describe}: ${report.executable || '(executable unknown)'}${inside}`);
   lines.push(`  Node     ${report.nodeVersion ? 'v' + report.nodeVersion : 'version not found'}; N-API ${report.node}; libuv ${report.libuv}`);
-  lines.push(`  mounts   ${report.otherMountNamespace ? 'another mount namespace than nodetrace\'s (a container?)' : 'the same mount namespace as nodetrace'}`);
+  lines.push(`  mounts   ${report.otherMountNamespace ? 'another mount namespace than nodetrace\'s (its container\'s)' : 'the same mount namespace as nodetrace'}`);
   lines.push('  latency probe points:');
   const width = Math.max(...report.probes.map((p) => p.name.length));
   for (const p of report.probes) {
@@ -83,9 +114,13 @@ function render(report) {
     lines.push(`    ${p.name.padEnd(width)}  ${where}`);
   }
   if (report.latencyByHand) lines.push(`  by hand: ${report.latencyByHand}`);
+  if (report.commands.length) {
+    lines.push('  what each command can do for it:');
+    for (const c of report.commands) lines.push(`    ${c.command.padEnd(8)} ${c.can}${c.why ? `: ${c.why}` : ''}`);
+  }
   lines.push(report.wontWork.length ? '  what will not work, or works differently:' : '  nothing known not to work for this process');
   for (const w of report.wontWork) lines.push(`    - ${w}`);
   return lines.join('\n') + '\n';
 }
 
-module.exports = { gather, describe, render };
+module.exports = { gather, describe, render, latencyByHand };
