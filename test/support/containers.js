@@ -44,21 +44,23 @@ function containerUnavailableReason() {
  * Starts `node [nodeArgs] /app/<target> [args]` as PID 1 of a new container
  * and resolves once the target printed "ready":
  *   { name, id, pid (on the host), inside (its PID in the container),
- *     output() (what it printed so far), remove() }
+ *     stdout, output() (what it printed so far), kill(signal), remove() }
  * @param {string} target a file of test/targets/
  * @param {object} [o] { nodeArgs, args, env, tmpLinkTo: make the container's
- *   /tmp a symbolic link to this path before node starts (a hostile user's
- *   container), timeoutMs }
+ *   /tmp a symbolic link to this absolute path (made inside it too) before
+ *   node starts: a hostile user's container, whose link names a host
+ *   directory to whoever follows it from the host; timeoutMs }
  */
 function startContainer(target, { nodeArgs = [], args = [], env = {}, tmpLinkTo = null, timeoutMs = START_TIMEOUT_MS } = {}) {
   const img = containerImage();
   if (img.reason) return Promise.reject(new Error(img.reason));
   const name = `nodetrace-test-${process.pid}-${live.size}-${Date.now().toString(36)}`;
   const node = ['/usr/local/bin/node', ...nodeArgs, `/app/${target}`, ...args];
-  // With tmpLinkTo, a shell as root in the container swaps /tmp for the link
+  // With tmpLinkTo, a shell as root in the container swaps /tmp for a link
+  // to that path (made in the container too, so that node writes there)
   // and then becomes node (exec: node stays PID 1).
   const command = tmpLinkTo
-    ? ['/bin/sh', '-c', 'rm -rf /tmp && ln -s "$0" /tmp && exec "$@"', tmpLinkTo, ...node]
+    ? ['/bin/sh', '-c', 'rm -rf /tmp && mkdir -p "$0" && ln -s "$0" /tmp && exec "$@"', tmpLinkTo, ...node]
     : node;
   const envFlags = Object.entries(env).flatMap(([k, v]) => ['--env', `${k}=${v}`]);
   live.add(name);
@@ -69,9 +71,13 @@ function startContainer(target, { nodeArgs = [], args = [], env = {}, tmpLinkTo 
   child.stdout.setEncoding('utf8');
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (c) => { err += c; });
+  // Quacks like a target of test/support/harness.js where tests need it:
+  // its output, and signals sent to it (by its host PID).
   const c = {
     name, child, pid: null, id: null, inside: null,
+    stdout: child.stdout,
     output: () => out,
+    kill: (signal) => process.kill(c.pid, signal),
     remove: () => removeContainer(name),
   };
   return new Promise((resolve, reject) => {
