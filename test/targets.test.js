@@ -109,7 +109,7 @@ describe('targets by container: --container, and PIDs as containers know them', 
   it('--container NAME or the start of the ID: its one Node process, said with its container', function () {
     const r = resolveOneTarget({ container: 'web' }, host(), GC);
     assert.strictEqual(r.pid, 500);
-    assert.strictEqual(r.note, 'tracing PID 500 (PID 1 in podman container web (abababababab))');
+    assert.strictEqual(r.note, 'tracing the Node process of podman container web (abababababab): 500 node /app/server.js');
     assert.strictEqual(containerProcesses('ababab', host(), GC).container, WEB);
   });
 

@@ -15,7 +15,7 @@ const LIST_MAX = 10;
 /** Every container with a process on this host: [{ container, pids }], in PID order. */
 function containersOn(host) {
   const byId = new Map();
-  for (const pid of host.allPids()) {
+  for (const pid of [...host.allPids()].sort((a, b) => a - b)) {
     const who = host.identityOf(pid);
     if (!who || !who.container) continue;
     if (!byId.has(who.container.id)) byId.set(who.container.id, { container: who.container, pids: [] });
@@ -60,7 +60,7 @@ function insideMatches(pid, host, { only = () => true } = {}) {
     const who = host.identityOf(p);
     if (who && who.pidInside === pid && only(p)) out.push(who);
   }
-  return out;
+  return out.sort((a, b) => a.pid - b.pid);
 }
 
 /**

@@ -13,7 +13,7 @@ const proc = require('../proc');
 const shared = require('./resolve');
 const { targetText } = require('./options');
 const { sleepSync } = require('../clock');
-const { identityOf, describeIdentity, containerText } = require('../proc/container');
+const { identityOf, containerText } = require('../proc/container');
 const { containerProcesses, refuseHostPidMeantInside } = require('./containers');
 
 // How long the CPU use of several candidates is watched, to list them.
@@ -90,7 +90,7 @@ function resolveContainer(text, host, { command, force, verbing = 'tracing' }) {
     throw new UsageError(`${where} has ${node.length} Node processes, and nodetrace ${command} traces one process:\n`
       + `  ${'now'.padStart(4)}       PID command\n  ${rows.join('\n  ')}`, `Choose one: nodetrace ${command} -p PID (the busiest is listed first).`);
   }
-  return { pid: node[0], note: `${verbing} ${describeIdentity(host.identityOf(node[0]))}` };
+  return { pid: node[0], note: `${verbing} the Node process of ${where}: ${shared.describeProcess(host, node[0])}` };
 }
 
 /** The one process of a command's target, however it was given: { pid, note }. */
