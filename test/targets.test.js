@@ -78,7 +78,7 @@ describe('one process from a target (latency, gc, loop, profile, ebadf, doctor)'
 
 describe('targets by container: --container, and PIDs as containers know them', function () {
   const { resolveOneTarget } = require('../lib/targets/one-process');
-  const { containerProcesses, insideHint, refuseHostPidMeantInside } = require('../lib/targets/containers');
+  const { containerProcesses, insideHint, refuseHostPidMeantInside, hostPidNote } = require('../lib/targets/containers');
   const WEB = { id: 'ab'.repeat(32), runtime: 'podman', name: 'web' };
   const WORKER = { id: 'abab' + 'cd'.repeat(30), runtime: 'docker', name: null };
   // pid -> { cmd, node, inside, container }
@@ -123,7 +123,7 @@ describe('targets by container: --container, and PIDs as containers know them', 
 
   it('-p 1: the host\'s init is not the node meant; answered with the host PIDs that are PID 1 inside', function () {
     assert.throws(() => refuseHostPidMeantInside(1, host(), { command: 'latency' }), (e) => {
-      assert.strictEqual(e.exitCode, 3);
+      assert.strictEqual(e.exitCode, 1);
       assert.match(e.message, /^PID 1 on this host is \/bin\/sh, not a Node process\.$/);
       assert.match(e.hint, /PID 500 \(PID 1 in podman container web \(abababababab\)\) {2}node \/app\/server\.js/);
       assert.match(e.hint, /PID 600 \(PID 1 in docker container ababcdcdcdcd\)/);
@@ -133,8 +133,9 @@ describe('targets by container: --container, and PIDs as containers know them', 
     // A Node process on the host is taken as it is; a PID no container has inside: no hint.
     refuseHostPidMeantInside(700, host(), { command: 'latency' });
     assert.strictEqual(insideHint(42, host(), { command: 'gc' }), null);
-    // ebadf and doctor list only the Node processes.
-    assert(!/501/.test(insideHint(7, host(), { command: 'ebadf', only: (pid) => procs[pid].node }) || ''));
+    // ebadf and doctor take any program: the host's PID 1 is taken, and the Node processes said.
+    assert.match(hostPidNote(1, host(), { command: 'ebadf' }), /^PID 1 is \/bin\/sh on this host, which nodetrace ebadf takes\. .*PID 500 \(PID 1 in podman/s);
+    assert.strictEqual(hostPidNote(7, host(), { command: 'ebadf' }), null, 'PID 7 inside is no Node process');
   });
 
   it('a PID that runs only inside a container: "not running on this host", with the host PID that has it', function () {

@@ -7,14 +7,17 @@ const { requireRoot } = require('../privilege');
 const processChecks = require('../process-checks');
 const { targetOptions, checkTarget } = require('../targets/options');
 const { resolveOneTarget, hostFacts } = require('../targets/one-process');
-const { refuseHostPidMeantInside } = require('../targets/containers');
+const { hostPidNote } = require('../targets/containers');
+const { safeText } = require('../terminal-safe');
 
 function processHandler(args) {
   const host = hostFacts();
   const { pid } = resolveOneTarget(args, host, { command: 'doctor', force: true });
   proc.requireProcess(pid);
-  // -p 1 and the like: on the host, init; in containers, their Node processes.
-  if (args.container === undefined) refuseHostPidMeantInside(pid, host, { command: 'doctor', only: host.looksLikeNode });
+  // -p 1 and the like: checked as it is, and the Node processes that have
+  // that PID inside their containers said.
+  const inside = args.container === undefined ? hostPidNote(pid, host, { command: 'doctor' }) : null;
+  if (inside) process.stderr.write(safeText(`nodetrace: ${inside}`) + '\n');
   // Another user's memory map and map_files are root's to read.
   requireRoot('nodetrace doctor');
   const report = processChecks.describe(processChecks.gather(pid));

@@ -16,7 +16,7 @@ const { renderPlan } = require('../tracer/plan');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
 const { targetOptions, checkTarget } = require('../targets/options');
 const { resolveOneTarget, hostFacts } = require('../targets/one-process');
-const { refuseHostPidMeantInside } = require('../targets/containers');
+const { hostPidNote } = require('../targets/containers');
 const { identityOf, describeIdentity } = require('../proc/container');
 const { watchOutcome } = require('../ebadf/outcome');
 const { safeText } = require('../terminal-safe');
@@ -92,9 +92,10 @@ function filterOf(args) {
   if (args.name !== undefined) return { name: parseName(args.name) };
   const host = hostFacts();
   const { pid, note } = resolveOneTarget(args, host, { command: 'ebadf', force: true, verbing: 'watching' });
-  // -p 1 and the like: on the host, init; in containers, their Node processes.
-  if (args.container === undefined) refuseHostPidMeantInside(pid, host, { command: 'ebadf', only: host.looksLikeNode });
-  return { pid, note };
+  // -p 1 and the like: taken (ebadf watches any program), and the Node
+  // processes that have that PID inside their containers said.
+  const inside = args.container === undefined ? hostPidNote(pid, host, { command: 'ebadf' }) : null;
+  return { pid, note: [note, inside].filter(Boolean).join('\n') || null };
 }
 
 function plan(args, tracer) {

@@ -79,17 +79,27 @@ function insideHint(pid, host, { command, only }) {
 }
 
 /**
- * Throws (exit 3) when host PID `pid` is not Node but containers hold
- * processes with that PID inside (`only`: which of them count): someone
- * who typed -p 1 meant a container's node, not the host's init.
+ * Throws (exit 1, as for any process that is not Node) when host PID `pid`
+ * is not Node but containers hold processes with that PID inside (`only`:
+ * which of them count): someone who typed -p 1 meant a container's node,
+ * not the host's init.
  */
 function refuseHostPidMeantInside(pid, host, { command, only }) {
   if (!host.isRunning(pid) || host.looksLikeNode(pid)) return;
   const inside = insideHint(pid, host, { command, only });
-  if (inside) {
-    throw new UserError(`PID ${pid} on this host is ${host.executableName(pid) || 'another program'}, not a Node process.`,
-      { hint: inside, exitCode: EXIT.NOT_FOUND });
-  }
+  if (inside) throw new UserError(`PID ${pid} on this host is ${host.executableName(pid) || 'another program'}, not a Node process.`, { hint: inside });
+}
+
+/**
+ * For the commands that take any program (ebadf, doctor): host PID `pid`
+ * is taken as it is, but when it is not Node and containers hold Node
+ * processes with that PID inside, a note says so (and how to give one).
+ * -> text or null.
+ */
+function hostPidNote(pid, host, { command }) {
+  if (!host.isRunning(pid) || host.looksLikeNode(pid)) return null;
+  const inside = insideHint(pid, host, { command, only: host.looksLikeNode });
+  return inside ? `PID ${pid} is ${host.executableName(pid) || 'another program'} on this host, which nodetrace ${command} takes. ${inside}` : null;
 }
 
 function commandOf(host, pid) {
@@ -97,4 +107,4 @@ function commandOf(host, pid) {
   return text.length > 50 ? text.slice(0, 47) + '...' : text;
 }
 
-module.exports = { containersOn, containerProcesses, insideMatches, insideHint, refuseHostPidMeantInside, matchesContainer };
+module.exports = { containersOn, containerProcesses, insideMatches, insideHint, refuseHostPidMeantInside, hostPidNote, matchesContainer };

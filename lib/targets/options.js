@@ -38,7 +38,7 @@ function targetOptions(y, { many = false, command = false, force = false, pidHel
 /** For .check(): one target, given one way. */
 function checkTarget(a, { many = false, command = false, extra = [] } = {}) {
   const ways = many ? "'*', a PID (-p PID) or part of a command line"
-    : `a PID (-p PID), part of its command line${command ? ', --container NAME or -c COMMAND' : ' or --container NAME'}`;
+    : `a PID (-p PID), ${command ? 'part of a command line, --container NAME or -c COMMAND' : 'part of its command line or --container NAME'}`;
   const given = ['pid', 'target', ...(many ? [] : ['container']), ...(command ? ['command'] : []), ...extra].filter((k) => a[k] !== undefined);
   if (!given.length) throw new Error(`Give a process: ${ways}.`);
   if (given.length > 1) throw new Error(`Give one target: ${ways}, not ${given.map(flagOf).join(' and ')}.`);

@@ -32,7 +32,20 @@ function containerImage() {
   if (podman(['--version']).status !== 0) return (image = { reason: 'podman is not installed (make podman installs it)' });
   const r = spawnSync(path.join(ROOT, 'scripts', 'container-image.sh'), { encoding: 'utf8', timeout: 600000 });
   if (r.status !== 0) return (image = { reason: `scripts/container-image.sh failed: ${(r.stderr || r.error || '').toString().trim().split('\n').pop()}` });
+  removeOrphans();
   return (image = { name: r.stdout.trim() });
+}
+
+// Containers an earlier test run left (it was killed before its exit hook
+// ran): their names carry the PID of the run that started them.
+function removeOrphans() {
+  const r = podman(['ps', '--all', '--filter', 'name=^nodetrace-test-', '--format', '{{.Names}}']);
+  for (const name of (r.stdout || '').split('\n').filter(Boolean)) {
+    const m = /^nodetrace-test-(\d+)-/.exec(name);
+    if (!m || Number(m[1]) === process.pid) continue;
+    try { process.kill(Number(m[1]), 0); continue; } catch (err) { /* its run is gone */ }
+    podman(['rm', '--force', '--time', '0', name]);
+  }
 }
 
 /** For requireTracing(ctx, { also }): why containers cannot run here, or null. */
