@@ -99,28 +99,35 @@ function usdtPathForPid(tracer, pid, file) {
 // namespace, even replaced on disk, and no name in it is looked up in a
 // tree the process's users control.
 //
-// -p and mount namespaces, by bpftrace version (measured with 0.17.0,
-// 0.23.2 and 0.27.1 on a podman container, 2026-11-25; the code that does
-// it, path_for_pid_mountns, is the same in every release): given -p PID
-// and a process in another mount namespace than its own, bpftrace puts
-// /proc/PID/root in front of every probe path that does not start with
-// it. /proc/PID/map_files/... then resolves through the container's own
-// /proc, where the host's PID does not exist ("does not exist or is not
-// executable", all three). The one form -p leaves alone,
-// /proc/PID/root/<path inside>, attaches (all three) but is resolved by
-// name through the container's tree, where a directory swapped for an
-// absolute link leads to a file of the host's (links under /proc/PID/root
-// resolve against the reader's root): nodetrace never hands a tracer that,
-// and no pinned form (map_files, or a descriptor nodetrace holds, as
-// /proc/PID/fd/N) survives the prefix. So a process in another mount
-// namespace is traced without -p, on every version: the programs filter
-// on `pid` themselves (as 0.17 needs anyway). What that costs from 0.20,
-// which filters uprobes by -p in the kernel: the probes fire in every
-// process that maps the same file, and the program drops their hits; other
-// containers of the same image map the image's own file (two containers
-// of one image, one traced: both took the hits without -p, only the
-// target with it; measured on 0.17 and 0.23). DTrace takes -p always
-// (pid$target).
+// What -p does to uprobe paths, by version (measured with 0.17.0, 0.23.2
+// and 0.27.1 on a podman container, 2026-11-25; path_for_pid_mountns is
+// the same in every release):
+//   every version   given -p PID and a process in another mount namespace
+//                   than its own, bpftrace puts /proc/PID/root in front of
+//                   every probe path that does not start with it:
+//                   /proc/PID/map_files/... then resolves through the
+//                   container's own /proc, where the host's PID does not
+//                   exist ("does not exist or is not executable", all
+//                   three). The one form it leaves alone,
+//                   /proc/PID/root/<path inside>, attaches but is resolved
+//                   by name through the container's tree, where a directory
+//                   swapped for an absolute link leads to a file of the
+//                   host's (links under /proc/PID/root resolve against the
+//                   reader's root): never handed to a tracer. No pinned form
+//                   survives the prefix (map_files, or a descriptor
+//                   nodetrace holds as /proc/N/fd/M, are prefixed the same).
+//   0.17 to 0.19    -p does not filter uprobes: without -p nothing is lost.
+//   0.20 to 0.23    -p also filters uprobes in the kernel (breakpoints only
+//                   in that process): without it the probes fire in every
+//                   process that maps the same file and the program drops
+//                   those hits. Other containers of the same image map the
+//                   image's own file (two containers of one image, one
+//                   traced: both took the hits without -p, only the target
+//                   with it; measured on 0.17 and 0.23).
+//   0.24 and later  -p also filters every other probe type: the programs
+//                   filter on `pid` themselves anyway.
+// So: map_files always; -p only for a process that sees nodetrace's own
+// mounts. DTrace takes -p always (pid$target).
 function uprobesWithPid(tracer, { otherMounts }) {
   return !(isBpftrace(tracer) && otherMounts);
 }
