@@ -21,7 +21,7 @@ APT_GET := apt-get -o DPkg::Lock::Timeout=600
 ROOT_ENV := env $(if $(CI),CI=$(CI)) $(if $(NODETRACE_CACHE),NODETRACE_CACHE=$(NODETRACE_CACHE))
 DEMO_SECONDS ?= 5
 
-.PHONY: all deps system-deps browser tracefs checkout-readable demo test unit bench clean node-builds bpftrace-tiers bpftrace-tiers-if-available test-tiers dtrace dtrace-if-available
+.PHONY: all deps system-deps browser podman container-image tracefs checkout-readable demo test unit bench clean node-builds bpftrace-tiers bpftrace-tiers-if-available test-tiers dtrace dtrace-if-available
 
 all: deps
 
@@ -39,6 +39,20 @@ browser:
 	  echo "Installing chromium for the flame graph test (apt-get)..."; \
 	  $(SUDO) $(APT_GET) update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive $(APT_GET) install -y -qq chromium >/dev/null; \
 	fi
+
+# The container tests trace Node in real podman containers (runc: crun
+# cannot run on this kind of host's hybrid cgroups; docs/platforms.md).
+podman:
+	@if ! command -v podman >/dev/null || ! command -v runc >/dev/null; then \
+	  echo "Installing podman and runc for the container tests (apt-get)..."; \
+	  $(SUDO) $(APT_GET) update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive $(APT_GET) install -y -qq podman runc >/dev/null; \
+	fi
+
+# Their image: a Debian 12 root (debootstrap) with the official Node 22 of
+# node-builds, cached under $${NODETRACE_CACHE:-/var/cache/nodetrace}/containers
+# and imported into podman's storage; see the script.
+container-image: podman node-builds
+	@$(SUDO) scripts/container-image.sh >/dev/null
 
 tracefs:
 	@if [ -d /sys/kernel/tracing ] && [ ! -e /sys/kernel/tracing/uprobe_events ]; then \
@@ -65,12 +79,12 @@ demo: deps
 
 # Everything. First what the tests assert exists, each made once into
 # $${NODETRACE_CACHE:-/var/cache/nodetrace} (outside the checkout; a no-op
-# once made): chromium, the Node builds of the matrix, DTrace for Linux and
-# the bpftrace tiers. Then the full suite in the main cell (the host's
+# once made): chromium, the Node builds of the matrix, the container image
+# (podman), DTrace for Linux and the bpftrace tiers. Then the full suite in the main cell (the host's
 # bpftrace and node, those builds, DTrace), then each command's core tests
 # (@core) under the newer bpftrace tiers. How long it takes: README's Set-up.
 # The tiers run even when the main suite failed: one run shows every failure.
-test: checkout-readable deps browser node-builds dtrace-if-available bpftrace-tiers-if-available
+test: checkout-readable deps browser node-builds container-image dtrace-if-available bpftrace-tiers-if-available
 	status=0; \
 	$(SUDO) $(ROOT_ENV) npx mocha 'test/**/*.test.js' || status=1; \
 	$(SUDO) $(ROOT_ENV) scripts/test-matrix.sh $(BPFTRACE_TIERS) || status=1; \
@@ -110,7 +124,7 @@ bpftrace-tiers-if-available:
 
 # Each command's core integration tests (@core) under each bpftrace tier.
 # A tier that cannot be made is skipped with the reason, but not in CI.
-test-tiers: deps
+test-tiers: deps container-image
 	$(SUDO) $(ROOT_ENV) scripts/test-matrix.sh $(BPFTRACE_TIERS)
 
 unit: node_modules/.installed

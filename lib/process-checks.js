@@ -1,30 +1,40 @@
 'use strict';
-// `nodetrace doctor -p PID`: for one process, which Node build it is, where
-// each probe point of the latency program was found, and what will not work.
-// gather() reads /proc and the mapped files; describe() and render() are pure.
+// `nodetrace doctor -p PID`: for one process, who it is (host PID, PID
+// inside, container), which Node build it is, where each probe point of the
+// latency program was found, the command latency would run (runnable as
+// printed), and what each command can and cannot do for it.
+// gather() reads /proc, the mapped files and plans latency; describe() and
+// render() are pure.
 const fs = require('fs');
 const path = require('path');
 const { findProbePoints, nodeVersionOf, describeBuild, NAPI, LIBUV, QUEUE } = require('./latency/probe-points');
-const { latencyProgram } = require('./latency/program');
-const { planTracer, displayCommand, shellQuote } = require('./tracer/plan');
+const { identityOf, describeIdentity, identityJson } = require('./proc/container');
+const { detectBpftrace } = require('./tracer/detect');
+const { displayCommand, shellQuote } = require('./tracer/plan');
+const psFacts = require('./ps/facts');
+const { verdicts } = require('./ps/verdicts');
 
-// The latency trace of this process as a command to run by hand, from the
-// same program and arguments `nodetrace latency -p PID` would run, quoted
-// for a POSIX shell: the bpftrace on the PATH, on the file in d-scripts/.
-// Where nodetrace would run a program instantiated from that file (libuv's
-// pool functions without symbols: its @pool part left out), the command is
-// nodetrace's own dry run, which writes that program and runs it.
-function latencyByHand(points, pid) {
-  const program = latencyProgram(points, { pid });
-  if (program.programText !== undefined) return `nodetrace latency -p ${shellQuote(String(pid))} --dry-run | sh`;
-  const plan = planTracer({ name: 'bpftrace', path: 'bpftrace', version: null }, {
-    script: program.script, pid, args: program.args, extra: program.extra,
-  });
-  return displayCommand('bpftrace', plan.argv);
-}
+const NODETRACE = path.join(__dirname, '..', 'bin', 'nodetrace');
 
-function mountNamespace(pid) {
-  try { return fs.readlinkSync(`/proc/${pid}/ns/mnt`); } catch (err) { return null; }
+/**
+ * The command `nodetrace latency -p PID` would run, as one shell line that
+ * runs as printed: the tracer's own command (the plan's environment, the
+ * script's full path), or, where the plan instantiates a program of its
+ * own, nodetrace's dry run piped to a shell. null when latency cannot run.
+ */
+function latencyByHand(pid, tracer = detectBpftrace()) {
+  if (!tracer.available) return null;
+  let plan;
+  try {
+    plan = require('./commands/latency').plan({ pid: String(pid), force: true }, tracer);
+  } catch (err) {
+    return null;
+  }
+  if (plan.programText !== null || plan.files.length || plan.links.length || plan.outputFile) {
+    return `${displayCommand(NODETRACE, ['latency', '-p', String(pid), '-n'])} | sh`;
+  }
+  const env = Object.entries(plan.env).map(([k, v]) => `${k}=${shellQuote(String(v))}`);
+  return [...env, displayCommand(plan.tracer.path, plan.argv)].join(' ');
 }
 
 function gather(pid) {
@@ -32,18 +42,22 @@ function gather(pid) {
   try { exePath = fs.readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, ''); } catch (err) { /* gone or not ours */ }
   const found = findProbePoints(pid);
   const napi = found.points.napi_create_async_work;
-  const ns = mountNamespace(pid);
+  const who = identityOf(pid);
+  const facts = psFacts.gather(pid);
   return {
     pid,
+    who,
     exePath,
     found,
     version: napi ? nodeVersionOf(napi.file) : null,
-    otherMountNamespace: Boolean(ns && mountNamespace('self') && ns !== mountNamespace('self')),
+    otherMountNamespace: Boolean(who.otherMounts),
+    byHand: found.missing.length ? null : latencyByHand(pid),
+    commands: facts ? verdicts(facts) : [],
   };
 }
 
-/** The report as data (pure): { pid, build, probes: [...], wontWork: [...] }. */
-function describe({ pid, exePath, found, version, otherMountNamespace }) {
+/** The report as data (pure): { pid, process, build, probes: [...], commands, wontWork: [...] }. */
+function describe({ pid, who = null, exePath, found, version, otherMountNamespace, byHand = null, commands = [] }) {
   const build = describeBuild(found, exePath);
   const probes = [...NAPI, ...LIBUV, ...QUEUE].map((name) => {
     const p = found.points[name];
@@ -64,27 +78,33 @@ function describe({ pid, exePath, found, version, otherMountNamespace }) {
       + 'so bpftrace\'s ustack ends at the innermost libc frame (measured; docs/platforms.md)');
   }
   if (otherMountNamespace) {
-    wontWork.push(`files: PID ${pid} is in another mount namespace (a container?): its paths (${exePath || 'the executable'}, its libraries) `
-      + `name other files, or none, on this host; nodetrace reads them through /proc/${pid}/map_files, and gdb needs /proc/${pid}/root${exePath}`);
+    wontWork.push(`files: PID ${pid} sees other mounts than nodetrace (${who && who.container ? 'its container\'s' : 'a container?'}): its paths `
+      + `(${exePath || 'the executable'}, its libraries) name other files, or none, on this host. nodetrace reads them through `
+      + `/proc/${pid}/map_files and inside its own root; bpftrace is given map_files without -p (-p would make it rewrite them); `
+      + 'ebadf copies them beside the core, where the printed gdb line finds them');
   }
   return {
     pid,
+    process: who ? identityJson(who) : null,
+    describe: who ? describeIdentity(who) : `PID ${pid}`,
     executable: exePath,
-    latencyByHand: found.missing.length ? null : latencyByHand(found.points, pid),
+    latencyByHand: byHand,
     nodeVersion: version,
     node: build.node,
     libuv: build.libuv + (build.libuvStripped ? ' (stripped)' : ''),
     otherMountNamespace,
     probes,
+    commands,
     wontWork,
   };
 }
 
 function render(report) {
   const lines = [];
-  lines.push(`PID ${report.pid}: ${report.executable || '(executable unknown)'}`);
+  const inside = report.otherMountNamespace && report.executable ? ' (its path in its own mounts)' : '';
+  lines.push(`${report.describe}: ${report.executable || '(executable unknown)'}${inside}`);
   lines.push(`  Node     ${report.nodeVersion ? 'v' + report.nodeVersion : 'version not found'}; N-API ${report.node}; libuv ${report.libuv}`);
-  lines.push(`  mounts   ${report.otherMountNamespace ? 'another mount namespace than nodetrace\'s (a container?)' : 'the same mount namespace as nodetrace'}`);
+  lines.push(`  mounts   ${report.otherMountNamespace ? 'another mount namespace than nodetrace\'s (its container\'s)' : 'the same mount namespace as nodetrace'}`);
   lines.push('  latency probe points:');
   const width = Math.max(...report.probes.map((p) => p.name.length));
   for (const p of report.probes) {
@@ -94,9 +114,13 @@ function render(report) {
     lines.push(`    ${p.name.padEnd(width)}  ${where}`);
   }
   if (report.latencyByHand) lines.push(`  by hand: ${report.latencyByHand}`);
+  if (report.commands.length) {
+    lines.push('  what each command can do for it:');
+    for (const c of report.commands) lines.push(`    ${c.command.padEnd(8)} ${c.can}${c.why ? `: ${c.why}` : ''}`);
+  }
   lines.push(report.wontWork.length ? '  what will not work, or works differently:' : '  nothing known not to work for this process');
   for (const w of report.wontWork) lines.push(`    - ${w}`);
   return lines.join('\n') + '\n';
 }
 
-module.exports = { gather, describe, render };
+module.exports = { gather, describe, render, latencyByHand };

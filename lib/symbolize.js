@@ -11,8 +11,9 @@
 const fs = require('fs');
 const path = require('path');
 const { demangleNames } = require('./demangle');
-const { openRegular, readAt } = require('./safe-open');
+const { openRegular, openInRoot, readAt } = require('./safe-open');
 const { stat: procStat } = require('./proc');
+const { parseNsPids, otherMountNamespace } = require('./proc/container');
 
 const STT_NOTYPE = 0;
 const STT_OBJECT = 1;
@@ -25,9 +26,11 @@ const PT_NOTE = 4;
 const NT_GNU_BUILD_ID = 3;
 const DEBUG_DIR = '/usr/lib/debug/.build-id';
 
-// An ELF file is read only if it is a regular file (map_files and /proc/PID/
-// root paths are kernel links; the last fallback, a plain path, must not be
-// a link someone planted), of bounded size.
+// An ELF file is read only if it is a regular file (map_files paths are
+// kernel links; a plain path's last name must not be a link someone
+// planted), of bounded size. `file` is a path, or { root, path }: a file of
+// another root (a process's, /proc/PID/root) opened inside that root only
+// (safe-open.js openInRoot: a container's links never lead to a host file).
 const MAX_ELF_BYTES = 4 * 1024 * 1024 * 1024;
 // A perf map larger than this is not read (V8's maps of long-running
 // processes reach hundreds of MB; a planted sparse file could be any size).
@@ -94,8 +97,13 @@ function readElfSymbols(fd, onSymbol, { data = false } = {}) {
   return { loads, buildId };
 }
 
+function openElf(file, followLinks) {
+  if (typeof file === 'object') return openInRoot(file.root, file.path, { maxBytes: MAX_ELF_BYTES, followLinks: true });
+  return openRegular(file, { maxBytes: MAX_ELF_BYTES, followLinks });
+}
+
 function withElf(file, followLinks, read) {
-  const opened = openRegular(file, { maxBytes: MAX_ELF_BYTES, followLinks });
+  const opened = openElf(file, followLinks);
   if (opened.refused) return null;
   try {
     return read(opened.fd);
@@ -228,8 +236,12 @@ function parseMaps(text) {
   for (const line of text.split('\n')) {
     const m = /^([0-9a-f]+)-([0-9a-f]+) (\S{4}) ([0-9a-f]+) (\S+) ([0-9]+)\s*(.*)$/.exec(line);
     if (!m) continue;
+    const start = parseInt(m[1], 16);
+    const end = parseInt(m[2], 16);
+    // `range`: the mapping's name in /proc/PID/map_files, which has none of
+    // /proc/PID/maps' zero padding (00400000-00e0c000 there is 400000-e0c000).
     maps.push({
-      start: parseInt(m[1], 16), end: parseInt(m[2], 16), range: `${m[1]}-${m[2]}`, perms: m[3],
+      start, end, range: `${start.toString(16)}-${end.toString(16)}`, perms: m[3],
       offset: parseInt(m[4], 16), dev: m[5], inode: m[6], path: m[7],
     });
   }
@@ -263,19 +275,28 @@ function scanPerfMap(map, addresses) {
   return found;
 }
 
-// V8's perf map of process `pid` (node --perf-basic-prof writes
-// /tmp/perf-PID.map), opened as a file of the process's own user: in /tmp
-// anyone can create that name first, as a FIFO, a link or a huge file.
+// V8's perf map of process `pid`: node --perf-basic-prof writes
+// /tmp/perf-PID.map with its PID as it knows it (in a container, its PID
+// there: /tmp/perf-1.map in the container's /tmp), so it is read inside the
+// process's own root (safe-open.js openInRoot: never through a link out of
+// it), as a file of the process's own user: in /tmp anyone can create that
+// name first, as a FIFO, a link or a huge file.
 // -> { path, fd, size } | { path, refused: 'why' } | null (no such file, or
-// an earlier process's).
+// an earlier process's). `path` says where it is, as the operator would
+// look: /tmp/perf-PID.map, or /proc/PID/root/tmp/perf-N.map for a process
+// that sees other mounts than nodetrace.
 function openPerfMap(pid) {
-  const file = `/tmp/perf-${pid}.map`;
-  try { fs.lstatSync(file); } catch (err) { return null; }
+  const status = readStatus(pid);
+  const nsPids = parseNsPids(status);
+  const inside = nsPids.length ? nsPids[nsPids.length - 1] : pid;
+  const name = `/tmp/perf-${inside}.map`;
+  const file = otherMountNamespace(pid) ? `/proc/${pid}/root${name}` : name;
   // Its real, effective, saved and file-system uids: the file is the fsuid's.
-  const uids = (procStat.statusValue(pid, 'Uid') || '').split(/\s+/).filter(Boolean).map(Number);
-  if (!uids.length) return { path: file, refused: 'the process is gone' };
-  const opened = openRegular(file, { owners: uids, maxBytes: MAX_PERF_MAP_BYTES });
-  if (opened.refused) return { path: file, refused: opened.refused };
+  const m = /^Uid:\s*(.*)$/m.exec(status || '');
+  const uids = m ? m[1].trim().split(/\s+/).filter(Boolean).map(Number) : [];
+  if (!uids.length) return null;   // gone
+  const opened = openInRoot(`/proc/${pid}/root`, name, { owners: uids, maxBytes: MAX_PERF_MAP_BYTES });
+  if (opened.refused) return opened.missing ? null : { path: file, refused: opened.refused };
   // V8 never removes its map, and PIDs come round again (32,768 of them
   // here): a map last written before this process started is an earlier
   // process's, whose names would be wrong, and this one has none. (V8
@@ -286,6 +307,10 @@ function openPerfMap(pid) {
     return null;
   }
   return { path: file, fd: opened.fd, size: opened.size };
+}
+
+function readStatus(pid) {
+  try { return fs.readFileSync(`/proc/${pid}/status`, 'utf8'); } catch (err) { return null; }
 }
 
 const STALE_SLACK_MS = 2000;
@@ -319,7 +344,7 @@ class Symbolizer {
   snapshot(pid, { perfMap = true } = {}) {
     let maps = [];
     try { maps = parseMaps(fs.readFileSync(`/proc/${pid}/maps`, 'utf8')); } catch (err) { /* gone */ }
-    return { pid, maps, perfMap: perfMap ? openPerfMap(pid) : null, takenAt: Date.now() };
+    return { pid, maps, perfMap: perfMap ? openPerfMap(pid) : null, otherMounts: otherMountNamespace(pid), takenAt: Date.now() };
   }
 
   release(snap) {
@@ -334,10 +359,13 @@ class Symbolizer {
     const key = `${map.dev}:${map.inode}:${map.path}`;
     if (this.elfCache.has(key)) return this.elfCache.get(key);
     // map_files/ opens exactly the mapped file, even if it was replaced or
-    // lives in another mount namespace; fall back to the path. A snapshot
-    // not taken from a live process (a core) says where its files are.
+    // lives in another mount namespace; then the path inside the process's
+    // own root; the plain path only for a process that sees nodetrace's own
+    // mounts (in a container the same path names another file here). A
+    // snapshot not taken from a live process (a core) says where its files are.
     const tries = snap.elfFiles ? snap.elfFiles(map)
-      : [[`/proc/${snap.pid}/map_files/${map.range}`, true], [`/proc/${snap.pid}/root${map.path}`, true], [map.path, false]];
+      : [[`/proc/${snap.pid}/map_files/${map.range}`, true], [{ root: `/proc/${snap.pid}/root`, path: map.path }, true],
+        ...(snap.otherMounts === false ? [[map.path, false]] : [])];
     let table = null;
     for (const [file, followLinks] of tries) {
       table = loadElfSymbols(file, { followLinks });
@@ -354,6 +382,9 @@ class Symbolizer {
    *   the first is the probed pc itself unless allReturnAddresses; with allPcs every
    *   frame is a pc (sampled program counters, as `profile` has)
    * @returns {{frames: {text, module, kind}[], perfMapUsed: boolean, jitUnnamed: number, interpreted: number}}
+   *   kind: native (a symbol of a mapped file), js (named from the perf map), jit (anonymous
+   *   executable memory the perf map does not name), special (a page the kernel names, as
+   *   [vdso]: module says which), named (named by the tracer), unmapped, unknown
    */
   symbolize(snap, frames, { allReturnAddresses = false, allPcs = false } = {}) {
     const out = [];
@@ -381,9 +412,16 @@ class Symbolizer {
             frame.kind = 'native';
           }
         }
+      } else if (map && map.perms[2] === 'x' && map.path) {
+        // An executable mapping the kernel names ([vdso], [vsyscall],
+        // [uprobes-trampoline], [anon:NAME]...): that is what it is, never JIT.
+        frame.kind = 'special';
+        frame.module = map.path;
       } else if (map && map.perms[2] === 'x') {
+        // Anonymous executable memory with no name: where V8 puts the code it
+        // compiles (its code space); named only from its perf map.
         frame.kind = 'jit';
-        frame.module = map.path || '[anon]';
+        frame.module = '[anon]';
         anonAddrs.push(probe);
         frame.probe = probe;
       } else if (!map) {

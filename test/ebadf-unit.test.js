@@ -196,6 +196,19 @@ describe('ebadf: naming stack frames', () => {
     assert.strictEqual(r.frames[1].text, 'uv_fs_close+6', 'a return address is looked up at addr - 1 but shown as is');
     assert.deepStrictEqual(r.frames[2], { text: 'libc.so.1`close+0xa', module: '', kind: 'named' }, 'already-named frames (DTrace) pass through');
   });
+
+  it('names an address in the vDSO [vdso], never JIT code; anonymous executable memory is JIT', function () {
+    const maps = parseMaps(fs.readFileSync('/proc/self/maps', 'utf8'));
+    const vdso = maps.find((m) => m.path === '[vdso]');
+    if (!vdso) this.skip();
+    const sym = new Symbolizer();
+    const snap = { ...sym.snapshot(process.pid, { perfMap: false }) };
+    const anon = { start: 0x10000000, end: 0x10001000, range: '10000000-10001000', perms: 'r-xp', offset: 0, dev: '00:00', inode: '0', path: '' };
+    snap.maps = [...snap.maps, anon];
+    const r = sym.symbolize(snap, ['0x' + (vdso.start + 16).toString(16), '0x10000010'], { allPcs: true });
+    assert.deepStrictEqual([r.frames[0].kind, r.frames[0].module], ['special', '[vdso]']);
+    assert.deepStrictEqual([r.frames[1].kind, r.jitUnnamed], ['jit', 1]);
+  });
 });
 
 describe('ebadf: report', () => {
@@ -227,6 +240,21 @@ describe('ebadf: report', () => {
     const notNode = renderHit({ ...base, isNode: false, mode: 'abort', perfMap: null, outcome: 'PID 42 is gone' });
     assert.doesNotMatch(notNode, /JavaScript/);
     assert.match(notNode, /action {3}SIGABRT sent in the kernel/);
+  });
+
+  it('a process in a container: its PID, thread and path there, its files beside the core, a gdb line that uses them', () => {
+    const who = { pid: 42, pidInside: 1, container: { id: 'ab'.repeat(32), runtime: 'podman', name: 'web' }, otherMounts: true };
+    const root = '/c d/core.node.42.x.root';
+    const rec = { ...base, exe: '/usr/local/bin/node', who, tidInside: 7, mode: 'stop', perfMap: '/proc/42/root/tmp/perf-1.map',
+      core: { ok: true, file: '/c d/core.node.42.x', size: 1e6, ms: 5 }, sysroot: { root, bytes: 125e6 }, stoppedMs: 9, resumeText: 'yes' };
+    const text = renderHit(rec);
+    assert.match(text, /process {2}PID 42 \(node\), thread 43, \/usr\/local\/bin\/node\n {11}PID 1, thread 7 in podman container web \(abababababab\); \/usr\/local\/bin\/node is its path there\n/);
+    assert.match(text, /files {4}\/c d\/core\.node\.42\.x\.root: its executable and libraries, at their paths in the container \(125\.0 MB\)/);
+    const help = renderOpenHelp([rec], { llnode: null });
+    // Quoted as a shell needs it: it runs as printed.
+    assert(help.includes(`gdb -iex 'set sysroot /c d/core.node.42.x.root' '/c d/core.node.42.x.root/usr/local/bin/node' '/c d/core.node.42.x'\n`), help);
+    const failed = renderHit({ ...rec, sysroot: { error: 'none of its files could be opened' } });
+    assert.match(failed, /files {4}its executable and libraries NOT saved beside the core: none of its files could be opened/);
   });
 });
 

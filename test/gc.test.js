@@ -23,7 +23,8 @@ describe('nodetrace gc: V8\'s functions', function () {
       '00400000-00500000 r-xp 00000000 fe:00 11 /usr/bin/node',
       '7f0000000000-7f0001000000 r-xp 00000000 fe:00 22 /usr/lib/x86_64-linux-gnu/libnode.so.108',
     ].join('\n');
-    const holder = inExe ? '/proc/7/root/usr/bin/node' : '/proc/7/root/usr/lib/x86_64-linux-gnu/libnode.so.108';
+    // What is read: the mapping in map_files (root may read it; a user not).
+    const holder = inExe ? '/proc/7/map_files/400000-500000' : '/proc/7/map_files/7f0000000000-7f0001000000';
     return {
       maps: () => maps,
       exePath: () => '/usr/bin/node',
@@ -33,7 +34,8 @@ describe('nodetrace gc: V8\'s functions', function () {
   }
 
   it('finds them in the executable (official builds) or in libnode (Debian\'s), as the process maps them', function () {
-    assert.strictEqual(locateGc(7, host({ inExe: true })).file, '/proc/7/root/usr/bin/node');
+    // The tracer is given the mapped file itself, whatever the process's mount namespace.
+    assert.strictEqual(locateGc(7, host({ inExe: true })).file, '/proc/7/map_files/400000-500000');
     const debian = locateGc(7, host({ inExe: false }));
     assert.deepStrictEqual([debian.object, debian.functions.incremental, debian.functions.scavenge],
       ['/usr/lib/x86_64-linux-gnu/libnode.so.108', STEP_24, FIXED.scavenge]);

@@ -96,7 +96,10 @@ describe('nodetrace loop, pure parts', function () {
     const p = loop.plan({ pid: String(process.pid), over: '50ms', stacks: true, force: true }, tracer);
     assert.deepStrictEqual(p.argv.slice(-3), [String(process.pid), '50000', '1']);
     assert.match(p.argv[p.argv.length - 4], /d-scripts\/loop\.bt$/);
-    assert.strictEqual(p.env.BPFTRACE_CACHE_USER_SYMBOLS, '1');
+    // Raw user stacks, which nodetrace names (bpftrace would read the perf map itself).
+    assert.strictEqual(p.env.BPFTRACE_NO_USER_SYMBOLS, '1');
+    assert.strictEqual(loop.plan({ pid: String(process.pid), over: '50ms', stacks: true, force: true }, { ...tracer, version: '0.27.1' }).env.BPFTRACE_STACK_MODE, 'raw');
+    assert.deepStrictEqual(loop.plan({ pid: String(process.pid), over: '50ms', force: true }, tracer).env, { __BPFTRACE_NOTIFY_PROBES_ATTACHED: '1' });
     assert.throws(() => loop.plan({ pid: '12x', over: '1s' }, tracer), /process ID/);
   });
 });

@@ -81,7 +81,36 @@ describe('profile: parsing what profile.d printed (DTrace for Linux)', function 
   });
 });
 
+describe('profile: raw stacks (bpftrace 0.23+ prints both stacks as bare hex)', function () {
+  const { parseKallsyms, kernelFrameName } = require('../lib/tracer/stack-frames');
+  const RAW = fs.readFileSync(path.join(__dirname, 'fixtures', 'bpftrace-profile-raw-0.23.out'), 'utf8');
+
+  it('reads a real capture: user frames as 0x.. for nodetrace to name, kernel frames named or 0x.., no 0 frame', function () {
+    const p = parseProfile(splitAtEndMarker(RAW.split('\n')).maps);
+    assert(p.stacks.length > 3, `${p.stacks.length} stacks`);
+    for (const s of p.stacks) {
+      assert(s.user.length && s.user.every((f) => /^0x[1-9a-f][0-9a-f]*$/.test(f)), s.user.join(' '));
+      assert(s.kernel.every((f) => /^0x[0-9a-f]+$|^[A-Za-z_.][\w.]*\+\d+$/.test(f)), s.kernel.join(' '));
+    }
+    assert(p.stacks.some((s) => s.kernel.length), 'some samples in the kernel');
+  });
+
+  it('names raw kernel frames from /proc/kallsyms as bpftrace would: symbol+offset', function () {
+    const table = parseKallsyms('ffffffff81000000 T _stext\nffffffff81000e40 T asm_sysvec_apic_timer_interrupt\nffffffff813a4000 t do_thing\n0000000000000000 A fixed_percpu_data\n');
+    assert.strictEqual(kernelFrameName('0xffffffff81000e46', table), 'asm_sysvec_apic_timer_interrupt+6');
+    assert.strictEqual(kernelFrameName('0xffffffff813a4413', table), 'do_thing+1043');
+    assert.strictEqual(kernelFrameName('0x1000', table), '0x1000', 'below every symbol: left as it is');
+    assert.strictEqual(kernelFrameName('do_syscall_64+110', table), 'do_syscall_64+110');
+  });
+});
+
 describe('profile: frames and their categories', function () {
+  it('names the pages the kernel maps by their own name, never JIT: [vdso] as libc, the uretprobe trampoline as kernel', function () {
+    assert.deepStrictEqual(userFrame({ kind: 'special', text: '0x7ffd1234', module: '[vdso]' }), { name: '[vdso]', category: 'libc' });
+    assert.deepStrictEqual(userFrame({ kind: 'special', text: '0x7ffd1234', module: '[uprobes-trampoline]' }), { name: '[uprobes-trampoline]', category: 'kernel' });
+    assert.deepStrictEqual(userFrame({ kind: 'special', text: '0x7ffd1234', module: '[anon:ffi]' }), { name: '[anon:ffi]', category: 'unknown' });
+  });
+
   it('names JavaScript from perf map entries, without the tier mark, and tells whose code it is', function () {
     assert.deepStrictEqual(userFrame({ kind: 'js', symbol: 'JS:*hotSpin /app/hot.js:3:17', module: 'JIT' }), { name: 'hotSpin /app/hot.js:3:17', category: 'js', origin: 'app' });
     assert.strictEqual(userFrame({ kind: 'js', symbol: 'JS:~processImmediate node:internal/timers:438:28', module: 'JIT' }).origin, 'node');
@@ -202,6 +231,8 @@ describe('profile: the plan', function () {
     assert.deepStrictEqual(p.argv.slice(-2), ['49', String(process.pid)]);
     assert(p.argv[p.argv.length - 3].endsWith('d-scripts/profile.bt'));
     assert.strictEqual(p.env.BPFTRACE_NO_USER_SYMBOLS, '1');
+    // 0.23+ names user frames itself whatever that says: its raw stack mode.
+    assert.strictEqual(profileCommand.plan({ pid: String(process.pid), frequency: 49 }, { ...tracer, version: '0.23.2' }).env.BPFTRACE_STACK_MODE, 'raw');
     const d = profileCommand.plan({ pid: String(process.pid), frequency: 99 }, { name: 'dtrace', path: '/usr/sbin/dtrace', version: '2.0' });
     assert.deepStrictEqual(d.argv.slice(-3), ['-p', String(process.pid), '99']);
   });
@@ -243,8 +274,8 @@ describe('profile: the command line', function () {
     for (const [args, says] of [
       [['profile', '-p', String(process.pid), '-F', '0'], /-F expects a whole number of samples a second from 1 to 999/],
       [['profile', '-p', String(process.pid), '-F', '99.5'], /-F expects/],
-      [['profile'], /Give a process: a PID \(-p PID\), part of a command line or -c COMMAND/],
-      [['profile', '-p', String(process.pid), '-c', 'node app.js'], /Give one target: a PID \(-p PID\), part of a command line or -c COMMAND, not -p and -c/],
+      [['profile'], /Give a process: a PID \(-p PID\), part of a command line, --container NAME or -c COMMAND/],
+      [['profile', '-p', String(process.pid), '-c', 'node app.js'], /Give one target: a PID \(-p PID\), part of a command line, --container NAME or -c COMMAND, not -p and -c/],
       [['profile', '-c', ' '], /-c expects a command/],
       [['profile', '-p', String(process.pid), '--svg', ''], /--svg expects a file name/],
     ]) {

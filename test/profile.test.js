@@ -12,38 +12,7 @@ const { spawnSync } = require('child_process');
 const { requireTracing, startTarget, stopTarget, nodetrace, killStragglers } = require('./support/harness');
 const { parseFolded } = require('../lib/profile/folded');
 const { decodePprof } = require('../lib/profile/pprof');
-
-// Sends the target SIGUSR2 and resolves with the numbers of the line it
-// answers with ("LABEL n n n").
-function askTarget(target, label) {
-  return new Promise((resolve, reject) => {
-    let buf = '';
-    const re = new RegExp(`${label} (\\S+) (\\S+) (\\S+)\\n`);
-    const timer = setTimeout(() => reject(new Error(`the target did not answer with "${label}"`)), 10000);
-    const onData = (c) => {
-      buf += c;
-      const m = re.exec(buf);
-      if (!m) return;
-      clearTimeout(timer);
-      target.stdout.off('data', onData);
-      resolve(m.slice(1).map(Number));
-    };
-    target.stdout.on('data', onData);
-    target.kill('SIGUSR2');
-  });
-}
-
-// What profile-hot.js says it spent: { hot, warm, cpu } in ms so far.
-async function askSplit(target) {
-  const [hot, warm, cpu] = await askTarget(target, 'split');
-  return { hot, warm, cpu };
-}
-
-// What offcpu-wait.js says it spent blocked: { fifo, atomics, wall } in ms so far.
-async function askWaits(target) {
-  const [fifo, atomics, wall] = await askTarget(target, 'waits');
-  return { fifo, atomics, wall };
-}
+const { askSplit, askWaits } = require('./support/ask-target');
 
 function findChromium() {
   for (const name of ['chromium', 'chromium-browser', 'google-chrome']) {
@@ -174,6 +143,29 @@ describe('nodetrace profile @tracer', function () {
       assert(Number(attr('matched')) > 0, 'search found warmSpin');
       assert.match(attr('label'), /^hotSpin /);
     });
+  });
+
+  it('a hot loop that reads the clock: the function ranks first, the vDSO is named [vdso], never JIT @core', async function () {
+    this.timeout(300000);
+    const target = await startTarget('profile-clock.js', { args: ['--perf-basic-prof'] });
+    try {
+      await new Promise((r) => setTimeout(r, 2000));
+      const r = await nodetrace(['profile', '-p', String(target.pid), '-d', '5', '--json', '--top', '40'], { timeoutMs: 240000 });
+      assert.strictEqual(r.code, 0, r.stderr);
+      const json = JSON.parse(r.stdout);
+      const rows = json.self.map((f) => `${f.samples} ${f.category} ${f.name}`).join('\n');
+      assert(json.samples >= 100, `only ${json.samples} samples`);
+      assert.match(json.self[0].name, /^clockLoop .*profile-clock\.js:\d+:\d+$/, rows);
+      const vdso = json.self.find((f) => f.name === '[vdso]');
+      assert(vdso && vdso.samples > 0.05 * json.samples, `the vDSO's clock_gettime is named as such:\n${rows}`);
+      assert.strictEqual(vdso.category, 'libc');
+      // With the perf map read, no sample is unnamed JIT code: the vDSO was
+      // what used to be counted as such.
+      assert(json.jit.perfMap.used, 'the perf map was read');
+      assert(json.jit.unnamedSamples <= 0.02 * json.samples, `${json.jit.unnamedSamples} samples called unnamed JIT:\n${rows}`);
+    } finally {
+      stopTarget(target);
+    }
   });
 
   it('without --perf-basic-prof: says JIT code is unnamed and how to name it', async function () {

@@ -98,6 +98,19 @@ describe('per-version choices (lib/tracer/capabilities.js)', function () {
     assert.deepStrictEqual([v17, v20, v23, v27].map(caps.failsIfAnyProbeMissing), [false, false, false, true]);
     assert.deepStrictEqual([v17, v23, v27].map((t) => caps.jsonOutput(t).nullForUnknownTypes), [false, false, true]);
   });
+
+  it('uprobes on a process in another mount namespace: no -p on any version (it would rewrite the paths); DTrace always -p', function () {
+    assert.deepStrictEqual([v17, v20, v23, v27].map((t) => caps.uprobesWithPid(t, { otherMounts: true })), [false, false, false, false]);
+    assert.deepStrictEqual([v17, v20, v23, v27].map((t) => caps.uprobesWithPid(t, { otherMounts: false })), [true, true, true, true]);
+    assert.strictEqual(caps.uprobesWithPid({ name: 'dtrace', version: '2.0' }, { otherMounts: true }), true);
+  });
+
+  it('latency on a process that sees nodetrace\'s mounts: map_files and -p', function () {
+    const latency = require('../lib/commands/latency');
+    const p = latency.plan({ pid: String(process.pid), force: true }, v23);
+    assert.strictEqual(p.argv[p.argv.indexOf('-p') + 1], String(process.pid));
+    assert.match(p.argv[p.argv.indexOf('-p') + 3], new RegExp(`^/proc/${process.pid}/map_files/[0-9a-f]+-[0-9a-f]+$`));
+  });
 });
 
 describe('the bpftrace tiers @tracer', function () {

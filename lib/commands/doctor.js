@@ -5,12 +5,19 @@ const { checks } = require('../host-checks');
 const proc = require('../proc');
 const { requireRoot } = require('../privilege');
 const processChecks = require('../process-checks');
-const { targetOptions, checkTarget, targetText } = require('../targets/options');
-const { resolveOneProcess, hostFacts } = require('../targets/one-process');
+const { targetOptions, checkTarget } = require('../targets/options');
+const { resolveOneTarget, hostFacts } = require('../targets/one-process');
+const { hostPidNote } = require('../targets/containers');
+const { safeText } = require('../terminal-safe');
 
 function processHandler(args) {
-  const { pid } = resolveOneProcess(targetText(args), hostFacts(), { command: 'doctor', force: true });
+  const host = hostFacts();
+  const { pid } = resolveOneTarget(args, host, { command: 'doctor', force: true });
   proc.requireProcess(pid);
+  // -p 1 and the like: checked as it is, and the Node processes that have
+  // that PID inside their containers said.
+  const inside = args.container === undefined ? hostPidNote(pid, host, { command: 'doctor' }) : null;
+  if (inside) process.stderr.write(safeText(`nodetrace: ${inside}`) + '\n');
   // Another user's memory map and map_files are root's to read.
   requireRoot('nodetrace doctor');
   const report = processChecks.describe(processChecks.gather(pid));
@@ -19,7 +26,7 @@ function processHandler(args) {
 }
 
 function handler(args) {
-  if (args.pid !== undefined || args.target !== undefined) return processHandler(args);
+  if (args.pid !== undefined || args.target !== undefined || args.container !== undefined) return processHandler(args);
   const results = checks();
   if (args.json) {
     process.stdout.write(JSON.stringify(results, null, 2) + '\n');
@@ -39,7 +46,7 @@ module.exports = {
   builder: (y) => targetOptions(y, { pidHelp: 'Check this Node process: its build, where each probe point is, what will not work' })
     .option('json', { type: 'boolean', default: false, describe: 'Print JSON' })
     .check((a) => {
-      if (a.pid !== undefined || a.target !== undefined) checkTarget(a);
+      if (a.pid !== undefined || a.target !== undefined || a.container !== undefined) checkTarget(a);
       return true;
     })
     .example('sudo $0 doctor', '')

@@ -3,7 +3,7 @@
 // (or another errno), save a core with gcore, and let it run on; or, with
 // --abort, kill it with SIGABRT right there. The article's "stopping a broken
 // program in its tracks", made safe for production: see docs/ebadf.md.
-const { UsageError, UserError } = require('../errors');
+const { UsageError, UserError, EXIT } = require('../errors');
 const proc = require('../proc');
 const { requireRoot } = require('../privilege');
 const { requireTracer, findOnPath } = require('../tracer/detect');
@@ -14,8 +14,10 @@ const { parseSyscallList } = require('../ebadf/syscalls');
 const { planEbadf, MAX_ERRNOS } = require('../ebadf/program');
 const { renderPlan } = require('../tracer/plan');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
-const { targetOptions, checkTarget, targetText } = require('../targets/options');
-const { resolveOneProcess, hostFacts } = require('../targets/one-process');
+const { targetOptions, checkTarget } = require('../targets/options');
+const { resolveOneTarget, hostFacts } = require('../targets/one-process');
+const { hostPidNote } = require('../targets/containers');
+const { identityOf, describeIdentity } = require('../proc/container');
 const { watchOutcome } = require('../ebadf/outcome');
 const { safeText } = require('../terminal-safe');
 const { requireGcore, checkCoreDir, requireRoom, coreEstimate, formatBytes } = require('../ebadf/core');
@@ -46,8 +48,8 @@ function builder(y) {
       if (a.abort && a.outputDir !== undefined) {
         throw new Error('-o applies to the cores gcore saves; with --abort the kernel writes the core (ulimit -c, kernel.core_pattern).');
       }
-      if (a.pid === undefined && a.target === undefined && a.name === undefined) {
-        throw new Error('Give a process: a PID (-p PID), part of its command line, or --name NAME. nodetrace ebadf never watches every process.');
+      if (a.pid === undefined && a.target === undefined && a.name === undefined && a.container === undefined) {
+        throw new Error('Give a process: a PID (-p PID), part of its command line, --container NAME or --name NAME. nodetrace ebadf never watches every process.');
       }
       checkTarget(a, { extra: ['name'] });
       if (!(Number.isInteger(a.count) && a.count > 0 && a.count <= 1000)) throw new Error('--count expects a whole number from 1 to 1000.');
@@ -88,8 +90,12 @@ function parseName(text) {
 // The one process a target means (any program: ebadf is not Node's alone), or the --name filter.
 function filterOf(args) {
   if (args.name !== undefined) return { name: parseName(args.name) };
-  const { pid, note } = resolveOneProcess(targetText(args), hostFacts(), { command: 'ebadf', force: true, verbing: 'watching' });
-  return { pid, note };
+  const host = hostFacts();
+  const { pid, note } = resolveOneTarget(args, host, { command: 'ebadf', force: true, verbing: 'watching' });
+  // -p 1 and the like: taken (ebadf watches any program), and the Node
+  // processes that have that PID inside their containers said.
+  const inside = args.container === undefined ? hostPidNote(pid, host, { command: 'ebadf' }) : null;
+  return { pid, note: [note, inside].filter(Boolean).join('\n') || null };
 }
 
 function plan(args, tracer) {
@@ -111,7 +117,7 @@ function plan(args, tracer) {
 function describeFilter(filter) {
   if (filter.pid) {
     const name = proc.processName(filter.pid);
-    return `PID ${filter.pid}${name ? ` (${name})` : ''}`;
+    return `${describeIdentity(identityOf(filter.pid))}${name ? ` (${name})` : ''}`;
   }
   return `processes named ${filter.name}`;
 }

@@ -12,6 +12,7 @@ const { parseGc, renderGcText, renderGcJSON } = require('../gc/report');
 const { targetOptions, checkTarget } = require('../targets/options');
 const { oneProcess } = require('../targets/one-process');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
+const { describeIdentity } = require('../proc/container');
 
 const SCRIPT = 'gc';
 // bpftrace 0.17 attaches slowly to the large official node binaries, the
@@ -40,7 +41,7 @@ function builder(y) {
 
 /** The tracer run: V8's functions in this process, put into the script. */
 function plan(args, tracer) {
-  const { pid, note } = oneProcess(args, { command: 'gc' });
+  const { pid, note, who } = oneProcess(args, { command: 'gc' });
   const gc = locateGc(pid);
   if (gc.missing) {
     throw new UserError(`cannot find V8's garbage collector in PID ${pid}: ${gc.missing}.`,
@@ -61,19 +62,23 @@ function plan(args, tracer) {
   return planTracer(tracer, {
     script: SCRIPT,
     programText: program,
+    // The mapped file itself, without -p (the program filters by PID): the
+    // form every bpftrace resolves right (capabilities.js uprobesWithPid).
     args: tracer.name === 'bpftrace' ? { OBJECT: gc.file, PID: pid } : { PID: pid },
     attachTimeoutMs: ATTACH_TIMEOUT_MS,
     env: tracer.name === 'bpftrace' ? { BPFTRACE_CACHE_USER_SYMBOLS: '1' } : {},
-    describe: `V8's garbage collection pauses of PID ${pid}`,
+    describe: `V8's garbage collection pauses of ${describeIdentity(who)}`,
     target: { pid },
+    details: { process: who },
     warnings: note ? [note] : [],
   });
 }
 
 function report(result, { args, tracer, plan: p }) {
   const pid = p.target.pid;
+  const who = p.details.process;
   const r = parseGc(result.maps, { tracer: tracer.name });
-  process.stdout.write(args.json ? renderGcJSON(r, { pid, tracer: tracer.name }) : renderGcText(r, { pid }));
+  process.stdout.write(args.json ? renderGcJSON(r, { pid, who, tracer: tracer.name }) : renderGcText(r, { pid, who }));
   return { gathered: r.kinds.length > 0 };
 }
 

@@ -6,7 +6,9 @@ const { UserError, UsageError } = require('../errors');
 const proc = require('../proc');
 const { planTracer } = require('../tracer/plan');
 const { runTraceCommand } = require('../tracer/run-command');
-const { quietMapHelperArgs, stringLimitEnv } = require('../tracer/capabilities');
+const { quietMapHelperArgs, stringLimitEnv, uprobesWithPid } = require('../tracer/capabilities');
+const { describeIdentity, identityJson } = require('../proc/container');
+const { safeText } = require('../terminal-safe');
 const { buildModel } = require('../latency/report/build-model');
 const { summarize, hasData } = require('../latency/report/summary');
 const { renderText } = require('../latency/report/text');
@@ -24,6 +26,10 @@ const { namesMask, NAME_BYTES, NAMES_KEPT_IN_TRACER, NAMES_SHOWN } = require('..
 const LATENCY_ATTACH_TIMEOUT_MS = 60000;
 // bpftrace's output with -c, in the run's private directory.
 const OUTPUT_FILE = 'bpftrace.out';
+// Said in the dry run of a process in another mount namespace (why: capabilities.js uprobesWithPid).
+const NO_PID_NOTE = (pid) => `PID ${pid} sees other mounts than nodetrace (a container): bpftrace gets the mapped files themselves `
+  + '(/proc/PID/map_files) without -p, which it would rewrite; the program keeps this process\'s events only, and other '
+  + 'processes that map the same files (other containers of its image) take the probe hits too';
 
 function builder(y) {
   targetOptions(y.usage('$0 latency (<target> | -p PID | -c COMMAND) [options]\n\n'
@@ -70,16 +76,18 @@ function plan(args, tracer) {
   }
   let program = null;
   if (args.command === undefined) {
-    const { pid, note } = oneProcess(args, { command: 'latency' });
-    o.pid = pid;
+    const { pid, note, who } = oneProcess(args, { command: 'latency' });
     o.target = { pid };
-    if (note) o.warnings = [note];
-    o.describe = `PID ${o.pid}`;
+    o.describe = describeIdentity(who);
+    o.details = { process: who };
     // bpftrace cannot take a PID inside a probe's path: the program takes the
     // files that define its probe points, as this process maps them, and the
     // PID again for its own filter (before 0.20, -p does not filter uprobes:
     // a uprobe fires in every process that maps the file).
-    if (tracer.name === 'bpftrace') program = latencyProgram(requireProbePoints(findProbePoints(o.pid), o.describe), { pid: o.pid, names });
+    if (tracer.name === 'bpftrace') program = latencyProgram(requireProbePoints(findProbePoints(pid), o.describe), { pid, names });
+    if (uprobesWithPid(tracer, who)) o.pid = pid;
+    else o.notes = [...(o.notes || []), NO_PID_NOTE(pid)];
+    if (note) o.warnings = [note, ...(o.warnings || [])];
   } else {
     const c = resolveCommand(args.command);
     o.command = c.command;
@@ -102,7 +110,7 @@ function plan(args, tracer) {
     // What this trace cannot see is said before it starts: a report with
     // fewer fs operations must never look like a process doing less fs.
     if (program.unseen) o.warnings = [...(o.warnings || []), program.unseen];
-    o.notes = program.notes.filter((n) => n !== program.unseen);
+    o.notes = [...(o.notes || []), ...program.notes.filter((n) => n !== program.unseen)];
   }
   // bpftrace names usym() keys while it prints, re-reading the symbols for
   // every key unless told to cache them (it caches by default only where
@@ -112,8 +120,10 @@ function plan(args, tracer) {
     o.env = { BPFTRACE_CACHE_USER_SYMBOLS: '1', ...(program.names ? stringLimitEnv(tracer, NAME_BYTES) : {}) };
     o.extra = [...(o.extra || []), ...quietMapHelperArgs(tracer)];
   }
-  if (o.pid && proc.usesIoUring(o.pid)) {
-    o.warnings = [...(o.warnings || []), `PID ${o.pid} uses io_uring (libuv 1.45+ with UV_USE_IO_URING=1): fs reads, writes, opens, closes and stats `
+  // Thread-pool work this trace cannot see, said before it starts: a report
+  // with fewer fs operations must never look like a process doing less fs.
+  if (o.target && proc.usesIoUring(o.target.pid)) {
+    o.warnings = [...(o.warnings || []), `PID ${o.target.pid} uses io_uring (libuv 1.45+ with UV_USE_IO_URING=1): fs reads, writes, opens, closes and stats `
       + 'it runs there never reach the thread pool and are not counted.'];
   }
   // bpftrace 0.17 reads a probed file's symbol tables as it attaches: past
@@ -144,12 +154,15 @@ function report(result, { args, plan: p, snapshots, broken }) {
     poolNs: ((result.endRequestedAt || result.endedAt) - result.readyAt) * 1e6, symbols: args.symbols,
   }), { sort: args.sort });
   const traceText = `${(tracedMs / 1000).toFixed(1)} s`;
+  const who = p.details.process;
+  const json = () => renderJson(summary, { process: who ? identityJson(who) : null });
   if (hasData(summary)) {
-    process.stdout.write(args.json ? renderJson(summary) : renderText(summary, { breakdownHistograms: args.breakdown, traceText }));
+    process.stdout.write(args.json ? json()
+      : safeText(`Thread-pool latency of ${p.describe}, traced ${traceText}:\n\n`) + renderText(summary, { breakdownHistograms: args.breakdown, traceText }));
     return { gathered: true };
   }
-  if (!broken) process.stderr.write(`nodetrace: no thread-pool work completed in ${p.describe} while tracing.\n`);
-  if (args.json) process.stdout.write(renderJson(summary));
+  if (!broken) process.stderr.write(safeText(`nodetrace: no thread-pool work completed in ${p.describe} while tracing.`) + '\n');
+  if (args.json) process.stdout.write(json());
   return { gathered: false };
 }
 

@@ -10,6 +10,9 @@ const { targetOptions, checkTarget } = require('../targets/options');
 const { oneProcess } = require('../targets/one-process');
 const proc = require('../proc');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
+const { describeIdentity } = require('../proc/container');
+const { rawUserStackEnv } = require('../tracer/capabilities');
+const { nameLoopStacks } = require('../loop/name-stacks');
 
 const SCRIPT = 'loop';
 const DEFAULT_OVER = '100ms';
@@ -55,7 +58,7 @@ function builder(y) {
 
 /** The tracer run for these arguments. Pure but for checking that the process exists and is Node. */
 function plan(args, tracer) {
-  const { pid, note } = oneProcess(args, { command: 'loop' });
+  const { pid, note, who } = oneProcess(args, { command: 'loop' });
   const overUs = parseThreshold(args.over);
   const stacks = Boolean(args.stacks || args.folded);
   return planTracer(tracer, {
@@ -63,21 +66,24 @@ function plan(args, tracer) {
     // The program filters on the PID itself: bpftrace 0.17's -p filters no
     // tracepoint, and DTrace's $target would need -p, which stops nothing here.
     args: { PID: pid, OVER_US: overUs, STACKS: stacks ? 1 : 0 },
-    // bpftrace names ustack() frames while printing, re-reading the node
-    // binary's symbols for every stack unless told to cache (minutes for a
-    // hundred stacks of a 100 MB binary).
-    env: tracer.name === 'bpftrace' ? { BPFTRACE_CACHE_USER_SYMBOLS: '1' } : {},
-    describe: `the event loop of PID ${pid}`,
+    // Raw user stacks, named by nodetrace from a snapshot of the target
+    // (lib/loop/name-stacks.js): bpftrace would read the perf map itself,
+    // through any link (out of a container's root, too) and blocking on a
+    // FIFO planted there.
+    env: tracer.name === 'bpftrace' && stacks ? rawUserStackEnv(tracer) : {},
+    describe: `the event loop of ${describeIdentity(who)}`,
     target: { pid },
+    details: { process: who },
     warnings: note ? [note] : [],
   });
 }
 
-function report(result, { args, tracer, plan: p, broken, wallMinusMonoNs }) {
+function report(result, { args, tracer, plan: p, broken, wallMinusMonoNs, snapshots }) {
   const pid = p.target.pid;
   const r = parseLoop(result, { tracer: tracer.name });
+  if (snapshots) r.stacks = nameLoopStacks(r.stacks, snapshots.symbolizer, snapshots.latest);
   const o = {
-    pid, tracer: tracer.name, overUs: parseThreshold(args.over), top: args.top,
+    pid, who: p.details.process, tracer: tracer.name, overUs: parseThreshold(args.over), top: args.top,
     wallMinusMonoNs, stacksWanted: args.stacks || args.folded,
   };
   if (args.folded) process.stdout.write(foldedStacks(r.stacks, { processName: proc.processName(pid) || 'node' }));
@@ -91,7 +97,11 @@ function report(result, { args, tracer, plan: p, broken, wallMinusMonoNs }) {
 }
 
 function handler(args) {
-  return runTraceCommand(args, { name: 'loop', plan, report });
+  return runTraceCommand(args, {
+    name: 'loop', plan, report,
+    // The target's memory map and perf map, to name the stacks' frames.
+    snapshots: args.stacks || args.folded ? { perfMap: true } : undefined,
+  });
 }
 
 module.exports = {

@@ -6,6 +6,7 @@
 const { UserError } = require('../errors');
 const proc = require('../proc');
 const { planTracer, readScript } = require('../tracer/plan');
+const { rawUserStackEnv } = require('../tracer/capabilities');
 const { instantiateSlot, declaredSlot } = require('../tracer/template');
 const { runTraceCommand } = require('../tracer/run-command');
 const { argumentReference } = require('../tracer/program-arguments');
@@ -19,6 +20,7 @@ const { summarize, renderText, renderJson } = require('../profile/report');
 const { renderFolded } = require('../profile/folded');
 const { writeOutputFile } = require('../output-file');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
+const { describeIdentity, identityJson } = require('../proc/container');
 
 // On-CPU samples, or (--off-cpu) time blocked; the program argument that
 // is the PID ($N), which -c replaces with bpftrace's cpid.
@@ -109,17 +111,20 @@ function plan(args, tracer) {
       o.outputFile = OUTPUT_FILE;
     }
   } else {
-    const { pid, note } = oneProcess(args, { command: 'profile', verbing: 'profiling' });
-    o.describe = `PID ${pid}`;
+    const { pid, note, who } = oneProcess(args, { command: 'profile', verbing: 'profiling' });
+    o.describe = describeIdentity(who);
     o.target = { pid };
+    o.details.process = who;
     if (note) o.warnings = [note];
     // The PID is a program argument: 0.17's -p does not filter profile probes.
     if (bpftrace) o.args = argsWith(pid);
     else Object.assign(o, { pid, args: { HZ: hz } });
   }
   if (bpftrace) {
-    o.env = { BPFTRACE_NO_USER_SYMBOLS: '1', BPFTRACE_MAP_KEYS_MAX: String(MAP_KEYS_MAX) };
-    o.notes = ['user frames stay addresses (BPFTRACE_NO_USER_SYMBOLS): nodetrace names them, reading the perf map safely'];
+    // Raw stacks: bpftrace would read the perf map itself, following links
+    // (out of a container's root, too) and blocking on a FIFO planted there.
+    o.env = { ...rawUserStackEnv(tracer), BPFTRACE_MAP_KEYS_MAX: String(MAP_KEYS_MAX) };
+    o.notes = ['user frames stay addresses (raw stacks): nodetrace names them, reading the perf map safely inside the process\'s own root'];
   }
   return planTracer(tracer, o);
 }
@@ -141,13 +146,14 @@ function report(result, { args, tracer, plan: p, target, snapshots }) {
   // seconds after the end to print (naming frames, 0.23+).
   const seconds = parsed.seconds || (result.endedAt - result.readyAt) / 1000;
   const meta = { pid, hz: args.offCpu ? null : p.details.hz, seconds, offCpu: args.offCpu };
+  const who = p.details.process ? identityJson(p.details.process) : null;
   let summary;
   let text;
   if (args.offCpu) {
-    summary = summarizeOffCpu(named, { pid, seconds, threads: parsed.threads, allThreads: args.allThreads, top: args.top });
+    summary = summarizeOffCpu(named, { pid, who, seconds, threads: parsed.threads, allThreads: args.allThreads, top: args.top });
     text = () => (args.json ? renderOffCpuJson(summary) : renderOffCpuText(summary, { describe: p.describe }));
   } else {
-    summary = summarize(named, { pid, hz: p.details.hz, seconds, top: args.top });
+    summary = summarize(named, { pid, who, hz: p.details.hz, seconds, top: args.top });
     text = () => (args.json ? renderJson(summary) : renderText(summary, { describe: p.describe }));
   }
   const title = `${args.offCpu ? 'Off-CPU time' : 'CPU'} of ${p.describe}`;

@@ -1,7 +1,10 @@
 'use strict';
 // What nodetrace ebadf prints for each hit, and how to open the cores.
 // Pure: records in, text out.
+const path = require('path');
 const { formatBytes } = require('./core');
+const { displayCommand } = require('../tracer/plan');
+const { containerText } = require('../proc/container');
 const { describeErrno } = require('./errno');
 
 const MAX_FRAME = 160;
@@ -63,12 +66,25 @@ function stackHeading(rec) {
   return `stack    ${parts.join('; ')}`;
 }
 
+// Where the process runs, as its container knows it: "PID 1, thread 7 in
+// podman container web (2548ee601a87); /usr/local/bin/node is its path there".
+function insideLine(rec) {
+  const who = rec.who;
+  if (!who || (who.pidInside === null && !who.container)) return null;
+  const ids = who.pidInside !== null ? `PID ${who.pidInside}${rec.tidInside !== null && rec.tidInside !== undefined ? `, thread ${rec.tidInside}` : ''} ` : '';
+  const where = containerText(who.container) || 'its own PID namespace';
+  const exe = rec.exe && who.otherMounts ? `; ${rec.exe} is its path there` : '';
+  return `${ids}in ${where}${exe}`;
+}
+
 /** @param {object} rec a hit record from lib/ebadf/watch.js */
 function renderHit(rec) {
   const h = rec.hit;
   const lines = [];
   lines.push(`hit ${rec.n}${rec.of ? ` of ${rec.of}` : ''} at ${new Date(rec.wallMs).toISOString()}`);
   lines.push(`  process  PID ${h.pid} (${h.comm}), thread ${h.tid}${rec.exe ? ', ' + rec.exe : ''}`);
+  const inside = insideLine(rec);
+  if (inside) lines.push(`           ${inside}`);
   lines.push(`  call     ${h.syscall}() failed with ${errnoText(rec)}`);
   lines.push(`  action   ${rec.mode === 'abort' ? 'SIGABRT sent' : 'stopped (SIGSTOP)'} in the kernel as the call returned, before the program saw the error`);
   lines.push('  ' + stackHeading(rec));
@@ -82,6 +98,8 @@ function renderHit(rec) {
       lines.push('  core     none: this hit came after the --count requested (several at once); resumed without a core');
     } else if (rec.core && rec.core.ok) {
       lines.push(`  core     ${rec.core.file} (${formatBytes(rec.core.size)}, owner-only -rw-------)`);
+      if (rec.sysroot && rec.sysroot.root) lines.push(`  files    ${rec.sysroot.root}: its executable and libraries, at their paths in the container (${formatBytes(rec.sysroot.bytes)})`);
+      else if (rec.sysroot) lines.push(`  files    its executable and libraries NOT saved beside the core: ${rec.sysroot.error}`);
     } else if (rec.core) {
       lines.push(`  core     NOT SAVED: ${rec.core.reason}`);
     } else if (rec.outcome) {
@@ -101,9 +119,11 @@ function renderOpenHelp(records, { llnode }) {
   if (!saved.length) return '';
   const lines = ['', 'Open the core:'];
   for (const r of saved) {
-    const exe = r.exe || 'PROGRAM';
-    lines.push(`  gdb ${exe} ${r.core.file}`);
-    if (r.isNode && llnode) lines.push(`  llnode ${exe} -c ${r.core.file}    # JavaScript stack and objects: v8 bt, v8 findjsobjects`);
+    // A process in a container: its files beside the core (the sysroot).
+    const root = r.sysroot && r.sysroot.root;
+    const exe = r.exe ? (root ? path.join(root, r.exe) : r.exe) : 'PROGRAM';
+    lines.push(`  ${displayCommand('gdb', [...(root ? ['-iex', `set sysroot ${root}`] : []), exe, r.core.file])}`);
+    if (r.isNode && llnode) lines.push(`  ${displayCommand('llnode', [exe, '-c', r.core.file])}    # JavaScript stack and objects: v8 bt, v8 findjsobjects`);
   }
   if (saved.some((r) => r.isNode) && !llnode) {
     lines.push('  (for JavaScript stacks and objects, llnode reads the same core: npm install -g llnode)');

@@ -6,6 +6,7 @@
 //   END pid=4242
 // and, when bpftrace exits, its maps (@stopped_ns[PID]: NS, @hits: N).
 // Pure: lines in (lib/tracer/session.js cuts them), events out.
+const { rawFrame } = require('../tracer/stack-frames');
 
 function parseHitLine(line) {
   if (!line.startsWith('HIT ')) return null;
@@ -28,15 +29,6 @@ function parseHitLine(line) {
     syscall,
     comm: line.slice(commAt + ' comm='.length),
   };
-}
-
-// One frame as symbolize.js takes it: bare hex (bpftrace 0.23+'s raw stack
-// mode; a name always carries +offset or a module) gets its 0x; the null
-// return address that ends a raw stack is no frame.
-function rawFrame(text) {
-  const hex = /^(?:0x)?([0-9a-f]+)$/i.exec(text);
-  if (!hex) return text;
-  return /^0+$/.test(hex[1]) ? null : '0x' + hex[1].toLowerCase();
 }
 
 class OutputParser {

@@ -16,6 +16,8 @@ const { Symbolizer } = require('../symbolize');
 const { Guard } = require('./guard');
 const { runGcore, formatBytes } = require('./core');
 const { renderHit } = require('./hit-report');
+const { openMappedObjects, closeObjects, saveSysroot } = require('./sysroot');
+const { identityOf, parseNsPids } = require('../proc/container');
 const { safeText } = require('../terminal-safe');
 const { TracerSession, READY_MARKER, END_MARKER } = require('../tracer/session');
 
@@ -61,17 +63,27 @@ function abortCoreNote(rec) {
 }
 
 // What is known of a process: read while it is stopped (or dying), or
-// earlier, for a target that dies at once (--abort).
-function processFacts(symbolizer, pid) {
+// earlier, for a target that dies at once (--abort). `objects`: also open
+// the files a core of it needs, where the host does not have them at their
+// paths (a container: lib/ebadf/sysroot.js).
+function processFacts(symbolizer, pid, { objects = false } = {}) {
   const snap = symbolizer.snapshot(pid);
   const exe = proc.readLink(`/proc/${pid}/exe`);
   return {
     snap, exe,
+    who: identityOf(pid),
     cwd: proc.readLink(`/proc/${pid}/cwd`),
     coreLimit: proc.coreLimit(pid),
     start: state.startTime(pid),
     isNode: proc.isNodeImage({ exe: exe || '', mapPaths: snap.maps.map((m) => m.path) }),
+    objects: objects && snap.otherMounts ? openMappedObjects(pid, snap.maps, (exe || '').replace(/ \(deleted\)$/, '')) : null,
   };
+}
+
+// The thread's ID inside its PID namespace (a container), or null.
+function threadInside(pid, tid) {
+  const ids = parseNsPids(proc.readProcFile(pid, `task/${tid}/status`));
+  return ids.length > 1 ? ids[ids.length - 1] : null;
 }
 
 class Watch {
@@ -125,7 +137,8 @@ class Watch {
     };
     if (this.mode === 'stop') this.guard.send(`stopped ${hit.pid}`);
     // While it is stopped (or dying): everything that needs the process.
-    let facts = processFacts(this.symbolizer, hit.pid);
+    let facts = processFacts(this.symbolizer, hit.pid, { objects: this.mode === 'stop' && !rec.beyondCount });
+    rec.tidInside = threadInside(hit.pid, hit.tid);
     if (!facts.snap.maps.length && this.earlier && this.earlier.snap.pid === hit.pid) {
       this.symbolizer.release(facts.snap);
       facts = { ...this.earlier, start: facts.start };
@@ -196,8 +209,13 @@ class Watch {
       this.result.stillStopped.push(pid);
     }
     rec.stoppedMs = rec.hit.kernelNs != null ? Number(resumedHr - rec.hit.kernelNs) / 1e6 : (Date.now() - Number(rec.hit.wallNs / 1000000n));
+    // A process in a container: its executable and libraries beside the
+    // core (copied from what was opened at the hit, after the resume).
+    if (rec.core && rec.core.ok && rec.objects) rec.sysroot = saveSysroot(rec.objects, rec.core.file);
+    closeObjects(rec.objects);
     if (stackFromCore) {
-      const got = await readCoreStack({ gdb: this.o.stackFromCore.gdb, exe: rec.exe, core: rec.core.file, tid: rec.hit.tid, timeoutMs: CORE_STACK_TIMEOUT_MS });
+      const exe = rec.sysroot && rec.sysroot.root && rec.exe ? path.join(rec.sysroot.root, rec.exe) : rec.exe;
+      const got = await readCoreStack({ gdb: this.o.stackFromCore.gdb, exe, core: rec.core.file, tid: rec.hit.tid, timeoutMs: CORE_STACK_TIMEOUT_MS });
       if (got.frames) rec.coreFrames = got.frames;
       else rec.coreStackError = got.error;
     } else if (this.o.stackFromCore) {
@@ -240,6 +258,7 @@ class Watch {
       await state.resume(this.mode === 'stop' ? [rec.hit.pid] : []);
     }
     this.symbolizer.release(rec.snap);
+    closeObjects(rec.objects);
     this.queue.splice(this.queue.indexOf(rec), 1);
     // Process names, paths and JavaScript function names are the target's to choose.
     this.o.out.write((this.records.indexOf(rec) > 0 ? '\n' : '') + safeText(renderHit(rec)));

@@ -1,6 +1,7 @@
 'use strict';
 // `nodetrace gc`: the output of d-scripts/gc.bt|.d -> pauses by kind ->
 // text (histograms as `latency` renders them) or JSON. Pure.
+const { describeIdentity, identityJson } = require('../proc/container');
 const { parse } = require('../aggregation/parse');
 const { percentile, totalCount } = require('../aggregation/model');
 const { renderHistogram } = require('../render/histogram');
@@ -53,13 +54,13 @@ function share(us, ns) {
   return ` (${p > 0 && p < 0.1 ? '<0.1' : p.toFixed(1)}% of the time)`;
 }
 
-/** renderGcText(report, { pid }) -> string */
-function renderGcText(r, { pid }) {
+/** renderGcText(report, { pid, who }) -> string; who: lib/proc/container.js's identity */
+function renderGcText(r, { pid, who }) {
   const us = (v) => formatDuration(v, 'us');
   const out = [];
   const traced = r.tracedNs !== null ? formatDuration(r.tracedNs, 'ns') : 'unknown';
   const paused = r.kinds.reduce((n, k) => n + (k.totalUs || 0n), 0n);
-  out.push(`GC pauses of PID ${pid}, traced ${traced}: ${r.kinds.reduce((n, k) => n + k.count, 0n)} pauses, ${us(paused)} in all${share(paused, r.tracedNs)}.`);
+  out.push(`GC pauses of ${who ? describeIdentity(who) : `PID ${pid}`}, traced ${traced}: ${r.kinds.reduce((n, k) => n + k.count, 0n)} pauses, ${us(paused)} in all${share(paused, r.tracedNs)}.`);
   if (!r.kinds.length) out.push('No garbage collection ran while tracing.');
   for (const k of r.kinds) {
     out.push('', `${k.name}: ${k.describe}`);
@@ -71,8 +72,8 @@ function renderGcText(r, { pid }) {
   return safeText(out.join('\n') + '\n');
 }
 
-/** renderGcJSON(report, { pid, tracer }) -> string (docs/json-format.md) */
-function renderGcJSON(r, { pid, tracer }) {
+/** renderGcJSON(report, { pid, who, tracer }) -> string (docs/json-format.md) */
+function renderGcJSON(r, { pid, who, tracer }) {
   const kinds = r.kinds.map((k) => {
     const limit = k.maxUs === null ? null : Number(k.maxUs);
     return {
@@ -85,7 +86,7 @@ function renderGcJSON(r, { pid, tracer }) {
       histogram: jsonHistogram(k.entry),
     };
   });
-  return JSON.stringify({ version: JSON_VERSION, pid, tracer, traced_ns: r.tracedNs === null ? null : jsonInteger(r.tracedNs), unit: 'us', kinds }, null, 2) + '\n';
+  return JSON.stringify({ version: JSON_VERSION, pid, ...(who ? { process: identityJson(who) } : {}), tracer, traced_ns: r.tracedNs === null ? null : jsonInteger(r.tracedNs), unit: 'us', kinds }, null, 2) + '\n';
 }
 
 module.exports = { parseGc, renderGcText, renderGcJSON, KINDS };

@@ -21,7 +21,7 @@
 //                  by the GC: finalizers of native objects)
 const { findElfSymbols, loadElfSymbols, parseMaps } = require('../symbolize');
 const { readProcFile } = require('../proc');
-const { codeObjects } = require('../proc/code-objects');
+const { codeObjects, objectFiles, mapFile } = require('../proc/code-objects');
 
 const FIXED = Object.freeze({
   scavenge: '_ZN2v88internal18ScavengerCollector14CollectGarbageEv',
@@ -40,22 +40,28 @@ function stepName(names) {
 }
 
 /**
- * -> { file (a path the tracer can open: /proc/PID/root/...), object (its
- *    path in the process), functions: { scavenge, 'mark-compact', incremental,
- *    'weak-first', 'weak-second' } } or { missing: why }.
- * `host` reads the process and files (tests pass their own).
+ * -> { file (what the tracer attaches to: the mapped file itself, through
+ *    /proc/PID/map_files), object (its path in the process), functions: {
+ *    scavenge, 'mark-compact', incremental, 'weak-first', 'weak-second' } }
+ *    or { missing: why }.
+ * `host` reads the process and files (tests pass their own); each object is
+ * read through map_files or inside the process's own root (objectFiles).
  */
 function locateGc(pid, host = realHost()) {
   const maps = parseMaps(host.maps(pid) || '');
   for (const o of codeObjects(maps, host.exePath(pid))) {
-    const file = `/proc/${pid}/root${o.path}`;
-    const found = host.findSymbols(file, Object.values(FIXED));
+    let found = null;
+    let readFrom = null;
+    for (const f of objectFiles(pid, o)) {
+      found = host.findSymbols(f, Object.values(FIXED));
+      if (found) { readFrom = f; break; }
+    }
     if (!found || !found.found.has(FIXED['mark-compact'])) continue;
     const missing = Object.entries(FIXED).filter(([, name]) => !found.found.has(name)).map(([kind]) => kind);
-    const step = stepName(host.symbolNames(file, STEP_PREFIX));
+    const step = stepName(host.symbolNames(readFrom, STEP_PREFIX));
     if (!step) missing.push('incremental');
     if (missing.length) return { missing: `${o.path} defines V8's collector but not its ${missing.join(', ')} function${missing.length > 1 ? 's' : ''}` };
-    return { file, object: o.path, functions: { ...FIXED, incremental: step } };
+    return { file: mapFile(pid, o), object: o.path, functions: { ...FIXED, incremental: step } };
   }
   return { missing: 'no object of the process defines V8\'s MarkCompactCollector::CollectGarbage (not Node, or a build without symbols)' };
 }
@@ -65,9 +71,9 @@ function realHost() {
   return {
     maps: (pid) => readProcFile(pid, 'maps'),
     exePath: (pid) => { try { return fs.readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, ''); } catch (err) { return null; } },
-    findSymbols: (file, names) => findElfSymbols(file, names),
+    findSymbols: (file, names) => findElfSymbols(file, names, { followLinks: true }),
     symbolNames: (file, prefix) => {
-      const t = loadElfSymbols(file);
+      const t = loadElfSymbols(file, { followLinks: true });
       const out = [];
       if (!t) return out;
       for (let i = 0; i < t.values.length; i++) {

@@ -14,7 +14,7 @@ const fs = require('fs');
 const { findElfSymbols, parseMaps } = require('../symbolize');
 const { openRegular, readAt } = require('../safe-open');
 const stripped = require('./stripped-libuv');
-const { codeObjects } = require('../proc/code-objects');
+const { codeObjects, objectFiles, mapFile } = require('../proc/code-objects');
 
 // The program's probes, by role. Each is looked for in every object.
 const NAPI = ['napi_create_async_work', 'napi_queue_async_work'];
@@ -79,11 +79,11 @@ const NODE_LAYOUT = Object.freeze({
  *   missing: [{ name, why }]
  */
 function locate({ pid, maps, exePath, findSymbols, disassemble }) {
-  // map_files needs CAP_SYS_ADMIN; /proc/PID/root serves a user's dry run of
-  // its own process (and the path is the one the process sees).
-  const objects = codeObjects(maps, exePath).map((o) => ({
-    ...o, file: `/proc/${pid}/map_files/${o.range}`, alternatives: [`/proc/${pid}/map_files/${o.range}`, `/proc/${pid}/root${o.path}`],
-  }));
+  // Read through map_files, or (map_files needs CAP_SYS_ADMIN: a user's dry
+  // run of its own process) inside the process's root; the tracer is given
+  // map_files, the mapped file itself, whatever its mount namespace
+  // (lib/tracer/capabilities.js uprobeTarget).
+  const objects = codeObjects(maps, exePath).map((o) => ({ ...o, file: mapFile(pid, o), alternatives: objectFiles(pid, o) }));
   const points = {};
   const want = [...NAPI, ...LIBUV, ...QUEUE, WRAPPER, ...POOL];
   const symbols = new Map();   // object path -> what findSymbols said
@@ -93,7 +93,7 @@ function locate({ pid, maps, exePath, findSymbols, disassemble }) {
     let result = null;
     for (const file of o.alternatives) {
       result = findSymbols(file, want);
-      if (result) { o.file = file; break; }
+      if (result) break;
     }
     symbols.set(o.path, result);
     if (!result) continue;

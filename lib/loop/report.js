@@ -7,6 +7,7 @@
 // nsecs, CLOCK_MONOTONIC) or `wall` (DTrace's walltimestamp).  A monotonic
 // time becomes wall time with `wallMinusMonoNs`, which the caller measures
 // (Date.now() against process.hrtime, both read at once).
+const { describeIdentity, identityJson } = require('../proc/container');
 const { parse } = require('../aggregation/parse');
 const { percentile, totalCount } = require('../aggregation/model');
 const { renderHistogram } = require('../render/histogram');
@@ -14,6 +15,7 @@ const { formatDuration } = require('../render/units');
 const { jsonInteger, jsonEstimate, jsonHistogram } = require('../render/json');
 const { safeText } = require('../terminal-safe');
 const { foldedName } = require('../profile/folded');
+const { userFrames } = require('../tracer/stack-frames');
 
 const JSON_VERSION = 1;
 const EVENT = /^(STALL|EARLY|OPEN) (mono|wall) (\d+) (\d+)(?: ([01]))?$/;
@@ -23,7 +25,8 @@ function clean(text) {
   return String(text == null ? '' : text).replace(/\0/g, '');
 }
 
-// bpftrace: "@stall_stacks[\n    frame\n    ...\n]: N".
+// bpftrace: "@stall_stacks[\n    frame\n    ...\n]: N"; raw frames (the plan
+// asks for them: nodetrace names them, lib/loop/name-stacks.js) as 0x...
 function bpftraceStacks(lines) {
   const stacks = [];
   let frames = null;
@@ -34,7 +37,7 @@ function bpftraceStacks(lines) {
     }
     const end = /^\]: (\d+)$/.exec(line);
     if (end) {
-      stacks.push({ frames, samples: Number(end[1]) });
+      stacks.push({ frames: userFrames(frames), samples: Number(end[1]) });
       frames = null;
     } else if (line.trim()) frames.push(line.trim());
   }
@@ -159,14 +162,15 @@ function percent(part, whole) {
 }
 
 /**
- * renderLoopText(report, { pid, overUs, top, wallMinusMonoNs, stacksWanted, maxStacks }) -> string
+ * renderLoopText(report, { pid, who, overUs, top, wallMinusMonoNs, stacksWanted, maxStacks }) -> string
+ * who: the process as lib/proc/container.js identifies it
  */
 function renderLoopText(r, o) {
   const us = (v) => formatDuration(v, 'us');
   const out = [];
   const traced = r.tracedNs !== null ? formatDuration(r.tracedNs, 'ns') : 'unknown';
   const busyShare = r.tracedNs ? percent(r.busyTotalUs * 1000n, r.tracedNs) : '-';
-  out.push(`Event loop of PID ${o.pid}, traced ${traced}: ${r.turns} turns, busy ${us(r.busyTotalUs)} in them (${busyShare} of the time).`);
+  out.push(`Event loop of ${o.who ? describeIdentity(o.who) : `PID ${o.pid}`}, traced ${traced}: ${r.turns} turns, busy ${us(r.busyTotalUs)} in them (${busyShare} of the time).`);
   if (r.busy && totalCount(r.busy) > 0n) {
     out.push('', 'Busy time per turn (running callbacks, not waiting for I/O):');
     out.push(...renderHistogram(r.busy, 'us', { width: 40 }));
@@ -223,6 +227,7 @@ function renderLoopJSON(r, o) {
   return JSON.stringify({
     version: JSON_VERSION,
     pid: o.pid,
+    ...(o.who ? { process: identityJson(o.who) } : {}),
     tracer: o.tracer,
     traced_ns: jsonInteger(r.tracedNs),
     turns: jsonInteger(r.turns),

@@ -22,4 +22,19 @@ function codeObjects(maps, exePath) {
   return [...seen.values()].filter((o) => o.exec).sort((a, b) => rank(a) - rank(b));
 }
 
-module.exports = { codeObjects };
+// Where a mapped object of process `pid` can be read from here, best first:
+// its mapping in /proc/PID/map_files (the mapped file itself, pinned by the
+// kernel, in any mount namespace, even replaced on disk; root only), then
+// its path inside the process's own root, as { root, path } (lib/safe-open.js
+// openInRoot: never through a link out of that root). `o`: { range, path }.
+function objectFiles(pid, o) {
+  return [mapFile(pid, o), { root: `/proc/${pid}/root`, path: o.path }];
+}
+
+// The kernel's own link to the mapped file: what a tracer is given to attach
+// to (lib/tracer/capabilities.js uprobeTarget).
+function mapFile(pid, o) {
+  return `/proc/${pid}/map_files/${o.range}`;
+}
+
+module.exports = { codeObjects, objectFiles, mapFile };

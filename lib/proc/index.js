@@ -6,6 +6,7 @@ const fs = require('fs');
 const { execFileSync } = require('child_process');
 const { UserError, UsageError, EXIT } = require('../errors');
 const stat = require('./stat');
+const { parseNsPids } = require('./container');
 
 // Linux's PID_MAX_LIMIT.
 const PID_MAX = 4194304;
@@ -150,15 +151,11 @@ function ancestors(pid = process.pid) {
   return out;
 }
 
-// The process's core size limit as /proc/PID/limits prints it ('0',
-// 'unlimited', a number of bytes), or null.
 // The PIDs process `pid` has in each PID namespace it is in, outermost
 // first (the NSpid line of /proc/PID/status): what a process in a container
 // knows itself as. [] when it is gone.
 function namespacePids(pid) {
-  const status = readProcFile(pid, 'status');
-  const m = status && /^NSpid:\s*([\d\s]+)$/m.exec(status);
-  return m ? m[1].trim().split(/\s+/).map(Number) : [];
+  return parseNsPids(readProcFile(pid, 'status'));
 }
 
 // Whether the process holds an io_uring (libuv >= 1.45 runs some fs requests
@@ -175,6 +172,8 @@ function usesIoUring(pid, { limit = 4096 } = {}) {
   return fds.slice(0, limit).some((fd) => readLink(`/proc/${pid}/fd/${fd}`) === 'anon_inode:[io_uring]');
 }
 
+// The process's core size limit as /proc/PID/limits prints it ('0',
+// 'unlimited', a number of bytes), or null.
 function coreLimit(pid) {
   const m = /^Max core file size\s+(\S+)/m.exec(readProcFile(pid, 'limits') || '');
   return m ? m[1] : null;

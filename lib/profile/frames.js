@@ -10,12 +10,18 @@
 //   node      Node's C++, libuv, OpenSSL, zlib... (the rest of the node binary or libnode)
 //   addon     native add-ons (.node files) and the libraries only they load
 //   libc      the C and C++ runtime (libc, libm, libstdc++, ld.so)
-//   kernel    in the kernel (system calls, page faults, ...)
+//   kernel    in the kernel (system calls, page faults, ...), and the
+//             return trampoline of uretprobes ([uprobes-trampoline]: a
+//             tracer's cost)
 //   unknown   an address in no mapping, or in a file without symbols
+// The vDSO and vsyscall pages ([vdso]: clock_gettime, gettimeofday... answered
+// in user space) count as libc, whose calls they serve.
+// Executable pages the kernel names are never JIT code (only anonymous
+// executable memory, V8's code space, is), whatever the perf map says.
 const CATEGORIES = Object.freeze(['js', 'jit', 'v8', 'node', 'addon', 'libc', 'kernel', 'unknown']);
 const CATEGORY_LABELS = Object.freeze({
   js: 'JavaScript', jit: 'JIT code, unnamed', v8: 'V8', node: 'Node C++ (and libuv, OpenSSL...)',
-  addon: 'native add-ons', libc: 'libc / libstdc++', kernel: 'kernel', unknown: 'unknown',
+  addon: 'native add-ons', libc: 'libc / libstdc++ / vDSO', kernel: 'kernel', unknown: 'unknown',
 });
 const UNNAMED_JIT = '[JIT code, unnamed]';
 
@@ -53,8 +59,11 @@ function kernelFrame(text) {
  * A user frame named by lib/symbolize.js ({ text, symbol, module, kind }),
  * or a name a tracer printed ("node`uv_run+0x12", "JS:*f /a.js:1:2").
  */
+const KERNEL_PAGES = { '[vdso]': 'libc', '[vsyscall]': 'libc', '[uprobes-trampoline]': 'kernel' };
+
 function userFrame(f) {
   if (f.kind === 'jit') return { name: UNNAMED_JIT, category: 'jit' };
+  if (f.kind === 'special') return { name: f.module, category: KERNEL_PAGES[f.module] || 'unknown' };
   const symbol = f.symbol || (f.kind === 'named' ? f.text : null);
   if (!symbol) return { name: f.module ? `[${f.module}]` : `[unknown] ${f.text}`, category: 'unknown' };
   let name = stripOffset(symbol);

@@ -3,8 +3,9 @@
 // (lib/symbolize.js: its memory map, the ELF symbols of its files, and V8's
 // perf map opened only as a regular file of the target's user), then turns
 // every frame into { name, category } (./frames.js). The tracer prints
-// addresses only (BPFTRACE_NO_USER_SYMBOLS): bpftrace 0.17 would open
-// /tmp/perf-PID.map itself, following links and blocking on a FIFO.
+// addresses only (raw stacks: capabilities.js rawUserStackEnv): bpftrace
+// would open /tmp/perf-PID.map itself, following links (out of a
+// container's root, too) and blocking on a FIFO.
 const { userAddresses } = require('./parse');
 const { userFrame, kernelFrame } = require('./frames');
 const { demangleNames } = require('../demangle');

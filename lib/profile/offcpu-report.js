@@ -41,9 +41,10 @@ function cutShort(frames) {
 
 /**
  * @param {object} named nameStacks() of parseOffCpu(): counts are microseconds
- * @param {object} o { pid, seconds, threads: from parseOffCpu, allThreads, top = 10 }
+ * @param {object} o { pid, who (lib/proc/container.js identityJson: host PID, PID inside, container), seconds,
+ *   threads: from parseOffCpu, allThreads, top = 10 }
  */
-function summarizeOffCpu(named, { pid, seconds, threads = [], allThreads = false, top = 10 } = {}) {
+function summarizeOffCpu(named, { pid, who = null, seconds, threads = [], allThreads = false, top = 10 } = {}) {
   const tracedUs = (seconds || 0) * 1e6;
   const roleOf = new Map();
   for (const s of named.stacks) {
@@ -99,6 +100,7 @@ function summarizeOffCpu(named, { pid, seconds, threads = [], allThreads = false
     version: JSON_VERSION,
     kind: 'off-cpu',
     pid,
+    ...(who ? { process: who } : {}),
     seconds: seconds == null ? null : seconds,
     threadsTraced: allThreads ? 'all' : 'main',
     blockedUs: total,

@@ -3,16 +3,27 @@
 // the shared parser (lib/aggregation/parse-bpftrace.js, which keeps ustack()
 // and kstack() keys one frame per line); this only gives the keys meaning.
 const { parseBpftraceText } = require('../aggregation/parse-bpftrace');
+const { kernelFrames, userFrames } = require('../tracer/stack-frames');
 
 function frameLines(field) {
   return field ? field.split('\n').map((f) => f.trim()).filter(Boolean) : [];
 }
 
+// Raw stacks (the plans ask bpftrace for them: capabilities.js
+// rawUserStackEnv) made ready to name: user frames as 0x.. for
+// lib/symbolize.js, kernel frames named (lib/tracer/stack-frames.js).
+function kernelStack(field) {
+  return kernelFrames(frameLines(field));
+}
+
+function userStack(field) {
+  return userFrames(frameLines(field));
+}
+
 /**
  * -> { stacks: [{ tid, comm, kernel: [frame], user: [frame], count }], threads: [{ tid, comm, count }] }
- * Frames leaf first, as the tracer printed them: kernel frames named
- * ("do_syscall_64+110"), user frames as addresses ("0x7f4e6a7c7efe") or
- * names where the tracer named them.
+ * Frames leaf first: kernel frames named ("do_syscall_64+110"), user frames
+ * as addresses ("0x7f4e6a7c7efe") or names where the tracer named them.
  */
 function parseProfile(text) {
   const model = parseBpftraceText(text);
@@ -21,7 +32,7 @@ function parseProfile(text) {
   for (const e of (byName.get('samples') || { entries: [] }).entries) {
     if (e.kind !== 'scalar' || e.key.length !== 4) continue;
     const [tid, comm, kernel, user] = e.key;
-    stacks.push({ tid: Number(tid), comm, kernel: frameLines(kernel), user: frameLines(user), count: Number(e.value) });
+    stacks.push({ tid: Number(tid), comm, kernel: kernelStack(kernel), user: userStack(user), count: Number(e.value) });
   }
   const threads = [];
   for (const e of (byName.get('threads') || { entries: [] }).entries) {
@@ -87,7 +98,7 @@ function parseOffCpu(text) {
   const threads = entries('blocks').filter((e) => e.key.length === 2)
     .map((e) => ({ tid: Number(e.key[0]), comm: e.key[1], blocks: Number(e.value) }));
   const comm = new Map(threads.map((t) => [t.tid, t.comm]));
-  const stack = (key, count) => ({ tid: Number(key[0]), comm: comm.get(Number(key[0])) || '', kernel: frameLines(key[1]), user: frameLines(key[2]), count });
+  const stack = (key, count) => ({ tid: Number(key[0]), comm: comm.get(Number(key[0])) || '', kernel: kernelStack(key[1]), user: userStack(key[2]), count });
   const stacks = entries('offcpu_us').filter((e) => e.key.length === 3).map((e) => stack(e.key, Number(e.value)));
   const now = entries('now_ns')[0];
   const begin = entries('begin_ns')[0];

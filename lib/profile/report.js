@@ -38,9 +38,9 @@ function topOf(map, total, limit) {
 
 /**
  * @param {object} named from nameStacks(): { stacks: [{tid, comm, frames (root first), count}], perfMap }
- * @param {object} o { pid, hz, seconds, top = 15 }
+ * @param {object} o { pid, who (lib/proc/container.js identityJson: host PID, PID inside, container), hz, seconds, top = 15 }
  */
-function summarize(named, { pid, hz, seconds, top = 15 } = {}) {
+function summarize(named, { pid, who = null, hz, seconds, top = 15 } = {}) {
   const total = named.stacks.reduce((n, s) => n + s.count, 0);
   const self = new Map();
   const inclusive = new Map();
@@ -83,6 +83,7 @@ function summarize(named, { pid, hz, seconds, top = 15 } = {}) {
   return {
     version: JSON_VERSION,
     pid,
+    ...(who ? { process: who } : {}),
     hz: hz == null ? null : hz,
     seconds: seconds == null ? null : seconds,
     samples: total,

@@ -13,6 +13,8 @@ const proc = require('../proc');
 const shared = require('./resolve');
 const { targetText } = require('./options');
 const { sleepSync } = require('../clock');
+const { identityOf, containerText } = require('../proc/container');
+const { containerProcesses, refuseHostPidMeantInside } = require('./containers');
 
 // How long the CPU use of several candidates is watched, to list them.
 const CPU_WATCH_MS = 300;
@@ -70,14 +72,49 @@ function resolveOneProcess(text, host, { command, force, verbing = 'tracing' }) 
 }
 
 /**
- * The one process a command's arguments name (lib/targets/options.js), made
- * sure of: it runs, and is Node unless --force. -> { pid, note }
+ * The one process of a container (--container): its only Node process
+ * (with force: its only process), or the busiest of several listed.
  */
-function oneProcess(args, { command, verbing, host = hostFacts() }) {
-  const { pid, note } = resolveOneProcess(targetText(args), host, { command, force: args.force, verbing });
-  if (args.force) proc.requireProcess(pid);
-  else proc.requireNodeProcess(pid, { canForce: args.force !== undefined });
-  return { pid, note };
+function resolveContainer(text, host, { command, force, verbing = 'tracing' }) {
+  const { container, pids } = containerProcesses(text, host, { command });
+  const node = force ? pids : pids.filter((pid) => host.looksLikeNode(pid));
+  const where = containerText(container);
+  if (!node.length) {
+    throw new UserError(`${where} has no Node process; its processes:\n  `
+      + pids.slice(0, LIST_MAX).map((p) => shared.describeProcess(host, p)).join('\n  '),
+    { hint: force === undefined ? 'Give a Node process.' : 'Pass --force to take a process that embeds Node under another name.', exitCode: EXIT.NOT_FOUND });
+  }
+  if (node.length > 1) {
+    const rows = busiest(node, host).slice(0, LIST_MAX)
+      .map((r) => `${(100 * r.cpu).toFixed(0).padStart(4)}% CPU  ${shared.describeProcess(host, r.pid)}`);
+    throw new UsageError(`${where} has ${node.length} Node processes, and nodetrace ${command} traces one process:\n`
+      + `  ${'now'.padStart(4)}       PID command\n  ${rows.join('\n  ')}`, `Choose one: nodetrace ${command} -p PID (the busiest is listed first).`);
+  }
+  return { pid: node[0], note: `${verbing} the Node process of ${where}: ${shared.describeProcess(host, node[0])}` };
 }
 
-module.exports = { resolveOneProcess, oneProcess, hostFacts, busiest };
+/** The one process of a command's target, however it was given: { pid, note }. */
+function resolveOneTarget(args, host, o) {
+  if (args.container !== undefined) return resolveContainer(args.container, host, o);
+  return resolveOneProcess(targetText(args), host, o);
+}
+
+/**
+ * The one process a command's arguments name (lib/targets/options.js), made
+ * sure of: it runs, and is Node unless --force. -> { pid, note, who }
+ * who: the process as the operator knows it (lib/proc/container.js: host
+ * PID, PID inside, container), for headers, hits and JSON.
+ */
+function oneProcess(args, { command, verbing, host = hostFacts() }) {
+  const { pid, note } = resolveOneTarget(args, host, { command, force: args.force, verbing });
+  if (args.force) proc.requireProcess(pid);
+  else {
+    // A PID the host gives another program, that containers give their
+    // processes (-p 1): said with those processes' host PIDs.
+    if (args.container === undefined) refuseHostPidMeantInside(pid, host, { command });
+    proc.requireNodeProcess(pid, { canForce: args.force !== undefined });
+  }
+  return { pid, note, who: identityOf(pid) };
+}
+
+module.exports = { resolveOneProcess, resolveOneTarget, oneProcess, hostFacts, busiest };

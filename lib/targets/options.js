@@ -4,6 +4,8 @@
 //                               line, or '*' where the command follows many
 //   nodetrace CMD -p PID        the same for PIDs (as dtrace and bpftrace read -p)
 //   nodetrace CMD -c COMMAND    start a command and trace it (latency, profile)
+//   nodetrace CMD --container NAME   the Node process of a container (commands
+//                               that trace one process; lib/targets/containers.js)
 // and --force where a process that does not look like Node may be taken.
 // What a target means on the host: lib/targets/resolve.js (parsing, PIDs,
 // names), lib/targets/one-process.js (commands that trace one process),
@@ -25,6 +27,9 @@ function targetOptions(y, { many = false, command = false, force = false, pidHel
     alias: 'p', type: 'string',
     describe: pidHelp || (many ? 'The processes with these PIDs (4242 or 4242,4343): the same as giving them as the target' : 'The process with this PID: the same as giving it as the target'),
   });
+  if (!many) {
+    y.option('container', { type: 'string', describe: 'The Node process of this container: its name, or the start of its ID (as podman ps, docker ps show them)' });
+  }
   if (command) y.option('command', { alias: 'c', type: 'string', describe: 'Start this command (no shell) and trace it while it runs' });
   if (force) y.option('force', { type: 'boolean', default: false, describe: 'Take the process even if it does not look like Node' });
   return y;
@@ -32,8 +37,9 @@ function targetOptions(y, { many = false, command = false, force = false, pidHel
 
 /** For .check(): one target, given one way. */
 function checkTarget(a, { many = false, command = false, extra = [] } = {}) {
-  const ways = many ? "'*', a PID (-p PID) or part of a command line" : `a PID (-p PID)${command ? ', part of a command line or -c COMMAND' : ' or part of its command line'}`;
-  const given = ['pid', 'target', ...(command ? ['command'] : []), ...extra].filter((k) => a[k] !== undefined);
+  const ways = many ? "'*', a PID (-p PID) or part of a command line"
+    : `a PID (-p PID), ${command ? 'part of a command line, --container NAME or -c COMMAND' : 'part of its command line or --container NAME'}`;
+  const given = ['pid', 'target', ...(many ? [] : ['container']), ...(command ? ['command'] : []), ...extra].filter((k) => a[k] !== undefined);
   if (!given.length) throw new Error(`Give a process: ${ways}.`);
   if (given.length > 1) throw new Error(`Give one target: ${ways}, not ${given.map(flagOf).join(' and ')}.`);
   if (a.pid !== undefined) {
@@ -41,6 +47,7 @@ function checkTarget(a, { many = false, command = false, extra = [] } = {}) {
     for (const part of String(a.pid).split(',')) proc.parsePid(part);
   }
   if (command && a.command !== undefined && !String(a.command).trim()) throw new Error('-c expects a command, e.g. -c \'node app.js\'.');
+  if (a.container !== undefined && !String(a.container).trim()) throw new Error('--container expects a container\'s name or the start of its ID.');
 }
 
 function flagOf(key) {

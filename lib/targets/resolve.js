@@ -9,6 +9,8 @@
 const { UserError, UsageError, EXIT } = require('../errors');
 const proc = require('../proc');
 const { safeText } = require('../terminal-safe');
+const { identityOf } = require('../proc/container');
+const { insideHint } = require('./containers');
 
 // A pattern longer than this is shortened when echoed back.
 const ECHO_CHARS = 60;
@@ -49,6 +51,9 @@ function hostFacts() {
     commandLine: (pid) => proc.commandLine(pid).join(' '),
     // Our own ancestors (sudo, the shell) carry the pattern in their command lines.
     findByCommandLine: (pattern) => proc.findProcessesByCommandLine(pattern).filter((pid) => !skip.has(pid)),
+    // Containers (lib/targets/containers.js).
+    allPids: () => proc.allPids().filter((pid) => pid !== process.pid),
+    identityOf,
   };
 }
 
@@ -76,8 +81,10 @@ function matchingPids(t, host, { command, everyHint = '' }) {
     for (const pid of t.pids) {
       const tgid = host.tgidOf(pid);
       if (tgid === null || !host.isRunning(pid)) {
-        throw new UserError(`no process with PID ${pid} is running.`,
-          { hint: 'Find Node processes with: pgrep -a node', exitCode: EXIT.NOT_FOUND });
+        // A PID as a container knows it: said with the host PIDs that have it.
+        const inside = host.allPids ? insideHint(pid, host, { command }) : null;
+        throw new UserError(`no process with PID ${pid} is running${inside ? ' on this host' : ''}.`,
+          { hint: inside || 'Find Node processes with: pgrep -a node', exitCode: EXIT.NOT_FOUND });
       }
       if (tgid !== pid) throw new UsageError(`${pid} is a thread of process ${tgid}, not a process.`, `Give the process: nodetrace ${command} ${tgid}`);
     }

@@ -92,6 +92,46 @@ function usdtPathForPid(tracer, pid, file) {
   return isBpftrace(tracer) && atLeast(tracer, '0.24') ? `/proc/${pid}/root${file}` : file;
 }
 
+// How a uprobe program is given the files of one process, and whether it
+// may be given -p PID too (latency, gc: the programs take the files as
+// arguments). The file is always /proc/PID/map_files/RANGE, the kernel's
+// own link to the mapped file: it opens exactly that file, in any mount
+// namespace, even replaced on disk, and no name in it is looked up in a
+// tree the process's users control.
+//
+// What -p does to uprobe paths, by version (measured with 0.17.0, 0.23.2
+// and 0.27.1 on a podman container, 2026-11-25; path_for_pid_mountns is
+// the same in every release):
+//   every version   given -p PID and a process in another mount namespace
+//                   than its own, bpftrace puts /proc/PID/root in front of
+//                   every probe path that does not start with it:
+//                   /proc/PID/map_files/... then resolves through the
+//                   container's own /proc, where the host's PID does not
+//                   exist ("does not exist or is not executable", all
+//                   three). The one form it leaves alone,
+//                   /proc/PID/root/<path inside>, attaches but is resolved
+//                   by name through the container's tree, where a directory
+//                   swapped for an absolute link leads to a file of the
+//                   host's (links under /proc/PID/root resolve against the
+//                   reader's root): never handed to a tracer. No pinned form
+//                   survives the prefix (map_files, or a descriptor
+//                   nodetrace holds as /proc/N/fd/M, are prefixed the same).
+//   0.17 to 0.19    -p does not filter uprobes: without -p nothing is lost.
+//   0.20 to 0.23    -p also filters uprobes in the kernel (breakpoints only
+//                   in that process): without it the probes fire in every
+//                   process that maps the same file and the program drops
+//                   those hits. Other containers of the same image map the
+//                   image's own file (two containers of one image, one
+//                   traced: both took the hits without -p, only the target
+//                   with it; measured on 0.17 and 0.23).
+//   0.24 and later  -p also filters every other probe type: the programs
+//                   filter on `pid` themselves anyway.
+// So: map_files always; -p only for a process that sees nodetrace's own
+// mounts. DTrace takes -p always (pid$target).
+function uprobesWithPid(tracer, { otherMounts }) {
+  return !(isBpftrace(tracer) && otherMounts);
+}
+
 // 0.23+ appends a trailer ("..") to a string str() cut short; the empty
 // trailer keeps the bytes as they were.
 function stringTrailerEnv(tracer) {
@@ -99,9 +139,13 @@ function stringTrailerEnv(tracer) {
 }
 
 // User stacks as raw addresses (nodetrace symbolizes them itself, from the
-// memory map it snapshots at the hit): 0.17 has BPFTRACE_NO_USER_SYMBOLS; 0.23
-// no longer reads it (it names frames) and has a raw stack mode instead,
-// whose frames are bare hex ending with a 0 (lib/ebadf/parse.js).
+// memory map it snapshots, and reads perf maps safely inside the process's
+// own root: ebadf, profile, loop): 0.17 has BPFTRACE_NO_USER_SYMBOLS; 0.23
+// no longer reads it (it names frames, reading /tmp/perf-PID.map or a
+// container's /proc/PID/root/tmp/perf-N.map itself, through any link and
+// blocking on a FIFO: measured, both tiers) and has a raw stack mode
+// instead, whose frames are bare hex ending with a 0, kernel stacks' too
+// (lib/tracer/stack-frames.js names those from /proc/kallsyms).
 function rawUserStackEnv(tracer) {
   if (!isBpftrace(tracer)) return {};
   return atLeast(tracer, '0.23') ? { BPFTRACE_STACK_MODE: 'raw' } : { BPFTRACE_NO_USER_SYMBOLS: '1' };
@@ -220,7 +264,7 @@ function attachTimeoutMs(tracer) {
 }
 
 module.exports = {
-  stopPolicy, attachNotice, atLeast, attachTimeoutMs, stringLimitEnv, readsLongStrings, usdtPathForPid, rawUserStackEnv,
+  stopPolicy, attachNotice, atLeast, attachTimeoutMs, stringLimitEnv, readsLongStrings, usdtPathForPid, uprobesWithPid, rawUserStackEnv,
   maxStringBytes, stringTrailerEnv, filtersUprobesByPid, filtersEveryProbeByPid, quietMapHelperArgs, printsMapsOnSigusr1, failsIfAnyProbeMissing, jsonOutput,
   commandNotes, isDtraceForLinux, seesUsdt, demanglesStacks, ustackBlocksGcore, compileOnlyArgs,
 };

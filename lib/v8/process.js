@@ -6,7 +6,7 @@
 // /proc/PID/mem, and a classifier of code addresses over its map.
 const fs = require('fs');
 const { Symbolizer, parseMaps } = require('../symbolize');
-const { codeObjects } = require('../proc/code-objects');
+const { codeObjects, objectFiles } = require('../proc/code-objects');
 const { readMetadata, layoutFrom } = require('./metadata');
 const { ProcessMemory } = require('./memory');
 const { V8Namer } = require('./namer');
@@ -18,9 +18,10 @@ const { walkStack, nativeClassifier } = require('./walk');
  */
 function findV8Object({ pid, maps, exePath, read = readMetadata }) {
   for (const o of codeObjects(maps, exePath)) {
-    for (const file of [`/proc/${pid}/map_files/${o.range}`, `/proc/${pid}/root${o.path}`]) {
+    // map_files, then inside the process's own root (never through a link out of it).
+    for (const file of objectFiles(pid, o)) {
       const found = read(file);
-      if (found) return { object: o.path, file, symbols: found.symbols };
+      if (found) return { object: o.path, file: typeof file === 'string' ? file : `${file.root}${file.path}`, symbols: found.symbols };
     }
   }
   return null;

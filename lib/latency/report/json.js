@@ -117,14 +117,17 @@ function sharedUnit(kinds, fallback) {
 }
 
 /**
- * toJSON(summary) -> plain object for JSON.stringify.
+ * toJSON(summary, { process }) -> plain object for JSON.stringify.
  * Unlike the text report nothing is lumped or trimmed: every key and bucket
  * the tracer printed is there (after merging keys printed twice).
+ * `process`: the traced process (lib/proc/container.js identityJson), where
+ * one was (not for `format`).
  */
-function toJSON(summary) {
+function toJSON(summary, { process } = {}) {
   return {
     version: VERSION,
     tracer: summary.tracer,
+    ...(process ? { process } : {}),
     unit: sharedUnit(summary.kinds, summary.unit),
     kinds: summary.kinds.map((kind) => kindToJSON(kind, summary.symbols)),
     discarded: {
@@ -142,10 +145,10 @@ function toJSON(summary) {
 }
 
 /** The report as JSON text, one object. */
-function renderJson(summary) {
+function renderJson(summary, options) {
   // JSON.stringify escapes C0 controls but not DEL and C1 (which some
   // terminals obey): paths and host names come from the traced process.
-  return JSON.stringify(toJSON(summary), null, 2).replace(/[\u007f-\u009f]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`) + '\n';
+  return JSON.stringify(toJSON(summary, options), null, 2).replace(/[\u007f-\u009f]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`) + '\n';
 }
 
 module.exports = { toJSON, renderJson };

@@ -1,0 +1,39 @@
+'use strict';
+// nodetrace ps: every Node process on this host, one line each, as the
+// operator knows it (host PID, PID inside its container, the container),
+// with its Node version and user, the probe libraries it maps, whether it
+// writes a perf map, and what each command can and cannot do for it.
+const { requireRoot } = require('../privilege');
+const { findOnPath } = require('../tracer/detect');
+const { gather, nodeProcesses, userNames } = require('../ps/facts');
+const { verdicts } = require('../ps/verdicts');
+const { renderText, renderJson } = require('../ps/render');
+
+function handler(args) {
+  // Other users' memory maps and mapped files are root's to read.
+  requireRoot('nodetrace ps');
+  const cache = new Map();
+  const users = userNames();
+  const gcore = Boolean(findOnPath('gcore'));
+  const rows = [];
+  for (const pid of nodeProcesses()) {
+    const facts = gather(pid, { cache, users, gcore });
+    if (facts) rows.push({ facts, verdicts: verdicts(facts) });
+  }
+  process.stdout.write(args.json ? renderJson(rows) : renderText(rows));
+}
+
+module.exports = {
+  command: 'ps',
+  describe: 'Every Node process on this host: host PID, PID in its container, container, Node version, user, probes, perf map, what works',
+  builder: (y) => y
+    .usage('$0 ps [--json]\n\n'
+      + 'Every Node process on this host, one line each: its PID here and inside its container\n'
+      + '(and the container, by name and ID), its Node version and user, the probe libraries it\n'
+      + 'maps (bunyan for snoop, http), whether it writes a perf map (JavaScript names for\n'
+      + 'profile, loop, ebadf), and the commands that cannot (or only partly~) work for it, with why.')
+    .option('json', { type: 'boolean', default: false, describe: 'Print JSON' })
+    .example('sudo $0 ps', '')
+    .example('sudo $0 ps --json', 'the same, with every verdict and its reason'),
+  handler,
+};

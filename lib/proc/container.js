@@ -1,0 +1,175 @@
+'use strict';
+// Who a process is, as the operator knows it: its PID on this host, its PID
+// inside its own PID namespace (what `ps` in its container shows: node is
+// often PID 1 there), and its container: the ID and runtime its cgroup path
+// carries, and the name where the runtime keeps one nodetrace can read.
+// Parsing and rendering are pure (captured /proc text in the tests); read()
+// gathers the facts of a live process.
+//
+// The cgroup paths, by runtime (every hierarchy carries the same path):
+//   podman, cgroupfs manager   /libpod_parent/libpod-ID            (measured here)
+//   podman, systemd manager    /machine.slice/libpod-ID.scope[/container]
+//   docker                     /docker/ID, /system.slice/docker-ID.scope
+//   containerd under CRI       .../cri-containerd-ID.scope, /kubepods/.../pod.../ID
+//   CRI-O                      .../crio-ID.scope
+// (ID: 64 hex digits.) conmon, podman's monitor, has libpod-conmon-ID: not
+// the container. Names: podman's own record of its containers (root's
+// storage); other runtimes' containers are named by their ID.
+const fs = require('fs');
+const { openRegular, readAt } = require('../safe-open');
+
+const ID = '([0-9a-f]{64})';
+const RUNTIMES = [
+  { runtime: 'podman', re: new RegExp(`/libpod-${ID}(?:\\.scope)?(?:/|$)`) },
+  { runtime: 'docker', re: new RegExp(`/docker-${ID}\\.scope(?:/|$)`) },
+  { runtime: 'docker', re: new RegExp(`/docker/${ID}(?:/|$)`) },
+  { runtime: 'containerd', re: new RegExp(`/cri-containerd-${ID}\\.scope(?:/|$)`) },
+  { runtime: 'cri-o', re: new RegExp(`/crio-${ID}\\.scope(?:/|$)`) },
+  // Kubernetes with the cgroupfs driver: the runtime is not in the path.
+  { runtime: 'kubernetes', re: new RegExp(`^/kubepods/(?:[a-z]+/)?pod[0-9a-f_-]+/${ID}(?:/|$)`) },
+];
+const SHORT_ID = 12;
+const STORE_MAX_BYTES = 16 * 1024 * 1024;
+const PODMAN_STORES = ['/var/lib/containers/storage/overlay-containers/containers.json'];
+
+/** Pure: the NSpid line of /proc/PID/status -> [PID here, ..., PID innermost], or []. */
+function parseNsPids(statusText) {
+  const m = /^NSpid:\s*([0-9][0-9\s]*)$/m.exec(statusText || '');
+  return m ? m[1].trim().split(/\s+/).map(Number) : [];
+}
+
+/** Pure: /proc/PID/cgroup -> [{ hierarchy, controllers, path }]. */
+function parseCgroup(text) {
+  const out = [];
+  for (const line of String(text || '').split('\n')) {
+    const m = /^([0-9]+):([^:]*):(.*)$/.exec(line);
+    if (m) out.push({ hierarchy: Number(m[1]), controllers: m[2], path: m[3] });
+  }
+  return out;
+}
+
+/** Pure: the container a process's cgroups place it in -> { id, runtime } or null. */
+function containerOfCgroups(cgroups) {
+  // The unified hierarchy (0::) first: on hybrid hosts the v1 ones agree.
+  const ordered = [...cgroups].sort((a, b) => (a.hierarchy === 0 ? -1 : 0) - (b.hierarchy === 0 ? -1 : 0));
+  for (const g of ordered) {
+    for (const { runtime, re } of RUNTIMES) {
+      const m = re.exec(g.path);
+      if (m) return { id: m[1], runtime };
+    }
+  }
+  return null;
+}
+
+/** Pure: podman's containers.json -> Map(id -> name). */
+function parsePodmanStore(text) {
+  const names = new Map();
+  let list;
+  try { list = JSON.parse(text); } catch (err) { return names; }
+  if (!Array.isArray(list)) return names;
+  for (const c of list) {
+    if (c && typeof c.id === 'string' && Array.isArray(c.names) && typeof c.names[0] === 'string') names.set(c.id, c.names[0]);
+  }
+  return names;
+}
+
+/**
+ * Pure: one process's identity from its /proc text.
+ * @param {object} o { pid, status, cgroup (texts), names: Map(id -> name),
+ *   otherMounts: whether it sees other mounts than nodetrace (null: unknown) }
+ * @returns {{ pid, pidInside: number|null, nsPids: number[], container: {id, runtime, name}|null, otherMounts }}
+ *   pidInside: its PID in its own PID namespace, null when it has none
+ */
+function identityFrom({ pid, status, cgroup, names = new Map(), otherMounts = null }) {
+  const nsPids = parseNsPids(status);
+  const c = containerOfCgroups(parseCgroup(cgroup));
+  return {
+    pid,
+    pidInside: nsPids.length > 1 ? nsPids[nsPids.length - 1] : null,
+    nsPids,
+    container: c ? { ...c, name: names.get(c.id) || null } : null,
+    otherMounts,
+  };
+}
+
+function shortId(id) {
+  return id.slice(0, SHORT_ID);
+}
+
+/** Pure: "podman container web-frontend (2548ee601a87)", or null for none. */
+function containerText(container) {
+  if (!container) return null;
+  return `${container.runtime} container ${container.name ? `${container.name} (${shortId(container.id)})` : shortId(container.id)}`;
+}
+
+/**
+ * Pure: the process as the operator knows it, for headers and messages:
+ *   "PID 4242" | "PID 16441 (PID 1 in podman container web-frontend (2548ee601a87))"
+ *   | "PID 16489 (PID 1 in its own PID namespace)" | "PID 4242 (in docker container 2548ee601a87)"
+ */
+function describeIdentity(id) {
+  if (!id) return '';
+  const where = containerText(id.container) || (id.pidInside !== null ? 'its own PID namespace' : null);
+  if (!where) return `PID ${id.pid}`;
+  return `PID ${id.pid} (${id.pidInside !== null ? `PID ${id.pidInside} ` : ''}in ${where})`;
+}
+
+/** Pure: the identity in JSON reports: { pid, pid_inside, container: { id, runtime, name } | null }. */
+function identityJson(id) {
+  return {
+    pid: id.pid,
+    pid_inside: id.pidInside,
+    container: id.container ? { id: id.container.id, runtime: id.container.runtime, name: id.container.name } : null,
+  };
+}
+
+// ---- reading a live process ----------------------------------------------
+
+function readText(file) {
+  try { return fs.readFileSync(file, 'utf8'); } catch (err) { return null; }
+}
+
+function mountNamespace(pid) {
+  try { return fs.readlinkSync(`/proc/${pid}/ns/mnt`); } catch (err) { return null; }
+}
+
+/** Whether process `pid` sees another mount tree than nodetrace (a container), or null when unknown. */
+function otherMountNamespace(pid) {
+  const theirs = mountNamespace(pid);
+  const ours = mountNamespace('self');
+  return theirs && ours ? theirs !== ours : null;
+}
+
+// Container names, read once per run: podman's record of root's containers
+// (a file root owns: read as a regular file of bounded size, no links).
+let namesCache = null;
+function containerNames() {
+  if (namesCache) return namesCache;
+  namesCache = new Map();
+  for (const file of PODMAN_STORES) {
+    const opened = openRegular(file, { owners: [0], maxBytes: STORE_MAX_BYTES });
+    if (opened.refused) continue;
+    try {
+      for (const [id, name] of parsePodmanStore(readAt(opened.fd, 0, opened.size).toString('utf8'))) namesCache.set(id, name);
+    } finally {
+      fs.closeSync(opened.fd);
+    }
+  }
+  return namesCache;
+}
+
+/** The identity of live process `pid` (identityFrom's shape); its fields are null/empty when it is gone. */
+function identityOf(pid) {
+  return identityFrom({
+    pid,
+    status: readText(`/proc/${pid}/status`),
+    cgroup: readText(`/proc/${pid}/cgroup`),
+    names: containerNames(),
+    otherMounts: otherMountNamespace(pid),
+  });
+}
+
+module.exports = {
+  parseNsPids, parseCgroup, containerOfCgroups, parsePodmanStore, identityFrom, describeIdentity, identityJson, containerText, shortId,
+  identityOf, otherMountNamespace, containerNames,
+};

@@ -1,0 +1,82 @@
+'use strict';
+// `nodetrace ps` as text (one line per Node process, then why each command
+// that cannot, cannot) and as JSON. Pure: facts and verdicts in, text out.
+const { containerText, identityJson } = require('../proc/container');
+const { safeText } = require('../terminal-safe');
+
+const JSON_VERSION = 1;
+const COMMAND_CHARS = 48;
+
+function probes(f) {
+  const on = [f.snoop ? 'bunyan' : null, f.http ? 'http' : null].filter(Boolean);
+  return on.length ? on.join(',') : '-';
+}
+
+function perfMap(f) {
+  if (f.perfMap.refused) return 'refused';
+  return f.perfMap.path ? 'yes' : '-';
+}
+
+function shorten(text, n) {
+  return text.length > n ? text.slice(0, n - 1) + '…' : text;
+}
+
+/**
+ * @param {Array<{facts, verdicts}>} rows
+ * @returns {string}
+ */
+function renderText(rows) {
+  if (!rows.length) return 'No Node process is running on this host.\n';
+  const table = rows.map(({ facts: f, verdicts: v }) => {
+    const not = v.filter((x) => x.can !== 'yes').map((x) => (x.can === 'partly' ? `${x.command}~` : x.command));
+    return [
+      String(f.pid),
+      f.who.pidInside === null ? '-' : String(f.who.pidInside),
+      f.who.container ? containerText(f.who.container) : f.who.pidInside !== null ? '(own PID namespace)' : '-',
+      f.version ? `v${f.version}` : '?',
+      f.user === null ? '?' : f.user,
+      probes(f),
+      perfMap(f),
+      not.length ? not.join(' ') : '-',
+      shorten(safeText(f.command, { oneLine: true }), COMMAND_CHARS),
+    ];
+  });
+  const head = ['PID', 'INSIDE', 'CONTAINER', 'NODE', 'USER', 'PROBES', 'PERF MAP', 'NOT / PARTLY~', 'COMMAND'];
+  const widths = head.map((h, i) => Math.max(h.length, ...table.map((r) => r[i].length)));
+  const line = (r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd();
+  const out = [line(head), ...table.map(line)];
+  // Why, said once per reason (with the processes it is said of).
+  const reasons = new Map();
+  for (const { facts: f, verdicts: v } of rows) {
+    for (const x of v) {
+      if (x.can === 'yes') continue;
+      const key = `${x.command}${x.can === 'partly' ? '~' : ''}: ${x.why}`;
+      if (!reasons.has(key)) reasons.set(key, []);
+      reasons.get(key).push(f.pid);
+    }
+  }
+  if (reasons.size) {
+    out.push('', 'What cannot (or only partly~) work, and why:');
+    for (const [why, pids] of reasons) out.push(`  ${why} (PID ${pids.slice(0, 8).join(', ')}${pids.length > 8 ? ', ...' : ''})`);
+  }
+  return safeText(out.join('\n') + '\n');
+}
+
+function renderJson(rows) {
+  return JSON.stringify({
+    version: JSON_VERSION,
+    processes: rows.map(({ facts: f, verdicts: v }) => ({
+      ...identityJson(f.who),
+      user: f.user,
+      uid: f.uid,
+      node: f.version,
+      executable: f.exe,
+      command: f.command,
+      probe_libraries: { bunyan: f.snoop, http: f.http },
+      perf_map: f.perfMap,
+      commands: Object.fromEntries(v.map((x) => [x.command, { can: x.can, why: x.why }])),
+    })),
+  }, null, 2).replace(/[\u007f-\u009f]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`) + '\n';
+}
+
+module.exports = { renderText, renderJson, JSON_VERSION };

@@ -1,0 +1,24 @@
+'use strict';
+// What each command can and cannot do for one Node process, from its facts
+// (./facts.js): pure. Each verdict is { command, can: 'yes' | 'partly' |
+// 'no', why (for partly and no) }.
+const COMMANDS = ['latency', 'gc', 'loop', 'profile', 'ebadf', 'snoop', 'http'];
+
+function verdicts(f) {
+  const inContainer = Boolean(f.who && (f.who.container || f.who.otherMounts));
+  const v = {
+    latency: f.latency ? { can: 'yes', why: inContainer ? 'bpftrace is given the mapped files themselves, without -p' : null }
+      : { can: 'no', why: 'its node defines no N-API and uv_queue_work symbols' },
+    gc: f.gc ? { can: 'yes' } : { can: 'no', why: 'no V8 collector symbols' },
+    loop: { can: 'yes' },
+    profile: f.perfMap.path && !f.perfMap.refused ? { can: 'yes' }
+      : { can: 'partly', why: f.perfMap.refused ? `JavaScript unnamed: ${f.perfMap.path} is not read (${f.perfMap.refused})` : 'JavaScript unnamed: not started with --perf-basic-prof' },
+    ebadf: !f.gcore ? { can: 'partly', why: '--abort only: gcore is not installed' }
+      : inContainer ? { can: 'yes', why: 'its executable and libraries are saved beside the core' } : { can: 'yes' },
+    snoop: f.snoop ? { can: 'yes' } : { can: 'no', why: 'no bunyan probe library: start it with node -r nodetrace/register' },
+    http: f.http ? { can: 'yes' } : { can: 'no', why: 'no HTTP probes: start it with node -r nodetrace/register' },
+  };
+  return COMMANDS.map((command) => ({ command, can: v[command].can, why: v[command].why || null }));
+}
+
+module.exports = { verdicts, COMMANDS };

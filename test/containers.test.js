@@ -1,0 +1,239 @@
+'use strict';
+// Node in containers, as production runs it, traced from the host @tracer:
+// real podman containers (test/support/containers.js: a Debian 12 image with
+// the official Node 22 at /usr/local/bin/node, node as PID 1), each command
+// given the container's process by its host PID, with the assertions of
+// the host's tests (kinds named, JavaScript named from the container's own
+// perf map, a hit resumed and its core opened by the printed gdb line), the
+// process named as the operator knows it (host PID, PID inside, container),
+// and a hostile container whose /tmp links to a host directory.
+const assert = require('assert');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { spawn, spawnSync } = require('child_process');
+const { requireTracing, nodetrace, killStragglers } = require('./support/harness');
+const { containerUnavailableReason, startContainer, removeContainers } = require('./support/containers');
+const { askSplit, askWaits } = require('./support/ask-target');
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// The identity every report gives a container's process.
+function assertIsContainer(processJson, c) {
+  assert.deepStrictEqual(
+    [processJson.pid, processJson.pid_inside, processJson.container && processJson.container.id, processJson.container && processJson.container.name, processJson.container && processJson.container.runtime],
+    [c.pid, 1, c.id, c.name, 'podman'], JSON.stringify(processJson));
+}
+
+// The words of a shell line as a shell would read them (the lines nodetrace
+// prints quote with '...' only): for running a printed line without a shell.
+function shellWords(line) {
+  const words = [];
+  const re = /'((?:[^']|'\\'')*)'|(\S+)/g;
+  let m;
+  while ((m = re.exec(line))) words.push(m[1] !== undefined ? m[1].replace(/'\\''/g, "'") : m[2]);
+  return words;
+}
+
+describe('Node in containers, traced from the host @tracer', function () {
+  this.timeout(600000);
+  before(function () { requireTracing(this, { also: containerUnavailableReason }); });
+  afterEach(() => { killStragglers(); removeContainers(); });
+
+  it('latency: its kinds by its host PID, said with its container; another container of its image stays out @core', async function () {
+    const c = await startContainer('crypto-loop.js');
+    // Same image, same node file: the uprobes (given without -p) fire there too.
+    const other = await startContainer('fs-loop.js');
+    const r = await nodetrace(['latency', '-p', String(c.pid), '-d', '3', '--json'], { timeoutMs: 300000 });
+    assert.strictEqual(r.code, 0, r.stderr);
+    const json = JSON.parse(r.stdout);
+    assertIsContainer(json.process, c);
+    const pbkdf2 = json.kinds.find((k) => k.name === 'crypto.pbkdf2');
+    assert(pbkdf2 && pbkdf2.count > 5, JSON.stringify(json.kinds.map((k) => [k.name, k.count])));
+    assert(!json.kinds.some((k) => /^fs\./.test(k.name)), `the other container's fs work leaked in: ${json.kinds.map((k) => k.name)}`);
+    assert.match(r.stderr, new RegExp(`tracing PID ${c.pid} \\(PID 1 in podman container ${c.name} \\(${c.id.slice(0, 12)}\\)\\)`));
+    other.remove();
+  });
+
+  it('gc: scavenges and mark-compact pauses, said with its container @core', async function () {
+    const c = await startContainer('gc-churn.js', { nodeArgs: ['--expose-gc'], env: { GC_FULL_MS: '500' } });
+    const r = await nodetrace(['gc', '-p', String(c.pid), '-d', '5', '--json'], { timeoutMs: 400000 });
+    assert.strictEqual(r.code, 0, r.stderr);
+    const json = JSON.parse(r.stdout);
+    assertIsContainer(json.process, c);
+    const kind = (name) => json.kinds.find((k) => k.name === name);
+    assert(kind('scavenge') && kind('scavenge').count >= 3, r.stdout);
+    assert(kind('mark-compact') && kind('mark-compact').count >= 2, r.stdout);
+  });
+
+  it('loop --stacks: the stalls, and the busy-wait named from the container\'s own perf map @core', async function () {
+    const c = await startContainer('loop-stall.js', { nodeArgs: ['--perf-basic-prof'] });
+    const r = await nodetrace(['loop', '-p', String(c.pid), '-d', '6', '--json', '--stacks'], { timeoutMs: 300000 });
+    assert.strictEqual(r.code, 0, r.stderr);
+    const json = JSON.parse(r.stdout);
+    assertIsContainer(json.process, c);
+    assert(json.stalls.length >= 3 && json.stalls.every((s) => s.busy_us >= 200000), JSON.stringify(json.stalls));
+    assert(json.stacks.some((s) => s.frames.some((f) => /^JS:\*?spinTheLoop \/app\/loop-stall\.js:/.test(f))), JSON.stringify(json.stacks.slice(0, 2)));
+  });
+
+  it('profile: hotSpin first, named from the container\'s perf map, its share within 10 points of the truth @core', async function () {
+    const c = await startContainer('profile-hot.js', { nodeArgs: ['--perf-basic-prof'] });
+    await sleep(2000);
+    let json;
+    let truth;
+    // As on the host: sample until there are 200 samples (a busy machine runs the target less).
+    for (const seconds of [5, 15, 40]) {
+      const before = await askSplit(c);
+      const r = await nodetrace(['profile', '-p', String(c.pid), '-F', '299', '-d', String(seconds), '--json', '--top', '50'], { timeoutMs: (seconds + 120) * 1000 });
+      const after = await askSplit(c);
+      assert.strictEqual(r.code, 0, r.stderr);
+      truth = (after.hot - before.hot) / (after.cpu - before.cpu);
+      json = JSON.parse(r.stdout);
+      if (json.samples >= 200) break;
+    }
+    assertIsContainer(json.process, c);
+    assert.match(json.self[0].name, /^hotSpin \/app\/profile-hot\.js:\d+:\d+$/, json.self.slice(0, 5).map((f) => f.name).join('\n'));
+    const hot = json.total.find((f) => /^hotSpin /.test(f.name));
+    assert(Math.abs(hot.samples / json.samples - truth) <= 0.10, `hotSpin ${hot.samples / json.samples}, truth ${truth}`);
+    assert.strictEqual(json.jit.perfMap.path, `/proc/${c.pid}/root/tmp/perf-1.map`);
+    assert(json.jit.perfMap.used);
+  });
+
+  it('profile --off-cpu: the FIFO read first, named down to its JavaScript function @core', async function () {
+    // Interpreted frames named too: its functions may not have left V8's
+    // interpreter yet when the trace begins (Node 22 here, on a busy host).
+    const c = await startContainer('offcpu-wait.js', { nodeArgs: ['--perf-basic-prof', '--interpreted-frames-native-stack'] });
+    await sleep(1500);
+    const before = await askWaits(c);
+    const r = await nodetrace(['profile', '--off-cpu', '-p', String(c.pid), '-d', '4', '--json'], { timeoutMs: 300000 });
+    const after = await askWaits(c);
+    assert.strictEqual(r.code, 0, r.stderr);
+    const json = JSON.parse(r.stdout);
+    assertIsContainer(json.process, c);
+    const top = json.stacks[0];
+    assert.strictEqual(top.reason, 'read: anon_pipe_read', JSON.stringify(json.stacks.map((s) => s.reason)));
+    const jsNames = top.frames.filter((f) => f.category === 'js').map((f) => f.name);
+    assert.match(jsNames[1], /^waitForFifo \/app\/offcpu-wait\.js:\d+:\d+$/, jsNames.join('\n'));
+    const fifo = json.stacks.filter((s) => s.reason === 'read: anon_pipe_read').reduce((n, s) => n + s.us, 0);
+    const futex = json.stacks.filter((s) => /^futex/.test(s.reason)).reduce((n, s) => n + s.us, 0);
+    const truth = (after.fifo - before.fifo) / (after.fifo - before.fifo + after.atomics - before.atomics);
+    assert(Math.abs(fifo / (fifo + futex) - truth) < 0.1, `traced ${fifo / (fifo + futex)}, truth ${truth}`);
+  });
+
+  it('ebadf: stopped, dumped, resumed; the hit says where it runs; the printed gdb line opens the core once the container is gone @core', async function () {
+    const cores = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-container-cores-'));
+    try {
+      const c = await startContainer('ebadf-close.js', { nodeArgs: ['--perf-basic-prof', '--interpreted-frames-native-stack'], env: { EBADF_ON_SIGNAL: '1' } });
+      let watching = false;
+      const run = nodetrace(['ebadf', '-p', String(c.pid), '-o', cores], {
+        timeoutMs: 400000,
+        onSpawn: (child) => child.stderr.on('data', (d) => { if (/watching PID/.test(String(d))) watching = true; }),
+      });
+      for (let i = 0; i < 3000 && !watching; i++) await sleep(100);
+      assert(watching, 'nodetrace attached');
+      c.kill('SIGUSR2');
+      const r = await run;
+      const out = r.stdout;
+      assert.strictEqual(r.code, 0, `${out}\n${r.stderr}`);
+      assert.match(out, new RegExp(`process  PID ${c.pid} \\(node\\), thread ${c.pid}, /usr/local/bin/node\\n {11}PID 1, thread 1 in podman container ${c.name} \\(${c.id.slice(0, 12)}\\); /usr/local/bin/node is its path there\\n`));
+      assert.match(out, new RegExp(`JavaScript frames named from /proc/${c.pid}/root/tmp/perf-1\\.map`));
+      assert.match(out, /closeTwice \/app\/ebadf-close\.js:\d+:\d+ {2}\[JS\]/);
+      assert.match(out, new RegExp(`resumed  yes, PID ${c.pid} is running again`));
+      // The target carries on, finishes, and its container goes.
+      for (let i = 0; i < 300 && c.child.exitCode === null; i++) await sleep(100);
+      assert.match(c.output(), /finished: \d+ ticks, 1 bad closes/);
+      // The core and, beside it, the container's files: the printed line opens it.
+      const line = /^Open the core:\n {2}(gdb .*)$/m.exec(out)[1];
+      const words = shellWords(line);
+      assert.deepStrictEqual(words.slice(0, 2), ['gdb', '-iex']);
+      const gdb = spawnSync(words[0], [...words.slice(1), '-batch', '-nx', '-ex', 'info sharedlibrary', '-ex', 'bt'], { encoding: 'utf8', timeout: 180000 });
+      assert.strictEqual(gdb.status, 0, gdb.stderr);
+      const root = /set sysroot (.*)$/.exec(words[2])[1];
+      const libs = gdb.stdout.split('\n').filter((l) => /^0x[0-9a-f]+ +0x[0-9a-f]+ +Yes/.test(l));
+      assert(libs.length >= 5 && libs.every((l) => l.includes(root)), `libraries read from beside the core:\n${gdb.stdout}`);
+      assert.doesNotMatch(gdb.stderr, /Could not load shared library symbols|not a core dump|is truncated/);
+      assert.match(gdb.stdout, /uv__fs_close|uv_fs_close/, gdb.stdout);
+    } finally {
+      fs.rmSync(cores, { recursive: true, force: true });
+    }
+  });
+
+  it('a hostile container whose /tmp links to a host directory: the host\'s file there is never read @core', async function () {
+    // A decoy perf map on the host that would name every address, at the
+    // path the container's /tmp link names; the container has a directory
+    // of that name too, where its node writes its real map.
+    const decoy = fs.mkdtempSync('/var/tmp/nodetrace-decoy-');
+    try {
+      fs.writeFileSync(path.join(decoy, 'perf-1.map'), '1000 7ffffffff000 JS:*hostDecoy /etc/shadow:1:1\n', { mode: 0o600 });
+      const c = await startContainer('profile-hot.js', { nodeArgs: ['--perf-basic-prof'], tmpLinkTo: decoy });
+      await sleep(2000);
+      // What a reader that follows the link from the host gets: the decoy.
+      assert.match(fs.readFileSync(`/proc/${c.pid}/root/tmp/perf-1.map`, 'utf8'), /hostDecoy/);
+      const p = await nodetrace(['profile', '-p', String(c.pid), '-d', '4', '--json', '--top', '100'], { timeoutMs: 300000 });
+      assert.strictEqual(p.code, 0, p.stderr);
+      assert.doesNotMatch(p.stdout, /hostDecoy/);
+      const json = JSON.parse(p.stdout);
+      assert(json.total.some((f) => /^hotSpin \/app\/profile-hot\.js/.test(f.name)), 'named from the container\'s own map');
+      const l = await nodetrace(['loop', '-p', String(c.pid), '-d', '3', '--over', '5ms', '--stacks', '--json'], { timeoutMs: 300000 });
+      assert.strictEqual(l.code, 0, l.stderr);
+      assert.doesNotMatch(l.stdout, /hostDecoy/);
+    } finally {
+      fs.rmSync(decoy, { recursive: true, force: true });
+    }
+  });
+
+  it('doctor -p: who it is, what works; its by-hand line runs as printed', async function () {
+    const c = await startContainer('crypto-loop.js');
+    const r = await nodetrace(['doctor', '-p', String(c.pid), '--json'], { timeoutMs: 300000 });
+    assert.strictEqual(r.code, 0, r.stderr);
+    const report = JSON.parse(r.stdout);
+    assertIsContainer(report.process, c);
+    assert.strictEqual(report.otherMountNamespace, true);
+    const can = Object.fromEntries(report.commands.map((x) => [x.command, x.can]));
+    assert.deepStrictEqual(can, { latency: 'yes', gc: 'yes', loop: 'yes', profile: 'partly', ebadf: 'yes', snoop: 'no', http: 'no' });
+    assert(!/ -p /.test(report.latencyByHand), report.latencyByHand);
+    // As printed, through a shell, until it has traced a second; then Ctrl-C.
+    const sh = spawn('sh', ['-c', report.latencyByHand], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    sh.stdout.on('data', (d) => { out += d; });
+    sh.stderr.on('data', (d) => { out += d; });
+    // (bpftrace 0.17 reads node's symbol tables for each probe: minutes on a loaded host.)
+    for (let i = 0; i < 3000 && !/__BPFTRACE_NOTIFY_PROBES_ATTACHED/.test(out); i++) await sleep(100);
+    assert.match(out, /__BPFTRACE_NOTIFY_PROBES_ATTACHED/, `not attached in 5 minutes:\n${out.slice(-2000)}`);
+    await sleep(1500);
+    // Ctrl-C reaches the shell and bpftrace alike (the shell dies of it);
+    // bpftrace ends its program and prints its maps to the pipe's end.
+    process.kill(-sh.pid, 'SIGINT');
+    await new Promise((resolve) => sh.stdout.on('close', resolve));
+    assert.match(out, /^Tracing ended\.$/m, out.slice(-2000));
+    assert.match(out, /^@total_us\[.*PBKDF2.*\]:/m, out.slice(-2000));
+  });
+
+  it('ps: the container\'s node by its host PID, PID 1 inside, its container, its perf map', async function () {
+    const c = await startContainer('loop-stall.js', { nodeArgs: ['--perf-basic-prof'] });
+    const r = await nodetrace(['ps', '--json'], { timeoutMs: 120000 });
+    assert.strictEqual(r.code, 0, r.stderr);
+    const row = JSON.parse(r.stdout).processes.find((p) => p.pid === c.pid);
+    assert(row, r.stdout);
+    assertIsContainer(row, c);
+    assert.strictEqual(row.node, '22.12.0');
+    assert.strictEqual(row.executable, '/usr/local/bin/node');
+    assert.strictEqual(row.perf_map.path, `/proc/${c.pid}/root/tmp/perf-1.map`);
+    assert.deepStrictEqual([row.commands.profile.can, row.commands.snoop.can], ['yes', 'no']);
+    const text = await nodetrace(['ps'], { timeoutMs: 120000 });
+    assert.match(text.stdout, new RegExp(`^${c.pid} +1 +podman container ${c.name} \\(${c.id.slice(0, 12)}\\) +v22\\.12\\.0 +root `, 'm'));
+  });
+
+  it('--container NAME takes its Node process; -p 1 is answered with the host PIDs of the PID 1s inside', async function () {
+    const c = await startContainer('crypto-loop.js');
+    const byName = await nodetrace(['gc', '--container', c.name, '-n'], { timeoutMs: 120000 });
+    assert.strictEqual(byName.code, 0, byName.stderr);
+    assert.match(byName.stdout, new RegExp(`^# bpftrace \\S+ would run \\(V8's garbage collection pauses of PID ${c.pid} \\(PID 1 in podman container ${c.name}`, 'm'));
+    const byId = await nodetrace(['latency', '--container', c.id.slice(0, 8), '-n'], { timeoutMs: 120000 });
+    assert.strictEqual(byId.code, 0, byId.stderr);
+    const one = await nodetrace(['profile', '-p', '1', '-d', '1'], { timeoutMs: 120000 });
+    assert.strictEqual(one.code, 1, one.stderr);
+    assert.match(one.stderr, /^nodetrace: PID 1 on this host is .*, not a Node process\.$/m);
+    assert.match(one.stderr, new RegExp(`PID ${c.pid} \\(PID 1 in podman container ${c.name} \\(${c.id.slice(0, 12)}\\)\\) +/usr/local/bin/node /app/crypto-loop\\.js`));
+  });
+});

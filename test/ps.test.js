@@ -1,0 +1,51 @@
+'use strict';
+// `nodetrace ps`: what each command can do for a process (lib/ps/verdicts.js)
+// and the listing (lib/ps/render.js), over made-up facts; the real listing
+// of real containers is in test/containers.test.js.
+const assert = require('assert');
+const { verdicts } = require('../lib/ps/verdicts');
+const { renderText, renderJson } = require('../lib/ps/render');
+
+const WEB = { id: 'ab'.repeat(32), runtime: 'podman', name: 'web' };
+function facts(o = {}) {
+  return {
+    pid: 500, who: { pid: 500, pidInside: 1, container: WEB, otherMounts: true }, uid: 0, user: 'root',
+    exe: '/usr/local/bin/node', command: 'node /app/server.js', version: '22.12.0', latency: true, gc: true,
+    perfMap: { path: '/proc/500/root/tmp/perf-1.map', refused: null }, snoop: false, http: true, gcore: true, ...o,
+  };
+}
+const can = (f) => Object.fromEntries(verdicts(f).map((v) => [v.command, v.can]));
+
+describe('ps: what each command can do for a process', function () {
+  it('a container\'s node with a perf map and the HTTP hook: all but snoop, saying how latency and ebadf do it', function () {
+    assert.deepStrictEqual(can(facts()), { latency: 'yes', gc: 'yes', loop: 'yes', profile: 'yes', ebadf: 'yes', snoop: 'no', http: 'yes' });
+    const v = verdicts(facts());
+    assert.match(v.find((x) => x.command === 'ebadf').why, /saved beside the core/);
+    assert.match(v.find((x) => x.command === 'snoop').why, /node -r nodetrace\/register/);
+  });
+
+  it('no perf map, a refused one, no symbols, no gcore: said as partly or no, with why', function () {
+    const v = verdicts(facts({ perfMap: { path: null, refused: null }, latency: false, gc: false, gcore: false, http: false }));
+    const by = Object.fromEntries(v.map((x) => [x.command, x]));
+    assert.deepStrictEqual([by.profile.can, by.latency.can, by.gc.can, by.ebadf.can, by.http.can], ['partly', 'no', 'no', 'partly', 'no']);
+    assert.match(by.profile.why, /not started with --perf-basic-prof/);
+    assert.match(verdicts(facts({ perfMap: { path: '/tmp/perf-9.map', refused: 'it is a symbolic link' } }))
+      .find((x) => x.command === 'profile').why, /\/tmp\/perf-9\.map is not read \(it is a symbolic link\)/);
+  });
+
+  it('lists one line per process, then each reason once, with the processes it holds for', function () {
+    const host = facts({ pid: 700, who: { pid: 700, pidInside: null, container: null, otherMounts: false }, perfMap: { path: null, refused: null }, http: false, command: 'node batch.js\nforged line', version: null });
+    const rows = [facts(), host].map((f) => ({ facts: f, verdicts: verdicts(f) }));
+    const lines = renderText(rows).split('\n');
+    assert.match(lines[0], /^PID +INSIDE +CONTAINER +NODE +USER +PROBES +PERF MAP +NOT \/ PARTLY~ +COMMAND$/);
+    assert.match(lines[1], /^500 +1 +podman container web \(abababababab\) +v22\.12\.0 +root +http +yes +snoop +node \/app\/server\.js$/);
+    assert.match(lines[2], /^700 +- +- +\? +root +- +- +profile~ snoop http +node batch\.js/);
+    assert.strictEqual(lines.length, 9, 'a command line\'s newline makes no line of its own');
+    assert(lines.includes('  snoop: no bunyan probe library: start it with node -r nodetrace/register (PID 500, 700)'));
+    const json = JSON.parse(renderJson(rows));
+    assert.deepStrictEqual(json.processes[0].container, WEB);
+    assert.strictEqual(json.processes[0].pid_inside, 1);
+    assert.deepStrictEqual(json.processes[1].commands.profile, { can: 'partly', why: 'JavaScript unnamed: not started with --perf-basic-prof' });
+    assert.strictEqual(renderText([]), 'No Node process is running on this host.\n');
+  });
+});
