@@ -67,7 +67,7 @@ describe('http: histograms per process, within bounds', function () {
   });
 
   it('keeps processes apart unless merged, each named by PID and user', function () {
-    const identify = (pid) => ({ pid, uid: pid === 1 ? 0 : 1001, user: pid === 1 ? 'root' : 'mallory', inside: null, container: null });
+    const identify = (pid) => ({ pid, uid: pid === 1 ? 0 : 1001, user: pid === 1 ? 'root' : 'mallory', pidInside: null, container: null });
     const stats = new LatencyStats({ identify });
     for (let i = 0; i < 5; i++) stats.add(req(1, '/checkout', 1000));
     for (let i = 0; i < 3; i++) stats.add(req(2, '/checkout', 4000000));

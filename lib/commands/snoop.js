@@ -18,7 +18,7 @@ const { Snooper } = require('../snoop/snooper');
 const { targetOptions, checkTarget, targetText } = require('../targets/options');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
 const { safeText } = require('../terminal-safe');
-const { describeIdentity } = require('../usdt/process-identity');
+const { describeIdentity } = require('../proc/container');
 const { lossLines } = require('../usdt/loss');
 
 // What a batch's fair share is, for the loss messages (d-scripts/log-snoop.bt).

@@ -9,7 +9,7 @@ const { renderHistogram } = require('../render/histogram');
 const { percentile, totalCount } = require('../aggregation/model');
 const { formatDuration } = require('../render/units');
 const { safeText } = require('../terminal-safe');
-const { describeIdentity, identityJSON } = require('../usdt/process-identity');
+const { describeIdentity, identityJson } = require('../proc/container');
 
 // The bounds: processes with histograms of their own (the others share one
 // set, "other processes"), and groups (direction, method, route) per
@@ -116,7 +116,7 @@ class LatencyStats {
    * @param {function(number): object} [o.identify] pid -> identity, asked once per process
    * @param {object} [o.limits] { processes, groupsPerProcess }
    */
-  constructor({ by = 'route', merge = false, identify = (pid) => ({ pid, uid: null, user: null, inside: null, container: null }), limits = LIMITS } = {}) {
+  constructor({ by = 'route', merge = false, identify = (pid) => ({ pid, uid: null, user: null, pidInside: null, container: null }), limits = LIMITS } = {}) {
     this.by = by;
     this.merge = merge;
     this.identify = identify;
@@ -235,7 +235,7 @@ function histogramsJSON(stats) {
     by: stats.by,
     limits,
     processes: sets.filter((s) => !s.other).map((s) => ({
-      ...identityJSON(s.identity), requests: s.n, folded_requests: s.folded, groups: s.groups.map((g) => groupJSON(g, stats.by)),
+      ...identityJson(s.identity), requests: s.n, folded_requests: s.folded, groups: s.groups.map((g) => groupJSON(g, stats.by)),
     })),
     other_processes: other ? { requests: other.n, folded_requests: other.folded, groups: other.groups.map((g) => groupJSON(g, stats.by)) } : null,
   }, null, 2) + '\n';

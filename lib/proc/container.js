@@ -110,14 +110,21 @@ function containerText(container) {
 function describeIdentity(id) {
   if (!id) return '';
   const where = containerText(id.container) || (id.pidInside !== null ? 'its own PID namespace' : null);
-  if (!where) return `PID ${id.pid}`;
-  return `PID ${id.pid} (${id.pidInside !== null ? `PID ${id.pidInside} ` : ''}in ${where})`;
+  // Where several users' processes are traced at once, whose each is (lib/usdt/process-identity.js).
+  const owner = 'uid' in id ? id.user || (id.uid === null ? 'gone' : `uid ${id.uid}`) : null;
+  const inside = where ? `${id.pidInside !== null ? `PID ${id.pidInside} ` : ''}in ${where}` : null;
+  const said = [owner, inside].filter(Boolean);
+  return said.length ? `PID ${id.pid} (${said.join('; ')})` : `PID ${id.pid}`;
 }
 
-/** Pure: the identity in JSON reports: { pid, pid_inside, container: { id, runtime, name } | null }. */
+/**
+ * Pure: the identity in JSON reports: { pid, pid_inside, container: { id,
+ * runtime, name } | null }, and uid and user where the identity has them.
+ */
 function identityJson(id) {
   return {
     pid: id.pid,
+    ...('uid' in id ? { uid: id.uid, user: id.user } : {}),
     pid_inside: id.pidInside,
     container: id.container ? { id: id.container.id, runtime: id.container.runtime, name: id.container.name } : null,
   };

@@ -16,6 +16,7 @@ const proc = require('../proc');
 const { safeText } = require('../terminal-safe');
 const { BUNYAN } = require('./targets');
 const { identify } = require('../usdt/process-identity');
+const { shortId } = require('../proc/container');
 const { addMaps } = require('../usdt/loss');
 
 // Lines the script prints that are not news.
@@ -134,7 +135,7 @@ class Snooper {
 
   containerName(pid) {
     const c = this.identityOf(pid).container;
-    return c ? c.name || c.id : null;
+    return c ? c.name || shortId(c.id) : null;
   }
 
   // Says `message` unless news of this kind was said in the last 2 s.

@@ -6,14 +6,7 @@
 // probe library they skip.
 const fs = require('fs');
 const proc = require('../proc');
-
-// The container a process runs in: { id, name } or null. The container
-// identity module (lib/proc/container.js, issue 23) answers this where it
-// has landed; until then no container is named, and a process in one is
-// told apart by its host PID and its PID inside.
-function containerOf() {
-  return null;
-}
+const { identityOf } = require('../proc/container');
 
 let accounts = null;   // { stamp, names: Map uid -> name }
 
@@ -55,33 +48,14 @@ function fileOwnerText(file) {
 }
 
 /**
- * -> { pid, uid, user, inside (its PID in its own PID namespace, or null when
- *    that is the host's), container ({ id, name } or null) }; read once per
- *    process by the caller.
+ * Who a traced process is (lib/proc/container.js identityOf: pid, pidInside,
+ * container), with its user: -> { pid, pidInside, container, uid, user };
+ * read once per process by the caller. Said and put in JSON by
+ * lib/proc/container.js describeIdentity and identityJson.
  */
 function identify(pid) {
   const uid = proc.stat.uidOf(pid);
-  const ns = proc.namespacePids(pid);
-  return {
-    pid,
-    uid,
-    user: uid === null ? null : userName(uid),
-    inside: ns.length > 1 ? ns[ns.length - 1] : null,
-    container: containerOf(pid),
-  };
+  return { ...identityOf(pid), uid, user: uid === null ? null : userName(uid) };
 }
 
-/** "PID 4242 (mallory)", "PID 27878 (root; PID 1 in container web-1)", for a person. */
-function describeIdentity(id) {
-  const who = id.user || (id.uid === null ? 'gone' : `uid ${id.uid}`);
-  const where = id.container ? `PID ${id.inside === null ? '?' : id.inside} in container ${id.container.name || id.container.id}`
-    : id.inside !== null ? `PID ${id.inside} inside its PID namespace` : '';
-  return `PID ${id.pid} (${who}${where ? `; ${where}` : ''})`;
-}
-
-/** The same, for JSON: { pid, uid, user, pid_inside, container }. */
-function identityJSON(id) {
-  return { pid: id.pid, uid: id.uid, user: id.user, pid_inside: id.inside, container: id.container };
-}
-
-module.exports = { identify, describeIdentity, identityJSON, userName, ownerText, fileOwnerText, containerOf };
+module.exports = { identify, userName, ownerText, fileOwnerText };
