@@ -14,15 +14,8 @@ const { demangleNames } = require('./demangle');
 const { openRegular, openInRoot, readAt } = require('./safe-open');
 const { stat: procStat } = require('./proc');
 const { parseNsPids, otherMountNamespace } = require('./proc/container');
+const { STT_NOTYPE, STT_OBJECT, STT_FUNC, STT_GNU_IFUNC, SHT_SYMTAB, SHT_DYNSYM, PT_LOAD, PT_NOTE } = require('./elf-constants');
 
-const STT_NOTYPE = 0;
-const STT_OBJECT = 1;
-const STT_FUNC = 2;
-const STT_GNU_IFUNC = 10;
-const SHT_SYMTAB = 2;
-const SHT_DYNSYM = 11;
-const PT_LOAD = 1;
-const PT_NOTE = 4;
 const NT_GNU_BUILD_ID = 3;
 const DEBUG_DIR = '/usr/lib/debug/.build-id';
 

@@ -10,12 +10,8 @@
 const { ProcessMemory } = require('../v8/memory');
 const { elfHeader, programHeaders } = require('../symbolize');
 const { readAt } = require('../safe-open');
+const { PT_LOAD, PT_DYNAMIC, ET_DYN, DT_NULL, DT_DEBUG } = require('../elf-constants');
 
-const PT_LOAD = 1;
-const PT_DYNAMIC = 2;
-const ET_DYN = 3;
-const DT_NULL = 0;
-const DT_DEBUG = 21;
 const MAX_OBJECTS = 1024;
 const MAX_NAME = 4096;
 

@@ -24,15 +24,10 @@
 const { elfHeader, programHeaders, elfNotes } = require('../symbolize');
 const { argFormat } = require('./elf');
 const { kindOf } = require('./definition');
+const { EM_X86_64, ET_DYN, PT_LOAD, PF_X, PF_W, SHT_NOTE } = require('../elf-constants');
 
 // lib/usdt writes one note per probe; providers have a handful (bunyan 6).
 const MAX_NOTES = 64;
-const EM_X86_64 = 62;
-const ET_DYN = 3;
-const PT_LOAD = 1;
-const PF_X = 1;
-const PF_W = 2;
-const SHT_NOTE = 7;
 const NT_STAPSDT = 3;
 const SHDR_SIZE = 64;
 const SEMAPHORE_BYTES = 2;

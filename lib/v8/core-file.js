@@ -11,12 +11,8 @@ const { UserError } = require('../errors');
 const { openRegular, readAt } = require('../safe-open');
 const { elfNotes, elfHeader, programHeaders } = require('../symbolize');
 const { Budget, validRange } = require('./memory');
+const { ET_CORE, EM_X86_64, PT_LOAD, PT_NOTE, PF_X } = require('../elf-constants');
 
-const ET_CORE = 4;
-const EM_X86_64 = 62;
-const PT_LOAD = 1;
-const PT_NOTE = 4;
-const PF_X = 1;
 const NT_PRSTATUS = 1;
 const NT_PRPSINFO = 3;
 const NT_FILE = 0x46494c45;
