@@ -49,3 +49,12 @@ describe('ps: what each command can do for a process', function () {
     assert.strictEqual(renderText([]), 'No Node process is running on this host.\n');
   });
 });
+
+describe('ps: user names from /etc/passwd (lib/proc/users.js)', function () {
+  const { parsePasswd } = require('../lib/proc/users');
+  it('maps each uid to its first name, and skips lines that are not accounts', function () {
+    const names = parsePasswd('root:x:0:0:root:/root:/bin/bash\n# comment\nmallory:x:1001:1001::/home/m:/bin/sh\n'
+      + 'alias:x:1001:1001::/:/bin/sh\nbroken:x:abc:1::/:/bin/sh\nshort:x:5\n');
+    assert.deepStrictEqual([...names], [[0, 'root'], [1001, 'mallory']]);
+  });
+});

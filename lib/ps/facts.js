@@ -9,6 +9,7 @@
 const fs = require('fs');
 const proc = require('../proc');
 const { identityOf } = require('../proc/container');
+const { userNames } = require('../proc/users');
 const { parseMaps, findElfSymbols, openPerfMap } = require('../symbolize');
 const { codeObjects, mapFile } = require('../proc/code-objects');
 const { nodeVersionOf, NAPI, LIBUV } = require('../latency/probe-points');
@@ -19,18 +20,6 @@ const { HTTP_PROVIDER } = require('../http/probes');
 
 const LATENCY_SYMBOLS = [...NAPI, LIBUV[0]];
 const GC_SYMBOL = GC_FUNCTIONS['mark-compact'];
-
-// /etc/passwd of this host: uid -> name (a container's users are numbers here).
-function userNames() {
-  const names = new Map();
-  try {
-    for (const line of fs.readFileSync('/etc/passwd', 'utf8').split('\n')) {
-      const f = line.split(':');
-      if (f.length >= 7 && /^[0-9]+$/.test(f[2]) && !names.has(Number(f[2]))) names.set(Number(f[2]), f[0]);
-    }
-  } catch (err) { /* none */ }
-  return names;
-}
 
 // The node executable or libnode of a process, as it maps them: the
 // objects that define N-API, the thread pool and V8, read once per file.

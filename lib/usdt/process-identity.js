@@ -7,28 +7,11 @@
 const fs = require('fs');
 const proc = require('../proc');
 const { identityOf } = require('../proc/container');
+const { userNames } = require('../proc/users');
 
-let accounts = null;   // { stamp, names: Map uid -> name }
-
-// The account name of a uid, from /etc/passwd (read again when it changes),
-// or null (containers run uids it does not list).
+// The account name of a uid, or null (containers run uids the host does not list).
 function userName(uid) {
-  let stamp = null;
-  try {
-    const st = fs.statSync('/etc/passwd');
-    stamp = `${st.ino}:${st.mtimeMs}:${st.size}`;
-  } catch (err) { /* none */ }
-  if (!accounts || accounts.stamp !== stamp) {
-    const names = new Map();
-    try {
-      for (const line of fs.readFileSync('/etc/passwd', 'utf8').split('\n')) {
-        const f = line.split(':');
-        if (f.length >= 7 && /^[0-9]+$/.test(f[2]) && !names.has(Number(f[2]))) names.set(Number(f[2]), f[0]);
-      }
-    } catch (err) { /* none */ }
-    accounts = { stamp, names };
-  }
-  return accounts.names.get(uid) || null;
+  return userNames().get(uid) || null;
 }
 
 /** "mallory (uid 1001)", or "uid 1001" for an account /etc/passwd does not list. */
