@@ -322,6 +322,18 @@ function matchPerfLine(line, addresses, found) {
   }
 }
 
+/**
+ * Where a live process's mapped file is read, in order: map_files/ (exactly
+ * the mapped file, even if it was replaced or lives in another mount
+ * namespace), the path inside the process's own root, and the plain path
+ * only for a process that sees nodetrace's own mounts (in a container the
+ * same path names another file here). [file, followLinks] pairs.
+ */
+function liveElfFiles(snap, map) {
+  return [[`/proc/${snap.pid}/map_files/${map.range}`, true], [{ root: `/proc/${snap.pid}/root`, path: map.path }, true],
+    ...(snap.otherMounts === false ? [[map.path, false]] : [])];
+}
+
 class Symbolizer {
   constructor({ demangle = true } = {}) {
     this.elfCache = new Map();
@@ -351,14 +363,9 @@ class Symbolizer {
   elfFor(snap, map) {
     const key = `${map.dev}:${map.inode}:${map.path}`;
     if (this.elfCache.has(key)) return this.elfCache.get(key);
-    // map_files/ opens exactly the mapped file, even if it was replaced or
-    // lives in another mount namespace; then the path inside the process's
-    // own root; the plain path only for a process that sees nodetrace's own
-    // mounts (in a container the same path names another file here). A
-    // snapshot not taken from a live process (a core) says where its files are.
-    const tries = snap.elfFiles ? snap.elfFiles(map)
-      : [[`/proc/${snap.pid}/map_files/${map.range}`, true], [{ root: `/proc/${snap.pid}/root`, path: map.path }, true],
-        ...(snap.otherMounts === false ? [[map.path, false]] : [])];
+    // A snapshot not taken from a live process (a core), or of one that may
+    // be gone by now, says where its files are.
+    const tries = snap.elfFiles ? snap.elfFiles(map) : liveElfFiles(snap, map);
     let table = null;
     for (const [file, followLinks] of tries) {
       table = loadElfSymbols(file, { followLinks });
@@ -444,4 +451,4 @@ class Symbolizer {
   }
 }
 
-module.exports = { Symbolizer, loadElfSymbols, findElfSymbols, findElfData, elfNotes, elfHeader, programHeaders, lookupSymbol, parseMaps, scanPerfMap, openPerfMap, MAX_PERF_MAP_BYTES };
+module.exports = { Symbolizer, liveElfFiles, loadElfSymbols, findElfSymbols, findElfData, elfNotes, elfHeader, programHeaders, lookupSymbol, parseMaps, scanPerfMap, openPerfMap, MAX_PERF_MAP_BYTES };

@@ -12,7 +12,7 @@ const os = require('os');
 const proc = require('../proc');
 const state = require('./procstate');
 const { OutputParser } = require('./parse');
-const { Symbolizer } = require('../symbolize');
+const { Symbolizer, liveElfFiles } = require('../symbolize');
 const { Guard } = require('./guard');
 const { runGcore, formatBytes } = require('./core');
 const { renderHit } = require('./hit-report');
@@ -213,6 +213,12 @@ class Watch {
     // core (copied from what was opened at the hit, after the resume).
     if (rec.core && rec.core.ok && rec.objects) rec.sysroot = saveSysroot(rec.objects, rec.core.file);
     closeObjects(rec.objects);
+    // Its stack is named after this, when it may have exited (its files in
+    // its own mount namespace gone with it): then from the copies.
+    if (rec.sysroot && rec.sysroot.root) {
+      const root = rec.sysroot.root;
+      rec.snap.elfFiles = (map) => [...liveElfFiles(rec.snap, map), [{ root, path: map.path }, true]];
+    }
     if (stackFromCore) {
       const exe = rec.sysroot && rec.sysroot.root && rec.exe ? path.join(rec.sysroot.root, rec.exe) : rec.exe;
       const got = await readCoreStack({ gdb: this.o.stackFromCore.gdb, exe, core: rec.core.file, tid: rec.hit.tid, timeoutMs: CORE_STACK_TIMEOUT_MS });
