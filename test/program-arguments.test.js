@@ -126,17 +126,26 @@ describe('27.1: values that land in a probe description are of a strict set', fu
     ['a glob in a function', 'addon-latency.bt', latency({ QUEUE_DONE: 'uv_*' })],
     ['a brace in a probe name', 'log-snoop.bt', { LIBRARY: '/l.so', PROBES: ['log-*{', 'none*', 'none*', 'none*', 'none*', 'none*'] }],
     ['a private file that is not a plain name', 'http.bt', { LIBRARY: { temp: '../x,y' }, PID: 0, MIN_US: 0 }],
+    ['a PID that is not a number in DTrace\'s pid$1', 'gc.d', { PID: '1:::entry{' }],
   ]) {
     it(`refuses ${what}, in one line saying why`, function () {
       const { UserError } = require('../lib/errors');
       assert.throws(() => programArguments(program, values, program === 'addon-latency.bt' ? without : {}), (err) => {
         assert(err instanceof UserError, err.stack);
-        assert.match(err.message, /^refusing to trace: a (path|function|probe name) for a probe of \S+ \([A-Z_0-9]+, \$\d+\) holds characters/);
+        assert.match(err.message, /^refusing to trace: a (path|function|probe name|PID) for a probe of \S+ \([A-Z_0-9]+, \$\d+\) holds characters/);
         assert(!/\n/.test(err.message));
         return true;
       });
     });
   }
+
+  it('DTrace: what a D program reads as $N is a number or a name; strings only where it reads $$N', function () {
+    assert.deepStrictEqual(programArguments('ebadf-abort.d', { PID: 0, NAME: 'my app}{', ERRNO: 'EBADF', HITS: 1, MORE_ERRNOS: [] }).map((a) => a.value),
+      [0, 'my app}{', 'EBADF', 1, 0, 0, 0]);
+    assert.strictEqual(programArguments('log-snoop.d', { TARGET: '*', PROBES: 'log-[ef]*' }).length, 2);
+    assert.throws(() => programArguments('ebadf-abort.d', { PID: 0, NAME: 'x', ERRNO: 'EBADF; exit(0)', HITS: 1 }),
+      /refusing to trace: ebadf-abort\.d reads ERRNO \(\$3\) as a number or a name/);
+  });
 
   it('the dry run\'s comments hold one line each: a name from a target starts no line a shell runs', function () {
     const bpftrace = { name: 'bpftrace', path: '/usr/bin/bpftrace', version: '0.17.0' };

@@ -33,7 +33,10 @@
 //             (a path nodetrace chose: /proc/PID/map_files/RANGE, a probe
 //             library, a link in the run's private directory), 'function'
 //             (a symbol or an address), 'probe-name' (a probe name or a
-//             glob of them, nodetrace's own).
+//             glob of them, nodetrace's own), 'pid' (DTrace's pid$1).
+//   quoted    (D) the program reads it as a string, $$N; every other
+//             argument of a D program is read as a number or an
+//             identifier ($N) and must be one (D_WORD below)
 // Pure.
 
 const { UserError } = require('../errors');
@@ -52,7 +55,11 @@ const PROBE_VALUE = Object.freeze({
   file: /^\/[A-Za-z0-9_./+-]+$/,
   function: /^([A-Za-z_][A-Za-z0-9_.]*|0x[0-9a-fA-F]+)$/,
   'probe-name': /^[A-Za-z0-9_*-]+$/,
+  pid: /^[1-9][0-9]*$/,
 });
+// What DTrace reads from $N: a number or an identifier (an errno's name);
+// anything else could be more of the program than one token.
+const D_WORD = /^(-?[0-9]+|0x[0-9a-fA-F]+|[A-Za-z_][A-Za-z0-9_]*)$/;
 // A file of the run's private directory (nodetrace's own mkdtemp), by its name there.
 const TEMP_NAME = /^[A-Za-z0-9_.*-]+$/;
 const numbered = (prefix, first, last, meaning, from, more) => {
@@ -94,6 +101,7 @@ const LATENCY_BT = [
 const GC_OBJECT = arg('OBJECT', 'the file that holds V8: node, or libnode.so.*',
   'lib/gc/v8-functions.js: the mapped object that defines V8\'s collectors, as /proc/PID/map_files/RANGE', FILE);
 const PID_OPTION = arg('PID', 'the Node process (every thread of it)', '-p');
+const QUOTED = { quoted: true };
 const LOOP = [
   arg('PID', 'the Node process; its loop runs on its main thread, whose thread ID is the PID', '-p'),
   arg('OVER_US', 'a stall is a turn busy for longer than this (microseconds)', '--over'),
@@ -105,7 +113,7 @@ const OFFCPU_ALL = arg('ALL', '0: the main thread only (the event loop); 1: ever
 const EBADF_ERRNO_FROM = '--errno (lib/ebadf/errno.js)';
 const ebadf = (d) => [
   arg('PID', 'the process to watch, or 0 to match by name instead', '-p (0 with --name)'),
-  arg('NAME', `the process name (${d ? 'execname' : 'comm, 15 characters at most'}) when PID is 0; "-" otherwise`, '--name'),
+  arg('NAME', `the process name (${d ? 'execname' : 'comm, 15 characters at most'}) when PID is 0; "-" otherwise`, '--name', d ? QUOTED : {}),
   arg('ERRNO', `the errno to catch${d ? ', by name or number' : ', by number'} (0: EBADF)`, EBADF_ERRNO_FROM),
   arg('HITS', 'hits before exiting (0: 1)', '--count'),
   ...numbered('ERRNO', 2, 4, 'another errno to catch (0: none)', EBADF_ERRNO_FROM, { group: 'MORE_ERRNOS', fill: 0 }),
@@ -140,7 +148,7 @@ const TABLES = {
   ],
   'addon-latency-every-function.d': [],
   'gc.bt': [GC_OBJECT, PID_OPTION],
-  'gc.d': [PID_OPTION],
+  'gc.d': [{ ...PID_OPTION, probe: 'pid' }],
   'loop.bt': LOOP,
   'loop.d': LOOP,
   'profile.bt': [HZ, arg('PID', 'the process (0 with -c: cpid)', '-p, or the one process NAME finds')],
@@ -155,9 +163,9 @@ const TABLES = {
   'log-snoop.bt': SNOOP_BT,
   'log-snoop-whole.bt': SNOOP_BT,
   'log-snoop.d': [
-    arg('TARGET', 'one PID, or \'*\': every process with bunyan\'s probes', 'the first target\'s PID'),
+    arg('TARGET', 'one PID, or \'*\': every process with bunyan\'s probes', 'the first target\'s PID', QUOTED),
     arg('PROBES', 'which of bunyan\'s probes, as a probe-name glob (\'log-*\': every level)',
-      '-l (lib/snoop/levels.js dtraceProbeGlob)', { optional: true }),
+      '-l (lib/snoop/levels.js dtraceProbeGlob)', { optional: true, ...QUOTED }),
     ...numbered('PID', 2, 8, 'another process (0: none)', 'the targets\' PIDs', { group: 'MORE_PIDS', optional: true }),
   ],
   'http.bt': HTTP_BT,
@@ -181,10 +189,11 @@ const given = (v) => v !== undefined && v !== null;
 // the plan is refused in one line (the value shown escaped by the CLI).
 function checkProbeValue(program, position, e, v) {
   if (typeof v === 'object' && e.probe === 'file' && typeof v.temp === 'string' && TEMP_NAME.test(v.temp)) return;
-  if (typeof v === 'string' && PROBE_VALUE[e.probe].test(v) && !v.split('/').includes('..')) return;
-  const what = { file: 'a path', function: 'a function', 'probe-name': 'a probe name' }[e.probe];
+  const text = typeof v === 'number' ? String(v) : v;
+  if (typeof text === 'string' && PROBE_VALUE[e.probe].test(text) && !text.split('/').includes('..')) return;
+  const what = { file: 'a path', function: 'a function', 'probe-name': 'a probe name', pid: 'a PID' }[e.probe];
   throw new UserError(`refusing to trace: ${what} for a probe of ${program} (${e.name}, $${position}) holds characters a tracer would read `
-    + `as more than a name (only letters, digits and ${e.probe === 'file' ? '_ . / + -' : e.probe === 'function' ? '_ .' : '_ - *'} are taken): `
+    + `as more than a name (only ${{ file: 'letters, digits and _ . / + -', function: 'letters, digits and _ .', 'probe-name': 'letters, digits and _ - *', pid: 'digits' }[e.probe]} are taken): `
     + JSON.stringify(typeof v === 'object' ? v.temp : String(v)));
 }
 
@@ -225,6 +234,9 @@ function programArguments(program, values = {}, { without = [] } = {}) {
     if (leftOut) throw new Error(`${program}: leaving out @${leftOut.part} leaves a hole before ${e.name} ($${i + 1})`);
     if (typeof v === 'number' && !Number.isFinite(v)) throw new Error(`${program}: ${e.name} ($${i + 1}) is ${v}`);
     if (e.probe && given(v)) checkProbeValue(program, i + 1, e, v);
+    if (program.endsWith('.d') && !e.quoted && typeof v === 'string' && !D_WORD.test(v)) {
+      throw new UserError(`refusing to trace: ${program} reads ${e.name} ($${i + 1}) as a number or a name, and ${JSON.stringify(v)} is neither`);
+    }
     kept.push({ position: i + 1, name: e.name, meaning: e.meaning, value: given(v) ? v : undefined, entry: e });
   }
   // Optional arguments not given may be left off the end, and only the end
