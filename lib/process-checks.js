@@ -13,6 +13,11 @@ const { detectBpftrace } = require('./tracer/detect');
 const { displayCommand, shellQuote } = require('./tracer/plan');
 const psFacts = require('./ps/facts');
 const { verdicts } = require('./ps/verdicts');
+const { safeText } = require('./terminal-safe');
+
+// A character no terminal line should carry raw, newline included.
+// eslint-disable-next-line no-control-regex
+const UNPRINTABLE = /[\x00-\x1f\x7f-\x9f\u2028\u2029]/;
 
 const NODETRACE = path.join(__dirname, '..', 'bin', 'nodetrace');
 
@@ -30,11 +35,14 @@ function latencyByHand(pid, tracer = detectBpftrace()) {
   } catch (err) {
     return null;
   }
-  if (plan.programText !== null || plan.files.length || plan.links.length || plan.outputFile) {
-    return `${displayCommand(NODETRACE, ['latency', '-p', String(pid), '-n'])} | sh`;
-  }
+  const dryRun = `${displayCommand(NODETRACE, ['latency', '-p', String(pid), '-n'])} | sh`;
+  if (plan.programText !== null || plan.files.length || plan.links.length || plan.outputFile) return dryRun;
   const env = Object.entries(plan.env).map(([k, v]) => `${k}=${shellQuote(String(v))}`);
-  return [...env, displayCommand(plan.tracer.path, plan.argv)].join(' ');
+  const line = [...env, displayCommand(plan.tracer.path, plan.argv)].join(' ');
+  // Each word is quoted for the shell; one holding a control character or a
+  // line break could be shown only escaped, and would then not run as
+  // printed: the dry run's form, which holds nothing but the PID, instead.
+  return UNPRINTABLE.test(line) ? dryRun : line;
 }
 
 function gather(pid) {
@@ -120,7 +128,15 @@ function render(report) {
   }
   lines.push(report.wontWork.length ? '  what will not work, or works differently:' : '  nothing known not to work for this process');
   for (const w of report.wontWork) lines.push(`    - ${w}`);
-  return lines.join('\n') + '\n';
+  // Paths and names are the process's users' to choose: escapes and line
+  // breaks in them are shown, never obeyed, and each stays on its line.
+  return lines.map((l) => safeText(l, { oneLine: true })).join('\n') + '\n';
 }
 
-module.exports = { gather, describe, render, latencyByHand };
+// The report as JSON for a terminal too: JSON escapes C0 controls but not
+// C1 controls (which some terminals obey) nor U+2028/U+2029.
+function renderJson(report) {
+  return JSON.stringify(report, null, 2).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) + '\n';
+}
+
+module.exports = { gather, describe, render, renderJson, latencyByHand };

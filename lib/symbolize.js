@@ -227,7 +227,9 @@ function lookupSymbol(table, vaddr) {
 function parseMaps(text) {
   const maps = [];
   for (const line of text.split('\n')) {
-    const m = /^([0-9a-f]+)-([0-9a-f]+) (\S{4}) ([0-9a-f]+) (\S+) ([0-9]+)\s*(.*)$/.exec(line);
+    // [^]: a path may hold \r or U+2028, which `.` would not match, and the
+    // mapping would go unseen (the kernel writes a newline in it as \012).
+    const m = /^([0-9a-f]+)-([0-9a-f]+) (\S{4}) ([0-9a-f]+) (\S+) ([0-9]+)\s*([^]*)$/.exec(line);
     if (!m) continue;
     const start = parseInt(m[1], 16);
     const end = parseInt(m[2], 16);

@@ -75,6 +75,20 @@ describe('nodetrace loop, pure parts', function () {
       }
       assert(folded.some((l) => /;JS:\*spinTheLoop \/[^;]*loop-stall\.js:\d+:\d+(;| )/.test(l)));
     });
+
+    it('27.11: a process name or frame holding ";", a line break or an escape forges no line and no frame', function () {
+      const plain = foldedStacks(r.stacks, { processName: 'node' }).trim().split('\n');
+      const hostile = r.stacks.map((s) => ({ ...s, frames: [...s.frames, 'f;g\nforged;x\x1b[2J'] }));
+      const folded = foldedStacks(hostile, { processName: 'ev;il\nforged;st\x1b]0;t\x07' }).trim().split('\n');
+      assert.strictEqual(folded.length, plain.length, 'one line per stack, as without');
+      const depth = (l) => l.slice(0, l.lastIndexOf(' ')).split(';').length;
+      assert.deepStrictEqual(folded.map(depth).sort(), plain.map((l) => depth(l) + 1).sort(), 'one frame more each, the hostile one');
+      for (const line of folded) {
+        assert(line.startsWith('ev il forged st\\x1b]0 t\\x07;'), line);
+        // eslint-disable-next-line no-control-regex
+        assert.doesNotMatch(line, /[\x00-\x1f\x7f]/);
+      }
+    });
   });
 
   it('drops offsets from frames, and nothing else', function () {

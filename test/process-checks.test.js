@@ -52,6 +52,33 @@ describe('doctor -p report', function () {
   });
 });
 
+describe('27.10: doctor -p with paths a hostile user chose', function () {
+  it('shows escapes and line breaks, never obeys them; JSON escapes C1 controls too', function () {
+    const { renderJson } = require('../lib/process-checks');
+    const evil = '/home/m/d\x1b[2J\x1b]0;t\x07\nnodetrace: all clear\r\x9b31m/node';
+    const report = describeProcess({
+      pid: 9, exePath: evil, version: null, otherMountNamespace: true,
+      found: { points: {}, missing: [{ name: 'uv_queue_work', why: `not in ${evil}` }] },
+    });
+    const text = render(report);
+    // eslint-disable-next-line no-control-regex
+    assert.doesNotMatch(text, /[\x00-\x09\x0b-\x1f\x7f-\x9f]/);
+    assert(!text.split('\n').some((l) => l.startsWith('nodetrace: all clear')));
+    assert.match(text, /^PID 9: \/home\/m\/d\\x1b\[2J\\x1b\]0;t\\x07\\x0anodetrace: all clear\\x0d\\u009b31m\/node/);
+    const json = renderJson(report);
+    // eslint-disable-next-line no-control-regex
+    assert.doesNotMatch(json, /[\x00-\x09\x0b-\x1f\x7f-\x9f]/);
+    assert.strictEqual(JSON.parse(json).executable, evil);
+  });
+
+  it('/proc/PID/maps: a mapping whose path holds \\r or U+2028 is still seen', function () {
+    const { parseMaps } = require('../lib/symbolize');
+    const maps = parseMaps('00400000-00b6f000 r-xp 00000000 fe:00 99 /home/m/a\rb\u2028c\\012d/node\n');
+    assert.strictEqual(maps.length, 1);
+    assert.strictEqual(maps[0].path, '/home/m/a\rb\u2028c\\012d/node');
+  });
+});
+
 describe('doctor -p: the by-hand command runs as printed @tracer', function () {
   this.timeout(180000);
   const { spawn } = require('child_process');

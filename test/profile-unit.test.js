@@ -12,7 +12,7 @@ const { userFrame, kernelFrame, jsOrigin, UNNAMED_JIT } = require('../lib/profil
 const { summarize, renderText, threadRole } = require('../lib/profile/report');
 const { renderFolded, parseFolded } = require('../lib/profile/folded');
 const { encodePprof, decodePprof } = require('../lib/profile/pprof');
-const { renderSvg } = require('../lib/profile/svg');
+const { renderSvg, escapeXml } = require('../lib/profile/svg');
 const profileCommand = require('../lib/commands/profile');
 
 const FIXTURE = fs.readFileSync(path.join(__dirname, 'fixtures', 'bpftrace-profile-keys.out'), 'utf8');
@@ -221,6 +221,40 @@ describe('profile: folded, pprof and SVG hold the same totals', function () {
     assert(!/(href|src)=|https?:\/\/(?!www\.w3\.org)/.test(svg), 'the SVG refers to nothing outside itself');
     const widths = [...svg.matchAll(/data-name="hotSpin[^"]*"/g)];
     assert.strictEqual(widths.length, 1, 'one box for hotSpin under processImmediate');
+  });
+});
+
+describe('27.12: the SVG is valid XML whatever a name holds', function () {
+  // XML 1.0, production [2]: Char ::= #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]
+  function notXmlChars(text) {
+    const bad = [];
+    for (const ch of text) {   // by code point: a pair is one character, a lone surrogate is one too
+      const c = ch.codePointAt(0);
+      const ok = c === 0x9 || c === 0xa || c === 0xd || (c >= 0x20 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd) || (c >= 0x10000 && c <= 0x10ffff);
+      if (!ok) bad.push(c.toString(16));
+    }
+    return bad;
+  }
+
+  it('U+FFFE/U+FFFF, lone surrogates, C0 controls and a pair cut short: every character a Char, every box drawn', function () {
+    const named = sampleProfile();
+    const hostile = [
+      'ev\ufffeil\uffff /x.js:1:1', 'lone\ud800high /x.js:1:1', 'lone\udc00low /x.js:1:1', 'c0\x00\x01\x08\x0b\x0c\x1b[2J /x.js:1:1',
+      // Cut by fitText where the pair is: the narrow box keeps its first half.
+      `${'\u{1F600}'.repeat(40)} /x.js:1:1`,
+    ];
+    for (const [i, name] of hostile.entries()) named.stacks[i % named.stacks.length].frames.push(js(name));
+    const svg = renderSvg(named, { pid: 100, hz: 99, seconds: 1, title: 'CPU \ufffe flame graph' });
+    assert.deepStrictEqual(notXmlChars(svg), []);
+    // Every box there: each g opened is closed, and each name shown.
+    assert.strictEqual((svg.match(/<g class="f"/g) || []).length, (svg.match(/<\/g>/g) || []).length - (svg.match(/<g(?! class="f")[ >]/g) || []).length);
+    for (const word of ['ev\ufffdil\ufffd', 'lone\ufffdhigh', 'lone\ufffdlow', 'c0\ufffd\ufffd\ufffd\ufffd\ufffd\ufffd[2J']) {
+      assert(svg.includes(`data-name="${word}`), word);
+    }
+  });
+
+  it('a name with no such character is kept as it is (a pair, tab, markup escaped)', function () {
+    assert.strictEqual(escapeXml('a\u{1F600}b\t<c>'), 'a\u{1F600}b\t&lt;c&gt;');
   });
 });
 

@@ -97,6 +97,71 @@ describe('program arguments: built by name, in the program\'s order', function (
   });
 });
 
+describe('27.1: values that land in a probe description are of a strict set', function () {
+  const latency = (more = {}) => ({
+    NAPI_FILE: '/proc/7/map_files/55d0-66e0', PID: 7, UV_FILE: '/proc/7/map_files/55d0-66e0', QUEUE_WORK: 'uv__queue_work',
+    QUEUE_DONE: '0x1f0', WRAP_START: 0, WRAP_END: 0, ...more,
+  });
+  const without = { without: ['pool', 'names'] };
+  const CLAUSE = '/home/m/x*/tick-1s{printf("INJECTED");}/*/node';
+
+  it('takes what nodetrace gives: map_files, a library path, a link glob of its own, symbols, addresses, probe names', function () {
+    assert.strictEqual(programArguments('addon-latency.bt', latency(), without).length, 7);
+    assert.strictEqual(programArguments('gc.bt', { OBJECT: '/proc/9/map_files/7f00-7f80', PID: 9 }).length, 2);
+    assert.strictEqual(programArguments('http.bt', { LIBRARY: { temp: '*.so' }, PID: 0, MIN_US: 0 }).length, 10);
+    const libs = '/home/user_1/.cache/nodetrace/usdt/nodetrace-0f1e2d3c4b5a6978.so';
+    assert.strictEqual(programArguments('log-snoop.bt', { LIBRARY: libs, PROBES: ['log-*', 'none*', 'none*', 'none*', 'none*', 'none*'] }).length, 7);
+  });
+
+  for (const [what, program, values] of [
+    ['a clause in a path (gc)', 'gc.bt', { OBJECT: CLAUSE, PID: 9 }],
+    ['a clause in a path (latency)', 'addon-latency.bt', latency({ UV_FILE: CLAUSE })],
+    ['a comma: another probe', 'http.bt', { LIBRARY: '/a.so,uprobe:/bin/sh', PID: 0, MIN_US: 0 }],
+    ['a colon: another field of the probe', 'gc.bt', { OBJECT: '/lib/x.so:main', PID: 9 }],
+    ['a glob in a path', 'http-batched.bt', { LIBRARY: '/home/*/lib.so', PID: 0, MIN_US: 0 }],
+    ['a newline', 'gc.bt', { OBJECT: '/a\nBEGIN{}', PID: 9 }],
+    ['a path that climbs', 'gc.bt', { OBJECT: '/proc/9/root/../../etc/x', PID: 9 }],
+    ['a relative path', 'gc.bt', { OBJECT: 'node', PID: 9 }],
+    ['a clause in a function', 'addon-latency.bt', latency({ QUEUE_WORK: 'f{printf("x")}' })],
+    ['a glob in a function', 'addon-latency.bt', latency({ QUEUE_DONE: 'uv_*' })],
+    ['a brace in a probe name', 'log-snoop.bt', { LIBRARY: '/l.so', PROBES: ['log-*{', 'none*', 'none*', 'none*', 'none*', 'none*'] }],
+    ['a private file that is not a plain name', 'http.bt', { LIBRARY: { temp: '../x,y' }, PID: 0, MIN_US: 0 }],
+    ['a PID that is not a number in DTrace\'s pid$1', 'gc.d', { PID: '1:::entry{' }],
+  ]) {
+    it(`refuses ${what}, in one line saying why`, function () {
+      const { UserError } = require('../lib/errors');
+      assert.throws(() => programArguments(program, values, program === 'addon-latency.bt' ? without : {}), (err) => {
+        assert(err instanceof UserError, err.stack);
+        assert.match(err.message, /^refusing to trace: a (path|function|probe name|PID) for a probe of \S+ \([A-Z_0-9]+, \$\d+\) holds characters/);
+        assert(!/\n/.test(err.message));
+        return true;
+      });
+    });
+  }
+
+  it('DTrace: what a D program reads as $N is a number or a name; strings only where it reads $$N', function () {
+    assert.deepStrictEqual(programArguments('ebadf-abort.d', { PID: 0, NAME: 'my app}{', ERRNO: 'EBADF', HITS: 1, MORE_ERRNOS: [] }).map((a) => a.value),
+      [0, 'my app}{', 'EBADF', 1, 0, 0, 0]);
+    assert.strictEqual(programArguments('log-snoop.d', { TARGET: '*', PROBES: 'log-[ef]*' }).length, 2);
+    assert.throws(() => programArguments('ebadf-abort.d', { PID: 0, NAME: 'x', ERRNO: 'EBADF; exit(0)', HITS: 1 }),
+      /refusing to trace: ebadf-abort\.d reads ERRNO \(\$3\) as a number or a name/);
+  });
+
+  it('the dry run\'s comments hold one line each: a name from a target starts no line a shell runs', function () {
+    const bpftrace = { name: 'bpftrace', path: '/usr/bin/bpftrace', version: '0.17.0' };
+    const plan = planTracer(bpftrace, {
+      script: 'loop', args: { PID: 42, OVER_US: 100000, STACKS: 0 },
+      describe: 'PID 42 (ev\nil; touch /tmp/pwned)', notes: ['a path /x\nrm -rf /\r\u001b[2J'],
+    });
+    const lines = renderPlan(plan).split('\n');
+    const command = lines.findIndex((l) => l.includes('/usr/bin/bpftrace'));
+    assert(command > 0);
+    for (const line of lines.slice(0, command)) assert.match(line, /^(# |tmp=)/, line);
+    assert(lines.some((l) => l.includes('(ev\\x0ail; touch /tmp/pwned)')));
+    assert(lines.some((l) => l === '# a path /x\\x0arm -rf /\\x0d\\x1b[2J'));
+  });
+});
+
 describe('the latency programs\' layouts: named in the programs, valued in one table', function () {
   // STRUCT_FIELD -> offset, from LIBUV_LAYOUT and NODE_LAYOUT.
   const expected = {};

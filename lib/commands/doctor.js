@@ -21,7 +21,7 @@ function processHandler(args) {
   // Another user's memory map and map_files are root's to read.
   requireRoot('nodetrace doctor');
   const report = processChecks.describe(processChecks.gather(pid));
-  process.stdout.write(args.json ? JSON.stringify(report, null, 2) + '\n' : processChecks.render(report));
+  process.stdout.write(args.json ? processChecks.renderJson(report) : processChecks.render(report));
   if (report.probes.some((p) => !p.found)) process.exitCode = 1;
 }
 

@@ -21,10 +21,17 @@ const PALETTE = {
   libc: [220, 90, 80], kernel: [90, 140, 225], unknown: [190, 190, 190], thread: [200, 200, 200],
 };
 
+// eslint-disable-next-line no-control-regex
+const NOT_XML_CHAR = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
 function escapeXml(s) {
   return String(s).replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&#39;' })[c])
-    // XML 1.0 has no place for most control characters: shown as U+FFFD.
-    .replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, '\ufffd');
+    // What XML 1.0's Char production leaves out (C0 controls but tab, LF and
+    // CR; U+FFFE, U+FFFF; a surrogate not in a pair, which a name may hold
+    // or fitText may leave by cutting a pair) would make the whole SVG
+    // invalid, and a browser draws it only in part: shown as U+FFFD. DEL is
+    // a Char, but no name needs it raw.
+    .replace(NOT_XML_CHAR, '\ufffd');
 }
 
 function hash(s) {

@@ -182,19 +182,22 @@ function displayCommand(file, args) {
  */
 function renderPlan(plan, { heading, after = [] } = {}) {
   const q = (a) => (typeof a === 'object' ? `"$tmp"/${shellQuote(a.temp)}` : shellQuote(a));
-  const lines = [`# ${heading || `${plan.tracer.name} ${plan.tracer.version} would run${plan.describe ? ` (${plan.describe})` : ''}`}:`];
-  for (const note of plan.notes) lines.push(`# ${note}`);
+  // A comment line holds one line: a process name or a path in a note (a
+  // target's to choose) must not start a line of the script `| sh` runs.
+  const comment = (text) => `# ${safeText(text, { oneLine: true })}`;
+  const lines = [comment(`${heading || `${plan.tracer.name} ${plan.tracer.version} would run${plan.describe ? ` (${plan.describe})` : ''}`}:`)];
+  for (const note of plan.notes) lines.push(comment(note));
   const temp = usesTemp(plan);
   if (temp) lines.push('tmp=$(mktemp -d)');
   for (const f of plan.files) lines.push(`cat > "$tmp"/${shellQuote(f.name)} <<'NODETRACE_PROGRAM'`, f.text.replace(/\n$/, ''), 'NODETRACE_PROGRAM');
   for (const l of plan.links) lines.push(`ln -s ${shellQuote(l.target)} "$tmp"/${shellQuote(l.name)}`);
   // What each of the program's arguments is (the command's last words).
-  for (const note of argumentNotes(plan.arguments || [])) lines.push(`# ${note}`);
+  for (const note of argumentNotes(plan.arguments || [])) lines.push(comment(note));
   const env = Object.entries(plan.env).map(([k, v]) => `${k}=${shellQuote(String(v))}`);
   const words = [...env, ...plan.launcher.map(shellQuote), shellQuote(plan.tracer.path), ...plan.argv.map(q)];
   lines.push(words.join(' '));
   if (plan.outputFile) lines.push(`cat "$tmp"/${shellQuote(plan.outputFile)}`);
-  for (const a of after) lines.push(`# then ${a}`);
+  for (const a of after) lines.push(comment(`then ${a}`));
   if (temp) lines.push('rm -r "$tmp"');
   if (plan.programText === null) {
     // `sh` of this output runs the commands above and stops here.

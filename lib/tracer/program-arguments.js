@@ -25,9 +25,43 @@
 //   part      belongs to the program's optional part of that name
 //             (lib/tracer/template.js withoutOptional): left off when the
 //             plan leaves that part out
+//   probe     the value lands in a probe description (uprobe:$1:$4,
+//             usdt:$1:bunyan:$2): bpftrace expands it there as it stands, so
+//             a `*` would widen the probe, a `,` or `:` would make more or
+//             other probes of it. Such a value must be of a strict set
+//             (PROBE_VALUE below), or the plan is refused saying why: 'file'
+//             (a path nodetrace chose: /proc/PID/map_files/RANGE, a probe
+//             library, a link in the run's private directory), 'function'
+//             (a symbol or an address), 'probe-name' (a probe name or a
+//             glob of them, nodetrace's own), 'pid' (DTrace's pid$1).
+//   quoted    (D) the program reads it as a string, $$N; every other
+//             argument of a D program is read as a number or an
+//             identifier ($N) and must be one (D_WORD below)
 // Pure.
 
+const { UserError } = require('../errors');
+
 const arg = (name, meaning, from, more = {}) => ({ name, meaning, from, ...more });
+const FILE = { probe: 'file' };
+const FUNCTION = { probe: 'function' };
+
+// What a value that lands in a probe description may hold. A path of
+// letters, digits and `_ . / + -` (no `*?[]{},:` or blanks: bpftrace would
+// read them as globs or separators); a symbol name, or an address; a probe
+// name or a glob of names. Values taken from a target (a path inside a
+// container, a symbol of its files) that fall outside are refused, never
+// made into other probes.
+const PROBE_VALUE = Object.freeze({
+  file: /^\/[A-Za-z0-9_./+-]+$/,
+  function: /^([A-Za-z_][A-Za-z0-9_.]*|0x[0-9a-fA-F]+)$/,
+  'probe-name': /^[A-Za-z0-9_*-]+$/,
+  pid: /^[1-9][0-9]*$/,
+});
+// What DTrace reads from $N: a number or an identifier (an errno's name);
+// anything else could be more of the program than one token.
+const D_WORD = /^(-?[0-9]+|0x[0-9a-fA-F]+|[A-Za-z_][A-Za-z0-9_]*)$/;
+// A file of the run's private directory (nodetrace's own mkdtemp), by its name there.
+const TEMP_NAME = /^[A-Za-z0-9_.*-]+$/;
 const numbered = (prefix, first, last, meaning, from, more) => {
   const out = [];
   for (let i = first; i <= last; i++) out.push(arg(prefix + i, meaning, from, more));
@@ -39,25 +73,25 @@ const LATENCY_MEMORY = 'lib/latency/probe-points.js runtimeRange: the symbol\'s 
 
 const LATENCY_BT = [
   arg('NAPI_FILE', 'the object that defines napi_create_async_work: node, or libnode.so.*',
-    'lib/latency/probe-points.js: the mapped object that defines it, as /proc/PID/map_files/RANGE (-c: the binary)'),
+    'lib/latency/probe-points.js: the mapped object that defines it, as /proc/PID/map_files/RANGE (-c: the binary)', FILE),
   arg('PID', 'the process, for the program\'s own filter (0 with -c: cpid)', '-p'),
   arg('UV_FILE', 'the object that defines uv_queue_work: node, or libuv.so.1',
-    'lib/latency/probe-points.js, as NAPI_FILE'),
+    'lib/latency/probe-points.js, as NAPI_FILE', FILE),
   arg('QUEUE_WORK', 'uv__queue_work in UV_FILE: its address (0x...) or name',
-    'lib/latency/probe-points.js: its symbol; in a stripped libuv, lib/latency/stripped-libuv.js reads it from uv_queue_work\'s code'),
-  arg('QUEUE_DONE', 'uv__queue_done in UV_FILE, as QUEUE_WORK', 'as QUEUE_WORK'),
+    'lib/latency/probe-points.js: its symbol; in a stripped libuv, lib/latency/stripped-libuv.js reads it from uv_queue_work\'s code', FUNCTION),
+  arg('QUEUE_DONE', 'uv__queue_done in UV_FILE, as QUEUE_WORK', 'as QUEUE_WORK', FUNCTION),
   arg('WRAP_START', 'where node::ThreadPoolWork::ScheduleWork() starts in memory (0: inlined)', LATENCY_MEMORY),
   arg('WRAP_END', 'where it ends (0: inlined)', LATENCY_MEMORY),
-  arg('SUBMIT', 'uv__work_submit in UV_FILE', LATENCY_POOL, { part: 'pool' }),
+  arg('SUBMIT', 'uv__work_submit in UV_FILE', LATENCY_POOL, { part: 'pool', ...FUNCTION }),
   arg('FS_WORK_AT', 'where uv__fs_work lies in the process\'s memory', LATENCY_MEMORY, { part: 'pool' }),
-  arg('FS_WORK', 'uv__fs_work in UV_FILE', LATENCY_POOL, { part: 'pool' }),
-  arg('DNS_WORK', 'uv__getaddrinfo_work in UV_FILE', LATENCY_POOL, { part: 'pool' }),
-  arg('NAME_WORK', 'uv__getnameinfo_work in UV_FILE', LATENCY_POOL, { part: 'pool' }),
-  arg('RANDOM_WORK', 'uv__random_work in UV_FILE', LATENCY_POOL, { part: 'pool' }),
-  arg('FS_DONE', 'uv__fs_done in UV_FILE', LATENCY_POOL, { part: 'pool' }),
-  arg('DNS_DONE', 'uv__getaddrinfo_done in UV_FILE', LATENCY_POOL, { part: 'pool' }),
-  arg('NAME_DONE', 'uv__getnameinfo_done in UV_FILE', LATENCY_POOL, { part: 'pool' }),
-  arg('RANDOM_DONE', 'uv__random_done in UV_FILE', LATENCY_POOL, { part: 'pool' }),
+  arg('FS_WORK', 'uv__fs_work in UV_FILE', LATENCY_POOL, { part: 'pool', ...FUNCTION }),
+  arg('DNS_WORK', 'uv__getaddrinfo_work in UV_FILE', LATENCY_POOL, { part: 'pool', ...FUNCTION }),
+  arg('NAME_WORK', 'uv__getnameinfo_work in UV_FILE', LATENCY_POOL, { part: 'pool', ...FUNCTION }),
+  arg('RANDOM_WORK', 'uv__random_work in UV_FILE', LATENCY_POOL, { part: 'pool', ...FUNCTION }),
+  arg('FS_DONE', 'uv__fs_done in UV_FILE', LATENCY_POOL, { part: 'pool', ...FUNCTION }),
+  arg('DNS_DONE', 'uv__getaddrinfo_done in UV_FILE', LATENCY_POOL, { part: 'pool', ...FUNCTION }),
+  arg('NAME_DONE', 'uv__getnameinfo_done in UV_FILE', LATENCY_POOL, { part: 'pool', ...FUNCTION }),
+  arg('RANDOM_DONE', 'uv__random_done in UV_FILE', LATENCY_POOL, { part: 'pool', ...FUNCTION }),
   arg('QUEUE_WORK_AT', 'where uv__queue_work lies in the process\'s memory', LATENCY_MEMORY, { part: 'pool' }),
   arg('DNS_WORK_AT', 'where uv__getaddrinfo_work lies in the process\'s memory', LATENCY_MEMORY, { part: 'names' }),
   arg('NAMES', 'which names to read: 1 fs paths, 2 host names, 3 both, 0 none',
@@ -65,8 +99,9 @@ const LATENCY_BT = [
 ];
 
 const GC_OBJECT = arg('OBJECT', 'the file that holds V8: node, or libnode.so.*',
-  'lib/gc/v8-functions.js: the mapped object that defines V8\'s collectors, as /proc/PID/map_files/RANGE');
+  'lib/gc/v8-functions.js: the mapped object that defines V8\'s collectors, as /proc/PID/map_files/RANGE', FILE);
 const PID_OPTION = arg('PID', 'the Node process (every thread of it)', '-p');
+const QUOTED = { quoted: true };
 const LOOP = [
   arg('PID', 'the Node process; its loop runs on its main thread, whose thread ID is the PID', '-p'),
   arg('OVER_US', 'a stall is a turn busy for longer than this (microseconds)', '--over'),
@@ -78,7 +113,7 @@ const OFFCPU_ALL = arg('ALL', '0: the main thread only (the event loop); 1: ever
 const EBADF_ERRNO_FROM = '--errno (lib/ebadf/errno.js)';
 const ebadf = (d) => [
   arg('PID', 'the process to watch, or 0 to match by name instead', '-p (0 with --name)'),
-  arg('NAME', `the process name (${d ? 'execname' : 'comm, 15 characters at most'}) when PID is 0; "-" otherwise`, '--name'),
+  arg('NAME', `the process name (${d ? 'execname' : 'comm, 15 characters at most'}) when PID is 0; "-" otherwise`, '--name', d ? QUOTED : {}),
   arg('ERRNO', `the errno to catch${d ? ', by name or number' : ', by number'} (0: EBADF)`, EBADF_ERRNO_FROM),
   arg('HITS', 'hits before exiting (0: 1)', '--count'),
   ...numbered('ERRNO', 2, 4, 'another errno to catch (0: none)', EBADF_ERRNO_FROM, { group: 'MORE_ERRNOS', fill: 0 }),
@@ -88,8 +123,9 @@ const EBADF_REPORT_ONLY = arg('REPORT_ONLY', '1: stop and report only (nodetrace
 
 const SNOOP_BT = [
   arg('LIBRARY', 'the probe library (or a glob of them) that holds bunyan\'s probes',
-    'lib/usdt/probe-targets.js: the libraries the targets map (several: links in the run\'s private directory, named by a glob)'),
-  ...numbered('PROBE', 1, 6, 'a probe to enable, or \'none*\' for an unused slot', '-l (lib/snoop/levels.js bpftraceProbeSlots)', { group: 'PROBES' }),
+    'lib/usdt/probe-targets.js: the libraries the targets map (several: links in the run\'s private directory, named by a glob)', FILE),
+  ...numbered('PROBE', 1, 6, 'a probe to enable, or \'none*\' for an unused slot', '-l (lib/snoop/levels.js bpftraceProbeSlots)',
+    { group: 'PROBES', probe: 'probe-name' }),
   ...numbered('PID', 1, 8, 'only these processes (0 or none: every process)', 'the targets\' PIDs (lib/snoop/targets.js)',
     { group: 'PIDS', fill: 0, optional: true }),
 ];
@@ -97,7 +133,7 @@ const HTTP_MORE_PIDS = numbered('PID', 2, 8, 'another process to trace beside PI
   'the targets\' PIDs (lib/usdt/probe-targets.js)', { group: 'MORE_PIDS', fill: 0 });
 const HTTP_BT = [
   arg('LIBRARY', 'the probe library of nodetrace\'s provider (or a glob of them)',
-    'lib/usdt/probe-targets.js, as log-snoop.bt\'s'),
+    'lib/usdt/probe-targets.js, as log-snoop.bt\'s', FILE),
   arg('PID', 'only this process; 0: every process mapping LIBRARY', 'the first target\'s PID'),
   arg('MIN_US', 'only requests that took at least this long (microseconds)', '--slower-than (ms, times 1000)'),
   ...HTTP_MORE_PIDS,
@@ -107,12 +143,12 @@ const TABLES = {
   'addon-latency.bt': LATENCY_BT,
   'addon-latency.d': [],
   'addon-latency-every-function.bt': [
-    arg('NODE_FILE', 'the object that defines uv_queue_work', 'bench/latency-overhead.js (nodetrace does not run this program)'),
-    arg('ADDON', 'the add-on (.node file) whose every function is probed', 'bench/latency-overhead.js'),
+    arg('NODE_FILE', 'the object that defines uv_queue_work', 'bench/latency-overhead.js (nodetrace does not run this program)', FILE),
+    arg('ADDON', 'the add-on (.node file) whose every function is probed', 'bench/latency-overhead.js', FILE),
   ],
   'addon-latency-every-function.d': [],
   'gc.bt': [GC_OBJECT, PID_OPTION],
-  'gc.d': [PID_OPTION],
+  'gc.d': [{ ...PID_OPTION, probe: 'pid' }],
   'loop.bt': LOOP,
   'loop.d': LOOP,
   'profile.bt': [HZ, arg('PID', 'the process (0 with -c: cpid)', '-p, or the one process NAME finds')],
@@ -127,9 +163,9 @@ const TABLES = {
   'log-snoop.bt': SNOOP_BT,
   'log-snoop-whole.bt': SNOOP_BT,
   'log-snoop.d': [
-    arg('TARGET', 'one PID, or \'*\': every process with bunyan\'s probes', 'the first target\'s PID'),
+    arg('TARGET', 'one PID, or \'*\': every process with bunyan\'s probes', 'the first target\'s PID', QUOTED),
     arg('PROBES', 'which of bunyan\'s probes, as a probe-name glob (\'log-*\': every level)',
-      '-l (lib/snoop/levels.js dtraceProbeGlob)', { optional: true }),
+      '-l (lib/snoop/levels.js dtraceProbeGlob)', { optional: true, ...QUOTED }),
     ...numbered('PID', 2, 8, 'another process (0: none)', 'the targets\' PIDs', { group: 'MORE_PIDS', optional: true }),
   ],
   'http.bt': HTTP_BT,
@@ -148,6 +184,18 @@ function tableOf(program) {
 }
 
 const given = (v) => v !== undefined && v !== null;
+
+// A value that lands in a probe description, of its strict set; otherwise
+// the plan is refused in one line (the value shown escaped by the CLI).
+function checkProbeValue(program, position, e, v) {
+  if (typeof v === 'object' && e.probe === 'file' && typeof v.temp === 'string' && TEMP_NAME.test(v.temp)) return;
+  const text = typeof v === 'number' ? String(v) : v;
+  if (typeof text === 'string' && PROBE_VALUE[e.probe].test(text) && !text.split('/').includes('..')) return;
+  const what = { file: 'a path', function: 'a function', 'probe-name': 'a probe name', pid: 'a PID' }[e.probe];
+  throw new UserError(`refusing to trace: ${what} for a probe of ${program} (${e.name}, $${position}) holds characters a tracer would read `
+    + `as more than a name (only ${{ file: 'letters, digits and _ . / + -', function: 'letters, digits and _ .', 'probe-name': 'letters, digits and _ - *', pid: 'digits' }[e.probe]} are taken): `
+    + JSON.stringify(typeof v === 'object' ? v.temp : String(v)));
+}
 
 /**
  * The program's positional arguments, in its order, from values by name.
@@ -185,6 +233,10 @@ function programArguments(program, values = {}, { without = [] } = {}) {
     }
     if (leftOut) throw new Error(`${program}: leaving out @${leftOut.part} leaves a hole before ${e.name} ($${i + 1})`);
     if (typeof v === 'number' && !Number.isFinite(v)) throw new Error(`${program}: ${e.name} ($${i + 1}) is ${v}`);
+    if (e.probe && given(v)) checkProbeValue(program, i + 1, e, v);
+    if (program.endsWith('.d') && !e.quoted && typeof v === 'string' && !D_WORD.test(v)) {
+      throw new UserError(`refusing to trace: ${program} reads ${e.name} ($${i + 1}) as a number or a name, and ${JSON.stringify(v)} is neither`);
+    }
     kept.push({ position: i + 1, name: e.name, meaning: e.meaning, value: given(v) ? v : undefined, entry: e });
   }
   // Optional arguments not given may be left off the end, and only the end
@@ -211,4 +263,4 @@ function argumentNotes(args) {
   return args.map((a) => `$${a.position} ${a.name} ${a.meaning}`);
 }
 
-module.exports = { TABLES, tableOf, programArguments, argumentReference, argumentNotes };
+module.exports = { TABLES, PROBE_VALUE, tableOf, programArguments, argumentReference, argumentNotes };
