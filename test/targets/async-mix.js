@@ -1,0 +1,86 @@
+'use strict';
+// Known counts of asynchronous operations, for `nodetrace async`'s tests.
+// At start it listens on loopback and prints "ready PORT" (an HTTP server:
+// the test is its client). On SIGUSR2 it runs ROUNDS (default 100) rounds,
+// each one fs.read of an open file, one dns.lookup, one zlib.gzip, one
+// crypto.pbkdf2 and one setTimeout, IN_FLIGHT (default 2) rounds at a time,
+// then prints what it did, counted by itself:
+//   done {"fs.read":N,"dns.lookup":N,"zlib.gzip":N,"crypto.pbkdf2":N,"setTimeout":N,"http.connections":N,"http.requests":N}
+// (the HTTP counts: connections accepted and requests answered so far).
+// LEAK=N: instead, on SIGUSR2 it opens a loopback TCP connection to itself
+// every 1000/N ms and never closes one, and answers a second SIGUSR2 with
+//   done {"opened":N}
+const fs = require('fs');
+const dns = require('dns');
+const net = require('net');
+const http = require('http');
+const zlib = require('zlib');
+const crypto = require('crypto');
+
+const ROUNDS = Number(process.env.ROUNDS || 100);
+const IN_FLIGHT = Number(process.env.IN_FLIGHT || 2);
+const LEAK = Number(process.env.LEAK || 0);
+const done = {
+  'fs.read': 0, 'dns.lookup': 0, 'zlib.gzip': 0, 'crypto.pbkdf2': 0, setTimeout: 0,
+  'http.connections': 0, 'http.requests': 0,
+};
+const payload = Buffer.alloc(16 * 1024, 'nodetrace ');
+const fd = fs.openSync(__filename, 'r');
+const into = Buffer.alloc(512);
+
+function count(kind, next) {
+  return (err) => {
+    if (err) throw err;
+    done[kind]++;
+    next();
+  };
+}
+
+function round(next) {
+  let left = 5;
+  const one = () => { if (--left === 0) next(); };
+  fs.read(fd, into, 0, into.length, 0, count('fs.read', one));
+  dns.lookup('localhost', count('dns.lookup', one));
+  zlib.gzip(payload, count('zlib.gzip', one));
+  crypto.pbkdf2('secret', 'salt', 1000, 32, 'sha256', count('crypto.pbkdf2', one));
+  setTimeout(count('setTimeout', one), 1);
+}
+
+function rounds() {
+  let started = 0;
+  let finished = 0;
+  const lane = () => {
+    if (started >= ROUNDS) return;
+    started++;
+    round(() => {
+      finished++;
+      if (finished === ROUNDS) console.log('done ' + JSON.stringify(done));
+      else lane();
+    });
+  };
+  for (let i = 0; i < IN_FLIGHT; i++) lane();
+}
+
+const server = http.createServer((req, res) => {
+  done['http.requests']++;
+  res.end('ok\n');
+});
+server.on('connection', () => { done['http.connections']++; });
+
+const kept = [];
+let leaking = null;
+function leak() {
+  if (leaking) {
+    clearInterval(leaking);
+    console.log('done ' + JSON.stringify({ opened: kept.length }));
+    return;
+  }
+  leaking = setInterval(() => {
+    kept.push(net.connect(server.address().port, '127.0.0.1'));
+  }, 1000 / LEAK);
+}
+
+server.listen(0, '127.0.0.1', () => {
+  process.on('SIGUSR2', LEAK ? leak : rounds);
+  console.log(`ready ${server.address().port}`);
+});
