@@ -9,8 +9,9 @@
 //              async ID (the constructor's, and a reused object's)
 //   callback   AsyncWrap::MakeCallback(Local<Function>, int, Local<Value>*)
 //   destroyed  AsyncWrap::EmitDestroy(bool) (explicit ends, reuse) and
-//              ~AsyncWrap() D2 and D0, which inline their own copy of it
-//              (none of them calls EmitDestroy(bool): measured, each counted once)
+//              ~AsyncWrap() D2 and D0, which inline their own copy of it in
+//              official builds and call it in Debian's (the program counts
+//              an operation, object and async ID, once)
 const { findElfSymbols, parseMaps } = require('../symbolize');
 const { readProcFile } = require('../proc');
 const { codeObjects, objectFiles, mapFile } = require('../proc/code-objects');

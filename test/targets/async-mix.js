@@ -1,14 +1,15 @@
 'use strict';
 // Known counts of asynchronous operations, for `nodetrace async`'s tests.
-// At start it listens on loopback and prints "ready PORT" (an HTTP server:
-// the test is its client). On SIGUSR2 it runs ROUNDS (default 100) rounds,
+// At start it listens on loopback (port PORT, default any) and prints
+// "ready PORT" (an HTTP server: the test is its client). On SIGUSR2 it runs ROUNDS (default 100) rounds,
 // each one fs.read of an open file, one dns.lookup, one zlib.gzip, one
 // crypto.pbkdf2 and one setTimeout, IN_FLIGHT (default 2) rounds at a time,
 // then prints what it did, counted by itself:
 //   done {"fs.read":N,"dns.lookup":N,"zlib.gzip":N,"crypto.pbkdf2":N,"setTimeout":N,"http.connections":N,"http.requests":N}
 // (the HTTP counts: connections accepted and requests answered so far).
-// LEAK=N: instead, on SIGUSR2 it opens a loopback TCP connection to itself
-// every 1000/N ms and never closes one, and answers a second SIGUSR2 with
+// LEAK=N: instead, on SIGUSR2 it opens a loopback TCP connection to a plain
+// net server of its own every 1000/N ms and never closes one (both ends are
+// TCPWRAPs that stay), and answers a second SIGUSR2 with
 //   done {"opened":N}
 const fs = require('fs');
 const dns = require('dns');
@@ -68,6 +69,7 @@ const server = http.createServer((req, res) => {
 server.on('connection', () => { done['http.connections']++; });
 
 const kept = [];
+const sink = net.createServer(() => {});
 let leaking = null;
 function leak() {
   if (leaking) {
@@ -76,11 +78,13 @@ function leak() {
     return;
   }
   leaking = setInterval(() => {
-    kept.push(net.connect(server.address().port, '127.0.0.1'));
+    kept.push(net.connect(sink.address().port, '127.0.0.1'));
   }, 1000 / LEAK);
 }
 
-server.listen(0, '127.0.0.1', () => {
-  process.on('SIGUSR2', LEAK ? leak : rounds);
-  console.log(`ready ${server.address().port}`);
+server.listen(Number(process.env.PORT || 0), '127.0.0.1', () => {
+  sink.listen(0, '127.0.0.1', () => {
+    process.on('SIGUSR2', LEAK ? leak : rounds);
+    console.log(`ready ${server.address().port}`);
+  });
 });
