@@ -7,7 +7,7 @@ const fs = require('fs');
 const path = require('path');
 const { spawnSync } = require('child_process');
 const { PROVIDERS, providersOf, providerName } = require('../lib/async/providers');
-const { locateAsyncWrap, layoutOf, FUNCTIONS, LAYOUTS } = require('../lib/async/wrap-functions');
+const { locateAsyncWrap, layoutOf, FUNCTIONS, RESET_24, LAYOUTS } = require('../lib/async/wrap-functions');
 const { parseAsync, isGrowing, renderAsyncText, renderAsyncJSON } = require('../lib/async/report');
 const { splitAtEndMarker } = require('../lib/tracer/output-formats');
 const { BUILDS, NODE18, missingReason } = require('./support/node-builds');
@@ -39,20 +39,13 @@ describe('nodetrace async: provider names and layouts', function () {
       assert.strictEqual(r.status, 0, r.stderr);
       const { v, p } = JSON.parse(r.stdout);
       const table = providersOf(v);
-      if (!layoutOf(v)) {
-        // Not measured yet (Node 24 and 26 moved provider_type_ to 48):
-        // nodetrace async refuses such a build in one line (below), never guesses.
-        assert.strictEqual(table, null, `Node ${v}: names without a layout`);
-        console.log(`      Node ${v}: no AsyncWrap layout yet, refused`);
-        return;
-      }
       assert(table, `no provider table for Node ${v} (lib/async/providers.js)`);
       for (const [name, n] of Object.entries(p)) assert.strictEqual(providerName(table, n), name, `Node ${v}: provider ${n}`);
       if (build.shared) return; // libnode: the layout is checked by the @tracer counts
       const dis = spawnSync('sh', ['-c', `objdump -d --no-show-raw-insn "$0" | awk '/<${FUNCTIONS.CALLBACK}>:/{f=1} f&&/^$/{exit} f'`, build.node],
         { encoding: 'utf8', maxBuffer: 1 << 26, timeout: 120000 });
       const hex = (n) => `0x${n.toString(16)}(`;
-      assert(new RegExp(`mov +${hex(layoutOf(v).TYPE_AT).replace(/[()]/g, '\\$&')}%r\\w+\\),%r\\w+d`).test(dis.stdout), `provider_type_ at ${layoutOf(v).TYPE_AT}:\n${dis.stdout.slice(0, 1500)}`);
+      assert(new RegExp(`mov +${hex(layoutOf(v).TYPE_AT).replace(/[()]/g, '\\$&')}%r\\w+\\),%(r\\w+d|e[a-d]x|e[sd]i)`).test(dis.stdout), `provider_type_ at ${layoutOf(v).TYPE_AT}:\n${dis.stdout.slice(0, 1500)}`);
       assert(dis.stdout.includes(`movsd  ${hex(layoutOf(v).ID_AT)}`), `async_id_ at ${layoutOf(v).ID_AT}`);
     });
   }
@@ -72,10 +65,15 @@ describe('nodetrace async: finding the AsyncWrap functions', function () {
     assert.strictEqual(r.file, '/proc/7/map_files/400000-500000');
     assert.deepStrictEqual(r.layout, LAYOUTS[20]);
     assert.strictEqual(r.providers, PROVIDERS[20]);
+    // Node 24 dropped AsyncReset's bool.
+    const names24 = [...Object.values(FUNCTIONS).filter((n) => n !== FUNCTIONS.RESET), RESET_24];
+    const r24 = locateAsyncWrap(7, host({ names: names24, version: '24.11.0' }));
+    assert.strictEqual(r24.functions.RESET, RESET_24);
+    assert.deepStrictEqual(r24.layout, { TYPE_AT: 48, ID_AT: 56 });
   });
   it('says in one sentence which build and what is missing', function () {
     assert.match(locateAsyncWrap(7, host({ version: '30.1.0' })).missing,
-      /^\/usr\/bin\/node is Node v30\.1\.0, whose AsyncWrap layout nodetrace does not know \(it knows Node 18, 20, 22\)$/);
+      /^\/usr\/bin\/node is Node v30\.1\.0, whose AsyncWrap layout nodetrace does not know \(it knows Node 18, 20, 22, 24, 26\)$/);
     assert.match(locateAsyncWrap(7, host({ names: [FUNCTIONS.CALLBACK] })).missing, /defines AsyncWrap::MakeCallback but not RESET, DESTROY, DTOR, DELETING_DTOR/);
     assert.match(locateAsyncWrap(7, host({ names: [] })).missing, /^no object of the process defines/);
   });

@@ -24,14 +24,25 @@ const SHUTDOWN_TO_END = [
   'RANDOMPRIMEREQUEST', 'SCRYPTREQUEST', 'SIGNREQUEST', 'TLSWRAP', 'VERIFYREQUEST',
 ];
 
-// Measured: official 18.20.8, 20.20.2 (this host's), 22.12.0; Debian 12's
-// 18.20.4 lists one more at the end, INSPECTORJSBINDING (59).
+// Node 24 added worker profiling and Argon2 jobs.
+const SHUTDOWN_TO_END_24 = SHUTDOWN_TO_END.flatMap((name) => (name === 'WORKERHEAPSNAPSHOT'
+  ? ['WORKERCPUPROFILE', 'WORKERCPUUSAGE', 'WORKERHEAPPROFILE', 'WORKERHEAPSNAPSHOT', 'WORKERHEAPSTATISTICS']
+  : name === 'CIPHERREQUEST' ? ['ARGON2REQUEST', 'CIPHERREQUEST'] : [name]));
+const upTo = (name) => FS_TO_QUERY.slice(0, FS_TO_QUERY.indexOf(name) + 1);
+const from = (name) => FS_TO_QUERY.slice(FS_TO_QUERY.indexOf(name));
+
+// Measured: official 18.20.8, 20.20.2 (this host's), 22.12.0, 24.11.0,
+// 26.10.0; Debian 12's 18.20.4 lists one more at the end, INSPECTORJSBINDING (59).
 const PROVIDERS = Object.freeze({
   18: Object.freeze([...COMMON_HEAD, 'FIXEDSIZEBLOBCOPY', ...FS_TO_QUERY, 'QUIC_LOGSTREAM', 'QUIC_PACKET', ...SHUTDOWN_TO_END,
     'INSPECTORJSBINDING']),
   20: Object.freeze([...COMMON_HEAD, 'BLOBREADER', ...FS_TO_QUERY, 'QUIC_LOGSTREAM', 'QUIC_PACKET', ...SHUTDOWN_TO_END]),
   22: Object.freeze([...COMMON_HEAD, 'BLOBREADER', ...FS_TO_QUERY,
     'QUIC_ENDPOINT', 'QUIC_LOGSTREAM', 'QUIC_PACKET', 'QUIC_SESSION', 'QUIC_STREAM', 'QUIC_UDP', ...SHUTDOWN_TO_END]),
+  24: Object.freeze([...COMMON_HEAD, 'BLOBREADER', ...upTo('HTTPCLIENTREQUEST'), 'LOCKS', ...from('JSSTREAM'),
+    'QUIC_ENDPOINT', 'QUIC_LOGSTREAM', 'QUIC_PACKET', 'QUIC_SESSION', 'QUIC_STREAM', 'QUIC_UDP', ...SHUTDOWN_TO_END_24]),
+  26: Object.freeze([...COMMON_HEAD, 'BLOBREADER', ...upTo('HTTPCLIENTREQUEST'), 'LOCKS', 'DTLS_ENDPOINT', 'DTLS_SESSION',
+    ...from('JSSTREAM'), 'QUIC_ENDPOINT', 'QUIC_LOGSTREAM', 'QUIC_SESSION', 'QUIC_STREAM', 'QUIC_UDP', ...SHUTDOWN_TO_END_24]),
 });
 
 /** The provider table of a Node version ("20.20.2"), or null. */

@@ -3,9 +3,9 @@
 // async`: the object that defines them (the node executable in official
 // builds; libnode.so in Debian's), its Node version (read from the file,
 // never by running it), and from that version the AsyncWrap layout and the
-// provider names. Measured on official Node 18, 20 and 22 (docs/programs.md#async):
+// provider names. Measured on official Node 18 to 26 and Debian's 18 (docs/programs.md#async):
 //
-//   created    AsyncWrap::AsyncReset(Local<Object>, double, bool): every new
+//   created    AsyncWrap::AsyncReset(Local<Object>, double[, bool]): every new
 //              async ID (the constructor's, and a reused object's)
 //   callback   AsyncWrap::MakeCallback(Local<Function>, int, Local<Value>*)
 //   destroyed  AsyncWrap::EmitDestroy(bool) (explicit ends, reuse) and
@@ -18,6 +18,8 @@ const { codeObjects, objectFiles, mapFile } = require('../proc/code-objects');
 const { nodeVersionOf } = require('../latency/probe-points');
 const { providersOf } = require('./providers');
 
+// AsyncReset lost its bool in Node 24: either is the same function.
+const RESET_24 = '_ZN4node9AsyncWrap10AsyncResetEN2v85LocalINS1_6ObjectEEEd';
 const FUNCTIONS = Object.freeze({
   RESET: '_ZN4node9AsyncWrap10AsyncResetEN2v85LocalINS1_6ObjectEEEdb',
   CALLBACK: '_ZN4node9AsyncWrap12MakeCallbackEN2v85LocalINS1_8FunctionEEEiPNS2_INS1_5ValueEEE',
@@ -33,6 +35,8 @@ const LAYOUTS = Object.freeze({
   18: { TYPE_AT: 32, ID_AT: 40 },
   20: { TYPE_AT: 32, ID_AT: 40 },
   22: { TYPE_AT: 32, ID_AT: 40 },
+  24: { TYPE_AT: 48, ID_AT: 56 },
+  26: { TYPE_AT: 48, ID_AT: 56 },
 });
 
 function layoutOf(version) {
@@ -52,18 +56,20 @@ function locateAsyncWrap(pid, host = realHost()) {
     let found = null;
     let readFrom = null;
     for (const f of objectFiles(pid, o)) {
-      found = host.findSymbols(f, Object.values(FUNCTIONS));
+      found = host.findSymbols(f, [...Object.values(FUNCTIONS), RESET_24]);
       if (found) { readFrom = f; break; }
     }
     if (!found || !found.found.has(FUNCTIONS.CALLBACK)) continue;
-    const missing = Object.entries(FUNCTIONS).filter(([, name]) => !found.found.has(name)).map(([role]) => role);
+    const functions = { ...FUNCTIONS };
+    if (!found.found.has(FUNCTIONS.RESET) && found.found.has(RESET_24)) functions.RESET = RESET_24;
+    const missing = Object.entries(functions).filter(([, name]) => !found.found.has(name)).map(([role]) => role);
     if (missing.length) return { missing: `${o.path} defines AsyncWrap::MakeCallback but not ${missing.join(', ')} (see docs/programs.md#async)` };
     const version = host.nodeVersion(readFrom);
     const layout = layoutOf(version);
     if (!layout) {
       return { missing: `${o.path} is Node ${version ? 'v' + version : 'of an unknown version'}, whose AsyncWrap layout nodetrace does not know (it knows Node ${Object.keys(LAYOUTS).join(', ')})` };
     }
-    return { file: mapFile(pid, o), object: o.path, version, layout, providers: providersOf(version), functions: { ...FUNCTIONS } };
+    return { file: mapFile(pid, o), object: o.path, version, layout, providers: providersOf(version), functions };
   }
   return { missing: 'no object of the process defines node::AsyncWrap::MakeCallback (not Node, or a build without symbols)' };
 }
@@ -78,4 +84,4 @@ function realHost() {
   };
 }
 
-module.exports = { locateAsyncWrap, layoutOf, FUNCTIONS, LAYOUTS };
+module.exports = { locateAsyncWrap, layoutOf, FUNCTIONS, RESET_24, LAYOUTS };

@@ -49,7 +49,7 @@ function plan(args, tracer) {
   const found = locateAsyncWrap(pid);
   if (found.missing) {
     throw new UserError(`cannot trace PID ${pid}'s asynchronous operations: ${found.missing}.`,
-      { hint: 'nodetrace async reads node\'s AsyncWrap objects (official Node 18, 20 and 22 builds).', exitCode: EXIT.NOT_FOUND });
+      { hint: 'nodetrace async reads node\'s AsyncWrap objects (official Node 18 to 26, Debian\'s 18).', exitCode: EXIT.NOT_FOUND });
   }
   return planTracer(tracer, {
     script: SCRIPT,

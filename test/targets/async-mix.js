@@ -6,7 +6,8 @@
 // crypto.pbkdf2 and one setTimeout, IN_FLIGHT (default 2) rounds at a time,
 // then prints what it did, counted by itself:
 //   done {"fs.read":N,"dns.lookup":N,"zlib.gzip":N,"crypto.pbkdf2":N,"setTimeout":N,"http.connections":N,"http.requests":N}
-// (the HTTP counts: connections accepted and requests answered so far).
+// (the HTTP counts: connections accepted and requests answered so far), and
+// with EXIT=1 exits then.
 // LEAK=N: instead, on SIGUSR2 it opens a loopback TCP connection to a plain
 // net server of its own every 1000/N ms and never closes one (both ends are
 // TCPWRAPs that stay), and answers a second SIGUSR2 with
@@ -55,8 +56,10 @@ function rounds() {
     started++;
     round(() => {
       finished++;
-      if (finished === ROUNDS) console.log('done ' + JSON.stringify(done));
-      else lane();
+      if (finished === ROUNDS) {
+        console.log('done ' + JSON.stringify(done));
+        if (process.env.EXIT === '1') process.exit(0);
+      } else lane();
     });
   };
   for (let i = 0; i < IN_FLIGHT; i++) lane();
