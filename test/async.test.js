@@ -77,9 +77,12 @@ function freePort() {
   });
 }
 
+// One pbkdf2 callback busy-waits this long on the loop.
+const BUSY_MS = 200;
+
 async function traceMix(node) {
   const port = await freePort();
-  const target = await startTarget('async-mix.js', { node, env: { ROUNDS: String(ROUNDS), PORT: String(port) } });
+  const target = await startTarget('async-mix.js', { node, env: { ROUNDS: String(ROUNDS), PORT: String(port), BUSY_MS: String(BUSY_MS) } });
   try {
     const r = await traceWhile(target.pid, async () => {
       for (let i = 0; i < HTTP_REQUESTS; i++) await get(port);
@@ -117,9 +120,20 @@ function checkCounts({ json, truth }) {
       assert(k.callback.p50_us <= k.callback.p99_us, `${k.name}: percentiles in order`);
     }
   }
+  // The callback that busy-waited is its kind's max, within its power-of-two
+  // bucket (a loaded host may stretch it: less than twice as long).
+  const pbkdf2 = kind('PBKDF2REQUEST').callback;
+  assert(pbkdf2.max_us >= BUSY_MS * 1000 && pbkdf2.max_us < BUSY_MS * 2000, `pbkdf2 callback max ${pbkdf2.max_us} us`);
+  const top = pbkdf2.histogram.filter((b) => b.count > 0).pop();
+  assert(top.lo <= pbkdf2.max_us && (top.hi === null || pbkdf2.max_us < top.hi) && top.count === 1, JSON.stringify(top));
   const fsKind = kind('FSREQCALLBACK');
   assert.strictEqual(fsKind.wait.histogram.reduce((n, b) => n + b.count, 0), truth['fs.read'], 'each read waited once');
-  assert(json.loop_busy_ns > 0, 'the loop was busy');
+  // The loop's busy time (measured as nodetrace loop does) holds the busy
+  // callback, and the callbacks on the main thread fit in it.
+  assert(json.loop_busy_ns >= BUSY_MS * 1e6, `loop busy ${json.loop_busy_ns} ns`);
+  assert(pbkdf2.loop_ns >= BUSY_MS * 1e6, `pbkdf2 callbacks on the loop ${pbkdf2.loop_ns} ns`);
+  const onLoop = json.kinds.reduce((n, k) => n + k.callback.loop_ns, 0);
+  assert(onLoop <= json.loop_busy_ns, `callbacks ${onLoop} ns in a loop busy ${json.loop_busy_ns} ns`);
 }
 
 describe('nodetrace async @tracer', function () {
@@ -156,6 +170,7 @@ describe('nodetrace async @tracer', function () {
     try {
       const r = await nodetrace(['async', '-p', String(other.pid), '-d', '1']);
       assert.notStrictEqual(r.code, 0);
+      assert.match(r.stderr, /is not a Node process/);
       assert.strictEqual(r.stderr.trim().split('\n').length <= 2, true, r.stderr);
       assert(!/\n\s+at /.test(r.stderr), `no stack trace: ${r.stderr}`);
     } finally {

@@ -7,7 +7,8 @@
 // then prints what it did, counted by itself:
 //   done {"fs.read":N,"dns.lookup":N,"zlib.gzip":N,"crypto.pbkdf2":N,"setTimeout":N,"http.connections":N,"http.requests":N}
 // (the HTTP counts: connections accepted and requests answered so far), and
-// with EXIT=1 exits then.
+// with EXIT=1 exits then. BUSY_MS=N: the first pbkdf2 callback busy-waits
+// N ms on the loop (and says so: "busy N").
 // LEAK=N: instead, on SIGUSR2 it opens a loopback TCP connection to a plain
 // net server of its own every 1000/N ms and never closes one (both ends are
 // TCPWRAPs that stay), and answers a second SIGUSR2 with
@@ -29,6 +30,17 @@ const done = {
 const payload = Buffer.alloc(16 * 1024, 'nodetrace ');
 const fd = fs.openSync(__filename, 'r');
 const into = Buffer.alloc(512);
+const BUSY_MS = Number(process.env.BUSY_MS || 0);
+let busyDone = false;
+
+// The first crypto.pbkdf2 callback holds the loop for BUSY_MS.
+function maybeBusy() {
+  if (!BUSY_MS || busyDone) return;
+  busyDone = true;
+  const t0 = process.hrtime.bigint();
+  while (process.hrtime.bigint() - t0 < BigInt(BUSY_MS) * 1000000n);
+  console.log(`busy ${Number(process.hrtime.bigint() - t0) / 1e6}`);
+}
 
 function count(kind, next) {
   return (err) => {
@@ -44,7 +56,7 @@ function round(next) {
   fs.read(fd, into, 0, into.length, 0, count('fs.read', one));
   dns.lookup('localhost', count('dns.lookup', one));
   zlib.gzip(payload, count('zlib.gzip', one));
-  crypto.pbkdf2('secret', 'salt', 1000, 32, 'sha256', count('crypto.pbkdf2', one));
+  crypto.pbkdf2('secret', 'salt', 1000, 32, 'sha256', (err) => { maybeBusy(); count('crypto.pbkdf2', one)(err); });
   setTimeout(count('setTimeout', one), 1);
 }
 
