@@ -8,7 +8,7 @@ const path = require('path');
 const { spawnSync } = require('child_process');
 const { PROVIDERS, providersOf, providerName } = require('../lib/async/providers');
 const { locateAsyncWrap, layoutOf, FUNCTIONS, RESET_24, LAYOUTS } = require('../lib/async/wrap-functions');
-const { parseAsync, isGrowing, renderAsyncText, renderAsyncJSON } = require('../lib/async/report');
+const { parseAsync, isGrowing, functionAddresses, renderAsyncText, renderAsyncJSON } = require('../lib/async/report');
 const { splitAtEndMarker } = require('../lib/tracer/output-formats');
 const { BUILDS, NODE18, missingReason } = require('./support/node-builds');
 
@@ -109,6 +109,26 @@ describe('nodetrace async: the report', function () {
     assert.strictEqual(isGrowing([0, 5, 0, 5, 0, 5, 0, 5]), false, 'churn');
     assert.strictEqual(isGrowing([1, 2, 3]), false, 'too short');
     assert(!r.kinds.some((k) => k.growing), 'nothing leaks in the fixture');
+  });
+
+  it('keeps each kind\'s callback functions, most time first, named or by address', function () {
+    const maps = [
+      '@function_ns[46, 1000]: 5000', '@function_ns[46, 2000]: 90000', '@function_ns[8, 0]: 10',
+      '@function_calls[46, 1000]: 3', '@function_calls[46, 2000]: 1', '@function_calls[8, 0]: 2',
+      '@created[46]: 4', '@created[8]: 2',
+    ].join('\n') + '\n';
+    const withFns = parseAsync({ during: [], maps }, { providers: PROVIDERS[20] });
+    const pb = withFns.kinds.find((k) => k.name === 'PBKDF2REQUEST');
+    assert.deepStrictEqual(pb.functions.map((f) => [f.sfi, f.ns, f.calls]), [['2000', 90000n, 1n], ['1000', 5000n, 3n]]);
+    assert.deepStrictEqual(functionAddresses(withFns).sort(), ['1000', '2000'], 'an SFI not read (0) is not named');
+    pb.functions[0].name = 'job.ondone (node:internal/crypto/pbkdf2:52:16)';
+    const text = renderAsyncText(withFns, { pid: 1 });
+    assert.match(text, /PBKDF2REQUEST +90 us +1 calls +job\.ondone \(node:internal\/crypto\/pbkdf2:52:16\)/);
+    assert.match(text, /5 us +3 calls +\(function at 0x3e8\)/);
+    assert.match(text, /\(function not read\)/);
+    const json = JSON.parse(renderAsyncJSON(withFns, { pid: 1, tracer: 'bpftrace' }));
+    assert.deepStrictEqual(json.kinds.find((k) => k.provider === 46).callback.functions[1],
+      { function: null, address: '0x3e8', calls: 3, total_ns: 5000 });
   });
 
   it('renders text and JSON; an unknown provider as its number', function () {

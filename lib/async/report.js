@@ -17,6 +17,9 @@ const ALIVE_LINE = /^@alive\[(\d+)\]: (-?\d+)$/;
 // Fewer samples than this (seconds) and no kind is called growing: too
 // short a trace to tell a leak from a burst.
 const MIN_TREND_SAMPLES = 4;
+// The functions kept per kind (most callback time first): in JSON; text shows fewer.
+const FUNCTIONS_PER_KIND = 10;
+const FUNCTIONS_IN_TEXT = 3;
 
 function byKey(model, name) {
   const agg = model.aggregations.find((a) => a.name === name);
@@ -70,6 +73,7 @@ function parseAsync({ during = [], maps = '' } = {}, { providers = null, attache
     'callback_max_us', 'callback_total_ns', 'loop_callback_ns'].map((n) => [n, byKey(model, n)]));
   const scalar = (name) => { const e = byKey(model, name).get(''); return e ? e.value : null; };
   const samples = parseAliveSamples(during);
+  const functions = functionsByKind(model);
   const numbers = new Set();
   for (const map of Object.values(m)) for (const k of map.keys()) if (/^\d+$/.test(k)) numbers.add(k);
   const value = (map, k) => (map.get(k) && typeof map.get(k).value === 'bigint' ? map.get(k).value : null);
@@ -94,6 +98,7 @@ function parseAsync({ during = [], maps = '' } = {}, { providers = null, attache
       callbackMaxUs: value(m.callback_max_us, k),
       callbackTotalNs: value(m.callback_total_ns, k) || 0n,
       loopCallbackNs: value(m.loop_callback_ns, k) || 0n,
+      functions: functions.get(k) || [],
     };
   });
   // Most loop time first, then most created: the kinds that matter on top.
@@ -105,6 +110,34 @@ function parseAsync({ during = [], maps = '' } = {}, { providers = null, attache
 }
 
 function cmp(a, b) { return a === b ? 0 : a > b ? 1 : -1; }
+
+// @function_ns[KIND, SFI] and @function_calls[KIND, SFI] -> Map(kind ->
+// [{ sfi (decimal string; '0': not read), ns, calls, name: null }]), most time first, bounded.
+function functionsByKind(model) {
+  const agg = (name) => model.aggregations.find((a) => a.name === name);
+  const ns = agg('function_ns');
+  const calls = byKey(model, 'function_calls');
+  const out = new Map();
+  for (const e of ns ? ns.entries : []) {
+    if (e.key.length !== 2 || typeof e.value !== 'bigint') continue;
+    const [kind, sfi] = e.key.map(String);
+    const c = calls.get(e.key.join(','));
+    if (!out.has(kind)) out.set(kind, []);
+    out.get(kind).push({ sfi, ns: e.value, calls: c && typeof c.value === 'bigint' ? c.value : null, name: null });
+  }
+  for (const [kind, list] of out) out.set(kind, list.sort((a, b) => cmp(b.ns, a.ns) || (a.sfi < b.sfi ? -1 : 1)).slice(0, FUNCTIONS_PER_KIND));
+  return out;
+}
+
+/** The SFI addresses worth naming (every kind's kept functions), decimal strings. */
+function functionAddresses(r) {
+  return [...new Set(r.kinds.flatMap((k) => k.functions.map((f) => f.sfi)).filter((a) => a !== '0'))];
+}
+
+function functionLabel(f) {
+  if (f.name) return f.name;
+  return f.sfi === '0' ? '(function not read)' : `(function at 0x${BigInt(f.sfi).toString(16)})`;
+}
 
 function pct(entry, p, maxUs) {
   return entry ? percentile(entry, p, maxUs === null ? null : Number(maxUs)) : null;
@@ -152,6 +185,15 @@ function renderAsyncText(r, { pid, who, version, top = 15 }) {
     const rest = r.kinds.slice(top);
     out.push(`  ... ${rest.length} more kind${rest.length > 1 ? 's' : ''} (--top ${r.kinds.length} shows all): ${rest.map((k) => k.name).join(', ')}`);
   }
+  const named = r.kinds.slice(0, top).filter((k) => k.functions.length);
+  if (named.length) {
+    out.push('', 'The functions callbacks called, most time first:');
+    for (const k of named) {
+      for (const [i, f] of k.functions.slice(0, FUNCTIONS_IN_TEXT).entries()) {
+        out.push(`  ${(i === 0 ? k.name : '').padEnd(widths[0])}  ${formatDuration(f.ns, 'ns', { ascii: true }).padStart(8)}  ${String(f.calls === null ? '?' : f.calls).padStart(6)} calls  ${functionLabel(f)}`);
+      }
+    }
+  }
   const growing = r.kinds.filter((k) => k.growing);
   out.push('');
   if (growing.length) {
@@ -196,6 +238,9 @@ function renderAsyncJSON(r, { pid, who, tracer, version }) {
       loop_ns: jsonInteger(k.loopCallbackNs),
       loop_share: jsonEstimate(loopShare(k, r.loopBusyNs)),
       histogram: k.callback ? jsonHistogram(k.callback) : [],
+      functions: k.functions.map((f) => ({
+        function: f.name, address: f.sfi === '0' ? null : `0x${BigInt(f.sfi).toString(16)}`, calls: jsonInteger(f.calls), total_ns: jsonInteger(f.ns),
+      })),
     },
   }));
   return JSON.stringify({
@@ -209,4 +254,4 @@ function renderAsyncJSON(r, { pid, who, tracer, version }) {
   }, null, 2) + '\n';
 }
 
-module.exports = { parseAsync, parseAliveSamples, isGrowing, renderAsyncText, renderAsyncJSON, MIN_TREND_SAMPLES };
+module.exports = { parseAsync, parseAliveSamples, isGrowing, functionAddresses, renderAsyncText, renderAsyncJSON, MIN_TREND_SAMPLES };

@@ -10,7 +10,8 @@ const { planTracer } = require('../tracer/plan');
 const { runTraceCommand } = require('../tracer/run-command');
 const { requireTracer } = require('../tracer/detect');
 const { locateAsyncWrap } = require('../async/wrap-functions');
-const { parseAsync, renderAsyncText, renderAsyncJSON } = require('../async/report');
+const { parseAsync, renderAsyncText, renderAsyncJSON, functionAddresses } = require('../async/report');
+const { sharedOffset, nameFunctions } = require('../async/callback-names');
 const { targetOptions, checkTarget } = require('../targets/options');
 const { oneProcess } = require('../targets/one-process');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
@@ -51,18 +52,19 @@ function plan(args, tracer) {
     throw new UserError(`cannot trace PID ${pid}'s asynchronous operations: ${found.missing}.`,
       { hint: 'nodetrace async reads node\'s AsyncWrap objects (official Node 18 to 26, Debian\'s 18).', exitCode: EXIT.NOT_FOUND });
   }
+  const { sharedAt, note: functionsNote } = sharedOffset(pid);
   return planTracer(tracer, {
     script: SCRIPT,
     // The mapped file itself, without -p (the program filters by PID): the
     // form every bpftrace resolves right (capabilities.js uprobesWithPid).
-    args: { OBJECT: found.file, PID: pid, ...found.functions, ...found.layout },
+    args: { OBJECT: found.file, PID: pid, ...found.functions, ...found.layout, SHARED_AT: sharedAt },
     attachTimeoutMs: ATTACH_TIMEOUT_MS,
     // @born holds each operation until its first callback or its end.
     env: { BPFTRACE_CACHE_USER_SYMBOLS: '1', BPFTRACE_MAP_KEYS_MAX: '65536' },
     describe: `the asynchronous operations of ${describeIdentity(who)}`,
     target: { pid },
     details: { process: who, version: found.version, providers: found.providers },
-    warnings: [...(note ? [note] : []),
+    warnings: [...(note ? [note] : []), ...(functionsNote ? [functionsNote] : []),
       ...(found.providers ? [] : [`no provider names for Node v${found.version}: kinds are shown by number`])],
   });
 }
@@ -72,6 +74,10 @@ function report(result, { args, tracer, plan: p }) {
   const { process: who, version, providers } = p.details;
   const attachedNs = result.readyAt && result.endedAt ? (result.endedAt - result.readyAt) * 1e6 : null;
   const r = parseAsync(result, { providers, attachedNs });
+  // The callbacks' functions named from the process's memory (it is still
+  // there unless it exited; then they keep their addresses).
+  const names = nameFunctions(pid, functionAddresses(r));
+  for (const k of r.kinds) for (const f of k.functions) f.name = names.get(f.sfi) || null;
   const o = { pid, who, version, tracer: tracer.name, top: args.top };
   process.stdout.write(args.json ? renderAsyncJSON(r, o) : renderAsyncText(r, o));
   return { gathered: r.kinds.length > 0 };

@@ -84,6 +84,8 @@ const ASYNC_BT = [
   arg('DELETING_DTOR', 'node::AsyncWrap::~AsyncWrap() D0, as DTOR', ASYNC_FROM),
   arg('TYPE_AT', 'where an AsyncWrap holds its provider type (int32), in bytes', 'lib/async/wrap-functions.js LAYOUTS, by the Node version read from OBJECT'),
   arg('ID_AT', 'where an AsyncWrap holds its async ID (a double), in bytes', 'as TYPE_AT'),
+  arg('SHARED_AT', 'where a JSFunction holds its SharedFunctionInfo, in bytes (0: callbacks not told apart)',
+    'lib/v8/metadata.js: V8\'s postmortem metadata in OBJECT (v8dbg_class_JSFunction__shared__*)'),
 ];
 const HZ = arg('HZ', 'samples a second on each CPU', '-F');
 const OFFCPU_ALL = arg('ALL', '0: the main thread only (the event loop); 1: every thread', '--all-threads');
