@@ -209,7 +209,7 @@ describe('Node in containers, traced from the host @tracer', function () {
     assertIsContainer(report.process, c);
     assert.strictEqual(report.otherMountNamespace, true);
     const can = Object.fromEntries(report.commands.map((x) => [x.command, x.can]));
-    assert.deepStrictEqual(can, { latency: 'yes', gc: 'yes', loop: 'yes', profile: 'partly', ebadf: 'yes', snoop: 'no', http: 'no' });
+    assert.deepStrictEqual(can, { latency: 'yes', gc: 'yes', async: 'yes', loop: 'yes', profile: 'partly', ebadf: 'yes', snoop: 'no', http: 'no' });
     assert(!/ -p /.test(report.latencyByHand), report.latencyByHand);
     // As printed, through a shell, until it has traced a second; then Ctrl-C.
     const sh = spawn('sh', ['-c', report.latencyByHand], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
