@@ -121,6 +121,7 @@ describe('nodetrace async: the report', function () {
     const pb = withFns.kinds.find((k) => k.name === 'PBKDF2REQUEST');
     assert.deepStrictEqual(pb.functions.map((f) => [f.sfi, f.ns, f.calls]), [['2000', 90000n, 1n], ['1000', 5000n, 3n]]);
     assert.deepStrictEqual(functionAddresses(withFns).sort(), ['1000', '2000'], 'an SFI not read (0) is not named');
+    assert.strictEqual(pb.callbackTotalNs, 95000n, 'every thread\'s callback time: the sum over its functions');
     pb.functions[0].name = 'job.ondone (node:internal/crypto/pbkdf2:52:16)';
     const text = renderAsyncText(withFns, { pid: 1 });
     assert.match(text, /PBKDF2REQUEST +90 us +1 calls +job\.ondone \(node:internal\/crypto\/pbkdf2:52:16\)/);

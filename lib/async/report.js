@@ -73,7 +73,7 @@ function parseAsync({ during = [], maps = '' } = {}, { providers = null, attache
     'callback_max_us', 'callback_total_ns', 'loop_callback_ns'].map((n) => [n, byKey(model, n)]));
   const scalar = (name) => { const e = byKey(model, name).get(''); return e ? e.value : null; };
   const samples = parseAliveSamples(during);
-  const functions = functionsByKind(model);
+  const { functions, totals } = functionsByKind(model);
   const numbers = new Set();
   for (const map of Object.values(m)) for (const k of map.keys()) if (/^\d+$/.test(k)) numbers.add(k);
   const value = (map, k) => (map.get(k) && typeof map.get(k).value === 'bigint' ? map.get(k).value : null);
@@ -96,7 +96,9 @@ function parseAsync({ during = [], maps = '' } = {}, { providers = null, attache
       waitMaxUs: value(m.wait_max_us, k),
       callback: hist(m.callback_us, k),
       callbackMaxUs: value(m.callback_max_us, k),
-      callbackTotalNs: value(m.callback_total_ns, k) || 0n,
+      // Every thread's callback time: the sum over the functions called
+      // (older captures printed it as @callback_total_ns).
+      callbackTotalNs: value(m.callback_total_ns, k) || totals.get(k) || 0n,
       loopCallbackNs: value(m.loop_callback_ns, k) || 0n,
       functions: functions.get(k) || [],
     };
@@ -111,22 +113,25 @@ function parseAsync({ during = [], maps = '' } = {}, { providers = null, attache
 
 function cmp(a, b) { return a === b ? 0 : a > b ? 1 : -1; }
 
-// @function_ns[KIND, SFI] and @function_calls[KIND, SFI] -> Map(kind ->
-// [{ sfi (decimal string; '0': not read), ns, calls, name: null }]), most time first, bounded.
+// @function_ns[KIND, SFI] and @function_calls[KIND, SFI] -> { functions:
+// Map(kind -> [{ sfi (decimal string; '0': not read), ns, calls, name: null }]),
+// most time first, bounded; totals: Map(kind -> ns over every function) }.
 function functionsByKind(model) {
   const agg = (name) => model.aggregations.find((a) => a.name === name);
   const ns = agg('function_ns');
   const calls = byKey(model, 'function_calls');
   const out = new Map();
+  const totals = new Map();
   for (const e of ns ? ns.entries : []) {
     if (e.key.length !== 2 || typeof e.value !== 'bigint') continue;
     const [kind, sfi] = e.key.map(String);
+    totals.set(kind, (totals.get(kind) || 0n) + e.value);
     const c = calls.get(e.key.join(','));
     if (!out.has(kind)) out.set(kind, []);
     out.get(kind).push({ sfi, ns: e.value, calls: c && typeof c.value === 'bigint' ? c.value : null, name: null });
   }
   for (const [kind, list] of out) out.set(kind, list.sort((a, b) => cmp(b.ns, a.ns) || (a.sfi < b.sfi ? -1 : 1)).slice(0, FUNCTIONS_PER_KIND));
-  return out;
+  return { functions: out, totals };
 }
 
 /** The SFI addresses worth naming (every kind's kept functions), decimal strings. */
