@@ -66,6 +66,25 @@ describe('Node in containers, traced from the host @tracer', function () {
     assert(kind('mark-compact') && kind('mark-compact').count >= 2, r.stdout);
   });
 
+  it('async: a container leaking TCP connections, its TCPWRAP growing, said with its container', async function () {
+    const c = await startContainer('async-mix.js', { env: { LEAK: '20' } });
+    const r = await nodetrace(['async', '-p', String(c.pid), '-d', '6', '--json'], {
+      timeoutMs: 300000,
+      onSpawn: (child) => {
+        let err = '';
+        child.stderr.on('data', (d) => {
+          err += d;
+          if (/tracing the asynchronous operations/.test(err) && !child.told) { child.told = true; c.kill('SIGUSR2'); }
+        });
+      },
+    });
+    assert.strictEqual(r.code, 0, r.stderr);
+    const json = JSON.parse(r.stdout);
+    assertIsContainer(json.process, c);
+    const tcp = json.kinds.find((k) => k.name === 'TCPWRAP');
+    assert(tcp && tcp.growing && tcp.alive_delta >= 20, JSON.stringify(json.kinds.map((k) => [k.name, k.created, k.alive_delta, k.growing])));
+  });
+
   it('loop --stacks: the stalls, and the busy-wait named from the container\'s own perf map @core', async function () {
     const c = await startContainer('loop-stall.js', { nodeArgs: ['--perf-basic-prof'] });
     const r = await nodetrace(['loop', '-p', String(c.pid), '-d', '6', '--json', '--stacks'], { timeoutMs: 300000 });
@@ -190,7 +209,7 @@ describe('Node in containers, traced from the host @tracer', function () {
     assertIsContainer(report.process, c);
     assert.strictEqual(report.otherMountNamespace, true);
     const can = Object.fromEntries(report.commands.map((x) => [x.command, x.can]));
-    assert.deepStrictEqual(can, { latency: 'yes', gc: 'yes', loop: 'yes', profile: 'partly', ebadf: 'yes', snoop: 'no', http: 'no' });
+    assert.deepStrictEqual(can, { latency: 'yes', gc: 'yes', async: 'yes', loop: 'yes', profile: 'partly', ebadf: 'yes', snoop: 'no', http: 'no' });
     assert(!/ -p /.test(report.latencyByHand), report.latencyByHand);
     // As printed, through a shell, until it has traced a second; then Ctrl-C.
     const sh = spawn('sh', ['-c', report.latencyByHand], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });

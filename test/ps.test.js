@@ -10,7 +10,7 @@ const WEB = { id: 'ab'.repeat(32), runtime: 'podman', name: 'web' };
 function facts(o = {}) {
   return {
     pid: 500, who: { pid: 500, pidInside: 1, container: WEB, otherMounts: true }, uid: 0, user: 'root',
-    exe: '/usr/local/bin/node', command: 'node /app/server.js', version: '22.12.0', latency: true, gc: true,
+    exe: '/usr/local/bin/node', command: 'node /app/server.js', version: '22.12.0', latency: true, gc: true, async: true,
     perfMap: { path: '/proc/500/root/tmp/perf-1.map', refused: null }, snoop: false, http: true, gcore: true, ...o,
   };
 }
@@ -18,17 +18,20 @@ const can = (f) => Object.fromEntries(verdicts(f).map((v) => [v.command, v.can])
 
 describe('ps: what each command can do for a process', function () {
   it('a container\'s node with a perf map and the HTTP hook: all but snoop, saying how latency and ebadf do it', function () {
-    assert.deepStrictEqual(can(facts()), { latency: 'yes', gc: 'yes', loop: 'yes', profile: 'yes', ebadf: 'yes', snoop: 'no', http: 'yes' });
+    assert.deepStrictEqual(can(facts()), { latency: 'yes', gc: 'yes', async: 'yes', loop: 'yes', profile: 'yes', ebadf: 'yes', snoop: 'no', http: 'yes' });
     const v = verdicts(facts());
     assert.match(v.find((x) => x.command === 'ebadf').why, /saved beside the core/);
     assert.match(v.find((x) => x.command === 'snoop').why, /node -r nodetrace\/register/);
   });
 
   it('no perf map, a refused one, no symbols, no gcore: said as partly or no, with why', function () {
-    const v = verdicts(facts({ perfMap: { path: null, refused: null }, latency: false, gc: false, gcore: false, http: false }));
+    const v = verdicts(facts({ perfMap: { path: null, refused: null }, latency: false, gc: false, async: false, gcore: false, http: false }));
     const by = Object.fromEntries(v.map((x) => [x.command, x]));
     assert.deepStrictEqual([by.profile.can, by.latency.can, by.gc.can, by.ebadf.can, by.http.can], ['partly', 'no', 'no', 'partly', 'no']);
     assert.match(by.profile.why, /not started with --perf-basic-prof/);
+    assert.deepStrictEqual([by.async.can, by.async.why], ['no', 'no AsyncWrap symbols'], 'no AsyncWrap symbols');
+    const unknown = verdicts(facts({ version: '30.0.0' })).find((x) => x.command === 'async');
+    assert.deepStrictEqual([unknown.can, unknown.why], ['no', 'Node v30.0.0\'s AsyncWrap layout is not known to nodetrace']);
     assert.match(verdicts(facts({ perfMap: { path: '/tmp/perf-9.map', refused: 'it is a symbolic link' } }))
       .find((x) => x.command === 'profile').why, /\/tmp\/perf-9\.map is not read \(it is a symbolic link\)/);
   });

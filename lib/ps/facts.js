@@ -20,27 +20,30 @@ const { HTTP_PROVIDER } = require('../http/probes');
 
 const LATENCY_SYMBOLS = [...NAPI, LIBUV[0]];
 const GC_SYMBOL = GC_FUNCTIONS['mark-compact'];
+const ASYNC_CALLBACK = require('../async/wrap-functions').FUNCTIONS.CALLBACK;
 
 // The node executable or libnode of a process, as it maps them: the
 // objects that define N-API, the thread pool and V8, read once per file.
 function binaryFacts(pid, maps, exe, cache) {
-  const facts = { version: null, latency: false, gc: false };
+  const facts = { version: null, latency: false, gc: false, async: false };
   for (const o of codeObjects(maps, exe).filter((x) => x.path === exe || /\/libnode\.so/.test(x.path))) {
     const key = `${o.dev}:${o.inode}`;
     if (!cache.has(key)) {
       const file = mapFile(pid, o);
-      const found = findElfSymbols(file, [...LATENCY_SYMBOLS, GC_SYMBOL], { followLinks: true });
+      const found = findElfSymbols(file, [...LATENCY_SYMBOLS, GC_SYMBOL, ASYNC_CALLBACK], { followLinks: true });
       const has = (n) => Boolean(found && found.found.has(n));
       cache.set(key, {
         version: has(NAPI[0]) ? nodeVersionOf(file) : null,
         latency: LATENCY_SYMBOLS.every(has),
         gc: has(GC_SYMBOL),
+        async: has(ASYNC_CALLBACK),
       });
     }
     const f = cache.get(key);
     facts.version = facts.version || f.version;
     facts.latency = facts.latency || f.latency;
     facts.gc = facts.gc || f.gc;
+    facts.async = facts.async || f.async;
   }
   return facts;
 }

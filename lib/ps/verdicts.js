@@ -2,7 +2,9 @@
 // What each command can and cannot do for one Node process, from its facts
 // (./facts.js): pure. Each verdict is { command, can: 'yes' | 'partly' |
 // 'no', why (for partly and no) }.
-const COMMANDS = ['latency', 'gc', 'loop', 'profile', 'ebadf', 'snoop', 'http'];
+const { layoutOf } = require('../async/wrap-functions');
+
+const COMMANDS = ['latency', 'gc', 'async', 'loop', 'profile', 'ebadf', 'snoop', 'http'];
 
 function verdicts(f) {
   const inContainer = Boolean(f.who && (f.who.container || f.who.otherMounts));
@@ -10,6 +12,9 @@ function verdicts(f) {
     latency: f.latency ? { can: 'yes', why: inContainer ? 'bpftrace is given the mapped files themselves, without -p' : null }
       : { can: 'no', why: 'its node defines no N-API and uv_queue_work symbols' },
     gc: f.gc ? { can: 'yes' } : { can: 'no', why: 'no V8 collector symbols' },
+    async: !f.async ? { can: 'no', why: 'no AsyncWrap symbols' }
+      : f.version && !layoutOf(f.version) ? { can: 'no', why: `Node v${f.version}'s AsyncWrap layout is not known to nodetrace` }
+        : { can: 'yes' },
     loop: { can: 'yes' },
     profile: f.perfMap.path && !f.perfMap.refused ? { can: 'yes' }
       : { can: 'partly', why: f.perfMap.refused ? `JavaScript unnamed: ${f.perfMap.path} is not read (${f.perfMap.refused})` : 'JavaScript unnamed: not started with --perf-basic-prof' },

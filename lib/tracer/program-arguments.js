@@ -107,6 +107,21 @@ const LOOP = [
   arg('OVER_US', 'a stall is a turn busy for longer than this (microseconds)', '--over'),
   arg('STACKS', '1: sample the loop\'s user stack during stalls; 0: no sampling', '--stacks or --folded'),
 ];
+const ASYNC_FROM = 'lib/async/wrap-functions.js: its symbol in OBJECT';
+const ASYNC_BT = [
+  arg('OBJECT', 'the file that defines node::AsyncWrap: node, or libnode.so.*',
+    'lib/async/wrap-functions.js: the mapped object that defines it, as /proc/PID/map_files/RANGE', FILE),
+  arg('PID', 'the Node process (every thread of it)', '-p'),
+  arg('RESET', 'node::AsyncWrap::AsyncReset(Local<Object>, double, bool): an operation created', ASYNC_FROM, FUNCTION),
+  arg('CALLBACK', 'node::AsyncWrap::MakeCallback(Local<Function>, int, Local<Value>*): its callback', ASYNC_FROM, FUNCTION),
+  arg('DESTROY', 'node::AsyncWrap::EmitDestroy(bool): an operation ended', ASYNC_FROM, FUNCTION),
+  arg('DTOR', 'node::AsyncWrap::~AsyncWrap() D2: an operation ended (EmitDestroy inlined)', ASYNC_FROM, FUNCTION),
+  arg('DELETING_DTOR', 'node::AsyncWrap::~AsyncWrap() D0, as DTOR', ASYNC_FROM, FUNCTION),
+  arg('TYPE_AT', 'where an AsyncWrap holds its provider type (int32), in bytes', 'lib/async/wrap-functions.js LAYOUTS, by the Node version read from OBJECT'),
+  arg('ID_AT', 'where an AsyncWrap holds its async ID (a double), in bytes', 'as TYPE_AT'),
+  arg('SHARED_AT', 'where a JSFunction holds its SharedFunctionInfo, in bytes (0: callbacks not told apart)',
+    'lib/v8/metadata.js: V8\'s postmortem metadata in OBJECT (v8dbg_class_JSFunction__shared__*)'),
+];
 const HZ = arg('HZ', 'samples a second on each CPU', '-F');
 const OFFCPU_ALL = arg('ALL', '0: the main thread only (the event loop); 1: every thread', '--all-threads');
 
@@ -149,6 +164,7 @@ const TABLES = {
   'addon-latency-every-function.d': [],
   'gc.bt': [GC_OBJECT, PID_OPTION],
   'gc.d': [{ ...PID_OPTION, probe: 'pid' }],
+  'async.bt': ASYNC_BT,
   'loop.bt': LOOP,
   'loop.d': LOOP,
   'profile.bt': [HZ, arg('PID', 'the process (0 with -c: cpid)', '-p, or the one process NAME finds')],

@@ -22,6 +22,7 @@ const { findProbePoints, POOL } = require('../../lib/latency/probe-points');
 const { latencyProgram } = require('../../lib/latency/program');
 const latency = require('../../lib/commands/latency');
 const gc = require('../../lib/commands/gc');
+const asyncCommand = require('../../lib/commands/async');
 const loop = require('../../lib/commands/loop');
 const profile = require('../../lib/commands/profile');
 const { planSnoop } = require('../../lib/snoop/plan');
@@ -69,6 +70,7 @@ function bpftraceVariants(tracer, { pid, bunyanLib, httpLib }) {
   }));
 
   add('gc -p (IncrementalMarking::Step filled in)', gc.plan({ pid: p }, tracer));
+  add('async -p', asyncCommand.plan({ pid: p }, tracer));
   add('loop -p --stacks', loop.plan({ pid: p, over: '100ms', stacks: true }, tracer));
   add('profile -p', profile.plan({ pid: p, frequency: 99 }, tracer));
   add('profile -c (cpid)', profile.plan({ command, frequency: 99 }, tracer));

@@ -1,0 +1,281 @@
+#!/usr/bin/env node
+'use strict';
+// What `nodetrace async -p PID` costs the process it traces, side by side:
+//   none     an HTTP server, untraced
+//   floor    the same server while a bpftrace program that only counts the
+//            same probes (AsyncReset, MakeCallback entry and return,
+//            EmitDestroy, ~AsyncWrap D2/D0) is attached: the probes firing
+//            alone, which no program on these probes can make cheaper
+//   traced   the same server while `nodetrace async -p PID --json` runs
+//
+//   node bench/async.js [--rate 5000] [--work 0] [--seconds 3] [--rounds 7] [--sockets 32]
+//   node bench/async.js --tight [--ops 200000]
+//
+// --work N: the handler builds and sends N KB of JSON (20: about 200 µs of
+// real work a request here); 0: "ok".
+//
+// Each server runs its own copy of the node binary: a uprobe is set on a
+// file and traps in every process that maps it, whatever the program's PID
+// filter (bpftrace before 0.20), so servers sharing one binary would each
+// pay for the others' probes.
+//
+// THE MEASURE, as bench/http-overhead.js: the server's CPU time per request
+// (every thread, /proc/PID/task/*/schedstat) at a fixed request rate over
+// keep-alive, the cases in turn in rotated rounds, the median round, and
+// the median of each round's ratio to the untraced server's (paired, with
+// quartiles). The floor's counts give the probe hits per request.
+//
+// --tight: one process re-initializing an HTTP parser back to back (an
+// AsyncWrap ended and created again each time, synchronously), untraced then
+// traced: the extra time an operation and a probe hit.
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const http = require('http');
+const { spawn } = require('child_process');
+
+const ROOT = path.join(__dirname, '..');
+const options = require('./options');
+const RATE = options.number('rate', 5000);
+const WORK_KB = options.number('work', 0);
+const SECONDS = options.number('seconds', 3);
+const ROUNDS = options.number('rounds', 7);
+const SOCKETS = options.number('sockets', 32);
+const OPS = options.number('ops', 200000);
+const TICK_MS = 2;
+
+if (process.argv[2] === '--server') {
+  const kb = Number(process.argv[3]);
+  const item = { id: 0, name: 'nodetrace', tags: ['a', 'b', 'c'], score: 0.5, ok: true };
+  const server = http.createServer((req, res) => {
+    if (!kb) return res.end('ok');
+    // About kb KB of JSON, built anew for each request.
+    const items = [];
+    for (let i = 0; i < kb * 12; i++) items.push({ ...item, id: i, score: Math.random() });
+    res.setHeader('content-type', 'application/json');
+    return res.end(JSON.stringify(items));
+  });
+  server.listen(0, '127.0.0.1', () => process.stdout.write(`ready ${server.address().port}\n`));
+  return;
+}
+
+if (process.argv[2] === '--reset-loop') {
+  // An HTTP parser initialized again and again, synchronously: each time one
+  // AsyncReset (a new async ID) after ending the last (EmitDestroy), with no
+  // I/O and no thread pool to blur the figure. Prints the ns per operation.
+  const ops = Number(process.argv[3]);
+  const { HTTPParser } = require('_http_common');
+  const parser = new HTTPParser();
+  const run = (n) => {
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < n; i++) parser.initialize(HTTPParser.REQUEST, {});
+    return Number(process.hrtime.bigint() - t0) / n;
+  };
+  setInterval(() => {}, 1000);   // alive between runs
+  process.on('SIGUSR2', () => process.stdout.write(`ns ${run(ops).toFixed(1)}\n`));
+  run(ops);
+  process.stdout.write('ready\n');
+  return;
+}
+
+// A private copy of node, so that no other process maps the probed file.
+function nodeCopy(dir, name) {
+  const file = path.join(dir, name);
+  fs.copyFileSync(process.execPath, file);
+  fs.chmodSync(file, 0o755);
+  return file;
+}
+
+function cpuNs(pid) {
+  let total = 0;
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      total += Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch (err) { /* the thread ended */ }
+  }
+  return total;
+}
+
+function startNode(node, args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(node, [__filename, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    child.stdout.setEncoding('utf8');
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /ready ?(\d*)/.exec(out);
+      if (m && !child.port) { child.port = Number(m[1]) || null; resolve(child); }
+    });
+    child.on('exit', () => reject(new Error(`${args[0]} ended: ${out}`)));
+  });
+}
+
+// `nodetrace async -p PID --json`, as a user runs it (NODETRACE_BPFTRACE picks the bpftrace).
+function startTracer(pid) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'nodetrace'), 'async', '-p', String(pid), '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    let out = '';
+    child.stdout.on('data', (d) => { out += d; });
+    child.stderr.on('data', (d) => {
+      err += d;
+      const m = /tracing the asynchronous operations of PID \d+ with (\S+ \S+)/.exec(err);
+      if (m && !child.tracer) { child.tracer = m[1]; resolve(child); }
+    });
+    child.report = () => out;
+    child.on('exit', () => { if (!child.tracer) reject(new Error(`nodetrace async did not start: ${err}`)); });
+  });
+}
+
+// A program that only counts the probes nodetrace async sets, in `pid`.
+function startFloor(pid) {
+  const { detectBpftrace } = require('../lib/tracer/detect');
+  const { locateAsyncWrap } = require('../lib/async/wrap-functions');
+  const tracer = detectBpftrace();
+  const found = locateAsyncWrap(pid);
+  if (found.missing) throw new Error(found.missing);
+  const f = found.functions;
+  const program = [
+    `uprobe:$1:${f.RESET} /pid == $2/ { @hits["created"] = count(); }`,
+    `uprobe:$1:${f.CALLBACK} /pid == $2/ { @hits["callback"] = count(); }`,
+    `uretprobe:$1:${f.CALLBACK} /pid == $2/ { @hits["callback return"] = count(); }`,
+    `uprobe:$1:${f.DESTROY}, uprobe:$1:${f.DTOR}, uprobe:$1:${f.DELETING_DTOR} /pid == $2/ { @hits["destroyed"] = count(); }`,
+  ].join('\n');
+  const child = spawn(tracer.path, ['-e', program, found.file, String(pid)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const take = (d) => { out += d; if (/Attaching/.test(out) && !child.ready) { child.ready = true; setTimeout(() => resolve(child), 2000); } };
+    child.stdout.on('data', take);
+    child.stderr.on('data', take);
+    child.output = () => out;
+    child.on('exit', () => { if (!child.ready) reject(new Error(`the floor's bpftrace ended: ${out}`)); });
+  });
+}
+
+function load(port, seconds) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: SOCKETS });
+  let sent = 0;
+  let done = 0;
+  return new Promise((resolve) => {
+    const t0 = process.hrtime.bigint();
+    const total = Math.round(RATE * seconds);
+    const finish = () => {
+      clearInterval(timer);
+      agent.destroy();
+      resolve({ done, secs: Number(process.hrtime.bigint() - t0) / 1e9 });
+    };
+    const one = () => {
+      sent++;
+      http.get({ port, host: '127.0.0.1', path: '/x', agent }, (res) => {
+        res.resume();
+        res.on('end', () => { if (++done === total) finish(); });
+      }).on('error', () => { if (++done === total) finish(); });
+    };
+    const timer = setInterval(() => {
+      const due = Math.min(total, Math.floor((Number(process.hrtime.bigint() - t0) / 1e9) * RATE));
+      while (sent < due && sent - done < SOCKETS * 4) one();
+    }, TICK_MS);
+  });
+}
+
+async function measure(server) {
+  const cpu0 = cpuNs(server.pid);
+  const { done, secs } = await load(server.port, SECONDS);
+  return { rps: done / secs, cpuUsPerReq: (cpuNs(server.pid) - cpu0) / 1e3 / done, done };
+}
+
+const median = (xs) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const ended = (child) => new Promise((resolve) => { if (child.exitCode !== null) resolve(); else child.on('exit', resolve); });
+
+async function servers(dir) {
+  const cases = ['none', 'floor', 'traced'];
+  const started = {};
+  const attached = {};
+  let requests = 0;
+  try {
+    for (const c of cases) started[c] = await startNode(nodeCopy(dir, `node-${c}`), ['--server', String(WORK_KB)]);
+    attached.floor = await startFloor(started.floor.pid);
+    attached.traced = await startTracer(started.traced.pid);
+    for (const c of cases) await load(started[c].port, 1);   // warm up each server's JIT
+    const results = Object.fromEntries(cases.map((c) => [c, []]));
+    for (let r = 0; r < ROUNDS; r++) {
+      for (let i = 0; i < cases.length; i++) {
+        const c = cases[(r + i) % cases.length];
+        const m = await measure(started[c]);
+        if (c === 'floor') requests += m.done;
+        results[c].push(m);
+      }
+    }
+    const baseCpu = median(results.none.map((x) => x.cpuUsPerReq));
+    console.log(`${RATE} requests/s, handler ${WORK_KB ? `${WORK_KB} KB of JSON` : '"ok"'}, ${SECONDS} s per case, ${ROUNDS} interleaved rounds,`
+      + ` node ${process.version}, ${attached.traced.tracer}; the server's CPU time per request (all threads), median round:`);
+    for (const c of cases) {
+      const cpu = median(results[c].map((x) => x.cpuUsPerReq));
+      const rps = median(results[c].map((x) => x.rps));
+      const short = results[c].filter((x) => x.rps < RATE * 0.98).length;
+      const paired = results[c].map((x, r) => x.cpuUsPerReq / results.none[r].cpuUsPerReq).sort((a, b) => a - b);
+      const q = (f) => paired[Math.floor(f * (paired.length - 1))].toFixed(3);
+      console.log(`  ${c.padEnd(7)} ${cpu.toFixed(2).padStart(7)} µs CPU/req  x${(cpu / baseCpu).toFixed(3)}`
+        + (c === 'none' ? '' : `, paired x${median(paired).toFixed(3)} [${q(0.25)}, ${q(0.75)}]`)
+        + `  (${rps.toFixed(0)} req/s${short ? `; ${short} rounds under ${RATE * 0.98}` : ''})`);
+    }
+    console.log(`  rounds (µs CPU/req): ${cases.map((c) => `${c} ${results[c].map((x) => x.cpuUsPerReq.toFixed(1)).join(' ')}`).join('; ')}`);
+  } finally {
+    for (const t of Object.values(attached)) t.kill('SIGINT');
+    await Promise.all(Object.values(attached).map(ended));
+    if (attached.floor) {
+      // Probe hits per request, from the floor's counts (warm-up included: 1 s at RATE).
+      const hits = [...attached.floor.output().matchAll(/@hits\[(.+?)\]: (\d+)/g)].map((m) => [m[1], Number(m[2])]);
+      const total = requests + RATE;
+      console.log(`  probe hits per request (floor): ${hits.map(([k, n]) => `${k} ${(n / total).toFixed(2)}`).join(', ')};`
+        + ` ${(hits.reduce((s, [, n]) => s + n, 0) / total).toFixed(2)} in all`);
+    }
+    for (const s of Object.values(started)) s.kill('SIGKILL');
+  }
+}
+
+async function tight(dir) {
+  const target = await startNode(nodeCopy(dir, 'node-tight'), ['--reset-loop', String(OPS)]);
+  const nsOnce = () => new Promise((resolve) => {
+    let out = '';
+    const on = (d) => { out += d; const m = /ns (\S+)/.exec(out); if (m) { target.stdout.off('data', on); resolve(Number(m[1])); } };
+    target.stdout.on('data', on);
+    target.kill('SIGUSR2');
+  });
+  const RUNS = 5;
+  try {
+    const runs = { untraced: [], floor: [], traced: [] };
+    for (let i = 0; i < RUNS; i++) runs.untraced.push(await nsOnce());
+    const floor = await startFloor(target.pid);
+    for (let i = 0; i < RUNS; i++) runs.floor.push(await nsOnce());
+    floor.kill('SIGINT');
+    await ended(floor);
+    const tracer = await startTracer(target.pid);
+    for (let i = 0; i < RUNS; i++) runs.traced.push(await nsOnce());
+    tracer.kill('SIGINT');
+    await ended(tracer);
+    // The probe hits an operation, from the floor's counts.
+    const hitCount = [...floor.output().matchAll(/@hits\[(.+?)\]: (\d+)/g)].reduce((n, m) => n + Number(m[2]), 0);
+    const hits = hitCount / (OPS * RUNS);
+    const base = median(runs.untraced);
+    const extra = (c) => median(runs[c]) - base;
+    console.log(`HTTP parser re-initialized back to back (AsyncReset), ${OPS} a run, ${RUNS} runs each, node ${process.version}, ${tracer.tracer}:`
+      + ` ${hits.toFixed(2)} probe hits an operation; untraced ${base.toFixed(0)} ns/op;`
+      + ` floor +${extra('floor').toFixed(0)} ns/op (${(extra('floor') / hits).toFixed(0)} ns a hit);`
+      + ` traced +${extra('traced').toFixed(0)} ns/op (${(extra('traced') / hits).toFixed(0)} ns a hit)`);
+    console.log(`  runs (ns/op): ${Object.entries(runs).map(([c, xs]) => `${c} ${xs.join(' ')}`).join('; ')}`);
+  } finally {
+    target.kill('SIGKILL');
+  }
+}
+
+(async () => {
+  if (!(process.platform === 'linux' && process.getuid() === 0)) throw new Error('bench/async.js traces: Linux, as root');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-bench-async-'));
+  try {
+    if (options.flag('tight')) await tight(dir);
+    else await servers(dir);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+})().catch((err) => { console.error(err.message); process.exitCode = 1; });

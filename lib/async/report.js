@@ -1,0 +1,262 @@
+'use strict';
+// `nodetrace async`: the output of d-scripts/async.bt -> per kind of
+// asynchronous operation (AsyncWrap provider) what was created, called back,
+// destroyed, how long operations waited and callbacks ran, and whether the
+// kind is growing -> text or JSON. Pure.
+const { describeIdentity, identityJson } = require('../proc/container');
+const { parse } = require('../aggregation/parse');
+const { percentile, totalCount } = require('../aggregation/model');
+const { formatDuration } = require('../render/units');
+const { jsonInteger, jsonEstimate, jsonHistogram } = require('../render/json');
+const { safeText } = require('../terminal-safe');
+const { providerName } = require('./providers');
+
+const JSON_VERSION = 1;
+const ALIVE_MARK = /^ALIVE (\d+)$/;
+const ALIVE_LINE = /^@alive\[(\d+)\]: (-?\d+)$/;
+// Fewer samples than this (seconds) and no kind is called growing: too
+// short a trace to tell a leak from a burst.
+const MIN_TREND_SAMPLES = 4;
+// The functions kept per kind (most callback time first): in JSON; text shows fewer.
+const FUNCTIONS_PER_KIND = 10;
+const FUNCTIONS_IN_TEXT = 3;
+
+function byKey(model, name) {
+  const agg = model.aggregations.find((a) => a.name === name);
+  const out = new Map();
+  for (const e of agg ? agg.entries : []) out.set(e.key.join(','), e);
+  return out;
+}
+
+/**
+ * The created-minus-destroyed samples printed each second while tracing:
+ * [{ ms, alive: Map(provider number -> count) }].
+ */
+function parseAliveSamples(during = []) {
+  const samples = [];
+  for (const raw of during) {
+    const line = String(raw).trim();
+    const mark = ALIVE_MARK.exec(line);
+    if (mark) { samples.push({ ms: Number(mark[1]), alive: new Map() }); continue; }
+    const m = ALIVE_LINE.exec(line);
+    if (m && samples.length) samples[samples.length - 1].alive.set(m[1], Number(m[2]));
+  }
+  return samples;
+}
+
+/**
+ * Growing: created minus destroyed rose through the trace, not a burst or a
+ * plateau. The samples are cut in four quarters: the mean of each is above
+ * the one before, and the last sample is above zero.
+ */
+function isGrowing(series) {
+  if (series.length < MIN_TREND_SAMPLES) return false;
+  const means = [0, 1, 2, 3].map((q) => {
+    const part = series.slice(Math.floor((q * series.length) / 4), Math.floor(((q + 1) * series.length) / 4));
+    return part.reduce((s, v) => s + v, 0) / part.length;
+  });
+  return means.every((m, i) => i === 0 || m > means[i - 1]) && series[series.length - 1] > 0;
+}
+
+/**
+ * parseAsync({ during, maps }, { providers, attachedNs }) -> {
+ *   kinds: [{ number, name, created, callbacks, destroyed, alive, growing,
+ *             series (alive each second), wait (entry|null), waitMaxUs,
+ *             callback (entry|null), callbackMaxUs, callbackTotalNs, loopCallbackNs }],
+ *   tracedNs, loopBusyNs, seconds (the span rates are over) }
+ * Counts are BigInt, as in lib/aggregation's model. `providers`: the Node
+ * version's table (lib/async/providers.js), or null (numbers shown).
+ */
+function parseAsync({ during = [], maps = '' } = {}, { providers = null, attachedNs = null } = {}) {
+  const model = parse(String(maps || '').replace(/\0/g, ''), { tracer: 'bpftrace' });
+  const m = Object.fromEntries(['created', 'callbacks', 'destroyed', 'wait_us', 'wait_max_us', 'callback_us',
+    'callback_max_us', 'callback_total_ns', 'loop_callback_ns'].map((n) => [n, byKey(model, n)]));
+  const scalar = (name) => { const e = byKey(model, name).get(''); return e ? e.value : null; };
+  const samples = parseAliveSamples(during);
+  const { functions, totals } = functionsByKind(model);
+  const numbers = new Set();
+  for (const map of Object.values(m)) for (const k of map.keys()) if (/^\d+$/.test(k)) numbers.add(k);
+  const value = (map, k) => (map.get(k) && typeof map.get(k).value === 'bigint' ? map.get(k).value : null);
+  const hist = (map, k) => (map.get(k) && Array.isArray(map.get(k).buckets) && totalCount(map.get(k)) > 0n ? map.get(k) : null);
+  const kinds = [...numbers].map((k) => {
+    const created = value(m.created, k) || 0n;
+    const destroyed = value(m.destroyed, k) || 0n;
+    // Before a kind's first sample it had no entry: nothing created yet.
+    const series = samples.map((s) => s.alive.get(k) || 0);
+    return {
+      number: Number(k),
+      name: providerName(providers, k),
+      created,
+      callbacks: value(m.callbacks, k) || 0n,
+      destroyed,
+      alive: created - destroyed,
+      series,
+      growing: isGrowing(series),
+      wait: hist(m.wait_us, k),
+      waitMaxUs: value(m.wait_max_us, k),
+      callback: hist(m.callback_us, k),
+      callbackMaxUs: value(m.callback_max_us, k),
+      // Every thread's callback time: the sum over the functions called
+      // (older captures printed it as @callback_total_ns).
+      callbackTotalNs: value(m.callback_total_ns, k) || totals.get(k) || 0n,
+      loopCallbackNs: value(m.loop_callback_ns, k) || 0n,
+      functions: functions.get(k) || [],
+    };
+  });
+  // Most loop time first, then most created: the kinds that matter on top.
+  kinds.sort((a, b) => cmp(b.loopCallbackNs, a.loopCallbackNs) || cmp(b.callbackTotalNs, a.callbackTotalNs)
+    || cmp(b.created, a.created) || a.number - b.number);
+  const tracedNs = scalar('traced_ns');
+  const spanNs = attachedNs && attachedNs > 0 ? attachedNs : tracedNs !== null ? Number(tracedNs) : null;
+  return { kinds, tracedNs, loopBusyNs: scalar('loop_busy_ns') || 0n, seconds: spanNs ? spanNs / 1e9 : null, samples: samples.length };
+}
+
+function cmp(a, b) { return a === b ? 0 : a > b ? 1 : -1; }
+
+// @function_ns[KIND, SFI] and @function_calls[KIND, SFI] -> { functions:
+// Map(kind -> [{ sfi (decimal string; '0': not read), ns, calls, name: null }]),
+// most time first, bounded; totals: Map(kind -> ns over every function) }.
+function functionsByKind(model) {
+  const agg = (name) => model.aggregations.find((a) => a.name === name);
+  const ns = agg('function_ns');
+  const calls = byKey(model, 'function_calls');
+  const out = new Map();
+  const totals = new Map();
+  for (const e of ns ? ns.entries : []) {
+    if (e.key.length !== 2 || typeof e.value !== 'bigint') continue;
+    const [kind, sfi] = e.key.map(String);
+    totals.set(kind, (totals.get(kind) || 0n) + e.value);
+    const c = calls.get(e.key.join(','));
+    if (!out.has(kind)) out.set(kind, []);
+    out.get(kind).push({ sfi, ns: e.value, calls: c && typeof c.value === 'bigint' ? c.value : null, name: null });
+  }
+  for (const [kind, list] of out) out.set(kind, list.sort((a, b) => cmp(b.ns, a.ns) || (a.sfi < b.sfi ? -1 : 1)).slice(0, FUNCTIONS_PER_KIND));
+  return { functions: out, totals };
+}
+
+/** The SFI addresses worth naming (every kind's kept functions), decimal strings. */
+function functionAddresses(r) {
+  return [...new Set(r.kinds.flatMap((k) => k.functions.map((f) => f.sfi)).filter((a) => a !== '0'))];
+}
+
+function functionLabel(f) {
+  if (f.name) return f.name;
+  return f.sfi === '0' ? '(function not read)' : `(function at 0x${BigInt(f.sfi).toString(16)})`;
+}
+
+function pct(entry, p, maxUs) {
+  return entry ? percentile(entry, p, maxUs === null ? null : Number(maxUs)) : null;
+}
+
+function perSecond(count, seconds) {
+  return seconds ? Number(count) / seconds : null;
+}
+
+function loopShare(k, loopBusyNs) {
+  return loopBusyNs > 0n ? Number(k.loopCallbackNs) / Number(loopBusyNs) : null;
+}
+
+// ---- text --------------------------------------------------------------------
+
+const us = (v) => (v === null || v === undefined ? '-' : formatDuration(v, 'us', { ascii: true }));
+const rate = (v) => (v === null ? '-' : v === 0 ? '0' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
+const percent = (v) => (v === null ? '-' : v > 0 && v < 0.001 ? '<0.1%' : `${(v * 100).toFixed(1)}%`);
+
+/** renderAsyncText(report, { pid, who, version, top }) -> string */
+function renderAsyncText(r, { pid, who, version, top = 15 }) {
+  const out = [];
+  const span = r.seconds ? `${r.seconds.toFixed(1)} s` : 'an unknown time';
+  const callbacksNs = r.kinds.reduce((s, k) => s + k.loopCallbackNs, 0n);
+  out.push(`Asynchronous operations of ${who ? describeIdentity(who) : `PID ${pid}`}${version ? ` (Node v${version})` : ''}, ${span}:`);
+  out.push(`  the event loop was busy ${formatDuration(r.loopBusyNs, 'ns', { ascii: true })}${r.seconds ? ` (${percent(Number(r.loopBusyNs) / 1e9 / r.seconds)} of the time)` : ''}; AsyncWrap callbacks ${formatDuration(callbacksNs, 'ns', { ascii: true })} of it${r.loopBusyNs > 0n ? ` (${percent(Number(callbacksNs) / Number(r.loopBusyNs))})` : ''}.`);
+  if (!r.kinds.length) {
+    out.push('', 'No asynchronous operation was created or called back while tracing.');
+    return safeText(out.join('\n') + '\n');
+  }
+  const header = ['KIND', 'CREATED/S', 'CALLBACKS', 'WAIT p50', 'p99', 'max', 'CALLBACK p50', 'p99', 'max', 'LOOP', 'ALIVE +/-'];
+  const rows = r.kinds.slice(0, top).map((k) => [
+    k.name,
+    rate(perSecond(k.created, r.seconds)),
+    String(k.callbacks),
+    us(pct(k.wait, 50, k.waitMaxUs)), us(pct(k.wait, 99, k.waitMaxUs)), us(k.waitMaxUs),
+    us(pct(k.callback, 50, k.callbackMaxUs)), us(pct(k.callback, 99, k.callbackMaxUs)), us(k.callbackMaxUs),
+    percent(loopShare(k, r.loopBusyNs)),
+    `${k.alive > 0n ? '+' : ''}${k.alive}${k.growing ? ' growing' : ''}`,
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  const line = (cells) => cells.map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').trimEnd();
+  out.push('', line(header), ...rows.map(line));
+  if (r.kinds.length > top) {
+    const rest = r.kinds.slice(top);
+    out.push(`  ... ${rest.length} more kind${rest.length > 1 ? 's' : ''} (--top ${r.kinds.length} shows all): ${rest.map((k) => k.name).join(', ')}`);
+  }
+  const named = r.kinds.slice(0, top).filter((k) => k.functions.length);
+  if (named.length) {
+    out.push('', 'The functions callbacks called, most time first:');
+    for (const k of named) {
+      for (const [i, f] of k.functions.slice(0, FUNCTIONS_IN_TEXT).entries()) {
+        out.push(`  ${(i === 0 ? k.name : '').padEnd(widths[0])}  ${formatDuration(f.ns, 'ns', { ascii: true }).padStart(8)}  ${String(f.calls === null ? '?' : f.calls).padStart(6)} calls  ${functionLabel(f)}`);
+      }
+    }
+  }
+  const growing = r.kinds.filter((k) => k.growing);
+  out.push('');
+  if (growing.length) {
+    for (const k of growing) {
+      out.push(`${k.name} is growing: ${k.created} created, ${k.destroyed} destroyed, rising through the trace (${k.series.join(' ')} alive each second): a leak suspect.`);
+    }
+  } else if (r.samples < MIN_TREND_SAMPLES) {
+    out.push(`Too short to tell a growing kind (${r.samples} of the ${MIN_TREND_SAMPLES} seconds it takes).`);
+  } else {
+    out.push('No kind is growing.');
+  }
+  out.push('WAIT: from creation to its first callback. CALLBACK: time on the thread, nested callbacks not included.',
+    'Timers, setImmediate and promises are not AsyncWraps: not counted here (docs/reading-output.md#async).');
+  return safeText(out.join('\n') + '\n');
+}
+
+// ---- JSON --------------------------------------------------------------------
+
+/** renderAsyncJSON(report, { pid, who, tracer, version }) -> string (docs/json-format.md) */
+function renderAsyncJSON(r, { pid, who, tracer, version }) {
+  const kinds = r.kinds.map((k) => ({
+    provider: k.number,
+    name: k.name,
+    created: jsonInteger(k.created),
+    created_per_s: jsonEstimate(perSecond(k.created, r.seconds)),
+    callbacks: jsonInteger(k.callbacks),
+    destroyed: jsonInteger(k.destroyed),
+    alive_delta: jsonInteger(k.alive),
+    growing: k.growing,
+    alive_each_second: k.series,
+    wait: {
+      p50_us: jsonEstimate(pct(k.wait, 50, k.waitMaxUs)),
+      p99_us: jsonEstimate(pct(k.wait, 99, k.waitMaxUs)),
+      max_us: jsonInteger(k.waitMaxUs),
+      histogram: k.wait ? jsonHistogram(k.wait) : [],
+    },
+    callback: {
+      p50_us: jsonEstimate(pct(k.callback, 50, k.callbackMaxUs)),
+      p99_us: jsonEstimate(pct(k.callback, 99, k.callbackMaxUs)),
+      max_us: jsonInteger(k.callbackMaxUs),
+      total_ns: jsonInteger(k.callbackTotalNs),
+      loop_ns: jsonInteger(k.loopCallbackNs),
+      loop_share: jsonEstimate(loopShare(k, r.loopBusyNs)),
+      histogram: k.callback ? jsonHistogram(k.callback) : [],
+      functions: k.functions.map((f) => ({
+        function: f.name, address: f.sfi === '0' ? null : `0x${BigInt(f.sfi).toString(16)}`, calls: jsonInteger(f.calls), total_ns: jsonInteger(f.ns),
+      })),
+    },
+  }));
+  return JSON.stringify({
+    version: JSON_VERSION, pid, ...(who ? { process: identityJson(who) } : {}), tracer,
+    node_version: version || null,
+    seconds: r.seconds === null ? null : jsonEstimate(r.seconds),
+    traced_ns: jsonInteger(r.tracedNs),
+    loop_busy_ns: jsonInteger(r.loopBusyNs),
+    unit: 'us',
+    kinds,
+  }, null, 2) + '\n';
+}
+
+module.exports = { parseAsync, parseAliveSamples, isGrowing, functionAddresses, renderAsyncText, renderAsyncJSON, MIN_TREND_SAMPLES };

@@ -1,0 +1,97 @@
+'use strict';
+// nodetrace async: every asynchronous operation of a live Node process by
+// its kind (Node's AsyncWrap providers: TCPWRAP, FSREQCALLBACK, ZLIB...):
+// created per second, callbacks, how long operations waited for their first
+// callback, how long callbacks held the loop, and what is created and never
+// destroyed. No preparation: uprobes on node's own AsyncWrap functions
+// (lib/async/wrap-functions.js); bpftrace only (docs/programs.md#async).
+const { UserError, EXIT } = require('../errors');
+const { planTracer } = require('../tracer/plan');
+const { runTraceCommand } = require('../tracer/run-command');
+const { requireTracer } = require('../tracer/detect');
+const { locateAsyncWrap } = require('../async/wrap-functions');
+const { parseAsync, renderAsyncText, renderAsyncJSON, functionAddresses } = require('../async/report');
+const { sharedOffset, nameFunctions } = require('../async/callback-names');
+const { targetOptions, checkTarget } = require('../targets/options');
+const { oneProcess } = require('../targets/one-process');
+const { durationOption, checkDuration, dryRunOption } = require('./common-options');
+const { describeIdentity } = require('../proc/container');
+
+const SCRIPT = 'async';
+// bpftrace 0.17 attaches slowly to the large official node binaries, the
+// more so the more uprobes (docs/platforms.md, "bpftrace 0.17 attaches slowly").
+const ATTACH_TIMEOUT_MS = 180000;
+
+function builder(y) {
+  targetOptions(y.usage('$0 async (<target> | -p PID) [options]\n\n'
+      + 'Every asynchronous operation of a Node process by its kind (TCPWRAP, FSREQCALLBACK,\n'
+      + 'GETADDRINFOREQWRAP, ZLIB, PBKDF2REQUEST...): created per second, callbacks, how long each\n'
+      + 'waited for its first callback, how long callbacks held the event loop, and created minus\n'
+      + 'destroyed (a kind that only grows is said to be growing). The process needs no preparation.'), { force: true });
+  return y
+    .option('duration', durationOption('Stop after this many seconds (default: Ctrl-C or target exit)'))
+    .option('top', { type: 'number', default: 15, describe: 'Show this many kinds, those with the most loop time first' })
+    .option('json', { type: 'boolean', default: false, describe: 'Print JSON instead of text (docs/json-format.md)' })
+    .option('dry-run', dryRunOption())
+    .check((a) => {
+      checkTarget(a);
+      checkDuration(a);
+      if (!(Number.isInteger(a.top) && a.top >= 1)) throw new Error('--top expects a whole number from 1.');
+      return true;
+    })
+    .example('sudo $0 async -p 4242 -d 30', 'asynchronous operations by kind over 30 seconds')
+    .example('sudo $0 async my-service -d 60 --top 5', 'the five kinds with the most loop time; growing kinds are said so')
+    .example('$0 async -p 4242 -n', 'show exactly what would be loaded into the kernel, and how');
+}
+
+/** The tracer run: node's AsyncWrap functions and layout in this process, as arguments. */
+function plan(args, tracer) {
+  const { pid, note, who } = oneProcess(args, { command: 'async' });
+  const found = locateAsyncWrap(pid);
+  if (found.missing) {
+    throw new UserError(`cannot trace PID ${pid}'s asynchronous operations: ${found.missing}.`,
+      { hint: 'nodetrace async reads node\'s AsyncWrap objects (official Node 18 to 26, Debian\'s 18).', exitCode: EXIT.NOT_FOUND });
+  }
+  const { sharedAt, note: functionsNote } = sharedOffset(pid);
+  return planTracer(tracer, {
+    script: SCRIPT,
+    // The mapped file itself, without -p (the program filters by PID): the
+    // form every bpftrace resolves right (capabilities.js uprobesWithPid).
+    args: { OBJECT: found.file, PID: pid, ...found.functions, ...found.layout, SHARED_AT: sharedAt },
+    attachTimeoutMs: ATTACH_TIMEOUT_MS,
+    // @born holds each operation until its first callback or its end.
+    env: { BPFTRACE_CACHE_USER_SYMBOLS: '1', BPFTRACE_MAP_KEYS_MAX: '65536' },
+    describe: `the asynchronous operations of ${describeIdentity(who)}`,
+    target: { pid },
+    details: { process: who, version: found.version, providers: found.providers },
+    warnings: [...(note ? [note] : []), ...(functionsNote ? [functionsNote] : []),
+      ...(found.providers ? [] : [`no provider names for Node v${found.version}: kinds are shown by number`])],
+  });
+}
+
+function report(result, { args, tracer, plan: p }) {
+  const pid = p.target.pid;
+  const { process: who, version, providers } = p.details;
+  const attachedNs = result.readyAt && result.endedAt ? (result.endedAt - result.readyAt) * 1e6 : null;
+  const r = parseAsync(result, { providers, attachedNs });
+  // The callbacks' functions named from the process's memory (it is still
+  // there unless it exited; then they keep their addresses).
+  const names = nameFunctions(pid, functionAddresses(r));
+  for (const k of r.kinds) for (const f of k.functions) f.name = names.get(f.sfi) || null;
+  const o = { pid, who, version, tracer: tracer.name, top: args.top };
+  process.stdout.write(args.json ? renderAsyncJSON(r, o) : renderAsyncText(r, o));
+  return { gathered: r.kinds.length > 0 };
+}
+
+function handler(args) {
+  // Only bpftrace: DTrace for Linux's pid provider is not there (docs/programs.md#async).
+  return runTraceCommand(args, { name: 'async', plan, report, tracer: () => requireTracer('bpftrace') });
+}
+
+module.exports = {
+  command: 'async [target]',
+  describe: 'Every asynchronous operation by kind: created/s, wait for the callback, callback time, what keeps growing',
+  builder,
+  handler,
+  plan,
+};

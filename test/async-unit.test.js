@@ -1,0 +1,149 @@
+'use strict';
+// `nodetrace async`, pure parts: provider names per Node version, the
+// AsyncWrap layout per version, finding the functions in a made-up process,
+// and the report from real captured output (test/fixtures/bpftrace-async-mix.out).
+const assert = require('assert');
+const fs = require('fs');
+const path = require('path');
+const { spawnSync } = require('child_process');
+const { PROVIDERS, providersOf, providerName } = require('../lib/async/providers');
+const { locateAsyncWrap, layoutOf, FUNCTIONS, RESET_24, LAYOUTS } = require('../lib/async/wrap-functions');
+const { parseAsync, isGrowing, functionAddresses, renderAsyncText, renderAsyncJSON } = require('../lib/async/report');
+const { splitAtEndMarker } = require('../lib/tracer/output-formats');
+const { BUILDS, NODE18, missingReason } = require('./support/node-builds');
+
+const FIXTURE = path.join(__dirname, 'fixtures', 'bpftrace-async-mix.out');
+
+describe('nodetrace async: provider names and layouts', function () {
+  it('names a provider by its Node major\'s table, and an unknown one by its number', function () {
+    assert.strictEqual(providerName(providersOf('20.20.2'), 8), 'FSREQCALLBACK');
+    assert.strictEqual(providerName(providersOf('22.12.0'), 40), 'TCPWRAP');
+    assert.strictEqual(providerName(providersOf('20.20.2'), 40), 'SIGINTWATCHDOG');
+    assert.strictEqual(providerName(providersOf('20.20.2'), 99), 'provider 99');
+    assert.strictEqual(providersOf('99.0.0'), null);
+    assert.strictEqual(providerName(null, 8), 'provider 8');
+    assert.strictEqual(layoutOf('21.0.0'), null, 'no layout guessed for a major not measured');
+  });
+
+  // Each trusted build of the matrix: its own Providers list (run here, in
+  // the test only: nodetrace never runs the target's binary) is the table,
+  // and its MakeCallback reads provider_type_ and async_id_ where LAYOUTS says.
+  for (const build of [NODE18, ...BUILDS]) {
+    it(`${build.label}: the table names the build's own Providers, the layout is its MakeCallback's`, function () {
+      const why = missingReason(build);
+      if (why) { console.log(`      skipped: ${why}`); this.skip(); }
+      // (process.binding('async_wrap') is refused from Node 24: the internal binding.)
+      const r = spawnSync(build.node, ['--expose-internals', '--no-warnings', '-e',
+        'const p = require("internal/test/binding").internalBinding("async_wrap").Providers; console.log(JSON.stringify({ v: process.versions.node, p }))'],
+      { encoding: 'utf8', timeout: 20000 });
+      assert.strictEqual(r.status, 0, r.stderr);
+      const { v, p } = JSON.parse(r.stdout);
+      const table = providersOf(v);
+      assert(table, `no provider table for Node ${v} (lib/async/providers.js)`);
+      for (const [name, n] of Object.entries(p)) assert.strictEqual(providerName(table, n), name, `Node ${v}: provider ${n}`);
+      if (build.shared) return; // libnode: the layout is checked by the @tracer counts
+      const dis = spawnSync('sh', ['-c', `objdump -d --no-show-raw-insn "$0" | awk '/<${FUNCTIONS.CALLBACK}>:/{f=1} f&&/^$/{exit} f'`, build.node],
+        { encoding: 'utf8', maxBuffer: 1 << 26, timeout: 120000 });
+      const hex = (n) => `0x${n.toString(16)}(`;
+      assert(new RegExp(`mov +${hex(layoutOf(v).TYPE_AT).replace(/[()]/g, '\\$&')}%r\\w+\\),%(r\\w+d|e[a-d]x|e[sd]i)`).test(dis.stdout), `provider_type_ at ${layoutOf(v).TYPE_AT}:\n${dis.stdout.slice(0, 1500)}`);
+      assert(dis.stdout.includes(`movsd  ${hex(layoutOf(v).ID_AT)}`), `async_id_ at ${layoutOf(v).ID_AT}`);
+    });
+  }
+});
+
+describe('nodetrace async: finding the AsyncWrap functions', function () {
+  function host({ names = Object.values(FUNCTIONS), version = '20.20.2' } = {}) {
+    return {
+      maps: () => '00400000-00500000 r-xp 00000000 fe:00 11 /usr/bin/node',
+      exePath: () => '/usr/bin/node',
+      findSymbols: (file, wanted) => ({ loads: [], found: new Map(wanted.filter((n) => names.includes(n)).map((n) => [n, { value: 1, size: 1 }])) }),
+      nodeVersion: () => version,
+    };
+  }
+  it('finds them, the layout and the names by the Node version read from the file', function () {
+    const r = locateAsyncWrap(7, host());
+    assert.strictEqual(r.file, '/proc/7/map_files/400000-500000');
+    assert.deepStrictEqual(r.layout, LAYOUTS[20]);
+    assert.strictEqual(r.providers, PROVIDERS[20]);
+    // Node 24 dropped AsyncReset's bool.
+    const names24 = [...Object.values(FUNCTIONS).filter((n) => n !== FUNCTIONS.RESET), RESET_24];
+    const r24 = locateAsyncWrap(7, host({ names: names24, version: '24.11.0' }));
+    assert.strictEqual(r24.functions.RESET, RESET_24);
+    assert.deepStrictEqual(r24.layout, { TYPE_AT: 48, ID_AT: 56 });
+  });
+  it('says in one sentence which build and what is missing', function () {
+    assert.match(locateAsyncWrap(7, host({ version: '30.1.0' })).missing,
+      /^\/usr\/bin\/node is Node v30\.1\.0, whose AsyncWrap layout nodetrace does not know \(it knows Node 18, 20, 22, 24, 26\)$/);
+    assert.match(locateAsyncWrap(7, host({ names: [FUNCTIONS.CALLBACK] })).missing, /defines AsyncWrap::MakeCallback but not RESET, DESTROY, DTOR, DELETING_DTOR/);
+    assert.match(locateAsyncWrap(7, host({ names: [] })).missing, /^no object of the process defines/);
+  });
+});
+
+describe('nodetrace async: the report', function () {
+  const result = splitAtEndMarker(fs.readFileSync(FIXTURE, 'utf8').split('\n'));
+  const r = parseAsync(result, { providers: PROVIDERS[20] });
+  const kind = (name) => r.kinds.find((k) => k.name === name);
+
+  it('counts each kind the target did 100 of (and the 10 HTTP requests), by name', function () {
+    for (const name of ['FSREQCALLBACK', 'GETADDRINFOREQWRAP', 'ZLIB', 'PBKDF2REQUEST']) assert.strictEqual(kind(name).created, 100n, name);
+    assert.strictEqual(kind('PBKDF2REQUEST').callbacks, 100n);
+    assert.strictEqual(kind('ZLIB').callbacks, 200n, 'a gzip stream calls back for its write and its end');
+    assert.strictEqual(kind('TCPWRAP').created, 10n);
+    assert.strictEqual(kind('HTTPINCOMINGMESSAGE').created, 10n);
+    assert.strictEqual(kind('FSREQCALLBACK').alive, 0n);
+    assert.strictEqual(kind('ZLIB').alive, 16n, 'gzip streams not yet collected');
+    assert.strictEqual(r.samples, 11);
+    assert(r.loopBusyNs > 0n);
+  });
+
+  it('orders kinds by loop time and keeps every histogram whole', function () {
+    for (let i = 1; i < r.kinds.length; i++) assert(r.kinds[i - 1].loopCallbackNs >= r.kinds[i].loopCallbackNs);
+    const fsKind = kind('FSREQCALLBACK');
+    assert.strictEqual(fsKind.callback.buckets.reduce((n, b) => n + b.count, 0n), 100n);
+    assert.strictEqual(fsKind.wait.buckets.reduce((n, b) => n + b.count, 0n), 100n);
+  });
+
+  it('calls growing only what rose through the trace', function () {
+    assert.strictEqual(isGrowing([0, 2, 4, 6, 8, 10, 12, 14]), true, 'a steady leak');
+    assert.strictEqual(isGrowing([0, 10, 10, 10, 10, 10, 10, 10]), false, 'a plateau');
+    assert.strictEqual(isGrowing([0, 5, 0, 5, 0, 5, 0, 5]), false, 'churn');
+    assert.strictEqual(isGrowing([1, 2, 3]), false, 'too short');
+    assert(!r.kinds.some((k) => k.growing), 'nothing leaks in the fixture');
+  });
+
+  it('keeps each kind\'s callback functions, most time first, named or by address', function () {
+    const maps = [
+      '@function_ns[46, 1000]: 5000', '@function_ns[46, 2000]: 90000', '@function_ns[8, 0]: 10',
+      '@function_calls[46, 1000]: 3', '@function_calls[46, 2000]: 1', '@function_calls[8, 0]: 2',
+      '@created[46]: 4', '@created[8]: 2',
+    ].join('\n') + '\n';
+    const withFns = parseAsync({ during: [], maps }, { providers: PROVIDERS[20] });
+    const pb = withFns.kinds.find((k) => k.name === 'PBKDF2REQUEST');
+    assert.deepStrictEqual(pb.functions.map((f) => [f.sfi, f.ns, f.calls]), [['2000', 90000n, 1n], ['1000', 5000n, 3n]]);
+    assert.deepStrictEqual(functionAddresses(withFns).sort(), ['1000', '2000'], 'an SFI not read (0) is not named');
+    assert.strictEqual(pb.callbackTotalNs, 95000n, 'every thread\'s callback time: the sum over its functions');
+    pb.functions[0].name = 'job.ondone (node:internal/crypto/pbkdf2:52:16)';
+    const text = renderAsyncText(withFns, { pid: 1 });
+    assert.match(text, /PBKDF2REQUEST +90 us +1 calls +job\.ondone \(node:internal\/crypto\/pbkdf2:52:16\)/);
+    assert.match(text, /5 us +3 calls +\(function at 0x3e8\)/);
+    assert.match(text, /\(function not read\)/);
+    const json = JSON.parse(renderAsyncJSON(withFns, { pid: 1, tracer: 'bpftrace' }));
+    assert.deepStrictEqual(json.kinds.find((k) => k.provider === 46).callback.functions[1],
+      { function: null, address: '0x3e8', calls: 3, total_ns: 5000 });
+  });
+
+  it('renders text and JSON; an unknown provider as its number', function () {
+    const text = renderAsyncText(r, { pid: 1562, version: '20.20.2' });
+    assert.match(text, /^Asynchronous operations of PID 1562 \(Node v20\.20\.2\)/);
+    assert.match(text, /\nFSREQCALLBACK +\S+ +100 /);
+    assert.match(text, /No kind is growing\./);
+    const json = JSON.parse(renderAsyncJSON(r, { pid: 1562, tracer: 'bpftrace', version: '20.20.2' }));
+    const fsKind = json.kinds.find((k) => k.name === 'FSREQCALLBACK');
+    assert.strictEqual(fsKind.created, 100);
+    assert.strictEqual(fsKind.provider, 8);
+    assert(fsKind.callback.p50_us <= fsKind.callback.p99_us);
+    const unnamed = parseAsync(result, { providers: null });
+    assert(unnamed.kinds.some((k) => k.name === 'provider 8'));
+    assert.match(renderAsyncText(unnamed, { pid: 1, top: 3 }), /\.\.\. 6 more kinds \(--top 9 shows all\)/);
+  });
+});

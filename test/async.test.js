@@ -1,0 +1,225 @@
+'use strict';
+// `nodetrace async` end to end @tracer: test/targets/async-mix.js does known
+// counts of fs.read, dns.lookup, zlib.gzip, crypto.pbkdf2 and setTimeout,
+// and serves HTTP requests this test makes; the traced per-kind counts are
+// held to what the target counted itself. On this machine's node (@core)
+// and on each Node build of the matrix; a target that leaks TCP connections
+// is said to be growing, and nothing else is.
+const assert = require('assert');
+const http = require('http');
+const net = require('net');
+const { spawn } = require('child_process');
+const { NODETRACE, requireTracing, startTarget, stopTarget, nodetrace, killStragglers } = require('./support/harness');
+const { BUILDS, NODE18, missingReason } = require('./support/node-builds');
+
+// bpftrace 0.17 takes up to a minute to attach uprobes to node on a loaded host.
+const ATTACH_MS = 150000;
+const HTTP_REQUESTS = 20;
+const ROUNDS = 60;
+
+function get(port) {
+  return new Promise((resolve, reject) => {
+    // No keep-alive: one connection, one server-side TCPWRAP, per request.
+    http.get({ host: '127.0.0.1', port, path: '/', agent: false }, (res) => {
+      res.resume();
+      res.on('end', resolve);
+    }).on('error', reject);
+  });
+}
+
+function lineFrom(target, prefix) {
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    const timer = setTimeout(() => reject(new Error(`the target did not print "${prefix}"`)), 120000);
+    const onData = (c) => {
+      buf += c;
+      const m = new RegExp(`^${prefix} (.*)$`, 'm').exec(buf);
+      if (!m) return;
+      clearTimeout(timer);
+      target.stdout.off('data', onData);
+      resolve(m[1]);
+    };
+    target.stdout.on('data', onData);
+  });
+}
+
+// `nodetrace async -p PID --json` until `work()` is done, then Ctrl-C.
+function traceWhile(pid, work) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [NODETRACE, 'async', '-p', String(pid), '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let started = false;
+    const killer = setTimeout(() => child.kill('SIGKILL'), ATTACH_MS + 120000);
+    child.stdout.on('data', (c) => { stdout += c; });
+    child.stderr.on('data', (c) => {
+      stderr += c;
+      if (!started && /tracing the asynchronous operations/.test(stderr)) {
+        started = true;
+        work().then((truth) => {
+          // EmitDestroy follows the last callbacks: a moment for it.
+          setTimeout(() => child.kill('SIGINT'), 1500);
+          child.truth = truth;
+        }, (err) => { child.kill('SIGINT'); reject(err); });
+      }
+    });
+    child.on('close', (code) => {
+      clearTimeout(killer);
+      resolve({ code, stdout, stderr, truth: child.truth });
+    });
+  });
+}
+
+// A free loopback port for the target's server.
+function freePort() {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
+  });
+}
+
+// One pbkdf2 callback busy-waits this long on the loop.
+const BUSY_MS = 200;
+
+async function traceMix(node) {
+  const port = await freePort();
+  const target = await startTarget('async-mix.js', { node, env: { ROUNDS: String(ROUNDS), PORT: String(port), BUSY_MS: String(BUSY_MS) } });
+  try {
+    const r = await traceWhile(target.pid, async () => {
+      for (let i = 0; i < HTTP_REQUESTS; i++) await get(port);
+      const done = lineFrom(target, 'done');
+      target.kill('SIGUSR2');
+      return JSON.parse(await done);
+    });
+    assert.strictEqual(r.code, 0, r.stderr);
+    return { json: JSON.parse(r.stdout), truth: r.truth, stderr: r.stderr };
+  } finally {
+    stopTarget(target);
+  }
+}
+
+function checkCounts({ json, truth }) {
+  const kind = (name) => json.kinds.find((k) => k.name === name) || { created: 0, callbacks: 0, destroyed: 0 };
+  const show = json.kinds.map((k) => `${k.name} ${k.created}/${k.callbacks}/${k.destroyed}`).join(', ');
+  // Each of these operations is one AsyncWrap of its kind, created once and
+  // called back once: counted exactly (no slack: the trace spans all of them).
+  assert.strictEqual(kind('FSREQCALLBACK').created, truth['fs.read'], show);
+  assert.strictEqual(kind('FSREQCALLBACK').callbacks, truth['fs.read'], show);
+  assert.strictEqual(kind('GETADDRINFOREQWRAP').created, truth['dns.lookup'], show);
+  assert.strictEqual(kind('PBKDF2REQUEST').created, truth['crypto.pbkdf2'], show);
+  assert.strictEqual(kind('PBKDF2REQUEST').callbacks, truth['crypto.pbkdf2'], show);
+  assert.strictEqual(kind('ZLIB').created, truth['zlib.gzip'], show);
+  // One server-side connection and one parser use per request (no keep-alive).
+  assert.strictEqual(kind('TCPWRAP').created, truth['http.connections'], show);
+  assert.strictEqual(kind('HTTPINCOMINGMESSAGE').created, truth['http.requests'], show);
+  // Ended with their callbacks: destroyed as many as created.
+  assert.strictEqual(kind('FSREQCALLBACK').destroyed, truth['fs.read'], show);
+  assert.strictEqual(kind('PBKDF2REQUEST').destroyed, truth['crypto.pbkdf2'], show);
+  for (const k of json.kinds) {
+    assert.strictEqual(k.growing, false, `${k.name} called growing: ${k.alive_each_second}`);
+    if (k.callback.histogram.length) {
+      assert(k.callback.p50_us <= k.callback.p99_us, `${k.name}: percentiles in order`);
+    }
+  }
+  // The callback that busy-waited is its kind's max, within its power-of-two
+  // bucket (a loaded host may stretch it: less than twice as long).
+  const pbkdf2 = kind('PBKDF2REQUEST').callback;
+  assert(pbkdf2.max_us >= BUSY_MS * 1000 && pbkdf2.max_us < BUSY_MS * 2000, `pbkdf2 callback max ${pbkdf2.max_us} us`);
+  const top = pbkdf2.histogram.filter((b) => b.count > 0).pop();
+  assert(top.lo <= pbkdf2.max_us && (top.hi === null || pbkdf2.max_us < top.hi) && top.count === 1, JSON.stringify(top));
+  // ... and its time is the function the callback called: crypto's own
+  // job.ondone (which calls the target's), named as lib/v8 names frames.
+  const [first] = pbkdf2.functions;
+  assert(first && first.total_ns >= BUSY_MS * 1e6, JSON.stringify(pbkdf2.functions));
+  assert.match(first.function || '', /\(node:internal\/crypto\/pbkdf2:\d+:\d+\)$/, JSON.stringify(pbkdf2.functions));
+  const fsKind = kind('FSREQCALLBACK');
+  assert.strictEqual(fsKind.wait.histogram.reduce((n, b) => n + b.count, 0), truth['fs.read'], 'each read waited once');
+  // The loop's busy time (measured as nodetrace loop does) holds the busy
+  // callback, and the callbacks on the main thread fit in it.
+  assert(json.loop_busy_ns >= BUSY_MS * 1e6, `loop busy ${json.loop_busy_ns} ns`);
+  assert(pbkdf2.loop_ns >= BUSY_MS * 1e6, `pbkdf2 callbacks on the loop ${pbkdf2.loop_ns} ns`);
+  const onLoop = json.kinds.reduce((n, k) => n + k.callback.loop_ns, 0);
+  assert(onLoop <= json.loop_busy_ns, `callbacks ${onLoop} ns in a loop busy ${json.loop_busy_ns} ns`);
+}
+
+describe('nodetrace async @tracer', function () {
+  this.timeout(ATTACH_MS + 240000);
+  before(function () { requireTracing(this); });
+  afterEach(killStragglers);
+
+  it('counts each kind of operation the target counted itself @core', async function () {
+    const r = await traceMix(process.execPath);
+    checkCounts(r);
+    console.log(`      ${r.json.kinds.map((k) => `${k.name} ${k.created}`).join(', ')}`);
+  });
+
+  it('reports what was gathered, exit 0, when the target exits mid-trace', async function () {
+    const target = await startTarget('async-mix.js', { env: { ROUNDS: '20', EXIT: '1' } });
+    const r = await nodetrace(['async', '-p', String(target.pid), '--json'], {
+      timeoutMs: ATTACH_MS + 60000,
+      onSpawn: (child) => {
+        let err = '';
+        child.stderr.on('data', (c) => {
+          err += c;
+          if (/tracing the asynchronous operations/.test(err) && !child.told) { child.told = true; target.kill('SIGUSR2'); }
+        });
+      },
+    });
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.match(r.stderr, /exited/);
+    const fsKind = JSON.parse(r.stdout).kinds.find((k) => k.name === 'FSREQCALLBACK');
+    assert(fsKind && fsKind.created === 20, r.stdout);
+  });
+
+  it('refuses a process that is not Node in one line', async function () {
+    const other = spawn('sleep', ['60'], { stdio: 'ignore' });
+    try {
+      const r = await nodetrace(['async', '-p', String(other.pid), '-d', '1']);
+      assert.notStrictEqual(r.code, 0);
+      assert.match(r.stderr, /is not a Node process/);
+      assert.strictEqual(r.stderr.trim().split('\n').length <= 2, true, r.stderr);
+      assert(!/\n\s+at /.test(r.stderr), `no stack trace: ${r.stderr}`);
+    } finally {
+      other.kill('SIGKILL');
+    }
+  });
+
+  it('calls a kind that leaks TCP connections growing, and no other', async function () {
+    const target = await startTarget('async-mix.js', { env: { LEAK: '20' } });
+    try {
+      const SECONDS = 8;
+      const r = await nodetrace(['async', '-p', String(target.pid), '-d', String(SECONDS), '--json'], {
+        timeoutMs: ATTACH_MS + 60000,
+        onSpawn: (child) => {
+          let err = '';
+          child.stderr.on('data', (c) => {
+            err += c;
+            if (/tracing the asynchronous operations/.test(err) && !child.leaking) { child.leaking = true; target.kill('SIGUSR2'); }
+          });
+        },
+      });
+      assert.strictEqual(r.code, 0, r.stderr);
+      const json = JSON.parse(r.stdout);
+      const tcp = json.kinds.find((k) => k.name === 'TCPWRAP');
+      assert(tcp && tcp.growing, `TCPWRAP not growing: ${JSON.stringify(tcp && tcp.alive_each_second)}`);
+      // Both ends of each connection stay; 20 a second for SECONDS (a timer
+      // fires late on a loaded host: a quarter of that is the floor).
+      assert(tcp.alive_delta >= (20 * SECONDS) / 4, `${tcp.alive_delta} TCPWRAPs alive`);
+      const others = json.kinds.filter((k) => k.growing && k.name !== 'TCPWRAP').map((k) => k.name);
+      assert.deepStrictEqual(others, [], 'only TCPWRAP grows');
+    } finally {
+      stopTarget(target);
+    }
+  });
+});
+
+for (const build of [NODE18, ...BUILDS.filter((b) => b.name !== 'host')]) {
+  describe(`nodetrace async on ${build.label} @tracer`, function () {
+    this.timeout(ATTACH_MS + 240000);
+    before(function () { requireTracing(this, { also: () => missingReason(build) }); });
+    afterEach(killStragglers);
+
+    it('counts each kind of operation the target counted itself', async function () {
+      checkCounts(await traceMix(build.node));
+    });
+  });
+}
