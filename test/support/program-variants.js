@@ -26,6 +26,7 @@ const loop = require('../../lib/commands/loop');
 const profile = require('../../lib/commands/profile');
 const { planSnoop } = require('../../lib/snoop/plan');
 const { planHttp } = require('../../lib/http/plan');
+const { planWire } = require('../../lib/http/wire-plan');
 const { planEbadf } = require('../../lib/ebadf/program');
 const { LINUX_ERRNO } = require('../../lib/ebadf/errno');
 
@@ -103,6 +104,7 @@ function bpftraceVariants(tracer, { pid, bunyanLib, httpLib }) {
   add('http.bt -p', planTracer(tracer, {
     script: 'http', pid, args: { LIBRARY: usdtPathForPid(tracer, pid, httpLib), PID: pid, MIN_US: 0 }, env: stringLimitEnv(tracer, 200),
   }));
+  add('http --source wire -p', planWire(tracer, pid));
   return out;
 }
 

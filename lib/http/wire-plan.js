@@ -1,0 +1,26 @@
+'use strict';
+// The tracer run of `nodetrace http --source wire`: d-scripts/http-wire.bt
+// on one process, which needs no preparation (no hook). Pure.
+const { planTracer } = require('../tracer/plan');
+const { stringLimitEnv } = require('../tracer/capabilities');
+
+const WIRE_SCRIPT = 'http-wire';
+// The bytes copied of a call that starts an HTTP message: a request line
+// and the first headers. 200: the longest buffer bpftrace 0.17 copies (its
+// BPF stack); the same on every tier, so the output is the same.
+const PREFIX_BYTES = 200;
+
+/** -> the plan (lib/tracer/plan.js) that reads one process's HTTP off its sockets. */
+function planWire(tracer, pid) {
+  return planTracer(tracer, {
+    script: WIRE_SCRIPT,
+    // No -p: the program filters every probe on PID in the kernel itself,
+    // on every bpftrace (-p filters tracepoints only from 0.24).
+    args: { PID: pid },
+    env: stringLimitEnv(tracer, PREFIX_BYTES),
+    describe: `HTTP on the sockets of PID ${pid}`,
+    target: { pid },
+  });
+}
+
+module.exports = { WIRE_SCRIPT, PREFIX_BYTES, planWire };
