@@ -1,0 +1,287 @@
+'use strict';
+// `nodetrace http --source wire`: the lines of d-scripts/http-wire.bt (the
+// first bytes of each socket read/write that starts an HTTP message) ->
+// request records, the shape lib/http/records.js gives, so that the same
+// lines, JSON and histograms render them. Pure.
+//
+// Per connection (PID, fd), per side (what it read, what it wrote):
+//   - a request read, then a response written: a request served, its
+//     latency from the read's return to the response head's write;
+//   - a request written, then a response head read: a request made, its
+//     latency from the write's return to the read's return;
+//   - keep-alive (one after another), pipelined requests (several heads in
+//     one read, bodies skipped by Content-Length), a start line split
+//     across reads (kept, at most CARRY_BYTES, until its CRLF comes);
+//   - a request line longer than the prefix copied: its URL cut, ending in …;
+//   - a socket closed with requests unanswered: each reported, status 0,
+//     error "closed".
+// Events come per CPU, not quite in order: they are held REORDER_NS and
+// handled in the order of their times.
+const { stringBytes } = require('../tracer/output-formats');
+
+const EVENT = /^([RW]) (\d{1,10}) (\d{1,10}) (\d{1,20}) (-?\d{1,20}) (\d{1,4}) (.*)$/;
+const CLOSE = /^C (\d{1,10}) (\d{1,10}) (\d{1,20})$/;
+const EVENTS = /^@events: (\d+)$/;
+const LOST = /^Lost (\d+) events$/;
+const REQUEST_LINE = /^([A-Z]{1,20}) ([^ \r\n]{1,8192}) HTTP\/1\.[01]$/;
+const CUT_REQUEST_LINE = /^([A-Z]{1,20}) ([^ \r\n]{1,8192})$/;
+const CUT_MARK = '…';
+const STATUS_LINE = /^HTTP\/1\.[01] (\d{3})(?: .*)?$/;
+const CONTENT_LENGTH = /\r\ncontent-length:[ \t]*(\d{1,15})[ \t]*\r\n/i;
+
+// Bounds: nodetrace's memory stays bounded however busy or hostile the
+// process. A connection beyond MAX_CONNECTIONS evicts the oldest; a
+// connection's unanswered requests beyond MAX_PENDING are dropped, counted.
+const CARRY_BYTES = 1024;
+const MAX_CONNECTIONS = 4096;
+const MAX_PENDING = 64;
+const REORDER_NS = 100000000n;
+
+/**
+ * bpftrace's %r text -> the bytes, or null when it cannot be these
+ * `copied` bytes: a peer that sends a literal "\xNN" makes the text
+ * ambiguous, and it decodes to fewer bytes than were copied.
+ */
+function decodeBytes(text, copied) {
+  const raw = stringBytes(text);
+  const out = Buffer.alloc(raw.length);
+  let n = 0;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i];
+    if (c === 0x5c && raw[i + 1] === 0x78 && i + 3 < raw.length && isHex(raw[i + 2]) && isHex(raw[i + 3])) {
+      out[n++] = parseInt(String.fromCharCode(raw[i + 2], raw[i + 3]), 16);
+      i += 3;
+    } else {
+      out[n++] = c;
+    }
+  }
+  return n === copied ? out.subarray(0, n) : null;
+}
+
+function isHex(c) {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46);
+}
+
+/** One line of http-wire.bt -> an event, or null (not an event). */
+function parseEvent(line) {
+  const m = EVENT.exec(line);
+  if (m) {
+    return {
+      type: m[1] === 'R' ? 'read' : 'write',
+      pid: Number(m[2]),
+      fd: Number(m[3]),
+      ns: BigInt(m[4]),
+      ret: Number(m[5]),
+      copied: Number(m[6]),
+      text: m[7],
+    };
+  }
+  const c = CLOSE.exec(line);
+  if (c) return { type: 'close', pid: Number(c[1]), fd: Number(c[2]), ns: BigInt(c[3]) };
+  return null;
+}
+
+/**
+ * The HTTP messages that start in `data` (a side's bytes: what it carried
+ * over, then this call's), from a message's start. -> { messages, carry }:
+ * messages { kind: 'request', method, url } | { kind: 'response', status };
+ * carry: bytes to keep for the next call (a start line not ended yet), or
+ * null. `whole`: data holds the whole call (not cut at the prefix).
+ */
+function messagesIn(data, whole) {
+  const messages = [];
+  let i = 0;
+  while (i < data.length) {
+    const eol = data.indexOf('\r\n', i, 'latin1');
+    if (eol < 0) {
+      // A start line not ended: kept for the next read, if this one was
+      // whole; cut at the prefix, a request line longer than it: its URL
+      // as far as it was copied, marked cut.
+      const rest = data.subarray(i);
+      const cut = whole ? null : CUT_REQUEST_LINE.exec(rest.toString('latin1'));
+      if (cut) messages.push({ kind: 'request', method: cut[1], url: Buffer.from(cut[2], 'latin1').toString('utf8') + CUT_MARK });
+      return { messages, carry: whole && rest.length <= CARRY_BYTES && looksLikeStart(rest) ? rest : null };
+    }
+    const line = data.subarray(i, eol).toString('latin1');
+    const req = REQUEST_LINE.exec(line);
+    const res = req ? null : STATUS_LINE.exec(line);
+    if (req) messages.push({ kind: 'request', method: req[1], url: Buffer.from(req[2], 'latin1').toString('utf8') });
+    else if (res) messages.push({ kind: 'response', status: Number(res[1]) });
+    else break;
+    // The next message (pipelined) after this head and its body, where the
+    // head ends here and says its body's length.
+    const end = data.indexOf('\r\n\r\n', i, 'latin1');
+    if (end < 0) break;
+    const head = data.subarray(i, end + 2).toString('latin1');
+    const cl = CONTENT_LENGTH.exec(head);
+    if (!cl && (res || /\r\ntransfer-encoding:/i.test(head))) break;   // a body of unknown length
+    i = end + 4 + (cl ? Number(cl[1]) : 0);
+  }
+  return { messages, carry: null };
+}
+
+// Could these bytes be the start of a start line (a method, or "HTTP/")?
+function looksLikeStart(b) {
+  const s = b.subarray(0, 5).toString('latin1');
+  return /^[A-Z]{1,5}$/.test(s) || /^[A-Z]{1,20} /.test(b.subarray(0, 21).toString('latin1')) || 'HTTP/'.startsWith(s);
+}
+
+class Connection {
+  constructor() {
+    this.carry = { read: null, write: null };
+    this.served = [];   // requests read, awaiting the response written
+    this.made = [];     // requests written, awaiting the response read
+  }
+}
+
+/**
+ * The tracer's lines -> completed request records ({ pid, ns, direction,
+ * status, us, method, url, error }, as lib/http/records.js). push(line) and
+ * flush(nowNs) return the records completed; end() returns the rest.
+ * Counts, for lib/usdt/loss.js: firedBy (the program's @events), arrivedBy
+ * (events read), malformedBy/malformedWhy (events refused), lost (the
+ * tracer's "Lost N events"), droppedBy (requests given up: bounds).
+ */
+class WireReader {
+  constructor({ pid = null, reorderNs = REORDER_NS } = {}) {
+    this.reorderNs = reorderNs;
+    this.held = [];
+    this.latest = 0n;
+    this.connections = new Map();
+    this.firedBy = new Map();
+    this.arrivedBy = new Map();
+    this.malformedBy = new Map();
+    this.malformedWhy = new Map();
+    this.droppedBy = new Map();
+    this.lost = 0;
+    this.pid = pid;   // the traced process: whose @events count is
+  }
+
+  push(line) {
+    const text = typeof line === 'string' ? line : String(line);
+    const ev = parseEvent(text);
+    if (!ev) {
+      const e = EVENTS.exec(text);
+      if (e && this.pid !== null) this.firedBy.set(this.pid, Math.max(this.firedBy.get(this.pid) || 0, Number(e[1])));
+      const l = LOST.exec(text);
+      if (l) this.lost += Number(l[1]);
+      return [];
+    }
+    if (this.pid === null) this.pid = ev.pid;
+    if (ev.type !== 'close') bump(this.arrivedBy, ev.pid);
+    this.hold(ev);
+    if (ev.ns > this.latest) this.latest = ev.ns;
+    return this.release(this.latest - this.reorderNs);
+  }
+
+  // Events older than `nowNs` less the reorder time: handled now.
+  flush(nowNs) {
+    return this.release(BigInt(nowNs) - this.reorderNs);
+  }
+
+  end() {
+    const out = this.release(null);
+    // Connections still open keep their unanswered requests: not complete, not reported.
+    return out;
+  }
+
+  hold(ev) {
+    let i = this.held.length;
+    while (i > 0 && this.held[i - 1].ns > ev.ns) i--;
+    this.held.splice(i, 0, ev);
+  }
+
+  release(before) {
+    let n = 0;
+    while (n < this.held.length && (before === null || this.held[n].ns <= before)) n++;
+    const out = [];
+    for (const ev of this.held.splice(0, n)) this.handle(ev, out);
+    return out;
+  }
+
+  refuse(pid, why) {
+    bump(this.malformedBy, pid);
+    if (!this.malformedWhy.has(pid)) this.malformedWhy.set(pid, why);
+  }
+
+  connection(ev, create) {
+    const key = `${ev.pid}:${ev.fd}`;
+    let c = this.connections.get(key);
+    if (!c && create) {
+      if (this.connections.size >= MAX_CONNECTIONS) {
+        const [oldest, conn] = this.connections.entries().next().value;
+        this.connections.delete(oldest);
+        const dropped = conn.served.length + conn.made.length;
+        if (dropped) bump(this.droppedBy, ev.pid, dropped);
+      }
+      c = new Connection();
+      this.connections.set(key, c);
+    }
+    return c;
+  }
+
+  handle(ev, out) {
+    if (ev.type === 'close') {
+      const c = this.connection(ev, false);
+      if (!c) return;
+      this.connections.delete(`${ev.pid}:${ev.fd}`);
+      for (const r of c.served) out.push(record(ev, r, 'server', 0, 'closed'));
+      for (const r of c.made) out.push(record(ev, r, 'client', 0, 'closed'));
+      return;
+    }
+    const bytes = decodeBytes(ev.text, ev.copied);
+    if (!bytes || ev.copied > ev.ret) {
+      this.refuse(ev.pid, 'bytes that cannot be read back unambiguously (a peer sent a literal \\xNN)');
+      return;
+    }
+    const c = this.connection(ev, true);
+    const side = ev.type;
+    const carried = c.carry[side];
+    const data = carried ? Buffer.concat([carried.bytes, bytes]) : bytes;
+    const startNs = carried ? carried.ns : ev.ns;
+    c.carry[side] = null;
+    const { messages, carry } = messagesIn(data, ev.copied === ev.ret);
+    if (carry) c.carry[side] = { bytes: carry, ns: carry.length === data.length ? startNs : ev.ns };
+    for (const m of messages) {
+      if (m.kind === 'request') {
+        const queue = side === 'read' ? c.served : c.made;
+        if (queue.length >= MAX_PENDING) { queue.shift(); bump(this.droppedBy, ev.pid); }
+        queue.push({ method: m.method, url: m.url, ns: side === 'read' ? startNs : ev.ns });
+      } else if (m.status >= 200 || m.status === 101) {
+        // 1xx (100 Continue) is not the response; 101 (an upgrade) is.
+        const queue = side === 'write' ? c.served : c.made;
+        const r = queue.shift();
+        if (r) out.push(record(ev, r, side === 'write' ? 'server' : 'client', m.status, null));
+      }
+    }
+  }
+}
+
+function record(ev, r, direction, status, error) {
+  const ns = ev.ns > r.ns ? ev.ns - r.ns : 0n;
+  return {
+    pid: ev.pid,
+    ns: ev.ns,
+    direction,
+    status,
+    us: Number(ns / 1000n),
+    method: r.method,
+    url: r.url,
+    error,
+  };
+}
+
+function bump(map, pid, n = 1) {
+  map.set(pid, (map.get(pid) || 0) + n);
+}
+
+/** A whole capture's text -> its records (tests, and reading a capture by hand). */
+function parseWire(text, o) {
+  const reader = new WireReader(o);
+  const out = [];
+  for (const line of String(text).split('\n')) out.push(...reader.push(line));
+  out.push(...reader.end());
+  return { records: out, reader };
+}
+
+module.exports = { WireReader, parseWire, parseEvent, decodeBytes, messagesIn, CARRY_BYTES, MAX_CONNECTIONS, MAX_PENDING, REORDER_NS };

@@ -1,0 +1,178 @@
+'use strict';
+// Requests reassembled from what d-scripts/http-wire.bt prints (the first
+// bytes of socket reads and writes): a real capture
+// (test/fixtures/bpftrace-http-wire.out, how made in its .cmd) and lines
+// made as the program prints them. Pure: no tracer needed.
+const assert = require('assert');
+const fs = require('fs');
+const path = require('path');
+const { WireReader, parseWire, decodeBytes, MAX_PENDING, REORDER_NS } = require('../lib/http/wire');
+const { renderLine, renderJSONLine } = require('../lib/http/records');
+const { LatencyStats, histogramsJSON } = require('../lib/http/histograms');
+
+const capture = fs.readFileSync(path.join(__dirname, 'fixtures', 'bpftrace-http-wire.out'), 'utf8');
+const SLOW_US = 150000;   // test/targets/http-wire-server.js's /slow delay
+
+// A byte string as bpftrace's %r prints it: 0x20-0x7e as they are, the rest \xNN.
+function r(bytes) {
+  let out = '';
+  for (const c of Buffer.from(bytes, 'latin1')) out += c >= 0x20 && c <= 0x7e ? String.fromCharCode(c) : `\\x${c.toString(16).padStart(2, '0')}`;
+  return out;
+}
+// A line of the program: R or W, on fd FD of PID 7, at NS (ms here), of the call's `ret` bytes (default: all copied).
+function line(tag, fd, ms, bytes, ret = Buffer.byteLength(bytes, 'latin1')) {
+  const copied = Math.min(ret, Buffer.byteLength(bytes, 'latin1'));
+  return `${tag} 7 ${fd} ${ms * 1000000} ${ret} ${copied} ${r(bytes)}`;
+}
+const closeLine = (fd, ms) => `C 7 ${fd} ${ms * 1000000}`;
+const OK = 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok';
+
+function feed(lines) {
+  return parseWire(lines.join('\n'), { pid: 7 });
+}
+const brief = (recs) => recs.map((x) => `${x.direction} ${x.method} ${x.url} ${x.status}${x.error ? ` ${x.error}` : ''}`);
+
+describe('http on the wire: reassembly (lib/http/wire.js)', function () {
+  describe('a real capture (bpftrace 0.17, node 20, an unprepared server)', function () {
+    const { records, reader } = parseWire(capture);
+
+    it('reports each request once, with its method, path, status and direction', function () {
+      assert.deepStrictEqual(brief(records), [
+        'server GET /fast/curl 200', 'server GET /missing/curl 404', 'server GET /slow/curl 200',
+        'server GET /fast/c1 200', 'client GET /fast/c1 200', 'server GET /slow/c2 200', 'client GET /slow/c2 200',
+        'server GET /fast/c3 200', 'client GET /fast/c3 200', 'server GET /slow/c4 200', 'client GET /slow/c4 200',
+        'server GET /p1 200', 'server GET /slow/p2 200', 'server GET /missing/p3 404', 'server GET /split/s1 200',
+      ]);
+    });
+
+    it('times a served request from its first read to its response, a made one from its write to the response read', function () {
+      for (const x of records) {
+        if (x.url.startsWith('/slow') || x.url === '/missing/p3') assert.ok(x.us >= SLOW_US && x.us < SLOW_US + 20000, `${x.url}: ${x.us} µs`);
+        else if (x.url === '/split/s1') assert.ok(x.us >= 100000, `two 50 ms pauses between the pieces: ${x.us} µs`);
+        else assert.ok(x.us < 20000, `${x.url}: ${x.us} µs`);
+      }
+    });
+
+    it('refuses the event whose bytes a peer made ambiguous, and counts every event', function () {
+      assert.deepStrictEqual([...reader.malformedBy], [[1953, 1]]);
+      assert.match(reader.malformedWhy.get(1953), /literal \\xNN/);
+      assert.strictEqual(reader.firedBy.get(1953), reader.arrivedBy.get(1953));
+      assert.strictEqual(reader.lost, 0);
+    });
+
+    it('renders as the hook\'s records do: lines, JSON, histograms', function () {
+      const text = records.map((x) => renderLine(x)).join('');
+      assert.strictEqual(text.split('\n').length, records.length + 1);
+      assert.match(text, / server GET +404 +\d+\.\d {2}\/missing\/curl\n/);
+      const j = JSON.parse(renderJSONLine(records[2]));
+      assert.deepStrictEqual([j.direction, j.method, j.url, j.status, j.error], ['server', 'GET', '/slow/curl', 200, null]);
+      const stats = new LatencyStats({ by: 'route', identify: () => ({ pid: 1953 }) });
+      for (const x of records) stats.add(x);
+      assert.match(histogramsJSON(stats), /\/slow/);
+    });
+  });
+
+  describe('made lines', function () {
+    it('keep-alive: one request after another on a connection', function () {
+      const { records } = feed([
+        line('R', 5, 1, 'GET /a HTTP/1.1\r\nHost: x\r\n\r\n'), line('W', 5, 3, OK),
+        line('R', 5, 10, 'POST /b HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc'), line('W', 5, 15, 'HTTP/1.1 201 Created\r\n\r\n'),
+      ]);
+      assert.deepStrictEqual(brief(records), ['server GET /a 200', 'server POST /b 201']);
+      assert.deepStrictEqual(records.map((x) => x.us), [2000, 5000]);
+    });
+
+    it('pipelined requests in one read, bodies skipped by their Content-Length', function () {
+      const { records } = feed([
+        line('R', 5, 1, 'POST /1 HTTP/1.1\r\nContent-Length: 27\r\n\r\nGET /not-a-request HTTP/1.1GET /2 HTTP/1.1\r\n\r\nDELETE /3 HTTP/1.0\r\n\r\n'),
+        line('W', 5, 2, OK), line('W', 5, 3, 'HTTP/1.1 404 Not Found\r\n\r\n'), line('W', 5, 4, 'HTTP/1.1 204 No Content\r\n\r\n'),
+      ]);
+      assert.deepStrictEqual(brief(records), ['server POST /1 200', 'server GET /2 404', 'server DELETE /3 204']);
+      assert.deepStrictEqual(records.map((x) => x.us), [1000, 2000, 3000], 'each from the read that brought it');
+    });
+
+    it('a request line split across reads, timed from its first byte', function () {
+      const { records } = feed([
+        line('R', 5, 1, 'GET /lo'), line('R', 5, 2, 'ng/path HTTP/1.1\r\nHo'), line('R', 5, 3, 'st: x\r\n\r\n'), line('W', 5, 9, OK),
+      ]);
+      assert.deepStrictEqual(brief(records), ['server GET /long/path 200']);
+      assert.strictEqual(records[0].us, 8000);
+    });
+
+    it('a request line longer than the bytes copied: its URL as far as copied, marked cut', function () {
+      const long = `GET /q?${'a'.repeat(300)} HTTP/1.1\r\nHost: x\r\n\r\n`;
+      const { records } = feed([line('R', 5, 1, long.slice(0, 200), long.length), line('W', 5, 2, OK)]);
+      assert.deepStrictEqual(records.map((x) => [x.method, x.url.length, x.url.slice(-2), x.status]), [['GET', 197, 'a…', 200]]);
+    });
+
+    it('a client: request written, response head read; a 100 Continue is not the response', function () {
+      const { records } = feed([
+        line('W', 6, 1, 'PUT /up HTTP/1.1\r\nExpect: 100-continue\r\n\r\n'), line('R', 6, 2, 'HTTP/1.1 100 Continue\r\n\r\n'),
+        line('R', 6, 4, 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n'),
+      ]);
+      assert.deepStrictEqual(brief(records), ['client PUT /up 200']);
+      assert.strictEqual(records[0].us, 3000);
+    });
+
+    it('events out of order (per CPU) are handled in the order of their times', function () {
+      const reader = new WireReader({ pid: 7 });
+      const out = [...reader.push(line('W', 5, 3, OK)), ...reader.push(line('R', 5, 1, 'GET /a HTTP/1.1\r\n\r\n'))];
+      assert.deepStrictEqual(out, [], 'held for the reorder time');
+      out.push(...reader.flush(BigInt(3 * 1000000) + REORDER_NS));
+      assert.deepStrictEqual(brief(out), ['server GET /a 200']);
+    });
+
+    it('a connection closed with a request unanswered: reported as closed; its fd reused is a new connection', function () {
+      const { records } = feed([
+        line('R', 5, 1, 'GET /gone HTTP/1.1\r\n\r\n'), closeLine(5, 4),
+        line('R', 5, 5, 'GET /new HTTP/1.1\r\n\r\n'), line('W', 5, 6, OK),
+      ]);
+      assert.deepStrictEqual(brief(records), ['server GET /gone 0 closed', 'server GET /new 200']);
+      assert.strictEqual(records[0].us, 3000);
+    });
+
+    it('a response with no request seen (the trace began mid-request) is no record', function () {
+      const { records } = feed([line('W', 5, 1, OK), line('R', 8, 2, 'HTTP/1.1 200 OK\r\n\r\n')]);
+      assert.deepStrictEqual(records, []);
+    });
+  });
+
+  describe('what a peer or the process controls', function () {
+    it('decodes %r text only to exactly the bytes copied', function () {
+      assert.deepStrictEqual(decodeBytes('a\\x0d\\x0ab', 4), Buffer.from('a\r\nb'));
+      assert.strictEqual(decodeBytes('a\\x0d\\x0ab', 10), null, 'a literal \\x0d sent: fewer bytes than copied');
+      assert.deepStrictEqual(decodeBytes('a\\b\\x4', 6), Buffer.from('a\\b\\x4'), 'a backslash not starting \\xNN is itself');
+    });
+
+    it('a request line holding control bytes cannot make a line or a field of its own', function () {
+      const { records } = feed([line('R', 5, 1, 'GET /a\x1b[31m\x00b HTTP/1.1\r\n\r\n'), line('W', 5, 2, OK)]);
+      assert.strictEqual(records.length, 1);
+      const text = renderLine(records[0]);
+      assert.strictEqual(text.split('\n').length, 2);
+      assert.ok(!text.includes('\x1b'), text);
+    });
+
+    it('a fake status line inside a request body is not a response; a newline in a path ends no line of ours', function () {
+      const { records } = feed([
+        line('R', 5, 1, 'POST /p HTTP/1.1\r\nContent-Length: 19\r\n\r\nHTTP/1.1 500 Fake\r\n'),
+        line('W', 5, 2, OK),
+      ]);
+      assert.deepStrictEqual(brief(records), ['server POST /p 200']);
+    });
+
+    it('lines not as the program prints them are no events', function () {
+      const { records, reader } = feed(['R 7 5 1 10 999999 GET', 'R x 5 1 1 1 G', 'W 7 5 1 5 5', '@events: 3', 'Lost 4 events']);
+      assert.deepStrictEqual(records, []);
+      assert.strictEqual(reader.firedBy.get(7), 3);
+      assert.strictEqual(reader.lost, 4);
+    });
+
+    it('bounded: a connection keeps at most MAX_PENDING unanswered requests, the rest counted', function () {
+      const lines = [];
+      for (let i = 0; i < MAX_PENDING + 5; i++) lines.push(line('R', 5, i + 1, `GET /${i} HTTP/1.1\r\n\r\n`));
+      const { reader } = feed(lines);
+      assert.strictEqual(reader.droppedBy.get(7), 5);
+      assert.strictEqual(reader.connections.get('7:5').served.length, MAX_PENDING);
+    });
+  });
+});
