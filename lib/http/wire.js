@@ -27,6 +27,7 @@ const REQUEST_LINE = /^([A-Z]{1,20}) ([^ \r\n]{1,8192}) HTTP\/1\.[01]$/;
 const CUT_REQUEST_LINE = /^([A-Z]{1,20}) ([^ \r\n]{1,8192})$/;
 const CUT_MARK = '…';
 const STATUS_LINE = /^HTTP\/1\.[01] (\d{3})(?: .*)?$/;
+const HOST = /\r\nhost:[ \t]*([A-Za-z0-9.:[\]_-]{1,255})[ \t]*\r\n/i;
 const CONTENT_LENGTH = /\r\ncontent-length:[ \t]*(\d{1,15})[ \t]*\r\n/i;
 
 // Bounds: nodetrace's memory stays bounded however busy or hostile the
@@ -105,7 +106,7 @@ function messagesIn(data, whole) {
     const line = data.subarray(i, eol).toString('latin1');
     const req = REQUEST_LINE.exec(line);
     const res = req ? null : STATUS_LINE.exec(line);
-    if (req) messages.push({ kind: 'request', method: req[1], url: Buffer.from(req[2], 'latin1').toString('utf8') });
+    if (req) messages.push({ kind: 'request', method: req[1], url: Buffer.from(req[2], 'latin1').toString('utf8'), host: hostIn(data, eol) });
     else if (res) messages.push({ kind: 'response', status: Number(res[1]) });
     else break;
     // The next message (pipelined) after this head and its body, where the
@@ -118,6 +119,14 @@ function messagesIn(data, whole) {
     i = end + 4 + (cl ? Number(cl[1]) : 0);
   }
   return { messages, carry: null };
+}
+
+// The Host header of the head whose start line ends at `eol`, as far as copied, or null.
+function hostIn(data, eol) {
+  const end = data.indexOf('\r\n\r\n', eol, 'latin1');
+  const head = data.subarray(eol, end < 0 ? data.length : end + 2).toString('latin1');
+  const m = HOST.exec(head);
+  return m ? m[1] : null;
 }
 
 // Could these bytes be the start of a start line (a method, or "HTTP/")?
@@ -246,7 +255,9 @@ class WireReader {
       if (m.kind === 'request') {
         const queue = side === 'read' ? c.served : c.made;
         if (queue.length >= MAX_PENDING) { queue.shift(); bump(this.droppedBy, ev.pid); }
-        queue.push({ method: m.method, url: m.url, ns: side === 'read' ? startNs : ev.ns });
+        // A request made is named by its URL, as the hook names it (plaintext: http).
+        const url = side === 'write' && m.host && m.url.startsWith('/') ? `http://${m.host}${m.url}` : m.url;
+        queue.push({ method: m.method, url, ns: side === 'read' ? startNs : ev.ns });
       } else if (m.status >= 200 || m.status === 101) {
         // 1xx (100 Continue) is not the response; 101 (an upgrade) is.
         const queue = side === 'write' ? c.served : c.made;
