@@ -88,8 +88,8 @@ describe('nodetrace http on an unprepared process (the wire) @tracer', function 
     s.child.stdin.write('client 4\n');
     await s.finished;
     await run(process.execPath, [path.join(ROOT, 'test', 'targets', 'http-wire-clients.js'), String(s.port)]);
-    // The last events are held 100 ms for ordering, then shown.
-    await new Promise((r) => setTimeout(r, 700));
+    // The last events come in a batch within 100 ms, are held 250 ms for ordering, then shown.
+    await new Promise((r) => setTimeout(r, 1000));
     tracer.kill('SIGINT');
     const res = await traced;
     assert.strictEqual(res.code, 0, res.stderr);
@@ -125,10 +125,10 @@ describe('nodetrace http on an unprepared process (the wire) @tracer', function 
     assert.strictEqual(only('server', '/missing/p3').status, 404);
     // Split across three writes 50 ms apart: timed from its first byte.
     assert(only('server', '/split/s1').ms >= 100 - TIMER_EARLY_MS);
-    // The literal \x0d\x0a: refused, and said; no other line.
-    assert(!lines.some((l) => /fake/.test(l.url)), res.stdout);
-    assert.match(res.stderr, /1 socket event refused as malformed \(bytes that cannot be read back unambiguously/);
-    assert.strictEqual(lines.length, 7 + 4 + 4, res.stdout);
+    // The literal \x0d\x0a is text of the path, never a line break.
+    assert.strictEqual(only('server', '/fake\\x0d\\x0aHTTP/1.1').status, 200);
+    assert.strictEqual(lines.length, 7 + 4 + 4 + 1, res.stdout);
+    assert(!/refused|not reported|left out/.test(res.stderr), res.stderr);
   });
 
   it('--source hook on it says how to prepare it; --source wire wants one PID', async function () {

@@ -18,8 +18,13 @@ function planWire(tracer, pid) {
     // on every bpftrace (-p filters tracepoints only from 0.24).
     args: { PID: pid },
     env: stringLimitEnv(tracer, PREFIX_BYTES),
+    output: 'json',
     describe: `HTTP on the sockets of PID ${pid}`,
     target: { pid },
+    // As http-batched.bt's (lib/http/plan.js): the probes stopped first, both
+    // sets of maps printed, then bpftrace ended, which drops what it has not
+    // printed when its end signal arrives.
+    quiesce: { signal: 'SIGURG', line: 'Tracing stopped.' },
   });
 }
 

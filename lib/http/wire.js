@@ -15,14 +15,13 @@
 //   - a request line longer than the prefix copied: its URL cut, ending in …;
 //   - a socket closed with requests unanswered: each reported, status 0,
 //     error "closed".
-// Events come per CPU, not quite in order: they are held REORDER_NS and
-// handled in the order of their times.
-const { stringBytes } = require('../tracer/output-formats');
+// Events come in batches (every 100 ms) whose entries have no order: they
+// are held REORDER_NS and handled in the order of their times.
+const { stringBytes, splitterFor } = require('../tracer/output-formats');
 
-const EVENT = /^([RW]) (\d{1,10}) (\d{1,10}) (\d{1,20}) (-?\d{1,20}) (\d{1,4}) (.*)$/;
-const CLOSE = /^C (\d{1,10}) (\d{1,10}) (\d{1,20})$/;
-const EVENTS = /^@events: (\d+)$/;
-const LOST = /^Lost (\d+) events$/;
+const BATCH_MAP = /^@(rd|wr|cl)([01])$/;
+const IO_KEY = /^(\d{1,10}),(\d{1,20}),(\d{1,10}),(-?\d{1,20}),(\d{1,4})$/;
+const CLOSE_KEY = /^(\d{1,10}),(\d{1,20}),(\d{1,10})$/;
 const REQUEST_LINE = /^([A-Z]{1,20}) ([^ \r\n]{1,8192}) HTTP\/1\.[01]$/;
 const CUT_REQUEST_LINE = /^([A-Z]{1,20}) ([^ \r\n]{1,8192})$/;
 const CUT_MARK = '…';
@@ -36,50 +35,37 @@ const CONTENT_LENGTH = /\r\ncontent-length:[ \t]*(\d{1,15})[ \t]*\r\n/i;
 const CARRY_BYTES = 1024;
 const MAX_CONNECTIONS = 4096;
 const MAX_PENDING = 64;
-const REORDER_NS = 100000000n;
+// Batches come every 100 ms; an event taken just before a turn may land in
+// the next batch: held 250 ms, every event is in order.
+const REORDER_NS = 250000000n;
 
 /**
- * bpftrace's %r text -> the bytes, or null when it cannot be these
- * `copied` bytes: a peer that sends a literal "\xNN" makes the text
- * ambiguous, and it decodes to fewer bytes than were copied.
+ * One batch map of http-wire.bt (-f json): its name, its entries -> events
+ * { type: 'read'|'write'|'close', pid, fd, ns, ret, bytes }, or null when
+ * the map is none of the batch's. An entry not as the program writes it
+ * is told to `refused(why)`.
  */
-function decodeBytes(text, copied) {
-  const raw = stringBytes(text);
-  const out = Buffer.alloc(raw.length);
-  let n = 0;
-  for (let i = 0; i < raw.length; i++) {
-    const c = raw[i];
-    if (c === 0x5c && raw[i + 1] === 0x78 && i + 3 < raw.length && isHex(raw[i + 2]) && isHex(raw[i + 3])) {
-      out[n++] = parseInt(String.fromCharCode(raw[i + 2], raw[i + 3]), 16);
-      i += 3;
-    } else {
-      out[n++] = c;
+function batchEvents(name, map, pid, refused) {
+  const m = BATCH_MAP.exec(name);
+  if (!m || !map || typeof map !== 'object') return null;
+  const out = [];
+  for (const [key, value] of Object.entries(map)) {
+    if (m[1] === 'cl') {
+      const k = CLOSE_KEY.exec(key);
+      if (!k) { refused('an entry not as the program writes it'); continue; }
+      out.push({ type: 'close', pid, fd: Number(k[3]), ns: BigInt(k[2]) });
+      continue;
     }
+    const k = IO_KEY.exec(key);
+    const bytes = typeof value === 'string' ? stringBytes(value) : null;
+    // The bytes end at a NUL (a string): never more than were copied.
+    if (!k || !bytes || bytes.length > Number(k[5]) || Number(k[5]) > Number(k[4])) {
+      refused('an entry not as the program writes it');
+      continue;
+    }
+    out.push({ type: m[1] === 'rd' ? 'read' : 'write', pid, fd: Number(k[3]), ns: BigInt(k[2]), ret: Number(k[4]), bytes });
   }
-  return n === copied ? out.subarray(0, n) : null;
-}
-
-function isHex(c) {
-  return (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46);
-}
-
-/** One line of http-wire.bt -> an event, or null (not an event). */
-function parseEvent(line) {
-  const m = EVENT.exec(line);
-  if (m) {
-    return {
-      type: m[1] === 'R' ? 'read' : 'write',
-      pid: Number(m[2]),
-      fd: Number(m[3]),
-      ns: BigInt(m[4]),
-      ret: Number(m[5]),
-      copied: Number(m[6]),
-      text: m[7],
-    };
-  }
-  const c = CLOSE.exec(line);
-  if (c) return { type: 'close', pid: Number(c[1]), fd: Number(c[2]), ns: BigInt(c[3]) };
-  return null;
+  return out;
 }
 
 /**
@@ -147,9 +133,9 @@ class Connection {
  * The tracer's lines -> completed request records ({ pid, ns, direction,
  * status, us, method, url, error }, as lib/http/records.js). push(line) and
  * flush(nowNs) return the records completed; end() returns the rest.
- * Counts, for lib/usdt/loss.js: firedBy (the program's @events), arrivedBy
- * (events read), malformedBy/malformedWhy (events refused), lost (the
- * tracer's "Lost N events"), droppedBy (requests given up: bounds).
+ * Counts, for lib/usdt/loss.js: firedBy (the program's @events), fullBy
+ * (left out of a full batch), arrivedBy (events read), malformedBy/
+ * malformedWhy (entries refused), droppedBy (requests given up: bounds).
  */
 class WireReader {
   constructor({ pid = null, reorderNs = REORDER_NS } = {}) {
@@ -162,24 +148,29 @@ class WireReader {
     this.malformedBy = new Map();
     this.malformedWhy = new Map();
     this.droppedBy = new Map();
-    this.lost = 0;
-    this.pid = pid;   // the traced process: whose @events count is
+    this.fullBy = new Map();
+    this.pid = pid;   // the traced process (the program's output does not repeat it)
   }
 
-  push(line) {
-    const text = typeof line === 'string' ? line : String(line);
-    const ev = parseEvent(text);
-    if (!ev) {
-      const e = EVENTS.exec(text);
-      if (e && this.pid !== null) this.firedBy.set(this.pid, Math.max(this.firedBy.get(this.pid) || 0, Number(e[1])));
-      const l = LOST.exec(text);
-      if (l) this.lost += Number(l[1]);
-      return [];
+  /** One item of the tracer's output (lib/tracer/output-formats.js 'json') -> the records completed. */
+  push(item) {
+    if (!item || item.type !== 'map' || !item.data) return [];
+    for (const [name, value] of Object.entries(item.data)) {
+      // At exit; bpftrace may print them again, cleared: the larger is the count.
+      if (name === '@events' || name === '@full') {
+        if (Number.isSafeInteger(value) && value >= 0 && this.pid !== null) {
+          const into = name === '@events' ? this.firedBy : this.fullBy;
+          into.set(this.pid, Math.max(into.get(this.pid) || 0, value));
+        }
+        continue;
+      }
+      const events = batchEvents(name, value, this.pid, (why) => this.refuse(this.pid, why));
+      for (const ev of events || []) {
+        bump(this.arrivedBy, ev.pid);
+        this.hold(ev);
+        if (ev.ns > this.latest) this.latest = ev.ns;
+      }
     }
-    if (this.pid === null) this.pid = ev.pid;
-    if (ev.type !== 'close') bump(this.arrivedBy, ev.pid);
-    this.hold(ev);
-    if (ev.ns > this.latest) this.latest = ev.ns;
     return this.release(this.latest - this.reorderNs);
   }
 
@@ -238,18 +229,14 @@ class WireReader {
       for (const r of c.made) out.push(record(ev, r, 'client', 0, 'closed'));
       return;
     }
-    const bytes = decodeBytes(ev.text, ev.copied);
-    if (!bytes || ev.copied > ev.ret) {
-      this.refuse(ev.pid, 'bytes that cannot be read back unambiguously (a peer sent a literal \\xNN)');
-      return;
-    }
+    const { bytes } = ev;
     const c = this.connection(ev, true);
     const side = ev.type;
     const carried = c.carry[side];
     const data = carried ? Buffer.concat([carried.bytes, bytes]) : bytes;
     const startNs = carried ? carried.ns : ev.ns;
     c.carry[side] = null;
-    const { messages, carry } = messagesIn(data, ev.copied === ev.ret);
+    const { messages, carry } = messagesIn(data, bytes.length === ev.ret);
     if (carry) c.carry[side] = { bytes: carry, ns: carry.length === data.length ? startNs : ev.ns };
     for (const m of messages) {
       if (m.kind === 'request') {
@@ -286,13 +273,14 @@ function bump(map, pid, n = 1) {
   map.set(pid, (map.get(pid) || 0) + n);
 }
 
-/** A whole capture's text -> its records (tests, and reading a capture by hand). */
+/** A whole capture (-f json output) -> its records (tests, and reading a capture by hand). */
 function parseWire(text, o) {
   const reader = new WireReader(o);
+  const splitter = splitterFor('json');
   const out = [];
-  for (const line of String(text).split('\n')) out.push(...reader.push(line));
+  for (const item of [...splitter.push(Buffer.from(text, 'latin1')), ...splitter.end()]) out.push(...reader.push(item));
   out.push(...reader.end());
   return { records: out, reader };
 }
 
-module.exports = { WireReader, parseWire, parseEvent, decodeBytes, messagesIn, CARRY_BYTES, MAX_CONNECTIONS, MAX_PENDING, REORDER_NS };
+module.exports = { WireReader, parseWire, batchEvents, messagesIn, CARRY_BYTES, MAX_CONNECTIONS, MAX_PENDING, REORDER_NS };
