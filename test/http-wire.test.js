@@ -6,7 +6,8 @@
 // (one keep-alive connection), its own http.get with a keep-alive agent
 // (seen from both ends), and test/targets/http-wire-clients.js (three
 // pipelined requests in one write, one split across three writes, a path
-// holding a literal "\x0d\x0a").
+// holding a literal "\x0d\x0a"); and test/targets/http-loopback.js with the
+// hook, traced by the hook and the wire at once.
 const assert = require('assert');
 const path = require('path');
 const { spawn, execFile } = require('child_process');
@@ -129,6 +130,45 @@ describe('nodetrace http on an unprepared process (the wire) @tracer', function 
     assert.strictEqual(only('server', '/fake\\x0d\\x0aHTTP/1.1').status, 200);
     assert.strictEqual(lines.length, 7 + 4 + 4 + 1, res.stdout);
     assert(!/refused|not reported|left out/.test(res.stderr), res.stderr);
+  });
+
+  it('the hook and the wire, on one process with the hook, give the same requests (fetch, a POST body, a reset)', async function () {
+    // test/targets/http-loopback.js: http.get and fetch against its own
+    // server, /slow 150 ms, a 404, /reset destroyed by the server.
+    const child = spawn(process.execPath, ['-r', path.join(ROOT, 'register.js'), path.join(ROOT, 'test', 'targets', 'http-loopback.js')],
+      { stdio: ['pipe', 'pipe', 'pipe'] });
+    targets.add(child);
+    let out = '';
+    const ready = new Promise((resolve) => child.stdout.on('data', (d) => { out += d; if (out.includes('ready')) resolve(); }));
+    await ready;
+    const done = new Promise((resolve) => child.stdout.on('data', () => { if (out.includes('\ndone')) resolve(); }));
+    const attached = [];
+    const tracers = [];
+    const runs = ['hook', 'wire'].map((source) => nodetrace(['http', '-p', String(child.pid), '--source', source, '-d', '60', '--json'], {
+      timeoutMs: 100000,
+      onSpawn: (c) => {
+        tracers.push(c);
+        attached.push(new Promise((r) => c.stderr.on('data', (d) => { if (/tracing HTTP/.test(d)) r(); })));
+      },
+    }));
+    await Promise.race([Promise.all(attached), Promise.all(runs).then((r) => { throw new Error(`ended before attaching: ${r.map((x) => x.stderr).join('')}`); })]);
+    child.stdin.write('go\n');
+    await done;
+    await new Promise((r) => setTimeout(r, 1000));
+    for (const t of tracers) t.kill('SIGINT');
+    const [hook, wire] = await Promise.all(runs);
+    assert.strictEqual(hook.code, 0, hook.stderr);
+    assert.strictEqual(wire.code, 0, wire.stderr);
+    const measured = out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+    assert.strictEqual(measured.length, 5);
+    const key = (l) => `${l.direction} ${l.method} ${l.url.replace(/^http:\/\/127\.0\.0\.1:\d+/, '')} ${l.status === null ? 'error' : l.status}`;
+    const lines = (r) => r.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const fromHook = lines(hook).map(key).sort();
+    assert.strictEqual(fromHook.length, 10, hook.stdout);
+    assert.deepStrictEqual(lines(wire).map(key).sort(), fromHook, wire.stdout);
+    // The reset: the hook names it (aborted, ECONNRESET), the wire sees the socket closed.
+    assert.deepStrictEqual(lines(wire).filter((l) => l.error).map((l) => l.error), ['closed', 'closed']);
+    for (const l of lines(wire).filter((x) => x.url.endsWith('/slow'))) assert(l.ms >= SLOW_MS - TIMER_EARLY_MS, `${key(l)}: ${l.ms} ms`);
   });
 
   it('--source hook on it says how to prepare it; --source wire wants one PID', async function () {
