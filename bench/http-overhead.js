@@ -8,13 +8,18 @@
 //             NODETRACE_BPFTRACE picks one: 0.17 runs d-scripts/http.bt, an
 //             output event per request; 0.23+ http-batched.bt)
 //
+//   wire      (--wire) a server started plain (no hook) while `nodetrace
+//             http -p PID --json` reads its requests off its socket system
+//             calls (d-scripts/http-wire.bt: an output event per read and
+//             write that starts an HTTP message, two a request)
+//
 //   floor     (--floor; bpftrace 0.20+, whose -p filters uprobes in the
 //             kernel) started with the hook while a bpftrace program that
 //             only counts the probe is attached: the probe firing alone (the
 //             uprobe, the hook's enabled path), which no tracer program can
 //             make cheaper
 //
-//   node bench/http-overhead.js [--rate 5000] [--seconds 3] [--rounds 9] [--sockets 32] [--floor]
+//   node bench/http-overhead.js [--rate 5000] [--seconds 3] [--rounds 9] [--sockets 32] [--floor] [--wire]
 //
 // THE MEASURE: the server's CPU time per request, at a fixed request rate
 // (--rate, on loopback, keep-alive). A fixed rate, not the most the server
@@ -39,6 +44,7 @@ const SECONDS = options.number('seconds', 3);
 const ROUNDS = options.number('rounds', 9);
 const SOCKETS = options.number('sockets', 32);
 const FLOOR = options.flag('floor');
+const WIRE = options.flag('wire');
 const TICK_MS = 2;
 
 if (process.argv[2] === '--server') {
@@ -84,7 +90,7 @@ function startTracer(pid) {
     child.stdout.on('data', (d) => { for (let i = d.indexOf('\n'); i >= 0; i = d.indexOf('\n', i + 1)) lines++; });
     child.stderr.on('data', (d) => {
       err += d;
-      const m = /tracing HTTP requests of PID \d+ with (\S+ \S+)/.exec(err);
+      const m = /tracing HTTP (?:requests of|on the sockets of) PID \d+ with (\S+ \S+)/.exec(err);
       if (!ready && m) { ready = true; resolve({ child, tracer: m[1], lines: () => lines }); }
     });
     child.on('exit', () => { if (!ready) reject(new Error(`nodetrace http did not start: ${err}`)); });
@@ -153,13 +159,15 @@ const median = (xs) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2
 
 (async () => {
   const cases = ['none', 'register'];
-  if (process.platform === 'linux' && process.getuid() === 0) cases.push('traced', ...(FLOOR ? ['floor'] : []));
+  if (process.platform === 'linux' && process.getuid() === 0) cases.push('traced', ...(FLOOR ? ['floor'] : []), ...(WIRE ? ['wire'] : []));
   const servers = {};
   let tracer = null;
   let floor = null;
+  let wire = null;
   try {
-    for (const c of cases) servers[c] = await startServer(c !== 'none');
+    for (const c of cases) servers[c] = await startServer(c !== 'none' && c !== 'wire');
     if (servers.traced) tracer = await startTracer(servers.traced.child.pid);
+    if (servers.wire) wire = await startTracer(servers.wire.child.pid);
     if (servers.floor) floor = await startFloor(servers.floor.child.pid);
     for (const c of cases) await load(servers[c].port, 1);   // warm up each server's JIT
     const results = Object.fromEntries(cases.map((c) => [c, []]));
@@ -184,12 +192,14 @@ const median = (xs) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2
         + (c === 'none' ? '' : `, paired x${median(paired).toFixed(3)} [${q(0.25)}, ${q(0.75)}]`)
         + `  (${rps.toFixed(0)} req/s`
         + `${short ? `; ${short} rounds under ${RATE * 0.98}` : ''})`
-        + (c === 'traced' ? `  ${tracer.lines()} requests traced` : ''));
+        + (c === 'traced' ? `  ${tracer.lines()} requests traced` : '')
+        + (c === 'wire' ? `  ${wire.lines()} requests traced` : ''));
     }
     console.log(`  rounds (µs CPU/req): ${cases.map((c) => `${c} ${results[c].map((x) => x.cpuUsPerReq.toFixed(1)).join(' ')}`).join('; ')}`);
   } finally {
     if (tracer) tracer.child.kill('SIGINT');
     if (floor) floor.child.kill('SIGINT');
+    if (wire) wire.child.kill('SIGINT');
     for (const s of Object.values(servers)) s.child.kill('SIGKILL');
   }
 })();

@@ -119,6 +119,17 @@ describe('http on the wire: reassembly (lib/http/wire.js)', function () {
       assert.strictEqual(records[0].us, 3000);
     });
 
+    it('TLS: the SSL object is the connection, SSL_free ends it; a request made is https', function () {
+      const ssl = '140737488355328';   // above 2^32: an address, not an fd
+      const tls = (map, ms, bytes) => ({ type: 'map', data: { [map]: { [`7,${ms * 1000000},${ssl},${bytes.length},${bytes.length}`]: bytes } } });
+      const { records } = feed([
+        tls('@tw0', 1, 'GET /a HTTP/1.1\r\nHost: api:443\r\n\r\n'), tls('@tr1', 3, 'HTTP/1.1 201 Created\r\n\r\n'),
+        tls('@tw0', 4, 'GET /b HTTP/1.1\r\nHost: api:443\r\n\r\n'), { type: 'map', data: { '@tf0': { [`7,${6 * 1000000},${ssl}`]: 1 } } },
+        line('R', 5, 7, 'GET /plain HTTP/1.1\r\n\r\n'), line('W', 5, 8, OK),
+      ]);
+      assert.deepStrictEqual(brief(records), ['client GET https://api:443/a 201', 'client GET https://api:443/b 0 closed', 'server GET /plain 200']);
+    });
+
     it('events out of order (a batch\'s entries have none) are handled in the order of their times', function () {
       const reader = new WireReader({ pid: 7 });
       const out = [...reader.push(line('W', 5, 3, OK)), ...reader.push(line('R', 5, 1, 'GET /a HTTP/1.1\r\n\r\n'))];
@@ -182,5 +193,28 @@ describe('http on the wire: reassembly (lib/http/wire.js)', function () {
       assert.strictEqual(reader.droppedBy.get(7), 5);
       assert.strictEqual(reader.connections.get('7:5').served.length, MAX_PENDING);
     });
+  });
+});
+
+describe('http on the wire: where a process\'s OpenSSL is (lib/http/tls-object.js)', function () {
+  const { locateTls } = require('../lib/http/tls-object');
+  const maps = [
+    { start: 0x400000, end: 0x500000, offset: 0, perms: 'r-xp', inode: '1', path: '/usr/bin/node', range: '400000-500000' },
+    { start: 0x7f0000, end: 0x7f1000, offset: 0, perms: 'r-xp', inode: '2', path: '/usr/lib/libssl.so.3', range: '7f0000-7f1000' },
+  ];
+  const symbols = (defs) => (file, names) => {
+    const [, range] = /map_files\/(.*)$/.exec(typeof file === 'string' ? file : '') || [];
+    const found = defs[range] || [];
+    return { loads: [], found: new Map(names.filter((n) => found.includes(n)).map((n) => [n, { value: 1, size: 1 }])) };
+  };
+
+  it('takes the first object that defines SSL_read, SSL_write and SSL_free, through map_files', function () {
+    const r = locateTls({ pid: 9, maps, exePath: '/usr/bin/node', findSymbols: symbols({ '7f0000-7f1000': ['SSL_read', 'SSL_write', 'SSL_free'] }) });
+    assert.deepStrictEqual(r, { object: '/usr/lib/libssl.so.3', file: '/proc/9/map_files/7f0000-7f1000' });
+  });
+
+  it('says why when none defines all three', function () {
+    const r = locateTls({ pid: 9, maps, exePath: '/usr/bin/node', findSymbols: symbols({ '400000-500000': ['SSL_read'] }) });
+    assert.match(r.why, /none of the \d+ objects it maps with code defines SSL_read, SSL_write, SSL_free/);
   });
 });

@@ -7,8 +7,11 @@
 // (seen from both ends), and test/targets/http-wire-clients.js (three
 // pipelined requests in one write, one split across three writes, a path
 // holding a literal "\x0d\x0a"); and test/targets/http-loopback.js with the
-// hook, traced by the hook and the wire at once.
+// hook, traced by the hook and the wire at once; the server over HTTPS
+// (a self-signed certificate made by openssl), read off node's OpenSSL.
 const assert = require('assert');
+const fs = require('fs');
+const os = require('os');
 const path = require('path');
 const { spawn, execFile } = require('child_process');
 const { requireTracing, nodetrace, killStragglers, ROOT } = require('./support/harness');
@@ -24,9 +27,17 @@ const CLOCK_SLACK_MS = 1;
 
 const targets = new Set();
 
-function startServer() {
+// A self-signed certificate for the HTTPS server, made by openssl in `dir`.
+async function certificate(dir) {
+  const key = path.join(dir, 'key.pem');
+  const cert = path.join(dir, 'cert.pem');
+  await run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1']);
+  return [key, cert];
+}
+
+function startServer(args = []) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'test', 'targets', 'http-wire-server.js')], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [path.join(ROOT, 'test', 'targets', 'http-wire-server.js'), ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
     targets.add(child);
     let out = '';
     const results = [];
@@ -57,9 +68,9 @@ function run(file, args) {
 }
 
 // curl over one keep-alive connection: per URL, its status and time to the response's first byte.
-async function curl(port, paths) {
-  const args = ['-s'];
-  for (const p of paths) args.push('-o', '/dev/null', '-w', '%{http_code} %{time_starttransfer}\\n', `http://127.0.0.1:${port}${p}`);
+async function curl(port, paths, scheme = 'http') {
+  const args = ['-s', '-k'];
+  for (const p of paths) args.push('-o', '/dev/null', '-w', '%{http_code} %{time_starttransfer}\\n', `${scheme}://127.0.0.1:${port}${p}`);
   const out = await run('curl', args);
   return out.trim().split('\n').map((l, i) => {
     const [status, s] = l.split(' ');
@@ -130,6 +141,47 @@ describe('nodetrace http on an unprepared process (the wire) @tracer', function 
     assert.strictEqual(only('server', '/fake\\x0d\\x0aHTTP/1.1').status, 200);
     assert.strictEqual(lines.length, 7 + 4 + 4 + 1, res.stdout);
     assert(!/refused|not reported|left out/.test(res.stderr), res.stderr);
+  });
+
+  it('HTTPS through node\'s own OpenSSL (SSL_read/SSL_write): curl and node\'s https.get, each once', async function () {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-wire-tls-'));
+    try {
+      const s = await startServer(['--tls', ...(await certificate(dir))]);
+      let go;
+      const attached = new Promise((r) => { go = r; });
+      let tracer;
+      const traced = nodetrace(['http', '-p', String(s.child.pid), '-d', '60', '--json'], {
+        timeoutMs: 100000,
+        onSpawn: (c) => { tracer = c; c.stderr.on('data', (d) => { if (/tracing HTTP/.test(d)) go(); }); },
+      });
+      const early = await Promise.race([attached.then(() => null), traced]);
+      if (early) throw new Error(`nodetrace http ended before it attached (${early.code}): ${early.stderr}`);
+      const byCurl = await curl(s.port, ['/fast/curl', '/missing/curl', '/slow/curl'], 'https');
+      s.child.stdin.write('client 2\n');
+      await s.finished;
+      await new Promise((r) => setTimeout(r, 1000));
+      tracer.kill('SIGINT');
+      const res = await traced;
+      assert.strictEqual(res.code, 0, res.stderr);
+      assert.match(res.stderr, /and its HTTPS off the OpenSSL in /);
+      const lines = res.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+      const base = `https://127.0.0.1:${s.port}`;
+      for (const c of [...byCurl, ...s.results]) {
+        const server = lines.filter((l) => l.direction === 'server' && l.url === c.path);
+        assert.strictEqual(server.length, 1, `server ${c.path}:\n${res.stdout}`);
+        assert.deepStrictEqual([server[0].method, server[0].status], ['GET', c.status]);
+        assert(server[0].ms <= c.ms + CLOCK_SLACK_MS, `${c.path}: server ${server[0].ms} ms, client measured ${c.ms} ms`);
+        if (c.path.startsWith('/slow')) assert(server[0].ms >= SLOW_MS - TIMER_EARLY_MS, `${c.path}: ${server[0].ms} ms`);
+        if (c.via !== 'http.get') continue;
+        const client = lines.filter((l) => l.direction === 'client' && l.url === base + c.path);
+        assert.strictEqual(client.length, 1, `client ${c.path}:\n${res.stdout}`);
+        assert.strictEqual(client[0].status, c.status);
+        assert(client[0].ms <= c.ms + CLOCK_SLACK_MS && client[0].ms + CLOCK_SLACK_MS >= server[0].ms, `${c.path}: client ${client[0].ms} ms`);
+      }
+      assert.strictEqual(lines.length, 3 + 2 + 2, res.stdout);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('the hook and the wire, on one process with the hook, give the same requests (fetch, a POST body, a reset)', async function () {

@@ -19,6 +19,7 @@ const { outputClosed } = require('../tracer/signals');
 const records = require('../http/records');
 const { LatencyStats, renderHistograms, histogramsJSON } = require('../http/histograms');
 const { planWire } = require('../http/wire-plan');
+const { findTlsObject } = require('../http/tls-object');
 const { WireReader, MAX_PENDING, MAX_CONNECTIONS } = require('../http/wire');
 const { runOneSession } = require('../tracer/run-command');
 const { identify } = require('../usdt/process-identity');
@@ -101,12 +102,15 @@ function sourceFor(args) {
   return hostFacts(HTTP_PROVIDER).librariesOf(pid).length ? 'hook' : 'wire';
 }
 
-// One process read off its sockets (lib/http/wire-plan.js).
+// One process read off its sockets, and off its OpenSSL where it has one
+// that exports SSL_read/SSL_write (lib/http/wire-plan.js).
 function wirePlan(args, tracer, pid) {
-  const p = planWire(tracer, pid);
+  const tls = findTlsObject(pid);
+  const p = planWire(tracer, pid, tls);
   const auto = args.source !== 'wire';
-  const warnings = [`PID ${pid}${auto ? ' has no nodetrace hook: ' : ': '}reading its HTTP off its socket system calls `
-    + '(plaintext HTTP/1.x, served and made; HTTPS is not seen).'];
+  const how = tls.file ? `and its HTTPS off the OpenSSL in ${tls.object} (HTTP/1.x, served and made)`
+    : `(plaintext HTTP/1.x, served and made; HTTPS is not seen: ${tls.why})`;
+  const warnings = [`PID ${pid}${auto ? ' has no nodetrace hook: ' : ': '}reading its HTTP off its socket system calls ${how}.`];
   return { ...p, warnings: [...(p.warnings || []), ...warnings], details: { source: 'wire', pid } };
 }
 

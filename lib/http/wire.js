@@ -4,7 +4,8 @@
 // request records, the shape lib/http/records.js gives, so that the same
 // lines, JSON and histograms render them. Pure.
 //
-// Per connection (PID, fd), per side (what it read, what it wrote):
+// Per connection (PID, fd; for TLS, PID and the SSL object), per side (what
+// it read, what it wrote):
 //   - a request read, then a response written: a request served, its
 //     latency from the read's return to the response head's write;
 //   - a request written, then a response head read: a request made, its
@@ -19,9 +20,12 @@
 // are held REORDER_NS and handled in the order of their times.
 const { stringBytes, splitterFor } = require('../tracer/output-formats');
 
-const BATCH_MAP = /^@(rd|wr|cl)([01])$/;
-const IO_KEY = /^(\d{1,10}),(\d{1,20}),(\d{1,10}),(-?\d{1,20}),(\d{1,4})$/;
-const CLOSE_KEY = /^(\d{1,10}),(\d{1,20}),(\d{1,10})$/;
+// rd, wr, cl: socket reads, writes, closes (by fd); tr, tw, tf: TLS reads,
+// writes, SSL_free (by the SSL object's address).
+const BATCH_MAP = /^@(rd|wr|cl|tr|tw|tf)([01])$/;
+const IO_KEY = /^(\d{1,10}),(\d{1,20}),(\d{1,20}),(-?\d{1,20}),(\d{1,4})$/;
+const CLOSE_KEY = /^(\d{1,10}),(\d{1,20}),(\d{1,20})$/;
+const KINDS = { rd: 'read', wr: 'write', cl: 'close', tr: 'read', tw: 'write', tf: 'close' };
 const REQUEST_LINE = /^([A-Z]{1,20}) ([^ \r\n]{1,8192}) HTTP\/1\.[01]$/;
 const CUT_REQUEST_LINE = /^([A-Z]{1,20}) ([^ \r\n]{1,8192})$/;
 const CUT_MARK = '…';
@@ -49,11 +53,14 @@ function batchEvents(name, map, pid, refused) {
   const m = BATCH_MAP.exec(name);
   if (!m || !map || typeof map !== 'object') return null;
   const out = [];
+  const tls = m[1].startsWith('t');
+  // A connection: an fd, or for TLS the SSL object (no fd behind node's memory BIOs).
+  const conn = (n) => (tls ? `tls:${n}` : n);
   for (const [key, value] of Object.entries(map)) {
-    if (m[1] === 'cl') {
+    if (KINDS[m[1]] === 'close') {
       const k = CLOSE_KEY.exec(key);
       if (!k) { refused('an entry not as the program writes it'); continue; }
-      out.push({ type: 'close', pid, fd: Number(k[3]), ns: BigInt(k[2]) });
+      out.push({ type: 'close', pid, fd: conn(k[3]), ns: BigInt(k[2]), tls });
       continue;
     }
     const k = IO_KEY.exec(key);
@@ -63,7 +70,7 @@ function batchEvents(name, map, pid, refused) {
       refused('an entry not as the program writes it');
       continue;
     }
-    out.push({ type: m[1] === 'rd' ? 'read' : 'write', pid, fd: Number(k[3]), ns: BigInt(k[2]), ret: Number(k[4]), bytes });
+    out.push({ type: KINDS[m[1]], pid, fd: conn(k[3]), ns: BigInt(k[2]), ret: Number(k[4]), bytes, tls });
   }
   return out;
 }
@@ -242,8 +249,8 @@ class WireReader {
       if (m.kind === 'request') {
         const queue = side === 'read' ? c.served : c.made;
         if (queue.length >= MAX_PENDING) { queue.shift(); bump(this.droppedBy, ev.pid); }
-        // A request made is named by its URL, as the hook names it (plaintext: http).
-        const url = side === 'write' && m.host && m.url.startsWith('/') ? `http://${m.host}${m.url}` : m.url;
+        // A request made is named by its URL, as the hook names it.
+        const url = side === 'write' && m.host && m.url.startsWith('/') ? `${ev.tls ? 'https' : 'http'}://${m.host}${m.url}` : m.url;
         queue.push({ method: m.method, url, ns: side === 'read' ? startNs : ev.ns });
       } else if (m.status >= 200 || m.status === 101) {
         // 1xx (100 Continue) is not the response; 101 (an upgrade) is.

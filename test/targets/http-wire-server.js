@@ -8,21 +8,29 @@
 // Prints "ready PID PORT". A line "client N" on stdin makes N keep-alive
 // http.get requests from this process to itself (/fast/c1...) and prints
 // what the client measured, one JSON line each, then "client done".
+// With `--tls KEY CERT` (files): HTTPS, and its client https.get (the
+// certificate not checked: the test makes a self-signed one).
+const fs = require('fs');
 const http = require('http');
+const https = require('https');
+
+const tls = process.argv[2] === '--tls' ? { key: fs.readFileSync(process.argv[3]), cert: fs.readFileSync(process.argv[4]) } : null;
+const lib = tls ? https : http;
 
 const SLOW_MS = 150;
 
-const server = http.createServer((req, res) => {
+const handler = (req, res) => {
   req.resume();
   if (req.url.startsWith('/missing')) { res.statusCode = 404; res.end('no'); return; }
   const delay = req.url.startsWith('/slow') ? SLOW_MS : 0;
   setTimeout(() => res.end('ok'), delay);
-});
+};
+const server = tls ? https.createServer(tls, handler) : http.createServer(handler);
 
 function get(agent, port, path) {
   return new Promise((resolve) => {
     const t = process.hrtime.bigint();
-    http.get({ host: '127.0.0.1', port, path, agent }, (res) => {
+    lib.get({ host: '127.0.0.1', port, path, agent, rejectUnauthorized: false }, (res) => {
       const out = { via: 'http.get', method: 'GET', path, status: res.statusCode, ms: Number(process.hrtime.bigint() - t) / 1e6 };
       res.resume();
       res.on('end', () => resolve(out));
@@ -31,7 +39,7 @@ function get(agent, port, path) {
 }
 
 async function client(n) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const agent = new lib.Agent({ keepAlive: true, maxSockets: 1 });
   for (let i = 1; i <= n; i++) {
     const path = i % 2 ? `/fast/c${i}` : `/slow/c${i}`;
     process.stdout.write(JSON.stringify(await get(agent, server.address().port, path)) + '\n');
