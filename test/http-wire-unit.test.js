@@ -218,3 +218,26 @@ describe('http on the wire: where a process\'s OpenSSL is (lib/http/tls-object.j
     assert.match(r.why, /none of the \d+ objects it maps with code defines SSL_read, SSL_write, SSL_free/);
   });
 });
+
+describe('http on the wire: the plan (lib/http/wire-plan.js)', function () {
+  const { planWire } = require('../lib/http/wire-plan');
+  const { bpftraceOf } = require('./support/program-variants');
+  const argsOf = (plan) => Object.fromEntries(plan.arguments.map((a, i) => [a.name, plan.argv[plan.argv.length - plan.arguments.length + i]]));
+
+  it('asks str() for one byte more where it copies n - 1 and a NUL (0.23+), with the limit to match', function () {
+    const old = planWire(bpftraceOf('0.17.0'), 42, { file: '/proc/42/map_files/1-2' });
+    assert.deepStrictEqual(argsOf(old), { PID: '42', NUL_BYTE: '0', TLS_FILE: '/proc/42/map_files/1-2' });
+    assert.strictEqual(old.env.BPFTRACE_STRLEN, '200');
+    const now = planWire(bpftraceOf('0.23.2'), 42, { file: '/proc/42/map_files/1-2' });
+    assert.strictEqual(argsOf(now).NUL_BYTE, '1');
+    assert.strictEqual(now.env.BPFTRACE_MAX_STRLEN, '201');
+    assert.strictEqual(now.env.BPFTRACE_STR_TRUNC_TRAILER, '');
+  });
+
+  it('leaves the @tls part and TLS_FILE out where the process has no OpenSSL', function () {
+    const plan = planWire(bpftraceOf('0.17.0'), 42, { why: 'none' });
+    assert.deepStrictEqual(Object.keys(argsOf(plan)), ['PID', 'NUL_BYTE']);
+    assert.ok(!/SSL_read/.test(plan.programText.replace(/\/\*[^]*?\*\//g, '')), 'no TLS probe left');
+    assert.ok(plan.argv.includes('-f') && plan.quiesce && plan.quiesce.line === 'Tracing stopped.');
+  });
+});

@@ -2,7 +2,7 @@
 // The tracer run of `nodetrace http --source wire`: d-scripts/http-wire.bt
 // on one process, which needs no preparation (no hook). Pure.
 const { planTracer, readScript } = require('../tracer/plan');
-const { stringLimitEnv } = require('../tracer/capabilities');
+const { stringLimitEnv, stringTrailerEnv, strCopiesLessOne } = require('../tracer/capabilities');
 const { withoutOptional } = require('../tracer/template');
 
 const WIRE_SCRIPT = 'http-wire';
@@ -23,8 +23,9 @@ function planWire(tracer, pid, tls = {}) {
     // No -p: the program filters every probe on PID in the kernel itself,
     // on every bpftrace (-p filters tracepoints only from 0.24, and there
     // would filter out the signal that stops the probes, below).
-    args: { PID: pid },
-    env: stringLimitEnv(tracer, PREFIX_BYTES),
+    // NUL_BYTE: where str(p, n) copies n - 1 bytes and a NUL, one more is asked for.
+    args: { PID: pid, NUL_BYTE: strCopiesLessOne(tracer) ? 1 : 0 },
+    env: { ...stringLimitEnv(tracer, PREFIX_BYTES + (strCopiesLessOne(tracer) ? 1 : 0)), ...stringTrailerEnv(tracer) },
     output: 'json',
     describe: `HTTP on the sockets of PID ${pid}`,
     target: { pid },
