@@ -6,7 +6,7 @@
 const assert = require('assert');
 const fs = require('fs');
 const path = require('path');
-const { WireReader, parseWire, MAX_PENDING, REORDER_NS } = require('../lib/http/wire');
+const { WireReader, parseWire, wireLossLines, MAX_PENDING, REORDER_NS } = require('../lib/http/wire');
 const { renderLine, renderJSONLine } = require('../lib/http/records');
 const { LatencyStats, histogramsJSON } = require('../lib/http/histograms');
 
@@ -186,12 +186,23 @@ describe('http on the wire: reassembly (lib/http/wire.js)', function () {
       assert.strictEqual(reader.fullBy.get(7), 2);
     });
 
-    it('bounded: a connection keeps at most MAX_PENDING unanswered requests, the rest counted', function () {
+    it('bounded: a connection keeps at most MAX_PENDING unanswered requests, the rest counted and said', function () {
       const lines = [];
       for (let i = 0; i < MAX_PENDING + 5; i++) lines.push(line('R', 5, i + 1, `GET /${i} HTTP/1.1\r\n\r\n`));
       const { reader } = feed(lines);
       assert.strictEqual(reader.droppedBy.get(7), 5);
       assert.strictEqual(reader.connections.get('7:5').served.length, MAX_PENDING);
+      assert.deepStrictEqual(wireLossLines(reader, (pid) => `PID ${pid}`),
+        [`PID 7: 5 requests given up (more than ${MAX_PENDING} unanswered on a connection, or more than 4,096 connections).`]);
+    });
+
+    it('says per process what was left out of a full batch, refused or lost', function () {
+      const { reader } = feed([line('R', 5, 1, 'GET / HTTP/1.1\r\n\r\n'), { type: 'map', data: { '@rd0': { 'x,1,5,3,3': 'GET' } } },
+        { type: 'map', data: { '@events': 10 } }, { type: 'map', data: { '@full': 4 } }]);
+      const [text] = wireLossLines(reader, (pid) => `PID ${pid}`);
+      assert.match(text, /^PID 7: 4 of 10 socket events left out: the batch was full/);
+      assert.match(text, /1 socket event refused as malformed \(an entry not as the program writes it\)/);
+      assert.match(text, /4 of 10 socket events seen by the probes but not reported \(nodetrace could not read them/);
     });
   });
 });

@@ -20,7 +20,7 @@ const records = require('../http/records');
 const { LatencyStats, renderHistograms, histogramsJSON } = require('../http/histograms');
 const { planWire } = require('../http/wire-plan');
 const { findTlsObject } = require('../http/tls-object');
-const { WireReader, MAX_PENDING, MAX_CONNECTIONS } = require('../http/wire');
+const { WireReader, wireLossLines } = require('../http/wire');
 const { runOneSession } = require('../tracer/run-command');
 const { identify } = require('../usdt/process-identity');
 const { describeIdentity } = require('../proc/container');
@@ -281,23 +281,6 @@ function run(plan, ctx) {
   return plan.details.source === 'wire' ? runWire(plan, ctx) : follow(plan, ctx);
 }
 
-// What the wire's events came to, per process, as the hook's losses are said.
-function wireLossLines(reader, identityOf) {
-  const counts = addMaps(new Map(), { fired: reader.firedBy, arrived: reader.arrivedBy, malformed: reader.malformedBy }, reader.malformedWhy);
-  const lines = lossLines(counts, {
-    describe: (pid) => describeIdentity(identityOf(pid)),
-    noun: 'socket event',
-    nouns: 'socket events',
-    share: '',
-    lostWhy: 'bpftrace\'s output buffer was full, or nodetrace could not read them before the tracer ended: their requests may be missing',
-  });
-  for (const [pid, n] of reader.droppedBy) {
-    lines.push(`${describeIdentity(identityOf(pid))}: ${n.toLocaleString('en-US')} request${n === 1 ? '' : 's'} given up `
-      + `(more than ${MAX_PENDING} unanswered on a connection, or more than ${MAX_CONNECTIONS.toLocaleString('en-US')} connections).`);
-  }
-  return lines;
-}
-
 // Per process, what its probes fired and what became of it, over every tracer.
 function lossCounts(follower) {
   const counts = new Map();
@@ -310,7 +293,7 @@ function lossCounts(follower) {
 
 function report(result, { args, http, broken }) {
   const { follower, stats, shown, identityOf } = http;
-  const lines = http.wire ? wireLossLines(http.wire, identityOf) : lossLines(lossCounts(follower), {
+  const lines = http.wire ? wireLossLines(http.wire, (pid) => describeIdentity(identityOf(pid))) : lossLines(lossCounts(follower), {
     describe: (pid) => describeIdentity(identityOf(pid)), noun: 'request', nouns: 'requests', share: SHARE, lostWhy: LOST_WHY,
   });
   for (const line of lines) process.stderr.write(safeText(`nodetrace: ${line}`) + '\n');

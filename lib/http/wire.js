@@ -19,6 +19,7 @@
 // Events come in batches (every 100 ms) whose entries have no order: they
 // are held REORDER_NS and handled in the order of their times.
 const { stringBytes, splitterFor } = require('../tracer/output-formats');
+const { lossLines, addMaps } = require('../usdt/loss');
 
 // rd, wr, cl: socket reads, writes, closes (by fd); tr, tw, tf: TLS reads,
 // writes, SSL_free (by the SSL object's address).
@@ -280,6 +281,28 @@ function bump(map, pid, n = 1) {
   map.set(pid, (map.get(pid) || 0) + n);
 }
 
+/**
+ * What the reader's events came to, per process, as the hook's losses are
+ * said (lib/usdt/loss.js): left out of a full batch, refused, lost; and the
+ * requests given up at the bounds. `describe(pid)` names a process.
+ */
+function wireLossLines(reader, describe) {
+  const counts = addMaps(new Map(), { fired: reader.firedBy, full: reader.fullBy, arrived: reader.arrivedBy, malformed: reader.malformedBy },
+    reader.malformedWhy);
+  const lines = lossLines(counts, {
+    describe,
+    noun: 'socket event',
+    nouns: 'socket events',
+    share: '',
+    lostWhy: 'nodetrace could not read them before the tracer ended: their requests may be missing',
+  });
+  for (const [pid, n] of reader.droppedBy) {
+    lines.push(`${describe(pid)}: ${n.toLocaleString('en-US')} request${n === 1 ? '' : 's'} given up `
+      + `(more than ${MAX_PENDING} unanswered on a connection, or more than ${MAX_CONNECTIONS.toLocaleString('en-US')} connections).`);
+  }
+  return lines;
+}
+
 /** A whole capture (-f json output) -> its records (tests, and reading a capture by hand). */
 function parseWire(text, o) {
   const reader = new WireReader(o);
@@ -290,4 +313,4 @@ function parseWire(text, o) {
   return { records: out, reader };
 }
 
-module.exports = { WireReader, parseWire, batchEvents, messagesIn, CARRY_BYTES, MAX_CONNECTIONS, MAX_PENDING, REORDER_NS };
+module.exports = { WireReader, parseWire, batchEvents, messagesIn, wireLossLines, CARRY_BYTES, MAX_CONNECTIONS, MAX_PENDING, REORDER_NS };
