@@ -45,10 +45,12 @@ function builder(y) {
       + '(http.request, fetch): time, PID, direction, method, status, latency, URL. <target> is \'*\'\n'
       + '(every process started with the hook, including ones started later), PIDs (4242 or\n'
       + '4242,4343), or text found in their command lines. The processes run with\n'
-      + '`node -r nodetrace/register`; untraced, that costs a semaphore read per request.'), { many: true });
+      + '`node -r nodetrace/register`; untraced, that costs a semaphore read per request.\n'
+      + 'One process without the hook (-p PID) is read off the wire: its socket system calls\n'
+      + 'and its OpenSSL (--source).'), { many: true });
   return y
     .option('duration', durationOption('Stop after this many seconds (default: Ctrl-C)'))
-    .option('slower-than', { type: 'number', describe: 'Only requests that took at least this many ms (filtered in the tracer)' })
+    .option('slower-than', { type: 'number', describe: 'Only requests that took at least this many ms (filtered in the tracer; on the wire, by nodetrace)' })
     .option('latency', { type: 'boolean', default: false, describe: 'Latency histograms per process, direction, method and route instead of lines (64 processes, 100 routes each; the rest folded and counted)' })
     .option('by', { choices: ['route', 'status'], default: 'route', describe: 'With --latency: one histogram per route or per status' })
     .option('merge', { type: 'boolean', default: false, describe: 'With --latency: one set of histograms for every process traced (default: one per process)' })
@@ -57,7 +59,7 @@ function builder(y) {
       choices: ['auto', 'hook', 'wire'],
       default: 'auto',
       describe: 'hook: the processes started with nodetrace/register; wire: one process, unprepared, read off its '
-        + 'socket system calls (plaintext HTTP/1.x); auto: the hook where the process has it, else the wire',
+        + 'socket system calls and its OpenSSL (HTTP/1.x, HTTPS); auto: the hook where the process has it, else the wire',
     })
     .option('backend', { choices: ['bpftrace'], describe: 'Tracer to use (the probes are USDT probes in the stapsdt format, which only bpftrace reads on Linux)' })
     .option('dry-run', dryRunOption())
