@@ -8,13 +8,21 @@
 //             NODETRACE_BPFTRACE picks one: 0.17 runs d-scripts/http.bt, an
 //             output event per request; 0.23+ http-batched.bt)
 //
+//   wire      (--wire) a server started plain (no hook) while `nodetrace
+//             http -p PID --json` reads its requests off its socket system
+//             calls (d-scripts/http-wire.bt: an output event per read and
+//             write that starts an HTTP message, two a request)
+//
 //   floor     (--floor; bpftrace 0.20+, whose -p filters uprobes in the
 //             kernel) started with the hook while a bpftrace program that
 //             only counts the probe is attached: the probe firing alone (the
 //             uprobe, the hook's enabled path), which no tracer program can
 //             make cheaper
 //
-//   node bench/http-overhead.js [--rate 5000] [--seconds 3] [--rounds 9] [--sockets 32] [--floor]
+//   --tls     every server speaks HTTPS (a self-signed certificate made by
+//             openssl in a temporary directory), the load too
+//
+//   node bench/http-overhead.js [--rate 5000] [--seconds 3] [--rounds 9] [--sockets 32] [--floor] [--wire] [--tls]
 //
 // THE MEASURE: the server's CPU time per request, at a fixed request rate
 // (--rate, on loopback, keep-alive). A fixed rate, not the most the server
@@ -39,13 +47,29 @@ const SECONDS = options.number('seconds', 3);
 const ROUNDS = options.number('rounds', 9);
 const SOCKETS = options.number('sockets', 32);
 const FLOOR = options.flag('floor');
+const WIRE = options.flag('wire');
+const TLS = options.flag('tls');
 const TICK_MS = 2;
 
 if (process.argv[2] === '--server') {
-  const server = http.createServer((req, res) => res.end('ok'));
+  const handler = (req, res) => res.end('ok');
+  const server = process.argv[3] ? require('https').createServer({ key: fs.readFileSync(process.argv[3]), cert: fs.readFileSync(process.argv[4]) }, handler)
+    : http.createServer(handler);
   server.listen(0, '127.0.0.1', () => process.stdout.write(`ready ${server.address().port}\n`));
   return;
 }
+
+// --tls: a self-signed certificate for the servers, in a directory removed at exit.
+const CERT = (() => {
+  if (!TLS) return null;
+  const dir = fs.mkdtempSync(path.join(require('os').tmpdir(), 'nodetrace-bench-tls-'));
+  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  const key = path.join(dir, 'key.pem');
+  const cert = path.join(dir, 'cert.pem');
+  require('child_process').execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert,
+    '-days', '1', '-subj', '/CN=127.0.0.1'], { stdio: 'ignore' });
+  return { key, cert };
+})();
 
 // Nanoseconds of CPU every thread of `pid` has run, from the scheduler.
 function cpuNs(pid) {
@@ -60,7 +84,7 @@ function cpuNs(pid) {
 
 function startServer(withRegister) {
   return new Promise((resolve, reject) => {
-    const args = [...(withRegister ? ['-r', path.join(ROOT, 'register.js')] : []), __filename, '--server'];
+    const args = [...(withRegister ? ['-r', path.join(ROOT, 'register.js')] : []), __filename, '--server', ...(CERT ? [CERT.key, CERT.cert] : [])];
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
     child.stdout.setEncoding('utf8');
     child.stdout.once('data', (d) => {
@@ -84,7 +108,7 @@ function startTracer(pid) {
     child.stdout.on('data', (d) => { for (let i = d.indexOf('\n'); i >= 0; i = d.indexOf('\n', i + 1)) lines++; });
     child.stderr.on('data', (d) => {
       err += d;
-      const m = /tracing HTTP requests of PID \d+ with (\S+ \S+)/.exec(err);
+      const m = /tracing HTTP (?:requests of|on the sockets of) PID \d+ with (\S+ \S+)/.exec(err);
       if (!ready && m) { ready = true; resolve({ child, tracer: m[1], lines: () => lines }); }
     });
     child.on('exit', () => { if (!ready) reject(new Error(`nodetrace http did not start: ${err}`)); });
@@ -116,7 +140,7 @@ function startFloor(pid) {
 // Requests at RATE a second for `seconds` over keep-alive sockets; resolves
 // the requests completed and the seconds it took.
 function load(port, seconds) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: SOCKETS });
+  const agent = new (CERT ? require('https') : http).Agent({ keepAlive: true, maxSockets: SOCKETS, rejectUnauthorized: false });
   let sent = 0;
   let done = 0;
   return new Promise((resolve) => {
@@ -129,7 +153,7 @@ function load(port, seconds) {
     };
     const one = () => {
       sent++;
-      http.get({ port, host: '127.0.0.1', path: '/x', agent }, (res) => {
+      (CERT ? require('https') : http).get({ port, host: '127.0.0.1', path: '/x', agent }, (res) => {
         res.resume();
         res.on('end', () => { if (++done === total) finish(); });
       }).on('error', () => { if (++done === total) finish(); });
@@ -153,13 +177,15 @@ const median = (xs) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2
 
 (async () => {
   const cases = ['none', 'register'];
-  if (process.platform === 'linux' && process.getuid() === 0) cases.push('traced', ...(FLOOR ? ['floor'] : []));
+  if (process.platform === 'linux' && process.getuid() === 0) cases.push('traced', ...(FLOOR ? ['floor'] : []), ...(WIRE ? ['wire'] : []));
   const servers = {};
   let tracer = null;
   let floor = null;
+  let wire = null;
   try {
-    for (const c of cases) servers[c] = await startServer(c !== 'none');
+    for (const c of cases) servers[c] = await startServer(c !== 'none' && c !== 'wire');
     if (servers.traced) tracer = await startTracer(servers.traced.child.pid);
+    if (servers.wire) wire = await startTracer(servers.wire.child.pid);
     if (servers.floor) floor = await startFloor(servers.floor.child.pid);
     for (const c of cases) await load(servers[c].port, 1);   // warm up each server's JIT
     const results = Object.fromEntries(cases.map((c) => [c, []]));
@@ -170,7 +196,7 @@ const median = (xs) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2
       }
     }
     const baseCpu = median(results.none.map((x) => x.cpuUsPerReq));
-    console.log(`${RATE} requests/s for ${SECONDS} s per case, ${ROUNDS} interleaved rounds, node ${process.version}`
+    console.log(`${CERT ? 'HTTPS, ' : ''}${RATE} requests/s for ${SECONDS} s per case, ${ROUNDS} interleaved rounds, node ${process.version}`
       + `${tracer ? `, ${tracer.tracer}` : ''}; the server's CPU time per request (all threads), median round:`);
     for (const c of cases) {
       const cpu = median(results[c].map((x) => x.cpuUsPerReq));
@@ -184,12 +210,14 @@ const median = (xs) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2
         + (c === 'none' ? '' : `, paired x${median(paired).toFixed(3)} [${q(0.25)}, ${q(0.75)}]`)
         + `  (${rps.toFixed(0)} req/s`
         + `${short ? `; ${short} rounds under ${RATE * 0.98}` : ''})`
-        + (c === 'traced' ? `  ${tracer.lines()} requests traced` : ''));
+        + (c === 'traced' ? `  ${tracer.lines()} requests traced` : '')
+        + (c === 'wire' ? `  ${wire.lines()} requests traced` : ''));
     }
     console.log(`  rounds (µs CPU/req): ${cases.map((c) => `${c} ${results[c].map((x) => x.cpuUsPerReq.toFixed(1)).join(' ')}`).join('; ')}`);
   } finally {
     if (tracer) tracer.child.kill('SIGINT');
     if (floor) floor.child.kill('SIGINT');
+    if (wire) wire.child.kill('SIGINT');
     for (const s of Object.values(servers)) s.child.kill('SIGKILL');
   }
 })();

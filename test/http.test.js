@@ -191,11 +191,11 @@ describe('nodetrace http @tracer', function () {
     }
   });
 
-  it('says how to start a process that was not started with the hook', async function () {
+  it('says how to start a process that was not started with the hook (--source hook; auto reads the wire: test/http-wire.test.js)', async function () {
     const plain = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)']);
     try {
       await new Promise((r) => setTimeout(r, 500));
-      const res = await nodetrace(['http', '-p', String(plain.pid), '-d', '1']);
+      const res = await nodetrace(['http', '-p', String(plain.pid), '--source', 'hook', '-d', '1']);
       assert.strictEqual(res.code, 3);
       assert.match(res.stderr, /node -r nodetrace\/register app\.js/);
     } finally {

@@ -1,8 +1,11 @@
 'use strict';
 // nodetrace http: one line per HTTP request that Node processes served or
 // made, with status and latency (nhttpsnoop for today's Node), or latency
-// histograms per route. The processes run with `node -r nodetrace/register`,
-// which fires nodetrace:::http-*-request-done (lib/http/hook.js).
+// histograms per route. Two sources: processes run with `node -r
+// nodetrace/register` fire nodetrace:::http-*-request-done (lib/http/hook.js:
+// the hook); any one process, unprepared, is read off its socket system
+// calls (d-scripts/http-wire.bt, lib/http/wire.js: the wire). --source auto:
+// the hook where the process has it, the wire otherwise.
 const { UserError } = require('../errors');
 const proc = require('../proc');
 const { requireTracer } = require('../tracer/detect');
@@ -15,6 +18,10 @@ const { safeText } = require('../terminal-safe');
 const { outputClosed } = require('../tracer/signals');
 const records = require('../http/records');
 const { LatencyStats, renderHistograms, histogramsJSON } = require('../http/histograms');
+const { planWire } = require('../http/wire-plan');
+const { findTlsObject } = require('../http/tls-object');
+const { WireReader, wireLossLines } = require('../http/wire');
+const { runOneSession } = require('../tracer/run-command');
 const { identify } = require('../usdt/process-identity');
 const { describeIdentity } = require('../proc/container');
 const { lossLines, addMaps } = require('../usdt/loss');
@@ -38,14 +45,22 @@ function builder(y) {
       + '(http.request, fetch): time, PID, direction, method, status, latency, URL. <target> is \'*\'\n'
       + '(every process started with the hook, including ones started later), PIDs (4242 or\n'
       + '4242,4343), or text found in their command lines. The processes run with\n'
-      + '`node -r nodetrace/register`; untraced, that costs a semaphore read per request.'), { many: true });
+      + '`node -r nodetrace/register`; untraced, that costs a semaphore read per request.\n'
+      + 'One process without the hook (-p PID) is read off the wire: its socket system calls\n'
+      + 'and its OpenSSL (--source).'), { many: true });
   return y
     .option('duration', durationOption('Stop after this many seconds (default: Ctrl-C)'))
-    .option('slower-than', { type: 'number', describe: 'Only requests that took at least this many ms (filtered in the tracer)' })
+    .option('slower-than', { type: 'number', describe: 'Only requests that took at least this many ms (filtered in the tracer; on the wire, by nodetrace)' })
     .option('latency', { type: 'boolean', default: false, describe: 'Latency histograms per process, direction, method and route instead of lines (64 processes, 100 routes each; the rest folded and counted)' })
     .option('by', { choices: ['route', 'status'], default: 'route', describe: 'With --latency: one histogram per route or per status' })
     .option('merge', { type: 'boolean', default: false, describe: 'With --latency: one set of histograms for every process traced (default: one per process)' })
     .option('json', { type: 'boolean', default: false, describe: 'One JSON object per request (with --latency: the histograms as JSON)' })
+    .option('source', {
+      choices: ['auto', 'hook', 'wire'],
+      default: 'auto',
+      describe: 'hook: the processes started with nodetrace/register; wire: one process, unprepared, read off its '
+        + 'socket system calls and its OpenSSL (HTTP/1.x, HTTPS); auto: the hook where the process has it, else the wire',
+    })
     .option('backend', { choices: ['bpftrace'], describe: 'Tracer to use (the probes are USDT probes in the stapsdt format, which only bpftrace reads on Linux)' })
     .option('dry-run', dryRunOption())
     .check((a) => {
@@ -54,9 +69,10 @@ function builder(y) {
       const s = a.slowerThan;
       if (s !== undefined && !(Number.isFinite(s) && s >= 0 && s <= 86400000)) throw new Error('--slower-than expects milliseconds, e.g. --slower-than 100.');
       if (a.merge && !a.latency) throw new Error('--merge merges the histograms of --latency; lines name their process anyway.');
+      if (a.source === 'wire' && onePid(a) === null) throw new Error('--source wire traces one process: give its PID (-p PID).');
       return true;
     })
-    .example('sudo $0 http -p 4242', 'every request of process 4242, as it completes')
+    .example('sudo $0 http -p 4242', 'every request of process 4242, as it completes (no hook needed: read off its sockets)')
     .example('sudo $0 http my-service', 'processes whose command line contains "my-service"')
     .example("sudo $0 http '*' --slower-than 100", 'requests over 100 ms in every prepared process, also those started later')
     .example('sudo $0 http -p 4242 --latency -d 30', 'latency histograms per route after 30 seconds')
@@ -72,9 +88,42 @@ function tracerFor(args) {
   return tracer;
 }
 
+// The one PID the target names (-p 4242, or 4242), or null.
+function onePid(args) {
+  const text = args.pid !== undefined ? String(args.pid) : String(args.target === undefined ? '' : args.target);
+  return /^\s*\d{1,10}\s*$/.test(text) ? Number(text) : null;
+}
+
+// Which source traces this target: the wire for one process without the
+// hook (auto) or when asked; the hook otherwise.
+function sourceFor(args) {
+  if (args.source === 'hook') return 'hook';
+  const pid = onePid(args);
+  if (pid === null) return 'hook';
+  if (args.source === 'wire') return 'wire';
+  return hostFacts(HTTP_PROVIDER).librariesOf(pid).length ? 'hook' : 'wire';
+}
+
+// One process read off its sockets, and off its OpenSSL where it has one
+// that exports SSL_read/SSL_write (lib/http/wire-plan.js).
+function wirePlan(args, tracer, pid) {
+  const tls = findTlsObject(pid);
+  const p = planWire(tracer, pid, tls);
+  const auto = args.source !== 'wire';
+  const how = tls.file ? `and its HTTPS off the OpenSSL in ${tls.object} (HTTP/1.x, served and made)`
+    : `(plaintext HTTP/1.x, served and made; HTTPS is not seen: ${tls.why})`;
+  const warnings = [`PID ${pid}${auto ? ' has no nodetrace hook: ' : ': '}reading its HTTP off its socket system calls ${how}.`];
+  return { ...p, warnings: [...(p.warnings || []), ...warnings], details: { source: 'wire', pid } };
+}
+
 // '*', PIDs or a name -> the resolved targets, and the first tracer's plan.
 function plan(args, tracer) {
   if (args.pid !== undefined && !String(args.pid).includes(',')) proc.requireNodeProcess(proc.parsePid(args.pid));
+  if (sourceFor(args) === 'wire') {
+    const pid = onePid(args);
+    proc.requireNodeProcess(pid);
+    return wirePlan(args, tracer, pid);
+  }
   // A dry run only names this user's own probe library; a real run makes it.
   const targets = resolveTargets(HTTP, targetText(args), tracer.name, hostFacts(HTTP_PROVIDER), { create: !args.dryRun });
   const p = planHttp(tracer, targets, minUs(args));
@@ -186,6 +235,54 @@ async function follow(firstPlan, ctx) {
   return { result: first.result, abnormal: () => follower.abnormalEnd() };
 }
 
+// How often requests held for ordering (lib/http/wire.js) are let out.
+const WIRE_FLUSH_MS = 100;
+
+// The wire: one tracer session (lib/tracer/run-command.js), its lines
+// reassembled into requests, shown as the hook's are.
+async function runWire(plan, ctx) {
+  const { args } = ctx;
+  const reader = new WireReader({ pid: plan.details.pid });
+  const identityOf = (() => { let who = null; return (pid) => (who = who || identify(pid)); })();
+  const stats = new LatencyStats({ by: args.by, merge: args.merge, identify: identityOf });
+  const shown = { requests: 0 };
+  const minUs = Math.round((args.slowerThan || 0) * 1000);
+  let child = null;
+  const output = new LineOutput(() => (child ? [{ session: { child } }] : []));
+  let headerShown = false;
+  const show = (done) => {
+    for (const r of done) {
+      if (r.us < minUs) continue;
+      shown.requests++;
+      if (args.latency) { stats.add(r); continue; }
+      if (args.json) { output.write(records.renderJSONLine(r, { wallMinusMonoNs: ctx.wallMinusMonoNs })); continue; }
+      if (!headerShown) { output.write(records.HEADER); headerShown = true; }
+      output.write(records.renderLine(r, { wallMinusMonoNs: ctx.wallMinusMonoNs }));
+    }
+  };
+  ctx.http = { wire: reader, stats, shown, identityOf };
+  const timer = setInterval(() => show(reader.flush(process.hrtime.bigint())), WIRE_FLUSH_MS);
+  try {
+    const spec = {
+      ...ctx.spec,
+      sessionOptions: () => ({
+        onSpawn: (c) => { child = c; },
+        onLine: (line) => show(reader.push(line)),
+      }),
+    };
+    return await runOneSession(plan, { ...ctx, spec });
+  } finally {
+    clearInterval(timer);
+    output.ending = true;
+    output.resume();
+    show(reader.end());
+  }
+}
+
+function run(plan, ctx) {
+  return plan.details.source === 'wire' ? runWire(plan, ctx) : follow(plan, ctx);
+}
+
 // Per process, what its probes fired and what became of it, over every tracer.
 function lossCounts(follower) {
   const counts = new Map();
@@ -198,7 +295,7 @@ function lossCounts(follower) {
 
 function report(result, { args, http, broken }) {
   const { follower, stats, shown, identityOf } = http;
-  const lines = lossLines(lossCounts(follower), {
+  const lines = http.wire ? wireLossLines(http.wire, (pid) => describeIdentity(identityOf(pid))) : lossLines(lossCounts(follower), {
     describe: (pid) => describeIdentity(identityOf(pid)), noun: 'request', nouns: 'requests', share: SHARE, lostWhy: LOST_WHY,
   });
   for (const line of lines) process.stderr.write(safeText(`nodetrace: ${line}`) + '\n');
@@ -211,7 +308,7 @@ function report(result, { args, http, broken }) {
 }
 
 function handler(args) {
-  return runTraceCommand(args, { name: 'http', tracer: tracerFor, plan, run: follow, report });
+  return runTraceCommand(args, { name: 'http', tracer: tracerFor, plan, run, report });
 }
 
 module.exports = {

@@ -132,6 +132,14 @@ function uprobesWithPid(tracer, { otherMounts }) {
   return !(isBpftrace(tracer) && otherMounts);
 }
 
+// str(p, n) copies n bytes on 0.17, n - 1 and a NUL on 0.23 and 0.27 (a
+// read of "GET /spl" came as "GET /sp": measured 2026-11-27, http-wire.bt);
+// 0.18 to 0.22 not run here: taken as 0.23 from 0.21, where strings moved
+// off the BPF stack.
+function strCopiesLessOne(tracer) {
+  return isBpftrace(tracer) && atLeast(tracer, '0.21');
+}
+
 // 0.23+ appends a trailer ("..") to a string str() cut short; the empty
 // trailer keeps the bytes as they were.
 function stringTrailerEnv(tracer) {
@@ -265,6 +273,6 @@ function attachTimeoutMs(tracer) {
 
 module.exports = {
   stopPolicy, attachNotice, atLeast, attachTimeoutMs, stringLimitEnv, readsLongStrings, usdtPathForPid, uprobesWithPid, rawUserStackEnv,
-  maxStringBytes, stringTrailerEnv, filtersUprobesByPid, filtersEveryProbeByPid, quietMapHelperArgs, printsMapsOnSigusr1, failsIfAnyProbeMissing, jsonOutput,
+  maxStringBytes, stringTrailerEnv, strCopiesLessOne, filtersUprobesByPid, filtersEveryProbeByPid, quietMapHelperArgs, printsMapsOnSigusr1, failsIfAnyProbeMissing, jsonOutput,
   commandNotes, isDtraceForLinux, seesUsdt, demanglesStacks, ustackBlocksGcore, compileOnlyArgs,
 };

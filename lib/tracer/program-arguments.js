@@ -186,6 +186,13 @@ const TABLES = {
   ],
   'http.bt': HTTP_BT,
   'http-batched.bt': HTTP_BT,
+  'http-wire.bt': [
+    arg('PID', 'the process: every probe fires for it alone, in the kernel', '-p'),
+    arg('NUL_BYTE', '1 where str(p, n) copies n - 1 bytes and a NUL, 0 where it copies n',
+      'lib/tracer/capabilities.js strCopiesLessOne (bpftrace 0.23+: 1)'),
+    arg('TLS_FILE', 'the object that defines its SSL_read, SSL_write, SSL_free',
+      'lib/http/tls-object.js: the mapped object that defines them, as /proc/PID/map_files/RANGE', { part: 'tls' }),
+  ],
   'http.d': [
     arg('PID', 'only this process; 0: every process with the probes', 'the first target\'s PID'),
     arg('MIN_US', 'only requests that took at least this long (microseconds)', '--slower-than (ms, times 1000)'),

@@ -145,4 +145,4 @@ async function runTraceCommand(args, spec) {
   }
 }
 
-module.exports = { runTraceCommand, commandStdio, TracedProcess, TARGET_CHECK_MS };
+module.exports = { runTraceCommand, runOneSession, commandStdio, TracedProcess, TARGET_CHECK_MS };

@@ -27,6 +27,8 @@ const loop = require('../../lib/commands/loop');
 const profile = require('../../lib/commands/profile');
 const { planSnoop } = require('../../lib/snoop/plan');
 const { planHttp } = require('../../lib/http/plan');
+const { planWire } = require('../../lib/http/wire-plan');
+const { findTlsObject } = require('../../lib/http/tls-object');
 const { planEbadf } = require('../../lib/ebadf/program');
 const { LINUX_ERRNO } = require('../../lib/ebadf/errno');
 
@@ -105,6 +107,11 @@ function bpftraceVariants(tracer, { pid, bunyanLib, httpLib }) {
   add('http.bt -p', planTracer(tracer, {
     script: 'http', pid, args: { LIBRARY: usdtPathForPid(tracer, pid, httpLib), PID: pid, MIN_US: 0 }, env: stringLimitEnv(tracer, 200),
   }));
+  // The wire: with the process's OpenSSL (the host's node exports it), and without (@tls left out).
+  const tls = findTlsObject(pid);
+  if (!tls.file) throw new Error(`the compile test's node has no OpenSSL the wire can probe: ${tls.why}`);
+  add('http --source wire -p (TLS in node)', planWire(tracer, pid, tls));
+  add('http --source wire -p, no OpenSSL (@tls left out)', planWire(tracer, pid, {}));
   return out;
 }
 

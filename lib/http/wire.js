@@ -1,0 +1,316 @@
+'use strict';
+// `nodetrace http --source wire`: the lines of d-scripts/http-wire.bt (the
+// first bytes of each socket read/write that starts an HTTP message) ->
+// request records, the shape lib/http/records.js gives, so that the same
+// lines, JSON and histograms render them. Pure.
+//
+// Per connection (PID, fd; for TLS, PID and the SSL object), per side (what
+// it read, what it wrote):
+//   - a request read, then a response written: a request served, its
+//     latency from the read's return to the response head's write;
+//   - a request written, then a response head read: a request made, its
+//     latency from the write's return to the read's return;
+//   - keep-alive (one after another), pipelined requests (several heads in
+//     one read, bodies skipped by Content-Length), a start line split
+//     across reads (kept, at most CARRY_BYTES, until its CRLF comes);
+//   - a request line longer than the prefix copied: its URL cut, ending in …;
+//   - a socket closed with requests unanswered: each reported, status 0,
+//     error "closed".
+// Events come in batches (every 100 ms) whose entries have no order: they
+// are held REORDER_NS and handled in the order of their times.
+const { stringBytes, splitterFor } = require('../tracer/output-formats');
+const { lossLines, addMaps } = require('../usdt/loss');
+
+// rd, wr, cl: socket reads, writes, closes (by fd); tr, tw, tf: TLS reads,
+// writes, SSL_free (by the SSL object's address).
+const BATCH_MAP = /^@(rd|wr|cl|tr|tw|tf)([01])$/;
+const IO_KEY = /^(\d{1,10}),(\d{1,20}),(\d{1,20}),(-?\d{1,20}),(\d{1,4})$/;
+const CLOSE_KEY = /^(\d{1,10}),(\d{1,20}),(\d{1,20})$/;
+const KINDS = { rd: 'read', wr: 'write', cl: 'close', tr: 'read', tw: 'write', tf: 'close' };
+const REQUEST_LINE = /^([A-Z]{1,20}) ([^ \r\n]{1,8192}) HTTP\/1\.[01]$/;
+const CUT_REQUEST_LINE = /^([A-Z]{1,20}) ([^ \r\n]{1,8192})$/;
+const CUT_MARK = '…';
+const STATUS_LINE = /^HTTP\/1\.[01] (\d{3})(?: .*)?$/;
+const HOST = /\r\nhost:[ \t]*([A-Za-z0-9.:[\]_-]{1,255})[ \t]*\r\n/i;
+const CONTENT_LENGTH = /\r\ncontent-length:[ \t]*(\d{1,15})[ \t]*\r\n/i;
+
+// Bounds: nodetrace's memory stays bounded however busy or hostile the
+// process. A connection beyond MAX_CONNECTIONS evicts the oldest; a
+// connection's unanswered requests beyond MAX_PENDING are dropped, counted.
+const CARRY_BYTES = 1024;
+const MAX_CONNECTIONS = 4096;
+const MAX_PENDING = 64;
+// Batches come every 100 ms; an event taken just before a turn may land in
+// the next batch: held 250 ms, every event is in order.
+const REORDER_NS = 250000000n;
+
+/**
+ * One batch map of http-wire.bt (-f json): its name, its entries -> events
+ * { type: 'read'|'write'|'close', pid, fd, ns, ret, bytes }, or null when
+ * the map is none of the batch's. An entry not as the program writes it
+ * is told to `refused(why)`.
+ */
+function batchEvents(name, map, pid, refused) {
+  const m = BATCH_MAP.exec(name);
+  if (!m || !map || typeof map !== 'object') return null;
+  const out = [];
+  const tls = m[1].startsWith('t');
+  // A connection: an fd, or for TLS the SSL object (no fd behind node's memory BIOs).
+  const conn = (n) => (tls ? `tls:${n}` : n);
+  for (const [key, value] of Object.entries(map)) {
+    if (KINDS[m[1]] === 'close') {
+      const k = CLOSE_KEY.exec(key);
+      if (!k) { refused('an entry not as the program writes it'); continue; }
+      out.push({ type: 'close', pid, fd: conn(k[3]), ns: BigInt(k[2]), tls });
+      continue;
+    }
+    const k = IO_KEY.exec(key);
+    const bytes = typeof value === 'string' ? stringBytes(value) : null;
+    // The bytes end at a NUL (a string): never more than were copied.
+    if (!k || !bytes || bytes.length > Number(k[5]) || Number(k[5]) > Number(k[4])) {
+      refused('an entry not as the program writes it');
+      continue;
+    }
+    out.push({ type: KINDS[m[1]], pid, fd: conn(k[3]), ns: BigInt(k[2]), ret: Number(k[4]), bytes, tls });
+  }
+  return out;
+}
+
+/**
+ * The HTTP messages that start in `data` (a side's bytes: what it carried
+ * over, then this call's), from a message's start. -> { messages, carry }:
+ * messages { kind: 'request', method, url } | { kind: 'response', status };
+ * carry: bytes to keep for the next call (a start line not ended yet), or
+ * null. `whole`: data holds the whole call (not cut at the prefix).
+ */
+function messagesIn(data, whole) {
+  const messages = [];
+  let i = 0;
+  while (i < data.length) {
+    const eol = data.indexOf('\r\n', i, 'latin1');
+    if (eol < 0) {
+      // A start line not ended: kept for the next read, if this one was
+      // whole; cut at the prefix, a request line longer than it: its URL
+      // as far as it was copied, marked cut.
+      const rest = data.subarray(i);
+      const cut = whole ? null : CUT_REQUEST_LINE.exec(rest.toString('latin1'));
+      if (cut) messages.push({ kind: 'request', method: cut[1], url: Buffer.from(cut[2], 'latin1').toString('utf8') + CUT_MARK });
+      return { messages, carry: whole && rest.length <= CARRY_BYTES && looksLikeStart(rest) ? rest : null };
+    }
+    const line = data.subarray(i, eol).toString('latin1');
+    const req = REQUEST_LINE.exec(line);
+    const res = req ? null : STATUS_LINE.exec(line);
+    if (req) messages.push({ kind: 'request', method: req[1], url: Buffer.from(req[2], 'latin1').toString('utf8'), host: hostIn(data, eol) });
+    else if (res) messages.push({ kind: 'response', status: Number(res[1]) });
+    else break;
+    // The next message (pipelined) after this head and its body, where the
+    // head ends here and says its body's length.
+    const end = data.indexOf('\r\n\r\n', i, 'latin1');
+    if (end < 0) break;
+    const head = data.subarray(i, end + 2).toString('latin1');
+    const cl = CONTENT_LENGTH.exec(head);
+    if (!cl && (res || /\r\ntransfer-encoding:/i.test(head))) break;   // a body of unknown length
+    i = end + 4 + (cl ? Number(cl[1]) : 0);
+  }
+  return { messages, carry: null };
+}
+
+// The Host header of the head whose start line ends at `eol`, as far as copied, or null.
+function hostIn(data, eol) {
+  const end = data.indexOf('\r\n\r\n', eol, 'latin1');
+  const head = data.subarray(eol, end < 0 ? data.length : end + 2).toString('latin1');
+  const m = HOST.exec(head);
+  return m ? m[1] : null;
+}
+
+// Could these bytes be the start of a start line (a method, or "HTTP/")?
+function looksLikeStart(b) {
+  const s = b.subarray(0, 5).toString('latin1');
+  return /^[A-Z]{1,5}$/.test(s) || /^[A-Z]{1,20} /.test(b.subarray(0, 21).toString('latin1')) || 'HTTP/'.startsWith(s);
+}
+
+class Connection {
+  constructor() {
+    this.carry = { read: null, write: null };
+    this.served = [];   // requests read, awaiting the response written
+    this.made = [];     // requests written, awaiting the response read
+  }
+}
+
+/**
+ * The tracer's lines -> completed request records ({ pid, ns, direction,
+ * status, us, method, url, error }, as lib/http/records.js). push(line) and
+ * flush(nowNs) return the records completed; end() returns the rest.
+ * Counts, for lib/usdt/loss.js: firedBy (the program's @events), fullBy
+ * (left out of a full batch), arrivedBy (events read), malformedBy/
+ * malformedWhy (entries refused), droppedBy (requests given up: bounds).
+ */
+class WireReader {
+  constructor({ pid = null, reorderNs = REORDER_NS } = {}) {
+    this.reorderNs = reorderNs;
+    this.held = [];
+    this.latest = 0n;
+    this.connections = new Map();
+    this.firedBy = new Map();
+    this.arrivedBy = new Map();
+    this.malformedBy = new Map();
+    this.malformedWhy = new Map();
+    this.droppedBy = new Map();
+    this.fullBy = new Map();
+    this.pid = pid;   // the traced process (the program's output does not repeat it)
+  }
+
+  /** One item of the tracer's output (lib/tracer/output-formats.js 'json') -> the records completed. */
+  push(item) {
+    if (!item || item.type !== 'map' || !item.data) return [];
+    for (const [name, value] of Object.entries(item.data)) {
+      // At exit; bpftrace may print them again, cleared: the larger is the count.
+      if (name === '@events' || name === '@full') {
+        if (Number.isSafeInteger(value) && value >= 0 && this.pid !== null) {
+          const into = name === '@events' ? this.firedBy : this.fullBy;
+          into.set(this.pid, Math.max(into.get(this.pid) || 0, value));
+        }
+        continue;
+      }
+      const events = batchEvents(name, value, this.pid, (why) => this.refuse(this.pid, why));
+      for (const ev of events || []) {
+        bump(this.arrivedBy, ev.pid);
+        this.hold(ev);
+        if (ev.ns > this.latest) this.latest = ev.ns;
+      }
+    }
+    return this.release(this.latest - this.reorderNs);
+  }
+
+  // Events older than `nowNs` less the reorder time: handled now.
+  flush(nowNs) {
+    return this.release(BigInt(nowNs) - this.reorderNs);
+  }
+
+  end() {
+    const out = this.release(null);
+    // Connections still open keep their unanswered requests: not complete, not reported.
+    return out;
+  }
+
+  hold(ev) {
+    let i = this.held.length;
+    while (i > 0 && this.held[i - 1].ns > ev.ns) i--;
+    this.held.splice(i, 0, ev);
+  }
+
+  release(before) {
+    let n = 0;
+    while (n < this.held.length && (before === null || this.held[n].ns <= before)) n++;
+    const out = [];
+    for (const ev of this.held.splice(0, n)) this.handle(ev, out);
+    return out;
+  }
+
+  refuse(pid, why) {
+    bump(this.malformedBy, pid);
+    if (!this.malformedWhy.has(pid)) this.malformedWhy.set(pid, why);
+  }
+
+  connection(ev, create) {
+    const key = `${ev.pid}:${ev.fd}`;
+    let c = this.connections.get(key);
+    if (!c && create) {
+      if (this.connections.size >= MAX_CONNECTIONS) {
+        const [oldest, conn] = this.connections.entries().next().value;
+        this.connections.delete(oldest);
+        const dropped = conn.served.length + conn.made.length;
+        if (dropped) bump(this.droppedBy, ev.pid, dropped);
+      }
+      c = new Connection();
+      this.connections.set(key, c);
+    }
+    return c;
+  }
+
+  handle(ev, out) {
+    if (ev.type === 'close') {
+      const c = this.connection(ev, false);
+      if (!c) return;
+      this.connections.delete(`${ev.pid}:${ev.fd}`);
+      for (const r of c.served) out.push(record(ev, r, 'server', 0, 'closed'));
+      for (const r of c.made) out.push(record(ev, r, 'client', 0, 'closed'));
+      return;
+    }
+    const { bytes } = ev;
+    const c = this.connection(ev, true);
+    const side = ev.type;
+    const carried = c.carry[side];
+    const data = carried ? Buffer.concat([carried.bytes, bytes]) : bytes;
+    const startNs = carried ? carried.ns : ev.ns;
+    c.carry[side] = null;
+    const { messages, carry } = messagesIn(data, bytes.length === ev.ret);
+    if (carry) c.carry[side] = { bytes: carry, ns: carry.length === data.length ? startNs : ev.ns };
+    for (const m of messages) {
+      if (m.kind === 'request') {
+        const queue = side === 'read' ? c.served : c.made;
+        if (queue.length >= MAX_PENDING) { queue.shift(); bump(this.droppedBy, ev.pid); }
+        // A request made is named by its URL, as the hook names it.
+        const url = side === 'write' && m.host && m.url.startsWith('/') ? `${ev.tls ? 'https' : 'http'}://${m.host}${m.url}` : m.url;
+        queue.push({ method: m.method, url, ns: side === 'read' ? startNs : ev.ns });
+      } else if (m.status >= 200 || m.status === 101) {
+        // 1xx (100 Continue) is not the response; 101 (an upgrade) is.
+        const queue = side === 'write' ? c.served : c.made;
+        const r = queue.shift();
+        if (r) out.push(record(ev, r, side === 'write' ? 'server' : 'client', m.status, null));
+      }
+    }
+  }
+}
+
+function record(ev, r, direction, status, error) {
+  const ns = ev.ns > r.ns ? ev.ns - r.ns : 0n;
+  return {
+    pid: ev.pid,
+    ns: ev.ns,
+    direction,
+    status,
+    us: Number(ns / 1000n),
+    method: r.method,
+    url: r.url,
+    error,
+  };
+}
+
+function bump(map, pid, n = 1) {
+  map.set(pid, (map.get(pid) || 0) + n);
+}
+
+/**
+ * What the reader's events came to, per process, as the hook's losses are
+ * said (lib/usdt/loss.js): left out of a full batch, refused, lost; and the
+ * requests given up at the bounds. `describe(pid)` names a process.
+ */
+function wireLossLines(reader, describe) {
+  const counts = addMaps(new Map(), { fired: reader.firedBy, full: reader.fullBy, arrived: reader.arrivedBy, malformed: reader.malformedBy },
+    reader.malformedWhy);
+  const lines = lossLines(counts, {
+    describe,
+    noun: 'socket event',
+    nouns: 'socket events',
+    share: '',
+    lostWhy: 'nodetrace could not read them before the tracer ended: their requests may be missing',
+  });
+  for (const [pid, n] of reader.droppedBy) {
+    lines.push(`${describe(pid)}: ${n.toLocaleString('en-US')} request${n === 1 ? '' : 's'} given up `
+      + `(more than ${MAX_PENDING} unanswered on a connection, or more than ${MAX_CONNECTIONS.toLocaleString('en-US')} connections).`);
+  }
+  return lines;
+}
+
+/** A whole capture (-f json output) -> its records (tests, and reading a capture by hand). */
+function parseWire(text, o) {
+  const reader = new WireReader(o);
+  const splitter = splitterFor('json');
+  const out = [];
+  for (const item of [...splitter.push(Buffer.from(text, 'latin1')), ...splitter.end()]) out.push(...reader.push(item));
+  out.push(...reader.end());
+  return { records: out, reader };
+}
+
+module.exports = { WireReader, parseWire, batchEvents, messagesIn, wireLossLines, CARRY_BYTES, MAX_CONNECTIONS, MAX_PENDING, REORDER_NS };

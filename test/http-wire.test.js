@@ -1,0 +1,235 @@
+'use strict';
+// `nodetrace http -p PID` on a process with no preparation (no hook): its
+// requests read off its socket system calls (d-scripts/http-wire.bt,
+// lib/http/wire.js), against what the clients measured themselves. The
+// server, test/targets/http-wire-server.js, runs plain; its clients: curl
+// (one keep-alive connection), its own http.get with a keep-alive agent
+// (seen from both ends), and test/targets/http-wire-clients.js (three
+// pipelined requests in one write, one split across three writes, a path
+// holding a literal "\x0d\x0a"); and test/targets/http-loopback.js with the
+// hook, traced by the hook and the wire at once; the server over HTTPS
+// (a self-signed certificate made by openssl), read off node's OpenSSL.
+const assert = require('assert');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { spawn, execFile } = require('child_process');
+const { requireTracing, nodetrace, killStragglers, ROOT } = require('./support/harness');
+
+// The server answers /slow from a setTimeout(150), which may fire up to
+// 2 ms early by a fresh clock (test/http.test.js says why).
+const SLOW_MS = 150;
+const TIMER_EARLY_MS = 2;
+// The traced latency ends at the response's write (server) or its head's
+// read (client); the client's clock stops later, after a wakeup: 1 ms of
+// slack for the order of two clocks read in two processes.
+const CLOCK_SLACK_MS = 1;
+
+const targets = new Set();
+
+// A self-signed certificate for the HTTPS server, made by openssl in `dir`.
+async function certificate(dir) {
+  const key = path.join(dir, 'key.pem');
+  const cert = path.join(dir, 'cert.pem');
+  await run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1']);
+  return [key, cert];
+}
+
+function startServer(args = []) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'test', 'targets', 'http-wire-server.js'), ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    targets.add(child);
+    let out = '';
+    const results = [];
+    let clientDone;
+    const finished = new Promise((r) => { clientDone = r; });
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (c) => {
+      out += c;
+      let i;
+      while ((i = out.indexOf('\n')) >= 0) {
+        const line = out.slice(0, i);
+        out = out.slice(i + 1);
+        const m = /^ready (\d+) (\d+)$/.exec(line);
+        if (m) resolve({ child, port: Number(m[2]), results, finished });
+        else if (line === 'client done') clientDone();
+        else if (line.startsWith('{')) results.push(JSON.parse(line));
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`http-wire-server exited (${code})`)));
+    setTimeout(() => reject(new Error('http-wire-server did not start')), 30000);
+  });
+}
+
+function run(file, args) {
+  return new Promise((resolve, reject) => {
+    execFile(file, args, { timeout: 30000 }, (err, stdout, stderr) => (err ? reject(new Error(`${file}: ${err.message} ${stderr}`)) : resolve(stdout)));
+  });
+}
+
+// curl over one keep-alive connection: per URL, its status and time to the response's first byte.
+async function curl(port, paths, scheme = 'http') {
+  const args = ['-s', '-k'];
+  for (const p of paths) args.push('-o', '/dev/null', '-w', '%{http_code} %{time_starttransfer}\\n', `${scheme}://127.0.0.1:${port}${p}`);
+  const out = await run('curl', args);
+  return out.trim().split('\n').map((l, i) => {
+    const [status, s] = l.split(' ');
+    return { via: 'curl', method: 'GET', path: paths[i], status: Number(status), ms: Number(s) * 1000 };
+  });
+}
+
+describe('nodetrace http on an unprepared process (the wire) @tracer', function () {
+  this.timeout(120000);
+  before(function () { requireTracing(this); });
+  afterEach(killStragglers);
+  afterEach(() => { for (const c of targets) c.kill('SIGKILL'); targets.clear(); });
+
+  it('reports each request once, server and client, with its method, path, status and latency @core', async function () {
+    const s = await startServer();
+    let go;
+    const attached = new Promise((r) => { go = r; });
+    let tracer;
+    const traced = nodetrace(['http', '-p', String(s.child.pid), '-d', '60', '--json'], {
+      timeoutMs: 100000,
+      onSpawn: (c) => { tracer = c; c.stderr.on('data', (d) => { if (/tracing HTTP/.test(d)) go(); }); },
+    });
+    const early = await Promise.race([attached.then(() => null), traced]);
+    if (early) throw new Error(`nodetrace http ended before it attached (${early.code}): ${early.stderr}`);
+
+    const byCurl = await curl(s.port, ['/fast/curl', '/missing/curl', '/slow/curl']);
+    s.child.stdin.write('client 4\n');
+    await s.finished;
+    await run(process.execPath, [path.join(ROOT, 'test', 'targets', 'http-wire-clients.js'), String(s.port)]);
+    // The last events come in a batch within 100 ms, are held 250 ms for ordering, then shown.
+    await new Promise((r) => setTimeout(r, 1000));
+    tracer.kill('SIGINT');
+    const res = await traced;
+    assert.strictEqual(res.code, 0, res.stderr);
+    assert.match(res.stderr, /has no nodetrace hook: reading its HTTP off its socket system calls/);
+    const lines = res.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const pathOf = (l) => l.url.replace(`http://127.0.0.1:${s.port}`, '');
+    const only = (direction, p) => {
+      const found = lines.filter((l) => l.direction === direction && pathOf(l) === p);
+      assert.strictEqual(found.length, 1, `${direction} ${p}: ${found.length} lines in\n${res.stdout}`);
+      assert.strictEqual(found[0].pid, s.child.pid);
+      return found[0];
+    };
+
+    const measured = [...byCurl, ...s.results];
+    assert.strictEqual(measured.length, 7);
+    for (const c of measured) {
+      const server = only('server', c.path);
+      assert.deepStrictEqual([server.method, server.status, server.error], [c.method, c.status, null], c.path);
+      // The client's request encloses the server's handling of it.
+      assert(server.ms <= c.ms + CLOCK_SLACK_MS, `${c.via} ${c.path}: server ${server.ms} ms, client measured ${c.ms} ms`);
+      if (c.path.startsWith('/slow')) assert(server.ms >= SLOW_MS - TIMER_EARLY_MS, `${c.path}: server ${server.ms} ms`);
+      if (c.via === 'http.get') {
+        const client = only('client', c.path);
+        assert.strictEqual(client.url, `http://127.0.0.1:${s.port}${c.path}`);
+        assert.deepStrictEqual([client.method, client.status], ['GET', c.status]);
+        assert(client.ms <= c.ms + CLOCK_SLACK_MS && client.ms + CLOCK_SLACK_MS >= server.ms,
+          `${c.path}: client traced ${client.ms} ms, measured ${c.ms} ms, server ${server.ms} ms`);
+      }
+    }
+    // Pipelined: each once, answered in order (/missing/p3 waits behind /slow/p2).
+    assert.strictEqual(only('server', '/p1').status, 200);
+    assert(only('server', '/slow/p2').ms >= SLOW_MS - TIMER_EARLY_MS);
+    assert.strictEqual(only('server', '/missing/p3').status, 404);
+    // Split across three writes 50 ms apart: timed from its first byte.
+    assert(only('server', '/split/s1').ms >= 100 - TIMER_EARLY_MS);
+    // The literal \x0d\x0a is text of the path, never a line break.
+    assert.strictEqual(only('server', '/fake\\x0d\\x0aHTTP/1.1').status, 200);
+    assert.strictEqual(lines.length, 7 + 4 + 4 + 1, res.stdout);
+    assert(!/refused|not reported|left out/.test(res.stderr), res.stderr);
+  });
+
+  it('HTTPS through node\'s own OpenSSL (SSL_read/SSL_write): curl and node\'s https.get, each once', async function () {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-wire-tls-'));
+    try {
+      const s = await startServer(['--tls', ...(await certificate(dir))]);
+      let go;
+      const attached = new Promise((r) => { go = r; });
+      let tracer;
+      const traced = nodetrace(['http', '-p', String(s.child.pid), '-d', '60', '--json'], {
+        timeoutMs: 100000,
+        onSpawn: (c) => { tracer = c; c.stderr.on('data', (d) => { if (/tracing HTTP/.test(d)) go(); }); },
+      });
+      const early = await Promise.race([attached.then(() => null), traced]);
+      if (early) throw new Error(`nodetrace http ended before it attached (${early.code}): ${early.stderr}`);
+      const byCurl = await curl(s.port, ['/fast/curl', '/missing/curl', '/slow/curl'], 'https');
+      s.child.stdin.write('client 2\n');
+      await s.finished;
+      await new Promise((r) => setTimeout(r, 1000));
+      tracer.kill('SIGINT');
+      const res = await traced;
+      assert.strictEqual(res.code, 0, res.stderr);
+      assert.match(res.stderr, /and its HTTPS off the OpenSSL in /);
+      const lines = res.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+      const base = `https://127.0.0.1:${s.port}`;
+      for (const c of [...byCurl, ...s.results]) {
+        const server = lines.filter((l) => l.direction === 'server' && l.url === c.path);
+        assert.strictEqual(server.length, 1, `server ${c.path}:\n${res.stdout}`);
+        assert.deepStrictEqual([server[0].method, server[0].status], ['GET', c.status]);
+        assert(server[0].ms <= c.ms + CLOCK_SLACK_MS, `${c.path}: server ${server[0].ms} ms, client measured ${c.ms} ms`);
+        if (c.path.startsWith('/slow')) assert(server[0].ms >= SLOW_MS - TIMER_EARLY_MS, `${c.path}: ${server[0].ms} ms`);
+        if (c.via !== 'http.get') continue;
+        const client = lines.filter((l) => l.direction === 'client' && l.url === base + c.path);
+        assert.strictEqual(client.length, 1, `client ${c.path}:\n${res.stdout}`);
+        assert.strictEqual(client[0].status, c.status);
+        assert(client[0].ms <= c.ms + CLOCK_SLACK_MS && client[0].ms + CLOCK_SLACK_MS >= server[0].ms, `${c.path}: client ${client[0].ms} ms`);
+      }
+      assert.strictEqual(lines.length, 3 + 2 + 2, res.stdout);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the hook and the wire, on one process with the hook, give the same requests (fetch, a POST body, a reset)', async function () {
+    // test/targets/http-loopback.js: http.get and fetch against its own
+    // server, /slow 150 ms, a 404, /reset destroyed by the server.
+    const child = spawn(process.execPath, ['-r', path.join(ROOT, 'register.js'), path.join(ROOT, 'test', 'targets', 'http-loopback.js')],
+      { stdio: ['pipe', 'pipe', 'pipe'] });
+    targets.add(child);
+    let out = '';
+    const ready = new Promise((resolve) => child.stdout.on('data', (d) => { out += d; if (out.includes('ready')) resolve(); }));
+    await ready;
+    const done = new Promise((resolve) => child.stdout.on('data', () => { if (out.includes('\ndone')) resolve(); }));
+    const attached = [];
+    const tracers = [];
+    const runs = ['hook', 'wire'].map((source) => nodetrace(['http', '-p', String(child.pid), '--source', source, '-d', '60', '--json'], {
+      timeoutMs: 100000,
+      onSpawn: (c) => {
+        tracers.push(c);
+        attached.push(new Promise((r) => c.stderr.on('data', (d) => { if (/tracing HTTP/.test(d)) r(); })));
+      },
+    }));
+    await Promise.race([Promise.all(attached), Promise.all(runs).then((r) => { throw new Error(`ended before attaching: ${r.map((x) => x.stderr).join('')}`); })]);
+    child.stdin.write('go\n');
+    await done;
+    await new Promise((r) => setTimeout(r, 1000));
+    for (const t of tracers) t.kill('SIGINT');
+    const [hook, wire] = await Promise.all(runs);
+    assert.strictEqual(hook.code, 0, hook.stderr);
+    assert.strictEqual(wire.code, 0, wire.stderr);
+    const measured = out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+    assert.strictEqual(measured.length, 5);
+    const key = (l) => `${l.direction} ${l.method} ${l.url.replace(/^http:\/\/127\.0\.0\.1:\d+/, '')} ${l.status === null ? 'error' : l.status}`;
+    const lines = (r) => r.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const fromHook = lines(hook).map(key).sort();
+    assert.strictEqual(fromHook.length, 10, hook.stdout);
+    assert.deepStrictEqual(lines(wire).map(key).sort(), fromHook, wire.stdout);
+    // The reset: the hook names it (aborted, ECONNRESET), the wire sees the socket closed.
+    assert.deepStrictEqual(lines(wire).filter((l) => l.error).map((l) => l.error), ['closed', 'closed']);
+    for (const l of lines(wire).filter((x) => x.url.endsWith('/slow'))) assert(l.ms >= SLOW_MS - TIMER_EARLY_MS, `${key(l)}: ${l.ms} ms`);
+  });
+
+  it('--source hook on it says how to prepare it; --source wire wants one PID', async function () {
+    const s = await startServer();
+    const hook = await nodetrace(['http', '-p', String(s.child.pid), '--source', 'hook', '-d', '1']);
+    assert.strictEqual(hook.code, 3, hook.stderr);
+    assert.match(hook.stderr, /node -r nodetrace\/register app\.js/);
+    const many = await nodetrace(['http', 'http-wire-server', '--source', 'wire', '-d', '1']);
+    assert.strictEqual(many.code, 2, many.stderr);
+    assert.match(many.stderr, /--source wire traces one process/);
+  });
+});

@@ -1,0 +1,67 @@
+'use strict';
+// For test/http-wire.test.js: an unprepared HTTP server (no hook, no flag)
+// on loopback with routes of known delay, and a client of its own that
+// makes requests on a line on stdin:
+//   GET /fast*      answered at once, 200
+//   GET /slow*      answered after 150 ms, 200
+//   GET /missing*   404
+// Prints "ready PID PORT". A line "client N" on stdin makes N keep-alive
+// http.get requests from this process to itself (/fast/c1...) and prints
+// what the client measured, one JSON line each, then "client done".
+// With `--tls KEY CERT` (files): HTTPS, and its client https.get (the
+// certificate not checked: the test makes a self-signed one).
+const fs = require('fs');
+const http = require('http');
+const https = require('https');
+
+const tls = process.argv[2] === '--tls' ? { key: fs.readFileSync(process.argv[3]), cert: fs.readFileSync(process.argv[4]) } : null;
+const lib = tls ? https : http;
+
+const SLOW_MS = 150;
+
+const handler = (req, res) => {
+  req.resume();
+  if (req.url.startsWith('/missing')) { res.statusCode = 404; res.end('no'); return; }
+  const delay = req.url.startsWith('/slow') ? SLOW_MS : 0;
+  setTimeout(() => res.end('ok'), delay);
+};
+const server = tls ? https.createServer(tls, handler) : http.createServer(handler);
+
+function get(agent, port, path) {
+  return new Promise((resolve) => {
+    const t = process.hrtime.bigint();
+    lib.get({ host: '127.0.0.1', port, path, agent, rejectUnauthorized: false }, (res) => {
+      const out = { via: 'http.get', method: 'GET', path, status: res.statusCode, ms: Number(process.hrtime.bigint() - t) / 1e6 };
+      res.resume();
+      res.on('end', () => resolve(out));
+    }).on('error', (err) => resolve({ via: 'http.get', method: 'GET', path, status: 0, error: err.code }));
+  });
+}
+
+async function client(n) {
+  const agent = new lib.Agent({ keepAlive: true, maxSockets: 1 });
+  for (let i = 1; i <= n; i++) {
+    const path = i % 2 ? `/fast/c${i}` : `/slow/c${i}`;
+    process.stdout.write(JSON.stringify(await get(agent, server.address().port, path)) + '\n');
+  }
+  agent.destroy();
+  process.stdout.write('client done\n');
+}
+
+let input = '';
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (c) => {
+  input += c;
+  let i;
+  while ((i = input.indexOf('\n')) >= 0) {
+    const line = input.slice(0, i);
+    input = input.slice(i + 1);
+    const m = /^client (\d{1,3})$/.exec(line);
+    if (m) client(Number(m[1]));
+  }
+});
+
+server.keepAliveTimeout = 30000;
+server.listen(0, '127.0.0.1', () => {
+  process.stdout.write(`ready ${process.pid} ${server.address().port}\n`);
+});
