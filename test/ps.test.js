@@ -27,7 +27,10 @@ describe('ps: what each command can do for a process', function () {
   it('no perf map, a refused one, no symbols, no gcore: said as partly or no, with why', function () {
     const v = verdicts(facts({ perfMap: { path: null, refused: null }, latency: false, gc: false, async: false, gcore: false, http: false }));
     const by = Object.fromEntries(v.map((x) => [x.command, x]));
-    assert.deepStrictEqual([by.profile.can, by.latency.can, by.gc.can, by.ebadf.can, by.http.can], ['partly', 'no', 'no', 'partly', 'no']);
+    assert.deepStrictEqual([by.profile.can, by.latency.can, by.gc.can, by.ebadf.can, by.http.can], ['partly', 'no', 'no', 'partly', 'partly']);
+    assert.match(by.http.why, /^with -p PID, plain HTTP off the wire; no HTTPS: no OpenSSL found$/);
+    const tls = verdicts(facts({ http: false, tls: { object: '/usr/bin/node' } })).find((x) => x.command === 'http');
+    assert.deepStrictEqual([tls.can, tls.why], ['yes', 'with -p PID, off the wire (HTTPS too); \'*\' and names need node -r nodetrace/register']);
     assert.match(by.profile.why, /not started with --perf-basic-prof/);
     assert.deepStrictEqual([by.async.can, by.async.why], ['no', 'no AsyncWrap symbols'], 'no AsyncWrap symbols');
     const unknown = verdicts(facts({ version: '30.0.0' })).find((x) => x.command === 'async');
@@ -42,7 +45,7 @@ describe('ps: what each command can do for a process', function () {
     const lines = renderText(rows).split('\n');
     assert.match(lines[0], /^PID +INSIDE +CONTAINER +NODE +USER +PROBES +PERF MAP +NOT \/ PARTLY~ +COMMAND$/);
     assert.match(lines[1], /^500 +1 +podman container web \(abababababab\) +v22\.12\.0 +root +http +yes +snoop +node \/app\/server\.js$/);
-    assert.match(lines[2], /^700 +- +- +\? +root +- +- +profile~ snoop http +node batch\.js/);
+    assert.match(lines[2], /^700 +- +- +\? +root +- +- +profile~ snoop http~ +node batch\.js/);
     assert.strictEqual(lines.length, 9, 'a command line\'s newline makes no line of its own');
     assert(lines.includes('  snoop: no bunyan probe library: start it with node -r nodetrace/register (PID 500, 700)'));
     const json = JSON.parse(renderJson(rows));

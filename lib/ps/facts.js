@@ -17,6 +17,7 @@ const { FIXED: GC_FUNCTIONS } = require('../gc/v8-functions');
 const libraries = require('../usdt/probe-libraries');
 const { BUNYAN_PROVIDER } = require('../usdt');
 const { HTTP_PROVIDER } = require('../http/probes');
+const { locateTls } = require('../http/tls-object');
 
 const LATENCY_SYMBOLS = [...NAPI, LIBUV[0]];
 const GC_SYMBOL = GC_FUNCTIONS['mark-compact'];
@@ -78,6 +79,8 @@ function gather(pid, { cache = new Map(), users = userNames(), gcore = true } = 
     perfMap: perfMapOf(pid),
     snoop: libraries.librariesOf(pid, BUNYAN_PROVIDER).length > 0,
     http: libraries.librariesOf(pid, HTTP_PROVIDER).length > 0,
+    // Where `http -p` reads HTTPS off the wire: the object defining OpenSSL's SSL_read/SSL_write.
+    tls: locateTls({ pid, maps, exePath: exe || '', findSymbols: (file, names) => findElfSymbols(file, names, { followLinks: true }) }),
     gcore,
   };
 }

@@ -21,7 +21,9 @@ function verdicts(f) {
     ebadf: !f.gcore ? { can: 'partly', why: '--abort only: gcore is not installed' }
       : inContainer ? { can: 'yes', why: 'its executable and libraries are saved beside the core' } : { can: 'yes' },
     snoop: f.snoop ? { can: 'yes' } : { can: 'no', why: 'no bunyan probe library: start it with node -r nodetrace/register' },
-    http: f.http ? { can: 'yes' } : { can: 'no', why: 'no HTTP probes: start it with node -r nodetrace/register' },
+    http: f.http ? { can: 'yes' }
+      : f.tls && f.tls.object ? { can: 'yes', why: 'with -p PID, off the wire (HTTPS too); \'*\' and names need node -r nodetrace/register' }
+        : { can: 'partly', why: `with -p PID, plain HTTP off the wire; no HTTPS: ${f.tls ? f.tls.why : 'no OpenSSL found'}` },
   };
   return COMMANDS.map((command) => ({ command, can: v[command].can, why: v[command].why || null }));
 }
