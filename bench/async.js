@@ -36,13 +36,13 @@ const { spawn } = require('child_process');
 
 const ROOT = path.join(__dirname, '..');
 const options = require('./options');
+const { load, measure: measureRound, median } = require('./http-load');
 const RATE = options.number('rate', 5000);
 const WORK_KB = options.number('work', 0);
 const SECONDS = options.number('seconds', 3);
 const ROUNDS = options.number('rounds', 7);
 const SOCKETS = options.number('sockets', 32);
 const OPS = options.number('ops', 200000);
-const TICK_MS = 2;
 
 if (process.argv[2] === '--server') {
   const kb = Number(process.argv[3]);
@@ -84,16 +84,6 @@ function nodeCopy(dir, name) {
   fs.copyFileSync(process.execPath, file);
   fs.chmodSync(file, 0o755);
   return file;
-}
-
-function cpuNs(pid) {
-  let total = 0;
-  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
-    try {
-      total += Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-    } catch (err) { /* the thread ended */ }
-  }
-  return total;
 }
 
 function startNode(node, args) {
@@ -152,39 +142,8 @@ function startFloor(pid) {
   });
 }
 
-function load(port, seconds) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: SOCKETS });
-  let sent = 0;
-  let done = 0;
-  return new Promise((resolve) => {
-    const t0 = process.hrtime.bigint();
-    const total = Math.round(RATE * seconds);
-    const finish = () => {
-      clearInterval(timer);
-      agent.destroy();
-      resolve({ done, secs: Number(process.hrtime.bigint() - t0) / 1e9 });
-    };
-    const one = () => {
-      sent++;
-      http.get({ port, host: '127.0.0.1', path: '/x', agent }, (res) => {
-        res.resume();
-        res.on('end', () => { if (++done === total) finish(); });
-      }).on('error', () => { if (++done === total) finish(); });
-    };
-    const timer = setInterval(() => {
-      const due = Math.min(total, Math.floor((Number(process.hrtime.bigint() - t0) / 1e9) * RATE));
-      while (sent < due && sent - done < SOCKETS * 4) one();
-    }, TICK_MS);
-  });
-}
-
-async function measure(server) {
-  const cpu0 = cpuNs(server.pid);
-  const { done, secs } = await load(server.port, SECONDS);
-  return { rps: done / secs, cpuUsPerReq: (cpuNs(server.pid) - cpu0) / 1e3 / done, done };
-}
-
-const median = (xs) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const loadOf = (server, seconds) => ({ port: server.port, seconds, rate: RATE, sockets: SOCKETS });
+const measure = (server) => measureRound(server.pid, loadOf(server, SECONDS));
 const ended = (child) => new Promise((resolve) => { if (child.exitCode !== null) resolve(); else child.on('exit', resolve); });
 
 async function servers(dir) {
@@ -196,7 +155,7 @@ async function servers(dir) {
     for (const c of cases) started[c] = await startNode(nodeCopy(dir, `node-${c}`), ['--server', String(WORK_KB)]);
     attached.floor = await startFloor(started.floor.pid);
     attached.traced = await startTracer(started.traced.pid);
-    for (const c of cases) await load(started[c].port, 1);   // warm up each server's JIT
+    for (const c of cases) await load(loadOf(started[c], 1));   // warm up each server's JIT
     const results = Object.fromEntries(cases.map((c) => [c, []]));
     for (let r = 0; r < ROUNDS; r++) {
       for (let i = 0; i < cases.length; i++) {

@@ -42,6 +42,7 @@ const { spawn } = require('child_process');
 
 const ROOT = path.join(__dirname, '..');
 const options = require('./options');
+const { load, measure: measureRound, median } = require('./http-load');
 const RATE = options.number('rate', 5000);
 const SECONDS = options.number('seconds', 3);
 const ROUNDS = options.number('rounds', 9);
@@ -49,7 +50,6 @@ const SOCKETS = options.number('sockets', 32);
 const FLOOR = options.flag('floor');
 const WIRE = options.flag('wire');
 const TLS = options.flag('tls');
-const TICK_MS = 2;
 
 if (process.argv[2] === '--server') {
   const handler = (req, res) => res.end('ok');
@@ -72,16 +72,6 @@ const CERT = (() => {
 })();
 
 // Nanoseconds of CPU every thread of `pid` has run, from the scheduler.
-function cpuNs(pid) {
-  let total = 0;
-  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
-    try {
-      total += Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-    } catch (err) { /* the thread ended */ }
-  }
-  return total;
-}
-
 function startServer(withRegister) {
   return new Promise((resolve, reject) => {
     const args = [...(withRegister ? ['-r', path.join(ROOT, 'register.js')] : []), __filename, '--server', ...(CERT ? [CERT.key, CERT.cert] : [])];
@@ -139,41 +129,8 @@ function startFloor(pid) {
 
 // Requests at RATE a second for `seconds` over keep-alive sockets; resolves
 // the requests completed and the seconds it took.
-function load(port, seconds) {
-  const agent = new (CERT ? require('https') : http).Agent({ keepAlive: true, maxSockets: SOCKETS, rejectUnauthorized: false });
-  let sent = 0;
-  let done = 0;
-  return new Promise((resolve) => {
-    const t0 = process.hrtime.bigint();
-    const total = Math.round(RATE * seconds);
-    const finish = () => {
-      clearInterval(timer);
-      agent.destroy();
-      resolve({ done, secs: Number(process.hrtime.bigint() - t0) / 1e9 });
-    };
-    const one = () => {
-      sent++;
-      (CERT ? require('https') : http).get({ port, host: '127.0.0.1', path: '/x', agent }, (res) => {
-        res.resume();
-        res.on('end', () => { if (++done === total) finish(); });
-      }).on('error', () => { if (++done === total) finish(); });
-    };
-    // Catch up to where the schedule says we should be (at most the
-    // sockets' worth in flight: a slow server lowers the rate, visibly).
-    const timer = setInterval(() => {
-      const due = Math.min(total, Math.floor((Number(process.hrtime.bigint() - t0) / 1e9) * RATE));
-      while (sent < due && sent - done < SOCKETS * 4) one();
-    }, TICK_MS);
-  });
-}
-
-async function measure(server) {
-  const cpu0 = cpuNs(server.child.pid);
-  const { done, secs } = await load(server.port, SECONDS);
-  return { rps: done / secs, cpuUsPerReq: (cpuNs(server.child.pid) - cpu0) / 1e3 / done };
-}
-
-const median = (xs) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const loadOf = (server, seconds) => ({ port: server.port, seconds, rate: RATE, sockets: SOCKETS, tls: Boolean(CERT) });
+const measure = (server) => measureRound(server.child.pid, loadOf(server, SECONDS));
 
 (async () => {
   const cases = ['none', 'register'];
@@ -187,7 +144,7 @@ const median = (xs) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2
     if (servers.traced) tracer = await startTracer(servers.traced.child.pid);
     if (servers.wire) wire = await startTracer(servers.wire.child.pid);
     if (servers.floor) floor = await startFloor(servers.floor.child.pid);
-    for (const c of cases) await load(servers[c].port, 1);   // warm up each server's JIT
+    for (const c of cases) await load(loadOf(servers[c], 1));   // warm up each server's JIT
     const results = Object.fromEntries(cases.map((c) => [c, []]));
     for (let r = 0; r < ROUNDS; r++) {
       for (let i = 0; i < cases.length; i++) {
