@@ -21,9 +21,8 @@ const { renderFolded } = require('../profile/folded');
 const { writeOutputFile } = require('../output-file');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
 const { describeIdentity, identityJson } = require('../proc/container');
-const { jsFramesLayout, openJsFrames } = require('../profile/js-frames');
+const { jsFramesLayout, jsFramesSession } = require('../profile/js-frames');
 const { splitAtEndMarker } = require('../tracer/output-formats');
-const { safeText } = require('../terminal-safe');
 
 // On-CPU samples, or (--off-cpu) time blocked; the program argument that
 // is the PID ($N), which -c replaces with bpftrace's cpid.
@@ -186,24 +185,6 @@ function report(result, { args, tracer, plan: p, target, snapshots }, run = {}) 
   return { gathered: Boolean(args.offCpu ? summary.blockedUs : summary.samples) };
 }
 
-// profile-js.bt: the SharedFunctionInfos it prints every second are named
-// then, while the process runs (lib/profile/js-frames.js); its lines come
-// through onLine, and the report splits them itself.
-function startJsFrames(pl, run) {
-  if (!pl.details || !pl.details.jsFrames || !pl.target) return {};
-  const opened = openJsFrames(pl.target.pid);
-  if (opened.note) process.stderr.write(safeText(`nodetrace: ${opened.note}`) + '\n');
-  run.js = opened.names || null;
-  run.lines = [];
-  return {
-    onLine: (item) => {
-      const text = typeof item === 'string' ? item : JSON.stringify(item);
-      run.lines.push(text);
-      if (run.js) run.js.take(text);
-    },
-  };
-}
-
 async function handler(args) {
   const run = {};   // this run's JavaScript frames: { js, lines }
   try {
@@ -211,7 +192,7 @@ async function handler(args) {
       name: 'profile',
       plan,
       report: (result, ctx) => report(result, ctx, run),
-      sessionOptions: (pl) => startJsFrames(pl, run),
+      sessionOptions: (pl) => jsFramesSession(pl, run),
       outputFiles,
       incomplete: 'the profile is incomplete',
       // -c's command output goes to stderr where our stdout carries data.

@@ -14,6 +14,7 @@ const { findV8Object } = require('../v8/process');
 const { layoutFrom } = require('../v8/metadata');
 const { ProcessMemory } = require('../v8/memory');
 const { V8Namer } = require('../v8/namer');
+const { safeText } = require('../terminal-safe');
 
 const DEPTH_SHIFT = 48n;
 const SFI_MASK = (1n << DEPTH_SHIFT) - 1n;
@@ -132,4 +133,27 @@ function profileFrame(r) {
   return { name: `${shown} ${where}`, category: 'js', origin };
 }
 
-module.exports = { openJsFrames, jsFramesLayout, SampleNames, parseJsLine, profileFrame };
+/**
+ * The session options of a run whose program captures SFIs (a plan with
+ * details.jsFrames: profile-js.bt, loop.bt --stacks): they are named as
+ * the program prints them, every second, while the process runs; its lines
+ * come through onLine, kept in run.lines for the report to split
+ * (lib/tracer/output-formats.js splitAtEndMarker). Sets run.js (SampleNames,
+ * closed by the caller) and run.lines.
+ */
+function jsFramesSession(pl, run) {
+  if (!pl.details || !pl.details.jsFrames || !pl.target) return {};
+  const opened = openJsFrames(pl.target.pid);
+  if (opened.note) process.stderr.write(safeText(`nodetrace: ${opened.note}`) + '\n');
+  run.js = opened.names || null;
+  run.lines = [];
+  return {
+    onLine: (item) => {
+      const text = typeof item === 'string' ? item : JSON.stringify(item);
+      run.lines.push(text);
+      if (run.js) run.js.take(text);
+    },
+  };
+}
+
+module.exports = { jsFramesSession, openJsFrames, jsFramesLayout, SampleNames, parseJsLine, profileFrame };

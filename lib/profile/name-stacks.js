@@ -78,4 +78,4 @@ function isV8Code(f) {
   return Boolean(f) && (f.kind === 'jit' || f.kind === 'js' || (f.symbol && /^Builtins_/.test(f.symbol)) || (f.kind === 'unknown' && /^libnode\.so/.test(f.module || '')));
 }
 
-module.exports = { nameStacks };
+module.exports = { nameStacks, isV8Code };
