@@ -3,7 +3,7 @@
 // the chains profile-js.bt keeps by hash, read back into frame names, and
 // frames named in nameStacks where they run V8's code. Pure: no tracer.
 const assert = require('assert');
-const { SampleNames, parseJsLine, profileFrame } = require('../lib/profile/js-frames');
+const { SampleNames, parseJsLine, profileFrame, MAX_SFIS } = require('../lib/profile/js-frames');
 const { nameStacks } = require('../lib/profile/name-stacks');
 const { parseProfile } = require('../lib/profile/parse');
 
@@ -51,6 +51,14 @@ describe('profile: JavaScript frames from V8\'s metadata (pure)', () => {
     names.take(`@js_sfi[7]: ${(1n << 48n) | 0x1001n}`);
     names.take(`@js_sfi[8]: ${(2n << 48n) | 0x1001n}`);
     assert.deepStrictEqual([...names.chain('7').keys()].sort(), [1, 2]);
+  });
+
+  it('a target that makes every word look like a new SFI: at most MAX_SFIS named, the rest dropped, counted', () => {
+    let asked = 0;
+    const names = new SampleNames({ nameSfi: () => { asked++; return null; }, limitation: () => null }, { close() {} });
+    for (let i = 0; i < MAX_SFIS + 10; i++) names.take(`@js_sfi[${i + 1}]: ${2 * i + 1}`);
+    assert.strictEqual(asked, MAX_SFIS);
+    assert.strictEqual(names.dropped, 10);
   });
 
   it('names a frame as the perf map would: name file:line:column, its origin; V8\'s builtins as V8', () => {

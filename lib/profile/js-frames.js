@@ -21,6 +21,12 @@ const SFI_MASK = (1n << DEPTH_SHIFT) - 1n;
 // Frames of one chain followed back at most (the program walks 64).
 const MAX_CHAIN = 256;
 const MEMORY_BUDGET = 512 * 1024 * 1024;
+// What is kept at most: a target's own memory decides what the program
+// captures, and a hostile one can make every word look like a new SFI (the
+// kernel's maps are bounded too: BPFTRACE_MAP_KEYS_MAX). Past these, new
+// entries are dropped: their frames stay unnamed, never misnamed.
+const MAX_SFIS = 100000;
+const MAX_ENTRIES = 1000000;
 
 /** Pure: a printed map line "@js_sfi[-123]: 456" -> { map, key (BigInt, unsigned), value (BigInt) } or null. */
 function parseJsLine(line) {
@@ -74,12 +80,14 @@ class SampleNames {
     this.names = new Map();   // sfi -> name result (or null), as named when first seen
     this.chains = new Map();  // hash -> Map(depth -> name result)
     this.limitation = namer.limitation();
+    this.dropped = 0;          // entries past the bounds above
   }
 
   /** A line the program printed (while tracing, or its maps at the end). */
   take(line) {
     const e = parseJsLine(line);
     if (!e) return false;
+    if (this.prev.size >= MAX_ENTRIES || this.sfiAt.size >= MAX_ENTRIES) { this.dropped++; return true; }
     if (e.map === 'js_prev') this.prev.set(e.key, e.value);
     else {
       const sfi = e.value & SFI_MASK;
@@ -91,6 +99,7 @@ class SampleNames {
 
   name(sfi) {
     if (this.names.has(sfi)) return this.names.get(sfi);
+    if (this.names.size >= MAX_SFIS) { this.dropped++; return null; }
     let r = null;
     try { r = this.namer.nameSfi(sfi); } catch (err) { r = null; }
     this.names.set(sfi, r);
@@ -156,4 +165,4 @@ function jsFramesSession(pl, run) {
   };
 }
 
-module.exports = { jsFramesSession, openJsFrames, jsFramesLayout, SampleNames, parseJsLine, profileFrame };
+module.exports = { MAX_SFIS, jsFramesSession, openJsFrames, jsFramesLayout, SampleNames, parseJsLine, profileFrame };
