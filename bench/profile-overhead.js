@@ -21,6 +21,8 @@
 //
 //   sudo node bench/profile-overhead.js [--seconds 4] [--rounds 5] [--hz 99] [--churn | --steady]
 //   sudo node bench/profile-overhead.js --off-cpu [--pingpong 50] [--seconds 4] [--rounds 5]
+// profile names JavaScript from V8's metadata by default (profile-js.bt: a
+// frame walk in each sample); --perf-map-only passes --no-v8-frames (profile.bt).
 const { sleep, collectLines, askForCounters } = require('./workload-lines');
 const fs = require('fs');
 const path = require('path');
@@ -34,6 +36,7 @@ const HZ = options.number('hz', 99);
 const CHURN = options.flag('churn');
 const STEADY = options.flag('steady');
 const OFF_CPU = options.flag('off-cpu');
+const PERF_MAP_ONLY = options.flag('perf-map-only');
 const PINGPONG = OFF_CPU ? options.number('pingpong', 50) : 0;
 const { cpuTicks } = require('../lib/proc/stat');
 
@@ -76,7 +79,7 @@ function childrenOf(pid) {
 
 // nodetrace profile -p PID until SIGINT: resolves once its tracer is ready.
 function startProfiler(pid) {
-  const how = OFF_CPU ? ['--off-cpu'] : ['-F', String(HZ)];
+  const how = OFF_CPU ? ['--off-cpu'] : ['-F', String(HZ), ...(PERF_MAP_ONLY ? ['--no-v8-frames'] : [])];
   const p = spawn(process.execPath, [path.join(ROOT, 'bin/nodetrace'), 'profile', '-p', String(pid), ...how, '--json', '--top', '5'], { stdio: ['ignore', 'pipe', 'pipe'] });
   everything.push(p);
   p.out = '';
@@ -84,7 +87,7 @@ function startProfiler(pid) {
   p.stdout.on('data', (c) => { p.out += c; });
   p.ready = (async () => {
     for (let i = 0; i < 600; i++) {
-      const tracer = childrenOf(p.pid).find((c) => { try { return /(profile|offcpu)\.bt/.test(fs.readFileSync(`/proc/${c}/cmdline`, 'utf8')); } catch (e) { return false; } });
+      const tracer = childrenOf(p.pid).find((c) => { try { return /(profile|profile-js|offcpu)\.bt/.test(fs.readFileSync(`/proc/${c}/cmdline`, 'utf8')); } catch (e) { return false; } });
       // (not `bpftrace --version`, which nodetrace runs first to learn the version)
       if (tracer) { p.tracerPid = tracer; await sleep(3000); return; }
       await sleep(100);

@@ -18,6 +18,7 @@ const { safeText } = require('./terminal-safe');
 // A character no terminal line should carry raw, newline included.
 // eslint-disable-next-line no-control-regex
 const UNPRINTABLE = /[\x00-\x1f\x7f-\x9f\u2028\u2029]/;
+const { jsFramesLayout } = require('./profile/js-frames');
 
 const NODETRACE = path.join(__dirname, '..', 'bin', 'nodetrace');
 
@@ -61,11 +62,36 @@ function gather(pid) {
     otherMountNamespace: Boolean(who.otherMounts),
     byHand: found.missing.length ? null : latencyByHand(pid),
     commands: facts ? verdicts(facts) : [],
+    javascript: javascriptFacts(pid, facts),
   };
 }
 
+// Whether JavaScript frames can be named for this process, and how: V8's
+// metadata in its node or libnode (a version nodetrace knows), its perf map.
+function javascriptFacts(pid, facts) {
+  const found = jsFramesLayout(pid);
+  const perfMap = facts && facts.perfMap && facts.perfMap.path && !facts.perfMap.refused ? facts.perfMap.path : null;
+  if (found.note) return { v8: null, note: found.note, perfMap };
+  const note = found.layout.scopeInfo ? null
+    : `V8 ${found.v8}'s ScopeInfo layout was not measured by nodetrace: function names are read from the source text, and unnamed where that fails`;
+  return { v8: found.v8, object: found.object, note, perfMap };
+}
+
+/** Pure: the JavaScript line of doctor -p, from javascriptFacts(). */
+function javascriptText(js) {
+  if (!js) return null;
+  const workers = js.perfMap ? `; ${js.perfMap} names them too (and worker threads', and -c's)`
+    : '; worker threads\' only if node runs with --perf-basic-prof';
+  if (js.v8) {
+    return `named with no flag, from V8 ${js.v8}'s metadata in ${js.object} (profile's main thread, ebadf's hit, `
+      + `nodetrace stack on its cores)${js.note ? ` (${js.note})` : ''}${workers}`;
+  }
+  return `not from V8's metadata: ${js.note.replace(/: JavaScript is named from the perf map only$/, '')}; `
+    + (js.perfMap ? `named from ${js.perfMap}` : 'named only if node runs with --perf-basic-prof (then from its perf map)');
+}
+
 /** The report as data (pure): { pid, process, build, probes: [...], commands, wontWork: [...] }. */
-function describe({ pid, who = null, exePath, found, version, otherMountNamespace, byHand = null, commands = [] }) {
+function describe({ pid, who = null, exePath, found, version, otherMountNamespace, byHand = null, commands = [], javascript = null }) {
   const build = describeBuild(found, exePath);
   const probes = [...NAPI, ...LIBUV, ...QUEUE].map((name) => {
     const p = found.points[name];
@@ -82,8 +108,8 @@ function describe({ pid, who = null, exePath, found, version, otherMountNamespac
       + 'bpftrace is given their addresses instead (with --unsafe, which 0.17 needs for an address outside every symbol)');
   }
   if (build.node.startsWith('shared')) {
-    wontWork.push('ebadf: the native stack may stop in libc: Debian 12\'s nodejs 18 (a shared libnode) keeps no frame pointers, '
-      + 'so bpftrace\'s ustack ends at the innermost libc frame (measured; docs/platforms.md)');
+    wontWork.push('ebadf: the native stack has a gap: Debian 12\'s libuv keeps no frame pointers, so the walk goes on '
+      + 'from the next frame record up the stack and leaves out what lies between (measured; docs/v8-frames.md)');
   }
   if (otherMountNamespace) {
     wontWork.push(`files: PID ${pid} sees other mounts than nodetrace (${who && who.container ? 'its container\'s' : 'a container?'}): its paths `
@@ -103,6 +129,7 @@ function describe({ pid, who = null, exePath, found, version, otherMountNamespac
     otherMountNamespace,
     probes,
     commands,
+    javascript: javascriptText(javascript),
     wontWork,
   };
 }
@@ -112,6 +139,7 @@ function render(report) {
   const inside = report.otherMountNamespace && report.executable ? ' (its path in its own mounts)' : '';
   lines.push(`${report.describe}: ${report.executable || '(executable unknown)'}${inside}`);
   lines.push(`  Node     ${report.nodeVersion ? 'v' + report.nodeVersion : 'version not found'}; N-API ${report.node}; libuv ${report.libuv}`);
+  if (report.javascript) lines.push(`  JS       ${report.javascript}`);
   lines.push(`  mounts   ${report.otherMountNamespace ? 'another mount namespace than nodetrace\'s (its container\'s)' : 'the same mount namespace as nodetrace'}`);
   lines.push('  latency probe points:');
   const width = Math.max(...report.probes.map((p) => p.name.length));
@@ -139,4 +167,4 @@ function renderJson(report) {
   return JSON.stringify(report, null, 2).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) + '\n';
 }
 
-module.exports = { gather, describe, render, renderJson, latencyByHand };
+module.exports = { gather, describe, render, renderJson, latencyByHand, javascriptText };

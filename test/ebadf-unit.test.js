@@ -225,15 +225,20 @@ describe('ebadf: report', () => {
     assert.match(text, /stack {4}innermost first; JavaScript frames named from \/tmp\/perf-42\.map\n {6}uv_fs_close\+180 \(node\)\n {6}JS:~closeTwice \/a\.js:39:20 {2}\[JS\]\n/);
     assert.match(text, /core {5}\/c\/core\.node\.42\.x \(662\.3 MB, owner-only -rw-------\)/);
     assert.match(text, /stopped {2}1\.18 s \(gcore took 942 ms\)/);
-    const help = renderOpenHelp([{ ...base, core: { ok: true, file: '/c/core.node.42.x' } }], { llnode: null });
+    const help = renderOpenHelp([{ ...base, core: { ok: true, file: '/c/core.node.42.x' } }]);
     assert.match(help, /gdb \/usr\/bin\/node \/c\/core\.node\.42\.x/);
-    assert.match(help, /npm install -g llnode/);
+    assert.match(help, /nodetrace stack \/c\/core\.node\.42\.x {4}# every thread's JavaScript and native stack/);
+    assert.doesNotMatch(help, /llnode/);
     assert.match(help, /thread find 43/);
   });
 
   it('says when JavaScript frames cannot be named, and why', () => {
-    const text = renderHit({ ...base, mode: 'stop', perfMap: null, core: { ok: false, reason: 'gcore failed' }, stoppedMs: 10, resumeText: 'yes' });
-    assert.match(text, /not started with --perf-basic-prof/);
+    const text = renderHit({ ...base, mode: 'stop', perfMap: null, jsStack: { error: 'gdb could not read the registers of 42 (ptrace not permitted)' },
+      core: { ok: false, reason: 'gcore failed' }, stoppedMs: 10, resumeText: 'yes' });
+    assert.match(text, /JavaScript frames are not named: gdb could not read the registers of 42 \(ptrace not permitted\)\.\n/);
+    assert.doesNotMatch(text, /perf-basic-prof/, 'no advice to restart the process');
+    const unknownV8 = renderHit({ ...base, mode: 'stop', perfMap: null, jsStack: { frames: [], note: 'V8 15.1.2.3 is not a version nodetrace knows: JavaScript frames are shown as addresses' }, resumeText: 'yes' });
+    assert.match(unknownV8, /JavaScript frames are not named: V8 15\.1\.2\.3 is not a version nodetrace knows: JavaScript frames are shown as addresses\.\n/);
     assert.match(text, /core {5}NOT SAVED: gcore failed/);
     const interp = renderHit({ ...base, mode: 'stop', perfMap: '/tmp/perf-42.map', symbolized: { ...base.symbolized, interpreted: 3 }, core: null, resumeText: 'yes' });
     assert.match(interp, /--interpreted-frames-native-stack/);
@@ -250,7 +255,8 @@ describe('ebadf: report', () => {
     const text = renderHit(rec);
     assert.match(text, /process {2}PID 42 \(node\), thread 43, \/usr\/local\/bin\/node\n {11}PID 1, thread 7 in podman container web \(abababababab\); \/usr\/local\/bin\/node is its path there\n/);
     assert.match(text, /files {4}\/c d\/core\.node\.42\.x\.root: its executable and libraries, at their paths in the container \(125\.0 MB\)/);
-    const help = renderOpenHelp([rec], { llnode: null });
+    const help = renderOpenHelp([rec]);
+    assert(help.includes(`nodetrace stack '/c d/core.node.42.x' --root '/c d/core.node.42.x.root'`), help);
     // Quoted as a shell needs it: it runs as printed.
     assert(help.includes(`gdb -iex 'set sysroot /c d/core.node.42.x.root' '/c d/core.node.42.x.root/usr/local/bin/node' '/c d/core.node.42.x'\n`), help);
     const failed = renderHit({ ...rec, sysroot: { error: 'none of its files could be opened' } });
@@ -296,3 +302,58 @@ describe('ebadf: watchdog', function () {
     }
   });
 });
+
+describe('ebadf: report of a walked stack', () => {
+  const base = {
+    n: 1, of: 1, hit: { pid: 42, tid: 43, errno: 9, syscall: 'close', comm: 'node' }, wallMs: Date.UTC(2026, 10, 21, 20, 27, 3, 512),
+    errnoName: 'EBADF', exe: '/usr/bin/node', isNode: true,
+    symbolized: { frames: [{ kind: 'native', text: 'uv_fs_close+180', module: 'node' }], perfMapUsed: false, interpreted: 0, jitUnnamed: 0 },
+  };
+  // A walk as lib/v8/walk.js gives it (frames of the ebadf target on Node 20).
+  const walk = {
+    from: 'process', note: null, ended: 'a frame pointer that does not climb the stack (a cycle or a wild pointer)',
+    frames: [
+      { kind: 'native', pc: 0x1000, text: 'uv_fs_close+180', module: 'node' },
+      { kind: 'v8', pc: 0x2000, text: '[BuiltinExitFrame] CEntry_Return1_ArgvOnStack_BuiltinExit', module: 'node' },
+      { kind: 'js', pc: 0x3000, name: 'closeSync', text: 'closeSync (node:fs:524:19)', tier: 'interpreted' },
+      { kind: 'js', pc: 0x4000, name: 'closeTwice', text: 'closeTwice (/a.js:39:20)', tier: 'compiled' },
+      { kind: 'native', pc: 0x5000, text: 'uv_run+756', module: 'node' },
+    ],
+  };
+
+  it('the stack walked in the stopped process: JavaScript frames named with no perf map, no advice to restart', () => {
+    const text = renderHit({ ...base, mode: 'stop', perfMap: null, jsStack: walk, resumeText: 'yes' });
+    assert.match(text, /stack {4}innermost first; walked in the stopped process, JavaScript frames named from V8's own metadata\n/);
+    assert.match(text, / {6}uv_fs_close\+180 \(node\)\n {6}\[BuiltinExitFrame\] CEntry_Return1_ArgvOnStack_BuiltinExit \(node\)\n {6}closeSync \(node:fs:524:19\) {2}\[JS, interpreted\]\n {6}closeTwice \(\/a\.js:39:20\) {2}\[JS, compiled\]\n {6}uv_run\+756 \(node\)\n/);
+    assert.doesNotMatch(text, /perf-basic-prof|not named|walk ended/, 'a walk that ends below main in native code says nothing of it');
+    const fromCore = renderHit({ ...base, mode: 'stop', jsStack: { ...walk, from: 'core', ended: 'an unreadable frame pointer (0x10)', frames: walk.frames.slice(0, 4) }, resumeText: 'yes' });
+    assert.match(fromCore, /walked in the core, JavaScript/);
+    assert.match(fromCore, /The walk ended at an unreadable frame pointer \(0x10\)\./, 'a walk that ends in JavaScript frames says so');
+  });
+
+  it('the perf map, when there is one, cross-checks the walk frame by frame', () => {
+    const perf = (symbol, addr) => ({ kind: 'js', symbol, addr, text: '' });
+    const same = renderHit({ ...base, mode: 'stop', perfMap: '/tmp/perf-42.map', jsStack: walk, resumeText: 'yes',
+      symbolized: { frames: [perf('JS:*closeTwice /a.js:39:20', 0x4000)], perfMapUsed: true, interpreted: 0, jitUnnamed: 0 } });
+    assert.match(same, /\/tmp\/perf-42\.map names the 1 JavaScript frame\(s\) it has the same\./);
+    const differ = renderHit({ ...base, mode: 'stop', perfMap: '/tmp/perf-42.map', jsStack: walk, resumeText: 'yes',
+      symbolized: { frames: [perf('LazyCompile:~other /a.js:1:1', 0x4000)], perfMapUsed: true, interpreted: 0, jitUnnamed: 0 } });
+    assert.match(differ, /\/tmp\/perf-42\.map names closeTwice \(\/a\.js:39:20\) otherwise: LazyCompile:~other \/a\.js:1:1\./);
+  });
+});
+
+describe('ebadf: the perf map against the walk (pure)', () => {
+  const { crossCheck, perfMapFunction } = require('../lib/ebadf/js-stack');
+  it('reads the function out of every form of perf map name', () => {
+    assert.strictEqual(perfMapFunction('JS:*closeTwice /a.js:39:20'), 'closeTwice');
+    assert.strictEqual(perfMapFunction('LazyCompile:~handlers.onTick file:///m.mjs:3:4'), 'handlers.onTick');
+    assert.strictEqual(perfMapFunction('JS:^ node:fs:10:2'), '');
+    assert.strictEqual(perfMapFunction('plain'), 'plain');
+  });
+  it('compares only frames both name, by address', () => {
+    const r = crossCheck([{ kind: 'js', pc: 1, name: 'a' }, { kind: 'js', pc: 2, name: 'b' }, { kind: 'js', pc: 3, name: null }, { kind: 'native', pc: 4 }],
+      [{ kind: 'js', addr: 1, symbol: 'JS:*a /x.js:1:1' }, { kind: 'js', addr: 3, symbol: 'JS:*c /x.js:1:1' }, { kind: 'native', addr: 2, symbol: 'b' }]);
+    assert.deepStrictEqual(r, { compared: 1, differ: [] });
+  });
+});
+

@@ -105,11 +105,19 @@ describe('nodetrace loop, pure parts', function () {
     assert.strictEqual(JSON.parse(renderLoopJSON(r, OPTIONS)).open.since_before_trace, true);
   });
 
+  it('reads a stack\'s second key, the hash of its JavaScript chain (0: none)', function () {
+    const r = parseLoop({ maps: '@stall_stacks[\n        0x10000010\n        0x401000\n, -5]: 3\n@stall_stacks[\n        0x401000\n, 0]: 2\n' }, { tracer: 'bpftrace' });
+    assert.deepStrictEqual(r.stacks.map((st) => [st.frames.length, st.samples, st.chain]), [[2, 3, '-5'], [1, 2, undefined]]);
+  });
+
   it('plans bpftrace with the PID, the threshold and the stacks switch as arguments', function () {
     const tracer = { name: 'bpftrace', path: '/usr/bin/bpftrace', version: '0.17.0' };
     const p = loop.plan({ pid: String(process.pid), over: '50ms', stacks: true, force: true }, tracer);
-    assert.deepStrictEqual(p.argv.slice(-3), [String(process.pid), '50000', '1']);
-    assert.match(p.argv[p.argv.length - 4], /d-scripts\/loop\.bt$/);
+    // A node whose V8 nodetrace knows: JSFunction's shared offset too (24 on V8 11, 32 after).
+    const shared = Number(process.versions.v8.split('.')[0]) <= 11 ? '24' : '32';
+    assert.deepStrictEqual(p.argv.slice(-4), [String(process.pid), '50000', '1', shared]);
+    assert.match(p.argv[p.argv.length - 5], /d-scripts\/loop\.bt$/);
+    assert.deepStrictEqual(loop.plan({ pid: String(process.pid), over: '50ms', force: true }, tracer).argv.slice(-3), [String(process.pid), '50000', '0'], 'no stacks: no SHARED');
     // Raw user stacks, which nodetrace names (bpftrace would read the perf map itself).
     assert.strictEqual(p.env.BPFTRACE_NO_USER_SYMBOLS, '1');
     assert.strictEqual(loop.plan({ pid: String(process.pid), over: '50ms', stacks: true, force: true }, { ...tracer, version: '0.27.1' }).env.BPFTRACE_STACK_MODE, 'raw');

@@ -224,6 +224,9 @@ describe('nodetrace doctor -p on Debian\'s nodejs 18 in its own mount namespace 
       assert.match(report.latencyByHand, new RegExp(`^\\S+/bin/nodetrace latency -p ${target.pid} -n \\| sh$`));
       const text = await nodetrace(['doctor', '-p', String(target.pid)]);
       assert.match(text.stdout, /Node {5}v18\.20\.4; N-API shared libnode\.so\.108/);
+      // JavaScript frames: named from the metadata in Debian's libnode, with no flag on the process.
+      assert.match(text.stdout, /^ {2}JS {7}named with no flag, from V8 10\.2\.154\.26's metadata in \/usr\/lib\/x86_64-linux-gnu\/libnode\.so\.108 /m);
+      assert.match(report.javascript, /^named with no flag, from V8 10\.2\.154\.26's metadata/);
     } finally {
       stopTarget(target);
     }

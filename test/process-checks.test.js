@@ -79,6 +79,25 @@ describe('27.10: doctor -p with paths a hostile user chose', function () {
   });
 });
 
+describe('doctor -p: whether JavaScript frames can be named, and how (pure)', function () {
+  const base = { pid: 7, exePath: '/usr/bin/node', version: '20.20.2', otherMountNamespace: false, found: { points: {}, missing: [] } };
+
+  it('a V8 nodetrace knows: named with no flag, where, and what names worker threads', function () {
+    const known = render(describeProcess({ ...base, javascript: { v8: '11.3.244.8', object: '/usr/bin/node', note: null, perfMap: null } }));
+    assert.match(known, /^ {2}JS {7}named with no flag, from V8 11\.3\.244\.8's metadata in \/usr\/bin\/node \(profile's main thread, ebadf's hit, nodetrace stack on its cores\); worker threads' only if node runs with --perf-basic-prof$/m);
+    const withMap = describeProcess({ ...base, javascript: { v8: '12.4.254.21', object: '/usr/local/bin/node', note: null, perfMap: '/tmp/perf-7.map' } });
+    assert.match(withMap.javascript, /; \/tmp\/perf-7\.map names them too \(and worker threads', and -c's\)$/);
+  });
+
+  it('a V8 it does not know, or no metadata: said in one line, and what names them instead', function () {
+    const unknown = describeProcess({ ...base, javascript: { v8: null, note: 'V8 15.1.2.3 is not a version nodetrace knows: JavaScript is named from the perf map only', perfMap: null } });
+    assert.strictEqual(unknown.javascript, 'not from V8\'s metadata: V8 15.1.2.3 is not a version nodetrace knows; named only if node runs with --perf-basic-prof (then from its perf map)');
+    const none = describeProcess({ ...base, javascript: { v8: null, note: 'no mapped object of the process carries V8\'s postmortem metadata: JavaScript is named from the perf map only', perfMap: '/tmp/perf-7.map' } });
+    assert.match(none.javascript, /^not from V8's metadata: no mapped object .*; named from \/tmp\/perf-7\.map$/);
+    assert.strictEqual(describeProcess(base).javascript, null, 'not asked: no line');
+  });
+});
+
 describe('doctor -p: the by-hand command runs as printed @tracer', function () {
   this.timeout(180000);
   const { spawn } = require('child_process');

@@ -13,6 +13,7 @@ const { requireTracing, startTarget, stopTarget, nodetrace, killStragglers } = r
 const { parseFolded } = require('../lib/profile/folded');
 const { decodePprof } = require('../lib/profile/pprof');
 const { askSplit, askWaits } = require('./support/ask-target');
+const { BUILDS, NODE18, missingReason } = require('./support/node-builds');
 
 function findChromium() {
   for (const name of ['chromium', 'chromium-browser', 'google-chrome']) {
@@ -168,21 +169,68 @@ describe('nodetrace profile @tracer', function () {
     }
   });
 
-  it('without --perf-basic-prof: says JIT code is unnamed and how to name it', async function () {
+  it('--no-v8-frames, without --perf-basic-prof: says JIT code is unnamed and how to name it', async function () {
     this.timeout(300000);   // naming the frames of a 100 MB binary takes long on a busy machine
     const target = await startTarget('profile-hot.js');
     try {
       await new Promise((r) => setTimeout(r, 2000));
-      const r = await nodetrace(['profile', '-p', String(target.pid), '-d', '4'], { timeoutMs: 240000 });
+      const r = await nodetrace(['profile', '-p', String(target.pid), '-d', '4', '--no-v8-frames'], { timeoutMs: 240000 });
       assert.strictEqual(r.code, 0, r.stderr);
       assert.match(r.stdout, /% of samples were in JIT-compiled JavaScript that has no name/);
       assert.match(r.stdout, /start node with --perf-basic-prof/);
       assert.match(r.stdout, /JIT code, unnamed/);
-      assert(!/hotSpin/.test(r.stdout), 'no name can be known without the perf map');
+      assert(!/hotSpin/.test(r.stdout), 'no name can be known without the perf map or V8\'s metadata');
     } finally {
       stopTarget(target);
     }
   });
+
+  // No flag on the target: JavaScript named from V8's metadata, captured at
+  // each sample (d-scripts/profile-js.bt), on every Node build.
+  for (const build of [...BUILDS, NODE18]) {
+    it(`${build.label}, no flag: hotSpin two calls deep named, with its callers, its self share within 5 points of the target's own measure${build.name === 'host' ? ' @core' : ''}`, async function () {
+      this.timeout(420000);
+      const missing = missingReason(build);
+      if (missing) this.skip(missing);
+      const target = await startTarget('profile-hot.js', { node: build.node, env: { HOT_DEPTH: '2' } });
+      const folded = path.join(dir, `${build.name}.folded`);
+      try {
+        await new Promise((r) => setTimeout(r, 2000));
+        let json;
+        let truth;
+        // 600 samples or more: the share is then known to about 1.6 points
+        // (one standard error at 80%), and 5 points is three of them.
+        for (const seconds of [5, 15, 40]) {
+          const before = await askSplit(target);
+          const r = await nodetrace(['profile', '-p', String(target.pid), '-F', '299', '-d', String(seconds), '--json', '--top', '50', '--folded', folded],
+            { timeoutMs: (seconds + 120) * 1000 });
+          const after = await askSplit(target);
+          truth = (after.hot - before.hot) / (after.cpu - before.cpu);
+          assert.strictEqual(r.code, 0, r.stderr);
+          json = JSON.parse(r.stdout);
+          if (json.samples >= 600) break;
+        }
+        const file = path.join(__dirname, 'targets', 'profile-hot.js');
+        const hot = json.self[0];
+        assert.match(hot.name, new RegExp(`^hotSpin ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+$`), JSON.stringify(json.self.slice(0, 5)));
+        assert.strictEqual(hot.category, 'js');
+        const share = hot.samples / json.samples;
+        console.log(`      ${build.name}: hotSpin ${(share * 100).toFixed(1)}% of ${json.samples} samples, truth ${(truth * 100).toFixed(1)}%`);
+        assert(Math.abs(share - truth) <= 0.05, `hotSpin has ${(share * 100).toFixed(1)}% of the samples; the truth is ${(truth * 100).toFixed(1)}%; `
+          + `the rest: ${JSON.stringify(json.self.slice(1, 6).map((f) => [f.name, f.samples]))}, threads ${JSON.stringify(json.threads)}`);
+        // Its callers, two calls up, in the stacks: outerHot < middleHot < hotSpin.
+        // (Node 24 and 26 inline middleHot into outerHot once it is hot,
+        // after some seconds: inlined functions are not shown, docs/v8-frames.md.)
+        const stacks = parseFolded(fs.readFileSync(folded, 'utf8'));
+        const under = (re) => stacks.filter((st) => re.test(st.frames.join(';'))).reduce((n, st) => n + st.count, 0);
+        const chained = under(/;outerHot [^;]+;(middleHot [^;]+;)?hotSpin [^;]+(;|$)/);
+        assert(chained >= 0.9 * hot.samples, `${chained} of ${hot.samples} hotSpin samples under (middleHot <) outerHot`);
+        assert(under(/;outerHot [^;]+;middleHot [^;]+;hotSpin [^;]+(;|$)/) > 0, 'middleHot named between them');
+      } finally {
+        stopTarget(target);
+      }
+    });
+  }
 
   it('-c: profiles a command it starts (its own process only) until it exits, naming its frames after it is gone @core', async function () {
     this.timeout(300000);

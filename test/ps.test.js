@@ -35,6 +35,9 @@ describe('ps: what each command can do for a process', function () {
     assert.deepStrictEqual([by.async.can, by.async.why], ['no', 'no AsyncWrap symbols'], 'no AsyncWrap symbols');
     const unknown = verdicts(facts({ version: '30.0.0' })).find((x) => x.command === 'async');
     assert.deepStrictEqual([unknown.can, unknown.why], ['no', 'Node v30.0.0\'s AsyncWrap layout is not known to nodetrace']);
+    // No perf map, but a V8 nodetrace knows: named from its metadata.
+    const known = verdicts(facts({ perfMap: { path: null, refused: null }, v8Frames: true })).find((x) => x.command === 'profile');
+    assert.deepStrictEqual(known, { command: 'profile', can: 'yes', why: 'JavaScript named from V8\'s metadata (worker threads\': with --perf-basic-prof)' });
     assert.match(verdicts(facts({ perfMap: { path: '/tmp/perf-9.map', refused: 'it is a symbolic link' } }))
       .find((x) => x.command === 'profile').why, /\/tmp\/perf-9\.map is not read \(it is a symbolic link\)/);
   });
@@ -51,7 +54,7 @@ describe('ps: what each command can do for a process', function () {
     const json = JSON.parse(renderJson(rows));
     assert.deepStrictEqual(json.processes[0].container, WEB);
     assert.strictEqual(json.processes[0].pid_inside, 1);
-    assert.deepStrictEqual(json.processes[1].commands.profile, { can: 'partly', why: 'JavaScript unnamed: not started with --perf-basic-prof' });
+    assert.deepStrictEqual(json.processes[1].commands.profile, { can: 'partly', why: 'JavaScript unnamed: not started with --perf-basic-prof, and its V8 is not one nodetrace knows' });
     assert.strictEqual(renderText([]), 'No Node process is running on this host.\n');
   });
 });

@@ -281,6 +281,29 @@ describe('V8 frames: what another user\'s memory may hold', function () {
       assert.deepStrictEqual(without.frames.map((f) => f.pc), [0x7f1234567000], 'without isCode, rbp alone');
     });
 
+    it('goes on past native code without frame pointers from the next frame record that leads on, marked, never a stale one', function () {
+      const base = 0x7ff000000000;
+      const isCode = (a) => a >= 0x400000 && a < 0x500000;
+      // The real frames further up: records, each returning into code.
+      const { memory } = stack([[base + 0x200, base + 0x300, 0x402000], [base + 0x300, base + 0x400, 0x403000], [base + 0x400, base + 0x500, 0x404000], [base + 0x500, base + 0x600, 0x405000], [base + 0x600, 0, 0x406000],
+        // A stale record below them that leads nowhere (one frame).
+        [base + 0x140, base + 0x160, 0x401000], [base + 0x160, 0, 0x401000]]);
+      memory.ranges[0].bytes.writeBigUInt64LE(0x480000n, 0x100);  // the return address of a function that keeps no frame pointer
+      const registers = { rip: 0x4f0000, rsp: base + 0x100, rbp: 1 };
+      const r = walkStack({ memory, registers, classify: native, isCode });
+      // (The first record's own return address, 0x402000, is left out: an
+      // earlier call's record would look the same.)
+      assert.deepStrictEqual(r.frames.map((f) => f.pc), [0x4f0000, 0x480000, 0x403000, 0x404000, 0x405000]);
+      assert.deepStrictEqual(r.frames.map((f) => Boolean(f.afterGap)), [false, false, true, false, false]);
+      assert.strictEqual(r.ended, 'the outermost frame');
+      // Nothing that leads on above: the walk ends where it broke.
+      const junk = stack([[base + 0x140, base + 0x160, 0x401000], [base + 0x160, 0, 0x401000]]);
+      junk.memory.ranges[0].bytes.writeBigUInt64LE(0x480000n, 0x100);
+      const j = walkStack({ memory: junk.memory, registers, classify: native, isCode });
+      assert.deepStrictEqual(j.frames.map((f) => f.pc), [0x4f0000, 0x480000]);
+      assert.ok(!j.frames.some((f) => f.afterGap));
+    });
+
     it('stops after maxDepth frames of a stack that never ends', function () {
       const base = 0x7ff000000000;
       const links = [];

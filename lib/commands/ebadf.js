@@ -31,8 +31,8 @@ function builder(y) {
     .usage('$0 ebadf (<target> | -p PID | --name NAME) [options]\n\n'
       + 'Stop a process the instant a system call fails with EBADF (close() by default), save a\n'
       + 'core with gcore, and resume it; or, with --abort, kill it with SIGABRT right there.\n'
-      + 'Each hit shows the failing call, the stack at that moment (JavaScript frames named when\n'
-      + 'node runs with --perf-basic-prof), the core and how long the process was stopped.\n'
+      + 'Each hit shows the failing call, the stack at that moment (JavaScript frames named from\n'
+      + 'V8\'s own metadata, no flag needed), the core and how long the process was stopped.\n'
       + 'A target is a PID or part of the command line of one process.')
     .option('name', { type: 'string', describe: 'Watch every process with this name (comm, max 15 characters), including ones started later' })
     .option('abort', { type: 'boolean', default: false, describe: 'Kill the process with SIGABRT at the failing call instead (development: it dies, the kernel writes its core)' })
@@ -182,6 +182,7 @@ async function handler(args) {
   const result = await watch({
     plan: p.tracerPlan, mode, filter: p.filter, count: args.count, coreDir, gcore,
     stackFromCore: mode === 'stop' && ustackBlocksGcore(tracer) ? { gdb: findOnPath('gdb') || 'gdb' } : null,
+    v8Walk: mode === 'stop' ? { gdb: findOnPath('gdb') || 'gdb' } : null,
     durationSeconds: args.duration, gcoreTimeoutMs: args.gcoreTimeout * 1000,
     out: process.stdout, err: process.stderr, errnoNames,
     onReady: () => (watchingSince = Date.now()) && process.stderr.write(safeText(`nodetrace: watching ${describe} for ${whatItWatches(p)} `
@@ -192,7 +193,7 @@ async function handler(args) {
     if (result.interrupted) throw new UserError(`interrupted (${result.interrupted}) before the probes were in place; nothing was stopped.`);
     throw describeTracerFailure(tracer, { ...result.tracerExit, errors: result.errors }, p.filter.pid);
   }
-  const help = renderOpenHelp(result.records, { llnode: findOnPath('llnode') });
+  const help = renderOpenHelp(result.records);
   if (help) process.stdout.write(safeText(help));
   const { notes, error } = watchOutcome(result, {
     count: args.count, pid: p.filter.pid || null, describe, watches: whatItWatches(p),

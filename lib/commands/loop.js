@@ -13,6 +13,8 @@ const { durationOption, checkDuration, dryRunOption } = require('./common-option
 const { describeIdentity } = require('../proc/container');
 const { rawUserStackEnv } = require('../tracer/capabilities');
 const { nameLoopStacks } = require('../loop/name-stacks');
+const { jsFramesLayout, jsFramesSession } = require('../profile/js-frames');
+const { splitAtEndMarker } = require('../tracer/output-formats');
 
 const SCRIPT = 'loop';
 const DEFAULT_OVER = '100ms';
@@ -35,7 +37,7 @@ function builder(y) {
     .option('duration', durationOption('Stop after this many seconds (default: Ctrl-C or target exit)'))
     .option('over', { type: 'string', default: DEFAULT_OVER, describe: 'A stall is a turn busy for longer than this (100ms, 1s, 500us; a bare number is ms)' })
     .option('top', { type: 'number', default: 10, describe: 'List this many of the longest stalls' })
-    .option('stacks', { type: 'boolean', default: false, describe: 'Sample the loop\'s user stack (99 Hz) during stalls; JavaScript frames are named if node runs with --perf-basic-prof' })
+    .option('stacks', { type: 'boolean', default: false, describe: 'Sample the loop\'s user stack (99 Hz) during stalls; JavaScript frames named from V8\'s metadata (no flag needed) or the perf map' })
     .option('folded', { type: 'boolean', default: false, describe: 'With --stacks: print only the folded stacks, for flame graph tools' })
     .option('json', { type: 'boolean', default: false, describe: 'Print JSON instead of text (docs/json-format.md)' })
     .option('backend', { choices: ['dtrace', 'bpftrace'], describe: 'Tracer to use (default: dtrace if present, else bpftrace)' })
@@ -61,11 +63,13 @@ function plan(args, tracer) {
   const { pid, note, who } = oneProcess(args, { command: 'loop' });
   const overUs = parseThreshold(args.over);
   const stacks = Boolean(args.stacks || args.folded);
+  // JavaScript frames of the stacks named from V8's metadata where it is known (lib/profile/js-frames.js).
+  const js = stacks && tracer.name === 'bpftrace' ? jsFramesLayout(pid) : null;
   return planTracer(tracer, {
     script: SCRIPT,
     // The program filters on the PID itself: bpftrace 0.17's -p filters no
     // tracepoint, and DTrace's $target would need -p, which stops nothing here.
-    args: { PID: pid, OVER_US: overUs, STACKS: stacks ? 1 : 0 },
+    args: { PID: pid, OVER_US: overUs, STACKS: stacks ? 1 : 0, ...(js && js.shared ? { SHARED: js.shared } : {}) },
     // Raw user stacks, named by nodetrace from a snapshot of the target
     // (lib/loop/name-stacks.js): bpftrace would read the perf map itself,
     // through any link (out of a container's root, too) and blocking on a
@@ -73,15 +77,16 @@ function plan(args, tracer) {
     env: tracer.name === 'bpftrace' && stacks ? rawUserStackEnv(tracer) : {},
     describe: `the event loop of ${describeIdentity(who)}`,
     target: { pid },
-    details: { process: who },
-    warnings: note ? [note] : [],
+    details: { process: who, ...(js && js.shared ? { jsFrames: { v8: js.v8 } } : {}) },
+    warnings: [note, js && js.note].filter(Boolean),
   });
 }
 
-function report(result, { args, tracer, plan: p, broken, wallMinusMonoNs, snapshots }) {
+function report(result, { args, tracer, plan: p, broken, wallMinusMonoNs, snapshots }, run = {}) {
   const pid = p.target.pid;
+  if (run.lines) Object.assign(result, splitAtEndMarker(run.lines));
   const r = parseLoop(result, { tracer: tracer.name });
-  if (snapshots) r.stacks = nameLoopStacks(r.stacks, snapshots.symbolizer, snapshots.latest);
+  if (snapshots) r.stacks = nameLoopStacks(r.stacks, snapshots.symbolizer, snapshots.latest, { js: run.js });
   const o = {
     pid, who: p.details.process, tracer: tracer.name, overUs: parseThreshold(args.over), top: args.top,
     wallMinusMonoNs, stacksWanted: args.stacks || args.folded,
@@ -96,12 +101,19 @@ function report(result, { args, tracer, plan: p, broken, wallMinusMonoNs, snapsh
   return { gathered: r.turns > 0n || r.stalls.length > 0 };
 }
 
-function handler(args) {
-  return runTraceCommand(args, {
-    name: 'loop', plan, report,
-    // The target's memory map and perf map, to name the stacks' frames.
-    snapshots: args.stacks || args.folded ? { perfMap: true } : undefined,
-  });
+async function handler(args) {
+  const run = {};   // JavaScript frames captured with the stacks: { js, lines }
+  try {
+    await runTraceCommand(args, {
+      name: 'loop', plan,
+      report: (result, ctx) => report(result, ctx, run),
+      sessionOptions: (pl) => jsFramesSession(pl, run),
+      // The target's memory map and perf map, to name the stacks' frames.
+      snapshots: args.stacks || args.folded ? { perfMap: true } : undefined,
+    });
+  } finally {
+    if (run.js) run.js.close();
+  }
 }
 
 module.exports = {

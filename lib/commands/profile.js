@@ -21,11 +21,16 @@ const { renderFolded } = require('../profile/folded');
 const { writeOutputFile } = require('../output-file');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
 const { describeIdentity, identityJson } = require('../proc/container');
+const { jsFramesLayout, jsFramesSession } = require('../profile/js-frames');
+const { splitAtEndMarker } = require('../tracer/output-formats');
 
 // On-CPU samples, or (--off-cpu) time blocked; the program argument that
 // is the PID ($N), which -c replaces with bpftrace's cpid.
 const SCRIPTS = {
   cpu: { script: 'profile', pidArgument: argumentReference('profile.bt', 'PID') },
+  // JavaScript frames named with no flag: the SharedFunctionInfo of each
+  // (lib/profile/js-frames.js); -p on bpftrace where the V8 is known.
+  js: { script: 'profile-js', pidArgument: argumentReference('profile-js.bt', 'PID') },
   off: { script: 'offcpu', pidArgument: argumentReference('offcpu.bt', 'PID') },
 };
 const DEFAULT_HZ = 99;
@@ -42,8 +47,9 @@ function builder(y) {
       + 'Where a live Node process spends its CPU: samples its threads on CPU, then prints the\n'
       + 'functions that took the most samples (self and total), the split between JavaScript,\n'
       + 'V8, Node\'s C++, add-ons, libc and the kernel, and which threads took them.\n'
-      + 'JavaScript functions are named when node runs with --perf-basic-prof. A name is text\n'
-      + 'found in the command line of one Node process (several: they are listed, busiest first).'),
+      + 'JavaScript functions are named from V8\'s own metadata (no flag needed; the main thread),\n'
+      + 'and from the perf map where node runs with --perf-basic-prof. A name is text found in\n'
+      + 'the command line of one Node process (several: they are listed, busiest first).'),
   { command: true, force: true });
   return y
     .option('frequency', { alias: 'F', type: 'number', default: DEFAULT_HZ, describe: `Samples a second on each CPU (1 to ${MAX_HZ})` })
@@ -53,6 +59,7 @@ function builder(y) {
     .option('folded', { type: 'string', describe: 'Also write folded stacks (flamegraph.pl, inferno, speedscope) to FILE ("-": stdout, instead of the report)' })
     .option('svg', { type: 'string', describe: 'Also write a flame graph (self-contained SVG, searchable, click to zoom) to FILE' })
     .option('pprof', { type: 'string', describe: 'Also write a gzip\'d pprof profile (go tool pprof, Pyroscope, speedscope) to FILE' })
+    .option('v8-frames', { type: 'boolean', default: true, describe: 'Name JavaScript frames from V8\'s own metadata, no flag needed on the target (--no-v8-frames: from its perf map only)' })
     .option('off-cpu', { type: 'boolean', default: false, describe: 'Where the main thread waits instead: time blocked (system calls, locks, sync fs calls) by stack' })
     .option('all-threads', { type: 'boolean', default: false, describe: 'With --off-cpu: every thread, not only the main one (pool threads mostly wait for work)' })
     .option('backend', { choices: ['dtrace', 'bpftrace'], describe: 'Tracer to use (default: dtrace if present, else bpftrace)' })
@@ -115,10 +122,19 @@ function plan(args, tracer) {
     o.describe = describeIdentity(who);
     o.target = { pid };
     o.details.process = who;
-    if (note) o.warnings = [note];
+    o.warnings = note ? [note] : [];
     // The PID is a program argument: 0.17's -p does not filter profile probes.
     if (bpftrace) o.args = argsWith(pid);
     else Object.assign(o, { pid, args: { HZ: hz } });
+    if (bpftrace && !args.offCpu && args.v8Frames !== false) {
+      const js = jsFramesLayout(pid);
+      if (js.note) o.warnings.push(js.note);
+      else {
+        o.script = SCRIPTS.js.script;
+        o.args = { HZ: hz, PID: pid, SHARED: js.shared };
+        o.details.jsFrames = { v8: js.v8 };
+      }
+    }
   }
   if (bpftrace) {
     // Raw stacks: bpftrace would read the perf map itself, following links
@@ -134,14 +150,16 @@ function outputFiles(args) {
   return ['svg', 'pprof', 'folded'].map((f) => args[f]).filter((file) => file !== undefined && file !== '-');
 }
 
-function report(result, { args, tracer, plan: p, target, snapshots }) {
+function report(result, { args, tracer, plan: p, target, snapshots }, run = {}) {
   const pid = target.pid;
+  // profile-js.bt's lines came through onLine (SFIs named as they came).
+  if (run.lines) Object.assign(result, splitAtEndMarker(run.lines));
   const parsed = args.offCpu ? parseOffCpu(result.maps)
     : tracer.name === 'dtrace' ? parseProfileDtrace(result.maps) : parseProfile(result.maps);
   // DTrace keys threads by ID only: they are the process's threads.
   const comm = (pid && proc.processName(pid)) || 'node';
   for (const s of parsed.stacks) if (!s.comm) s.comm = comm;
-  const named = nameStacks(parsed, snapshots.symbolizer, snapshots.latest);
+  const named = nameStacks(parsed, snapshots.symbolizer, snapshots.latest, { js: run.js });
   // The program's own clock where it keeps one: the tracer may take
   // seconds after the end to print (naming frames, 0.23+).
   const seconds = parsed.seconds || (result.endedAt - result.readyAt) / 1000;
@@ -167,19 +185,25 @@ function report(result, { args, tracer, plan: p, target, snapshots }) {
   return { gathered: Boolean(args.offCpu ? summary.blockedUs : summary.samples) };
 }
 
-function handler(args) {
-  return runTraceCommand(args, {
-    name: 'profile',
-    plan,
-    report,
-    outputFiles,
-    incomplete: 'the profile is incomplete',
-    // -c's command output goes to stderr where our stdout carries data.
-    dataOnStdout: (a) => a.json || a.folded === '-',
-    // A -c command's perf map can no longer be read once it exits: look
-    // more often, so that code compiled near its end is named too.
-    snapshots: { perfMap: true, everyMs: (pl) => (pl.target ? 2000 : 500) },
-  });
+async function handler(args) {
+  const run = {};   // this run's JavaScript frames: { js, lines }
+  try {
+    await runTraceCommand(args, {
+      name: 'profile',
+      plan,
+      report: (result, ctx) => report(result, ctx, run),
+      sessionOptions: (pl) => jsFramesSession(pl, run),
+      outputFiles,
+      incomplete: 'the profile is incomplete',
+      // -c's command output goes to stderr where our stdout carries data.
+      dataOnStdout: (a) => a.json || a.folded === '-',
+      // A -c command's perf map can no longer be read once it exits: look
+      // more often, so that code compiled near its end is named too.
+      snapshots: { perfMap: true, everyMs: (pl) => (pl.target ? 2000 : 500) },
+    });
+  } finally {
+    if (run.js) run.js.close();
+  }
 }
 
 module.exports = {

@@ -6,6 +6,8 @@ const { formatBytes } = require('./core');
 const { displayCommand } = require('../tracer/plan');
 const { containerText } = require('../proc/container');
 const { describeErrno } = require('./errno');
+const { crossCheck } = require('./js-stack');
+const { frameLines, endWorthSaying } = require('../stack/render');
 
 const MAX_FRAME = 160;
 
@@ -24,16 +26,34 @@ function clip(s, n = MAX_FRAME) {
   return s.length > n ? s.slice(0, n - 1) + '…' : s;
 }
 
-// Lines saying whether JavaScript frames could be named, and why not.
+// The walk with V8's metadata (lib/ebadf/js-stack.js), when it gave frames.
+function walked(rec) {
+  const w = rec.jsStack;
+  return w && w.frames && w.frames.length ? w : null;
+}
+
+// Lines saying whether JavaScript frames could be named, how, and why not.
 function jsNotes(rec) {
   const sym = rec.symbolized;
-  if (!rec.isNode || !sym) return [];
-  if (rec.perfMapRefused) return [`JavaScript frames are not named: ${rec.perfMapRefused}.`];
-  if (!rec.perfMap) {
-    return ['JavaScript frames are not named: the process was not started with --perf-basic-prof',
-      '(run node with --perf-basic-prof --interpreted-frames-native-stack to name them).'];
+  const w = walked(rec);
+  if (w) {
+    const notes = [];
+    if (w.note) notes.push(`${w.note}.`);
+    if (endWorthSaying(w)) notes.push(`The walk ended at ${w.ended}.`);
+    if (rec.perfMap && sym) {
+      const check = crossCheck(w.frames, sym.frames);
+      if (check.compared && !check.differ.length) notes.push(`${rec.perfMap} names the ${check.compared} JavaScript frame(s) it has the same.`);
+      for (const d of check.differ) notes.push(`${rec.perfMap} names ${d.walk} otherwise: ${d.perfMap}.`);
+    }
+    return notes;
   }
-  const notes = [];
+  if (!rec.isNode || !sym) return [];
+  const why = rec.jsStack && (rec.jsStack.error || rec.jsStack.note);
+  if (rec.perfMapRefused) return [`JavaScript frames are not named: ${why ? `${why}; ` : ''}${rec.perfMapRefused}.`];
+  if (!rec.perfMap) {
+    return [`JavaScript frames are not named: ${why || 'the stopped process was not walked'}.`];
+  }
+  const notes = why ? [`JavaScript frames named from ${rec.perfMap} only: ${why}.`] : [];
   if (sym.interpreted > 0) {
     notes.push(`${sym.interpreted} frame(s) ran in V8's interpreter and show as Builtins_InterpreterEntryTrampoline:`,
       'add --interpreted-frames-native-stack to node\'s options to name those too.');
@@ -50,6 +70,8 @@ function frameText(f) {
 }
 
 function stackLines(rec) {
+  const w = walked(rec);
+  if (w) return frameLines(w.frames).map((l) => '    ' + l);
   const sym = rec.symbolized;
   if (!sym || sym.frames.length === 0) {
     if (rec.coreStackError) return [`    (no stack: ${rec.coreStackError})`];
@@ -60,8 +82,13 @@ function stackLines(rec) {
 
 function stackHeading(rec) {
   const parts = ['innermost first'];
-  if (rec.coreFrames) parts.push('read from the core with gdb (the tracer\'s own would have blocked gcore)');
-  if (rec.perfMap && rec.symbolized && rec.symbolized.perfMapUsed) parts.push(`JavaScript frames named from ${rec.perfMap}`);
+  const w = walked(rec);
+  if (w) {
+    parts.push(`walked in the ${w.from === 'core' ? 'core' : 'stopped process'}, JavaScript frames named from V8's own metadata`);
+  } else {
+    if (rec.coreFrames) parts.push('read from the core with gdb (the tracer\'s own would have blocked gcore)');
+    if (rec.perfMap && rec.symbolized && rec.symbolized.perfMapUsed) parts.push(`JavaScript frames named from ${rec.perfMap}`);
+  }
   if (rec.symbolized && rec.symbolized.unavailable) parts.push(rec.symbolized.unavailable);
   return `stack    ${parts.join('; ')}`;
 }
@@ -114,7 +141,7 @@ function renderHit(rec) {
 }
 
 /** How to open the cores that were saved. */
-function renderOpenHelp(records, { llnode }) {
+function renderOpenHelp(records) {
   const saved = records.filter((r) => r.core && r.core.ok);
   if (!saved.length) return '';
   const lines = ['', 'Open the core:'];
@@ -122,11 +149,8 @@ function renderOpenHelp(records, { llnode }) {
     // A process in a container: its files beside the core (the sysroot).
     const root = r.sysroot && r.sysroot.root;
     const exe = r.exe ? (root ? path.join(root, r.exe) : r.exe) : 'PROGRAM';
+    if (r.isNode) lines.push(`  ${displayCommand('nodetrace', ['stack', r.core.file, ...(root ? ['--root', root] : [])])}    # every thread's JavaScript and native stack`);
     lines.push(`  ${displayCommand('gdb', [...(root ? ['-iex', `set sysroot ${root}`] : []), exe, r.core.file])}`);
-    if (r.isNode && llnode) lines.push(`  ${displayCommand('llnode', [exe, '-c', r.core.file])}    # JavaScript stack and objects: v8 bt, v8 findjsobjects`);
-  }
-  if (saved.some((r) => r.isNode) && !llnode) {
-    lines.push('  (for JavaScript stacks and objects, llnode reads the same core: npm install -g llnode)');
   }
   const r = saved[0];
   lines.push(`In gdb, \`thread find ${r.hit.tid}\` names the thread whose call failed; \`thread N\` then \`bt\` shows its stack.`);

@@ -20,10 +20,12 @@ const { openMappedObjects, closeObjects, saveSysroot } = require('./sysroot');
 const { identityOf, parseNsPids } = require('../proc/container');
 const { safeText } = require('../terminal-safe');
 const { TracerSession, READY_MARKER, END_MARKER } = require('../tracer/session');
+const { onTerminationSignals } = require('../tracer/signals');
 
 const STACK_WAIT_MS = 3000;
 const CORE_STACK_TIMEOUT_MS = 120000;
 const { stackFromCore: readCoreStack } = require('./core-stack');
+const { walkStopped, walkCore } = require('./js-stack');
 const STOP_CONFIRM_MS = 2000;
 const ABORT_DEATH_WAIT_MS = 10000;
 // After a SIGCONT, how long a PID found stopped again may wait for the hit that
@@ -98,6 +100,7 @@ class Watch {
    * @param {object} [o.errnoNames] errno name by number, for display
    * @param {function()} [o.onReady]
    * @param {{gdb: string}} [o.stackFromCore] the tracer prints no stack (stop mode): read it from the core with gdb
+   * @param {{gdb: string}} [o.v8Walk] (stop mode) walk the stopped thread with lib/v8, JavaScript frames named
    */
   constructor(o) {
     this.o = o;
@@ -177,9 +180,12 @@ class Watch {
     const stopped = await state.waitStopped(pid, STOP_CONFIRM_MS);
     if (!stopped) {
       rec.outcome = state.procState(pid) ? 'the process did not stop' : 'the process exited before it could be dumped';
-    } else if (rec.beyondCount || this.stopAll.signal.aborted) {
-      if (this.stopAll.signal.aborted) rec.outcome = 'nodetrace was stopping; resumed without a core';
+    } else if (this.stopAll.signal.aborted) {
+      rec.outcome = 'nodetrace was stopping; resumed without a core';
+    } else if (rec.beyondCount) {
+      await this.walkLive(rec);
     } else {
+      await this.walkLive(rec);
       rec.core = await runGcore({
         gcore: this.o.gcore, pid, comm: rec.hit.comm, dir: this.o.coreDir, timeoutMs: this.o.gcoreTimeoutMs, signal: this.stopAll.signal,
         onSpawn: (gchild, tmp) => { rec.gcorePgid = gchild.pid; this.guard.send(`gcore ${gchild.pid} ${tmp}`); },
@@ -227,10 +233,26 @@ class Watch {
     } else if (this.o.stackFromCore) {
       rec.coreStackError = 'no core to read it from (the tracer prints none: its ustack() would block gcore)';
     }
+    // A tracer that holds the process under ptrace (no live walk): the core's.
+    if (this.o.v8Walk && rec.isNode && !rec.jsStack && rec.core && rec.core.ok) {
+      rec.jsStack = walkCore({ core: rec.core.file, tid: rec.hit.tid, root: rec.sysroot ? rec.sysroot.root : null });
+    }
     if (rec.core && !rec.core.ok) {
       this.result.gcoreFailed = true;
       this.stopAll.abort();
       this.endTracer('gcore failed');
+    }
+  }
+
+  // The JavaScript stack of the moment, while the process is stopped (the
+  // walk's cost, docs/v8-frames.md, counts in the time it is stopped). Not where the tracer
+  // itself holds it under ptrace (DTrace's ustack(): gdb cannot attach).
+  async walkLive(rec) {
+    if (!this.o.v8Walk || !rec.isNode || this.o.stackFromCore) return;
+    try {
+      rec.jsStack = await walkStopped({ pid: rec.hit.pid, tid: rec.hit.tid, gdb: this.o.v8Walk.gdb, symbolizer: this.symbolizer });
+    } catch (err) {
+      rec.jsStack = { error: `the walk failed: ${err.message}` };
     }
   }
 
@@ -324,6 +346,13 @@ class Watch {
       this.endTracer('watchdog died');
     };
     let poll = null;
+    // Ctrl-C while a hit is handled abandons its gcore (its process is
+    // resumed), also once the tracer has ended on its own after its last
+    // hit: the session no longer handles signals then.
+    const stopHandling = onTerminationSignals((sig) => {
+      if (!result.interrupted) result.interrupted = sig;
+      this.stopAll.abort();
+    });
     try {
       if (o.filter.pid && this.mode === 'abort') this.earlier = processFacts(this.symbolizer, o.filter.pid);
       const parser = new OutputParser((ev) => this.onEvent(ev));
@@ -363,6 +392,7 @@ class Watch {
       return result;
     } finally {
       clearInterval(poll);
+      stopHandling();
       if (this.earlier) this.symbolizer.release(this.earlier.snap);
       // Normal and abnormal ends alike: nothing left stopped by us.
       if (this.mode === 'stop') {

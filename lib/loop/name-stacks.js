@@ -7,6 +7,8 @@
 // "uv_run+123"), but for the kernel's pages, named as what they are
 // ("[vdso]"). A frame nothing names stays an address.
 const { userAddresses } = require('../profile/parse');
+const { profileFrame } = require('../profile/js-frames');
+const { isV8Code } = require('../profile/name-stacks');
 
 function frameText(f) {
   if (f.symbol) return `${f.symbol}+${f.offset}`;
@@ -20,18 +22,32 @@ function frameText(f) {
  * @param {object|null} snap from symbolizer.snapshot(), or null (frames stay addresses)
  * @returns the stacks, their frames named
  */
-function nameLoopStacks(stacks, symbolizer, snap) {
+function nameLoopStacks(stacks, symbolizer, snap, { js = null } = {}) {
   if (!snap || !stacks.length) return stacks;
   const { pcs, returns } = userAddresses(stacks.map((s) => ({ user: s.frames })));
   const named = new Map();
+  const inV8 = new Set();
   const a = symbolizer.symbolize(snap, pcs, { allPcs: true }).frames;
   const b = symbolizer.symbolize(snap, returns, { allReturnAddresses: true }).frames;
-  pcs.forEach((addr, i) => named.set('pc:' + addr, frameText(a[i])));
-  returns.forEach((addr, i) => named.set('ret:' + addr, frameText(b[i])));
-  return stacks.map((s) => ({
-    ...s,
-    frames: s.frames.map((f, i) => named.get((i === 0 ? 'pc:' : 'ret:') + f.toLowerCase()) || f),
-  }));
+  const keep = (key, f) => {
+    named.set(key, frameText(f));
+    if (isV8Code(f)) inV8.add(key);
+  };
+  pcs.forEach((addr, i) => keep('pc:' + addr, a[i]));
+  returns.forEach((addr, i) => keep('ret:' + addr, b[i]));
+  return stacks.map((s) => {
+    // JavaScript frames named from V8's metadata where captured (lib/profile/js-frames.js).
+    const chain = js && s.chain ? js.chain(s.chain) : null;
+    const { chain: _, ...rest } = s;
+    return {
+      ...rest,
+      frames: s.frames.map((f, i) => {
+        const key = (i === 0 ? 'pc:' : 'ret:') + f.toLowerCase();
+        const fromV8 = chain && inV8.has(key) ? chain.get(i) : null;
+        return fromV8 ? profileFrame(fromV8).name : named.get(key) || f;
+      }),
+    };
+  });
 }
 
 module.exports = { nameLoopStacks };

@@ -25,7 +25,7 @@ function clean(text) {
   return String(text == null ? '' : text).replace(/\0/g, '');
 }
 
-// bpftrace: "@stall_stacks[\n    frame\n    ...\n]: N"; raw frames (the plan
+// bpftrace: "@stall_stacks[\n    frame\n    ...\n, HASH]: N"; raw frames (the plan
 // asks for them: nodetrace names them, lib/loop/name-stacks.js) as 0x...
 function bpftraceStacks(lines) {
   const stacks = [];
@@ -35,9 +35,12 @@ function bpftraceStacks(lines) {
       if (/^@stall_stacks\[$/.test(line)) frames = [];
       continue;
     }
-    const end = /^\]: (\d+)$/.exec(line);
+    // (A second key: the hash of the sample's JavaScript chain, lib/profile/js-frames.js.)
+    const end = /^(?:, (-?\d+))?\]: (\d+)$/.exec(line);
     if (end) {
-      stacks.push({ frames: userFrames(frames), samples: Number(end[1]) });
+      const stack = { frames: userFrames(frames), samples: Number(end[2]) };
+      if (end[1] && end[1] !== '0') stack.chain = end[1];
+      stacks.push(stack);
       frames = null;
     } else if (line.trim()) frames.push(line.trim());
   }

@@ -8,6 +8,7 @@
 // container's root, too) and blocking on a FIFO.
 const { userAddresses } = require('./parse');
 const { userFrame, kernelFrame } = require('./frames');
+const { profileFrame } = require('./js-frames');
 const { demangleNames } = require('../demangle');
 
 // DTrace names frames itself, mangled ("node`_ZN4node5StartEiPPc+0x58f"):
@@ -27,24 +28,36 @@ function demangleTracerNames(stacks) {
  * @param {object} parsed from parseProfile()
  * @param {Symbolizer} symbolizer
  * @param {object|null} snap from symbolizer.snapshot(), or null (frames stay addresses)
+ * @param {object} [o] { js: lib/profile/js-frames.js SampleNames, for stacks with a `chain` }
  * @returns {{ stacks: [{ tid, comm, frames: [{name, category, origin?}] (root first), count }],
  *            perfMap: { used, refused, path } }}
  */
-function nameStacks(parsed, symbolizer, snap) {
+function nameStacks(parsed, symbolizer, snap, { js = null } = {}) {
   const { pcs, returns } = userAddresses(parsed.stacks);
   const named = new Map();   // 'pc:0x..' / 'ret:0x..' -> frame
+  const inV8 = new Set();    // keys of frames in V8's code, where a captured SFI names the frame
   let perfMapUsed = false;
   if (snap) {
     const a = symbolizer.symbolize(snap, pcs, { allPcs: true });
     const b = symbolizer.symbolize(snap, returns, { allReturnAddresses: true });
-    pcs.forEach((addr, i) => named.set('pc:' + addr, userFrame(a.frames[i])));
-    returns.forEach((addr, i) => named.set('ret:' + addr, userFrame(b.frames[i])));
+    const keep = (key, f) => {
+      named.set(key, userFrame(f));
+      if (isV8Code(f)) inV8.add(key);
+    };
+    pcs.forEach((addr, i) => keep('pc:' + addr, a.frames[i]));
+    returns.forEach((addr, i) => keep('ret:' + addr, b.frames[i]));
     perfMapUsed = a.perfMapUsed || b.perfMapUsed;
   }
   const demangled = demangleTracerNames(parsed.stacks);
+  let v8Named = 0;
   const stacks = parsed.stacks.map((s) => {
+    const chain = js && s.chain ? js.chain(s.chain) : null;
     const user = s.user.map(demangled).map((f, i) => {
       const key = (i === 0 ? 'pc:' : 'ret:') + f.toLowerCase();
+      // A JavaScript frame named from V8's metadata (lib/profile/js-frames.js),
+      // where the frame runs V8's code; the perf map's name otherwise.
+      const fromV8 = chain && inV8.has(key) ? chain.get(i) : null;
+      if (fromV8) { v8Named += s.count; return profileFrame(fromV8); }
       return named.get(key) || userFrame({ kind: /^0x/i.test(f) ? 'unknown' : 'named', text: f, module: '' });
     });
     const kernel = s.kernel.map(kernelFrame);
@@ -54,7 +67,15 @@ function nameStacks(parsed, symbolizer, snap) {
   return {
     stacks,
     perfMap: { used: perfMapUsed, path: pm ? pm.path : null, refused: pm && pm.refused ? pm.refused : null },
+    v8: js ? { used: v8Named > 0, note: js.limitation || null } : null,
   };
 }
 
-module.exports = { nameStacks };
+// Where V8's code runs: its generated code (anonymous executable memory),
+// its builtins (the interpreter's among them), or code in a file without
+// symbols there (a stripped libnode's builtins).
+function isV8Code(f) {
+  return Boolean(f) && (f.kind === 'jit' || f.kind === 'js' || (f.symbol && /^Builtins_/.test(f.symbol)) || (f.kind === 'unknown' && /^libnode\.so/.test(f.module || '')));
+}
+
+module.exports = { nameStacks, isV8Code };

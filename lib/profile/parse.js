@@ -21,7 +21,7 @@ function userStack(field) {
 }
 
 /**
- * -> { stacks: [{ tid, comm, kernel: [frame], user: [frame], count }], threads: [{ tid, comm, count }] }
+ * -> { stacks: [{ tid, comm, kernel: [frame], user: [frame], count, chain? }], threads: [{ tid, comm, count }] }
  * Frames leaf first: kernel frames named ("do_syscall_64+110"), user frames
  * as addresses ("0x7f4e6a7c7efe") or names where the tracer named them.
  */
@@ -30,9 +30,12 @@ function parseProfile(text) {
   const byName = new Map(model.aggregations.map((a) => [a.name, a]));
   const stacks = [];
   for (const e of (byName.get('samples') || { entries: [] }).entries) {
-    if (e.kind !== 'scalar' || e.key.length !== 4) continue;
-    const [tid, comm, kernel, user] = e.key;
-    stacks.push({ tid: Number(tid), comm, kernel: kernelStack(kernel), user: userStack(user), count: Number(e.value) });
+    // (profile-js.bt adds the hash of the sample's JavaScript chain: lib/profile/js-frames.js.)
+    if (e.kind !== 'scalar' || (e.key.length !== 4 && e.key.length !== 5)) continue;
+    const [tid, comm, kernel, user, chain] = e.key;
+    const s = { tid: Number(tid), comm, kernel: kernelStack(kernel), user: userStack(user), count: Number(e.value) };
+    if (chain !== undefined && /^-?\d+$/.test(chain) && chain !== '0') s.chain = chain;
+    stacks.push(s);
   }
   const threads = [];
   for (const e of (byName.get('threads') || { entries: [] }).entries) {

@@ -97,7 +97,7 @@ function summarize(named, { pid, who = null, hz, seconds, top = 15 } = {}) {
     // The application's view: event-loop and V8 frames under every sample
     // say nothing; JavaScript functions with what they call do.
     totalJs: topOf(new Map([...inclusive].filter(([, f]) => f.category === 'js')), total, top),
-    jit: { unnamedSamples: jitUnnamed, unnamedShare: share(jitUnnamed, total), perfMap: named.perfMap || null },
+    jit: { unnamedSamples: jitUnnamed, unnamedShare: share(jitUnnamed, total), perfMap: named.perfMap || null, v8: named.v8 || null },
   };
 }
 
@@ -118,7 +118,10 @@ function jitAdvice(summary) {
   const j = summary.jit;
   if (!j.unnamedSamples) return [];
   const lines = [`${pct(j.unnamedShare).trim()} of samples were in JIT-compiled JavaScript that has no name.`];
-  if (j.perfMap && j.perfMap.refused) {
+  if (j.v8 && j.v8.used) {
+    lines.push('  JavaScript is named from V8\'s own metadata on the main thread: those frames held no function there');
+    lines.push('  (V8\'s stubs), or ran on another thread (a worker: --perf-basic-prof names those).');
+  } else if (j.perfMap && j.perfMap.refused) {
     lines.push(`  ${j.perfMap.path} was not read: ${j.perfMap.refused}.`);
   } else if (!j.perfMap || !j.perfMap.used) {
     lines.push('  Name it: start node with --perf-basic-prof (or --perf-basic-prof-only-functions), which writes');

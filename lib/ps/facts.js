@@ -18,6 +18,7 @@ const libraries = require('../usdt/probe-libraries');
 const { BUNYAN_PROVIDER } = require('../usdt');
 const { HTTP_PROVIDER } = require('../http/probes');
 const { locateTls } = require('../http/tls-object');
+const { readMetadata, layoutFrom } = require('../v8/metadata');
 
 const LATENCY_SYMBOLS = [...NAPI, LIBUV[0]];
 const GC_SYMBOL = GC_FUNCTIONS['mark-compact'];
@@ -26,18 +27,21 @@ const ASYNC_CALLBACK = require('../async/wrap-functions').FUNCTIONS.CALLBACK;
 // The node executable or libnode of a process, as it maps them: the
 // objects that define N-API, the thread pool and V8, read once per file.
 function binaryFacts(pid, maps, exe, cache) {
-  const facts = { version: null, latency: false, gc: false, async: false };
+  const facts = { version: null, latency: false, gc: false, async: false, v8Frames: false };
   for (const o of codeObjects(maps, exe).filter((x) => x.path === exe || /\/libnode\.so/.test(x.path))) {
     const key = `${o.dev}:${o.inode}`;
     if (!cache.has(key)) {
       const file = mapFile(pid, o);
       const found = findElfSymbols(file, [...LATENCY_SYMBOLS, GC_SYMBOL, ASYNC_CALLBACK], { followLinks: true });
       const has = (n) => Boolean(found && found.found.has(n));
+      // V8's postmortem metadata, of a version nodetrace knows: JavaScript frames named with no flag.
+      const md = readMetadata(file);
       cache.set(key, {
         version: has(NAPI[0]) ? nodeVersionOf(file) : null,
         latency: LATENCY_SYMBOLS.every(has),
         gc: has(GC_SYMBOL),
         async: has(ASYNC_CALLBACK),
+        v8Frames: Boolean(md && !layoutFrom(md.symbols).unsupported),
       });
     }
     const f = cache.get(key);
@@ -45,6 +49,7 @@ function binaryFacts(pid, maps, exe, cache) {
     facts.latency = facts.latency || f.latency;
     facts.gc = facts.gc || f.gc;
     facts.async = facts.async || f.async;
+    facts.v8Frames = facts.v8Frames || f.v8Frames;
   }
   return facts;
 }

@@ -53,10 +53,64 @@ function walkStack({ memory, registers, classify, namer, layout, isCode, maxDept
   }
 
   // A return address is looked up as the call before it (pc - 1).
-  const natives = classify(chain.map((f, i) => (i === 0 ? f.pc : f.pc - 1)))
-    .map((n, i) => (i > 0 && n && typeof n.offset === 'number' ? { ...n, offset: n.offset + 1 } : n));
-  const frames = chain.map((f, i) => nameFrame(f, natives[i] || { kind: 'unknown' }, namer, layout));
+  const lookUp = (part, first) => classify(part.map((f, i) => (i === 0 && first ? f.pc : f.pc - 1)))
+    .map((n, i) => ((i > 0 || !first) && n && typeof n.offset === 'number' ? { ...n, offset: n.offset + 1 } : n));
+  let natives = lookUp(chain, true);
+  // Native code without frame pointers between the thread's top and V8's
+  // frames (a distribution's libuv, built without them): the chain breaks
+  // there before any of V8's frames. The walk goes on from the next frame
+  // record further up the stack, and marks the gap.
+  if (isCode && !natives.some(isV8Code) && !/^the outermost frame$|^stopped at/.test(ended)) {
+    const resumed = resumeAfterGap(word, chain, registers, isCode, { layout, maxDepth: maxDepth - chain.length });
+    if (resumed) {
+      resumed.chain[0].afterGap = true;
+      const more = lookUp(resumed.chain, false);
+      chain = chain.concat(resumed.chain);
+      natives = natives.concat(more);
+      ended = resumed.ended;
+    }
+  }
+  const frames = chain.map((f, i) => {
+    const frame = nameFrame(f, natives[i] || { kind: 'unknown' }, namer, layout);
+    if (f.afterGap) frame.afterGap = true;
+    return frame;
+  });
   return { frames, ended };
+}
+
+function isV8Code(n) {
+  return Boolean(n && (n.kind === 'jit' || builtinName(n.symbol) !== null));
+}
+
+// How far up the stack a frame record is looked for past a gap, and how
+// many frames it must lead on through (code at every return address) to
+// be believed.
+const GAP_SCAN_WORDS = 2048;
+const GAP_MIN_FRAMES = 3;
+
+function resumeAfterGap(word, chain, { rsp }, isCode, { layout, maxDepth }) {
+  if (maxDepth < GAP_MIN_FRAMES || !Number.isSafeInteger(rsp)) return null;
+  const last = chain[chain.length - 1];
+  let from = Math.max(rsp, last && last.fp ? last.fp + 16 : 0);
+  from -= from % 8;
+  for (let i = 0; i < GAP_SCAN_WORDS; i++) {
+    const slot = from + 8 * i;
+    const saved = word(slot);
+    if (saved === null) return null;
+    const next = Number(saved);
+    if (next <= slot || next - slot > MAX_FRAME_BYTES) continue;
+    const ret = word(slot + 8);
+    if (ret === null || !isCode(Number(ret))) continue;
+    const rest = followChain(word, Number(ret), next, { layout, maxDepth });
+    // The record's own return address is left out: a record an earlier
+    // call left (a function without a frame pointer called another that
+    // saved it) looks the same, and its return address is that call's.
+    // What it points to is a frame of the live chain either way.
+    if (rest.chain.length > GAP_MIN_FRAMES && rest.chain.slice(0, GAP_MIN_FRAMES).every((f) => isCode(f.pc))) {
+      return { chain: rest.chain.slice(1), ended: rest.ended };
+    }
+  }
+  return null;
 }
 
 const TOP_SCAN_WORDS = 64;

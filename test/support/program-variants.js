@@ -74,7 +74,8 @@ function bpftraceVariants(tracer, { pid, bunyanLib, httpLib }) {
   add('gc -p (IncrementalMarking::Step filled in)', gc.plan({ pid: p }, tracer));
   add('async -p', asyncCommand.plan({ pid: p }, tracer));
   add('loop -p --stacks', loop.plan({ pid: p, over: '100ms', stacks: true }, tracer));
-  add('profile -p', profile.plan({ pid: p, frequency: 99 }, tracer));
+  add('profile -p (JavaScript frames from V8\'s metadata: profile-js.bt)', profile.plan({ pid: p, frequency: 99 }, tracer));
+  add('profile -p --no-v8-frames (profile.bt)', profile.plan({ pid: p, frequency: 99, v8Frames: false }, tracer));
   add('profile -c (cpid)', profile.plan({ command, frequency: 99 }, tracer));
   add('profile --off-cpu -p --all-threads', profile.plan({ pid: p, offCpu: true, allThreads: true }, tracer));
   add('profile --off-cpu -c (cpid)', profile.plan({ command, offCpu: true }, tracer));

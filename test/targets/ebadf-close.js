@@ -14,6 +14,9 @@
 //   TICKS_AFTER=N        ticks of work after the last bad close (default 5)
 //   HEAP_MB=N            keep N MB of live objects (makes gcore take longer)
 //   TICK_MS=N            tick length (default 100)
+//   EBADF_SAY_WHERE=1    first print "at closeTwice LINE COLUMN": where V8
+//                        says the function that closes twice starts (the
+//                        inspector's [[FunctionLocation]], 0-based)
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
@@ -70,6 +73,31 @@ function tick() {
     clearInterval(timer);
     console.log(`finished: ${ticks} ticks, ${badCloses} bad closes, ${ballast.length} MB ballast`);
   }
+}
+
+// Asked of V8 itself, as a truth for the names nodetrace gives frames.
+function functionLocation(fn) {
+  const session = new (require('inspector').Session)();
+  session.connect();
+  let where = null;
+  try {
+    globalThis.__ebadfProbe = fn;
+    session.post('Runtime.evaluate', { expression: 'globalThis.__ebadfProbe' }, (err, r) => {
+      if (err) return;
+      session.post('Runtime.getProperties', { objectId: r.result.objectId, ownProperties: true }, (err2, props) => {
+        const loc = !err2 && (props.internalProperties || []).find((q) => q.name === '[[FunctionLocation]]');
+        if (loc) where = loc.value.value;
+      });
+    });
+  } finally {
+    delete globalThis.__ebadfProbe;
+    session.disconnect();
+  }
+  return where;
+}
+if (process.env.EBADF_SAY_WHERE === '1') {
+  const where = functionLocation(closeTwice);
+  if (where) console.log(`at closeTwice ${where.lineNumber} ${where.columnNumber}`);
 }
 
 const timer = setInterval(tick, TICK_MS);

@@ -6,6 +6,9 @@
 // into a caller of ours). Budgets are CPU time (process.cpuUsage), not wall
 // time, so a busy machine does not shift the split. Prints "ready PID".
 // With POOL=N, also keeps N crypto.pbkdf2 calls running on libuv's pool.
+// With HOT_DEPTH=2, hotSpin is called two calls deep: outerHot -> middleHot
+// -> hotSpin (each caller called once per turn: V8 compiles and inlines
+// only what runs often, so they stay frames of their own).
 // On SIGUSR2 it prints "split HOT_MS WARM_MS CPU_MS": the CPU time really
 // spent in each (a budget is overshot by up to one inner loop, so the split
 // is measured, not assumed) and the process's CPU time.
@@ -39,8 +42,18 @@ function warmSpin() {
   while (cpuMs() < end) { for (let i = 0; i < 200000; i++) x = (x * 17 + i) % 999983; }
   globalThis.warmResult = x;
   warmMs += cpuMs() - start;
-  setImmediate(hotSpin);
+  setImmediate(startHot);
 }
+
+function middleHot() {
+  hotSpin();
+}
+
+function outerHot() {
+  middleHot();
+}
+
+const startHot = process.env.HOT_DEPTH === '2' ? outerHot : hotSpin;
 
 function pbkdf2Forever() {
   crypto.pbkdf2('secret', 'salt', 20000, 32, 'sha256', (err) => {
@@ -50,7 +63,7 @@ function pbkdf2Forever() {
 }
 
 for (let i = 0; i < Number(process.env.POOL || 0); i++) pbkdf2Forever();
-if (process.env.HOT_MS !== '0') setImmediate(hotSpin);
+if (process.env.HOT_MS !== '0') setImmediate(startHot);
 if (process.env.SECONDS) setTimeout(() => process.exit(0), Number(process.env.SECONDS) * 1000);
 process.on('SIGUSR2', () => console.log(`split ${hotMs} ${warmMs} ${cpuMs()}`));
 console.log('ready ' + process.pid);

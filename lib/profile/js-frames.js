@@ -1,0 +1,168 @@
+'use strict';
+// JavaScript frames of `profile` named with no flag on the target, from
+// what d-scripts/profile-js.bt captures at each sample of the main thread:
+// per frame whose slots hold a JavaScript function, its SharedFunctionInfo,
+// kept in two maps keyed by a running hash of the sample's chain
+// (@js_prev[HASH] = the hash before, @js_sfi[HASH] = DEPTH << 48 | SFI) and
+// the chain's last hash in the sample's key. Each SFI is named when it is
+// first printed (every second), while the process runs: SFIs move only in
+// compaction, and lib/v8/namer.js checks an SFI's map again before it uses
+// a cached name (docs/v8-frames.md).
+const fs = require('fs');
+const { parseMaps } = require('../symbolize');
+const { findV8Object } = require('../v8/process');
+const { layoutFrom } = require('../v8/metadata');
+const { ProcessMemory } = require('../v8/memory');
+const { V8Namer } = require('../v8/namer');
+const { safeText } = require('../terminal-safe');
+
+const DEPTH_SHIFT = 48n;
+const SFI_MASK = (1n << DEPTH_SHIFT) - 1n;
+// Frames of one chain followed back at most (the program walks 64).
+const MAX_CHAIN = 256;
+const MEMORY_BUDGET = 512 * 1024 * 1024;
+// What is kept at most: a target's own memory decides what the program
+// captures, and a hostile one can make every word look like a new SFI (the
+// kernel's maps are bounded too: BPFTRACE_MAP_KEYS_MAX). Past these, new
+// entries are dropped: their frames stay unnamed, never misnamed.
+const MAX_SFIS = 100000;
+const MAX_ENTRIES = 1000000;
+
+/** Pure: a printed map line "@js_sfi[-123]: 456" -> { map, key (BigInt, unsigned), value (BigInt) } or null. */
+function parseJsLine(line) {
+  const m = /^@(js_sfi|js_prev)\[(-?\d+)\]: (-?\d+)$/.exec(String(line).trim());
+  if (!m) return null;
+  return { map: m[1], key: BigInt.asUintN(64, BigInt(m[2])), value: BigInt.asUintN(64, BigInt(m[3])) };
+}
+
+/**
+ * What the program needs to capture a process's JavaScript frames ->
+ * { shared, v8: version text } or { note } (one line: why JavaScript is
+ * named from the perf map only). Reads V8's metadata from the process's
+ * node or libnode; nothing of its memory.
+ */
+function jsFramesLayout(pid) {
+  let maps = [];
+  let exe = '';
+  try { maps = parseMaps(fs.readFileSync(`/proc/${pid}/maps`, 'utf8')); } catch (err) { /* gone */ }
+  try { exe = fs.readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, ''); } catch (err) { /* gone */ }
+  const v8 = findV8Object({ pid, maps, exePath: exe });
+  if (!v8) return { note: 'no mapped object of the process carries V8\'s postmortem metadata: JavaScript is named from the perf map only' };
+  const layout = layoutFrom(v8.symbols);
+  if (layout.unsupported) return { note: `${layout.unsupported}: JavaScript is named from the perf map only` };
+  return { shared: layout.jsFunction.shared, v8: layout.versionText, object: v8.object, layout };
+}
+
+/**
+ * Opens what naming a process's samples takes -> { shared (the program's
+ * SHARED argument), names: SampleNames } or { note } (one line: why
+ * JavaScript is named from the perf map only).
+ */
+function openJsFrames(pid) {
+  const found = jsFramesLayout(pid);
+  if (found.note) return found;
+  let memory;
+  try {
+    // (Naming thousands of functions reads their scripts' line ends: more than the default budget.)
+    memory = new ProcessMemory(pid, { budget: MEMORY_BUDGET });
+  } catch (err) {
+    return { note: `cannot read the memory of ${pid} (${err.code || err.message}): JavaScript is named from the perf map only` };
+  }
+  return { shared: found.shared, names: new SampleNames(new V8Namer({ memory, layout: found.layout }), memory) };
+}
+
+class SampleNames {
+  constructor(namer, memory) {
+    this.namer = namer;
+    this.memory = memory;
+    this.prev = new Map();    // hash -> hash before
+    this.sfiAt = new Map();   // hash -> { depth, sfi }
+    this.names = new Map();   // sfi -> name result (or null), as named when first seen
+    this.chains = new Map();  // hash -> Map(depth -> name result)
+    this.limitation = namer.limitation();
+    this.dropped = 0;          // entries past the bounds above
+  }
+
+  /** A line the program printed (while tracing, or its maps at the end). */
+  take(line) {
+    const e = parseJsLine(line);
+    if (!e) return false;
+    if (this.prev.size >= MAX_ENTRIES || this.sfiAt.size >= MAX_ENTRIES) { this.dropped++; return true; }
+    if (e.map === 'js_prev') this.prev.set(e.key, e.value);
+    else {
+      const sfi = e.value & SFI_MASK;
+      this.sfiAt.set(e.key, { depth: Number(e.value >> DEPTH_SHIFT), sfi });
+      this.name(sfi);
+    }
+    return true;
+  }
+
+  name(sfi) {
+    if (this.names.has(sfi)) return this.names.get(sfi);
+    if (this.names.size >= MAX_SFIS) { this.dropped++; return null; }
+    let r = null;
+    try { r = this.namer.nameSfi(sfi); } catch (err) { r = null; }
+    this.names.set(sfi, r);
+    return r;
+  }
+
+  /** The names of a sample's frames: Map(depth -> namer result), empty for hash 0. */
+  chain(hash) {
+    const h0 = BigInt.asUintN(64, BigInt(hash));
+    if (this.chains.has(h0)) return this.chains.get(h0);
+    const out = new Map();
+    let h = h0;
+    for (let i = 0; h !== 0n && i < MAX_CHAIN; i++) {
+      const at = this.sfiAt.get(h);
+      if (!at) break;
+      const r = this.names.get(at.sfi);
+      if (r) out.set(at.depth, r);
+      if (!this.prev.has(h)) break;
+      h = this.prev.get(h);
+    }
+    this.chains.set(h0, out);
+    return out;
+  }
+
+  close() {
+    this.memory.close();
+  }
+}
+
+/**
+ * Pure: a namer result as profile names a frame -> { name, category, origin? }:
+ * `hotSpin /app/hot.js:25:17` as the perf map's names read; V8's builtins
+ * (`map (native)`) are V8's.
+ */
+function profileFrame(r) {
+  const shown = r.name === null ? '(unknown)' : r.name || '(anonymous)';
+  if (r.kind === 'builtin' || r.file === null) return { name: `${shown} (native)`, category: 'v8' };
+  const where = r.line === null ? r.file : `${r.file}:${r.line}:${r.column}`;
+  const origin = /^node:/.test(r.file) ? 'node' : /[/\\]node_modules[/\\]/.test(r.file) ? 'node_modules' : 'app';
+  return { name: `${shown} ${where}`, category: 'js', origin };
+}
+
+/**
+ * The session options of a run whose program captures SFIs (a plan with
+ * details.jsFrames: profile-js.bt, loop.bt --stacks): they are named as
+ * the program prints them, every second, while the process runs; its lines
+ * come through onLine, kept in run.lines for the report to split
+ * (lib/tracer/output-formats.js splitAtEndMarker). Sets run.js (SampleNames,
+ * closed by the caller) and run.lines.
+ */
+function jsFramesSession(pl, run) {
+  if (!pl.details || !pl.details.jsFrames || !pl.target) return {};
+  const opened = openJsFrames(pl.target.pid);
+  if (opened.note) process.stderr.write(safeText(`nodetrace: ${opened.note}`) + '\n');
+  run.js = opened.names || null;
+  run.lines = [];
+  return {
+    onLine: (item) => {
+      const text = typeof item === 'string' ? item : JSON.stringify(item);
+      run.lines.push(text);
+      if (run.js) run.js.take(text);
+    },
+  };
+}
+
+module.exports = { MAX_SFIS, jsFramesSession, openJsFrames, jsFramesLayout, SampleNames, parseJsLine, profileFrame };
