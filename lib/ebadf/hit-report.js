@@ -40,6 +40,9 @@ function jsNotes(rec) {
     const notes = [];
     if (w.note) notes.push(`${w.note}.`);
     if (endWorthSaying(w)) notes.push(`The walk ended at ${w.ended}.`);
+    // Not needed for names now, but what sits at the perf map's path (a
+    // FIFO, another user's file, a huge one) is still worth knowing.
+    if (rec.perfMapRefused) notes.push(`${rec.perfMapRefused}; the walk did not need it.`);
     if (rec.perfMap && sym) {
       const check = crossCheck(w.frames, sym.frames);
       if (check.compared && !check.differ.length) notes.push(`${rec.perfMap} names the ${check.compared} JavaScript frame(s) it has the same.`);
