@@ -13,6 +13,7 @@ const assert = require('assert');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
+const readline = require('readline');
 const { spawn, execFile } = require('child_process');
 const { requireTracing, nodetrace, killStragglers, ROOT } = require('./support/harness');
 
@@ -39,22 +40,14 @@ function startServer(args = []) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(ROOT, 'test', 'targets', 'http-wire-server.js'), ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
     targets.add(child);
-    let out = '';
     const results = [];
     let clientDone;
     const finished = new Promise((r) => { clientDone = r; });
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (c) => {
-      out += c;
-      let i;
-      while ((i = out.indexOf('\n')) >= 0) {
-        const line = out.slice(0, i);
-        out = out.slice(i + 1);
-        const m = /^ready (\d+) (\d+)$/.exec(line);
-        if (m) resolve({ child, port: Number(m[2]), results, finished });
-        else if (line === 'client done') clientDone();
-        else if (line.startsWith('{')) results.push(JSON.parse(line));
-      }
+    readline.createInterface({ input: child.stdout }).on('line', (line) => {
+      const m = /^ready (\d+) (\d+)$/.exec(line);
+      if (m) resolve({ child, port: Number(m[2]), results, finished });
+      else if (line === 'client done') clientDone();
+      else if (line.startsWith('{')) results.push(JSON.parse(line));
     });
     child.on('exit', (code) => reject(new Error(`http-wire-server exited (${code})`)));
     setTimeout(() => reject(new Error('http-wire-server did not start')), 30000);
@@ -78,6 +71,21 @@ async function curl(port, paths, scheme = 'http') {
   });
 }
 
+// `nodetrace http -p PID --json` once it says it is tracing: { tracer (its
+// process, to end with SIGINT), traced (its result) }; throws if it ended first.
+async function traceAttached(pid) {
+  let go;
+  const attached = new Promise((r) => { go = r; });
+  let tracer;
+  const traced = nodetrace(['http', '-p', String(pid), '-d', '60', '--json'], {
+    timeoutMs: 100000,
+    onSpawn: (c) => { tracer = c; c.stderr.on('data', (d) => { if (/tracing HTTP/.test(d)) go(); }); },
+  });
+  const early = await Promise.race([attached.then(() => null), traced]);
+  if (early) throw new Error(`nodetrace http ended before it attached (${early.code}): ${early.stderr}`);
+  return { tracer, traced };
+}
+
 describe('nodetrace http on an unprepared process (the wire) @tracer', function () {
   this.timeout(120000);
   before(function () { requireTracing(this); });
@@ -86,15 +94,7 @@ describe('nodetrace http on an unprepared process (the wire) @tracer', function 
 
   it('reports each request once, server and client, with its method, path, status and latency @core', async function () {
     const s = await startServer();
-    let go;
-    const attached = new Promise((r) => { go = r; });
-    let tracer;
-    const traced = nodetrace(['http', '-p', String(s.child.pid), '-d', '60', '--json'], {
-      timeoutMs: 100000,
-      onSpawn: (c) => { tracer = c; c.stderr.on('data', (d) => { if (/tracing HTTP/.test(d)) go(); }); },
-    });
-    const early = await Promise.race([attached.then(() => null), traced]);
-    if (early) throw new Error(`nodetrace http ended before it attached (${early.code}): ${early.stderr}`);
+    const { tracer, traced } = await traceAttached(s.child.pid);
 
     const byCurl = await curl(s.port, ['/fast/curl', '/missing/curl', '/slow/curl']);
     s.child.stdin.write('client 4\n');
@@ -147,15 +147,7 @@ describe('nodetrace http on an unprepared process (the wire) @tracer', function 
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-wire-tls-'));
     try {
       const s = await startServer(['--tls', ...(await certificate(dir))]);
-      let go;
-      const attached = new Promise((r) => { go = r; });
-      let tracer;
-      const traced = nodetrace(['http', '-p', String(s.child.pid), '-d', '60', '--json'], {
-        timeoutMs: 100000,
-        onSpawn: (c) => { tracer = c; c.stderr.on('data', (d) => { if (/tracing HTTP/.test(d)) go(); }); },
-      });
-      const early = await Promise.race([attached.then(() => null), traced]);
-      if (early) throw new Error(`nodetrace http ended before it attached (${early.code}): ${early.stderr}`);
+      const { tracer, traced } = await traceAttached(s.child.pid);
       const byCurl = await curl(s.port, ['/fast/curl', '/missing/curl', '/slow/curl'], 'https');
       s.child.stdin.write('client 2\n');
       await s.finished;

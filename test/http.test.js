@@ -7,6 +7,7 @@ const assert = require('assert');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
+const readline = require('readline');
 const { spawn } = require('child_process');
 const { requireTracing, nodetrace, killStragglers, ROOT } = require('./support/harness');
 const records = require('../lib/http/records');
@@ -101,21 +102,13 @@ function startLoopback(args = [], env = {}) {
     const child = spawn(process.execPath, ['-r', path.join(ROOT, 'register.js'), path.join(ROOT, 'test', 'targets', 'http-loopback.js'), ...args],
       { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     targets.add(child);
-    let out = '';
     const results = [];
     let done;
     const finished = new Promise((r) => { done = r; });
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (c) => {
-      out += c;
-      let i;
-      while ((i = out.indexOf('\n')) >= 0) {
-        const line = out.slice(0, i);
-        out = out.slice(i + 1);
-        if (line.startsWith('ready')) resolve({ child, go: () => child.stdin.write('go\n'), results, finished });
-        else if (line === 'done') done();
-        else if (line.startsWith('{')) results.push(JSON.parse(line));
-      }
+    readline.createInterface({ input: child.stdout }).on('line', (line) => {
+      if (line.startsWith('ready')) resolve({ child, go: () => child.stdin.write('go\n'), results, finished });
+      else if (line === 'done') done();
+      else if (line.startsWith('{')) results.push(JSON.parse(line));
     });
     child.on('exit', (code) => reject(new Error(`http-loopback exited (${code})`)));
     setTimeout(() => reject(new Error('http-loopback did not start')), 60000);
