@@ -155,6 +155,17 @@ function assertStackFromCore(ebadfOut, pid, targetOut) {
   assert.strictEqual(js[js.indexOf(closer) + 1].name, 'tick');
 }
 
+// Never leave anything behind: resume and end what a test started, remove its directories.
+function leaveNothingBehind(dirs) {
+  for (const c of started.splice(0)) {
+    if (c.exitCode === null && c.signalCode === null) {
+      try { process.kill(c.pid, 'SIGCONT'); } catch (err) { /* gone */ }
+      try { c.kill('SIGKILL'); } catch (err) { /* gone */ }
+    }
+  }
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+}
+
 describe('nodetrace ebadf @tracer (root, bpftrace, real processes)', function () {
   this.timeout(300000); // generous for very busy CI hosts; ~1 minute in all on an idle one
   const dirs = [];
@@ -163,16 +174,7 @@ describe('nodetrace ebadf @tracer (root, bpftrace, real processes)', function ()
     requireTracing(this, { also: skipReason });
   });
 
-  afterEach(() => {
-    // Never leave anything behind: resume and end what the test started.
-    for (const c of started.splice(0)) {
-      if (c.exitCode === null && c.signalCode === null) {
-        try { process.kill(c.pid, 'SIGCONT'); } catch (err) { /* gone */ }
-        try { c.kill('SIGKILL'); } catch (err) { /* gone */ }
-      }
-    }
-    for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-  });
+  afterEach(() => leaveNothingBehind(dirs));
 
   it('-p PID: stops at the failing close(), saves an owner-only core that gdb loads, resumes the target @core', async () => {
     const cores = tmpDir('ebadf-cores-');
@@ -471,15 +473,7 @@ describe('nodetrace ebadf: JavaScript frames on every Node build @tracer', funct
   before(function () {
     requireTracing(this, { also: skipReason });
   });
-  afterEach(() => {
-    for (const c of started.splice(0)) {
-      if (c.exitCode === null && c.signalCode === null) {
-        try { process.kill(c.pid, 'SIGCONT'); } catch (err) { /* gone */ }
-        try { c.kill('SIGKILL'); } catch (err) { /* gone */ }
-      }
-    }
-    for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-  });
+  afterEach(() => leaveNothingBehind(dirs));
 
   for (const build of [...BUILDS.filter((b) => b.name !== 'host'), NODE18]) {
     it(`${build.label}: the hit names the function that closed the bad descriptor, and so does its core`, async function () {
