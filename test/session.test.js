@@ -141,6 +141,21 @@ describe('TracerSession: a tracer that dies is never a clean run', function () {
     assert.strictEqual(r.attachTimedOut, true);
     assert.strictEqual(r.attachTimeoutMs, 500);
   });
+
+  it('waits longer for a tracer that is still attaching probes, and says so when it stops making progress', async function () {
+    const script = path.join(__dirname, 'support', 'hanging-tracer.js');
+    const started = Date.now();
+    // A probe more each 300 ms for 1.5 s, then none: progress starts the 500 ms bound again.
+    const attachProgress = () => Math.min(5, Math.floor((Date.now() - started) / 300));
+    const r = await run(fakePlan('bpftrace', script), { durationSeconds: 30, attachTimeoutMs: 500, attachProgress });
+    const waited = Date.now() - started;
+    assert(waited >= 1500 + 500, `gave up after ${waited} ms, while probes were still being attached`);
+    assert(waited < 1500 + 500 + LOADED_HOST_SLACK_MS, 'bounded');
+    assert.strictEqual(r.attachTimedOut, true);
+    assert.strictEqual(r.probesAttached, 5);
+    const { describeTracerFailure } = require('../lib/tracer/failure');
+    assert.match(describeTracerFailure({ name: 'bpftrace' }, r).message, /^bpftrace made no progress attaching its probes for 1 s, so it was stopped/);
+  });
 });
 
 describe('TracerSession: what a tracer said', function () {

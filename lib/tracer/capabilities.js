@@ -264,7 +264,8 @@ function ustackBlocksGcore(tracer) {
   return isDtraceForLinux(tracer);
 }
 
-// How long attaching may take before the run is given up.  DTrace for Linux
+// How long attaching may go without attaching another probe before the run
+// is given up (lib/tracer/session.js).  DTrace for Linux
 // attaches pid-provider probes slowly: 13 s for addon-latency.d's six on a
 // 2-core host, over 20 s when it is busy (measured, docs/platforms.md).
 function attachTimeoutMs(tracer) {

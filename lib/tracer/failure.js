@@ -7,7 +7,9 @@ const { howItExited } = require('./session');
 function describeTracerFailure(tracer, result, pid) {
   const text = result.errors.join('\n').trim();
   if (result.attachTimedOut) {
-    return new UserError(`${tracer.name} did not attach its probes within ${Math.round(result.attachTimeoutMs / 1000)} s, so it was stopped${text ? `: ${firstLines(text)}` : ''}.`,
+    const s = Math.round(result.attachTimeoutMs / 1000);
+    const what = result.probesAttached ? `made no progress attaching its probes for ${s} s` : `did not attach its probes within ${s} s`;
+    return new UserError(`${tracer.name} ${what}, so it was stopped${text ? `: ${firstLines(text)}` : ''}.`,
       { hint: 'Nothing was traced. Run with --dry-run to see the exact command, and try it by hand.' });
   }
   if (pid && !isRunning(pid)) {

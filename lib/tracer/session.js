@@ -12,6 +12,7 @@ const path = require('path');
 const { spawn } = require('child_process');
 const { StatusLine } = require('../status-line');
 const { stopPolicy, attachTimeoutMs } = require('./capabilities');
+const { attachedProbeCount } = require('./attach-progress');
 const { resolveCommand, usesTemp } = require('./plan');
 const { onTerminationSignals } = require('./signals');
 const { splitterFor, itemText, splitAtEndMarker, READY_MARKER, END_MARKER } = require('./output-formats');
@@ -26,6 +27,8 @@ const { splitterFor, itemText, splitAtEndMarker, READY_MARKER, END_MARKER } = re
 // 0.17 attaches slowly"; a hostile file can make it wait forever.) -d counts
 // from the attach, as a trace of N seconds means N seconds of tracing.
 const ATTACH_TIMEOUT_MS = 20000;
+// How often attaching's progress is looked at.
+const ATTACH_POLL_MS = 500;
 // A streaming tracer told to stop emitting (plan.quiesce) says so within
 // this long, or is ended anyway; after it says so, its other CPUs' buffers
 // get this long to be read.
@@ -91,7 +94,10 @@ class TracerSession {
    * @param {object} plan from planTracer()
    * @param {object} [o]
    * @param {number} [o.durationSeconds] end the trace this long after the probes are attached
-   * @param {number} [o.attachTimeoutMs] the longest the attaching may take (default: the plan's, else capabilities.attachTimeoutMs)
+   * @param {number} [o.attachTimeoutMs] the longest the attaching may go without attaching another probe
+   *        (default: the plan's, else capabilities.attachTimeoutMs)
+   * @param {function(number): number} [o.attachProgress] the probes the tracer (its PID) has attached so far
+   *        (default: lib/tracer/attach-progress.js)
    * @param {function(string|object)} [o.onLine] each item of the tracer's output (a line, or a JSON object
    *        with plan.output 'json'; lib/tracer/output-formats.js); without it, lines are collected and the
    *        result holds them as `during` (lines printed while tracing) and `maps` (the text after END)
@@ -263,9 +269,21 @@ class TracerSession {
         for (const l of errSplit.push(text)) if (!isNoise(l) && !this.tookAttachNotice(l)) r.errors.push(l);
       });
 
+      // The bound is on attaching making no progress: each probe attached
+      // (lib/tracer/attach-progress.js) starts it again.
       const attachMs = o.attachTimeoutMs || plan.attachTimeoutMs || attachTimeoutMs(plan.tracer);
-      this.attachTimer = this.after(attachMs, () => {
+      const probesAttached = o.attachProgress || attachedProbeCount;
+      let progressAt = Date.now();
+      r.probesAttached = 0;
+      this.attachTimer = this.every(Math.min(ATTACH_POLL_MS, attachMs), () => {
         if (r.ready) return;
+        const n = child.pid ? probesAttached(child.pid) : 0;
+        if (n > r.probesAttached) {
+          r.probesAttached = n;
+          progressAt = Date.now();
+        }
+        if (Date.now() - progressAt < attachMs) return;
+        clearInterval(this.attachTimer);
         r.attachTimedOut = true;
         r.attachTimeoutMs = attachMs;
         r.gaveUp = true;
