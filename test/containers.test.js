@@ -38,7 +38,7 @@ function shellWords(line) {
 describe('Node in containers, traced from the host @tracer', function () {
   this.timeout(600000);
   before(function () { requireTracing(this, { also: containerUnavailableReason }); });
-  afterEach(() => { killStragglers(); removeContainers(); });
+  afterEach(async function () { await killStragglers.call(this); removeContainers(); });
 
   it('latency: its kinds by its host PID, said with its container; another container of its image stays out @core', async function () {
     const c = await startContainer('crypto-loop.js');

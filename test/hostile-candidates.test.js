@@ -16,8 +16,8 @@ describe('27.13: a command line forges no candidate row @tracer', function () {
     requireTracing(this, { also: () => hostileUserUnavailableReason() });
     user.create();
   });
-  after(() => {
-    killStragglers();
+  after(async function () {
+    await killStragglers.call(this);
     user.remove();
   });
 

@@ -30,8 +30,8 @@ describe('27.10: doctor -p shows a hostile path, never obeys it @tracer', functi
     const target = user.start(exe, [path.join(TARGETS, 'fs-loop.js')]);
     pid = Number((await collect(target).wait('stdout', /ready (\d+)/, 30000))[1]);
   });
-  after(() => {
-    killStragglers();
+  after(async function () {
+    await killStragglers.call(this);
     user.remove();
   });
 

@@ -24,8 +24,8 @@ describe('27.9: report files another user prepared are refused before the trace 
     user.create();
     victim = path.join(user.home, 'victim.txt');
   });
-  after(() => {
-    killStragglers();
+  after(async function () {
+    await killStragglers.call(this);
     user.remove();
   });
 

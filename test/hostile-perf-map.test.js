@@ -40,8 +40,8 @@ describe('27.8: a FIFO at the target\'s /tmp/perf-PID.map hangs no command @trac
     const r = user.run('/usr/bin/mkfifo', [fifo]);
     assert.strictEqual(r.status, 0, r.stderr);
   });
-  after(() => {
-    killStragglers();
+  after(async function () {
+    await killStragglers.call(this);
     user.remove();
   });
 

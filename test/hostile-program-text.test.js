@@ -54,8 +54,8 @@ describe('27.1: a target\'s path never becomes program text @tracer @core', func
     pid = Number((await collect(target).wait('stdout', /ready (\d+)/, 30000))[1]);
     assert.strictEqual(fs.readlinkSync(`/proc/${pid}/exe`), path.join(dir, 'node'));
   });
-  after(() => {
-    killStragglers();
+  after(async function () {
+    await killStragglers.call(this);
     user.remove();
   });
 

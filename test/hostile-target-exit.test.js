@@ -26,8 +26,8 @@ describe('27.7: a target\'s exit ends its trace @tracer', function () {
     requireTracing(this, { also: () => hostileUserUnavailableReason() });
     user.create();
   });
-  after(() => {
-    killStragglers();
+  after(async function () {
+    await killStragglers.call(this);
     user.remove();
   });
 

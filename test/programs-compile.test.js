@@ -58,9 +58,9 @@ describe('every program compiles on every bpftrace tier @tracer', function () {
     for (const lib of [ctx.bunyanLib, ctx.httpLib]) assert.ok(maps.includes(lib), `the target maps ${lib}`);
   });
 
-  after(function () {
+  after(async function () {
     stopTarget(target);
-    killStragglers();
+    await killStragglers.call(this);
     if (root) fs.rmSync(root, { recursive: true, force: true });
   });
 

@@ -2,6 +2,7 @@
 // What integration tests share: starting a target program and waiting for it
 // to say it is ready, running bin/nodetrace as a user would, and skipping
 // (with the reason) where this host cannot trace.
+const fs = require('fs');
 const path = require('path');
 const { spawn } = require('child_process');
 const { detectBpftrace, BPFTRACE_ENV } = require('../../lib/tracer/detect');
@@ -16,9 +17,42 @@ function track(child) {
   child.on('exit', () => live.delete(child));
   return child;
 }
-function killStragglers() {
-  for (const child of live) child.kill('SIGKILL');
+// A killed nodetrace's tracer dies with it (its parent-death signal), but
+// the kernel detaches its uprobes first, each after RCU grace periods, slow
+// on a busy host (docs/platforms.md, "Learned 2026-11-27"), and the next
+// test's attach would wait behind that. So the tracers of a killed nodetrace
+// are waited for (bounded) before the next test starts.
+const dying = new Set();
+const DYING_WAIT_MS = 120000;
+
+function childPids(ppid) {
+  const found = [];
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(name)) continue;
+    let stat;
+    try { stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8'); } catch (_) { continue; }
+    // pid (comm) state ppid ...: comm may hold spaces and parentheses.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[1]) === ppid) found.push(Number(name));
+  }
+  return found;
+}
+
+function killTracked(child) {
+  if (child.pid) for (const pid of childPids(child.pid)) dying.add(pid);
+  child.kill('SIGKILL');
+}
+
+const alive = (pid) => fs.existsSync(`/proc/${pid}`);
+
+// Called as a mocha hook (its `this`), it allows itself the wait.
+async function killStragglers() {
+  for (const child of live) killTracked(child);
   live.clear();
+  if (this && typeof this.timeout === 'function' && dying.size) this.timeout(DYING_WAIT_MS + 10000);
+  const until = Date.now() + DYING_WAIT_MS;
+  while ([...dying].some(alive) && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
+  dying.clear();
 }
 const NODETRACE = path.join(ROOT, 'bin', 'nodetrace');
 
@@ -83,7 +117,7 @@ function nodetrace(args, { input, env = {}, timeoutMs = 60000, onSpawn } = {}) {
     child.stdout.on('data', (c) => { stdout += c; });
     child.stderr.on('data', (c) => { stderr += c; });
     if (input !== undefined) child.stdin.end(input);
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    const timer = setTimeout(() => killTracked(child), timeoutMs);
     if (onSpawn) onSpawn(child);
     child.on('close', (code, signal) => { clearTimeout(timer); resolve({ code, signal, stdout, stderr }); });
   });
