@@ -190,6 +190,16 @@ describe('http on the wire: reassembly (lib/http/wire.js)', function () {
       assert.match(histogramsJSON(stats), /\/chat/);
     });
 
+    it('a real capture over TLS (ALPN h2, node\'s own OpenSSL): the HTTP/2 connection said once per end, over TLS', function () {
+      // test/fixtures/bpftrace-http-wire-h2-tls.out (how made in its .cmd).
+      const { records, reader } = parseWire(fs.readFileSync(path.join(__dirname, 'fixtures', 'bpftrace-http-wire-h2-tls.out'), 'utf8'), { pid: 19123 });
+      const h2 = records.filter((x) => x.connection);
+      assert.deepStrictEqual(h2.map((x) => `${x.direction} ${x.connection} ${x.tls}`), ['client HTTP/2 true', 'server HTTP/2 true']);
+      assert.strictEqual(records.length, 6 + 4 + 2, said(records).join('\n'));
+      assert.strictEqual(reader.arrivedBy.get(19123), 40);
+      assert.match(renderLine(h2[0]), /\(an HTTP\/2 connection over TLS: its requests are not read\)/);
+    });
+
     it('HTTP/2 over TLS (ALPN h2): the preface in SSL_read\'s plaintext, the preface split across reads', function () {
       const ssl = '140737488355328';
       const tls = (map, ms, bytes) => ({ type: 'map', data: { [map]: { [`7,${ms * 1000000},${ssl},${bytes.length},${bytes.length}`]: bytes } } });

@@ -16,8 +16,13 @@
 // { served, made (HTTP/1 requests served and answered, by the server's
 // 'request' event and the client's response), requests ([{ path, status }]),
 // upgrades ([{ path, protocol }]), h2Streams }.
+// With `--tls KEY CERT` (files): the HTTP/2 server and its client over TLS
+// (ALPN h2; the certificate not checked: the caller makes a self-signed one).
+const fs = require('fs');
 const http = require('http');
 const http2 = require('http2');
+
+const tls = process.argv[2] === '--tls' ? { key: fs.readFileSync(process.argv[3]), cert: fs.readFileSync(process.argv[4]) } : null;
 
 const counted = { served: 0, made: 0, requests: [], upgrades: [], h2Streams: 0 };
 // Bytes after the upgrade that would be a request and its response, were they read as HTTP/1.
@@ -35,7 +40,7 @@ server.on('upgrade', (req, socket) => {
   socket.once('data', () => socket.end(AFTER_RESPONSE));
 });
 
-const h2 = http2.createServer();
+const h2 = tls ? http2.createSecureServer(tls) : http2.createServer();
 h2.on('stream', (stream) => {
   counted.h2Streams++;
   stream.respond({ ':status': 200 });
@@ -73,7 +78,7 @@ function upgrade(path, protocol, headers, after) {
 
 function h2Requests(paths) {
   return new Promise((resolve, reject) => {
-    const session = http2.connect(`http://127.0.0.1:${h2.address().port}`);
+    const session = http2.connect(`${tls ? 'https' : 'http'}://127.0.0.1:${h2.address().port}`, { rejectUnauthorized: false });
     session.on('error', reject);
     let left = paths.length;
     for (const path of paths) {
