@@ -153,6 +153,89 @@ describe('http on the wire: reassembly (lib/http/wire.js)', function () {
     });
   });
 
+  describe('connections that leave HTTP/1: upgrades and HTTP/2', function () {
+    // test/fixtures/bpftrace-http-wire-upgrade.out (how made in its .cmd):
+    // after each 101 the client wrote "GET /after-upgrade HTTP/1.1..." or
+    // HTTP/2's preface, the server "HTTP/1.1 200 OK...": none is a request.
+    const real = parseWire(fs.readFileSync(path.join(__dirname, 'fixtures', 'bpftrace-http-wire-upgrade.out'), 'utf8'), { pid: 14321 });
+    const said = (recs) => recs.map((x) => (x.connection ? `${x.direction} ${x.connection} connection`
+      : `${x.direction} ${x.method} ${x.url} ${x.status}${x.error ? ` ${x.error}` : ''}${x.upgrade ? ` -> ${x.upgrade}` : ''}`));
+
+    it('a real capture: each HTTP/1 request once, each upgrade said, HTTP/2 said once per side, nothing after an upgrade read', function () {
+      const base = 'http://127.0.0.1:34053';
+      assert.deepStrictEqual(said(real.records), [
+        'server GET /plain/1 200', `client GET ${base}/plain/1 200`, 'server GET /plain/2 200', `client GET ${base}/plain/2 200`,
+        'server GET /chat 101 -> websocket', `client GET ${base}/chat 101 -> websocket`,
+        'server GET /h2c-upgrade 101 -> h2c', `client GET ${base}/h2c-upgrade 101 -> h2c`,
+        'client HTTP/2 connection', 'server HTTP/2 connection',
+        'server GET /plain/3 200', `client GET ${base}/plain/3 200`,
+      ]);
+      assert.strictEqual(real.reader.arrivedBy.get(14321), 39);
+      assert.strictEqual(real.reader.firedBy.get(14321), 39);
+      assert.deepStrictEqual(wireLossLines(real.reader, (pid) => `PID ${pid}`),
+        ['PID 14321: 2 HTTP/2 connections (1 served, 1 made): HTTP/2 is not decoded, their requests are not reported.']);
+    });
+
+    it('renders an upgrade and an HTTP/2 connection as such, in lines and JSON', function () {
+      const chat = real.records.find((x) => x.url === '/chat');
+      assert.match(renderLine(chat), / server GET +101 +\d+\.\d {2}\/chat {2}\(upgraded to websocket: not read further\)\n$/);
+      assert.strictEqual(JSON.parse(renderJSONLine(chat)).upgrade, 'websocket');
+      assert.ok(!('upgrade' in JSON.parse(renderJSONLine(real.records[0]))), 'a request that stays HTTP/1 has no upgrade field');
+      const h2 = real.records.find((x) => x.connection);
+      assert.match(renderLine(h2), / client - +HTTP\/2 +- {2}\(an HTTP\/2 connection: its requests are not read\)\n$/);
+      const j = JSON.parse(renderJSONLine(h2));
+      assert.deepStrictEqual([j.direction, j.connection, j.method, j.url, j.status, j.ms], ['client', 'HTTP/2', null, null, null, null]);
+      const stats = new LatencyStats({ by: 'route', identify: () => ({ pid: 14321 }) });
+      for (const x of real.records.filter((r) => !r.connection)) stats.add(x);
+      assert.match(histogramsJSON(stats), /\/chat/);
+    });
+
+    it('a real capture over TLS (ALPN h2, node\'s own OpenSSL): the HTTP/2 connection said once per end, over TLS', function () {
+      // test/fixtures/bpftrace-http-wire-h2-tls.out (how made in its .cmd).
+      const { records, reader } = parseWire(fs.readFileSync(path.join(__dirname, 'fixtures', 'bpftrace-http-wire-h2-tls.out'), 'utf8'), { pid: 19123 });
+      const h2 = records.filter((x) => x.connection);
+      assert.deepStrictEqual(h2.map((x) => `${x.direction} ${x.connection} ${x.tls}`), ['client HTTP/2 true', 'server HTTP/2 true']);
+      assert.strictEqual(records.length, 6 + 4 + 2, said(records).join('\n'));
+      assert.strictEqual(reader.arrivedBy.get(19123), 40);
+      assert.match(renderLine(h2[0]), /\(an HTTP\/2 connection over TLS: its requests are not read\)/);
+    });
+
+    it('HTTP/2 over TLS (ALPN h2): the preface in SSL_read\'s plaintext, the preface split across reads', function () {
+      const ssl = '140737488355328';
+      const tls = (map, ms, bytes) => ({ type: 'map', data: { [map]: { [`7,${ms * 1000000},${ssl},${bytes.length},${bytes.length}`]: bytes } } });
+      const { records } = feed([
+        tls('@tr0', 1, 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x12\x04'), tls('@tr0', 2, 'GET /in-a-frame HTTP/1.1\r\n\r\n'), tls('@tw1', 3, OK),
+        line('R', 5, 4, 'PRI * HTTP/2'), line('R', 5, 5, '.0\r\n\r\nSM\r\n\r\n'), line('R', 5, 6, 'GET /x HTTP/1.1\r\n\r\n'), line('W', 5, 7, OK),
+      ]);
+      assert.deepStrictEqual(said(records), ['server HTTP/2 connection', 'server HTTP/2 connection']);
+      assert.deepStrictEqual(records.map((x) => x.tls), [true, false]);
+      assert.match(renderLine(records[0]), /an HTTP\/2 connection over TLS/);
+    });
+
+    it('an upgrade refused (200) stays HTTP/1; asked and answered 101 in one read each, the rest of the read is not read', function () {
+      const { records } = feed([
+        line('R', 5, 1, 'GET /ws HTTP/1.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n'), line('W', 5, 2, 'HTTP/1.1 426 Upgrade Required\r\nContent-Length: 0\r\n\r\n'),
+        line('R', 5, 3, 'GET /next HTTP/1.1\r\n\r\n'), line('W', 5, 4, OK),
+        line('R', 6, 5, 'GET /ws HTTP/1.1\r\nUpgrade: WebSocket, foo/2\r\n\r\nGET /frame HTTP/1.1\r\n\r\n'),
+        line('W', 6, 6, 'HTTP/1.1 101 Switching Protocols\r\n\r\nHTTP/1.1 200 OK\r\n\r\n'),
+        line('R', 6, 7, 'GET /later HTTP/1.1\r\n\r\n'), line('W', 6, 8, OK), closeLine(6, 9),
+        line('R', 6, 10, 'GET /fd-reused HTTP/1.1\r\n\r\n'), line('W', 6, 11, OK),
+      ]);
+      assert.deepStrictEqual(said(records), ['server GET /ws 426', 'server GET /next 200', 'server GET /ws 101 -> WebSocket', 'server GET /fd-reused 200']);
+    });
+
+    it('a CONNECT answered 2xx is a tunnel; an Upgrade naming no protocol token is "unknown", never text of the peer\'s', function () {
+      const { records } = feed([
+        line('W', 5, 1, 'CONNECT db:5432 HTTP/1.1\r\nHost: db:5432\r\n\r\n'), line('R', 5, 2, 'HTTP/1.1 200 Connection Established\r\n\r\n'),
+        line('W', 5, 3, 'GET /inside HTTP/1.1\r\n\r\n'), line('R', 5, 4, OK),
+        line('R', 6, 5, 'GET /x HTTP/1.1\r\nUpgrade: \x1b[31mred\r\n\r\n'), line('W', 6, 6, 'HTTP/1.1 101 Switching Protocols\r\nUpgrade: \x1b]0;x\r\n\r\n'),
+      ]);
+      assert.deepStrictEqual(said(records), ['client CONNECT db:5432 200 -> tunnel', 'server GET /x 101 -> unknown']);
+      assert.match(renderLine(records[0]), /db:5432 {2}\(a tunnel: not read further\)\n$/);
+      assert.ok(!renderLine(records[1]).includes('\x1b'));
+    });
+  });
+
   describe('what a peer or the process controls', function () {
     it('refuses entries not as the program writes them, and counts them', function () {
       const bad = { type: 'map', data: { '@rd0': { '7,1,5,10,20': 'GET / HTTP/1.1\r\n\r\n', '7,1,5,3,3': 'GET /', 'x,1,5,3,3': 'GET', '7,2,5,5,5': 5 } } };

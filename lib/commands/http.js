@@ -252,8 +252,11 @@ async function runWire(plan, ctx) {
   let headerShown = false;
   const show = (done) => {
     for (const r of done) {
-      if (r.us < minUs) continue;
-      shown.requests++;
+      // A connection whose requests are not read (HTTP/2): a line of its
+      // own, in no histogram (the closing lines count them).
+      if (r.connection && args.latency) continue;
+      if (!r.connection && r.us < minUs) continue;
+      if (!r.connection) shown.requests++;
       if (args.latency) { stats.add(r); continue; }
       if (args.json) { output.write(records.renderJSONLine(r, { wallMinusMonoNs: ctx.wallMinusMonoNs })); continue; }
       if (!headerShown) { output.write(records.HEADER); headerShown = true; }

@@ -214,16 +214,28 @@ function wallMs(r, wallMinusMonoNs) {
 
 const HEADER = `${'TIME'.padEnd(12)} ${'PID'.padStart(7)} ${'DIR'.padEnd(6)} ${'METHOD'.padEnd(7)} ${'STATUS'.padStart(10)} ${'MS'.padStart(9)}  URL\n`;
 
+// The wire's records may say that a connection left HTTP/1 (lib/http/wire.js):
+// a request with `upgrade` (what the connection became after it), or a
+// connection record (`connection: 'HTTP/2'`, no request of its own).
 function renderLine(r, { wallMinusMonoNs } = {}) {
+  const start = `${clockTime(wallMs(r, wallMinusMonoNs)).padEnd(12)} ${String(r.pid).padStart(7)} ${r.direction.padEnd(6)} `;
+  if (r.connection) {
+    return safeText(`${start}${'-'.padEnd(7)} ${r.connection.padStart(10)} ${'-'.padStart(9)}  `
+      + `(an ${r.connection} connection${r.tls ? ' over TLS' : ''}: its requests are not read)`, { oneLine: true }) + '\n';
+  }
   const status = r.status === 0 ? r.error : String(r.status);
   const ms = (r.us / 1000).toFixed(1);
-  return safeText(`${clockTime(wallMs(r, wallMinusMonoNs)).padEnd(12)} ${String(r.pid).padStart(7)} ${r.direction.padEnd(6)} `
-    + `${r.method.padEnd(7)} ${status.padStart(10)} ${ms.padStart(9)}  ${r.url}`, { oneLine: true }) + '\n';
+  const left = r.upgrade ? `  (${r.upgrade === 'tunnel' ? 'a tunnel' : `upgraded to ${r.upgrade}`}: not read further)` : '';
+  return safeText(`${start}${r.method.padEnd(7)} ${status.padStart(10)} ${ms.padStart(9)}  ${r.url}${left}`, { oneLine: true }) + '\n';
 }
 
 function renderJSONLine(r, { wallMinusMonoNs } = {}) {
+  const time = new Date(wallMs(r, wallMinusMonoNs)).toISOString();
+  if (r.connection) {
+    return JSON.stringify({ time, pid: r.pid, direction: r.direction, connection: r.connection, method: null, url: null, status: null, error: null, ms: null }) + '\n';
+  }
   return JSON.stringify({
-    time: new Date(wallMs(r, wallMinusMonoNs)).toISOString(),
+    time,
     pid: r.pid,
     direction: r.direction,
     method: r.method,
@@ -231,6 +243,7 @@ function renderJSONLine(r, { wallMinusMonoNs } = {}) {
     status: r.status === 0 ? null : r.status,
     error: r.error,
     ms: r.us / 1000,
+    ...(r.upgrade ? { upgrade: r.upgrade } : {}),
   }) + '\n';
 }
 

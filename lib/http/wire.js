@@ -15,7 +15,14 @@
 //     across reads (kept, at most CARRY_BYTES, until its CRLF comes);
 //   - a request line longer than the prefix copied: its URL cut, ending in …;
 //   - a socket closed with requests unanswered: each reported, status 0,
-//     error "closed".
+//     error "closed";
+//   - a connection that leaves HTTP/1: a request answered 101 (Upgrade:
+//     websocket, h2c, ...) or a CONNECT answered 2xx is reported with what
+//     it became (`upgrade`), and nothing after it on that connection is read
+//     as HTTP/1 (a WebSocket frame may hold "GET / HTTP/1.1"); HTTP/2's
+//     preface ("PRI * HTTP/2.0", prior knowledge, or over TLS after ALPN
+//     h2) makes one record of its own per side, `connection: 'HTTP/2'`:
+//     HTTP/2 is not decoded, its requests are not read.
 // Events come in batches (every 100 ms) whose entries have no order: they
 // are held REORDER_NS and handled in the order of their times.
 const { stringBytes, splitterFor } = require('../tracer/output-formats');
@@ -33,6 +40,13 @@ const CUT_MARK = '…';
 const STATUS_LINE = /^HTTP\/1\.[01] (\d{3})(?: .*)?$/;
 const HOST = /\r\nhost:[ \t]*([A-Za-z0-9.:[\]_-]{1,255})[ \t]*\r\n/i;
 const CONTENT_LENGTH = /\r\ncontent-length:[ \t]*(\d{1,15})[ \t]*\r\n/i;
+// HTTP/2's connection preface starts with this line (RFC 9113 3.4): no HTTP/1 request line.
+const HTTP2_PREFACE_LINE = 'PRI * HTTP/2.0';
+// An Upgrade header: the protocols asked for, or (in a 101) the one switched to.
+const UPGRADE = /\r\nupgrade:[ \t]*([^\r\n]{0,200})\r\n/i;
+// A protocol's name as shown: a token (RFC 9110 16.7), at most 32 bytes; other text is no name.
+const PROTOCOL_TOKEN = /^[A-Za-z0-9!#$%&'*+.^_`|~/-]{1,32}$/;
+const UNKNOWN_PROTOCOL = 'unknown';
 
 // Bounds: nodetrace's memory stays bounded however busy or hostile the
 // process. A connection beyond MAX_CONNECTIONS evicts the oldest; a
@@ -79,9 +93,13 @@ function batchEvents(name, map, pid, refused) {
 /**
  * The HTTP messages that start in `data` (a side's bytes: what it carried
  * over, then this call's), from a message's start. -> { messages, carry }:
- * messages { kind: 'request', method, url } | { kind: 'response', status };
- * carry: bytes to keep for the next call (a start line not ended yet), or
- * null. `whole`: data holds the whole call (not cut at the prefix).
+ * messages { kind: 'request', method, url, host, upgrade } |
+ * { kind: 'response', status, upgrade } | { kind: 'http2' } (its preface);
+ * `upgrade`: the protocol an Upgrade header names (a request's first), or
+ * null. Nothing after a preface, a request asking to upgrade or a 101 is
+ * read: those bytes may be the next protocol's. carry: bytes to keep for
+ * the next call (a start line not ended yet), or null. `whole`: data holds
+ * the whole call (not cut at the prefix).
  */
 function messagesIn(data, whole) {
   const messages = [];
@@ -98,11 +116,17 @@ function messagesIn(data, whole) {
       return { messages, carry: whole && rest.length <= CARRY_BYTES && looksLikeStart(rest) ? rest : null };
     }
     const line = data.subarray(i, eol).toString('latin1');
+    if (line === HTTP2_PREFACE_LINE) {
+      messages.push({ kind: 'http2' });
+      break;
+    }
     const req = REQUEST_LINE.exec(line);
     const res = req ? null : STATUS_LINE.exec(line);
-    if (req) messages.push({ kind: 'request', method: req[1], url: Buffer.from(req[2], 'latin1').toString('utf8'), host: hostIn(data, eol) });
-    else if (res) messages.push({ kind: 'response', status: Number(res[1]) });
+    const upgrade = req || res ? upgradeIn(data, eol) : null;
+    if (req) messages.push({ kind: 'request', method: req[1], url: Buffer.from(req[2], 'latin1').toString('utf8'), host: hostIn(data, eol), upgrade });
+    else if (res) messages.push({ kind: 'response', status: Number(res[1]), upgrade });
     else break;
+    if ((req && upgrade) || (res && Number(res[1]) === 101)) break;
     // The next message (pipelined) after this head and its body, where the
     // head ends here and says its body's length.
     const end = data.indexOf('\r\n\r\n', i, 'latin1');
@@ -123,6 +147,18 @@ function hostIn(data, eol) {
   return m ? m[1] : null;
 }
 
+// The protocol the Upgrade header of the head whose start line ends at
+// `eol` names first, as far as copied; UNKNOWN_PROTOCOL when it names no
+// token; null without one.
+function upgradeIn(data, eol) {
+  const end = data.indexOf('\r\n\r\n', eol, 'latin1');
+  const head = data.subarray(eol, end < 0 ? data.length : end + 2).toString('latin1');
+  const m = UPGRADE.exec(head);
+  if (!m) return null;
+  const first = m[1].split(',')[0].trim();
+  return PROTOCOL_TOKEN.test(first) ? first : UNKNOWN_PROTOCOL;
+}
+
 // Could these bytes be the start of a start line (a method, or "HTTP/")?
 function looksLikeStart(b) {
   const s = b.subarray(0, 5).toString('latin1');
@@ -134,6 +170,9 @@ class Connection {
     this.carry = { read: null, write: null };
     this.served = [];   // requests read, awaiting the response written
     this.made = [];     // requests written, awaiting the response read
+    // Once the connection leaves HTTP/1 (an upgrade, a tunnel, HTTP/2): what
+    // it became; its bytes are not read any more.
+    this.left = null;
   }
 }
 
@@ -157,6 +196,7 @@ class WireReader {
     this.malformedWhy = new Map();
     this.droppedBy = new Map();
     this.fullBy = new Map();
+    this.http2By = new Map();   // pid -> { server, client }: HTTP/2 connections seen, not read
     this.pid = pid;   // the traced process (the program's output does not repeat it)
   }
 
@@ -239,6 +279,7 @@ class WireReader {
     }
     const { bytes } = ev;
     const c = this.connection(ev, true);
+    if (c.left) return;   // no more HTTP/1 here: an upgraded connection's or HTTP/2's bytes
     const side = ev.type;
     const carried = c.carry[side];
     const data = carried ? Buffer.concat([carried.bytes, bytes]) : bytes;
@@ -247,25 +288,46 @@ class WireReader {
     const { messages, carry } = messagesIn(data, bytes.length === ev.ret);
     if (carry) c.carry[side] = { bytes: carry, ns: carry.length === data.length ? startNs : ev.ns };
     for (const m of messages) {
+      if (m.kind === 'http2') {
+        c.left = 'HTTP/2';
+        c.carry = { read: null, write: null };
+        // The preface read: a connection served; written: one made.
+        const direction = side === 'read' ? 'server' : 'client';
+        const n = this.http2By.get(ev.pid) || { server: 0, client: 0 };
+        n[direction]++;
+        this.http2By.set(ev.pid, n);
+        out.push({ pid: ev.pid, ns: ev.ns, direction, connection: 'HTTP/2', tls: ev.tls });
+        break;
+      }
       if (m.kind === 'request') {
         const queue = side === 'read' ? c.served : c.made;
         if (queue.length >= MAX_PENDING) { queue.shift(); bump(this.droppedBy, ev.pid); }
         // A request made is named by its URL, as the hook names it.
         const url = side === 'write' && m.host && m.url.startsWith('/') ? `${ev.tls ? 'https' : 'http'}://${m.host}${m.url}` : m.url;
-        queue.push({ method: m.method, url, ns: side === 'read' ? startNs : ev.ns });
+        queue.push({ method: m.method, url, ns: side === 'read' ? startNs : ev.ns, upgrade: m.upgrade });
       } else if (m.status >= 200 || m.status === 101) {
         // 1xx (100 Continue) is not the response; 101 (an upgrade) is.
         const queue = side === 'write' ? c.served : c.made;
         const r = queue.shift();
-        if (r) out.push(record(ev, r, side === 'write' ? 'server' : 'client', m.status, null));
+        // What the connection becomes: the protocol of the 101 (its own
+        // Upgrade header, else the request's), or a CONNECT's tunnel.
+        let left = null;
+        if (m.status === 101) left = m.upgrade || (r && r.upgrade) || UNKNOWN_PROTOCOL;
+        else if (r && r.method === 'CONNECT' && m.status < 300) left = 'tunnel';
+        if (r) out.push(record(ev, r, side === 'write' ? 'server' : 'client', m.status, null, left));
+        if (left) {
+          c.left = left;
+          c.carry = { read: null, write: null };
+          break;
+        }
       }
     }
   }
 }
 
-function record(ev, r, direction, status, error) {
+function record(ev, r, direction, status, error, upgrade = null) {
   const ns = ev.ns > r.ns ? ev.ns - r.ns : 0n;
-  return {
+  const out = {
     pid: ev.pid,
     ns: ev.ns,
     direction,
@@ -275,6 +337,9 @@ function record(ev, r, direction, status, error) {
     url: r.url,
     error,
   };
+  // Only where the connection left HTTP/1 here, so that the hook's records and the wire's compare alike.
+  if (upgrade) out.upgrade = upgrade;
+  return out;
 }
 
 function bump(map, pid, n = 1) {
@@ -296,6 +361,11 @@ function wireLossLines(reader, describe) {
     share: '',
     lostWhy: 'nodetrace could not read them before the tracer ended: their requests may be missing',
   });
+  for (const [pid, n] of reader.http2By) {
+    const sides = [n.server && `${n.server} served`, n.client && `${n.client} made`].filter(Boolean).join(', ');
+    lines.push(`${describe(pid)}: ${n.server + n.client} HTTP/2 connection${n.server + n.client === 1 ? '' : 's'} (${sides}): `
+      + 'HTTP/2 is not decoded, their requests are not reported.');
+  }
   for (const [pid, n] of reader.droppedBy) {
     lines.push(`${describe(pid)}: ${n.toLocaleString('en-US')} request${n === 1 ? '' : 's'} given up `
       + `(more than ${MAX_PENDING} unanswered on a connection, or more than ${MAX_CONNECTIONS.toLocaleString('en-US')} connections).`);
