@@ -349,9 +349,15 @@ class Symbolizer {
    * @param {object} [o] { perfMap: false } for callers that name native code only
    */
   snapshot(pid, { perfMap = true } = {}) {
+    // The mount namespace first: an exiting process gives up its memory
+    // before its namespaces (the kernel's do_exit), so a snapshot with maps
+    // always knows its mounts. Read after the maps, a process exiting in
+    // between left maps with otherMounts null, whose files could then not
+    // be read by their paths once it was gone: an add-on's kind unnamed.
+    const otherMounts = otherMountNamespace(pid);
     let maps = [];
     try { maps = parseMaps(fs.readFileSync(`/proc/${pid}/maps`, 'utf8')); } catch (err) { /* gone */ }
-    return { pid, maps, perfMap: perfMap ? openPerfMap(pid) : null, otherMounts: otherMountNamespace(pid), takenAt: Date.now() };
+    return { pid, maps, perfMap: perfMap ? openPerfMap(pid) : null, otherMounts, takenAt: Date.now() };
   }
 
   release(snap) {
