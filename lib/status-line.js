@@ -37,6 +37,22 @@ class StatusLine {
     this.timer.unref();
   }
 
+  // Once the end is asked for: the tracer detaches its probes, which can
+  // take many seconds on a busy host (docs/platforms.md, "Learned
+  // 2026-11-27"); a terminal is told so rather than left silent.
+  ending(tracerName) {
+    if (!this.timer || this.timer === 'once') return;
+    clearInterval(this.timer);
+    const since = Date.now();
+    const draw = () => {
+      const s = Math.floor((Date.now() - since) / 1000);
+      this.stream.write(`\r\x1b[Knodetrace: stopping: ${tracerName} is detaching its probes${s ? `, ${s}s` : ''}`);
+    };
+    draw();
+    this.timer = setInterval(draw, 1000);
+    this.timer.unref();
+  }
+
   stop() {
     if (!this.timer) return;
     if (this.timer === 'once') { this.timer = null; return; }

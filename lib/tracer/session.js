@@ -135,6 +135,7 @@ class TracerSession {
     r.endRequested = true;
     r.endRequestedAt = Date.now();
     r.endReason = reason;
+    if (this.status) this.status.ending(this.plan.tracer.name);
     if (this.running()) this.startEnding();
   }
 

@@ -1,0 +1,31 @@
+'use strict';
+// lib/status-line.js: what a terminal is shown while tracing and while the
+// tracer stops; logs (not a terminal) get one line only.
+const assert = require('assert');
+const { StatusLine } = require('../lib/status-line');
+
+function stream(isTTY) {
+  return { isTTY, written: '', write(text) { this.written += text; } };
+}
+
+describe('StatusLine', function () {
+  it('says on a terminal that the tracer is detaching once the end is asked for', function () {
+    const out = stream(true);
+    const line = new StatusLine(out, 'PID 42', 10);
+    line.start();
+    assert.match(out.written, /tracing PID 42, 0s elapsed \(ends in 10s or on Ctrl-C\)/);
+    line.ending('bpftrace');
+    assert.match(out.written, /\r\x1b\[Knodetrace: stopping: bpftrace is detaching its probes$/);
+    line.stop();
+    assert(out.written.endsWith('\r\x1b[K'), 'the line is cleared at the end');
+  });
+
+  it('prints one line to a log, and nothing more when the trace ends', function () {
+    const out = stream(false);
+    const line = new StatusLine(out, 'PID 42', 0);
+    line.start();
+    line.ending('bpftrace');
+    line.stop();
+    assert.strictEqual(out.written, 'nodetrace: tracing PID 42 (Ctrl-C to stop and print)\n');
+  });
+});
