@@ -4,10 +4,16 @@
 const crypto = require('crypto');
 
 const CONCURRENCY = 2;
+// A pause after each: busy (hundreds a second), not saturating. Back to
+// back, the two chains kept both cores of the test machine busy, and the
+// kernel's uprobe attach and detach of every trace beside it slowed to
+// minutes (docs/platforms.md, "Learned 2026-11-27"). PAUSE_MS=0: no pause.
+const PAUSE_MS = process.env.PAUSE_MS === undefined ? 5 : Number(process.env.PAUSE_MS);
 function one() {
   crypto.pbkdf2('secret', 'salt', 2000, 32, 'sha256', (err) => {
     if (err) throw err;
-    one();
+    if (PAUSE_MS) setTimeout(one, PAUSE_MS);
+    else one();
   });
 }
 console.log('ready ' + process.pid);
