@@ -182,7 +182,7 @@ describe('nodetrace async --stacks: where the live operations were created', fun
     assert.strictEqual(live.tracked, 24);
     assert.strictEqual(kind(r, 'FSREQCALLBACK').live.tracked, 0);
     const text = renderAsyncText(r, { pid: 1 });
-    assert.match(text, /TCPWRAP +24 alive, 2 creation stacks\n/);
+    assert.match(text, /TCPWRAP +24 alive\n/);
     assert.match(text, /\n +12  openLeakedConnection app\.js:1:1\n/);
     const json = JSON.parse(renderAsyncJSON(r, { pid: 1, tracer: 'bpftrace' }));
     assert.deepStrictEqual(json.live_stacks_kept.per_kind, STACKS_PER_KIND);
@@ -197,6 +197,21 @@ describe('nodetrace async --stacks: where the live operations were created', fun
     assert.strictEqual(m.stacks.length, Math.min(STACKS_PER_KIND, many.liveStacks.length));
     assert.strictEqual(m.stacks.reduce((n, s) => n + s.count, 0) + m.otherCount, 24);
     assert.strictEqual(m.stacks.length + m.otherStacks, many.liveStacks.length);
+  });
+
+  it('text: from the first JavaScript frame, or past the constructors; stacks that show alike are one', function () {
+    const native = ['node::AsyncWrap::AsyncReset(v8::Local<v8::Object>, double, bool)+0',
+      'node::HandleWrap::HandleWrap(node::Environment*, v8::Local<v8::Object>, uv_handle_s*, node::AsyncWrap::ProviderType)+44',
+      'node::ConnectionWrap<node::TCPWrap, uv_tcp_s>::ConnectionWrap(node::Environment*, v8::Local<v8::Object>, node::AsyncWrap::ProviderType)+27',
+      'node::TCPWrap::New(v8::FunctionCallbackInfo<v8::Value> const&)+235', 'node::TCPWrap::Instantiate(node::Environment*, node::AsyncWrap*, node::TCPWrap::SocketType)+128'];
+    const js = [...native, 'Socket.connect node:net:1202:36', 'openLeakedConnection /app/leak.js:93:30'];
+    const r = parse();
+    r.liveStacks = r.liveStacks.map((g, i) => ({ ...g, stack: { frames: g.stack.chain ? (i % 2 ? js : ['Builtins_JSBuiltinsConstructStub+207', ...js]) : native } }));
+    groupLiveStacks(r);
+    const text = renderAsyncText(r, { pid: 1 });
+    assert.match(text, /\n +12  \(node's and V8's own frames above this one: --json has them\)\n +Socket\.connect node:net:1202:36\n +openLeakedConnection \/app\/leak\.js:93:30\n/);
+    assert.match(text, /\n +12  \(node's and V8's own frames above this one: --json has them\)\n +node::TCPWrap::New\(/);
+    assert.doesNotMatch(text, /more stack/);
   });
 
   it('without --stacks: no live stacks, in text or JSON', function () {

@@ -323,6 +323,36 @@ function isJsFrame(f) {
   return /\s\S+:\d+:\d+$/.test(f) && !/\+\d+$/.test(f);
 }
 
+// The frames that say nothing of who created it: AsyncReset and the
+// constructors of the wrap's classes (`node::HandleWrap::HandleWrap(...)`).
+function isConstructorFrame(f) {
+  const m = /^node::(?:[\w<>, ]+::)*(\w+)(?:<[^(]*>)?::(\w+)\(/.exec(f);
+  return Boolean(m && (m[1] === m[2] || /^node::AsyncWrap::AsyncReset\(/.test(f)));
+}
+
+/**
+ * A kind's stacks as text shows them: from the first JavaScript frame where
+ * there is one (node's and V8's way into the constructor above it), else
+ * from the first frame past the constructors; stacks that show alike
+ * (V8's tiers: a construct stub more or less) are one. Most first.
+ */
+function textStacks(stacks) {
+  const merged = new Map();
+  for (const st of stacks) {
+    const js = st.frames.findIndex(isJsFrame);
+    let from = js;
+    if (from < 0) {
+      from = 0;
+      while (from < st.frames.length - 1 && isConstructorFrame(st.frames[from])) from++;
+    }
+    const frames = st.frames.length ? st.frames.slice(from) : ['(no frame)'];
+    const key = frames.join('\n');
+    if (!merged.has(key)) merged.set(key, { count: 0, frames, skipped: from });
+    merged.get(key).count += st.count;
+  }
+  return [...merged.values()].sort((a, b) => b.count - a.count);
+}
+
 // --stacks, text: per kind with operations left alive, its top creation stacks.
 function liveStacksText(kinds, width) {
   const out = [];
@@ -334,22 +364,17 @@ function liveStacksText(kinds, width) {
   out.push('Where the operations left alive were created (created while tracing, not destroyed by its end), most first:');
   for (const k of withLive) {
     const l = k.live;
-    const distinct = l.stacks.length + l.otherStacks;
-    out.push(`  ${k.name.padEnd(width)}  ${l.tracked} alive, ${distinct} creation stack${distinct === 1 ? '' : 's'}`);
-    for (const s of l.stacks.slice(0, STACKS_IN_TEXT)) {
-      // From the first JavaScript frame where there is one: the native
-      // frames above it are node's and V8's way into the constructor.
-      const js = s.frames.findIndex(isJsFrame);
-      const from = js > 0 ? js : 0;
-      const frames = s.frames.length ? s.frames.slice(from) : ['(no frame)'];
-      const lead = from ? [`(${from} native frames: node::AsyncWrap::AsyncReset ... in --json)`] : [];
-      [...lead, ...frames.slice(0, FRAMES_IN_TEXT)].forEach((f, i) => out.push(`    ${(i === 0 ? String(s.count) : '').padStart(6)}  ${f}`));
-      if (frames.length > FRAMES_IN_TEXT) out.push(`            ... ${frames.length - FRAMES_IN_TEXT} more frames (--json has them all)`);
+    out.push(`  ${k.name.padEnd(width)}  ${l.tracked} alive`);
+    const shown = textStacks(l.stacks);
+    for (const s of shown.slice(0, STACKS_IN_TEXT)) {
+      const lead = s.skipped ? ['(node\'s and V8\'s own frames above this one: --json has them)'] : [];
+      [...lead, ...s.frames.slice(0, FRAMES_IN_TEXT)].forEach((f, i) => out.push(`    ${(i === 0 ? String(s.count) : '').padStart(6)}  ${f}`));
+      if (s.frames.length > FRAMES_IN_TEXT) out.push(`            ... ${s.frames.length - FRAMES_IN_TEXT} more frames (--json has them all)`);
     }
-    const rest = distinct - Math.min(distinct, STACKS_IN_TEXT);
-    if (rest > 0) {
-      const shownCount = l.stacks.slice(0, STACKS_IN_TEXT).reduce((n, s) => n + s.count, 0);
-      out.push(`    ${rest} more stack${rest === 1 ? '' : 's'} of ${l.tracked - shownCount} alive (--json keeps ${STACKS_PER_KIND} a kind, counts the rest)`);
+    const restStacks = shown.length - Math.min(shown.length, STACKS_IN_TEXT) + l.otherStacks;
+    if (restStacks > 0) {
+      const shownCount = shown.slice(0, STACKS_IN_TEXT).reduce((n, s) => n + s.count, 0);
+      out.push(`    ${restStacks} more stack${restStacks === 1 ? '' : 's'} of ${l.tracked - shownCount} alive (--json keeps ${STACKS_PER_KIND} a kind, counts the rest)`);
     }
     if (l.unkept > 0n) out.push(`    ${l.unkept} more created without their stack: more than ${LIVE_KEPT} alive at once`);
   }
