@@ -172,6 +172,16 @@ describe('nodetrace async --stacks: where the live operations were created', fun
     assert(r.kinds.every((k) => k.number >= 0) && r.samples >= 4);
   });
 
+  it('reads 0.27\'s raw stacks (bare hex, ending in 0) the same way', function () {
+    const text = fs.readFileSync(path.join(__dirname, 'fixtures', 'bpftrace-0.27-async-stacks.out'), 'utf8');
+    const r = parseAsync(splitAtEndMarker(text.split('\n')), { providers: PROVIDERS[20], stacks: true });
+    const tcp = r.liveStacks.filter((g) => g.kind === String(kind(r, 'TCPWRAP').number));
+    assert.strictEqual(tcp.reduce((n, g) => n + g.count, 0), 24);
+    assert.strictEqual(tcp.filter((g) => g.stack.chain).reduce((n, g) => n + g.count, 0), 12);
+    for (const g of tcp) assert(g.stack.frames.length > 3 && g.stack.frames.every((f) => /^0x[0-9a-f]+$/.test(f)), g.stack.frames.join(' '));
+    assert.strictEqual(kind(r, 'FSREQCALLBACK').created, 12n);
+  });
+
   it('groups stacks that name alike, keeps the most per kind, counts the rest', function () {
     const r = parse();
     // Named (here: each raw stack by its first distinct frames), some alike.

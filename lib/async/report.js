@@ -131,7 +131,8 @@ function parseAsync({ during = [], maps = '' } = {}, { providers = null, attache
 
 // async.bt's maps of live operations, keyed by the AsyncWrap's address:
 //   @live_kind[ADDR]: KIND+1     @live_js[ADDR]: HASH (of the JavaScript chain)
-//   @live_stack[ADDR]:           (then its frames, indented, one a line)
+//   @live_stack[ADDR]:           (then its frames, one a line: indented
+//                                 0x... on 0.17, bare hex ending in 0 on 0.23+)
 // and the JavaScript chain's @js_prev (read by lib/profile/js-frames.js).
 // -> { rest: the other maps' text, live: Map(addr -> { kind, chain, frames }) }
 const LIVE_NUMBER = /^@(live_kind|live_js)\[(\d+)\]: (-?\d+)$/;
@@ -146,7 +147,9 @@ function splitLiveStacks(text) {
   let frames = null;
   for (const line of text.split('\n')) {
     if (frames) {
-      if (/^\s+\S/.test(line)) { frames.push(line.trim()); continue; }
+      // A frame a line (indented; bare hex ending in 0 in 0.23+'s raw
+      // mode), to a blank line or the next map's line.
+      if (line.trim() && !line.startsWith('@')) { frames.push(line.trim()); continue; }
       frames = null;
       if (!line.trim()) continue;
     }
