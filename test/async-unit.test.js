@@ -8,11 +8,12 @@ const path = require('path');
 const { spawnSync } = require('child_process');
 const { PROVIDERS, providersOf, providerName } = require('../lib/async/providers');
 const { locateAsyncWrap, layoutOf, FUNCTIONS, RESET_24, LAYOUTS } = require('../lib/async/wrap-functions');
-const { parseAsync, isGrowing, functionAddresses, renderAsyncText, renderAsyncJSON } = require('../lib/async/report');
+const { parseAsync, isGrowing, functionAddresses, renderAsyncText, renderAsyncJSON, groupLiveStacks, STACKS_PER_KIND } = require('../lib/async/report');
 const { splitAtEndMarker } = require('../lib/tracer/output-formats');
 const { BUILDS, NODE18, missingReason } = require('./support/node-builds');
 
 const FIXTURE = path.join(__dirname, 'fixtures', 'bpftrace-async-mix.out');
+const STACKS_FIXTURE = path.join(__dirname, 'fixtures', 'bpftrace-async-stacks.out');
 
 describe('nodetrace async: provider names and layouts', function () {
   it('names a provider by its Node major\'s table, and an unknown one by its number', function () {
@@ -145,5 +146,90 @@ describe('nodetrace async: the report', function () {
     const unnamed = parseAsync(result, { providers: null });
     assert(unnamed.kinds.some((k) => k.name === 'provider 8'));
     assert.match(renderAsyncText(unnamed, { pid: 1, top: 3 }), /\.\.\. 6 more kinds \(--top 9 shows all\)/);
+  });
+});
+
+describe('nodetrace async --stacks: where the live operations were created', function () {
+  // The target opened 12 loopback connections and never closed them (both
+  // ends are TCPWRAPs: 24 alive), and read its file 12 times (all ended).
+  const lines = fs.readFileSync(STACKS_FIXTURE, 'utf8').split('\n');
+  const parse = () => parseAsync(splitAtEndMarker(lines), { providers: PROVIDERS[20], stacks: true });
+  const kind = (r, name) => r.kinds.find((k) => k.name === name);
+
+  it('keeps each live operation by kind and raw stack; the released ones have none', function () {
+    const r = parse();
+    const tcp = r.liveStacks.filter((g) => g.kind === String(kind(r, 'TCPWRAP').number));
+    assert.strictEqual(tcp.reduce((n, g) => n + g.count, 0), 24);
+    assert.strictEqual(kind(r, 'TCPWRAP').alive, 24n);
+    assert.strictEqual(r.liveStacks.reduce((n, g) => n + g.count, 0), 24, 'nothing alive but the connections');
+    assert.strictEqual(kind(r, 'FSREQCALLBACK').created, 12n);
+    // The client ends were created from JavaScript (a chain of SFIs), the
+    // server ends from node's accept (none); every frame an address.
+    const fromJs = tcp.filter((g) => g.stack.chain).reduce((n, g) => n + g.count, 0);
+    assert.strictEqual(fromJs, 12);
+    for (const g of tcp) assert(g.stack.frames.length > 3 && g.stack.frames.every((f) => /^0x[0-9a-f]+$/.test(f)), g.stack.frames.join(' '));
+    // The other maps are read as before, the live ones kept out of them.
+    assert(r.kinds.every((k) => k.number >= 0) && r.samples >= 4);
+  });
+
+  it('reads 0.27\'s raw stacks (bare hex, ending in 0) the same way', function () {
+    const text = fs.readFileSync(path.join(__dirname, 'fixtures', 'bpftrace-0.27-async-stacks.out'), 'utf8');
+    const r = parseAsync(splitAtEndMarker(text.split('\n')), { providers: PROVIDERS[20], stacks: true });
+    const tcp = r.liveStacks.filter((g) => g.kind === String(kind(r, 'TCPWRAP').number));
+    assert.strictEqual(tcp.reduce((n, g) => n + g.count, 0), 24);
+    assert.strictEqual(tcp.filter((g) => g.stack.chain).reduce((n, g) => n + g.count, 0), 12);
+    for (const g of tcp) assert(g.stack.frames.length > 3 && g.stack.frames.every((f) => /^0x[0-9a-f]+$/.test(f)), g.stack.frames.join(' '));
+    assert.strictEqual(kind(r, 'FSREQCALLBACK').created, 12n);
+  });
+
+  it('groups stacks that name alike, keeps the most per kind, counts the rest', function () {
+    const r = parse();
+    // Named (here: each raw stack by its first distinct frames), some alike.
+    for (const g of r.liveStacks) g.stack = { frames: [g.stack.chain ? 'openLeakedConnection app.js:1:1' : 'node::TCPWrap::New+1', 'x+0'] };
+    groupLiveStacks(r);
+    const live = kind(r, 'TCPWRAP').live;
+    assert.deepStrictEqual(live.stacks.map((s) => s.count), [12, 12]);
+    assert.strictEqual(live.tracked, 24);
+    assert.strictEqual(kind(r, 'FSREQCALLBACK').live.tracked, 0);
+    const text = renderAsyncText(r, { pid: 1 });
+    assert.match(text, /TCPWRAP +24 alive\n/);
+    assert.match(text, /\n +12  openLeakedConnection app\.js:1:1\n/);
+    const json = JSON.parse(renderAsyncJSON(r, { pid: 1, tracer: 'bpftrace' }));
+    assert.deepStrictEqual(json.live_stacks_kept.per_kind, STACKS_PER_KIND);
+    const tcp = json.kinds.find((k) => k.name === 'TCPWRAP').live_stacks;
+    assert.strictEqual(tcp.alive, 24);
+    assert.deepStrictEqual(tcp.stacks[0].frames.length, 2);
+    // Past STACKS_PER_KIND distinct stacks: counted, said.
+    const many = parse();
+    many.liveStacks.forEach((g, i) => { g.stack = { frames: [`f${i}+0`] }; });
+    groupLiveStacks(many);
+    const m = kind(many, 'TCPWRAP').live;
+    assert.strictEqual(m.stacks.length, Math.min(STACKS_PER_KIND, many.liveStacks.length));
+    assert.strictEqual(m.stacks.reduce((n, s) => n + s.count, 0) + m.otherCount, 24);
+    assert.strictEqual(m.stacks.length + m.otherStacks, many.liveStacks.length);
+  });
+
+  it('text: from the first JavaScript frame, or past the constructors; stacks that show alike are one', function () {
+    const native = ['node::AsyncWrap::AsyncReset(v8::Local<v8::Object>, double, bool)+0',
+      'node::HandleWrap::HandleWrap(node::Environment*, v8::Local<v8::Object>, uv_handle_s*, node::AsyncWrap::ProviderType)+44',
+      'node::ConnectionWrap<node::TCPWrap, uv_tcp_s>::ConnectionWrap(node::Environment*, v8::Local<v8::Object>, node::AsyncWrap::ProviderType)+27',
+      'node::TCPWrap::New(v8::FunctionCallbackInfo<v8::Value> const&)+235', 'node::TCPWrap::Instantiate(node::Environment*, node::AsyncWrap*, node::TCPWrap::SocketType)+128'];
+    const js = [...native, 'Socket.connect node:net:1202:36', 'openLeakedConnection /app/leak.js:93:30'];
+    const r = parse();
+    r.liveStacks = r.liveStacks.map((g, i) => ({ ...g, stack: { frames: g.stack.chain ? (i % 2 ? js : ['Builtins_JSBuiltinsConstructStub+207', ...js]) : native } }));
+    groupLiveStacks(r);
+    const text = renderAsyncText(r, { pid: 1 });
+    assert.match(text, /\n +12  \(node's and V8's own frames above this one: --json has them\)\n +Socket\.connect node:net:1202:36\n +openLeakedConnection \/app\/leak\.js:93:30\n/);
+    assert.match(text, /\n +12  \(node's and V8's own frames above this one: --json has them\)\n +node::TCPWrap::New\(/);
+    assert.doesNotMatch(text, /more stack/);
+  });
+
+  it('without --stacks: no live stacks, in text or JSON', function () {
+    const r = parseAsync(splitAtEndMarker(lines), { providers: PROVIDERS[20] });
+    groupLiveStacks(r);
+    assert.strictEqual(r.liveStacks, null);
+    assert.doesNotMatch(renderAsyncText(r, { pid: 1 }), /creation stack/);
+    const json = JSON.parse(renderAsyncJSON(r, { pid: 1, tracer: 'bpftrace' }));
+    assert(!('live_stacks_kept' in json) && json.kinds.every((k) => !('live_stacks' in k)));
   });
 });

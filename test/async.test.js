@@ -43,10 +43,10 @@ function lineFrom(target, prefix) {
   });
 }
 
-// `nodetrace async -p PID --json` until `work()` is done, then Ctrl-C.
-function traceWhile(pid, work) {
+// `nodetrace async -p PID --json [more]` until `work()` is done, then Ctrl-C.
+function traceWhile(pid, work, more = []) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [NODETRACE, 'async', '-p', String(pid), '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [NODETRACE, 'async', '-p', String(pid), '--json', ...more], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let started = false;
@@ -141,6 +141,60 @@ function checkCounts({ json, truth }) {
   assert(onLoop <= json.loop_busy_ns, `callbacks ${onLoop} ns in a loop busy ${json.loop_busy_ns} ns`);
 }
 
+// --stacks on a target that leaks loopback connections from a named
+// function (and reads its file, released): the dry run without --stacks
+// walks no stack; the client end of each connection is attributed to that
+// function, together exactly as many as the target opened.
+async function traceLeakStacks(node) {
+  const target = await startTarget('async-mix.js', { node, env: { LEAK: '20' } });
+  try {
+    // Without --stacks the program walks no stack (its @stacks part left out).
+    const dry = await nodetrace(['async', '-p', String(target.pid), '-n'], { timeoutMs: 120000 });
+    assert.strictEqual(dry.code, 0, dry.stderr);
+    assert.match(dry.stdout, /the @stacks part left out/);
+    assert.match(dry.stdout, /@created\[\$kind\] = count\(\);/, 'the program itself is shown');
+    assert.doesNotMatch(dry.stdout, /ustack|@live_stack|reg\("bp"\)/);
+    const dryStacks = await nodetrace(['async', '-p', String(target.pid), '-n', '--stacks'], { timeoutMs: 120000 });
+    assert.strictEqual(dryStacks.code, 0, dryStacks.stderr);
+    // With it, the script runs whole (its @stacks part in).
+    assert.match(dryStacks.stdout, /\/d-scripts\/async\.bt /);
+    assert.doesNotMatch(dryStacks.stdout, /part left out/);
+    const r = await traceWhile(target.pid, async () => {
+      target.kill('SIGUSR2');
+      await new Promise((res) => setTimeout(res, 3000));
+      const done = lineFrom(target, 'done');
+      target.kill('SIGUSR2');
+      return JSON.parse(await done);
+    }, ['--stacks']);
+    assert.strictEqual(r.code, 0, r.stderr);
+    const json = JSON.parse(r.stdout);
+    const { opened } = r.truth;
+    // 20 a second for 3 s; timers fire late on a loaded host: a handful is enough.
+    assert(opened >= 3, `the target opened ${opened} connections`);
+    const kind = (name) => json.kinds.find((k) => k.name === name);
+    const tcp = kind('TCPWRAP').live_stacks;
+    const show = JSON.stringify(tcp, null, 1).slice(0, 6000);
+    // The client end of each: created under openLeakedConnection, named
+    // as lib/v8 names frames (`name file:line:column`); however many
+    // stacks V8's tiers made of it, together exactly what the target opened.
+    const leaking = tcp.stacks.filter((s) => s.frames.some((f) => /^openLeakedConnection \S+async-mix\.js:\d+:\d+$/.test(f)));
+    assert(leaking.length >= 1, show);
+    assert.strictEqual(tcp.other_stacks, 0, show);
+    assert.strictEqual(leaking.reduce((n, s) => n + s.count, 0), opened, show);
+    // The server end of each: created by node's accept (onconnection), no
+    // frame of that function: every live TCPWRAP has its stack (both ends).
+    assert.strictEqual(tcp.alive, 2 * opened, show);
+    assert.strictEqual(tcp.without_stack, 0);
+    // The file reads were released: none alive, none kept.
+    const fsKind = kind('FSREQCALLBACK');
+    assert.strictEqual(fsKind.created, r.truth['fs.read']);
+    assert.strictEqual(fsKind.live_stacks.alive, 0, JSON.stringify(fsKind.live_stacks));
+    console.log(`      ${opened} opened: ${tcp.alive} TCPWRAPs alive in ${tcp.stacks.length} stacks, ${leaking.length} of them under openLeakedConnection`);
+  } finally {
+    stopTarget(target);
+  }
+}
+
 describe('nodetrace async @tracer', function () {
   this.timeout(ATTACH_MS + 240000);
   before(function () { requireTracing(this); });
@@ -210,6 +264,10 @@ describe('nodetrace async @tracer', function () {
       stopTarget(target);
     }
   });
+
+  it('--stacks: the connections left open are where the function that opened them made them', async function () {
+    await traceLeakStacks(process.execPath);
+  });
 });
 
 for (const build of [NODE18, ...BUILDS.filter((b) => b.name !== 'host')]) {
@@ -220,6 +278,10 @@ for (const build of [NODE18, ...BUILDS.filter((b) => b.name !== 'host')]) {
 
     it('counts each kind of operation the target counted itself', async function () {
       checkCounts(await traceMix(build.node));
+    });
+
+    it('--stacks: the connections left open are where the function that opened them made them', async function () {
+      await traceLeakStacks(build.node);
     });
   });
 }

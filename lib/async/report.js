@@ -10,6 +10,7 @@ const { formatDuration } = require('../render/units');
 const { jsonInteger, jsonEstimate, jsonHistogram } = require('../render/json');
 const { safeText } = require('../terminal-safe');
 const { providerName } = require('./providers');
+const { userFrames } = require('../tracer/stack-frames');
 
 const JSON_VERSION = 1;
 const ALIVE_MARK = /^ALIVE (\d+)$/;
@@ -20,6 +21,13 @@ const MIN_TREND_SAMPLES = 4;
 // The functions kept per kind (most callback time first): in JSON; text shows fewer.
 const FUNCTIONS_PER_KIND = 10;
 const FUNCTIONS_IN_TEXT = 3;
+// --stacks: the creation stacks kept per kind (most live operations
+// first), in JSON; the rest are counted. Text shows fewer, and fewer frames.
+const STACKS_PER_KIND = 10;
+const STACKS_IN_TEXT = 3;
+const FRAMES_IN_TEXT = 12;
+// What async.bt keeps at once (its LIVE_KEPT): the bound said in the output.
+const LIVE_KEPT = 16384;
 
 function byKey(model, name) {
   const agg = model.aggregations.find((a) => a.name === name);
@@ -67,8 +75,9 @@ function isGrowing(series) {
  * Counts are BigInt, as in lib/aggregation's model. `providers`: the Node
  * version's table (lib/async/providers.js), or null (numbers shown).
  */
-function parseAsync({ during = [], maps = '' } = {}, { providers = null, attachedNs = null } = {}) {
-  const model = parse(String(maps || '').replace(/\0/g, ''), { tracer: 'bpftrace' });
+function parseAsync({ during = [], maps = '' } = {}, { providers = null, attachedNs = null, stacks = false } = {}) {
+  const { rest, live } = splitLiveStacks(String(maps || '').replace(/\0/g, ''));
+  const model = parse(rest, { tracer: 'bpftrace' });
   const m = Object.fromEntries(['created', 'callbacks', 'destroyed', 'wait_us', 'wait_max_us', 'callback_us',
     'callback_max_us', 'callback_total_ns', 'loop_callback_ns'].map((n) => [n, byKey(model, n)]));
   const scalar = (name) => { const e = byKey(model, name).get(''); return e ? e.value : null; };
@@ -108,7 +117,102 @@ function parseAsync({ during = [], maps = '' } = {}, { providers = null, attache
     || cmp(b.created, a.created) || a.number - b.number);
   const tracedNs = scalar('traced_ns');
   const spanNs = attachedNs && attachedNs > 0 ? attachedNs : tracedNs !== null ? Number(tracedNs) : null;
-  return { kinds, tracedNs, loopBusyNs: scalar('loop_busy_ns') || 0n, seconds: spanNs ? spanNs / 1e9 : null, samples: samples.length };
+  const unkept = byKey(model, 'unkept');
+  for (const k of kinds) k.unkept = value(unkept, String(k.number)) || 0n;
+  return {
+    kinds, tracedNs, loopBusyNs: scalar('loop_busy_ns') || 0n, seconds: spanNs ? spanNs / 1e9 : null, samples: samples.length,
+    // --stacks: the live operations grouped by kind and raw stack, to be
+    // named (lib/loop/name-stacks.js) and then grouped per kind (groupLiveStacks).
+    liveStacks: stacks ? groupRaw(live) : null,
+  };
+}
+
+// ---- --stacks: where the live operations were created ------------------------
+
+// async.bt's maps of live operations, keyed by the AsyncWrap's address:
+//   @live_kind[ADDR]: KIND+1     @live_js[ADDR]: HASH (of the JavaScript chain)
+//   @live_stack[ADDR]:           (then its frames, one a line: indented
+//                                 0x... on 0.17, bare hex ending in 0 on 0.23+)
+// and the JavaScript chain's @js_prev (read by lib/profile/js-frames.js).
+// -> { rest: the other maps' text, live: Map(addr -> { kind, chain, frames }) }
+const LIVE_NUMBER = /^@(live_kind|live_js)\[(\d+)\]: (-?\d+)$/;
+const LIVE_STACK = /^@live_stack\[(\d+)\]:\s*$/;
+function splitLiveStacks(text) {
+  const rest = [];
+  const live = new Map();
+  const entry = (addr) => {
+    if (!live.has(addr)) live.set(addr, { kind: null, chain: '0', frames: [] });
+    return live.get(addr);
+  };
+  let frames = null;
+  for (const line of text.split('\n')) {
+    if (frames) {
+      // A frame a line (indented; bare hex ending in 0 in 0.23+'s raw
+      // mode), to a blank line or the next map's line.
+      if (line.trim() && !line.startsWith('@')) { frames.push(line.trim()); continue; }
+      frames = null;
+      if (!line.trim()) continue;
+    }
+    const n = LIVE_NUMBER.exec(line.trim());
+    if (n) {
+      const v = BigInt.asUintN(64, BigInt(n[3]));
+      if (n[1] === 'live_kind') entry(n[2]).kind = String(v - 1n);
+      else entry(n[2]).chain = String(v);
+      continue;
+    }
+    const st = LIVE_STACK.exec(line.trim());
+    if (st) { frames = entry(st[1]).frames; continue; }
+    if (/^@js_(prev|sfi)\[/.test(line.trim())) continue;
+    rest.push(line);
+  }
+  return { rest: rest.join('\n'), live };
+}
+
+// Live operations -> [{ kind, count, stack: { frames, chain } }], one per
+// kind and raw stack, most first. An operation whose kind was not printed
+// (the map cut short) is left out.
+function groupRaw(live) {
+  const groups = new Map();
+  for (const e of live.values()) {
+    if (e.kind === null) continue;
+    const frames = userFrames(e.frames);
+    const key = `${e.kind}|${e.chain}|${frames.join(' ')}`;
+    if (!groups.has(key)) groups.set(key, { kind: e.kind, count: 0, stack: { frames, ...(e.chain !== '0' ? { chain: e.chain } : {}) } });
+    groups.get(key).count++;
+  }
+  return [...groups.values()].sort((a, b) => b.count - a.count);
+}
+
+/**
+ * After the frames are named: each kind's live operations by creation
+ * stack (raw stacks that name alike are one) -> kind.live = { tracked,
+ * stacks: [{ count, frames }] (STACKS_PER_KIND at most, most first),
+ * otherStacks, otherCount, unkept }. Pure; sets nothing without --stacks.
+ */
+function groupLiveStacks(r) {
+  if (!r.liveStacks) return r;
+  const perKind = new Map();
+  for (const g of r.liveStacks) {
+    if (!perKind.has(g.kind)) perKind.set(g.kind, new Map());
+    const named = perKind.get(g.kind);
+    const key = g.stack.frames.join('\n');
+    if (!named.has(key)) named.set(key, { count: 0, frames: g.stack.frames });
+    named.get(key).count += g.count;
+  }
+  for (const k of r.kinds) {
+    const all = [...(perKind.get(String(k.number)) || new Map()).entries()]
+      .sort(([ka, a], [kb, b]) => b.count - a.count || (ka < kb ? -1 : ka > kb ? 1 : 0)).map(([, v]) => v);
+    const kept = all.slice(0, STACKS_PER_KIND);
+    const others = all.slice(STACKS_PER_KIND);
+    k.live = {
+      tracked: all.reduce((n, s) => n + s.count, 0),
+      stacks: kept,
+      otherStacks: others.length,
+      otherCount: others.reduce((n, s) => n + s.count, 0),
+      unkept: k.unkept,
+    };
+  }
+  return r;
 }
 
 function cmp(a, b) { return a === b ? 0 : a > b ? 1 : -1; }
@@ -199,6 +303,7 @@ function renderAsyncText(r, { pid, who, version, top = 15 }) {
       }
     }
   }
+  if (r.liveStacks) out.push('', ...liveStacksText(r.kinds.slice(0, top), widths[0]));
   const growing = r.kinds.filter((k) => k.growing);
   out.push('');
   if (growing.length) {
@@ -213,6 +318,70 @@ function renderAsyncText(r, { pid, who, version, top = 15 }) {
   out.push('WAIT: from creation to its first callback. CALLBACK: time on the thread, nested callbacks not included.',
     'Timers, setImmediate and promises are not AsyncWraps: not counted here (docs/reading-output.md#async).');
   return safeText(out.join('\n') + '\n');
+}
+
+// A frame named from V8's metadata (lib/profile/js-frames.js profileFrame):
+// `name file:line:column`, where native ones read `symbol+offset`.
+function isJsFrame(f) {
+  return /\s\S+:\d+:\d+$/.test(f) && !/\+\d+$/.test(f);
+}
+
+// The frames that say nothing of who created it: AsyncReset and the
+// constructors of the wrap's classes (`node::HandleWrap::HandleWrap(...)`).
+function isConstructorFrame(f) {
+  const m = /^node::(?:[\w<>, ]+::)*(\w+)(?:<[^(]*>)?::(\w+)\(/.exec(f);
+  return Boolean(m && (m[1] === m[2] || /^node::AsyncWrap::AsyncReset\(/.test(f)));
+}
+
+/**
+ * A kind's stacks as text shows them: from the first JavaScript frame where
+ * there is one (node's and V8's way into the constructor above it), else
+ * from the first frame past the constructors; stacks that show alike
+ * (V8's tiers: a construct stub more or less) are one. Most first.
+ */
+function textStacks(stacks) {
+  const merged = new Map();
+  for (const st of stacks) {
+    const js = st.frames.findIndex(isJsFrame);
+    let from = js;
+    if (from < 0) {
+      from = 0;
+      while (from < st.frames.length - 1 && isConstructorFrame(st.frames[from])) from++;
+    }
+    const frames = st.frames.length ? st.frames.slice(from) : ['(no frame)'];
+    const key = frames.join('\n');
+    if (!merged.has(key)) merged.set(key, { count: 0, frames, skipped: from });
+    merged.get(key).count += st.count;
+  }
+  return [...merged.values()].sort((a, b) => b.count - a.count);
+}
+
+// --stacks, text: per kind with operations left alive, its top creation stacks.
+function liveStacksText(kinds, width) {
+  const out = [];
+  const withLive = kinds.filter((k) => k.live && (k.live.tracked > 0 || k.live.unkept > 0n))
+    .sort((a, b) => b.live.tracked - a.live.tracked);
+  if (!withLive.length) {
+    return ['Where live operations were created: none created while tracing was left alive.'];
+  }
+  out.push('Where the operations left alive were created (created while tracing, not destroyed by its end), most first:');
+  for (const k of withLive) {
+    const l = k.live;
+    out.push(`  ${k.name.padEnd(width)}  ${l.tracked} alive`);
+    const shown = textStacks(l.stacks);
+    for (const s of shown.slice(0, STACKS_IN_TEXT)) {
+      const lead = s.skipped ? ['(node\'s and V8\'s own frames above this one: --json has them)'] : [];
+      [...lead, ...s.frames.slice(0, FRAMES_IN_TEXT)].forEach((f, i) => out.push(`    ${(i === 0 ? String(s.count) : '').padStart(6)}  ${f}`));
+      if (s.frames.length > FRAMES_IN_TEXT) out.push(`            ... ${s.frames.length - FRAMES_IN_TEXT} more frames (--json has them all)`);
+    }
+    const restStacks = shown.length - Math.min(shown.length, STACKS_IN_TEXT) + l.otherStacks;
+    if (restStacks > 0) {
+      const shownCount = shown.slice(0, STACKS_IN_TEXT).reduce((n, s) => n + s.count, 0);
+      out.push(`    ${restStacks} more stack${restStacks === 1 ? '' : 's'} of ${l.tracked - shownCount} alive (--json keeps ${STACKS_PER_KIND} a kind, counts the rest)`);
+    }
+    if (l.unkept > 0n) out.push(`    ${l.unkept} more created without their stack: more than ${LIVE_KEPT} alive at once`);
+  }
+  return out;
 }
 
 // ---- JSON --------------------------------------------------------------------
@@ -247,6 +416,15 @@ function renderAsyncJSON(r, { pid, who, tracer, version }) {
         function: f.name, address: f.sfi === '0' ? null : `0x${BigInt(f.sfi).toString(16)}`, calls: jsonInteger(f.calls), total_ns: jsonInteger(f.ns),
       })),
     },
+    ...(k.live ? {
+      live_stacks: {
+        alive: k.live.tracked,
+        stacks: k.live.stacks.map((s) => ({ count: s.count, frames: s.frames })),
+        other_stacks: k.live.otherStacks,
+        other_count: k.live.otherCount,
+        without_stack: jsonInteger(k.live.unkept),
+      },
+    } : {}),
   }));
   return JSON.stringify({
     version: JSON_VERSION, pid, ...(who ? { process: identityJson(who) } : {}), tracer,
@@ -255,8 +433,12 @@ function renderAsyncJSON(r, { pid, who, tracer, version }) {
     traced_ns: jsonInteger(r.tracedNs),
     loop_busy_ns: jsonInteger(r.loopBusyNs),
     unit: 'us',
+    ...(r.liveStacks ? { live_stacks_kept: { per_kind: STACKS_PER_KIND, alive_at_once: LIVE_KEPT } } : {}),
     kinds,
   }, null, 2) + '\n';
 }
 
-module.exports = { parseAsync, parseAliveSamples, isGrowing, functionAddresses, renderAsyncText, renderAsyncJSON, MIN_TREND_SAMPLES };
+module.exports = {
+  parseAsync, parseAliveSamples, isGrowing, functionAddresses, renderAsyncText, renderAsyncJSON, groupLiveStacks, splitLiveStacks,
+  MIN_TREND_SAMPLES, STACKS_PER_KIND, LIVE_KEPT,
+};

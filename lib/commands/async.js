@@ -6,11 +6,16 @@
 // destroyed. No preparation: uprobes on node's own AsyncWrap functions
 // (lib/async/wrap-functions.js); bpftrace only (docs/programs.md#async).
 const { UserError, EXIT } = require('../errors');
-const { planTracer } = require('../tracer/plan');
+const { planTracer, readScript } = require('../tracer/plan');
+const { withoutOptional } = require('../tracer/template');
+const { rawUserStackEnv } = require('../tracer/capabilities');
+const { jsFramesSession } = require('../profile/js-frames');
+const { nameLoopStacks } = require('../loop/name-stacks');
+const { splitAtEndMarker } = require('../tracer/output-formats');
 const { runTraceCommand } = require('../tracer/run-command');
 const { requireTracer } = require('../tracer/detect');
 const { locateAsyncWrap } = require('../async/wrap-functions');
-const { parseAsync, renderAsyncText, renderAsyncJSON, functionAddresses } = require('../async/report');
+const { parseAsync, renderAsyncText, renderAsyncJSON, functionAddresses, groupLiveStacks } = require('../async/report');
 const { sharedOffset, nameFunctions } = require('../async/callback-names');
 const { targetOptions, checkTarget } = require('../targets/options');
 const { oneProcess } = require('../targets/one-process');
@@ -31,6 +36,7 @@ function builder(y) {
   return y
     .option('duration', durationOption('Stop after this many seconds (default: Ctrl-C or target exit)'))
     .option('top', { type: 'number', default: 15, describe: 'Show this many kinds, those with the most loop time first' })
+    .option('stacks', { type: 'boolean', default: false, describe: 'Where the operations still alive at the end were created: native and JavaScript stacks, grouped (costs a stack walk per operation created)' })
     .option('json', { type: 'boolean', default: false, describe: 'Print JSON instead of text (docs/json-format.md)' })
     .option('dry-run', dryRunOption())
     .check((a) => {
@@ -41,6 +47,7 @@ function builder(y) {
     })
     .example('sudo $0 async -p 4242 -d 30', 'asynchronous operations by kind over 30 seconds')
     .example('sudo $0 async my-service -d 60 --top 5', 'the five kinds with the most loop time; growing kinds are said so')
+    .example('sudo $0 async -p 4242 -d 60 --stacks', 'and where the operations left alive (leak suspects) were created')
     .example('$0 async -p 4242 -n', 'show exactly what would be loaded into the kernel, and how');
 }
 
@@ -53,27 +60,43 @@ function plan(args, tracer) {
       { hint: 'nodetrace async reads node\'s AsyncWrap objects (official Node 18 to 26, Debian\'s 18).', exitCode: EXIT.NOT_FOUND });
   }
   const { sharedAt, note: functionsNote } = sharedOffset(pid);
+  const stacks = Boolean(args.stacks);
   return planTracer(tracer, {
     script: SCRIPT,
+    // Without --stacks the @stacks part is left out: no stack is walked.
+    ...(stacks ? {} : {
+      programText: withoutOptional(readScript(SCRIPT, 'bpftrace'), 'stacks',
+        'instantiated by nodetrace async: the @stacks part left out, no --stacks'),
+      without: ['stacks'],
+    }),
     // The mapped file itself, without -p (the program filters by PID): the
     // form every bpftrace resolves right (capabilities.js uprobesWithPid).
     args: { OBJECT: found.file, PID: pid, ...found.functions, ...found.layout, SHARED_AT: sharedAt },
     attachTimeoutMs: ATTACH_TIMEOUT_MS,
     // @born holds each operation until its first callback or its end.
-    env: { BPFTRACE_CACHE_USER_SYMBOLS: '1', BPFTRACE_MAP_KEYS_MAX: '65536' },
+    // With --stacks, raw user stacks, named by nodetrace from a snapshot of
+    // the target (lib/loop/name-stacks.js), as loop --stacks does.
+    env: { BPFTRACE_CACHE_USER_SYMBOLS: '1', BPFTRACE_MAP_KEYS_MAX: '65536', ...(stacks ? rawUserStackEnv(tracer) : {}) },
     describe: `the asynchronous operations of ${describeIdentity(who)}`,
     target: { pid },
-    details: { process: who, version: found.version, providers: found.providers },
+    details: { process: who, version: found.version, providers: found.providers, stacks, ...(stacks && sharedAt ? { jsFrames: {} } : {}) },
     warnings: [...(note ? [note] : []), ...(functionsNote ? [functionsNote] : []),
       ...(found.providers ? [] : [`no provider names for Node v${found.version}: kinds are shown by number`])],
   });
 }
 
-function report(result, { args, tracer, plan: p }) {
+function report(result, { args, tracer, plan: p, snapshots }, run = {}) {
   const pid = p.target.pid;
   const { process: who, version, providers } = p.details;
   const attachedNs = result.readyAt && result.endedAt ? (result.endedAt - result.readyAt) * 1e6 : null;
-  const r = parseAsync(result, { providers, attachedNs });
+  // Lines taken as they came, to name JavaScript frames meanwhile (lib/profile/js-frames.js).
+  if (run.lines) Object.assign(result, splitAtEndMarker(run.lines));
+  const r = parseAsync(result, { providers, attachedNs, stacks: p.details.stacks });
+  if (r.liveStacks && snapshots) {
+    const named = nameLoopStacks(r.liveStacks.map((s) => s.stack), snapshots.symbolizer, snapshots.latest, { js: run.js });
+    r.liveStacks.forEach((s, i) => { s.stack = named[i]; });
+  }
+  groupLiveStacks(r);
   // The callbacks' functions named from the process's memory (it is still
   // there unless it exited; then they keep their addresses).
   const names = nameFunctions(pid, functionAddresses(r));
@@ -83,9 +106,21 @@ function report(result, { args, tracer, plan: p }) {
   return { gathered: r.kinds.length > 0 };
 }
 
-function handler(args) {
-  // Only bpftrace: DTrace for Linux's pid provider is not there (docs/programs.md#async).
-  return runTraceCommand(args, { name: 'async', plan, report, tracer: () => requireTracer('bpftrace') });
+async function handler(args) {
+  const run = {};   // JavaScript frames captured with --stacks: { js, lines }
+  try {
+    // Only bpftrace: DTrace for Linux's pid provider is not there (docs/programs.md#async).
+    await runTraceCommand(args, {
+      name: 'async', plan,
+      report: (result, ctx) => report(result, ctx, run),
+      tracer: () => requireTracer('bpftrace'),
+      sessionOptions: (pl) => jsFramesSession(pl, run),
+      // The target's memory map and perf map, to name the creation stacks' frames.
+      snapshots: args.stacks ? { perfMap: true } : undefined,
+    });
+  } finally {
+    if (run.js) run.js.close();
+  }
 }
 
 module.exports = {

@@ -73,6 +73,7 @@ function bpftraceVariants(tracer, { pid, bunyanLib, httpLib }) {
 
   add('gc -p (IncrementalMarking::Step filled in)', gc.plan({ pid: p }, tracer));
   add('async -p', asyncCommand.plan({ pid: p }, tracer));
+  add('async -p --stacks', asyncCommand.plan({ pid: p, stacks: true }, tracer));
   add('loop -p --stacks', loop.plan({ pid: p, over: '100ms', stacks: true }, tracer));
   add('profile -p (JavaScript frames from V8\'s metadata: profile-js.bt)', profile.plan({ pid: p, frequency: 99 }, tracer));
   add('profile -p --no-v8-frames (profile.bt)', profile.plan({ pid: p, frequency: 99, v8Frames: false }, tracer));

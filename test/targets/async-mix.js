@@ -10,9 +10,11 @@
 // with EXIT=1 exits then. BUSY_MS=N: the first pbkdf2 callback busy-waits
 // N ms on the loop (and says so: "busy N").
 // LEAK=N: instead, on SIGUSR2 it opens a loopback TCP connection to a plain
-// net server of its own every 1000/N ms and never closes one (both ends are
-// TCPWRAPs that stay), and answers a second SIGUSR2 with
-//   done {"opened":N}
+// net server of its own every 1000/N ms, from the function
+// openLeakedConnection, and never closes one (both ends are TCPWRAPs that
+// stay), and reads its own file each time (released: FSREQCALLBACKs that
+// end; counted as made); it answers a second SIGUSR2 with
+//   done {"opened":N,"fs.read":N}
 const fs = require('fs');
 const dns = require('dns');
 const net = require('net');
@@ -86,14 +88,22 @@ server.on('connection', () => { done['http.connections']++; });
 const kept = [];
 const sink = net.createServer(() => {});
 let leaking = null;
+// The leak: a connection opened here is never closed (its name is what
+// `nodetrace async --stacks` must find in the creation stack).
+function openLeakedConnection() {
+  kept.push(net.connect(sink.address().port, '127.0.0.1'));
+}
 function leak() {
   if (leaking) {
     clearInterval(leaking);
-    console.log('done ' + JSON.stringify({ opened: kept.length }));
+    console.log('done ' + JSON.stringify({ opened: kept.length, 'fs.read': done['fs.read'] }));
     return;
   }
   leaking = setInterval(() => {
-    kept.push(net.connect(sink.address().port, '127.0.0.1'));
+    openLeakedConnection();
+    // Counted when made: the last may still be on its way when "done" is said.
+    done['fs.read']++;
+    fs.read(fd, into, 0, into.length, 0, (err) => { if (err) throw err; });
   }, 1000 / LEAK);
 }
 
