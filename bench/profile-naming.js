@@ -19,6 +19,7 @@
 //   sudo node bench/profile-naming.js [--seconds 10] [--many-seconds 30]
 //        [--hz 99] [--functions 5000] [--only steady,churn,many] [--json]
 // NODETRACE_BPFTRACE picks another bpftrace (lib/tracer/detect.js).
+const fs = require('fs');
 const path = require('path');
 const readline = require('readline');
 const { spawn } = require('child_process');
@@ -113,7 +114,8 @@ function compare({ pid, parsed, names, symbolizer, snap }) {
   const perf = new Map();
   pcs.forEach((x, i) => perf.set('pc:' + x, a.frames[i]));
   returns.forEach((x, i) => perf.set('ret:' + x, b.frames[i]));
-  const c = { samples: 0, jsFrames: 0, both: 0, sameFunction: 0, sameText: 0, unnamed: 0, inKernel: 0, noChain: 0, beyondWalk: 0, v8Only: 0, jitUnnamedByMap: 0, wrong: new Map(), missed: new Map() };
+  const reused = reusedCode(snap, stacks);
+  const c = { samples: 0, ambiguous: 0, ambiguousWrong: 0, jsFrames: 0, both: 0, sameFunction: 0, sameText: 0, unnamed: 0, inKernel: 0, noChain: 0, beyondWalk: 0, v8Only: 0, jitUnnamedByMap: 0, wrong: new Map(), wrongAt: new Map(), missed: new Map() };
   for (const s of stacks) {
     c.samples += s.count;
     const chain = s.chain ? names.chain(s.chain) : new Map();
@@ -136,12 +138,54 @@ function compare({ pid, parsed, names, symbolizer, snap }) {
         return;
       }
       c.both += s.count;
+      // Code space reused: the perf map names this address more than one
+      // way, and its last name (the symbolizer's) may be a later function's.
+      const ambiguous = reused.has((i === 0 ? 0 : -1) + parseInt(f, 16));
+      if (ambiguous) c.ambiguous += s.count;
+      if (where(shown.name) !== where(truth.name) && ambiguous) c.ambiguousWrong += s.count;
       if (where(shown.name) === where(truth.name)) c.sameFunction += s.count;
-      else c.wrong.set(`${shown.name}  ≠  ${truth.name}`, (c.wrong.get(`${shown.name}  ≠  ${truth.name}`) || 0) + s.count);
+      else {
+        const key = `${shown.name}  ≠  ${truth.name}`;
+        c.wrong.set(key, (c.wrong.get(key) || 0) + s.count);
+        c.wrongAt.set(i, (c.wrongAt.get(i) || 0) + s.count);
+        if (process.env.NAMING_DEBUG) {
+          const perfNames = s.user.slice(0, i + 2).map((x, j) => { const r = perf.get((j === 0 ? 'pc:' : 'ret:') + x.toLowerCase()); return r ? userFrame(r).name.split(' ')[0] : x; });
+          console.error(`at ${i}: perf ${perfNames.join(' | ')}   V8 ${[...chain].map(([d, r]) => `${d}=${r.name}`).join(', ')}`);
+        }
+      }
       if (shown.name === truth.name) c.sameText += s.count;
     });
   }
   return c;
+}
+
+// The sampled code addresses that more than one function's code covered
+// during the run (entries of the perf map as the snapshot saw it).
+function reusedCode(snap, stacks) {
+  const wanted = new Set();
+  for (const s of stacks) s.user.forEach((f, i) => { if (/^0x/i.test(f)) wanted.add(parseInt(f, 16) - (i === 0 ? 0 : 1)); });
+  const names = new Map();
+  const pm = snap.perfMap;
+  if (!pm || pm.fd === undefined) return new Set();
+  const buf = Buffer.alloc(pm.size);
+  fs.readSync(pm.fd, buf, 0, pm.size, 0);
+  const sorted = [...wanted].sort((a, b) => a - b);
+  for (const line of buf.toString('utf8').split('\n')) {
+    const m = /^([0-9a-f]+) ([0-9a-f]+) (.*)$/i.exec(line);
+    if (!m) continue;
+    const start = parseInt(m[1], 16);
+    const end = start + parseInt(m[2], 16);
+    // (the first sampled address at or after start)
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) { const mid = (lo + hi) >> 1; if (sorted[mid] < start) lo = mid + 1; else hi = mid; }
+    for (let k = lo; k < sorted.length && sorted[k] < end; k++) {
+      const set = names.get(sorted[k]) || new Set();
+      set.add(m[3].replace(/^(JS|LazyCompile|Function):[~^+*]?/, ''));
+      names.set(sorted[k], set);
+    }
+  }
+  return new Set([...names].filter(([, set]) => set.size > 1).map(([a]) => a));
 }
 
 // "name /file.js:3:17" -> "/file.js:3:17": where the function starts.
@@ -241,6 +285,9 @@ async function main() {
     row('of the JS frames: wrong (goal <= 0.5%)', (r) => `${r.wrongFrames} ${pct(r.wrongFrames, r.jsFrames)}`);
     row('  of which in samples taken in the kernel', (r) => r.inKernel);
     row('  of which in other samples with no chain', (r) => r.noChain);
+    row('named by both, at code the map names 2+ ways', (r) => r.ambiguous);
+    row('  of which disagree', (r) => r.ambiguousWrong);
+    row('wrong where the map is unambiguous', (r) => `${r.wrongFrames - r.ambiguousWrong} ${pct(r.wrongFrames - r.ambiguousWrong, r.jsFrames - r.ambiguous)}`);
     row('named by V8 only (interpreted, builtins)', (r) => r.v8Only);
     row('JIT frames the perf map does not name', (r) => r.jitUnnamedByMap);
     for (const m of modes) {
