@@ -14,7 +14,11 @@
 //           service is): how long naming takes after the trace ends
 // Counts are of frames, weighted by samples. A frame is JavaScript when the
 // perf map names it; "agree" compares the function (file:line:column, then
-// the whole text) of the two names.
+// the whole text) of the two names. Unnamed frames are split by why (in a
+// sample taken in the kernel, deeper than the walk); frames at code the
+// perf map names more than one way (V8 reused that code space: its last
+// name may be a later function's) are counted apart, as the truth is
+// ambiguous there. NAMING_DEBUG=1 prints each disagreement's chains.
 //
 //   sudo node bench/profile-naming.js [--seconds 10] [--many-seconds 30]
 //        [--hz 99] [--functions 5000] [--only steady,churn,many] [--json]
