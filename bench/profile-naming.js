@@ -219,6 +219,7 @@ async function accuracy(tracer, mode, o) {
     }
   } finally {
     child.kill('SIGKILL');
+    fs.rmSync(`/tmp/perf-${child.pid}.map`, { force: true });   // the perf map the flag made
   }
 }
 
