@@ -44,6 +44,19 @@ describe('profile: JavaScript frames from V8\'s metadata (pure)', () => {
     assert.strictEqual(names.chain('12345').size, 0, 'a hash never printed names nothing');
   });
 
+  it('an SFI is named as it was when its entry was printed, not as its address was first named (compaction moves SFIs)', () => {
+    const known = new Map([[0x1001n, HOT]]);
+    const names = new SampleNames(fakeNamer(known), { close() {} });
+    const h1 = mix(0n, 0x1001n, 0);
+    names.take(`@js_sfi[${signed(h1)}]: ${0x1001n}`);
+    // A compaction later: middleHot's SFI now sits where hotSpin's was.
+    known.set(0x1001n, MID);
+    const h2 = mix(0n, 0x1001n, 1);
+    names.take(`@js_sfi[${signed(h2)}]: ${(1n << 48n) | 0x1001n}`);
+    assert.strictEqual(names.chain(signed(h1)).get(0), HOT);
+    assert.strictEqual(names.chain(signed(h2)).get(1), MID);
+  });
+
   it('a cycle in what the maps say ends the chain', () => {
     const names = new SampleNames(fakeNamer(new Map([[0x1001n, HOT]])), { close() {} });
     names.take('@js_prev[7]: 8');

@@ -4,8 +4,8 @@
 // per frame whose slots hold a JavaScript function, its SharedFunctionInfo,
 // kept in two maps keyed by a running hash of the sample's chain
 // (@js_prev[HASH] = the hash before, @js_sfi[HASH] = DEPTH << 48 | SFI) and
-// the chain's last hash in the sample's key. Each SFI is named when it is
-// first printed (every second), while the process runs: SFIs move only in
+// the chain's last hash in the sample's key. Each SFI is named each time it
+// is printed (every second), while the process runs: SFIs move only in
 // compaction, and lib/v8/namer.js checks an SFI's map again before it uses
 // a cached name (docs/v8-frames.md).
 const fs = require('fs');
@@ -77,7 +77,7 @@ class SampleNames {
     this.memory = memory;
     this.prev = new Map();    // hash -> hash before
     this.sfiAt = new Map();   // hash -> { depth, sfi }
-    this.names = new Map();   // sfi -> name result (or null), as named when first seen
+    this.names = new Map();   // sfi -> name result (or null), as last named
     this.chains = new Map();  // hash -> Map(depth -> name result)
     this.limitation = namer.limitation();
     this.dropped = 0;          // entries past the bounds above
@@ -90,16 +90,19 @@ class SampleNames {
     if (this.prev.size >= MAX_ENTRIES || this.sfiAt.size >= MAX_ENTRIES) { this.dropped++; return true; }
     if (e.map === 'js_prev') this.prev.set(e.key, e.value);
     else {
+      // Named as printed (within a second of its capture), kept with the
+      // entry: after a compaction another function's SFI can sit at the
+      // same address, and a name kept by address would name it wrongly.
       const sfi = e.value & SFI_MASK;
-      this.sfiAt.set(e.key, { depth: Number(e.value >> DEPTH_SHIFT), sfi });
-      this.name(sfi);
+      this.sfiAt.set(e.key, { depth: Number(e.value >> DEPTH_SHIFT), sfi, name: this.name(sfi) });
     }
     return true;
   }
 
+  // The namer is asked again each time (it re-reads the SFI's map and
+  // fields, and keeps what it named by address only while they match).
   name(sfi) {
-    if (this.names.has(sfi)) return this.names.get(sfi);
-    if (this.names.size >= MAX_SFIS) { this.dropped++; return null; }
+    if (!this.names.has(sfi) && this.names.size >= MAX_SFIS) { this.dropped++; return null; }
     let r = null;
     try { r = this.namer.nameSfi(sfi); } catch (err) { r = null; }
     this.names.set(sfi, r);
@@ -115,8 +118,7 @@ class SampleNames {
     for (let i = 0; h !== 0n && i < MAX_CHAIN; i++) {
       const at = this.sfiAt.get(h);
       if (!at) break;
-      const r = this.names.get(at.sfi);
-      if (r) out.set(at.depth, r);
+      if (at.name) out.set(at.depth, at.name);
       if (!this.prev.has(h)) break;
       h = this.prev.get(h);
     }
