@@ -2,10 +2,11 @@
 // What integration tests share: starting a target program and waiting for it
 // to say it is ready, running bin/nodetrace as a user would, and skipping
 // (with the reason) where this host cannot trace.
-const fs = require('fs');
 const path = require('path');
 const { spawn } = require('child_process');
 const { detectBpftrace, BPFTRACE_ENV } = require('../../lib/tracer/detect');
+const { allPids, isRunning } = require('../../lib/proc');
+const { readStat } = require('../../lib/proc/stat');
 
 const ROOT = path.join(__dirname, '..', '..');
 
@@ -25,25 +26,12 @@ function track(child) {
 const dying = new Set();
 const DYING_WAIT_MS = 120000;
 
-function childPids(ppid) {
-  const found = [];
-  for (const name of fs.readdirSync('/proc')) {
-    if (!/^[0-9]+$/.test(name)) continue;
-    let stat;
-    try { stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8'); } catch (_) { continue; }
-    // pid (comm) state ppid ...: comm may hold spaces and parentheses.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(fields[1]) === ppid) found.push(Number(name));
-  }
-  return found;
-}
+const childPids = (ppid) => allPids().filter((pid) => (readStat(pid) || {}).ppid === ppid);
 
 function killTracked(child) {
   if (child.pid) for (const pid of childPids(child.pid)) dying.add(pid);
   child.kill('SIGKILL');
 }
-
-const alive = (pid) => fs.existsSync(`/proc/${pid}`);
 
 // Called as a mocha hook (its `this`), it allows itself the wait.
 async function killStragglers() {
@@ -51,7 +39,7 @@ async function killStragglers() {
   live.clear();
   if (this && typeof this.timeout === 'function' && dying.size) this.timeout(DYING_WAIT_MS + 10000);
   const until = Date.now() + DYING_WAIT_MS;
-  while ([...dying].some(alive) && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
+  while ([...dying].some(isRunning) && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
   dying.clear();
 }
 const NODETRACE = path.join(ROOT, 'bin', 'nodetrace');
