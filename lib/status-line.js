@@ -9,7 +9,6 @@ class StatusLine {
     this.describe = describe;
     this.durationSeconds = durationSeconds;
     this.timer = null;
-    this.startedAt = 0;
   }
 
   text(elapsedSeconds) {
@@ -27,14 +26,7 @@ class StatusLine {
       this.timer = 'once';
       return;
     }
-    this.startedAt = Date.now();
-    const draw = () => {
-      const elapsed = Math.floor((Date.now() - this.startedAt) / 1000);
-      this.stream.write('\r\x1b[K' + this.text(elapsed));
-    };
-    draw();
-    this.timer = setInterval(draw, 1000);
-    this.timer.unref();
+    this.redrawEachSecond((elapsed) => this.text(elapsed));
   }
 
   // Once the end is asked for: the tracer detaches its probes, which can
@@ -43,11 +35,13 @@ class StatusLine {
   ending(tracerName) {
     if (!this.timer || this.timer === 'once') return;
     clearInterval(this.timer);
+    this.redrawEachSecond((s) => `nodetrace: stopping: ${tracerName} is detaching its probes${s ? `, ${s}s` : ''}`);
+  }
+
+  // A terminal's line, drawn now and again each second from the seconds since.
+  redrawEachSecond(textAt) {
     const since = Date.now();
-    const draw = () => {
-      const s = Math.floor((Date.now() - since) / 1000);
-      this.stream.write(`\r\x1b[Knodetrace: stopping: ${tracerName} is detaching its probes${s ? `, ${s}s` : ''}`);
-    };
+    const draw = () => this.stream.write('\r\x1b[K' + textAt(Math.floor((Date.now() - since) / 1000)));
     draw();
     this.timer = setInterval(draw, 1000);
     this.timer.unref();
