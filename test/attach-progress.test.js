@@ -5,6 +5,7 @@ const assert = require('assert');
 const fs = require('fs');
 const { spawn } = require('child_process');
 const { requireTracing, startTarget, stopTarget, killStragglers } = require('./support/harness');
+const { collect } = require('./support/hostile-user');
 const { detectBpftrace } = require('../lib/tracer/detect');
 const { attachedProbeCount } = require('../lib/tracer/attach-progress');
 
@@ -23,14 +24,10 @@ describe('attachedProbeCount @tracer', function () {
     });
     try {
       assert.strictEqual(attachedProbeCount(bpftrace.pid), 0, 'probes counted before bpftrace attached any');
-      let said = '';
-      await new Promise((resolve, reject) => {
-        const look = (chunk) => { said += chunk; if (said.includes('__BPFTRACE_NOTIFY_PROBES_ATTACHED')) resolve(); };
-        bpftrace.stdout.on('data', look);
-        bpftrace.stderr.on('data', look);
-        bpftrace.on('exit', (code) => reject(new Error(`bpftrace exited (${code}) before attaching: ${said}`)));
-        setTimeout(() => reject(new Error(`bpftrace did not attach within 60 s (${attachedProbeCount(bpftrace.pid)} perf events and links open): ${said}`)), 60000);
-      });
+      // The notice is on stderr up to bpftrace 0.20, on stdout from 0.21.
+      const out = collect(bpftrace);
+      const notice = /__BPFTRACE_NOTIFY_PROBES_ATTACHED/;
+      await Promise.any([out.wait('stdout', notice, 60000), out.wait('stderr', notice, 60000)]);
       const n = attachedProbeCount(bpftrace.pid);
       // A perf event each (0.17), or BPF links (one may hold them all),
       // and 0.17's output buffers, a perf event per CPU, opened first.
