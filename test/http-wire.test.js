@@ -88,6 +88,35 @@ async function traceAttached(pid) {
   return { tracer, traced };
 }
 
+// Each request the clients measured, traced once on the server (and once on
+// the client for the server's own http.get), with its method, path and
+// status, and a latency the client's encloses. -> only(direction, path):
+// the one line of that request.
+function eachOnceAsMeasured(lines, measured, s, stdout) {
+  const pathOf = (l) => l.url.replace(`http://127.0.0.1:${s.port}`, '');
+  const only = (direction, p) => {
+    const found = lines.filter((l) => l.direction === direction && pathOf(l) === p);
+    assert.strictEqual(found.length, 1, `${direction} ${p}: ${found.length} lines in\n${stdout}`);
+    assert.strictEqual(found[0].pid, s.child.pid);
+    return found[0];
+  };
+  for (const c of measured) {
+    const server = only('server', c.path);
+    assert.deepStrictEqual([server.method, server.status, server.error], [c.method, c.status, null], c.path);
+    // The client's request encloses the server's handling of it.
+    assert(server.ms <= c.ms + CLOCK_SLACK_MS, `${c.via} ${c.path}: server ${server.ms} ms, client measured ${c.ms} ms`);
+    if (c.path.startsWith('/slow')) assert(server.ms >= SLOW_MS - TIMER_EARLY_MS, `${c.path}: server ${server.ms} ms`);
+    if (c.via === 'http.get') {
+      const client = only('client', c.path);
+      assert.strictEqual(client.url, `http://127.0.0.1:${s.port}${c.path}`);
+      assert.deepStrictEqual([client.method, client.status], ['GET', c.status]);
+      assert(client.ms <= c.ms + CLOCK_SLACK_MS && client.ms + CLOCK_SLACK_MS >= server.ms,
+        `${c.path}: client traced ${client.ms} ms, measured ${c.ms} ms, server ${server.ms} ms`);
+    }
+  }
+  return only;
+}
+
 describe('nodetrace http on an unprepared process (the wire) @tracer', function () {
   this.timeout(120000);
   before(function () { requireTracing(this); });
@@ -109,30 +138,8 @@ describe('nodetrace http on an unprepared process (the wire) @tracer', function 
     assert.strictEqual(res.code, 0, res.stderr);
     assert.match(res.stderr, /has no nodetrace hook: reading its HTTP off its socket system calls/);
     const lines = res.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
-    const pathOf = (l) => l.url.replace(`http://127.0.0.1:${s.port}`, '');
-    const only = (direction, p) => {
-      const found = lines.filter((l) => l.direction === direction && pathOf(l) === p);
-      assert.strictEqual(found.length, 1, `${direction} ${p}: ${found.length} lines in\n${res.stdout}`);
-      assert.strictEqual(found[0].pid, s.child.pid);
-      return found[0];
-    };
-
-    const measured = [...byCurl, ...s.results];
-    assert.strictEqual(measured.length, 7);
-    for (const c of measured) {
-      const server = only('server', c.path);
-      assert.deepStrictEqual([server.method, server.status, server.error], [c.method, c.status, null], c.path);
-      // The client's request encloses the server's handling of it.
-      assert(server.ms <= c.ms + CLOCK_SLACK_MS, `${c.via} ${c.path}: server ${server.ms} ms, client measured ${c.ms} ms`);
-      if (c.path.startsWith('/slow')) assert(server.ms >= SLOW_MS - TIMER_EARLY_MS, `${c.path}: server ${server.ms} ms`);
-      if (c.via === 'http.get') {
-        const client = only('client', c.path);
-        assert.strictEqual(client.url, `http://127.0.0.1:${s.port}${c.path}`);
-        assert.deepStrictEqual([client.method, client.status], ['GET', c.status]);
-        assert(client.ms <= c.ms + CLOCK_SLACK_MS && client.ms + CLOCK_SLACK_MS >= server.ms,
-          `${c.path}: client traced ${client.ms} ms, measured ${c.ms} ms, server ${server.ms} ms`);
-      }
-    }
+    assert.strictEqual(byCurl.length + s.results.length, 7);
+    const only = eachOnceAsMeasured(lines, [...byCurl, ...s.results], s, res.stdout);
     // Pipelined: each once, answered in order (/missing/p3 waits behind /slow/p2).
     assert.strictEqual(only('server', '/p1').status, 200);
     assert(only('server', '/slow/p2').ms >= SLOW_MS - TIMER_EARLY_MS);
@@ -143,6 +150,27 @@ describe('nodetrace http on an unprepared process (the wire) @tracer', function 
     assert.strictEqual(only('server', '/fake\\x0d\\x0aHTTP/1.1').status, 200);
     assert.strictEqual(lines.length, 7 + 4 + 4 + 1, res.stdout);
     assert(!/refused|not reported|left out/.test(res.stderr), res.stderr);
+  });
+
+  it('an Express app (express from npm): its routes, its own 404, a JSON POST, each once', async function () {
+    const s = await startServer(['--express']);
+    const { tracer, traced } = await traceAttached(s.child.pid);
+
+    const byCurl = await curl(s.port, ['/fast/e1', '/missing/e2', '/slow/e3']);
+    const post = await run('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code} %{time_starttransfer}', '-H', 'content-type: application/json',
+      '-d', JSON.stringify({ n: 5, pad: 'x'.repeat(3000) }), `http://127.0.0.1:${s.port}/items`]);
+    const [status, seconds] = post.trim().split(' ');
+    s.child.stdin.write('client 2\n');
+    await s.finished;
+    await new Promise((r) => setTimeout(r, 1000));   // the last batch (as above)
+    tracer.kill('SIGINT');
+    const res = await traced;
+    assert.strictEqual(res.code, 0, res.stderr);
+    const lines = res.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const measured = [...byCurl, { via: 'curl', method: 'POST', path: '/items', status: Number(status), ms: Number(seconds) * 1000 }, ...s.results];
+    assert.deepStrictEqual(measured.map((c) => c.status), [200, 404, 200, 201, 200, 200]);
+    eachOnceAsMeasured(lines, measured, s, res.stdout);
+    assert.strictEqual(lines.length, 6 + 2, res.stdout);
   });
 
   it('HTTPS through node\'s own OpenSSL (SSL_read/SSL_write): curl and node\'s https.get, each once', async function () {

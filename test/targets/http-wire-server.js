@@ -9,7 +9,9 @@
 // http.get requests from this process to itself (/fast/c1...) and prints
 // what the client measured, one JSON line each, then "client done".
 // With `--tls KEY CERT` (files): HTTPS, and its client https.get (the
-// certificate not checked: the test makes a self-signed one).
+// certificate not checked: the test makes a self-signed one). With
+// `--express`: the same routes in an Express app (express from npm), whose
+// own final handler answers what no route takes (/missing*: 404).
 const fs = require('fs');
 const http = require('http');
 const https = require('https');
@@ -25,7 +27,20 @@ const handler = (req, res) => {
   const delay = req.url.startsWith('/slow') ? SLOW_MS : 0;
   setTimeout(() => res.end('ok'), delay);
 };
-const server = tls ? https.createServer(tls, handler) : http.createServer(handler);
+
+function expressApp() {
+  const app = require('express')();
+  app.get('/fast/:name', (req, res) => res.send('ok'));
+  app.get('/slow/:name', (req, res) => setTimeout(() => res.send('ok'), SLOW_MS));
+  app.get('/p1', (req, res) => res.send('ok'));
+  app.get('/split/:name', (req, res) => res.send('ok'));
+  // A body read by Express's own parser: its bytes counted, never copied.
+  app.post('/items', require('express').json(), (req, res) => res.status(201).json({ n: req.body.n }));
+  return app;
+}
+
+const server = tls ? https.createServer(tls, handler)
+  : http.createServer(process.argv[2] === '--express' ? expressApp() : handler);
 
 function get(agent, port, path) {
   return new Promise((resolve) => {
