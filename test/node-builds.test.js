@@ -227,6 +227,9 @@ describe('nodetrace doctor -p on Debian\'s nodejs 18 in its own mount namespace 
       // JavaScript frames: named from the metadata in Debian's libnode, with no flag on the process.
       assert.match(text.stdout, /^ {2}JS {7}named with no flag, from V8 10\.2\.154\.26's metadata in \/usr\/lib\/x86_64-linux-gnu\/libnode\.so\.108 /m);
       assert.match(report.javascript, /^named with no flag, from V8 10\.2\.154\.26's metadata/);
+      // HTTPS off the wire: Debian's node links the system's OpenSSL.
+      const http = report.commands.find((c) => c.command === 'http');
+      assert.match(http.why, /^with -p PID, off the wire: plain HTTP from its socket calls, HTTPS from the shared libssl\.so\.3 \(\S+\/libssl\.so\.3\);/);
     } finally {
       stopTarget(target);
     }

@@ -28,9 +28,16 @@ describe('ps: what each command can do for a process', function () {
     const v = verdicts(facts({ perfMap: { path: null, refused: null }, latency: false, gc: false, async: false, gcore: false, http: false }));
     const by = Object.fromEntries(v.map((x) => [x.command, x]));
     assert.deepStrictEqual([by.profile.can, by.latency.can, by.gc.can, by.ebadf.can, by.http.can], ['partly', 'no', 'no', 'partly', 'partly']);
-    assert.match(by.http.why, /^with -p PID, plain HTTP off the wire; no HTTPS: no OpenSSL found$/);
-    const tls = verdicts(facts({ http: false, tls: { object: '/usr/bin/node' } })).find((x) => x.command === 'http');
-    assert.deepStrictEqual([tls.can, tls.why], ['yes', 'with -p PID, off the wire (HTTPS too); \'*\' and names need node -r nodetrace/register']);
+    assert.strictEqual(by.http.why, 'with -p PID, off the wire: plain HTTP from its socket calls; no HTTPS: no OpenSSL found');
+    // Where HTTPS is read: OpenSSL linked into node (official builds), libnode, or the system's libssl.
+    const http = (o) => verdicts(facts({ http: false, ...o })).find((x) => x.command === 'http');
+    const official = http({ exe: '/usr/local/bin/node', tls: { object: '/usr/local/bin/node' } });
+    assert.deepStrictEqual([official.can, official.why], ['yes', 'with -p PID, off the wire: plain HTTP from its socket calls, HTTPS from the OpenSSL '
+      + 'linked into its executable (/usr/local/bin/node); \'*\' and names need node -r nodetrace/register']);
+    assert.match(http({ tls: { object: '/usr/lib/libnode.so.115' } }).why, /HTTPS from the OpenSSL linked into libnode\.so\.115 \(\/usr\/lib\/libnode\.so\.115\);/);
+    assert.match(http({ tls: { object: '/usr/lib/x86_64-linux-gnu/libssl.so.3' } }).why, /HTTPS from the shared libssl\.so\.3 \(\/usr\/lib\/x86_64-linux-gnu\/libssl\.so\.3\);/);
+    const hooked = verdicts(facts({ tls: { object: '/usr/local/bin/node' } })).find((x) => x.command === 'http');
+    assert.match(hooked.why, /^its nodetrace hook; with --source wire: plain HTTP from its socket calls, HTTPS from/);
     assert.match(by.profile.why, /not started with --perf-basic-prof/);
     assert.deepStrictEqual([by.async.can, by.async.why], ['no', 'no AsyncWrap symbols'], 'no AsyncWrap symbols');
     const unknown = verdicts(facts({ version: '30.0.0' })).find((x) => x.command === 'async');

@@ -2,9 +2,22 @@
 // What each command can and cannot do for one Node process, from its facts
 // (./facts.js): pure. Each verdict is { command, can: 'yes' | 'partly' |
 // 'no', why (for partly and no) }.
+const path = require('path');
 const { layoutOf } = require('../async/wrap-functions');
 
 const COMMANDS = ['latency', 'gc', 'async', 'loop', 'profile', 'ebadf', 'snoop', 'http'];
+
+// What `http -p` reads off the wire of this process: plain HTTP from its
+// socket calls always; HTTPS from the object that defines OpenSSL's
+// SSL_read/SSL_write (lib/http/tls-object.js), said as what it is.
+function wireSources(f) {
+  const tls = f.tls || { why: 'no OpenSSL found' };
+  if (!tls.object) return `plain HTTP from its socket calls; no HTTPS: ${tls.why}`;
+  const file = path.basename(tls.object);
+  const where = /^libssl\.so/.test(file) ? `the shared ${file} (${tls.object})`
+    : `the OpenSSL linked into ${tls.object === f.exe ? 'its executable' : file} (${tls.object})`;
+  return `plain HTTP from its socket calls, HTTPS from ${where}`;
+}
 
 function verdicts(f) {
   const inContainer = Boolean(f.who && (f.who.container || f.who.otherMounts));
@@ -23,9 +36,9 @@ function verdicts(f) {
     ebadf: !f.gcore ? { can: 'partly', why: '--abort only: gcore is not installed' }
       : inContainer ? { can: 'yes', why: 'its executable and libraries are saved beside the core' } : { can: 'yes' },
     snoop: f.snoop ? { can: 'yes' } : { can: 'no', why: 'no bunyan probe library: start it with node -r nodetrace/register' },
-    http: f.http ? { can: 'yes' }
-      : f.tls && f.tls.object ? { can: 'yes', why: 'with -p PID, off the wire (HTTPS too); \'*\' and names need node -r nodetrace/register' }
-        : { can: 'partly', why: `with -p PID, plain HTTP off the wire; no HTTPS: ${f.tls ? f.tls.why : 'no OpenSSL found'}` },
+    http: f.http ? { can: 'yes', why: `its nodetrace hook; with --source wire: ${wireSources(f)}` }
+      : f.tls && f.tls.object ? { can: 'yes', why: `with -p PID, off the wire: ${wireSources(f)}; '*' and names need node -r nodetrace/register` }
+        : { can: 'partly', why: `with -p PID, off the wire: ${wireSources(f)}` },
   };
   return COMMANDS.map((command) => ({ command, can: v[command].can, why: v[command].why || null }));
 }
