@@ -10,7 +10,7 @@
 // hook, traced by the hook and the wire at once; the server over HTTPS
 // (a self-signed certificate made by openssl), read off node's OpenSSL;
 // test/targets/http-wire-upgrade.js, whose connections leave HTTP/1
-// (upgrades, HTTP/2).
+// (upgrades, HTTP/2, in plain text and over TLS); an Express app.
 const assert = require('assert');
 const fs = require('fs');
 const os = require('os');
@@ -115,6 +115,59 @@ function eachOnceAsMeasured(lines, measured, s, stdout) {
     }
   }
   return only;
+}
+
+// test/targets/http-wire-upgrade.js traced: its HTTP/1 requests exactly as it
+// counted them, its upgrades said, its HTTP/2 connection said once per end.
+async function upgradesAndHttp2(args = []) {
+  // test/targets/http-wire-upgrade.js: HTTP/1 requests, a WebSocket-style
+  // upgrade and an h2c one (answered 101, then bytes that look like
+  // HTTP/1 on the upgraded socket), an HTTP/2 connection (http2.connect).
+  const child = spawn(process.execPath, [path.join(ROOT, 'test', 'targets', 'http-wire-upgrade.js'), ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  targets.add(child);
+  let port;
+  let counted;
+  let ready;
+  let done;
+  const started = new Promise((r) => { ready = r; });
+  const finished = new Promise((r) => { done = r; });
+  readline.createInterface({ input: child.stdout }).on('line', (l) => {
+    const m = /^ready \d+ (\d+) \d+$/.exec(l);
+    if (m) { port = Number(m[1]); ready(); } else if (l.startsWith('{')) counted = JSON.parse(l);
+    else if (l === 'done') done();
+  });
+  await started;
+  const { tracer, traced } = await traceAttached(child.pid);
+  child.stdin.write('go\n');
+  await finished;
+  // The last events come in a batch within 100 ms, are held 250 ms for ordering, then shown.
+  await new Promise((r) => setTimeout(r, 1000));
+  tracer.kill('SIGINT');
+  const res = await traced;
+  assert.strictEqual(res.code, 0, res.stderr);
+  const lines = res.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const base = `http://127.0.0.1:${port}`;
+
+  // HTTP/1: each request the target served and each it made, once, and no other.
+  const http1 = lines.filter((l) => !l.connection && !l.upgrade);
+  assert.strictEqual(http1.filter((l) => l.direction === 'server').length, counted.served, res.stdout);
+  assert.strictEqual(http1.filter((l) => l.direction === 'client').length, counted.made, res.stdout);
+  const key = (l) => `${l.direction} ${l.method} ${l.url} ${l.status}`;
+  const expected = counted.requests.flatMap((r) => [`server GET ${r.path} ${r.status}`, `client GET ${base}${r.path} ${r.status}`]);
+  assert.deepStrictEqual(http1.map(key).sort(), expected.sort(), res.stdout);
+  // Each upgrade: the request answered 101, said with the protocol, on both ends.
+  const upgrades = lines.filter((l) => l.upgrade).map((l) => `${key(l)} ${l.upgrade}`).sort();
+  assert.deepStrictEqual(upgrades, counted.upgrades.flatMap((u) => [`server GET ${u.path} ${u.status} ${u.protocol}`,
+    `client GET ${base}${u.path} ${u.status} ${u.protocol}`]).sort(), res.stdout);
+  // The HTTP/2 connection: said once per end, its requests not read.
+  assert.ok(counted.h2Streams > 0);
+  assert.deepStrictEqual(lines.filter((l) => l.connection).map((l) => `${l.direction} ${l.connection}`).sort(),
+    ['client HTTP/2', 'server HTTP/2'], res.stdout);
+  assert.match(res.stderr, /2 HTTP\/2 connections \(1 served, 1 made\): HTTP\/2 is not decoded/);
+  // Nothing else: no garbage request from the bytes after an upgrade, or from HTTP/2's frames.
+  assert.strictEqual(lines.length, http1.length + upgrades.length + 2, res.stdout);
+  assert.ok(!/after-upgrade|PRI/.test(res.stdout), res.stdout);
+  assert(!/refused|not reported \(|left out/.test(res.stderr), res.stderr);
 }
 
 describe('nodetrace http on an unprepared process (the wire) @tracer', function () {
@@ -246,54 +299,16 @@ describe('nodetrace http on an unprepared process (the wire) @tracer', function 
   });
 
   it('an upgrade (WebSocket, h2c) and an HTTP/2 connection are said as such; HTTP/1 requests exactly as the target counted', async function () {
-    // test/targets/http-wire-upgrade.js: HTTP/1 requests, a WebSocket-style
-    // upgrade and an h2c one (answered 101, then bytes that look like
-    // HTTP/1 on the upgraded socket), an HTTP/2 connection (http2.connect).
-    const child = spawn(process.execPath, [path.join(ROOT, 'test', 'targets', 'http-wire-upgrade.js')], { stdio: ['pipe', 'pipe', 'pipe'] });
-    targets.add(child);
-    let port;
-    let counted;
-    let ready;
-    let done;
-    const started = new Promise((r) => { ready = r; });
-    const finished = new Promise((r) => { done = r; });
-    readline.createInterface({ input: child.stdout }).on('line', (l) => {
-      const m = /^ready \d+ (\d+) \d+$/.exec(l);
-      if (m) { port = Number(m[1]); ready(); } else if (l.startsWith('{')) counted = JSON.parse(l);
-      else if (l === 'done') done();
-    });
-    await started;
-    const { tracer, traced } = await traceAttached(child.pid);
-    child.stdin.write('go\n');
-    await finished;
-    // The last events come in a batch within 100 ms, are held 250 ms for ordering, then shown.
-    await new Promise((r) => setTimeout(r, 1000));
-    tracer.kill('SIGINT');
-    const res = await traced;
-    assert.strictEqual(res.code, 0, res.stderr);
-    const lines = res.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
-    const base = `http://127.0.0.1:${port}`;
+    await upgradesAndHttp2();
+  });
 
-    // HTTP/1: each request the target served and each it made, once, and no other.
-    const http1 = lines.filter((l) => !l.connection && !l.upgrade);
-    assert.strictEqual(http1.filter((l) => l.direction === 'server').length, counted.served, res.stdout);
-    assert.strictEqual(http1.filter((l) => l.direction === 'client').length, counted.made, res.stdout);
-    const key = (l) => `${l.direction} ${l.method} ${l.url} ${l.status}`;
-    const expected = counted.requests.flatMap((r) => [`server GET ${r.path} ${r.status}`, `client GET ${base}${r.path} ${r.status}`]);
-    assert.deepStrictEqual(http1.map(key).sort(), expected.sort(), res.stdout);
-    // Each upgrade: the request answered 101, said with the protocol, on both ends.
-    const upgrades = lines.filter((l) => l.upgrade).map((l) => `${key(l)} ${l.upgrade}`).sort();
-    assert.deepStrictEqual(upgrades, counted.upgrades.flatMap((u) => [`server GET ${u.path} ${u.status} ${u.protocol}`,
-      `client GET ${base}${u.path} ${u.status} ${u.protocol}`]).sort(), res.stdout);
-    // The HTTP/2 connection: said once per end, its requests not read.
-    assert.ok(counted.h2Streams > 0);
-    assert.deepStrictEqual(lines.filter((l) => l.connection).map((l) => `${l.direction} ${l.connection}`).sort(),
-      ['client HTTP/2', 'server HTTP/2'], res.stdout);
-    assert.match(res.stderr, /2 HTTP\/2 connections \(1 served, 1 made\): HTTP\/2 is not decoded/);
-    // Nothing else: no garbage request from the bytes after an upgrade, or from HTTP/2's frames.
-    assert.strictEqual(lines.length, http1.length + upgrades.length + 2, res.stdout);
-    assert.ok(!/after-upgrade|PRI/.test(res.stdout), res.stdout);
-    assert(!/refused|not reported \(|left out/.test(res.stderr), res.stderr);
+  it('HTTP/2 over TLS (ALPN h2, read off node\'s OpenSSL) is said as such too', async function () {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-h2tls-'));
+    try {
+      await upgradesAndHttp2(['--tls', ...(await certificate(dir))]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('--source hook on it says how to prepare it; --source wire wants one PID', async function () {
