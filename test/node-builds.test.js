@@ -1,5 +1,5 @@
 'use strict';
-// The matrix of real Node builds @tracer: latency, snoop and ebadf against
+// The matrix of real Node builds @tracer: latency, snoop, http off the wire and ebadf against
 // this machine's node, official Node 22/24/26 and Debian 12's own nodejs 18
 // (shared libnode and a stripped shared libuv, run in its own mount namespace
 // as in a container). The builds come from `make node-builds`
@@ -12,6 +12,7 @@ const path = require('path');
 const { spawn, spawnSync } = require('child_process');
 const { ROOT, NODETRACE, requireTracing, startTarget, stopTarget, nodetrace, killStragglers } = require('./support/harness');
 const { BUILDS, missingReason } = require('./support/node-builds');
+const httpWire = require('./support/http-wire');
 const { findProbePoints } = require('../lib/latency/probe-points');
 const { parseMaps } = require('../lib/symbolize');
 
@@ -157,6 +158,34 @@ for (const build of BUILDS) {
         assert.strictEqual(r.code, 0, r.stderr);
       } finally {
         stopTarget(app);
+      }
+    });
+
+    it('http -p: plain HTTP and HTTPS read off the wire, served and made, each request once', async function () {
+      // One unprepared process serving both (test/targets/http-wire-server.js
+      // --tls): HTTPS through the OpenSSL this build uses (linked into node,
+      // or Debian's shared libssl.so.3), plain HTTP through its socket calls.
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), `matrix-${build.name}-wire-`));
+      try {
+        const s = await httpWire.startServer(['--tls', ...(await httpWire.certificate(dir))], { node: build.node });
+        const { tracer, traced } = await httpWire.traceAttached(s.child.pid);
+        const plain = await httpWire.curl(s.plainPort, ['/fast/plain', '/missing/plain', '/slow/plain']);
+        const tls = await httpWire.curl(s.port, ['/fast/tls', '/missing/tls'], 'https');
+        s.child.stdin.write('client 2\n');
+        await s.finished;
+        await new Promise((r) => setTimeout(r, 1000));   // the last batch: within 100 ms, held 250 ms
+        tracer.kill('SIGINT');
+        const res = await traced;
+        assert.strictEqual(res.code, 0, res.stderr);
+        assert.match(res.stderr, build.shared ? /its HTTPS off the OpenSSL in \S*libssl\.so\.3 / : /its HTTPS off the OpenSSL in \S*\/bin\/node /);
+        const lines = res.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+        httpWire.eachOnceAsMeasured(lines, plain, s, res.stdout, { port: s.plainPort });
+        httpWire.eachOnceAsMeasured(lines, [...tls, ...s.results], s, res.stdout, { scheme: 'https' });
+        assert.strictEqual(lines.length, 3 + 2 + 2 * 2, res.stdout);
+      } finally {
+        for (const c of httpWire.targets) c.kill('SIGKILL');
+        httpWire.targets.clear();
+        fs.rmSync(dir, { recursive: true, force: true });
       }
     });
 

@@ -5,7 +5,7 @@
 //   GET /fast*      answered at once, 200
 //   GET /slow*      answered after 150 ms, 200
 //   GET /missing*   404
-// Prints "ready PID PORT". A line "client N" on stdin makes N keep-alive
+// Prints "ready PID PORT" (with --tls: below). A line "client N" on stdin makes N keep-alive
 // http.get requests from this process to itself (/fast/c1...) and prints
 // what the client measured, one JSON line each, then "client done".
 // With `--tls KEY CERT` (files): HTTPS, and its client https.get (the
@@ -77,6 +77,10 @@ process.stdin.on('data', (c) => {
 });
 
 server.keepAliveTimeout = 30000;
+// With --tls, a plain server beside it (the same routes), so that one
+// process, traced once, serves both: "ready PID PORT PLAIN_PORT".
+const plain = tls ? http.createServer(handler) : null;
 server.listen(0, '127.0.0.1', () => {
-  process.stdout.write(`ready ${process.pid} ${server.address().port}\n`);
+  if (!plain) { process.stdout.write(`ready ${process.pid} ${server.address().port}\n`); return; }
+  plain.listen(0, '127.0.0.1', () => process.stdout.write(`ready ${process.pid} ${server.address().port} ${plain.address().port}\n`));
 });
