@@ -15,6 +15,7 @@ const { spawn, spawnSync } = require('child_process');
 const { requireTracing, nodetrace, killStragglers } = require('./support/harness');
 const { containerUnavailableReason, startContainer, removeContainers } = require('./support/containers');
 const { askSplit, askWaits } = require('./support/ask-target');
+const httpWire = require('./support/http-wire');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -83,6 +84,43 @@ describe('Node in containers, traced from the host @tracer', function () {
     assertIsContainer(json.process, c);
     const tcp = json.kinds.find((k) => k.name === 'TCPWRAP');
     assert(tcp && tcp.growing && tcp.alive_delta >= 20, JSON.stringify(json.kinds.map((k) => [k.name, k.created, k.alive_delta, k.growing])));
+  });
+
+  it('http --container: HTTPS read off the container\'s own node (its OpenSSL by map_files), served and made, each once', async function () {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-ctls-'));
+    let pem;
+    try {
+      pem = (await httpWire.certificate(dir)).map((f) => fs.readFileSync(f, 'utf8'));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    const c = await startContainer('http-wire-server.js', { env: { TLS_KEY_PEM: pem[0], TLS_CERT_PEM: pem[1], CLIENT_ON_SIGNAL: '4' } });
+    const r = await nodetrace(['http', '--container', c.name, '-d', '60', '--json'], {
+      timeoutMs: 300000,
+      onSpawn: (child) => {
+        let err = '';
+        child.stderr.on('data', (d) => {
+          err += d;
+          if (/tracing HTTP/.test(err) && !child.told) { child.told = true; c.kill('SIGUSR2'); }
+        });
+        // Its client's requests done, and the last batch shown (within 100 ms, held 250 ms): stopped.
+        const poll = setInterval(() => {
+          if (!/client done/.test(c.output())) return;
+          clearInterval(poll);
+          setTimeout(() => child.kill('SIGINT'), 1000);
+        }, 100);
+        child.on('close', () => clearInterval(poll));
+      },
+    });
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.match(r.stderr, /its HTTPS off the OpenSSL in \/usr\/local\/bin\/node /, 'its path inside the container');
+    assert.match(r.stderr, new RegExp(`tracing HTTP on the sockets of PID ${c.pid} \\(PID 1 in podman container ${c.name} \\(${c.id.slice(0, 12)}\\)\\)`));
+    const measured = c.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+    assert.strictEqual(measured.length, 4, c.output());
+    const port = Number(/^ready \d+ (\d+)/m.exec(c.output())[1]);
+    const lines = r.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    httpWire.eachOnceAsMeasured(lines, measured, { port, child: { pid: c.pid } }, r.stdout, { scheme: 'https' });
+    assert.strictEqual(lines.length, 2 * 4, r.stdout);
   });
 
   it('loop --stacks: the stalls, and the busy-wait named from the container\'s own perf map @core', async function () {

@@ -23,9 +23,10 @@ const { findTlsObject } = require('../http/tls-object');
 const { WireReader, wireLossLines } = require('../http/wire');
 const { runOneSession } = require('../tracer/run-command');
 const { identify } = require('../usdt/process-identity');
-const { describeIdentity } = require('../proc/container');
+const { describeIdentity, identityOf: containerIdentity } = require('../proc/container');
 const { lossLines, addMaps } = require('../usdt/loss');
 const { targetOptions, checkTarget, targetText } = require('../targets/options');
+const { resolveOneTarget, hostFacts: oneProcessHost } = require('../targets/one-process');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
 
 // How `nodetrace http` names its targets and their probes (lib/usdt/probe-targets.js).
@@ -47,7 +48,7 @@ function builder(y) {
       + '4242,4343), or text found in their command lines. The processes run with\n'
       + '`node -r nodetrace/register`; untraced, that costs a semaphore read per request.\n'
       + 'One process without the hook (-p PID) is read off the wire: its socket system calls\n'
-      + 'and its OpenSSL (--source).'), { many: true });
+      + 'and its OpenSSL (--source).'), { many: true, container: true });
   return y
     .option('duration', durationOption('Stop after this many seconds (default: Ctrl-C)'))
     .option('slower-than', { type: 'number', describe: 'Only requests that took at least this many ms (filtered in the tracer; on the wire, by nodetrace)' })
@@ -64,15 +65,16 @@ function builder(y) {
     .option('backend', { choices: ['bpftrace'], describe: 'Tracer to use (the probes are USDT probes in the stapsdt format, which only bpftrace reads on Linux)' })
     .option('dry-run', dryRunOption())
     .check((a) => {
-      checkTarget(a, { many: true });
+      checkTarget(a, { many: true, extra: ['container'] });
       checkDuration(a);
       const s = a.slowerThan;
       if (s !== undefined && !(Number.isFinite(s) && s >= 0 && s <= 86400000)) throw new Error('--slower-than expects milliseconds, e.g. --slower-than 100.');
       if (a.merge && !a.latency) throw new Error('--merge merges the histograms of --latency; lines name their process anyway.');
-      if (a.source === 'wire' && onePid(a) === null) throw new Error('--source wire traces one process: give its PID (-p PID).');
+      if (a.source === 'wire' && onePid(a) === null && a.container === undefined) throw new Error('--source wire traces one process: give its PID (-p PID).');
       return true;
     })
     .example('sudo $0 http -p 4242', 'every request of process 4242, as it completes (no hook needed: read off its sockets)')
+    .example('sudo $0 http --container web', 'the Node process of container web (by name or ID start), off the wire')
     .example('sudo $0 http my-service', 'processes whose command line contains "my-service"')
     .example("sudo $0 http '*' --slower-than 100", 'requests over 100 ms in every prepared process, also those started later')
     .example('sudo $0 http -p 4242 --latency -d 30', 'latency histograms per route after 30 seconds')
@@ -112,8 +114,10 @@ function wirePlan(args, tracer, pid) {
   const auto = args.source !== 'wire';
   const how = tls.file ? `and its HTTPS off the OpenSSL in ${tls.object} (HTTP/1.x, served and made)`
     : `(plaintext HTTP/1.x, served and made; HTTPS is not seen: ${tls.why})`;
-  const warnings = [`PID ${pid}${auto ? ' has no nodetrace hook: ' : ': '}reading its HTTP off its socket system calls ${how}.`];
-  return { ...p, warnings: [...(p.warnings || []), ...warnings], details: { source: 'wire', pid } };
+  // A container's process said as its operator knows it: host PID, PID inside, container.
+  const who = describeIdentity(containerIdentity(pid));
+  const warnings = [`${who}${auto ? ' has no nodetrace hook: ' : ': '}reading its HTTP off its socket system calls ${how}.`];
+  return { ...p, describe: `HTTP on the sockets of ${who}`, warnings: [...(p.warnings || []), ...warnings], details: { source: 'wire', pid } };
 }
 
 // '*', PIDs or a name -> the resolved targets, and the first tracer's plan.
@@ -310,8 +314,17 @@ function report(result, { args, http, broken }) {
   return { gathered: shown.requests > 0 };
 }
 
+// --container NAME: its Node process, then traced as -p PID is (its hook
+// where it has one, else the wire).
+function withContainerPid(args) {
+  if (args.container === undefined) return args;
+  const { pid, note } = resolveOneTarget(args, oneProcessHost(), { command: 'http' });
+  if (note) process.stderr.write(safeText(`nodetrace: ${note}`) + '\n');
+  return { ...args, pid: String(pid), container: undefined };
+}
+
 function handler(args) {
-  return runTraceCommand(args, { name: 'http', tracer: tracerFor, plan, run, report });
+  return runTraceCommand(withContainerPid(args), { name: 'http', tracer: tracerFor, plan, run, report });
 }
 
 module.exports = {

@@ -15,9 +15,10 @@ const proc = require('../proc');
 /**
  * Adds the target options to a yargs builder.
  * @param {object} o { many: the command follows several processes ('*' too);
+ *   container: it takes --container too (one-process commands always do);
  *   command: it can start one (-c); force: it takes --force; pidHelp: -p's help }
  */
-function targetOptions(y, { many = false, command = false, force = false, pidHelp } = {}) {
+function targetOptions(y, { many = false, container = !many, command = false, force = false, pidHelp } = {}) {
   y.positional('target', {
     type: 'string',
     describe: many ? "'*' (every such process, also those started later), PID[,PID...] or part of a command line"
@@ -27,7 +28,7 @@ function targetOptions(y, { many = false, command = false, force = false, pidHel
     alias: 'p', type: 'string',
     describe: pidHelp || (many ? 'The processes with these PIDs (4242 or 4242,4343): the same as giving them as the target' : 'The process with this PID: the same as giving it as the target'),
   });
-  if (!many) {
+  if (container) {
     y.option('container', { type: 'string', describe: 'The Node process of this container: its name, or the start of its ID (as podman ps, docker ps show them)' });
   }
   if (command) y.option('command', { alias: 'c', type: 'string', describe: 'Start this command (no shell) and trace it while it runs' });
@@ -37,7 +38,7 @@ function targetOptions(y, { many = false, command = false, force = false, pidHel
 
 /** For .check(): one target, given one way. */
 function checkTarget(a, { many = false, command = false, extra = [] } = {}) {
-  const ways = many ? "'*', a PID (-p PID) or part of a command line"
+  const ways = many ? `'*', a PID (-p PID)${extra.includes('container') ? ', --container NAME' : ''} or part of a command line`
     : `a PID (-p PID), ${command ? 'part of a command line, --container NAME or -c COMMAND' : 'part of its command line or --container NAME'}`;
   const given = ['pid', 'target', ...(many ? [] : ['container']), ...(command ? ['command'] : []), ...extra].filter((k) => a[k] !== undefined);
   if (!given.length) throw new Error(`Give a process: ${ways}.`);

@@ -12,11 +12,15 @@
 // certificate not checked: the test makes a self-signed one). With
 // `--express`: the same routes in an Express app (express from npm), whose
 // own final handler answers what no route takes (/missing*: 404).
+// In a container (no stdin, no files of the test's): the key and
+// certificate from TLS_KEY_PEM and TLS_CERT_PEM, and SIGUSR2 runs the client
+// for CLIENT_ON_SIGNAL requests.
 const fs = require('fs');
 const http = require('http');
 const https = require('https');
 
-const tls = process.argv[2] === '--tls' ? { key: fs.readFileSync(process.argv[3]), cert: fs.readFileSync(process.argv[4]) } : null;
+const tls = process.argv[2] === '--tls' ? { key: fs.readFileSync(process.argv[3]), cert: fs.readFileSync(process.argv[4]) }
+  : process.env.TLS_KEY_PEM ? { key: process.env.TLS_KEY_PEM, cert: process.env.TLS_CERT_PEM } : null;
 const lib = tls ? https : http;
 
 const SLOW_MS = 150;
@@ -75,6 +79,8 @@ process.stdin.on('data', (c) => {
     if (m) client(Number(m[1]));
   }
 });
+
+if (process.env.CLIENT_ON_SIGNAL) process.on('SIGUSR2', () => client(Number(process.env.CLIENT_ON_SIGNAL)));
 
 server.keepAliveTimeout = 30000;
 // With --tls, a plain server beside it (the same routes), so that one
