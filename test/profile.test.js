@@ -379,6 +379,40 @@ describe('nodetrace profile @tracer', function () {
     });
   });
 
+  // Off-CPU stacks are taken in the kernel: offcpu.bt walks the JavaScript
+  // frames from the user registers the kernel saved (as profile-js.bt does
+  // for samples taken in the kernel).
+  it('--off-cpu, no flag: the JavaScript function that blocks in a FIFO read named, with its share of the waiting @core', async function () {
+    this.timeout(300000);
+    const target = await startTarget('offcpu-wait.js');
+    try {
+      await new Promise((r) => setTimeout(r, 1500));
+      const before = await askWaits(target);
+      const r = await nodetrace(['profile', '--off-cpu', '-p', String(target.pid), '-d', '4', '--json'], { timeoutMs: 240000 });
+      const after = await askWaits(target);
+      assert.strictEqual(r.code, 0, r.stderr);
+      const json = JSON.parse(r.stdout);
+      const top = json.stacks[0];
+      assert.strictEqual(top.reason, 'read: anon_pipe_read', JSON.stringify(json.stacks.map((s) => s.reason)));
+      const file = path.join(__dirname, 'targets', 'offcpu-wait.js');
+      const jsNames = top.frames.filter((f) => f.category === 'js').map((f) => f.name);
+      assert(jsNames.length >= 2, `JavaScript frames named: ${JSON.stringify(top.frames.map((f) => f.name))}`);
+      assert.match(jsNames[0], /^readSync node:fs:\d+:\d+$/, jsNames.join('\n'));
+      assert.strictEqual(jsNames[1].replace(/:\d+:\d+$/, ''), `waitForFifo ${file}`, jsNames.join('\n'));
+      // The time blocked under waitForFifo, against what the target measured
+      // around its calls (as the test above: 10 points of slack for the
+      // waits cut by the start and the end of the trace).
+      const fn = json.functions.find((f) => /^waitForFifo /.test(f.name));
+      assert(fn, JSON.stringify(json.functions));
+      const blocked = json.stacks.filter((s) => s.reason === 'read: anon_pipe_read' || /^futex/.test(s.reason)).reduce((n, s) => n + s.us, 0);
+      const truth = (after.fifo - before.fifo) / (after.fifo - before.fifo + after.atomics - before.atomics);
+      console.log(`      waitForFifo: ${(100 * fn.us / blocked).toFixed(1)}% of the time blocked in the two waits, truth ${(100 * truth).toFixed(1)}%`);
+      assert(Math.abs(fn.us / blocked - truth) < 0.1, `waitForFifo ${fn.us / blocked}, truth ${truth}`);
+    } finally {
+      stopTarget(target);
+    }
+  });
+
   it('names crypto.pbkdf2 on the libuv pool threads by its C++ function', async function () {
     this.timeout(300000);
     const target = await startTarget('profile-hot.js', { env: { HOT_MS: '0', POOL: '2' } });
