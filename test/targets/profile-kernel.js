@@ -7,7 +7,8 @@
 // immediate. Budgets are CPU time (process.cpuUsage), as profile-hot.js's.
 // Prints "ready PID". On SIGUSR2 it prints "kernel CALL_MS CPU_MS
 // SYSTEM_MS": the CPU time really spent in syscallLoop, the process's CPU
-// time and the part of it spent in the kernel.
+// time and the part of it spent in the kernel. (test/loop.test.js runs it
+// with CALL_MS=30 USER_MS=0: each turn of the loop a 30 ms stall.)
 const fs = require('fs');
 
 const CALL_MS = Number(process.env.CALL_MS || 8);
