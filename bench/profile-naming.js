@@ -119,7 +119,7 @@ function compare({ pid, parsed, names, symbolizer, snap }) {
   pcs.forEach((x, i) => perf.set('pc:' + x, a.frames[i]));
   returns.forEach((x, i) => perf.set('ret:' + x, b.frames[i]));
   const reused = reusedCode(snap, stacks);
-  const c = { samples: 0, ambiguous: 0, ambiguousWrong: 0, jsFrames: 0, both: 0, sameFunction: 0, sameText: 0, unnamed: 0, inKernel: 0, noChain: 0, beyondWalk: 0, v8Only: 0, jitUnnamedByMap: 0, wrong: new Map(), wrongAt: new Map(), missed: new Map() };
+  const c = { samples: 0, ambiguous: 0, ambiguousWrong: 0, jsFrames: 0, both: 0, sameFunction: 0, sameText: 0, unnamed: 0, inKernel: 0, jsInKernel: 0, wrongInKernel: 0, noChain: 0, beyondWalk: 0, v8Only: 0, jitUnnamedByMap: 0, wrong: new Map(), wrongAt: new Map(), missed: new Map() };
   for (const s of stacks) {
     c.samples += s.count;
     const chain = s.chain ? names.chain(s.chain) : new Map();
@@ -132,10 +132,12 @@ function compare({ pid, parsed, names, symbolizer, snap }) {
       if (truth.category === 'jit') c.jitUnnamedByMap += s.count;
       if (truth.category !== 'js') { if (shown) c.v8Only += s.count; return; }
       c.jsFrames += s.count;
+      if (s.kernel.length) c.jsInKernel += s.count;
       if (!shown) {
         c.unnamed += s.count;
         if (i >= WALK_FRAMES) c.beyondWalk += s.count;
-        // Sampled in the kernel: the program's reg("bp") is the kernel's, not the thread's.
+        // Sampled in the kernel: walked from the user registers the kernel
+        // saved (none found where no pt_regs matched).
         else if (s.kernel.length) c.inKernel += s.count;
         else if (!s.chain) c.noChain += s.count;
         c.missed.set(truth.name, (c.missed.get(truth.name) || 0) + s.count);
@@ -152,6 +154,7 @@ function compare({ pid, parsed, names, symbolizer, snap }) {
         const key = `${shown.name}  ≠  ${truth.name}`;
         c.wrong.set(key, (c.wrong.get(key) || 0) + s.count);
         c.wrongAt.set(i, (c.wrongAt.get(i) || 0) + s.count);
+        if (s.kernel.length) c.wrongInKernel += s.count;
         if (process.env.NAMING_DEBUG) {
           const perfNames = s.user.slice(0, i + 2).map((x, j) => { const r = perf.get((j === 0 ? 'pc:' : 'ret:') + x.toLowerCase()); return r ? userFrame(r).name.split(' ')[0] : x; });
           console.error(`at ${i}: perf ${perfNames.join(' | ')}   V8 ${[...chain].map(([d, r]) => `${d}=${r.name}`).join(', ')}`);
@@ -287,9 +290,12 @@ async function main() {
     row('of the JS frames: named and right', (r) => pct(r.sameFunction, r.jsFrames));
     row('of the JS frames: unnamed', (r) => `${r.unnamed} ${pct(r.unnamed, r.jsFrames)}`);
     row('  of which deeper than the walk\'s 64 frames', (r) => r.beyondWalk);
-    row('of the JS frames: wrong (goal <= 0.5%)', (r) => `${r.wrongFrames} ${pct(r.wrongFrames, r.jsFrames)}`);
     row('  of which in samples taken in the kernel', (r) => r.inKernel);
     row('  of which in other samples with no chain', (r) => r.noChain);
+    row('of the JS frames: wrong (goal <= 0.5%)', (r) => `${r.wrongFrames} ${pct(r.wrongFrames, r.jsFrames)}`);
+    row('  of which at the sampled pc (depth 0)', (r) => r.wrongAt.get(0) || 0);
+    row('  of which in samples taken in the kernel', (r) => r.wrongInKernel);
+    row('JS frames in samples taken in the kernel', (r) => r.jsInKernel);
     row('named by both, at code the map names 2+ ways', (r) => r.ambiguous);
     row('  of which disagree', (r) => r.ambiguousWrong);
     row('wrong where the map is unambiguous', (r) => `${r.wrongFrames - r.ambiguousWrong} ${pct(r.wrongFrames - r.ambiguousWrong, r.jsFrames - r.ambiguous)}`);

@@ -22,7 +22,8 @@
 //   sudo node bench/profile-overhead.js [--seconds 4] [--rounds 5] [--hz 99] [--churn | --steady]
 //   sudo node bench/profile-overhead.js --off-cpu [--pingpong 50] [--seconds 4] [--rounds 5]
 // profile names JavaScript from V8's metadata by default (profile-js.bt: a
-// frame walk in each sample); --perf-map-only passes --no-v8-frames (profile.bt).
+// frame walk in each sample; with --off-cpu, in each wait of the main thread);
+// --perf-map-only passes --no-v8-frames (profile.bt; offcpu.bt without SHARED).
 const { sleep, collectLines, askForCounters } = require('./workload-lines');
 const fs = require('fs');
 const path = require('path');
@@ -79,7 +80,7 @@ function childrenOf(pid) {
 
 // nodetrace profile -p PID until SIGINT: resolves once its tracer is ready.
 function startProfiler(pid) {
-  const how = OFF_CPU ? ['--off-cpu'] : ['-F', String(HZ), ...(PERF_MAP_ONLY ? ['--no-v8-frames'] : [])];
+  const how = [...(OFF_CPU ? ['--off-cpu'] : ['-F', String(HZ)]), ...(PERF_MAP_ONLY ? ['--no-v8-frames'] : [])];
   const p = spawn(process.execPath, [path.join(ROOT, 'bin/nodetrace'), 'profile', '-p', String(pid), ...how, '--json', '--top', '5'], { stdio: ['ignore', 'pipe', 'pipe'] });
   everything.push(p);
   p.out = '';

@@ -368,11 +368,39 @@ describe('profile --off-cpu: what offcpu.bt printed, ranked by time blocked', fu
     assert.match(svg, /<title>all \(2\.54 s, 100\.00%\)<\/title>/);
   });
 
-  it('the plan: PID and thread choice as arguments; -c puts cpid in every TARGET line', function () {
+  it('with SHARED: each stack keeps the hash of its JavaScript chain, which leads to frames of that stack', function () {
+    // test/targets/offcpu-wait.js with no flag, its JavaScript frames walked from the saved user registers.
+    const { SampleNames } = require('../lib/profile/js-frames');
+    const lines = fs.readFileSync(path.join(__dirname, 'fixtures', 'bpftrace-offcpu-js.out'), 'utf8').split('\n');
+    const js = parseOffCpu(splitAtEndMarker(lines).maps);
+    // A namer that names every SFI by its address: what is checked here is the chain.
+    const names = new SampleNames({ nameSfi: (sfi) => ({ name: `sfi${sfi}` }), limitation: () => null }, { close() {} });
+    for (const line of lines) names.take(line);
+    const fifo = js.stacks.filter((s) => s.kernel.some((f) => /^anon_pipe_read/.test(f)));
+    assert.strictEqual(fifo.length, 2, 'the FIFO read: ended waits and the one still going on');
+    for (const s of fifo) {
+      assert(s.chain, 'a chain');
+      const depths = [...names.chain(s.chain).keys()].sort((a, b) => a - b);
+      assert.deepStrictEqual(depths, [7, 8, 9, 10]);
+      assert(depths.every((d) => d < s.user.length));
+    }
+    // The futex wait's user stack stops in libc (no frame pointer there): no chain.
+    const futex = js.stacks.find((s) => s.kernel.some((f) => /^futex_do_wait/.test(f)));
+    assert.strictEqual(futex.chain, undefined);
+    assert.strictEqual(futex.user.length, 1);
+  });
+
+  it('the plan: PID, thread choice and (V8 known) SHARED as arguments; -c puts cpid in every TARGET line', function () {
     const tracer = { name: 'bpftrace', path: '/usr/bin/bpftrace', version: '0.17.0' };
+    // This process is a node whose V8 nodetrace knows: its JavaScript frames are walked too.
+    const { shared } = require('../lib/profile/js-frames').jsFramesLayout(process.pid);
+    assert(shared > 0);
     const p = profileCommand.plan({ pid: String(process.pid), frequency: 99, offCpu: true, allThreads: true }, tracer);
-    assert(p.argv[p.argv.length - 3].endsWith('d-scripts/offcpu.bt'));
-    assert.deepStrictEqual(p.argv.slice(-2), [String(process.pid), '1']);
+    assert(p.argv[p.argv.length - 4].endsWith('d-scripts/offcpu.bt'));
+    assert.deepStrictEqual(p.argv.slice(-3), [String(process.pid), '1', String(shared)]);
+    const no = profileCommand.plan({ pid: String(process.pid), frequency: 99, offCpu: true, v8Frames: false }, tracer);
+    assert(no.argv[no.argv.length - 3].endsWith('d-scripts/offcpu.bt'));
+    assert.deepStrictEqual(no.argv.slice(-2), [String(process.pid), '0']);
     const c = profileCommand.plan({ command: `${process.execPath} app.js`, frequency: 99, offCpu: true }, tracer);
     assert.match(c.programText, /^\s*if \(pid == cpid && \(\$2 \|\| tid == cpid\) && \(args->prev_state & 3\)\) \{$/m);
     assert.deepStrictEqual(c.argv.slice(-2), ['0', '0']);

@@ -12,7 +12,7 @@ const { spawnSync } = require('child_process');
 const { requireTracing, startTarget, stopTarget, nodetrace, killStragglers } = require('./support/harness');
 const { parseFolded } = require('../lib/profile/folded');
 const { decodePprof } = require('../lib/profile/pprof');
-const { askSplit, askWaits } = require('./support/ask-target');
+const { askSplit, askWaits, askKernel } = require('./support/ask-target');
 const { BUILDS, NODE18, missingReason } = require('./support/node-builds');
 
 function findChromium() {
@@ -232,6 +232,45 @@ describe('nodetrace profile @tracer', function () {
     });
   }
 
+  // Samples taken while the thread is in the kernel (a system call, a page
+  // fault): the walk starts from the user registers the kernel saved, so
+  // the JavaScript function that made the call is named in them too.
+  it('no flag, a function that spends most of its time in system calls: named in the samples taken in the kernel too, its share within 5 points of the target\'s own measure @core', async function () {
+    this.timeout(420000);
+    const target = await startTarget('profile-kernel.js');
+    try {
+      await new Promise((r) => setTimeout(r, 2000));
+      let json;
+      let truth;
+      let system;
+      // 600 samples or more: 5 points is three standard errors, as above.
+      for (const seconds of [5, 15, 40]) {
+        const before = await askKernel(target);
+        const r = await nodetrace(['profile', '-p', String(target.pid), '-F', '299', '-d', String(seconds), '--json', '--top', '50'],
+          { timeoutMs: (seconds + 120) * 1000 });
+        const after = await askKernel(target);
+        truth = (after.call - before.call) / (after.cpu - before.cpu);
+        system = (after.system - before.system) / (after.cpu - before.cpu);
+        assert.strictEqual(r.code, 0, r.stderr);
+        json = JSON.parse(r.stdout);
+        if (json.samples >= 600) break;
+      }
+      // What makes the test mean something: most of the time is the kernel's.
+      assert(system >= 0.4, `the target spent only ${(system * 100).toFixed(1)}% of its CPU in the kernel`);
+      const file = path.join(__dirname, 'targets', 'profile-kernel.js');
+      const fn = json.total.find((f) => /^syscallLoop /.test(f.name));
+      assert(fn, `syscallLoop is not named: ${JSON.stringify(json.total.slice(0, 20).map((f) => [f.name, f.samples]))}`);
+      assert.match(fn.name, new RegExp(`^syscallLoop ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+$`));
+      const share = fn.samples / json.samples;
+      console.log(`      syscallLoop under ${(share * 100).toFixed(1)}% of ${json.samples} samples, truth ${(truth * 100).toFixed(1)}% (${(system * 100).toFixed(1)}% of the CPU in the kernel)`);
+      // (Before the walk started from the saved user registers, only the
+      // samples taken in user mode named it: about a third of the truth.)
+      assert(Math.abs(share - truth) <= 0.05, `syscallLoop is under ${(share * 100).toFixed(1)}% of the samples; the truth is ${(truth * 100).toFixed(1)}%`);
+    } finally {
+      stopTarget(target);
+    }
+  });
+
   it('-c: profiles a command it starts (its own process only) until it exits, naming its frames after it is gone @core', async function () {
     this.timeout(300000);
     // Another process beside it, busy on its pool threads: none of that may leak in.
@@ -338,6 +377,40 @@ describe('nodetrace profile @tracer', function () {
         stopTarget(target);
       }
     });
+  });
+
+  // Off-CPU stacks are taken in the kernel: offcpu.bt walks the JavaScript
+  // frames from the user registers the kernel saved (as profile-js.bt does
+  // for samples taken in the kernel).
+  it('--off-cpu, no flag: the JavaScript function that blocks in a FIFO read named, with its share of the waiting @core', async function () {
+    this.timeout(300000);
+    const target = await startTarget('offcpu-wait.js');
+    try {
+      await new Promise((r) => setTimeout(r, 1500));
+      const before = await askWaits(target);
+      const r = await nodetrace(['profile', '--off-cpu', '-p', String(target.pid), '-d', '4', '--json'], { timeoutMs: 240000 });
+      const after = await askWaits(target);
+      assert.strictEqual(r.code, 0, r.stderr);
+      const json = JSON.parse(r.stdout);
+      const top = json.stacks[0];
+      assert.strictEqual(top.reason, 'read: anon_pipe_read', JSON.stringify(json.stacks.map((s) => s.reason)));
+      const file = path.join(__dirname, 'targets', 'offcpu-wait.js');
+      const jsNames = top.frames.filter((f) => f.category === 'js').map((f) => f.name);
+      assert(jsNames.length >= 2, `JavaScript frames named: ${JSON.stringify(top.frames.map((f) => f.name))}`);
+      assert.match(jsNames[0], /^readSync node:fs:\d+:\d+$/, jsNames.join('\n'));
+      assert.strictEqual(jsNames[1].replace(/:\d+:\d+$/, ''), `waitForFifo ${file}`, jsNames.join('\n'));
+      // The time blocked under waitForFifo, against what the target measured
+      // around its calls (as the test above: 10 points of slack for the
+      // waits cut by the start and the end of the trace).
+      const fn = json.functions.find((f) => /^waitForFifo /.test(f.name));
+      assert(fn, JSON.stringify(json.functions));
+      const blocked = json.stacks.filter((s) => s.reason === 'read: anon_pipe_read' || /^futex/.test(s.reason)).reduce((n, s) => n + s.us, 0);
+      const truth = (after.fifo - before.fifo) / (after.fifo - before.fifo + after.atomics - before.atomics);
+      console.log(`      waitForFifo: ${(100 * fn.us / blocked).toFixed(1)}% of the time blocked in the two waits, truth ${(100 * truth).toFixed(1)}%`);
+      assert(Math.abs(fn.us / blocked - truth) < 0.1, `waitForFifo ${fn.us / blocked}, truth ${truth}`);
+    } finally {
+      stopTarget(target);
+    }
   });
 
   it('names crypto.pbkdf2 on the libuv pool threads by its C++ function', async function () {

@@ -126,10 +126,14 @@ function plan(args, tracer) {
     // The PID is a program argument: 0.17's -p does not filter profile probes.
     if (bpftrace) o.args = argsWith(pid);
     else Object.assign(o, { pid, args: { HZ: hz } });
-    if (bpftrace && !args.offCpu && args.v8Frames !== false) {
+    if (bpftrace && args.v8Frames !== false) {
       const js = jsFramesLayout(pid);
       if (js.note) o.warnings.push(js.note);
-      else {
+      else if (args.offCpu) {
+        // offcpu.bt walks the main thread's frames itself when given SHARED.
+        o.args = { ...o.args, SHARED: js.shared };
+        o.details.jsFrames = { v8: js.v8 };
+      } else {
         o.script = SCRIPTS.js.script;
         o.args = { HZ: hz, PID: pid, SHARED: js.shared };
         o.details.jsFrames = { v8: js.v8 };
@@ -152,7 +156,7 @@ function outputFiles(args) {
 
 function report(result, { args, tracer, plan: p, target, snapshots }, run = {}) {
   const pid = target.pid;
-  // profile-js.bt's lines came through onLine (SFIs named as they came).
+  // profile-js.bt's (and offcpu.bt's with SHARED) lines came through onLine (SFIs named as they came).
   if (run.lines) Object.assign(result, splitAtEndMarker(run.lines));
   const parsed = args.offCpu ? parseOffCpu(result.maps)
     : tracer.name === 'dtrace' ? parseProfileDtrace(result.maps) : parseProfile(result.maps);

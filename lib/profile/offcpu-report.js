@@ -111,6 +111,7 @@ function summarizeOffCpu(named, { pid, who = null, seconds, threads = [], allThr
     functions: [...jsTotal].sort((a, b) => b[1] - a[1]).slice(0, top)
       .map(([name, us]) => ({ name, us, share: total ? us / total : 0 })),
     perfMap: named.perfMap || null,
+    v8: named.v8 || null,
   };
 }
 
@@ -148,7 +149,9 @@ function renderOffCpuText(s, { describe = '' } = {}) {
     for (const f of s.functions) out.push(`  ${time(f.us).padStart(9)} ${pct(f.share)}  ${f.name}`);
   }
   if (s.stacks.some((st) => st.frames.some((f) => f.category === 'jit'))) {
-    out.push('', 'JavaScript frames have no names: start node with --perf-basic-prof (docs/performance.md).');
+    out.push('', s.v8 && s.v8.used
+      ? 'Some JavaScript frames have no names: they held no function (V8\'s stubs), or were on another thread (--perf-basic-prof names those).'
+      : 'JavaScript frames have no names: start node with --perf-basic-prof (docs/performance.md).');
   }
   return safeText(out.join('\n') + '\n');
 }

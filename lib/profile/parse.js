@@ -90,7 +90,7 @@ function parseProfileDtrace(text) {
 
 /**
  * What d-scripts/offcpu.bt printed, as stacks whose count is microseconds
- * blocked: -> { stacks: [{ tid, comm, kernel, user, count, ongoing? }], threads: [{ tid, comm, blocks }],
+ * blocked: -> { stacks: [{ tid, comm, kernel, user, count, chain?, ongoing? }], threads: [{ tid, comm, blocks }],
  * seconds: the time traced by the kernel's clock, or null }.
  * A wait still going on at exit (@blocked_since_ns) counts up to then, marked ongoing.
  */
@@ -101,14 +101,21 @@ function parseOffCpu(text) {
   const threads = entries('blocks').filter((e) => e.key.length === 2)
     .map((e) => ({ tid: Number(e.key[0]), comm: e.key[1], blocks: Number(e.value) }));
   const comm = new Map(threads.map((t) => [t.tid, t.comm]));
-  const stack = (key, count) => ({ tid: Number(key[0]), comm: comm.get(Number(key[0])) || '', kernel: kernelStack(key[1]), user: userStack(key[2]), count });
-  const stacks = entries('offcpu_us').filter((e) => e.key.length === 3).map((e) => stack(e.key, Number(e.value)));
+  // (A fourth key, where the program walked the JavaScript frames: the hash
+  // of the chain, as profile-js.bt's samples have: lib/profile/js-frames.js.)
+  const keyed = (e) => e.key.length === 3 || e.key.length === 4;
+  const stack = (key, count) => {
+    const s = { tid: Number(key[0]), comm: comm.get(Number(key[0])) || '', kernel: kernelStack(key[1]), user: userStack(key[2]), count };
+    if (key[3] !== undefined && /^-?\d+$/.test(key[3]) && key[3] !== '0') s.chain = key[3];
+    return s;
+  };
+  const stacks = entries('offcpu_us').filter(keyed).map((e) => stack(e.key, Number(e.value)));
   const now = entries('now_ns')[0];
   const begin = entries('begin_ns')[0];
   const seconds = now && begin ? Number(BigInt(now.value) - BigInt(begin.value)) / 1e9 : null;
   if (now) {
     for (const e of entries('blocked_since_ns')) {
-      if (e.key.length !== 3) continue;
+      if (!keyed(e)) continue;
       // Times as BigInt: nanoseconds since boot pass 2^53 after 104 days.
       const us = Number((BigInt(now.value) - BigInt(e.value)) / 1000n);
       if (us > 0) stacks.push({ ...stack(e.key, us), ongoing: true });

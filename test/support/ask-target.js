@@ -1,7 +1,7 @@
 'use strict';
 // Asking a target program what it measured itself: it answers SIGUSR2 with
 // one line, "LABEL n n n" (test/targets/profile-hot.js: "split", offcpu-wait.js:
-// "waits"). Works for a target started by test/support/harness.js or
+// "waits", profile-kernel.js: "kernel"). Works for a target started by test/support/harness.js or
 // test/support/containers.js alike (each has stdout and kill(signal)).
 
 // Sends the target SIGUSR2 and resolves with the numbers of the line it
@@ -36,4 +36,10 @@ async function askWaits(target) {
   return { fifo, atomics, wall };
 }
 
-module.exports = { askTarget, askSplit, askWaits };
+// What profile-kernel.js says it spent: { call, cpu, system } in ms so far.
+async function askKernel(target) {
+  const [call, cpu, system] = await askTarget(target, 'kernel');
+  return { call, cpu, system };
+}
+
+module.exports = { askTarget, askSplit, askWaits, askKernel };
