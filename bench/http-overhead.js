@@ -10,8 +10,14 @@
 //
 //   wire      (--wire) a server started plain (no hook) while `nodetrace
 //             http -p PID --json` reads its requests off its socket system
-//             calls (d-scripts/http-wire.bt: an output event per read and
-//             write that starts an HTTP message, two a request)
+//             calls and, with --tls, its OpenSSL (d-scripts/http-wire.bt:
+//             maps of the calls that start an HTTP message, every 100 ms)
+//   wirefloor (--wire) a server started plain while a bpftrace program
+//             that only counts the wire's probes is attached (the same
+//             syscall tracepoints for its PID; with --tls the same uprobes
+//             on its OpenSSL): the wire's floor. The wire's two servers run
+//             their own copies of node (bench/node-copy.js), so that their
+//             uprobes trap nowhere else.
 //
 //   floor     (--floor; bpftrace 0.20+, whose -p filters uprobes in the
 //             kernel) started with the hook while a bpftrace program that
@@ -42,6 +48,8 @@ const { spawn } = require('child_process');
 
 const ROOT = path.join(__dirname, '..');
 const options = require('./options');
+const { nodeCopy } = require('./node-copy');
+const { enableStats, programStats, between } = require('./bpf-run-time');
 const { load, measure: measureRound, median } = require('./http-load');
 const RATE = options.number('rate', 5000);
 const SECONDS = options.number('seconds', 3);
@@ -71,11 +79,11 @@ const CERT = (() => {
   return { key, cert };
 })();
 
-// Nanoseconds of CPU every thread of `pid` has run, from the scheduler.
-function startServer(withRegister) {
+// A server: with the register hook or not, run by `node`.
+function startServer(withRegister, node = process.execPath) {
   return new Promise((resolve, reject) => {
     const args = [...(withRegister ? ['-r', path.join(ROOT, 'register.js')] : []), __filename, '--server', ...(CERT ? [CERT.key, CERT.cert] : [])];
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(node, args, { stdio: ['ignore', 'pipe', 'inherit'] });
     child.stdout.setEncoding('utf8');
     child.stdout.once('data', (d) => {
       const m = /ready (\d+)/.exec(d);
@@ -127,6 +135,34 @@ function startFloor(pid) {
   });
 }
 
+// The wire's floor: a bpftrace program that only counts, for `pid`, the
+// probes d-scripts/http-wire.bt attaches (its syscall tracepoints; with
+// --tls its uprobes on the OpenSSL in `node`, the server's own copy).
+function startWireFloor(pid, node) {
+  const { detectBpftrace } = require('../lib/tracer/detect');
+  const tracer = detectBpftrace();
+  if (!tracer.available) throw new Error(`the wire's floor needs bpftrace: ${tracer.reason}`);
+  const calls = ['enter_read', 'exit_read', 'enter_write', 'exit_write', 'enter_writev', 'exit_writev', 'enter_close'];
+  const probes = calls.map((c) => `tracepoint:syscalls:sys_${c}`);
+  if (CERT) probes.push(...['uprobe', 'uretprobe'].flatMap((k) => ['SSL_read', 'SSL_write'].map((f) => `${k}:${node}:${f}`)), `uprobe:${node}:SSL_free`);
+  const child = spawn(tracer.path, ['-e', `${probes.join(',\n')}\n/pid == ${Number(pid)}/ { @fired = count(); }`], { stdio: ['ignore', 'pipe', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const take = (d) => { out += d; if (/Attach/.test(out)) resolve({ child, tracer: `${tracer.name} ${tracer.version}` }); };
+    child.stdout.on('data', take);
+    child.stderr.on('data', take);
+    child.on('exit', () => reject(new Error(`the wire floor's bpftrace ended: ${out}`)));
+  });
+}
+
+// The bpftrace that `nodetrace http` (PID) runs.
+function bpftraceChild(pid) {
+  const children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).map(Number);
+  const found = children.find((c) => { try { return fs.readFileSync(`/proc/${c}/comm`, 'utf8').trim() === 'bpftrace'; } catch (err) { return false; } });
+  if (!found) throw new Error(`no bpftrace under nodetrace http (PID ${pid})`);
+  return found;
+}
+
 // Requests at RATE a second for `seconds` over keep-alive sockets; resolves
 // the requests completed and the seconds it took.
 const loadOf = (server, seconds) => ({ port: server.port, seconds, rate: RATE, sockets: SOCKETS, tls: Boolean(CERT) });
@@ -134,23 +170,36 @@ const measure = (server) => measureRound(server.child.pid, loadOf(server, SECOND
 
 (async () => {
   const cases = ['none', 'register'];
-  if (process.platform === 'linux' && process.getuid() === 0) cases.push('traced', ...(FLOOR ? ['floor'] : []), ...(WIRE ? ['wire'] : []));
+  if (process.platform === 'linux' && process.getuid() === 0) cases.push('traced', ...(FLOOR ? ['floor'] : []), ...(WIRE ? ['wire', 'wirefloor'] : []));
   const servers = {};
   let tracer = null;
   let floor = null;
   let wire = null;
+  let wireFloor = null;
+  const nodes = { wire: WIRE && nodeCopy('node-wire'), wirefloor: WIRE && nodeCopy('node-wirefloor') };
   try {
-    for (const c of cases) servers[c] = await startServer(c !== 'none' && c !== 'wire');
+    for (const c of cases) servers[c] = await startServer(!['none', 'wire', 'wirefloor'].includes(c), nodes[c] || process.execPath);
     if (servers.traced) tracer = await startTracer(servers.traced.child.pid);
     if (servers.wire) wire = await startTracer(servers.wire.child.pid);
     if (servers.floor) floor = await startFloor(servers.floor.child.pid);
+    if (servers.wirefloor) wireFloor = await startWireFloor(servers.wirefloor.child.pid, nodes.wirefloor);
     for (const c of cases) await load(loadOf(servers[c], 1));   // warm up each server's JIT
+    // The bpftrace behind each wire case, whose programs' run time the kernel counts.
+    const bpftraceOf = { wire: wire && bpftraceChild(wire.child.pid), wirefloor: wireFloor && wireFloor.child.pid };
+    const restoreStats = WIRE ? enableStats() : () => {};
     const results = Object.fromEntries(cases.map((c) => [c, []]));
-    for (let r = 0; r < ROUNDS; r++) {
-      for (let i = 0; i < cases.length; i++) {
-        const c = cases[(r + i) % cases.length];
-        results[c].push(await measure(servers[c]));
+    try {
+      for (let r = 0; r < ROUNDS; r++) {
+        for (let i = 0; i < cases.length; i++) {
+          const c = cases[(r + i) % cases.length];
+          const before = bpftraceOf[c] ? programStats(bpftraceOf[c]) : null;
+          const round = await measure(servers[c]);
+          if (before) round.bpfNsPerReq = between(before, programStats(bpftraceOf[c])).reduce((t, p) => t + p.ns, 0) / round.done;
+          results[c].push(round);
+        }
       }
+    } finally {
+      restoreStats();
     }
     const baseCpu = median(results.none.map((x) => x.cpuUsPerReq));
     console.log(`${CERT ? 'HTTPS, ' : ''}${RATE} requests/s for ${SECONDS} s per case, ${ROUNDS} interleaved rounds, node ${process.version}`
@@ -168,13 +217,19 @@ const measure = (server) => measureRound(server.child.pid, loadOf(server, SECOND
         + `  (${rps.toFixed(0)} req/s`
         + `${short ? `; ${short} rounds under ${RATE * 0.98}` : ''})`
         + (c === 'traced' ? `  ${tracer.lines()} requests traced` : '')
-        + (c === 'wire' ? `  ${wire.lines()} requests traced` : ''));
+        + (c === 'wire' ? `  ${wire.lines()} requests traced` : '')
+        + (bpftraceOf[c] ? `; its BPF programs ${median(results[c].map((x) => x.bpfNsPerReq)).toFixed(0)} ns/req` : ''));
+    }
+    if (WIRE) {
+      console.log('  (BPF ns/req: the run time of the tracer\'s programs by the kernel\'s statistics, per request, median round;'
+        + ' the load generator\'s own system calls, filtered out in those programs, included)');
     }
     console.log(`  rounds (µs CPU/req): ${cases.map((c) => `${c} ${results[c].map((x) => x.cpuUsPerReq.toFixed(1)).join(' ')}`).join('; ')}`);
   } finally {
     if (tracer) tracer.child.kill('SIGINT');
     if (floor) floor.child.kill('SIGINT');
     if (wire) wire.child.kill('SIGINT');
+    if (wireFloor) wireFloor.child.kill('SIGINT');
     for (const s of Object.values(servers)) s.child.kill('SIGKILL');
   }
 })();
