@@ -61,7 +61,11 @@ function builder(y) {
       describe: 'hook: the processes started with nodetrace/register; wire: one process, unprepared, read off its '
         + 'socket system calls and its OpenSSL (HTTP/1.x, HTTPS); auto: the hook where the process has it, else the wire',
     })
-    .option('backend', { choices: ['bpftrace'], describe: 'Tracer to use (the probes are USDT probes in the stapsdt format, which only bpftrace reads on Linux)' })
+    .option('backend', {
+      choices: ['bpftrace', 'dtrace'],
+      describe: 'Tracer to use (default bpftrace). The hook\'s probes are stapsdt USDT probes, which only bpftrace reads on Linux; '
+        + 'dtrace reads one process off the wire (d-scripts/http-wire.d)',
+    })
     .option('dry-run', dryRunOption())
     .check((a) => {
       checkTarget(a, { many: true });
@@ -80,11 +84,13 @@ function builder(y) {
 }
 
 function tracerFor(args) {
-  const tracer = requireTracer(args.backend || 'bpftrace');
-  if (tracer.name !== 'bpftrace') {
-    throw new UserError('nodetrace http runs on bpftrace only for now: its probes are stapsdt USDT probes.', { hint: 'Use --backend bpftrace.' });
-  }
   parseTarget(targetText(args), HTTP.command);   // syntax errors before anything is looked at
+  const tracer = requireTracer(args.backend || 'bpftrace');
+  // DTrace reads the wire only: the hook's probes are stapsdt USDT probes.
+  if (tracer.name !== 'bpftrace' && (args.source === 'hook' || onePid(args) === null)) {
+    throw new UserError('nodetrace http reads the hook\'s probes on bpftrace only: they are stapsdt USDT probes, which DTrace for Linux cannot see.',
+      { hint: 'Use --backend bpftrace, or give one PID (-p PID) to read it off the wire with DTrace.' });
+  }
   return tracer;
 }
 
@@ -96,11 +102,11 @@ function onePid(args) {
 
 // Which source traces this target: the wire for one process without the
 // hook (auto) or when asked; the hook otherwise.
-function sourceFor(args) {
+function sourceFor(args, tracer) {
   if (args.source === 'hook') return 'hook';
   const pid = onePid(args);
   if (pid === null) return 'hook';
-  if (args.source === 'wire') return 'wire';
+  if (args.source === 'wire' || tracer.name === 'dtrace') return 'wire';
   return hostFacts(HTTP_PROVIDER).librariesOf(pid).length ? 'hook' : 'wire';
 }
 
@@ -109,7 +115,7 @@ function sourceFor(args) {
 function wirePlan(args, tracer, pid) {
   const tls = findTlsObject(pid);
   const p = planWire(tracer, pid, tls);
-  const auto = args.source !== 'wire';
+  const auto = args.source !== 'wire' && tracer.name !== 'dtrace';
   const how = tls.file ? `and its HTTPS off the OpenSSL in ${tls.object} (HTTP/1.x, served and made)`
     : `(plaintext HTTP/1.x, served and made; HTTPS is not seen: ${tls.why})`;
   const warnings = [`PID ${pid}${auto ? ' has no nodetrace hook: ' : ': '}reading its HTTP off its socket system calls ${how}.`];
@@ -119,7 +125,7 @@ function wirePlan(args, tracer, pid) {
 // '*', PIDs or a name -> the resolved targets, and the first tracer's plan.
 function plan(args, tracer) {
   if (args.pid !== undefined && !String(args.pid).includes(',')) proc.requireNodeProcess(proc.parsePid(args.pid));
-  if (sourceFor(args) === 'wire') {
+  if (sourceFor(args, tracer) === 'wire') {
     const pid = onePid(args);
     proc.requireNodeProcess(pid);
     return wirePlan(args, tracer, pid);

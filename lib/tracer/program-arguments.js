@@ -197,6 +197,7 @@ const TABLES = {
     arg('TLS_FILE', 'the object that defines its SSL_read, SSL_write, SSL_free',
       'lib/http/tls-object.js: the mapped object that defines them, as /proc/PID/map_files/RANGE', { part: 'tls' }),
   ],
+  'http-wire.d': [{ ...arg('PID', 'the process: every probe fires for it alone, in the kernel', '-p'), probe: 'pid' }],
   'http.d': [
     arg('PID', 'only this process; 0: every process with the probes', 'the first target\'s PID'),
     arg('MIN_US', 'only requests that took at least this long (microseconds)', '--slower-than (ms, times 1000)'),
