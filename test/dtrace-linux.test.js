@@ -18,6 +18,8 @@ const gc = require('../lib/commands/gc');
 const { planEbadf } = require('../lib/ebadf/program');
 const wireServer = require('./support/wire-server');
 const { planWire } = require('../lib/http/wire-plan');
+const asyncCommand = require('../lib/commands/async');
+const { traceMix, checkCounts } = require('./support/async-checks');
 
 const EBADF = { name: 'EBADF', number: 9 };
 
@@ -95,6 +97,8 @@ describe('DTrace for Linux @tracer @dtrace', function () {
       // USDT probes, which DTrace for Linux cannot see: -Z lets it compile with none.
       'http.d': () => ['-Z', '0', '0'],
       'http-wire.d': (pid) => ['-q', pid],
+      // Its AsyncReset probe is a template slot nodetrace fills: -Z.
+      'async.d': (pid) => ['-Z', pid, '32', '40', '24'],
     };
     for (const script of fs.readdirSync(D_SCRIPTS).filter((f) => f.endsWith('.d'))) {
       it(script, function () {
@@ -111,6 +115,7 @@ describe('DTrace for Linux @tracer @dtrace', function () {
     const instantiated = {
       'gc.d, IncrementalMarking::Step filled in (nodetrace gc)': (pid) => gc.plan({ pid: String(pid) }, oracle),
       'http-wire.d, the @tls part left out (a process with no OpenSSL)': (pid) => planWire(oracle, pid, { why: 'none' }),
+      'async.d, AsyncReset filled in (nodetrace async --backend dtrace)': (pid) => asyncCommand.plan({ pid: String(pid) }, oracle),
       ...Object.fromEntries(['stop', 'abort'].map((mode) => [`${planEbadf({ tracer: oracle, mode, pid: 1, syscalls: ['close'], errnos: [EBADF], count: 1 }).script}.d, `
         + 'PROBES filled in (nodetrace ebadf --syscall close,dup2)',
       (pid) => planEbadf({ tracer: oracle, mode, pid, syscalls: ['close', 'dup2'], errnos: [EBADF], count: 1 })])),
@@ -377,6 +382,42 @@ describe('DTrace for Linux @tracer @dtrace', function () {
       const r = await nodetrace(['http', '*', '--backend', 'dtrace'], { env: ENV });
       assert.notStrictEqual(r.code, 0);
       assert.match(r.stderr, /^nodetrace: nodetrace http reads the hook's probes on bpftrace only/);
+    });
+  });
+
+  // async.d: the pid provider on node's AsyncWrap functions, the
+  // AsyncWrap's fields read with copyin, against the target's own counts
+  // (test/async.test.js's checks on bpftrace, the same).
+  describe('async --backend dtrace', function () {
+    it('counts each kind of operation the target counted itself; the busy callback is its kind\'s max, named', async function () {
+      const r = await traceMix(process.execPath, { more: ['--backend', 'dtrace'], env: ENV });
+      assert.strictEqual(r.json.tracer, 'dtrace');
+      checkCounts(r);
+    });
+
+    it('calls a kind that leaks TCP connections growing, and no other', async function () {
+      const target = await startTarget('async-mix.js', { env: { LEAK: '20' } });
+      try {
+        const SECONDS = 8;
+        const r = await nodetraceWatching(['async', '--backend', 'dtrace', '-p', String(target.pid), '-d', String(SECONDS), '--json'], (err) => {
+          if (!target.leaking && /tracing the asynchronous operations/.test(err)) { target.leaking = true; target.kill('SIGUSR2'); }
+        });
+        assert.strictEqual(r.code, 0, r.stderr);
+        const json = JSON.parse(r.stdout);
+        const tcp = json.kinds.find((k) => k.name === 'TCPWRAP');
+        assert(tcp && tcp.growing, `TCPWRAP not growing: ${JSON.stringify(tcp && tcp.alive_each_second)}`);
+        // As in test/async.test.js: 20 a second, a quarter of that on a loaded host.
+        assert(tcp.alive_delta >= (20 * SECONDS) / 4, `${tcp.alive_delta} TCPWRAPs alive`);
+        assert.deepStrictEqual(json.kinds.filter((k) => k.growing && k.name !== 'TCPWRAP').map((k) => k.name), []);
+      } finally {
+        stopTarget(target);
+      }
+    });
+
+    it('refuses --stacks in one line: async.d has no creation stacks', async function () {
+      const r = await nodetrace(['async', '-p', '1', '--backend', 'dtrace', '--stacks'], { env: ENV });
+      assert.strictEqual(r.code, 2, r.stderr);
+      assert.match(r.stderr, /--stacks needs bpftrace/);
     });
   });
 
