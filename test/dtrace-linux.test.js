@@ -20,6 +20,7 @@ const wireServer = require('./support/wire-server');
 const { planWire } = require('../lib/http/wire-plan');
 const asyncCommand = require('../lib/commands/async');
 const { traceMix, checkCounts } = require('./support/async-checks');
+const { BUILDS, NODE18, missingReason } = require('./support/node-builds');
 
 const EBADF = { name: 'EBADF', number: 9 };
 
@@ -409,6 +410,34 @@ describe('DTrace for Linux @tracer @dtrace', function () {
         // As in test/async.test.js: 20 a second, a quarter of that on a loaded host.
         assert(tcp.alive_delta >= (20 * SECONDS) / 4, `${tcp.alive_delta} TCPWRAPs alive`);
         assert.deepStrictEqual(json.kinds.filter((k) => k.growing && k.name !== 'TCPWRAP').map((k) => k.name), []);
+      } finally {
+        stopTarget(target);
+      }
+    });
+
+    // The official builds of the matrix: AsyncReset without its bool from
+    // Node 24, the layout at 48/56 there, SFIs at 24 (V8 11) or 32.
+    for (const build of [NODE18, ...BUILDS.filter((b) => b.name !== 'host' && !b.shared)]) {
+      it(`counts each kind the target counted itself on ${build.label}`, async function () {
+        if (missingReason(build)) this.skip();
+        const r = await traceMix(build.node, { more: ['--backend', 'dtrace'], env: ENV });
+        assert.strictEqual(r.json.node_version.split('.')[0], build.version);
+        checkCounts(r);
+      });
+    }
+
+    // Debian's node 18 runs in its own mount tree (test/support/node-builds.js):
+    // its libnode.so.108 is no file of the host's, where DTrace looks for it.
+    it('refuses, in one line, a process whose node is in another mount namespace (Debian\'s node 18)', async function () {
+      const debian = BUILDS.find((b) => b.name === 'debian18');
+      if (missingReason(debian)) this.skip();
+      const target = await startTarget('async-mix.js', { node: debian.node });
+      try {
+        const r = await nodetrace(['async', '--backend', 'dtrace', '-p', String(target.pid), '-d', '1'], { env: ENV });
+        assert.strictEqual(r.code, 3, r.stderr);
+        assert.match(r.stderr, /^nodetrace: cannot trace PID \d+'s asynchronous operations with DTrace: it runs in another mount namespace, where \/usr\/lib\/x86_64-linux-gnu\/libnode\.so\.108 is not the host's file/);
+        assert.match(r.stderr, /Use --backend bpftrace\./);
+        assert.strictEqual(r.stderr.trim().split('\n').length, 2, r.stderr);
       } finally {
         stopTarget(target);
       }

@@ -15,6 +15,7 @@ const { nameLoopStacks } = require('../loop/name-stacks');
 const { splitAtEndMarker } = require('../tracer/output-formats');
 const { runTraceCommand } = require('../tracer/run-command');
 const { requireTracer } = require('../tracer/detect');
+const { pidProviderMisses } = require('../tracer/pid-provider-reach');
 const { locateAsyncWrap } = require('../async/wrap-functions');
 const { parseAsync, renderAsyncText, renderAsyncJSON, functionAddresses, groupLiveStacks } = require('../async/report');
 const { sharedOffset, nameFunctions } = require('../async/callback-names');
@@ -92,6 +93,8 @@ function plan(args, tracer) {
 // async.d: AsyncReset's name (it lost its bool in Node 24) filled into its
 // slot, the layout as arguments; no @stacks part there.
 function planDtrace(tracer, { pid, note, who, found, sharedAt, functionsNote }) {
+  const missed = pidProviderMisses(pid, found);
+  if (missed) throw new UserError(`cannot trace PID ${pid}'s asynchronous operations with DTrace: ${missed}.`, { hint: 'Use --backend bpftrace.', exitCode: EXIT.NOT_FOUND });
   const program = instantiateSlot(readScript(SCRIPT, 'dtrace'), 'RESET', `pid$1::${found.functions.RESET}:entry`,
     'instantiated by nodetrace async: AsyncReset filled in');
   return planTracer(tracer, {

@@ -20,6 +20,7 @@ const records = require('../http/records');
 const { LatencyStats, renderHistograms, histogramsJSON } = require('../http/histograms');
 const { planWire } = require('../http/wire-plan');
 const { findTlsObject } = require('../http/tls-object');
+const { pidProviderMisses } = require('../tracer/pid-provider-reach');
 const { WireReader, wireLossLines } = require('../http/wire');
 const { runOneSession } = require('../tracer/run-command');
 const { identify } = require('../usdt/process-identity');
@@ -113,7 +114,10 @@ function sourceFor(args, tracer) {
 // One process read off its sockets, and off its OpenSSL where it has one
 // that exports SSL_read/SSL_write (lib/http/wire-plan.js).
 function wirePlan(args, tracer, pid) {
-  const tls = findTlsObject(pid);
+  let tls = findTlsObject(pid);
+  // DTrace's pid provider finds OpenSSL by its path: not in another mount tree.
+  const missed = tls.file && tracer.name === 'dtrace' ? pidProviderMisses(pid, tls) : null;
+  if (missed) tls = { why: missed };
   const p = planWire(tracer, pid, tls);
   const auto = args.source !== 'wire' && tracer.name !== 'dtrace';
   const how = tls.file ? `and its HTTPS off the OpenSSL in ${tls.object} (HTTP/1.x, served and made)`
