@@ -11,6 +11,7 @@ const { WireReader, parseWire, wireLossLines, MAX_PENDING, REORDER_NS } = requir
 const { renderLine, renderJSONLine } = require('../lib/http/records');
 const { LatencyStats, histogramsJSON } = require('../lib/http/histograms');
 const { splitterFor } = require('../lib/tracer/output-formats');
+const { dtraceLosses, dtraceLossLine } = require('../lib/tracer/dtrace-losses');
 
 const capture = fs.readFileSync(path.join(__dirname, 'fixtures', 'bpftrace-http-wire.out'), 'utf8');
 const SLOW_US = 150000;   // test/targets/http-wire-server.js's /slow delay
@@ -110,6 +111,17 @@ describe('http on the wire: reassembly (lib/http/wire.js)', function () {
       assert.strictEqual(reader.arrivedBy.get(7), 2);
       const items = splitterFor('wire').push(Buffer.from(text, 'latin1'));
       assert.deepStrictEqual(items.filter((i) => typeof i === 'string'), ['Tracing HTTP on the wire... Hit Ctrl-C to end.', 'Tracing ended.']);
+    });
+
+    it('what DTrace lost (its stderr: drops, probe errors) is counted and said in one line; nothing lost, nothing said', function () {
+      const losses = dtraceLosses([
+        'dtrace: 12 drops on CPU 0', 'dtrace: 1 drop on CPU 1', 'dtrace: 3 aggregation drops on CPU 0', 'dtrace: 2 dynamic variable drops',
+        'dtrace: error in dt_clause_8 for probe ID 3623 (syscall:vmlinux:write:return): invalid address (0x3641bd60) at BPF pc 1431',
+        'dtrace: some other line',
+      ]);
+      assert.deepStrictEqual(losses, { drops: 13, aggregationDrops: 3, variableDrops: 2, probeErrors: 1 });
+      assert.match(dtraceLossLine(losses, { events: 'socket events' }), /^DTrace lost data: 13 socket events dropped \(its output buffers were full\); 3 aggregation updates dropped; 2 variable updates dropped .*; 1 probe firings cut short/);
+      assert.strictEqual(dtraceLossLine(dtraceLosses(['dtrace: description \'x\' matched 3 probes'])), null);
     });
 
     it('refuses an event whose bytes are more than were copied, or copied more than returned', function () {

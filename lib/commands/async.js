@@ -16,6 +16,8 @@ const { splitAtEndMarker } = require('../tracer/output-formats');
 const { runTraceCommand } = require('../tracer/run-command');
 const { requireTracer } = require('../tracer/detect');
 const { pidProviderMisses } = require('../tracer/pid-provider-reach');
+const { dtraceLosses, dtraceLossLine } = require('../tracer/dtrace-losses');
+const { safeText } = require('../terminal-safe');
 const { locateAsyncWrap } = require('../async/wrap-functions');
 const { parseAsync, renderAsyncText, renderAsyncJSON, functionAddresses, groupLiveStacks } = require('../async/report');
 const { sharedOffset, nameFunctions } = require('../async/callback-names');
@@ -128,6 +130,8 @@ function report(result, { args, tracer, plan: p, snapshots }, run = {}) {
   for (const k of r.kinds) for (const f of k.functions) f.name = names.get(f.sfi) || null;
   const o = { pid, who, version, tracer: tracer.name, top: args.top };
   process.stdout.write(args.json ? renderAsyncJSON(r, o) : renderAsyncText(r, o));
+  const lost = tracer.name === 'dtrace' ? dtraceLossLine(dtraceLosses(result.errors)) : null;
+  if (lost) process.stderr.write(safeText(`nodetrace: ${lost}`) + '\n');
   return { gathered: r.kinds.length > 0 };
 }
 

@@ -21,6 +21,7 @@ const { LatencyStats, renderHistograms, histogramsJSON } = require('../http/hist
 const { planWire } = require('../http/wire-plan');
 const { findTlsObject } = require('../http/tls-object');
 const { pidProviderMisses } = require('../tracer/pid-provider-reach');
+const { dtraceLosses, dtraceLossLine } = require('../tracer/dtrace-losses');
 const { WireReader, wireLossLines } = require('../http/wire');
 const { runOneSession } = require('../tracer/run-command');
 const { identify } = require('../usdt/process-identity');
@@ -306,11 +307,14 @@ function lossCounts(follower) {
   return counts;
 }
 
-function report(result, { args, http, broken }) {
+function report(result, { args, http, broken, tracer }) {
   const { follower, stats, shown, identityOf } = http;
   const lines = http.wire ? wireLossLines(http.wire, (pid) => describeIdentity(identityOf(pid))) : lossLines(lossCounts(follower), {
     describe: (pid) => describeIdentity(identityOf(pid)), noun: 'request', nouns: 'requests', share: SHARE, lostWhy: LOST_WHY,
   });
+  // http-wire.d has no count of its own: what DTrace lost, it says on stderr.
+  const dtraceLost = tracer.name === 'dtrace' && result ? dtraceLossLine(dtraceLosses(result.errors), { events: 'socket events' }) : null;
+  if (dtraceLost) lines.push(dtraceLost);
   for (const line of lines) process.stderr.write(safeText(`nodetrace: ${line}`) + '\n');
   if (args.latency) {
     process.stdout.write(args.json ? histogramsJSON(stats) : renderHistograms(stats));
