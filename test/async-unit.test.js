@@ -149,6 +149,44 @@ describe('nodetrace async: the report', function () {
   });
 });
 
+describe('nodetrace async on DTrace: async.d\'s output', function () {
+  // test/fixtures/dtrace-async-mix.out: the same target and rounds as the
+  // bpftrace fixture (how made: its .cmd).
+  const result = splitAtEndMarker(fs.readFileSync(path.join(__dirname, 'fixtures', 'dtrace-async-mix.out'), 'utf8').split('\n'));
+  const r = parseAsync(result, { providers: PROVIDERS[20], tracer: 'dtrace' });
+  const kind = (name) => r.kinds.find((k) => k.name === name);
+
+  it('counts each kind the target did 100 of (and the 10 HTTP requests), histograms whole', function () {
+    for (const name of ['FSREQCALLBACK', 'GETADDRINFOREQWRAP', 'ZLIB', 'PBKDF2REQUEST']) assert.strictEqual(kind(name).created, 100n, name);
+    assert.strictEqual(kind('ZLIB').callbacks, 200n);
+    assert.strictEqual(kind('TCPWRAP').created, 10n);
+    assert.strictEqual(kind('HTTPINCOMINGMESSAGE').created, 10n);
+    assert.strictEqual(kind('FSREQCALLBACK').alive, 0n);
+    assert.strictEqual(kind('FSREQCALLBACK').callback.buckets.reduce((n, b) => n + b.count, 0n), 100n);
+    assert.strictEqual(kind('FSREQCALLBACK').wait.buckets.reduce((n, b) => n + b.count, 0n), 100n);
+    assert(kind('FSREQCALLBACK').waitMaxUs > 0n && r.loopBusyNs > 0n && r.tracedNs > 0n);
+  });
+
+  it('keeps one function per kind, by a whole SFI (48 bits), and its calls', function () {
+    const fsKind = kind('FSREQCALLBACK');
+    assert.strictEqual(fsKind.functions.length, 1);
+    assert.strictEqual(fsKind.functions[0].calls, 100n);
+    assert(BigInt(fsKind.functions[0].sfi) > 0xffffffffn, `SFI ${fsKind.functions[0].sfi}: not cut to 32 bits`);
+  });
+
+  it('takes one sample a second: a second printed twice (two CPUs at once) counts once', function () {
+    assert.deepStrictEqual(result.during.filter((l) => /^ALIVE /.test(l)), ['ALIVE 1098', 'ALIVE 2098', 'ALIVE 3070', 'ALIVE 4098', 'ALIVE 5098', 'ALIVE 5098']);
+    assert.strictEqual(r.samples, 5);
+    assert.deepStrictEqual(kind('ZLIB').series, [0, 0, 4, 4, 4]);
+  });
+
+  it('names the functions every build has as lib/async/wrap-functions.js does; AsyncReset is a slot', function () {
+    const text = fs.readFileSync(path.join(__dirname, '..', 'd-scripts', 'async.d'), 'utf8');
+    for (const role of ['CALLBACK', 'DESTROY', 'DTOR', 'DELETING_DTOR']) assert.ok(text.includes(`pid$1::${FUNCTIONS[role]}:`), role);
+    assert.match(text, /^pid\$1::ASYNC_RESET:entry$/m);
+  });
+});
+
 describe('nodetrace async --stacks: where the live operations were created', function () {
   // The target opened 12 loopback connections and never closed them (both
   // ends are TCPWRAPs: 24 alive), and read its file 12 times (all ended).

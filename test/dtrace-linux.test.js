@@ -16,6 +16,11 @@ const { tracePoolMix, checkPoolMix, traceSaturatedPool, checkSaturatedJson, chec
 const { compile } = require('./support/program-variants');
 const gc = require('../lib/commands/gc');
 const { planEbadf } = require('../lib/ebadf/program');
+const wireServer = require('./support/http-wire');
+const { planWire } = require('../lib/http/wire-plan');
+const asyncCommand = require('../lib/commands/async');
+const { traceMix, checkCounts } = require('./support/async-checks');
+const { BUILDS, NODE18, missingReason } = require('./support/node-builds');
 
 const EBADF = { name: 'EBADF', number: 9 };
 
@@ -92,6 +97,9 @@ describe('DTrace for Linux @tracer @dtrace', function () {
       'offcpu.d': (pid) => ['-p', pid, '0'],
       // USDT probes, which DTrace for Linux cannot see: -Z lets it compile with none.
       'http.d': () => ['-Z', '0', '0'],
+      'http-wire.d': (pid) => ['-q', pid],
+      // Its AsyncReset probe is a template slot nodetrace fills: -Z.
+      'async.d': (pid) => ['-Z', pid, '32', '40', '24'],
     };
     for (const script of fs.readdirSync(D_SCRIPTS).filter((f) => f.endsWith('.d'))) {
       it(script, function () {
@@ -107,6 +115,8 @@ describe('DTrace for Linux @tracer @dtrace', function () {
     const oracle = { name: 'dtrace', path: DTRACE, version: '2.0', flavor: 'oracle' };
     const instantiated = {
       'gc.d, IncrementalMarking::Step filled in (nodetrace gc)': (pid) => gc.plan({ pid: String(pid) }, oracle),
+      'http-wire.d, the @tls part left out (a process with no OpenSSL)': (pid) => planWire(oracle, pid, { why: 'none' }),
+      'async.d, AsyncReset filled in (nodetrace async --backend dtrace)': (pid) => asyncCommand.plan({ pid: String(pid) }, oracle),
       ...Object.fromEntries(['stop', 'abort'].map((mode) => [`${planEbadf({ tracer: oracle, mode, pid: 1, syscalls: ['close'], errnos: [EBADF], count: 1 }).script}.d, `
         + 'PROBES filled in (nodetrace ebadf --syscall close,dup2)',
       (pid) => planEbadf({ tracer: oracle, mode, pid, syscalls: ['close', 'dup2'], errnos: [EBADF], count: 1 })])),
@@ -268,6 +278,176 @@ describe('DTrace for Linux @tracer @dtrace', function () {
     } finally {
       stopTarget(target);
     }
+  });
+
+  // http-wire.d: the socket calls (syscall provider) and node's own
+  // SSL_read/SSL_write (pid provider) of an unprepared server, against what
+  // its clients measured (test/http-wire.test.js's checks on bpftrace).
+  describe('http --backend dtrace on an unprepared server (the wire)', function () {
+    // /slow answers after a setTimeout(150), which may fire up to 2 ms early
+    // (test/http.test.js); the client's clock stops after the traced write or
+    // read: 1 ms of slack for two clocks read in two processes.
+    const SLOW_MS = 150;
+    const TIMER_EARLY_MS = 2;
+    const CLOCK_SLACK_MS = 1;
+    afterEach(() => { for (const c of wireServer.targets) c.kill('SIGKILL'); wireServer.targets.clear(); });
+
+    // nodetrace http --backend dtrace -p PID --json, once it says it is tracing.
+    async function traceAttached(pid) {
+      let go;
+      const attached = new Promise((r) => { go = r; });
+      let tracer;
+      const traced = nodetrace(['http', '--backend', 'dtrace', '-p', String(pid), '-d', '90', '--json'], {
+        env: ENV,
+        timeoutMs: 200000,
+        onSpawn: (c) => { tracer = c; c.stderr.on('data', (d) => { if (/tracing HTTP/.test(d)) go(); }); },
+      });
+      const early = await Promise.race([attached.then(() => null), traced]);
+      if (early) throw new Error(`nodetrace http ended before it attached (${early.code}): ${early.stderr}`);
+      return { tracer, traced };
+    }
+
+    // Ends the trace once the last events are out (read 10 times a second,
+    // held 250 ms for ordering): its JSON lines.
+    async function linesOf({ tracer, traced }) {
+      await new Promise((r) => setTimeout(r, 1000));
+      tracer.kill('SIGINT');
+      const res = await traced;
+      assert.strictEqual(res.code, 0, res.stderr);
+      return { res, lines: res.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) };
+    }
+
+    function checkServed(lines, measured, stdout, url = (c) => c.path) {
+      for (const c of measured) {
+        const server = lines.filter((l) => l.direction === 'server' && l.url === url(c));
+        assert.strictEqual(server.length, 1, `server ${c.path}:\n${stdout}`);
+        assert.deepStrictEqual([server[0].method, server[0].status], [c.method, c.status], c.path);
+        assert(server[0].ms <= c.ms + CLOCK_SLACK_MS, `${c.via} ${c.path}: server ${server[0].ms} ms, client measured ${c.ms} ms`);
+        if (c.path.startsWith('/slow')) assert(server[0].ms >= SLOW_MS - TIMER_EARLY_MS, `${c.path}: server ${server[0].ms} ms`);
+      }
+    }
+
+    it('plain HTTP: curl, http.get (both ends), pipelined and split requests, each once with its status and latency', async function () {
+      const s = await wireServer.startServer();
+      const trace = await traceAttached(s.child.pid);
+      const byCurl = await wireServer.curl(s.port, ['/fast/curl', '/missing/curl', '/slow/curl']);
+      s.child.stdin.write('client 4\n');
+      await s.finished;
+      await wireServer.run(process.execPath, [path.join(ROOT, 'test', 'targets', 'http-wire-clients.js'), String(s.port)]);
+      const { res, lines } = await linesOf(trace);
+      assert.match(res.stderr, /reading its HTTP off its socket system calls/);
+      assert.match(res.stderr, /with dtrace 2\.0/);
+      const measured = [...byCurl, ...s.results];
+      assert.strictEqual(measured.length, 7);
+      checkServed(lines, measured, res.stdout);
+      const base = `http://127.0.0.1:${s.port}`;
+      for (const c of s.results) {
+        const client = lines.filter((l) => l.direction === 'client' && l.url === base + c.path);
+        assert.strictEqual(client.length, 1, `client ${c.path}:\n${res.stdout}`);
+        assert.strictEqual(client[0].status, c.status);
+        assert(client[0].ms <= c.ms + CLOCK_SLACK_MS, `${c.path}: client traced ${client[0].ms} ms, measured ${c.ms} ms`);
+      }
+      // Pipelined in one write, one split across three writes 50 ms apart, a literal \x0d\x0a in a path.
+      const served = (p) => lines.filter((l) => l.direction === 'server' && l.url === p);
+      assert.deepStrictEqual(['/p1', '/slow/p2', '/missing/p3', '/split/s1', '/fake\\x0d\\x0aHTTP/1.1'].map((p) => served(p).map((l) => l.status)),
+        [[200], [200], [404], [200], [200]], res.stdout);
+      assert(served('/split/s1')[0].ms >= 100 - TIMER_EARLY_MS, 'timed from its first byte');
+      assert.strictEqual(lines.length, 7 + 4 + 5, res.stdout);
+      assert(!/refused|not reported|left out|DTrace lost data/.test(res.stderr), res.stderr);
+    });
+
+    it('HTTPS through node\'s own OpenSSL (pid provider on SSL_read/SSL_write): curl and https.get, each once', async function () {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-dtrace-tls-'));
+      try {
+        const s = await wireServer.startServer(['--tls', ...(await wireServer.certificate(dir))]);
+        const trace = await traceAttached(s.child.pid);
+        const byCurl = await wireServer.curl(s.port, ['/fast/curl', '/missing/curl', '/slow/curl'], 'https');
+        s.child.stdin.write('client 2\n');
+        await s.finished;
+        const { res, lines } = await linesOf(trace);
+        assert.match(res.stderr, /and its HTTPS off the OpenSSL in /);
+        checkServed(lines, [...byCurl, ...s.results], res.stdout);
+        const base = `https://127.0.0.1:${s.port}`;
+        for (const c of s.results) {
+          const client = lines.filter((l) => l.direction === 'client' && l.url === base + c.path);
+          assert.strictEqual(client.length, 1, `client ${c.path}:\n${res.stdout}`);
+          assert.strictEqual(client[0].status, c.status);
+        }
+        assert.strictEqual(lines.length, 3 + 2 + 2, res.stdout);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('refuses the hook\'s probes in one line: DTrace for Linux cannot see them', async function () {
+      const r = await nodetrace(['http', '*', '--backend', 'dtrace'], { env: ENV });
+      assert.notStrictEqual(r.code, 0);
+      assert.match(r.stderr, /^nodetrace: nodetrace http reads the hook's probes on bpftrace only/);
+    });
+  });
+
+  // async.d: the pid provider on node's AsyncWrap functions, the
+  // AsyncWrap's fields read with copyin, against the target's own counts
+  // (test/async.test.js's checks on bpftrace, the same).
+  describe('async --backend dtrace', function () {
+    it('counts each kind of operation the target counted itself; the busy callback is its kind\'s max, named', async function () {
+      const r = await traceMix(process.execPath, { more: ['--backend', 'dtrace'], env: ENV });
+      assert.strictEqual(r.json.tracer, 'dtrace');
+      checkCounts(r);
+    });
+
+    it('calls a kind that leaks TCP connections growing, and no other', async function () {
+      const target = await startTarget('async-mix.js', { env: { LEAK: '20' } });
+      try {
+        const SECONDS = 8;
+        const r = await nodetraceWatching(['async', '--backend', 'dtrace', '-p', String(target.pid), '-d', String(SECONDS), '--json'], (err) => {
+          if (!target.leaking && /tracing the asynchronous operations/.test(err)) { target.leaking = true; target.kill('SIGUSR2'); }
+        });
+        assert.strictEqual(r.code, 0, r.stderr);
+        const json = JSON.parse(r.stdout);
+        const tcp = json.kinds.find((k) => k.name === 'TCPWRAP');
+        assert(tcp && tcp.growing, `TCPWRAP not growing: ${JSON.stringify(tcp && tcp.alive_each_second)}`);
+        // As in test/async.test.js: 20 a second, a quarter of that on a loaded host.
+        assert(tcp.alive_delta >= (20 * SECONDS) / 4, `${tcp.alive_delta} TCPWRAPs alive`);
+        assert.deepStrictEqual(json.kinds.filter((k) => k.growing && k.name !== 'TCPWRAP').map((k) => k.name), []);
+      } finally {
+        stopTarget(target);
+      }
+    });
+
+    // The official builds of the matrix: AsyncReset without its bool from
+    // Node 24, the layout at 48/56 there, SFIs at 24 (V8 11) or 32.
+    for (const build of [NODE18, ...BUILDS.filter((b) => b.name !== 'host' && !b.shared)]) {
+      it(`counts each kind the target counted itself on ${build.label}`, async function () {
+        if (missingReason(build)) this.skip();
+        const r = await traceMix(build.node, { more: ['--backend', 'dtrace'], env: ENV });
+        assert.strictEqual(r.json.node_version.split('.')[0], build.version);
+        checkCounts(r);
+      });
+    }
+
+    // Debian's node 18 runs in its own mount tree (test/support/node-builds.js):
+    // its libnode.so.108 is no file of the host's, where DTrace looks for it.
+    it('refuses, in one line, a process whose node is in another mount namespace (Debian\'s node 18)', async function () {
+      const debian = BUILDS.find((b) => b.name === 'debian18');
+      if (missingReason(debian)) this.skip();
+      const target = await startTarget('async-mix.js', { node: debian.node });
+      try {
+        const r = await nodetrace(['async', '--backend', 'dtrace', '-p', String(target.pid), '-d', '1'], { env: ENV });
+        assert.strictEqual(r.code, 3, r.stderr);
+        assert.match(r.stderr, /^nodetrace: cannot trace PID \d+'s asynchronous operations with DTrace: it runs in another mount namespace, where \/usr\/lib\/x86_64-linux-gnu\/libnode\.so\.108 is not the host's file/);
+        assert.match(r.stderr, /Use --backend bpftrace\./);
+        assert.strictEqual(r.stderr.trim().split('\n').length, 2, r.stderr);
+      } finally {
+        stopTarget(target);
+      }
+    });
+
+    it('refuses --stacks in one line: async.d has no creation stacks', async function () {
+      const r = await nodetrace(['async', '-p', '1', '--backend', 'dtrace', '--stacks'], { env: ENV });
+      assert.strictEqual(r.code, 2, r.stderr);
+      assert.match(r.stderr, /--stacks needs bpftrace/);
+    });
   });
 
   describe('ebadf', function () {

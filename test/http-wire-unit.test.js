@@ -2,13 +2,16 @@
 // Requests reassembled from what d-scripts/http-wire.bt prints (batches of
 // the first bytes of socket reads and writes, -f json): a real capture
 // (test/fixtures/bpftrace-http-wire.out, how made in its .cmd) and batches
-// made as the program prints them. Pure: no tracer needed.
+// made as the program prints them; and from http-wire.d's length-prefixed
+// events (test/fixtures/dtrace-http-wire.out). Pure: no tracer needed.
 const assert = require('assert');
 const fs = require('fs');
 const path = require('path');
 const { WireReader, parseWire, wireLossLines, MAX_PENDING, REORDER_NS } = require('../lib/http/wire');
 const { renderLine, renderJSONLine } = require('../lib/http/records');
 const { LatencyStats, histogramsJSON } = require('../lib/http/histograms');
+const { splitterFor } = require('../lib/tracer/output-formats');
+const { dtraceLosses, dtraceLossLine } = require('../lib/tracer/dtrace-losses');
 
 const capture = fs.readFileSync(path.join(__dirname, 'fixtures', 'bpftrace-http-wire.out'), 'utf8');
 const SLOW_US = 150000;   // test/targets/http-wire-server.js's /slow delay
@@ -74,6 +77,57 @@ describe('http on the wire: reassembly (lib/http/wire.js)', function () {
       const stats = new LatencyStats({ by: 'route', identify: () => ({ pid: 1953 }) });
       for (const x of records) stats.add(x);
       assert.match(histogramsJSON(stats), /\/slow/);
+    });
+  });
+
+  describe('a real capture of the D twin (DTrace for Linux 2.0, node 20): length-prefixed events', function () {
+    const text = fs.readFileSync(path.join(__dirname, 'fixtures', 'dtrace-http-wire.out'), 'latin1');
+    const { records, reader } = parseWire(text, { pid: 27254, format: 'wire' });
+
+    it('gives the records the bpftrace capture gives for the same clients', function () {
+      const port = (x) => x.replace(/127\.0\.0\.1:\d+/, 'HOST');
+      assert.deepStrictEqual(brief(records).map(port), brief(parseWire(capture, { pid: 1953 }).records).map(port));
+      for (const x of records) {
+        if (x.url.replace(/^http:\/\/[^/]*/, '').startsWith('/slow')) assert.ok(x.us >= SLOW_US - TIMER_EARLY_US && x.us < SLOW_US + 20000, `${x.url}: ${x.us} µs`);
+      }
+    });
+
+    it('reads every event, refuses none', function () {
+      assert.strictEqual(reader.arrivedBy.get(27254), (text.match(/^W (rd|wr|cl) /gm) || []).length);
+      assert.deepStrictEqual([...reader.malformedBy], []);
+    });
+  });
+
+  describe('http-wire.d\'s events: what a peer sends cannot forge one', function () {
+    // A request line whose bytes hold a newline and a whole fake event, and
+    // the end marker: within LEN, they are bytes of the record.
+    const forged = 'GET /a HTTP/1.1\r\nX: 1\nW cl 1 2 20 0 0 0 \nTracing ended.\n\r\n\r\n';
+    const event = (kind, ns, bytes) => `W ${kind} 7 ${ns} 20 ${Buffer.byteLength(bytes)} ${Buffer.byteLength(bytes)} ${Buffer.byteLength(bytes)} ${bytes}\n`;
+    const text = `Tracing HTTP on the wire... Hit Ctrl-C to end.\n${event('rd', 1000000, forged)}${event('wr', 2000000, OK)}Tracing ended.\n`;
+
+    it('one request, its path as sent, no close of another fd, one end marker', function () {
+      const { records, reader } = parseWire(text, { pid: 7, format: 'wire' });
+      assert.deepStrictEqual(brief(records), ['server GET /a 200']);
+      assert.strictEqual(reader.arrivedBy.get(7), 2);
+      const items = splitterFor('wire').push(Buffer.from(text, 'latin1'));
+      assert.deepStrictEqual(items.filter((i) => typeof i === 'string'), ['Tracing HTTP on the wire... Hit Ctrl-C to end.', 'Tracing ended.']);
+    });
+
+    it('what DTrace lost (its stderr: drops, probe errors) is counted and said in one line; nothing lost, nothing said', function () {
+      const losses = dtraceLosses([
+        'dtrace: 12 drops on CPU 0', 'dtrace: 1 drop on CPU 1', 'dtrace: 3 aggregation drops on CPU 0', 'dtrace: 2 dynamic variable drops',
+        'dtrace: error in dt_clause_8 for probe ID 3623 (syscall:vmlinux:write:return): invalid address (0x3641bd60) at BPF pc 1431',
+        'dtrace: some other line',
+      ]);
+      assert.deepStrictEqual(losses, { drops: 13, aggregationDrops: 3, variableDrops: 2, probeErrors: 1 });
+      assert.match(dtraceLossLine(losses, { events: 'socket events' }), /^DTrace lost data: 13 socket events dropped \(its output buffers were full\); 3 aggregation updates dropped; 2 variable updates dropped .*; 1 probe firings cut short/);
+      assert.strictEqual(dtraceLossLine(dtraceLosses(['dtrace: description \'x\' matched 3 probes'])), null);
+    });
+
+    it('refuses an event whose bytes are more than were copied, or copied more than returned', function () {
+      const { records, reader } = parseWire('W rd 7 1000 20 5 2 4 GET \nW rd 7 2000 20 2 3 2 GE\n', { pid: 7, format: 'wire' });
+      assert.deepStrictEqual(records, []);
+      assert.strictEqual(reader.malformedBy.get(7), 2);
     });
   });
 

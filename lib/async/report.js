@@ -1,5 +1,5 @@
 'use strict';
-// `nodetrace async`: the output of d-scripts/async.bt -> per kind of
+// `nodetrace async`: the output of d-scripts/async.bt|.d -> per kind of
 // asynchronous operation (AsyncWrap provider) what was created, called back,
 // destroyed, how long operations waited and callbacks ran, and whether the
 // kind is growing -> text or JSON. Pure.
@@ -18,6 +18,9 @@ const ALIVE_LINE = /^@alive\[(\d+)\]: (-?\d+)$/;
 // Fewer samples than this (seconds) and no kind is called growing: too
 // short a trace to tell a leak from a burst.
 const MIN_TREND_SAMPLES = 4;
+// Samples come each second; one less than this after the one before is the
+// same second's, printed twice (async.d: two CPUs at once).
+const MIN_SAMPLE_GAP_MS = 500;
 // The functions kept per kind (most callback time first): in JSON; text shows fewer.
 const FUNCTIONS_PER_KIND = 10;
 const FUNCTIONS_IN_TEXT = 3;
@@ -42,12 +45,19 @@ function byKey(model, name) {
  */
 function parseAliveSamples(during = []) {
   const samples = [];
+  let skipping = false;
   for (const raw of during) {
     const line = String(raw).trim();
     const mark = ALIVE_MARK.exec(line);
-    if (mark) { samples.push({ ms: Number(mark[1]), alive: new Map() }); continue; }
+    if (mark) {
+      // async.d: two CPUs may print the same second's sample; one is kept.
+      const last = samples[samples.length - 1];
+      skipping = Boolean(last) && Number(mark[1]) - last.ms < MIN_SAMPLE_GAP_MS;
+      if (!skipping) samples.push({ ms: Number(mark[1]), alive: new Map() });
+      continue;
+    }
     const m = ALIVE_LINE.exec(line);
-    if (m && samples.length) samples[samples.length - 1].alive.set(m[1], Number(m[2]));
+    if (m && samples.length && !skipping) samples[samples.length - 1].alive.set(m[1], Number(m[2]));
   }
   return samples;
 }
@@ -75,9 +85,9 @@ function isGrowing(series) {
  * Counts are BigInt, as in lib/aggregation's model. `providers`: the Node
  * version's table (lib/async/providers.js), or null (numbers shown).
  */
-function parseAsync({ during = [], maps = '' } = {}, { providers = null, attachedNs = null, stacks = false } = {}) {
+function parseAsync({ during = [], maps = '' } = {}, { providers = null, attachedNs = null, stacks = false, tracer = 'bpftrace' } = {}) {
   const { rest, live } = splitLiveStacks(String(maps || '').replace(/\0/g, ''));
-  const model = parse(rest, { tracer: 'bpftrace' });
+  const model = parse(rest, { tracer });
   const m = Object.fromEntries(['created', 'callbacks', 'destroyed', 'wait_us', 'wait_max_us', 'callback_us',
     'callback_max_us', 'callback_total_ns', 'loop_callback_ns'].map((n) => [n, byKey(model, n)]));
   const scalar = (name) => { const e = byKey(model, name).get(''); return e ? e.value : null; };

@@ -4,16 +4,20 @@
 // created per second, callbacks, how long operations waited for their first
 // callback, how long callbacks held the loop, and what is created and never
 // destroyed. No preparation: uprobes on node's own AsyncWrap functions
-// (lib/async/wrap-functions.js); bpftrace only (docs/programs.md#async).
+// (lib/async/wrap-functions.js); bpftrace, or DTrace without --stacks
+// (d-scripts/async.d; docs/programs.md#async).
 const { UserError, EXIT } = require('../errors');
 const { planTracer, readScript } = require('../tracer/plan');
-const { withoutOptional } = require('../tracer/template');
+const { withoutOptional, instantiateSlot } = require('../tracer/template');
 const { rawUserStackEnv } = require('../tracer/capabilities');
 const { jsFramesSession } = require('../profile/js-frames');
 const { nameLoopStacks } = require('../loop/name-stacks');
 const { splitAtEndMarker } = require('../tracer/output-formats');
 const { runTraceCommand } = require('../tracer/run-command');
 const { requireTracer } = require('../tracer/detect');
+const { pidProviderMisses } = require('../tracer/pid-provider-reach');
+const { dtraceLosses, dtraceLossLine } = require('../tracer/dtrace-losses');
+const { safeText } = require('../terminal-safe');
 const { locateAsyncWrap } = require('../async/wrap-functions');
 const { parseAsync, renderAsyncText, renderAsyncJSON, functionAddresses, groupLiveStacks } = require('../async/report');
 const { sharedOffset, nameFunctions } = require('../async/callback-names');
@@ -38,11 +42,13 @@ function builder(y) {
     .option('top', { type: 'number', default: 15, describe: 'Show this many kinds, those with the most loop time first' })
     .option('stacks', { type: 'boolean', default: false, describe: 'Where the operations still alive at the end were created: native and JavaScript stacks, grouped (costs a stack walk per operation created)' })
     .option('json', { type: 'boolean', default: false, describe: 'Print JSON instead of text (docs/json-format.md)' })
+    .option('backend', { choices: ['bpftrace', 'dtrace'], describe: 'Tracer to use (default bpftrace; dtrace: d-scripts/async.d, without --stacks)' })
     .option('dry-run', dryRunOption())
     .check((a) => {
       checkTarget(a);
       checkDuration(a);
       if (!(Number.isInteger(a.top) && a.top >= 1)) throw new Error('--top expects a whole number from 1.');
+      if (a.stacks && a.backend === 'dtrace') throw new Error('--stacks needs bpftrace: async.d has no creation stacks (docs/programs.md#async says why).');
       return true;
     })
     .example('sudo $0 async -p 4242 -d 30', 'asynchronous operations by kind over 30 seconds')
@@ -60,6 +66,7 @@ function plan(args, tracer) {
       { hint: 'nodetrace async reads node\'s AsyncWrap objects (official Node 18 to 26, Debian\'s 18).', exitCode: EXIT.NOT_FOUND });
   }
   const { sharedAt, note: functionsNote } = sharedOffset(pid);
+  if (tracer.name === 'dtrace') return planDtrace(tracer, { pid, note, who, found, sharedAt, functionsNote });
   const stacks = Boolean(args.stacks);
   return planTracer(tracer, {
     script: SCRIPT,
@@ -85,13 +92,33 @@ function plan(args, tracer) {
   });
 }
 
+// async.d: AsyncReset's name (it lost its bool in Node 24) filled into its
+// slot, the layout as arguments; no @stacks part there.
+function planDtrace(tracer, { pid, note, who, found, sharedAt, functionsNote }) {
+  const missed = pidProviderMisses(pid, found);
+  if (missed) throw new UserError(`cannot trace PID ${pid}'s asynchronous operations with DTrace: ${missed}.`, { hint: 'Use --backend bpftrace.', exitCode: EXIT.NOT_FOUND });
+  const program = instantiateSlot(readScript(SCRIPT, 'dtrace'), 'RESET', `pid$1::${found.functions.RESET}:entry`,
+    'instantiated by nodetrace async: AsyncReset filled in');
+  return planTracer(tracer, {
+    script: SCRIPT,
+    programText: program,
+    args: { PID: pid, TYPE_AT: found.layout.TYPE_AT, ID_AT: found.layout.ID_AT, SHARED_AT: sharedAt },
+    attachTimeoutMs: ATTACH_TIMEOUT_MS,
+    describe: `the asynchronous operations of ${describeIdentity(who)}`,
+    target: { pid },
+    details: { process: who, version: found.version, providers: found.providers, stacks: false },
+    warnings: [...(note ? [note] : []), ...(functionsNote ? [functionsNote] : []),
+      ...(found.providers ? [] : [`no provider names for Node v${found.version}: kinds are shown by number`])],
+  });
+}
+
 function report(result, { args, tracer, plan: p, snapshots }, run = {}) {
   const pid = p.target.pid;
   const { process: who, version, providers } = p.details;
   const attachedNs = result.readyAt && result.endedAt ? (result.endedAt - result.readyAt) * 1e6 : null;
   // Lines taken as they came, to name JavaScript frames meanwhile (lib/profile/js-frames.js).
   if (run.lines) Object.assign(result, splitAtEndMarker(run.lines));
-  const r = parseAsync(result, { providers, attachedNs, stacks: p.details.stacks });
+  const r = parseAsync(result, { providers, attachedNs, stacks: p.details.stacks, tracer: tracer.name });
   if (r.liveStacks && snapshots) {
     const named = nameLoopStacks(r.liveStacks.map((s) => s.stack), snapshots.symbolizer, snapshots.latest, { js: run.js });
     r.liveStacks.forEach((s, i) => { s.stack = named[i]; });
@@ -103,17 +130,19 @@ function report(result, { args, tracer, plan: p, snapshots }, run = {}) {
   for (const k of r.kinds) for (const f of k.functions) f.name = names.get(f.sfi) || null;
   const o = { pid, who, version, tracer: tracer.name, top: args.top };
   process.stdout.write(args.json ? renderAsyncJSON(r, o) : renderAsyncText(r, o));
+  const lost = tracer.name === 'dtrace' ? dtraceLossLine(dtraceLosses(result.errors)) : null;
+  if (lost) process.stderr.write(safeText(`nodetrace: ${lost}`) + '\n');
   return { gathered: r.kinds.length > 0 };
 }
 
 async function handler(args) {
   const run = {};   // JavaScript frames captured with --stacks: { js, lines }
   try {
-    // Only bpftrace: DTrace for Linux's pid provider is not there (docs/programs.md#async).
+    // bpftrace unless asked: async.d has no --stacks (docs/programs.md#async).
     await runTraceCommand(args, {
       name: 'async', plan,
       report: (result, ctx) => report(result, ctx, run),
-      tracer: () => requireTracer('bpftrace'),
+      tracer: () => requireTracer(args.backend || 'bpftrace'),
       sessionOptions: (pl) => jsFramesSession(pl, run),
       // The target's memory map and perf map, to name the creation stacks' frames.
       snapshots: args.stacks ? { perfMap: true } : undefined,

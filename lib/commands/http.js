@@ -20,6 +20,8 @@ const records = require('../http/records');
 const { LatencyStats, renderHistograms, histogramsJSON } = require('../http/histograms');
 const { planWire } = require('../http/wire-plan');
 const { findTlsObject } = require('../http/tls-object');
+const { pidProviderMisses } = require('../tracer/pid-provider-reach');
+const { dtraceLosses, dtraceLossLine } = require('../tracer/dtrace-losses');
 const { WireReader, wireLossLines } = require('../http/wire');
 const { runOneSession } = require('../tracer/run-command');
 const { identify } = require('../usdt/process-identity');
@@ -62,7 +64,11 @@ function builder(y) {
       describe: 'hook: the processes started with nodetrace/register; wire: one process, unprepared, read off its '
         + 'socket system calls and its OpenSSL (HTTP/1.x, HTTPS); auto: the hook where the process has it, else the wire',
     })
-    .option('backend', { choices: ['bpftrace'], describe: 'Tracer to use (the probes are USDT probes in the stapsdt format, which only bpftrace reads on Linux)' })
+    .option('backend', {
+      choices: ['bpftrace', 'dtrace'],
+      describe: 'Tracer to use (default bpftrace). The hook\'s probes are stapsdt USDT probes, which only bpftrace reads on Linux; '
+        + 'dtrace reads one process off the wire (d-scripts/http-wire.d)',
+    })
     .option('dry-run', dryRunOption())
     .check((a) => {
       checkTarget(a, { many: true, extra: ['container'] });
@@ -82,11 +88,13 @@ function builder(y) {
 }
 
 function tracerFor(args) {
-  const tracer = requireTracer(args.backend || 'bpftrace');
-  if (tracer.name !== 'bpftrace') {
-    throw new UserError('nodetrace http runs on bpftrace only for now: its probes are stapsdt USDT probes.', { hint: 'Use --backend bpftrace.' });
-  }
   parseTarget(targetText(args), HTTP.command);   // syntax errors before anything is looked at
+  const tracer = requireTracer(args.backend || 'bpftrace');
+  // DTrace reads the wire only: the hook's probes are stapsdt USDT probes.
+  if (tracer.name !== 'bpftrace' && (args.source === 'hook' || onePid(args) === null)) {
+    throw new UserError('nodetrace http reads the hook\'s probes on bpftrace only: they are stapsdt USDT probes, which DTrace for Linux cannot see.',
+      { hint: 'Use --backend bpftrace, or give one PID (-p PID) to read it off the wire with DTrace.' });
+  }
   return tracer;
 }
 
@@ -98,20 +106,23 @@ function onePid(args) {
 
 // Which source traces this target: the wire for one process without the
 // hook (auto) or when asked; the hook otherwise.
-function sourceFor(args) {
+function sourceFor(args, tracer) {
   if (args.source === 'hook') return 'hook';
   const pid = onePid(args);
   if (pid === null) return 'hook';
-  if (args.source === 'wire') return 'wire';
+  if (args.source === 'wire' || tracer.name === 'dtrace') return 'wire';
   return hostFacts(HTTP_PROVIDER).librariesOf(pid).length ? 'hook' : 'wire';
 }
 
 // One process read off its sockets, and off its OpenSSL where it has one
 // that exports SSL_read/SSL_write (lib/http/wire-plan.js).
 function wirePlan(args, tracer, pid) {
-  const tls = findTlsObject(pid);
+  let tls = findTlsObject(pid);
+  // DTrace's pid provider finds OpenSSL by its path: not in another mount tree.
+  const missed = tls.file && tracer.name === 'dtrace' ? pidProviderMisses(pid, tls) : null;
+  if (missed) tls = { why: missed };
   const p = planWire(tracer, pid, tls);
-  const auto = args.source !== 'wire';
+  const auto = args.source !== 'wire' && tracer.name !== 'dtrace';
   const how = tls.file ? `and its HTTPS off the OpenSSL in ${tls.object} (HTTP/1.x, served and made)`
     : `(plaintext HTTP/1.x, served and made; HTTPS is not seen: ${tls.why})`;
   // A container's process said as its operator knows it: host PID, PID inside, container.
@@ -123,7 +134,7 @@ function wirePlan(args, tracer, pid) {
 // '*', PIDs or a name -> the resolved targets, and the first tracer's plan.
 function plan(args, tracer) {
   if (args.pid !== undefined && !String(args.pid).includes(',')) proc.requireNodeProcess(proc.parsePid(args.pid));
-  if (sourceFor(args) === 'wire') {
+  if (sourceFor(args, tracer) === 'wire') {
     const pid = onePid(args);
     proc.requireNodeProcess(pid);
     return wirePlan(args, tracer, pid);
@@ -300,11 +311,14 @@ function lossCounts(follower) {
   return counts;
 }
 
-function report(result, { args, http, broken }) {
+function report(result, { args, http, broken, tracer }) {
   const { follower, stats, shown, identityOf } = http;
   const lines = http.wire ? wireLossLines(http.wire, (pid) => describeIdentity(identityOf(pid))) : lossLines(lossCounts(follower), {
     describe: (pid) => describeIdentity(identityOf(pid)), noun: 'request', nouns: 'requests', share: SHARE, lostWhy: LOST_WHY,
   });
+  // http-wire.d has no count of its own: what DTrace lost, it says on stderr.
+  const dtraceLost = tracer.name === 'dtrace' && result ? dtraceLossLine(dtraceLosses(result.errors), { events: 'socket events' }) : null;
+  if (dtraceLost) lines.push(dtraceLost);
   for (const line of lines) process.stderr.write(safeText(`nodetrace: ${line}`) + '\n');
   if (args.latency) {
     process.stdout.write(args.json ? histogramsJSON(stats) : renderHistograms(stats));

@@ -1,6 +1,7 @@
 'use strict';
 // The tracer run of `nodetrace http --source wire`: d-scripts/http-wire.bt
-// on one process, which needs no preparation (no hook). Pure.
+// (or .d, with --backend dtrace) on one process, which needs no preparation
+// (no hook). Pure.
 const { planTracer, readScript } = require('../tracer/plan');
 const { stringLimitEnv, stringTrailerEnv, strCopiesLessOne } = require('../tracer/capabilities');
 const { withoutOptional } = require('../tracer/template');
@@ -18,6 +19,7 @@ const PREFIX_BYTES = 200;
  *    @tls part is left out.
  */
 function planWire(tracer, pid, tls = {}) {
+  if (tracer.name === 'dtrace') return planWireDtrace(tracer, pid, tls);
   const o = {
     script: WIRE_SCRIPT,
     // No -p: the program filters every probe on PID in the kernel itself,
@@ -37,6 +39,26 @@ function planWire(tracer, pid, tls = {}) {
   if (tls.file) {
     o.args.TLS_FILE = tls.file;
   } else {
+    o.without = ['tls'];
+    o.programText = withoutOptional(readScript(WIRE_SCRIPT, tracer.name), 'tls', 'the @tls part left out: no OpenSSL found in the process');
+  }
+  return planTracer(tracer, o);
+}
+
+// http-wire.d: its events printed as they come, length-prefixed (output
+// 'wire'); DTrace prints what it holds at its one SIGTERM, so no quiesce.
+// Its @tls part names no file: the pid provider finds SSL_read and
+// SSL_write in whichever of the process's objects defines them; left out
+// where none does (a pid-provider probe that matches nothing does not compile).
+function planWireDtrace(tracer, pid, tls) {
+  const o = {
+    script: WIRE_SCRIPT,
+    args: { PID: pid },
+    output: 'wire',
+    describe: `HTTP on the sockets of PID ${pid}`,
+    target: { pid },
+  };
+  if (!tls.file) {
     o.without = ['tls'];
     o.programText = withoutOptional(readScript(WIRE_SCRIPT, tracer.name), 'tls', 'the @tls part left out: no OpenSSL found in the process');
   }

@@ -91,6 +91,29 @@ function batchEvents(name, map, pid, refused) {
 }
 
 /**
+ * One event of http-wire.d (lib/tracer/output-formats.js 'wire': { kind,
+ * tid, ns, fd, ret, copied, bytes }) -> the event batchEvents makes of a
+ * batch entry, or null (told to `refused(why)`) when it is not as the
+ * program writes it.
+ */
+function wireEvent(item, pid, refused) {
+  const kind = BATCH_MAP.exec(`@${item.kind}0`) ? item.kind : null;
+  const tls = kind !== null && kind.startsWith('t');
+  const conn = tls ? `tls:${item.fd}` : item.fd;
+  if (kind === null) { refused('an entry not as the program writes it'); return null; }
+  if (KINDS[kind] === 'close') {
+    if (item.bytes.length) { refused('an entry not as the program writes it'); return null; }
+    return { type: 'close', pid, fd: conn, ns: BigInt(item.ns), tls };
+  }
+  // The bytes end at a NUL (a string): never more than were copied.
+  if (item.bytes.length > Number(item.copied) || Number(item.copied) > Number(item.ret)) {
+    refused('an entry not as the program writes it');
+    return null;
+  }
+  return { type: KINDS[kind], pid, fd: conn, ns: BigInt(item.ns), ret: Number(item.ret), bytes: Buffer.from(item.bytes), tls };
+}
+
+/**
  * The HTTP messages that start in `data` (a side's bytes: what it carried
  * over, then this call's), from a message's start. -> { messages, carry }:
  * messages { kind: 'request', method, url, host, upgrade } |
@@ -200,8 +223,16 @@ class WireReader {
     this.pid = pid;   // the traced process (the program's output does not repeat it)
   }
 
-  /** One item of the tracer's output (lib/tracer/output-formats.js 'json') -> the records completed. */
+  /**
+   * One item of the tracer's output (lib/tracer/output-formats.js: 'json',
+   * http-wire.bt's batches; 'wire', http-wire.d's events) -> the records completed.
+   */
   push(item) {
+    if (item && item.type === 'wire') {
+      const ev = wireEvent(item, this.pid, (why) => this.refuse(this.pid, why));
+      if (ev) this.take([ev]);
+      return this.release(this.latest - this.reorderNs);
+    }
     if (!item || item.type !== 'map' || !item.data) return [];
     for (const [name, value] of Object.entries(item.data)) {
       // At exit; bpftrace may print them again, cleared: the larger is the count.
@@ -212,14 +243,17 @@ class WireReader {
         }
         continue;
       }
-      const events = batchEvents(name, value, this.pid, (why) => this.refuse(this.pid, why));
-      for (const ev of events || []) {
-        bump(this.arrivedBy, ev.pid);
-        this.hold(ev);
-        if (ev.ns > this.latest) this.latest = ev.ns;
-      }
+      this.take(batchEvents(name, value, this.pid, (why) => this.refuse(this.pid, why)) || []);
     }
     return this.release(this.latest - this.reorderNs);
+  }
+
+  take(events) {
+    for (const ev of events) {
+      bump(this.arrivedBy, ev.pid);
+      this.hold(ev);
+      if (ev.ns > this.latest) this.latest = ev.ns;
+    }
   }
 
   // Events older than `nowNs` less the reorder time: handled now.
@@ -373,14 +407,18 @@ function wireLossLines(reader, describe) {
   return lines;
 }
 
-/** A whole capture (-f json output) -> its records (tests, and reading a capture by hand). */
-function parseWire(text, o) {
+/**
+ * A whole capture -> its records (tests, and reading a capture by hand):
+ * http-wire.bt's (-f json, the default) or, with { format: 'wire' },
+ * http-wire.d's.
+ */
+function parseWire(text, { format = 'json', ...o } = {}) {
   const reader = new WireReader(o);
-  const splitter = splitterFor('json');
+  const splitter = splitterFor(format);
   const out = [];
   for (const item of [...splitter.push(Buffer.from(text, 'latin1')), ...splitter.end()]) out.push(...reader.push(item));
   out.push(...reader.end());
   return { records: out, reader };
 }
 
-module.exports = { WireReader, parseWire, batchEvents, messagesIn, wireLossLines, CARRY_BYTES, MAX_CONNECTIONS, MAX_PENDING, REORDER_NS };
+module.exports = { WireReader, parseWire, batchEvents, wireEvent, messagesIn, wireLossLines, CARRY_BYTES, MAX_CONNECTIONS, MAX_PENDING, REORDER_NS };

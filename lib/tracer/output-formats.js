@@ -14,6 +14,10 @@
 //              { type: 'record', pid, tid, cut, bytes }; any other line as a string.
 //              The length, not a separator, ends a record: its text may hold
 //              anything.
+//   'wire'     http-wire.d's length-prefixed events, `W KIND TID NS FD RET
+//              COPIED LEN ` then exactly LEN bytes, then a newline, as
+//              { type: 'wire', kind, tid, ns, fd, ret, copied, bytes }
+//              (numbers as decimal strings); any other line as a string.
 // Beyond this, a line without its newline is cut off and passed on as it is
 // (a runaway tracer must not grow nodetrace's memory without bound).
 const MAX_LINE_BYTES = 1 << 20;
@@ -119,31 +123,46 @@ function itemText(item) {
   return null;
 }
 
-const RECORD_HEAD = /^R (\d{1,10}) (\d{1,10}) ([01]) (\d{1,9}) /;
-// The longest head: "R " + 3 fields of 10 digits, 1 flag, spaces.
-const MAX_HEAD = 2 + 10 + 1 + 10 + 1 + 1 + 1 + 9 + 1;
+// A length-prefixed record: its head (a regular expression over at most
+// maxHead bytes), the group that holds its length, and what it becomes.
+const SNOOP_RECORD = {
+  head: /^R (\d{1,10}) (\d{1,10}) ([01]) (\d{1,9}) /,
+  // The longest head: "R " + 3 fields of 10 digits, 1 flag, spaces.
+  maxHead: 2 + 10 + 1 + 10 + 1 + 1 + 1 + 9 + 1,
+  length: 4,
+  item: (h, bytes) => ({ type: 'record', pid: Number(h[1]), tid: Number(h[2]), cut: h[3] === '1', bytes }),
+};
+const WIRE_EVENT = {
+  head: /^W (rd|wr|cl|tr|tw|tf) (\d{1,10}) (\d{1,20}) (\d{1,20}) (-?\d{1,20}) (\d{1,4}) (\d{1,4}) /,
+  // "W " + KIND + TID (10 digits), NS, FD (20), RET (21), COPIED, LEN (4), spaces.
+  maxHead: 2 + 2 + 1 + 10 + 1 + 20 + 1 + 20 + 1 + 21 + 1 + 4 + 1 + 4 + 1,
+  length: 7,
+  item: (h, bytes) => ({ type: 'wire', kind: h[1], tid: h[2], ns: h[3], fd: h[4], ret: h[5], copied: h[6], bytes }),
+};
 const MAX_RECORD_BYTES = 1 << 20;
 
 class RecordSplitter {
-  constructor() {
+  constructor(format = SNOOP_RECORD) {
+    this.format = format;
     this.buf = Buffer.alloc(0);
   }
 
   push(chunk) {
     this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
     const out = [];
+    const f = this.format;
     let pos = 0;
     for (;;) {
-      const head = RECORD_HEAD.exec(this.buf.subarray(pos, pos + MAX_HEAD).toString('latin1'));
-      if (head && Number(head[4]) <= MAX_RECORD_BYTES) {
+      const head = f.head.exec(this.buf.subarray(pos, pos + f.maxHead).toString('latin1'));
+      if (head && Number(head[f.length]) <= MAX_RECORD_BYTES) {
         const start = pos + head[0].length;
-        const end = start + Number(head[4]);
+        const end = start + Number(head[f.length]);
         if (this.buf.length < end + 1) break;   // the rest of the record is still to come
         if (this.buf[end] !== 10) {
           // Not what the script prints: say so rather than guess where it ends.
           out.push({ type: 'garbled', line: this.buf.subarray(pos, end + 1).toString('utf8') });
         } else {
-          out.push({ type: 'record', pid: Number(head[1]), tid: Number(head[2]), cut: head[3] === '1', bytes: this.buf.subarray(start, end) });
+          out.push(f.item(head, this.buf.subarray(start, end)));
         }
         pos = end + 1;
         continue;
@@ -155,7 +174,7 @@ class RecordSplitter {
       pos = nl + 1;
     }
     this.buf = this.buf.subarray(pos);
-    if (this.buf.length > MAX_RECORD_BYTES + MAX_HEAD) {
+    if (this.buf.length > MAX_RECORD_BYTES + f.maxHead) {
       out.push({ type: 'garbled', line: this.buf.subarray(0, 200).toString('utf8') });
       this.buf = Buffer.alloc(0);
     }
@@ -169,7 +188,12 @@ class RecordSplitter {
   }
 }
 
-const SPLITTERS = { text: TextSplitter, json: JsonSplitter, records: RecordSplitter };
+const SPLITTERS = {
+  text: () => new TextSplitter(),
+  json: () => new JsonSplitter(),
+  records: () => new RecordSplitter(SNOOP_RECORD),
+  wire: () => new RecordSplitter(WIRE_EVENT),
+};
 
 // The protocol's two markers (ARCHITECTURE.md). Every program prints a line
 // ending with READY_MARKER from BEGIN, and END_MARKER alone on a line in
@@ -195,9 +219,9 @@ function splitAtEndMarker(lines) {
 }
 
 function splitterFor(format = 'text') {
-  const Splitter = SPLITTERS[format];
-  if (!Splitter) throw new Error(`no such output format: ${format}`);
-  return new Splitter();
+  const make = SPLITTERS[format];
+  if (!make) throw new Error(`no such output format: ${format}`);
+  return make();
 }
 
 module.exports = {

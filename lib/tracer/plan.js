@@ -79,7 +79,7 @@ function deathSignalLauncher() {
  * @param {string} [o.output]        how its stdout is cut into items
  *                                   (lib/tracer/output-formats.js): 'text'
  *                                   (default), 'json' (bpftrace -f json),
- *                                   'records' (log-snoop.d)
+ *                                   'records' (log-snoop.d), 'wire' (http-wire.d)
  * @param {object} [o.target]        the one process traced, { pid }: its
  *                                   exit ends the trace (lib/tracer/run-command.js)
  * @param {string[]} [o.warnings]    said on stderr before tracing (and in the

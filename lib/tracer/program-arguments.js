@@ -165,6 +165,10 @@ const TABLES = {
   'gc.bt': [GC_OBJECT, PID_OPTION],
   'gc.d': [{ ...PID_OPTION, probe: 'pid' }],
   'async.bt': ASYNC_BT,
+  'async.d': [{ ...arg('PID', 'the Node process (every thread of it)', '-p'), probe: 'pid' },
+    ...ASYNC_BT.filter((a) => ['TYPE_AT', 'ID_AT'].includes(a.name)),
+    arg('SHARED_AT', 'offset of a JSFunction\'s SharedFunctionInfo (0: callbacks not told apart)',
+      'lib/v8/metadata.js: V8\'s postmortem metadata in the node that defines AsyncWrap (v8dbg_class_JSFunction__shared__*)')],
   'loop.bt': [...LOOP, arg('SHARED', 'with STACKS, JSFunction\'s `shared` offset: the JavaScript frames\' SharedFunctionInfos kept too; 0: no',
     'lib/profile/js-frames.js jsFramesLayout, where the target\'s V8 is known and --stacks asked (left off otherwise)', { optional: true })],
   'loop.d': LOOP,
@@ -199,6 +203,7 @@ const TABLES = {
     arg('TLS_FILE', 'the object that defines its SSL_read, SSL_write, SSL_free',
       'lib/http/tls-object.js: the mapped object that defines them, as /proc/PID/map_files/RANGE', { part: 'tls' }),
   ],
+  'http-wire.d': [{ ...arg('PID', 'the process: every probe fires for it alone, in the kernel', '-p'), probe: 'pid' }],
   'http.d': [
     arg('PID', 'only this process; 0: every process with the probes', 'the first target\'s PID'),
     arg('MIN_US', 'only requests that took at least this long (microseconds)', '--slower-than (ms, times 1000)'),
