@@ -1,0 +1,109 @@
+'use strict';
+// Loaded by `node -r nodetrace/register`: the asynchronous resources that are
+// not AsyncWraps (PROMISE, Timeout, Immediate, TickObject, Microtask, user
+// AsyncResources) as USDT probes (lib/async/probes.js), for `nodetrace
+// async`, which takes the AsyncWraps from uprobes on node itself.
+//
+// async_hooks costs a process much while enabled (every promise, timer and
+// tick calls into JavaScript; promises are also tracked for their
+// collection), so the hook is enabled only while a tracer is attached: a
+// timer (unref'd: it keeps no process alive) reads the probes' semaphores
+// every POLL_MS, enables the hook when all of them are set and disables it
+// when they are not. Untraced, that read is all the hook costs; traced, the
+// first POLL_MS after the attach are not seen. Only the main thread's
+// resources: a worker would number its kinds apart.
+const { createHook, asyncWrapProviders } = require('async_hooks');
+const { isMainThread } = require('worker_threads');
+const { ASYNC_PROVIDER, MAX_KINDS } = require('./probes');
+
+const POLL_MS = 100;
+const MORE_TYPES = '(more types)';
+
+/**
+ * install(usdt[, { pollMs }]) -> { active(), uninstall() } or null (a
+ * worker thread, a Node without asyncWrapProviders, a provider without
+ * semaphores to read: dtrace-provider on DTrace systems).
+ */
+function install(usdt, { pollMs = POLL_MS } = {}) {
+  if (!isMainThread || !asyncWrapProviders) return null;
+  const provider = usdt.createDTraceProvider(ASYNC_PROVIDER.name);
+  const probes = {};
+  for (const [name, ...types] of ASYNC_PROVIDER.probes) probes[name] = provider.addProbe(name, ...types);
+  provider.enable();
+  const all = Object.values(probes);
+  if (!all.every((p) => typeof p._enabled === 'function' && typeof p._fireValues === 'function')) return null;
+  const traced = () => all.every((p) => p._enabled());
+
+  // The AsyncWraps' types (the uprobes count those) are kind 0, never fired:
+  // no kind counted twice. PROMISE is listed, but promises are not AsyncWraps
+  // (V8's promise hooks since Node 16).
+  const kinds = new Map(Object.keys(asyncWrapProviders).filter((t) => t !== 'PROMISE').map((t) => [t, 0]));
+  const names = [];                 // kind - 1 -> type
+  const ids = new Map();            // async ID -> kind, of the resources seen created
+  let active = false;
+
+  const fire = (probe, a, b) => { if (probe._enabled()) probe._fireValues([a, b]); };
+  function kindOf(type) {
+    let kind = kinds.get(type);
+    if (kind !== undefined) return kind;
+    // A type is a string a program chose: a bounded number of them named,
+    // the rest in one kind.
+    const before = names.length;
+    if (names.length < MAX_KINDS - 1) names.push(String(type));
+    else if (names.length < MAX_KINDS) names.push(MORE_TYPES);
+    kind = Math.min(names.length, MAX_KINDS);
+    if (kinds.size < 4 * MAX_KINDS) kinds.set(type, kind);
+    if (active && names.length > before) fire(probes['async-kind'], kind, names[kind - 1]);
+    return kind;
+  }
+
+  const hook = createHook({
+    init(asyncId, type) {
+      const kind = kindOf(type);
+      if (kind === 0) return;
+      ids.set(asyncId, kind);
+      fire(probes['async-init'], kind, asyncId);
+    },
+    before(asyncId) {
+      const kind = ids.get(asyncId);
+      if (kind !== undefined) fire(probes['async-before'], kind, asyncId);
+    },
+    after(asyncId) {
+      const kind = ids.get(asyncId);
+      if (kind !== undefined) fire(probes['async-after'], kind, 0);
+    },
+    destroy(asyncId) {
+      const kind = ids.get(asyncId);
+      if (kind === undefined) return;
+      ids.delete(asyncId);
+      fire(probes['async-destroy'], kind, asyncId);
+    },
+  });
+
+  function poll() {
+    const on = traced();
+    if (on === active) return;
+    active = on;
+    if (on) {
+      // Every kind named again: this tracer may be a new one.
+      names.forEach((name, i) => fire(probes['async-kind'], i + 1, name));
+      hook.enable();
+    } else {
+      hook.disable();
+      ids.clear();
+    }
+  }
+  const timer = setInterval(poll, pollMs);
+  timer.unref();
+  return {
+    active: () => active,
+    uninstall() {
+      clearInterval(timer);
+      hook.disable();
+      ids.clear();
+      active = false;
+    },
+  };
+}
+
+module.exports = { install, POLL_MS };
