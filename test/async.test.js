@@ -156,9 +156,11 @@ async function traceLeakStacks(node) {
     assert.doesNotMatch(dry.stdout, /ustack|@live_stack|reg\("bp"\)/);
     const dryStacks = await nodetrace(['async', '-p', String(target.pid), '-n', '--stacks'], { timeoutMs: 120000 });
     assert.strictEqual(dryStacks.code, 0, dryStacks.stderr);
-    // With it, the script runs whole (its @stacks part in).
-    assert.match(dryStacks.stdout, /\/d-scripts\/async\.bt /);
-    assert.doesNotMatch(dryStacks.stdout, /part left out/);
+    // With it, the @stacks part is in; no register hook here: the @hook part out.
+    assert.match(dryStacks.stdout, /@live_stack\[arg0\] = ustack;/);
+    assert.doesNotMatch(dryStacks.stdout, /@stacks part left out/);
+    assert.match(dryStacks.stdout, /the @hook part left out, no register hook/);
+    assert.doesNotMatch(dryStacks.stdout, /usdt:|bpftrace -p /, 'without the hook: no USDT probe, no -p');
     const r = await traceWhile(target.pid, async () => {
       target.kill('SIGUSR2');
       await new Promise((res) => setTimeout(res, 3000));

@@ -14,9 +14,8 @@
 // resources: a worker would number its kinds apart.
 const { createHook, asyncWrapProviders } = require('async_hooks');
 const { isMainThread } = require('worker_threads');
-const { ASYNC_PROVIDER, MAX_KINDS } = require('./probes');
+const { ASYNC_PROVIDER, MAX_KINDS, POLL_MS } = require('./probes');
 
-const POLL_MS = 100;
 const MORE_TYPES = '(more types)';
 
 /**

@@ -34,5 +34,8 @@ const MAX_KINDS = 256;
 // async.bt keys a hook kind as HOOK_KIND_BASE + kind, beside the AsyncWrap
 // provider numbers (under 100), in the same maps.
 const HOOK_KIND_BASE = 32768;
+// How often the hook reads the semaphores: it turns on (and off) at most
+// this long after a tracer attaches (leaves).
+const POLL_MS = 100;
 
-module.exports = { ASYNC_PROVIDER, MAX_KINDS, HOOK_KIND_BASE };
+module.exports = { ASYNC_PROVIDER, MAX_KINDS, HOOK_KIND_BASE, POLL_MS };

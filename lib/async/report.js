@@ -10,6 +10,7 @@ const { formatDuration } = require('../render/units');
 const { jsonInteger, jsonEstimate, jsonHistogram } = require('../render/json');
 const { safeText } = require('../terminal-safe');
 const { providerName } = require('./providers');
+const { HOOK_KIND_BASE, POLL_MS: HOOK_POLL_MS } = require('./probes');
 const { userFrames } = require('../tracer/stack-frames');
 
 const JSON_VERSION = 1;
@@ -67,16 +68,17 @@ function isGrowing(series) {
 }
 
 /**
- * parseAsync({ during, maps }, { providers, attachedNs }) -> {
- *   kinds: [{ number, name, created, callbacks, destroyed, alive, growing,
+ * parseAsync({ during, maps }, { providers, attachedNs, stacks, hook }) -> {
+ *   kinds: [{ number, source ('AsyncWrap' | 'async_hooks': the register hook's), name, created, callbacks, destroyed, alive, growing,
  *             series (alive each second), wait (entry|null), waitMaxUs,
  *             callback (entry|null), callbackMaxUs, callbackTotalNs, loopCallbackNs }],
  *   tracedNs, loopBusyNs, seconds (the span rates are over) }
  * Counts are BigInt, as in lib/aggregation's model. `providers`: the Node
  * version's table (lib/async/providers.js), or null (numbers shown).
  */
-function parseAsync({ during = [], maps = '' } = {}, { providers = null, attachedNs = null, stacks = false } = {}) {
-  const { rest, live } = splitLiveStacks(String(maps || '').replace(/\0/g, ''));
+function parseAsync({ during = [], maps = '' } = {}, { providers = null, attachedNs = null, stacks = false, hook = false } = {}) {
+  const { rest: text, hookNames } = splitHookNames(String(maps || '').replace(/\0/g, ''));
+  const { rest, live } = splitLiveStacks(text);
   const model = parse(rest, { tracer: 'bpftrace' });
   const m = Object.fromEntries(['created', 'callbacks', 'destroyed', 'wait_us', 'wait_max_us', 'callback_us',
     'callback_max_us', 'callback_total_ns', 'loop_callback_ns'].map((n) => [n, byKey(model, n)]));
@@ -92,9 +94,13 @@ function parseAsync({ during = [], maps = '' } = {}, { providers = null, attache
     const destroyed = value(m.destroyed, k) || 0n;
     // Before a kind's first sample it had no entry: nothing created yet.
     const series = samples.map((s) => s.alive.get(k) || 0);
+    const fromHook = Number(k) >= HOOK_KIND_BASE;
     return {
       number: Number(k),
-      name: providerName(providers, k),
+      // A hook kind (async.bt's @hook part: KIND + HOOK_KIND_BASE) by the
+      // type the process named it; an AsyncWrap by its provider number.
+      source: fromHook ? 'async_hooks' : 'AsyncWrap',
+      name: fromHook ? (hookNames.get(k) || `async_hooks type ${Number(k) - HOOK_KIND_BASE}`) : providerName(providers, k),
       created,
       callbacks: value(m.callbacks, k) || 0n,
       destroyed,
@@ -109,7 +115,8 @@ function parseAsync({ during = [], maps = '' } = {}, { providers = null, attache
       // (older captures printed it as @callback_total_ns).
       callbackTotalNs: value(m.callback_total_ns, k) || totals.get(k) || 0n,
       loopCallbackNs: value(m.loop_callback_ns, k) || 0n,
-      functions: functions.get(k) || [],
+      // The hook's callbacks keep no function (0): none to show.
+      functions: (functions.get(k) || []).filter((f) => !(fromHook && f.sfi === '0')),
     };
   });
   // Most loop time first, then most created: the kinds that matter on top.
@@ -120,11 +127,28 @@ function parseAsync({ during = [], maps = '' } = {}, { providers = null, attache
   const unkept = byKey(model, 'unkept');
   for (const k of kinds) k.unkept = value(unkept, String(k.number)) || 0n;
   return {
-    kinds, tracedNs, loopBusyNs: scalar('loop_busy_ns') || 0n, seconds: spanNs ? spanNs / 1e9 : null, samples: samples.length,
+    kinds, tracedNs, hook: hook || kinds.some((k) => k.source === 'async_hooks'), loopBusyNs: scalar('loop_busy_ns') || 0n, seconds: spanNs ? spanNs / 1e9 : null, samples: samples.length,
     // --stacks: the live operations grouped by kind and raw stack, to be
     // named (lib/loop/name-stacks.js) and then grouped per kind (groupLiveStacks).
     liveStacks: stacks ? groupRaw(live) : null,
   };
+}
+
+// async.bt's @hook part names its kinds: `@hook_kind[KIND]: TYPE`, the type
+// as the process's hook gave it (any text, cut at bpftrace's string length:
+// shown through safeText, never trusted as anything but a name). Taken out
+// before the maps are parsed (their values are numbers).
+// -> { rest: the other maps' text, hookNames: Map(KIND (decimal) -> TYPE) }
+const HOOK_NAME = /^@hook_kind\[(\d+)\]: (.*)$/;
+function splitHookNames(text) {
+  const hookNames = new Map();
+  const rest = [];
+  for (const line of text.split('\n')) {
+    const m = HOOK_NAME.exec(line);
+    if (m) hookNames.set(m[1], m[2].trim() || '(no name)');
+    else rest.push(line);
+  }
+  return { rest: rest.join('\n'), hookNames };
 }
 
 // ---- --stacks: where the live operations were created ------------------------
@@ -272,7 +296,7 @@ function renderAsyncText(r, { pid, who, version, top = 15 }) {
   const span = r.seconds ? `${r.seconds.toFixed(1)} s` : 'an unknown time';
   const callbacksNs = r.kinds.reduce((s, k) => s + k.loopCallbackNs, 0n);
   out.push(`Asynchronous operations of ${who ? describeIdentity(who) : `PID ${pid}`}${version ? ` (Node v${version})` : ''}, ${span}:`);
-  out.push(`  the event loop was busy ${formatDuration(r.loopBusyNs, 'ns', { ascii: true })}${r.seconds ? ` (${percent(Number(r.loopBusyNs) / 1e9 / r.seconds)} of the time)` : ''}; AsyncWrap callbacks ${formatDuration(callbacksNs, 'ns', { ascii: true })} of it${r.loopBusyNs > 0n ? ` (${percent(Number(callbacksNs) / Number(r.loopBusyNs))})` : ''}.`);
+  out.push(`  the event loop was busy ${formatDuration(r.loopBusyNs, 'ns', { ascii: true })}${r.seconds ? ` (${percent(Number(r.loopBusyNs) / 1e9 / r.seconds)} of the time)` : ''}; ${r.hook ? 'callbacks (AsyncWraps and the hook\'s kinds)' : 'AsyncWrap callbacks'} ${formatDuration(callbacksNs, 'ns', { ascii: true })} of it${r.loopBusyNs > 0n ? ` (${percent(Number(callbacksNs) / Number(r.loopBusyNs))})` : ''}.`);
   if (!r.kinds.length) {
     out.push('', 'No asynchronous operation was created or called back while tracing.');
     return safeText(out.join('\n') + '\n');
@@ -315,8 +339,14 @@ function renderAsyncText(r, { pid, who, version, top = 15 }) {
   } else {
     out.push('No kind is growing.');
   }
-  out.push('WAIT: from creation to its first callback. CALLBACK: time on the thread, nested callbacks not included.',
-    'Timers, setImmediate and promises are not AsyncWraps: not counted here (docs/reading-output.md#async).');
+  out.push('WAIT: from creation to its first callback. CALLBACK: time on the thread, nested callbacks not included.');
+  if (r.hook) {
+    const names = r.kinds.filter((k) => k.source === 'async_hooks').map((k) => k.name);
+    out.push(`Through the register hook (async_hooks on the main thread, on within ${HOOK_POLL_MS} ms of the attach): ${names.length ? names.join(', ') : 'none created'}; the rest are AsyncWraps.`);
+  } else {
+    out.push('Timers, setImmediate and promises are not AsyncWraps: not counted here',
+      '(node -r nodetrace/register counts them: docs/reading-output.md#async).');
+  }
   return safeText(out.join('\n') + '\n');
 }
 
@@ -389,7 +419,8 @@ function liveStacksText(kinds, width) {
 /** renderAsyncJSON(report, { pid, who, tracer, version }) -> string (docs/json-format.md) */
 function renderAsyncJSON(r, { pid, who, tracer, version }) {
   const kinds = r.kinds.map((k) => ({
-    provider: k.number,
+    provider: k.source === 'AsyncWrap' ? k.number : null,
+    source: k.source,
     name: k.name,
     created: jsonInteger(k.created),
     created_per_s: jsonEstimate(perSecond(k.created, r.seconds)),
@@ -432,6 +463,7 @@ function renderAsyncJSON(r, { pid, who, tracer, version }) {
     seconds: r.seconds === null ? null : jsonEstimate(r.seconds),
     traced_ns: jsonInteger(r.tracedNs),
     loop_busy_ns: jsonInteger(r.loopBusyNs),
+    hook: r.hook,
     unit: 'us',
     ...(r.liveStacks ? { live_stacks_kept: { per_kind: STACKS_PER_KIND, alive_at_once: LIVE_KEPT } } : {}),
     kinds,
@@ -439,6 +471,6 @@ function renderAsyncJSON(r, { pid, who, tracer, version }) {
 }
 
 module.exports = {
-  parseAsync, parseAliveSamples, isGrowing, functionAddresses, renderAsyncText, renderAsyncJSON, groupLiveStacks, splitLiveStacks,
+  parseAsync, parseAliveSamples, isGrowing, splitHookNames, functionAddresses, renderAsyncText, renderAsyncJSON, groupLiveStacks, splitLiveStacks,
   MIN_TREND_SAMPLES, STACKS_PER_KIND, LIVE_KEPT,
 };
