@@ -1,0 +1,118 @@
+'use strict';
+// lib/async/hook.js (loaded by -r nodetrace/register): async_hooks stays off
+// while no tracer is attached, turns on when every probe's semaphore is set
+// and off when they are not, and fires only the types that are not
+// AsyncWraps. No tracer here: a stand-in provider whose semaphores the test
+// sets, and a real process whose async_hooks state node reports itself.
+const assert = require('assert');
+const fs = require('fs');
+const path = require('path');
+const { spawnSync } = require('child_process');
+const { AsyncResource } = require('async_hooks');
+const { install } = require('../lib/async/hook');
+const { ASYNC_PROVIDER, POLL_MS } = require('../lib/async/probes');
+const { BUILDS, missingReason } = require('./support/node-builds');
+
+const ROOT = path.join(__dirname, '..');
+
+// lib/usdt's provider as the hook uses it, with semaphores the test sets.
+function standIn() {
+  const state = { traced: false, fired: [] };
+  const usdt = {
+    createDTraceProvider: (name) => {
+      assert.strictEqual(name, ASYNC_PROVIDER.name);
+      return {
+        addProbe: (probe) => ({ _enabled: () => state.traced, _fireValues: (v) => state.fired.push([probe, ...v]) }),
+        enable() {},
+      };
+    },
+  };
+  return { state, usdt };
+}
+
+const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
+
+// A little of everything: a timer, an immediate, a promise, an
+// AsyncResource, a file read (an AsyncWrap).
+function work() {
+  return new Promise((resolve) => {
+    let left = 3;
+    const one = () => { if (--left === 0) resolve(); };
+    setTimeout(one, 1);
+    setImmediate(one);
+    const job = new AsyncResource('HookTestJob');
+    job.runInAsyncScope(() => {});
+    job.emitDestroy();
+    fs.stat(__filename, one);
+  });
+}
+
+describe('the register hook for nodetrace async (lib/async/hook.js)', function () {
+  this.timeout(20000);
+  let hook;
+  afterEach(() => { if (hook) hook.uninstall(); hook = null; });
+
+  it('fires nothing while untraced; once traced, the kinds that are not AsyncWraps, named; nothing once the tracer leaves', async function () {
+    const { state, usdt } = standIn();
+    hook = install(usdt, { pollMs: 10 });
+    assert(hook, 'installed on the main thread');
+    await work();
+    await sleep(50);
+    assert.deepStrictEqual(state.fired, [], 'untraced: nothing fired');
+    assert.strictEqual(hook.active(), false);
+
+    state.traced = true;
+    await sleep(50);
+    assert.strictEqual(hook.active(), true, `on within ${POLL_MS} ms (10 here)`);
+    await work();
+    await sleep(20);
+    const named = new Map(state.fired.filter(([p]) => p === 'async-kind').map(([, kind, name]) => [kind, name]));
+    const inits = state.fired.filter(([p]) => p === 'async-init').map(([, kind]) => named.get(kind));
+    for (const type of ['Timeout', 'Immediate', 'HookTestJob']) assert(inits.includes(type), `${type} fired: ${inits}`);
+    assert(!inits.includes('FSREQCALLBACK') && !inits.includes(undefined), `only named kinds that are not AsyncWraps: ${inits}`);
+    // Every callback that began ended but one: this test's own await, a
+    // promise reaction running this very check. And the job was destroyed.
+    const count = (p) => state.fired.filter(([q]) => q === p).length;
+    assert.strictEqual(count('async-before') - count('async-after'), 1);
+    const jobKind = [...named].find(([, n]) => n === 'HookTestJob')[0];
+    assert(state.fired.some(([p, kind]) => p === 'async-destroy' && kind === jobKind), 'the job destroyed');
+
+    state.traced = false;
+    await sleep(50);
+    assert.strictEqual(hook.active(), false, 'off once the tracer left');
+    const before = state.fired.length;
+    await work();
+    await sleep(20);
+    assert.strictEqual(state.fired.length, before, 'nothing fired after');
+
+    // A second tracer: the kinds are named to it again.
+    state.fired.length = 0;
+    state.traced = true;
+    await sleep(50);
+    assert.deepStrictEqual(state.fired.filter(([p]) => p === 'async-kind').map(([, , n]) => n).sort(), [...named.values()].sort());
+  });
+
+  // The real hook, loaded by -r register in a process no tracer attaches to:
+  // node's own async_hooks state (internal/async_hooks, --expose-internals)
+  // says no hook is enabled, after several polls and work of every kind.
+  const probeScript = `
+    const ah = require('internal/async_hooks');
+    const h = globalThis[Symbol.for('nodetrace.register.async')];
+    let n = 0;
+    const tick = () => {
+      setImmediate(() => {}); Promise.resolve().then(() => {}); require('fs').stat(__filename, () => {});
+      if (++n < 40) return setTimeout(tick, 10);
+      console.log(JSON.stringify({ installed: Boolean(h), active: h.active(), init: ah.initHooksExist(), destroy: ah.destroyHooksExist(), after: ah.afterHooksExist(), hooks: ah.getHookArrays()[0].length }));
+    };
+    tick();`;
+  for (const build of BUILDS) {
+    it(`${build.label}: with -r register and no tracer, no async_hooks hook is enabled`, function () {
+      const why = missingReason(build);
+      if (why) { console.log(`      skipped: ${why}`); this.skip(); }
+      const r = spawnSync(build.node, ['--expose-internals', '--no-warnings', '-r', path.join(ROOT, 'register.js'), '-e', probeScript],
+        { encoding: 'utf8', timeout: 15000, cwd: ROOT });
+      assert.strictEqual(r.status, 0, r.stderr);
+      assert.deepStrictEqual(JSON.parse(r.stdout), { installed: true, active: false, init: false, destroy: false, after: false, hooks: 0 });
+    });
+  }
+});
