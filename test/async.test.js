@@ -6,10 +6,13 @@
 // and on each Node build of the matrix; a target that leaks TCP connections
 // is said to be growing, and nothing else is.
 const assert = require('assert');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
 const http = require('http');
 const net = require('net');
 const { spawn } = require('child_process');
-const { NODETRACE, requireTracing, startTarget, stopTarget, nodetrace, killStragglers } = require('./support/harness');
+const { NODETRACE, ROOT, requireTracing, startTarget, stopTarget, nodetrace, killStragglers } = require('./support/harness');
 const { BUILDS, NODE18, missingReason } = require('./support/node-builds');
 
 // bpftrace 0.17 takes up to a minute to attach uprobes to node on a loaded host.
@@ -44,9 +47,9 @@ function lineFrom(target, prefix) {
 }
 
 // `nodetrace async -p PID --json [more]` until `work()` is done, then Ctrl-C.
-function traceWhile(pid, work, more = []) {
+function traceWhile(pid, work, more = [], env = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [NODETRACE, 'async', '-p', String(pid), '--json', ...more], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [NODETRACE, 'async', '-p', String(pid), '--json', ...more], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
     let started = false;
@@ -270,6 +273,105 @@ describe('nodetrace async @tracer', function () {
   it('--stacks: the connections left open are where the function that opened them made them', async function () {
     await traceLeakStacks(process.execPath);
   });
+});
+
+// ---- with the register hook: the kinds that are not AsyncWraps ---------------
+
+const HOOK_ROUNDS = 200;
+const SID = path.join(process.env.NODETRACE_CACHE || '/var/cache/nodetrace', 'bpftrace', 'sid', 'bpftrace');
+
+// test/targets/async-hook-mix.js started with -r register (its probe
+// library in a private directory), traced while it does HOOK_ROUNDS of
+// setTimeout, setImmediate, Promise.resolve().then(), an AsyncResource and
+// fs.read; beside it, a second process mapping the same library, untraced:
+// its hook must stay off (the trace sets only the target's semaphores).
+async function traceHookMix(node, env = {}) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-async-hook-'));
+  const targetEnv = { NODETRACE_USDT_DIR: path.join(dir, 'lib'), ROUNDS: String(HOOK_ROUNDS), BUSY_MS: String(BUSY_MS) };
+  const args = ['-r', path.join(ROOT, 'register.js')];
+  let target;
+  let bystander;
+  try {
+    target = await startTarget('async-hook-mix.js', { node, env: targetEnv, args });
+    bystander = await startTarget('async-hook-mix.js', { node, env: targetEnv, args });
+    let bystanderHook = null;
+    const r = await traceWhile(target.pid, async () => {
+      const state = lineFrom(target, 'state');
+      const done = lineFrom(target, 'done');
+      target.kill('SIGUSR2');
+      assert.strictEqual(await state, 'active', 'the target\'s hook turned on');
+      const said = lineFrom(bystander, 'hook');
+      bystander.kill('SIGUSR1');
+      bystanderHook = await said;
+      return JSON.parse(await done);
+    }, [], env);
+    assert.strictEqual(r.code, 0, r.stderr);
+    return { json: JSON.parse(r.stdout), truth: r.truth, stderr: r.stderr, bystanderHook };
+  } finally {
+    stopTarget(target);
+    stopTarget(bystander);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function checkHookCounts({ json, truth, bystanderHook }) {
+  const show = json.kinds.map((k) => `${k.name}(${k.source}) ${k.created}/${k.callbacks}/${k.destroyed}`).join(', ');
+  const kind = (name) => {
+    const found = json.kinds.filter((k) => k.name === name);
+    assert.strictEqual(found.length, 1, `${name} once: ${show}`);
+    return found[0];
+  };
+  assert.strictEqual(json.hook, true, show);
+  // Created, called back and destroyed once each, all while traced (the
+  // target began once its hook was on): exact, no slack.
+  for (const name of ['Timeout', 'Immediate', 'NodetraceJob']) {
+    const k = kind(name);
+    assert.strictEqual(k.source, 'async_hooks', name);
+    assert.strictEqual(k.provider, null, name);
+    assert.deepStrictEqual([k.created, k.callbacks, k.destroyed], [truth[name], truth[name], truth[name]], `${name}: ${show}`);
+    assert.strictEqual(k.wait.histogram.reduce((n, b) => n + b.count, 0), truth[name], `${name}: each waited once`);
+  }
+  // Two promises a round (Promise.resolve and its then()), one callback.
+  const promise = kind('PROMISE');
+  assert.deepStrictEqual([promise.created, promise.callbacks], [truth.promises, truth.then], show);
+  // The file reads are AsyncWraps, from the uprobes only: not counted twice.
+  const fsKind = kind('FSREQCALLBACK');
+  assert.deepStrictEqual([fsKind.source, fsKind.created, fsKind.callbacks], ['AsyncWrap', truth['fs.read'], truth['fs.read']], show);
+  // The setImmediate callback that busy-waited is its kind's max (within
+  // its power-of-two bucket: a loaded host may stretch it, less than twice).
+  const immediate = kind('Immediate').callback;
+  assert(immediate.max_us >= BUSY_MS * 1000 && immediate.max_us < BUSY_MS * 2000, `Immediate callback max ${immediate.max_us} us`);
+  const onLoop = json.kinds.reduce((n, k) => n + k.callback.loop_ns, 0);
+  assert(onLoop <= json.loop_busy_ns, `callbacks ${onLoop} ns in a loop busy ${json.loop_busy_ns} ns`);
+  assert.strictEqual(bystanderHook, 'off', 'the untraced process beside it kept its hook off');
+}
+
+describe('nodetrace async with the register hook @tracer', function () {
+  this.timeout(ATTACH_MS + 240000);
+  before(function () { requireTracing(this); });
+  afterEach(killStragglers);
+
+  it('counts Timeout, Immediate, promises and an AsyncResource beside the AsyncWraps, exactly @core', async function () {
+    const r = await traceHookMix(process.execPath);
+    checkHookCounts(r);
+    console.log(`      ${r.json.kinds.map((k) => `${k.name} ${k.created}`).join(', ')}`);
+  });
+
+  it('on bpftrace\'s sid tier', async function () {
+    if (!fs.existsSync(SID)) {
+      if (process.env.CI) throw new Error(`CI runs every tier: ${SID} is missing (scripts/bpftrace-tier.sh sid)`);
+      this.skip();
+    }
+    checkHookCounts(await traceHookMix(process.execPath, { NODETRACE_BPFTRACE: SID }));
+  });
+
+  for (const build of BUILDS.filter((b) => b.name === 'node22' || b.name === 'node24')) {
+    it(`on ${build.label}`, async function () {
+      const why = missingReason(build);
+      if (why) { console.log(`      skipped: ${why}`); this.skip(); }
+      checkHookCounts(await traceHookMix(build.node));
+    });
+  }
 });
 
 for (const build of [NODE18, ...BUILDS.filter((b) => b.name !== 'host')]) {

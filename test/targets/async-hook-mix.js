@@ -2,7 +2,8 @@
 // Known counts of the asynchronous resources that are not AsyncWraps, for
 // `nodetrace async` on a process started with -r nodetrace/register
 // (lib/async/hook.js). Prints "ready", then on SIGUSR2 waits until the hook
-// is on (a tracer attached: "active" once it is; "inactive" after 20 s),
+// is on (a tracer attached: "state active" once it is; "state inactive"
+// after 20 s),
 // then does ROUNDS (default 200) of: one setTimeout, one setImmediate, one
 // Promise.resolve().then() (two promises, one callback), one AsyncResource
 // of type NodetraceJob run once and destroyed, one fs.read (an AsyncWrap:
@@ -10,7 +11,7 @@
 // busy-waits BUSY_MS (default 0) ms. Then it prints what it did:
 //   done {"Timeout":N,"Immediate":N,"promises":N,"then":N,"NodetraceJob":N,"fs.read":N}
 // No async function or await anywhere: each promise made here is one of
-// those counted.
+// those counted. On SIGUSR1 it says whether its hook is on: "hook on|off".
 const fs = require('fs');
 const { AsyncResource } = require('async_hooks');
 
@@ -55,11 +56,12 @@ function run() {
 
 function whenActive(waited) {
   const h = hook();
-  if (h && h.active()) { console.log('active'); run(); return; }
-  if (waited > 20000) { console.log('inactive'); return; }
+  if (h && h.active()) { console.log('state active'); run(); return; }
+  if (waited > 20000) { console.log('state inactive'); return; }
   setTimeout(() => whenActive(waited + 10), 10);
 }
 
 process.on('SIGUSR2', () => whenActive(0));
+process.on('SIGUSR1', () => console.log(`hook ${hook() && hook().active() ? 'on' : 'off'}`));
 setInterval(() => {}, 1000);
 console.log(`ready ${hook() ? 'hook' : 'no-hook'}`);
