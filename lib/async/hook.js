@@ -10,13 +10,17 @@
 // timer (unref'd: it keeps no process alive) reads the probes' semaphores
 // every POLL_MS, enables the hook when all of them are set and disables it
 // when they are not. Untraced, that read is all the hook costs; traced, the
-// first POLL_MS after the attach are not seen. Only the main thread's
+// first POLL_MS after the attach are not seen, nor the creations and
+// destructions of the last POLL_MS before the tracer leaves (they are handed
+// over at each poll: lib/async/probes.js). Only the main thread's
 // resources: a worker would number its kinds apart.
 const { createHook, asyncWrapProviders } = require('async_hooks');
 const { isMainThread } = require('worker_threads');
+const { performance } = require('perf_hooks');
 const { ASYNC_PROVIDER, MAX_KINDS, POLL_MS } = require('./probes');
 
 const MORE_TYPES = '(more types)';
+const FRAME = 5;
 
 /**
  * install(usdt[, { pollMs }]) -> { active(), uninstall() } or null (a
@@ -39,9 +43,16 @@ function install(usdt, { pollMs = POLL_MS } = {}) {
   const kinds = new Map(Object.keys(asyncWrapProviders).filter((t) => t !== 'PROMISE').map((t) => [t, 0]));
   const names = [];                 // kind - 1 -> type
   const ids = new Map();            // async ID -> kind, of the resources seen created
+  const born = new Map();           // async ID -> when it was created (ms), until its first callback
+  // The callbacks running, FRAME values each: async ID, kind, wait (us, -1:
+  // not its first callback), started (ms), time in callbacks nested in it (ms).
+  const stack = [];
+  // Created and destroyed per kind since the last hand-over (each poll).
+  const created = new Float64Array(MAX_KINDS + 1);
+  const destroyed = new Float64Array(MAX_KINDS + 1);
   let active = false;
 
-  const fire = (probe, a, b) => { if (probe._enabled()) probe._fireValues([a, b]); };
+  const fire = (probe, a, b, c, d) => { if (probe._enabled()) probe._fireValues([a, b, c, d]); };
   function kindOf(type) {
     let kind = kinds.get(type);
     if (kind !== undefined) return kind;
@@ -61,26 +72,61 @@ function install(usdt, { pollMs = POLL_MS } = {}) {
       const kind = kindOf(type);
       if (kind === 0) return;
       ids.set(asyncId, kind);
-      fire(probes['async-init'], kind, asyncId);
+      born.set(asyncId, performance.now());
+      created[kind]++;
     },
+    // A callback's time, measured here, nested ones taken out (a stack:
+    // callbacks nest), handed over once at its end.
     before(asyncId) {
       const kind = ids.get(asyncId);
-      if (kind !== undefined) fire(probes['async-before'], kind, asyncId);
+      if (kind === undefined) return;
+      const at = born.get(asyncId);
+      let waitUs = -1;
+      const now = performance.now();
+      if (at !== undefined) {
+        born.delete(asyncId);
+        waitUs = Math.floor((now - at) * 1000);
+      }
+      stack.push(asyncId, kind, waitUs, now, 0);
     },
     after(asyncId) {
-      const kind = ids.get(asyncId);
-      if (kind !== undefined) fire(probes['async-after'], kind, 0);
+      const top = stack.length - FRAME;
+      if (top < 0 || stack[top] !== asyncId) return;   // not one of ours
+      const [, kind, waitUs, startedAt, nestedMs] = stack.splice(top, FRAME);
+      const ms = performance.now() - startedAt;
+      if (top > 0) stack[top - 1] += ms;
+      fire(probes['async-after'], kind, waitUs, Math.floor((ms - nestedMs) * 1e6), Math.floor(ms * 1e6));
     },
     destroy(asyncId) {
       const kind = ids.get(asyncId);
       if (kind === undefined) return;
       ids.delete(asyncId);
-      fire(probes['async-destroy'], kind, asyncId);
+      born.delete(asyncId);
+      destroyed[kind]++;
     },
   });
 
+  // The counts since the last hand-over, per kind that has any.
+  function handOver() {
+    for (let kind = 1; kind <= names.length; kind++) {
+      if (created[kind] === 0 && destroyed[kind] === 0) continue;
+      fire(probes['async-count'], kind, created[kind], destroyed[kind]);
+      created[kind] = 0;
+      destroyed[kind] = 0;
+    }
+  }
+
+  function reset() {
+    ids.clear();
+    stack.length = 0;
+    born.clear();
+    created.fill(0);
+    destroyed.fill(0);
+  }
+
   function poll() {
     const on = traced();
+    if (on && active) handOver();
     if (on === active) return;
     active = on;
     if (on) {
@@ -89,7 +135,7 @@ function install(usdt, { pollMs = POLL_MS } = {}) {
       hook.enable();
     } else {
       hook.disable();
-      ids.clear();
+      reset();
     }
   }
   const timer = setInterval(poll, pollMs);
@@ -99,7 +145,7 @@ function install(usdt, { pollMs = POLL_MS } = {}) {
     uninstall() {
       clearInterval(timer);
       hook.disable();
-      ids.clear();
+      reset();
       active = false;
     },
   };

@@ -6,25 +6,30 @@
 // functions (the uprobes) never see. A provider of its own, so that the
 // HTTP provider's library (lib/http/probes.js) stays as it was.
 //
-//   nodetrace_async:::async-kind     a kind's name, once per kind per tracer
-//     arg0 int     the kind (1..MAX_KINDS, per process: the main thread's numbering)
+// One probe a callback, fired at its end; creations and destructions are
+// counted in the process and handed over each POLL_MS; a callback's time and
+// its resource's wait are measured in the process: a trap costs more than
+// the rest of the hook (docs/performance.md#async).
+//
+//   nodetrace_async:::async-kind    a kind's name, once per kind per tracer
+//     arg0 int     the kind (1..MAX_KINDS: the main thread's numbering)
 //     arg1 char *  its type as async_hooks names it (Timeout, PROMISE, ...)
-//   nodetrace_async:::async-init     a resource created
-//     arg0 int     its kind;  arg1 int  its async ID
-//   nodetrace_async:::async-before   its callback starts
-//     arg0 int     its kind;  arg1 int  its async ID
-//   nodetrace_async:::async-after    its callback ended
+//   nodetrace_async:::async-count   resources created and destroyed since the last
+//     arg0 int     the kind;  arg1 int  created;  arg2 int  destroyed
+//   nodetrace_async:::async-after   a callback ended
 //     arg0 int     its kind
-//   nodetrace_async:::async-destroy  it is destroyed (a promise: collected)
-//     arg0 int     its kind;  arg1 int  its async ID
+//     arg1 int     microseconds from its resource's creation to this callback's
+//                  start, at its first callback; -1 at the next ones (and for
+//                  a resource created before the hook turned on)
+//     arg2 int     nanoseconds it ran, the hook's callbacks nested in it taken out
+//     arg3 int     nanoseconds it ran, all included (the tracer takes them out
+//                  of the AsyncWrap callback it is nested in)
 const ASYNC_PROVIDER = Object.freeze({
   name: 'nodetrace_async',
   module: undefined,
   probes: Object.freeze([
-    Object.freeze(['async-after', 'int']),
-    Object.freeze(['async-before', 'int', 'int']),
-    Object.freeze(['async-destroy', 'int', 'int']),
-    Object.freeze(['async-init', 'int', 'int']),
+    Object.freeze(['async-after', 'int', 'int', 'int', 'int']),
+    Object.freeze(['async-count', 'int', 'int', 'int']),
     Object.freeze(['async-kind', 'int', 'char *']),
   ]),
 });

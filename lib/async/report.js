@@ -81,7 +81,7 @@ function parseAsync({ during = [], maps = '' } = {}, { providers = null, attache
   const { rest, live } = splitLiveStacks(text);
   const model = parse(rest, { tracer: 'bpftrace' });
   const m = Object.fromEntries(['created', 'callbacks', 'destroyed', 'wait_us', 'wait_max_us', 'callback_us',
-    'callback_max_us', 'callback_total_ns', 'loop_callback_ns'].map((n) => [n, byKey(model, n)]));
+    'callback_max_us', 'callback_total_ns', 'loop_callback_ns', 'hook_created', 'hook_destroyed'].map((n) => [n, byKey(model, n)]));
   const scalar = (name) => { const e = byKey(model, name).get(''); return e ? e.value : null; };
   const samples = parseAliveSamples(during);
   const { functions, totals } = functionsByKind(model);
@@ -90,8 +90,9 @@ function parseAsync({ during = [], maps = '' } = {}, { providers = null, attache
   const value = (map, k) => (map.get(k) && typeof map.get(k).value === 'bigint' ? map.get(k).value : null);
   const hist = (map, k) => (map.get(k) && Array.isArray(map.get(k).buckets) && totalCount(map.get(k)) > 0n ? map.get(k) : null);
   const kinds = [...numbers].map((k) => {
-    const created = value(m.created, k) || 0n;
-    const destroyed = value(m.destroyed, k) || 0n;
+    // The hook's kinds are counted in the process and summed (@hook_*).
+    const created = value(m.created, k) || value(m.hook_created, k) || 0n;
+    const destroyed = value(m.destroyed, k) || value(m.hook_destroyed, k) || 0n;
     // Before a kind's first sample it had no entry: nothing created yet.
     const series = samples.map((s) => s.alive.get(k) || 0);
     const fromHook = Number(k) >= HOOK_KIND_BASE;
