@@ -210,7 +210,7 @@ async function servers(dir) {
       for (let i = 0; i < cases.length; i++) {
         const c = cases[(r + i) % cases.length];
         const m = await measure(started[c]);
-        if (c === 'floor') requests += m.done;
+        if (c === 'floor' || (HOOK && c === 'traced')) requests += m.done;
         results[c].push(m);
       }
     }
@@ -231,6 +231,18 @@ async function servers(dir) {
   } finally {
     for (const t of Object.values(attached)) t.kill('SIGINT');
     await Promise.all(Object.values(attached).map(ended));
+    if (HOOK && attached.traced) {
+      // The hook's probe hits per request (one a callback, at its end), and
+      // what was made, from the traced run's own report (warm-up included).
+      let json = null;
+      try { json = JSON.parse(attached.traced.report()); } catch (err) { /* no report */ }
+      const total = requests + RATE;
+      if (json) {
+        const hook = json.kinds.filter((k) => k.source === 'async_hooks');
+        console.log(`  the hook's kinds per request (traced): ${hook.map((k) => `${k.name} ${(k.created / total).toFixed(2)} made, ${(k.callbacks / total).toFixed(2)} callbacks`).join('; ')};`
+          + ` ${(hook.reduce((n, k) => n + k.callbacks, 0) / total).toFixed(2)} probe hits`);
+      }
+    }
     if (attached.floor) {
       // Probe hits per request, from the floor's counts (warm-up included: 1 s at RATE).
       const hits = [...attached.floor.output().matchAll(/@hits\[(.+?)\]: (\d+)/g)].map((m) => [m[1], Number(m[2])]);

@@ -33,13 +33,14 @@ function standIn() {
 const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
 
 // A little of everything: a timer, an immediate, a promise, an
-// AsyncResource, a file read (an AsyncWrap).
+// AsyncResource, a tick, a file read (an AsyncWrap).
 function work() {
   return new Promise((resolve) => {
     let left = 3;
     const one = () => { if (--left === 0) resolve(); };
     setTimeout(one, 1);
     setImmediate(one);
+    process.nextTick(() => {});
     const job = new AsyncResource('HookTestJob');
     job.runInAsyncScope(() => {});
     job.emitDestroy();
@@ -77,6 +78,7 @@ describe('the register hook for nodetrace async (lib/async/hook.js)', function (
     for (const type of ['Timeout', 'Immediate', 'HookTestJob']) assert(counted.get(type) && counted.get(type).made >= 1, `${type} counted: ${[...counted.keys()]}`);
     assert.deepStrictEqual(counted.get('HookTestJob'), { made: 1, ended: 1 }, 'the job made and destroyed');
     assert(!counted.has('FSREQCALLBACK') && !counted.has(undefined), `only named kinds that are not AsyncWraps: ${[...counted.keys()]}`);
+    assert(!counted.has('TickObject') && ![...named.values()].includes('TickObject'), 'process.nextTick\'s callbacks are not counted');
     // A callback is fired once, at its end: its kind, its wait (at its
     // first callback), its own time and its whole time.
     assert(!state.fired.some(([p]) => p === 'async-before' || p === 'async-init'), 'nothing fired as a callback starts or a resource is made');

@@ -1,8 +1,8 @@
 'use strict';
 // Loaded by `node -r nodetrace/register`: the asynchronous resources that are
-// not AsyncWraps (PROMISE, Timeout, Immediate, TickObject, Microtask, user
-// AsyncResources) as USDT probes (lib/async/probes.js), for `nodetrace
-// async`, which takes the AsyncWraps from uprobes on node itself.
+// not AsyncWraps (PROMISE, Timeout, Immediate, user AsyncResources; not
+// TickObject and Microtask, below) as USDT probes (lib/async/probes.js), for
+// `nodetrace async`, which takes the AsyncWraps from uprobes on node itself.
 //
 // async_hooks costs a process much while enabled (every promise, timer and
 // tick calls into JavaScript; promises are also tracked for their
@@ -21,6 +21,7 @@ const { ASYNC_PROVIDER, MAX_KINDS, POLL_MS } = require('./probes');
 
 const MORE_TYPES = '(more types)';
 const FRAME = 5;
+const UNCOUNTED = ['TickObject', 'Microtask'];
 
 /**
  * install(usdt[, { pollMs }]) -> { active(), uninstall() } or null (a
@@ -39,8 +40,12 @@ function install(usdt, { pollMs = POLL_MS } = {}) {
 
   // The AsyncWraps' types (the uprobes count those) are kind 0, never fired:
   // no kind counted twice. PROMISE is listed, but promises are not AsyncWraps
-  // (V8's promise hooks since Node 16).
-  const kinds = new Map(Object.keys(asyncWrapProviders).filter((t) => t !== 'PROMISE').map((t) => [t, 0]));
+  // (V8's promise hooks since Node 16). Nor process.nextTick's and
+  // queueMicrotask's callbacks (TickObject, Microtask): ten a request in an
+  // HTTP server, they would cost it more than all the rest
+  // (docs/performance.md#async); they run inside the callback that queued
+  // them, whose time they stay in.
+  const kinds = new Map([...Object.keys(asyncWrapProviders).filter((t) => t !== 'PROMISE'), ...UNCOUNTED].map((t) => [t, 0]));
   const names = [];                 // kind - 1 -> type
   const ids = new Map();            // async ID -> kind, of the resources seen created
   const born = new Map();           // async ID -> when it was created (ms), until its first callback

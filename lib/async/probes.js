@@ -2,7 +2,7 @@
 // The USDT probes `node -r nodetrace/register` adds for `nodetrace async`
 // (lib/async/hook.js fires them, d-scripts/async.bt's @hook part reads
 // them): the asynchronous resources that are not AsyncWraps (promises,
-// Timeout, Immediate, TickObject, user AsyncResources), which node's own
+// Timeout, Immediate, user AsyncResources), which node's own
 // functions (the uprobes) never see. A provider of its own, so that the
 // HTTP provider's library (lib/http/probes.js) stays as it was.
 //
