@@ -103,6 +103,31 @@ describe('the register hook for nodetrace async (lib/async/hook.js)', function (
     assert.deepStrictEqual(state.fired.filter(([p]) => p === 'async-kind').map(([, , n]) => n).sort(), [...named.values()].sort());
   });
 
+  it('takes a callback nested in another out of that one\'s own time', async function () {
+    const { state, usdt } = standIn();
+    hook = install(usdt, { pollMs: 10 });
+    state.traced = true;
+    await sleep(50);
+    const BUSY_MS = 5;
+    await new Promise((resolve) => {
+      setTimeout(() => {
+        new AsyncResource('HookNested').runInAsyncScope(() => {
+          const t0 = process.hrtime.bigint();
+          while (process.hrtime.bigint() - t0 < BigInt(BUSY_MS) * 1000000n);
+        });
+        resolve();
+      }, 1);
+    });
+    await sleep(30);
+    const named = new Map(state.fired.filter(([p]) => p === 'async-kind').map(([, kind, name]) => [name, kind]));
+    const afterOf = (name) => state.fired.find(([p, kind]) => p === 'async-after' && kind === named.get(name));
+    const [, , , innerOwn, innerAll] = afterOf('HookNested');
+    const [, , , outerOwn, outerAll] = afterOf('Timeout');
+    assert(innerOwn >= BUSY_MS * 1e6 && innerAll >= innerOwn, `nested ${innerOwn} of ${innerAll} ns`);
+    assert(outerAll >= innerAll, `the Timeout's whole time ${outerAll} ns holds the nested one's`);
+    assert(outerOwn < BUSY_MS * 1e6 / 2 && outerOwn <= outerAll - innerAll + 1, `the Timeout's own ${outerOwn} ns, the nested one's out`);
+  });
+
   // The real hook, loaded by -r register in a process no tracer attaches to:
   // node's own async_hooks state (internal/async_hooks, --expose-internals)
   // says no hook is enabled, after several polls and work of every kind.

@@ -294,6 +294,15 @@ async function traceHookMix(node, env = {}) {
   try {
     target = await startTarget('async-hook-mix.js', { node, env: targetEnv, args });
     bystander = await startTarget('async-hook-mix.js', { node, env: targetEnv, args });
+    // The dry run: -p and the @hook part; --no-hook: the program without it.
+    const dry = await nodetrace(['async', '-p', String(target.pid), '-n'], { timeoutMs: 120000 });
+    assert.strictEqual(dry.code, 0, dry.stderr);
+    assert.match(dry.stdout, /usdt:\$11:nodetrace_async:async-after/);
+    assert.match(dry.stdout, new RegExp(`bpftrace -p ${target.pid} `));
+    const plain = await nodetrace(['async', '-p', String(target.pid), '-n', '--no-hook'], { timeoutMs: 120000 });
+    assert.strictEqual(plain.code, 0, plain.stderr);
+    assert.match(plain.stdout, /the @hook part left out, no register hook/);
+    assert.doesNotMatch(plain.stdout, /usdt:|bpftrace -p /);
     let bystanderHook = null;
     const r = await traceWhile(target.pid, async () => {
       const state = lineFrom(target, 'state');
@@ -337,10 +346,14 @@ function checkHookCounts({ json, truth, bystanderHook }) {
   // The file reads are AsyncWraps, from the uprobes only: not counted twice.
   const fsKind = kind('FSREQCALLBACK');
   assert.deepStrictEqual([fsKind.source, fsKind.created, fsKind.callbacks], ['AsyncWrap', truth['fs.read'], truth['fs.read']], show);
-  // The setImmediate callback that busy-waited is its kind's max (within
-  // its power-of-two bucket: a loaded host may stretch it, less than twice).
+  // The setImmediate callback that busy-waited is its kind's max (a loaded
+  // host may stretch it: less than twice as long).
   const immediate = kind('Immediate').callback;
   assert(immediate.max_us >= BUSY_MS * 1000 && immediate.max_us < BUSY_MS * 2000, `Immediate callback max ${immediate.max_us} us`);
+  // So did the promise reaction run inside an fs.read callback: its time is
+  // PROMISE's, taken out of the read's (not counted twice).
+  assert(promise.callback.max_us >= BUSY_MS * 1000 && promise.callback.max_us < BUSY_MS * 2000, `PROMISE callback max ${promise.callback.max_us} us`);
+  assert(fsKind.callback.max_us < BUSY_MS * 1000 / 2, `FSREQCALLBACK callback max ${fsKind.callback.max_us} us: the promise's time left in it`);
   const onLoop = json.kinds.reduce((n, k) => n + k.callback.loop_ns, 0);
   assert(onLoop <= json.loop_busy_ns, `callbacks ${onLoop} ns in a loop busy ${json.loop_busy_ns} ns`);
   assert.strictEqual(bystanderHook, 'off', 'the untraced process beside it kept its hook off');

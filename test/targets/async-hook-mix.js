@@ -8,7 +8,10 @@
 // Promise.resolve().then() (two promises, one callback), one AsyncResource
 // of type NodetraceJob run once and destroyed, one fs.read (an AsyncWrap:
 // the uprobes' to count, not the hook's); one setImmediate callback
-// busy-waits BUSY_MS (default 0) ms. Then it prints what it did:
+// busy-waits BUSY_MS (default 0) ms, and so does, for BUSY_MS too, the
+// reaction of a promise the first fs.read callback makes (two promises,
+// one callback more: a promise's time inside an AsyncWrap's callback).
+// Then it prints what it did:
 //   done {"Timeout":N,"Immediate":N,"promises":N,"then":N,"NodetraceJob":N,"fs.read":N}
 // No async function or await anywhere: each promise made here is one of
 // those counted. On SIGUSR1 it says whether its hook is on: "hook on|off".
@@ -22,6 +25,12 @@ const fd = fs.openSync(__filename, 'r');
 const into = Buffer.alloc(256);
 const done = { Timeout: 0, Immediate: 0, promises: 0, then: 0, NodetraceJob: 0, 'fs.read': 0 };
 let busy = BUSY_MS > 0;
+let busyInRead = BUSY_MS > 0;
+
+function busyWait() {
+  const t0 = process.hrtime.bigint();
+  while (process.hrtime.bigint() - t0 < BigInt(BUSY_MS) * 1000000n);
+}
 
 function round(next) {
   let left = 5;
@@ -30,8 +39,7 @@ function round(next) {
   setImmediate(() => {
     if (busy) {
       busy = false;
-      const t0 = process.hrtime.bigint();
-      while (process.hrtime.bigint() - t0 < BigInt(BUSY_MS) * 1000000n);
+      busyWait();
     }
     done.Immediate++;
     one();
@@ -42,7 +50,16 @@ function round(next) {
   job.runInAsyncScope(() => { done.NodetraceJob++; });
   job.emitDestroy();
   one();
-  fs.read(fd, into, 0, into.length, 0, (err) => { if (err) throw err; done['fs.read']++; one(); });
+  fs.read(fd, into, 0, into.length, 0, (err) => {
+    if (err) throw err;
+    done['fs.read']++;
+    if (busyInRead) {
+      busyInRead = false;
+      done.promises += 2;
+      Promise.resolve().then(() => { done.then++; busyWait(); });
+    }
+    one();
+  });
 }
 
 function run() {
