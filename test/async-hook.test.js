@@ -128,6 +128,30 @@ describe('the register hook for nodetrace async (lib/async/hook.js)', function (
     assert(outerOwn < BUSY_MS * 1e6 / 2 && outerOwn <= outerAll - innerAll + 1, `the Timeout's own ${outerOwn} ns, the nested one's out`);
   });
 
+  it('turns itself off, with one warning, when a probe fails to fire (an exception there would end the process)', async function () {
+    const { state, usdt } = standIn();
+    const warnings = [];
+    const onWarning = (w) => { if (w.code === 'NODETRACE_ASYNC') warnings.push(w.message); };
+    process.on('warning', onWarning);
+    try {
+      hook = install({
+        createDTraceProvider: (name) => {
+          const p = usdt.createDTraceProvider(name);
+          return { ...p, addProbe: (probe) => ({ ...p.addProbe(probe), _fireValues: () => { throw new Error('no site'); } }) };
+        },
+      }, { pollMs: 10 });
+      state.traced = true;
+      await sleep(50);
+      await work();
+      await sleep(50);
+      assert.strictEqual(hook.active(), false, 'off for good');
+      assert.strictEqual(warnings.length, 1, warnings.join('\n'));
+      assert.match(warnings[0], /the async hook is off: no site/);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   // The real hook, loaded by -r register in a process no tracer attaches to:
   // node's own async_hooks state (internal/async_hooks, --expose-internals)
   // says no hook is enabled, after several polls and work of every kind.

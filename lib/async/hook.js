@@ -29,7 +29,8 @@ const UNCOUNTED = ['TickObject', 'Microtask'];
  * semaphores to read: dtrace-provider on DTrace systems).
  */
 function install(usdt, { pollMs = POLL_MS } = {}) {
-  if (!isMainThread || !asyncWrapProviders) return null;
+  // Elsewhere lib/usdt is dtrace-provider, with no semaphore to read.
+  if (process.platform !== 'linux' || !isMainThread || !asyncWrapProviders) return null;
   const provider = usdt.createDTraceProvider(ASYNC_PROVIDER.name);
   const probes = {};
   for (const [name, ...types] of ASYNC_PROVIDER.probes) probes[name] = provider.addProbe(name, ...types);
@@ -57,7 +58,20 @@ function install(usdt, { pollMs = POLL_MS } = {}) {
   const destroyed = new Float64Array(MAX_KINDS + 1);
   let active = false;
 
-  const fire = (probe, a, b, c, d) => { if (probe._enabled()) probe._fireValues([a, b, c, d]); };
+  // An exception out of an async_hooks callback ends the process: a probe
+  // that fails to fire turns the hook off for good, with one warning.
+  let broken = false;
+  const fire = (probe, a, b, c, d) => {
+    if (broken || !probe._enabled()) return;
+    try {
+      probe._fireValues([a, b, c, d]);
+    } catch (err) {
+      broken = true;
+      hook.disable();
+      reset();
+      process.emitWarning(`nodetrace: the async hook is off: ${err && err.message}`, { code: 'NODETRACE_ASYNC' });
+    }
+  };
   function kindOf(type) {
     let kind = kinds.get(type);
     if (kind !== undefined) return kind;
@@ -130,7 +144,7 @@ function install(usdt, { pollMs = POLL_MS } = {}) {
   }
 
   function poll() {
-    const on = traced();
+    const on = traced() && !broken;
     if (on && active) handOver();
     if (on === active) return;
     active = on;
