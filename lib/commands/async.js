@@ -101,8 +101,10 @@ function plan(args, tracer) {
     describe: `the asynchronous operations of ${describeIdentity(who)}`,
     target: { pid },
     details: { process: who, version: found.version, providers: found.providers, stacks, hook: Boolean(hook.library), ...(stacks && sharedAt ? { jsFrames: {} } : {}) },
-    notes: hook.library ? [`the register hook is loaded: promises, timers, immediates and AsyncResources are counted too (async_hooks, on in the process while traced, from within ${POLL_MS} ms of the attach)`] : [],
+    // Said on stderr, not only in the dry run: the trace turns the
+    // process's async_hooks on, which costs it (docs/performance.md).
     warnings: [...(note ? [note] : []), ...(functionsNote ? [functionsNote] : []), ...(hook.why ? [hook.why] : []),
+      ...(hook.library ? [`PID ${pid} has the register hook: promises, timers, immediates and AsyncResources are counted too, through its async_hooks, on while traced (from within ${POLL_MS} ms of the attach; --no-hook leaves it off)`] : []),
       ...(found.providers ? [] : [`no provider names for Node v${found.version}: kinds are shown by number`])],
   });
 }
