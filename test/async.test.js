@@ -278,7 +278,7 @@ describe('nodetrace async @tracer', function () {
 // ---- with the register hook: the kinds that are not AsyncWraps ---------------
 
 const HOOK_ROUNDS = 200;
-const SID = path.join(process.env.NODETRACE_CACHE || '/var/cache/nodetrace', 'bpftrace', 'sid', 'bpftrace');
+const tierBpftrace = (tier) => path.join(process.env.NODETRACE_CACHE || '/var/cache/nodetrace', 'bpftrace', tier, 'bpftrace');
 
 // test/targets/async-hook-mix.js started with -r register (its probe
 // library in a private directory), traced while it does HOOK_ROUNDS of
@@ -370,13 +370,16 @@ describe('nodetrace async with the register hook @tracer', function () {
     console.log(`      ${r.json.kinds.map((k) => `${k.name} ${k.created}`).join(', ')}`);
   });
 
-  it('on bpftrace\'s sid tier', async function () {
-    if (!fs.existsSync(SID)) {
-      if (process.env.CI) throw new Error(`CI runs every tier: ${SID} is missing (scripts/bpftrace-tier.sh sid)`);
-      this.skip();
-    }
-    checkHookCounts(await traceHookMix(process.execPath, { NODETRACE_BPFTRACE: SID }));
-  });
+  for (const tier of ['trixie', 'sid']) {
+    it(`on bpftrace's ${tier} tier`, async function () {
+      const wrapper = tierBpftrace(tier);
+      if (!fs.existsSync(wrapper)) {
+        if (process.env.CI) throw new Error(`CI runs every tier: ${wrapper} is missing (scripts/bpftrace-tier.sh ${tier})`);
+        this.skip();
+      }
+      checkHookCounts(await traceHookMix(process.execPath, { NODETRACE_BPFTRACE: wrapper }));
+    });
+  }
 
   for (const build of BUILDS.filter((b) => b.name === 'node22' || b.name === 'node24')) {
     it(`on ${build.label}`, async function () {
