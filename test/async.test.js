@@ -381,7 +381,9 @@ describe('nodetrace async with the register hook @tracer', function () {
     });
   }
 
-  for (const build of BUILDS.filter((b) => b.name === 'node22' || b.name === 'node24')) {
+  // Every official build of the matrix (Debian's 18 runs in its own mount
+  // namespace: traced without its hook, said in one line).
+  for (const build of [NODE18, ...BUILDS.filter((b) => b.name !== 'host' && !b.shared)]) {
     it(`on ${build.label}`, async function () {
       const why = missingReason(build);
       if (why) { console.log(`      skipped: ${why}`); this.skip(); }
