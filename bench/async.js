@@ -21,8 +21,11 @@
 //             the uprobes)
 // The handler awaits --awaits N resolved promises before it answers (an
 // async handler's few awaits: promises for the hook to see).
-// --tight --hook: one process awaiting resolved promises back to back,
-// untraced then traced (-r register both): the extra time a promise.
+// The traced run's own report gives the hook's kinds and probe hits a
+// request. --tight --hook: one process awaiting resolved promises back to
+// back (-r register), untraced, traced, and again after the tracer left;
+// beside it another with an empty async_hooks hook always on (no -r): what
+// async_hooks itself costs an await.
 //
 // --work N: the handler builds and sends N KB of JSON (20: about 200 µs of
 // real work a request here); 0: "ok".
