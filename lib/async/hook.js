@@ -109,10 +109,16 @@ function install(usdt, { pollMs = POLL_MS } = {}) {
       stack.push(asyncId, kind, waitUs, now, 0);
     },
     after(asyncId) {
-      const top = stack.length - FRAME;
-      if (top < 0 || stack[top] !== asyncId) return;   // not one of ours
-      const [, kind, waitUs, startedAt, nestedMs] = stack.splice(top, FRAME);
-      const ms = performance.now() - startedAt;
+      // Its frame is the top one; were a callback above it left without its
+      // after, that one goes too, so one lost after loses no others.
+      let top = stack.length - FRAME;
+      while (top >= 0 && stack[top] !== asyncId) top -= FRAME;
+      if (top < 0) return;   // not one of ours
+      const kind = stack[top + 1];
+      const waitUs = stack[top + 2];
+      const ms = performance.now() - stack[top + 3];
+      const nestedMs = stack[top + 4];
+      stack.length = top;
       if (top > 0) stack[top - 1] += ms;
       fire(probes['async-after'], kind, waitUs, Math.floor((ms - nestedMs) * 1e6), Math.floor(ms * 1e6));
     },
