@@ -370,6 +370,23 @@ describe('nodetrace async with the register hook @tracer', function () {
     console.log(`      ${r.json.kinds.map((k) => `${k.name} ${k.created}`).join(', ')}`);
   });
 
+  it('leaves the hook out, in one line, where its library\'s path cannot go to a tracer (a blank in it)', async function () {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace async hook '));
+    let target;
+    try {
+      target = await startTarget('async-hook-mix.js', { env: { NODETRACE_USDT_DIR: path.join(dir, 'lib') }, args: ['-r', path.join(ROOT, 'register.js')] });
+      assert(fs.readFileSync(`/proc/${target.pid}/maps`, 'utf8').includes(dir), 'the target maps its library there');
+      const dry = await nodetrace(['async', '-p', String(target.pid), '-n'], { timeoutMs: 120000 });
+      assert.strictEqual(dry.code, 0, dry.stderr);
+      assert.match(dry.stdout, /probe library has a path nodetrace does not hand to a tracer .*: AsyncWraps only/);
+      assert.match(dry.stdout, /the @hook part left out/);
+      assert.doesNotMatch(dry.stdout, /usdt:/);
+    } finally {
+      stopTarget(target);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   for (const tier of ['trixie', 'sid']) {
     it(`on bpftrace's ${tier} tier`, async function () {
       const wrapper = tierBpftrace(tier);

@@ -13,6 +13,7 @@ const { planTracer, readScript } = require('../tracer/plan');
 const { withoutOptional } = require('../tracer/template');
 const { rawUserStackEnv, usdtPathForPid } = require('../tracer/capabilities');
 const { librariesOf } = require('../usdt/probe-libraries');
+const { PROBE_VALUE } = require('../tracer/program-arguments');
 const { ASYNC_PROVIDER, POLL_MS } = require('../async/probes');
 const { jsFramesSession } = require('../profile/js-frames');
 const { nameLoopStacks } = require('../loop/name-stacks');
@@ -117,6 +118,11 @@ function hookLibrary(pid, who) {
   if (!libs.length) return { library: null, why: null };
   if (who && who.otherMounts !== false) {
     return { library: null, why: 'the register hook\'s probes are not read in a process in another mount namespace: AsyncWraps only' };
+  }
+  // The path lands in probe descriptions: one outside their strict set (a
+  // home directory with a blank) is left out, not the whole trace refused.
+  if (!PROBE_VALUE.file.test(libs[0]) || libs[0].split('/').includes('..')) {
+    return { library: null, why: 'the register hook\'s probe library has a path nodetrace does not hand to a tracer (docs/security.md): AsyncWraps only' };
   }
   return { library: libs[0], why: null };
 }
