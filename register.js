@@ -35,3 +35,13 @@ if (!globalThis[HTTP_KEY] && process.env.NODETRACE_HTTP !== 'off') {
   globalThis[HTTP_KEY] = true;
   require('./lib/http/hook').install(require('./lib/usdt'));
 }
+
+// Promises, timers, immediates and AsyncResources as USDT probes
+// (lib/async/hook.js, `nodetrace async`): async_hooks enabled only while a
+// tracer is attached. The handle (active(), uninstall()) is kept on the
+// thread's global for tests and tools.
+const ASYNC_KEY = Symbol.for('nodetrace.register.async');
+if (!(ASYNC_KEY in globalThis) && process.env.NODETRACE_ASYNC !== 'off') {
+  globalThis[ASYNC_KEY] = null;
+  globalThis[ASYNC_KEY] = require('./lib/async/hook').install(require('./lib/usdt'));
+}

@@ -10,6 +10,22 @@
 //
 //   node bench/async.js [--rate 5000] [--work 0] [--seconds 3] [--rounds 7] [--sockets 32]
 //   node bench/async.js --tight [--ops 200000]
+//   node bench/async.js --hook [--awaits 5] [--rate ...]   (the register hook)
+//   node bench/async.js --tight --hook [--ops 200000]
+//
+// --hook: the register hook's cost (lib/async/hook.js), side by side:
+//   none      the server, untraced, without the hook
+//   register  started with -r nodetrace/register, untraced (async_hooks off)
+//   traced    started with -r nodetrace/register, while `nodetrace async
+//             -p PID --json` runs (async_hooks on: the hook's probes and
+//             the uprobes)
+// The handler awaits --awaits N resolved promises before it answers (an
+// async handler's few awaits: promises for the hook to see).
+// The traced run's own report gives the hook's kinds and probe hits a
+// request. --tight --hook: one process awaiting resolved promises back to
+// back (-r register), untraced, traced, and again after the tracer left;
+// beside it another with an empty async_hooks hook always on (no -r): what
+// async_hooks itself costs an await.
 //
 // --work N: the handler builds and sends N KB of JSON (20: about 200 µs of
 // real work a request here); 0: "ok".
@@ -43,11 +59,18 @@ const SECONDS = options.number('seconds', 3);
 const ROUNDS = options.number('rounds', 7);
 const SOCKETS = options.number('sockets', 32);
 const OPS = options.number('ops', 200000);
+const HOOK = options.flag('hook');
+const AWAITS = options.number('awaits', HOOK ? 5 : 0);
+const REGISTER = path.join(ROOT, 'register.js');
 
 if (process.argv[2] === '--server') {
   const kb = Number(process.argv[3]);
+  const awaits = Number(process.argv[4] || 0);
   const item = { id: 0, name: 'nodetrace', tags: ['a', 'b', 'c'], score: 0.5, ok: true };
-  const server = http.createServer((req, res) => {
+  const server = http.createServer(awaits ? async (req, res) => {
+    for (let i = 0; i < awaits; i++) await null;
+    res.end('ok');
+  } : (req, res) => {
     if (!kb) return res.end('ok');
     // About kb KB of JSON, built anew for each request.
     const items = [];
@@ -56,6 +79,25 @@ if (process.argv[2] === '--server') {
     return res.end(JSON.stringify(items));
   });
   server.listen(0, '127.0.0.1', () => process.stdout.write(`ready ${server.address().port}\n`));
+  return;
+}
+
+if (process.argv[2] === '--await-loop') {
+  // Resolved promises awaited back to back: each await one promise made
+  // and one reaction run (an init, a before and an after for the hook).
+  // Prints the ns per await.
+  const ops = Number(process.argv[3]);
+  // --bare-hook: async_hooks alone, an empty hook always on (what the
+  // register hook's probes add is the rest).
+  if (process.argv[4] === '--bare-hook') require('async_hooks').createHook({ init() {}, before() {}, after() {}, destroy() {} }).enable();
+  const run = async (n) => {
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < n; i++) await null;
+    return Number(process.hrtime.bigint() - t0) / n;
+  };
+  setInterval(() => {}, 1000);
+  process.on('SIGUSR2', () => { run(ops).then((ns) => process.stdout.write(`ns ${ns.toFixed(1)}\n`)); });
+  run(ops).then(() => process.stdout.write('ready\n'));
   return;
 }
 
@@ -86,9 +128,12 @@ function nodeCopy(dir, name) {
   return file;
 }
 
-function startNode(node, args) {
+// `preload`: -r nodetrace/register, its probe library in `usdtDir`.
+function startNode(node, args, { preload = false, usdtDir } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(node, [__filename, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(node, [...(preload ? ['-r', REGISTER] : []), __filename, ...args], {
+      stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...(usdtDir ? { NODETRACE_USDT_DIR: usdtDir } : {}) },
+    });
     child.stdout.setEncoding('utf8');
     let out = '';
     child.stdout.on('data', (d) => {
@@ -147,26 +192,33 @@ const measure = (server) => measureRound(server.pid, loadOf(server, SECONDS));
 const ended = (child) => new Promise((resolve) => { if (child.exitCode !== null) resolve(); else child.on('exit', resolve); });
 
 async function servers(dir) {
-  const cases = ['none', 'floor', 'traced'];
+  // --hook: no floor; the register hook loaded untraced in its place.
+  const cases = HOOK ? ['none', 'register', 'traced'] : ['none', 'floor', 'traced'];
   const started = {};
   const attached = {};
   let requests = 0;
   try {
-    for (const c of cases) started[c] = await startNode(nodeCopy(dir, `node-${c}`), ['--server', String(WORK_KB)]);
-    attached.floor = await startFloor(started.floor.pid);
+    for (const c of cases) {
+      const preload = HOOK && c !== 'none';
+      started[c] = await startNode(nodeCopy(dir, `node-${c}`), ['--server', String(WORK_KB), String(AWAITS)],
+        { preload, usdtDir: preload ? path.join(dir, `usdt-${c}`) : undefined });
+    }
+    if (!HOOK) attached.floor = await startFloor(started.floor.pid);
     attached.traced = await startTracer(started.traced.pid);
+    // The hook turns on within its poll (lib/async/probes.js POLL_MS) of the attach.
+    if (HOOK) await new Promise((resolve) => { setTimeout(resolve, 500); });
     for (const c of cases) await load(loadOf(started[c], 1));   // warm up each server's JIT
     const results = Object.fromEntries(cases.map((c) => [c, []]));
     for (let r = 0; r < ROUNDS; r++) {
       for (let i = 0; i < cases.length; i++) {
         const c = cases[(r + i) % cases.length];
         const m = await measure(started[c]);
-        if (c === 'floor') requests += m.done;
+        if (c === 'floor' || (HOOK && c === 'traced')) requests += m.done;
         results[c].push(m);
       }
     }
     const baseCpu = median(results.none.map((x) => x.cpuUsPerReq));
-    console.log(`${RATE} requests/s, handler ${WORK_KB ? `${WORK_KB} KB of JSON` : '"ok"'}, ${SECONDS} s per case, ${ROUNDS} interleaved rounds,`
+    console.log(`${RATE} requests/s, handler ${AWAITS ? `${AWAITS} awaits, "ok"` : WORK_KB ? `${WORK_KB} KB of JSON` : '"ok"'}, ${SECONDS} s per case, ${ROUNDS} interleaved rounds,`
       + ` node ${process.version}, ${attached.traced.tracer}; the server's CPU time per request (all threads), median round:`);
     for (const c of cases) {
       const cpu = median(results[c].map((x) => x.cpuUsPerReq));
@@ -182,6 +234,18 @@ async function servers(dir) {
   } finally {
     for (const t of Object.values(attached)) t.kill('SIGINT');
     await Promise.all(Object.values(attached).map(ended));
+    if (HOOK && attached.traced) {
+      // The hook's probe hits per request (one a callback, at its end), and
+      // what was made, from the traced run's own report (warm-up included).
+      let json = null;
+      try { json = JSON.parse(attached.traced.report()); } catch (err) { /* no report */ }
+      const total = requests + RATE;
+      if (json) {
+        const hook = json.kinds.filter((k) => k.source === 'async_hooks');
+        console.log(`  the hook's kinds per request (traced): ${hook.map((k) => `${k.name} ${(k.created / total).toFixed(2)} made, ${(k.callbacks / total).toFixed(2)} callbacks`).join('; ')};`
+          + ` ${(hook.reduce((n, k) => n + k.callbacks, 0) / total).toFixed(2)} probe hits`);
+      }
+    }
     if (attached.floor) {
       // Probe hits per request, from the floor's counts (warm-up included: 1 s at RATE).
       const hits = [...attached.floor.output().matchAll(/@hits\[(.+?)\]: (\d+)/g)].map((m) => [m[1], Number(m[2])]);
@@ -190,6 +254,41 @@ async function servers(dir) {
         + ` ${(hits.reduce((s, [, n]) => s + n, 0) / total).toFixed(2)} in all`);
     }
     for (const s of Object.values(started)) s.kill('SIGKILL');
+  }
+}
+
+// --tight --hook: the extra time of an await (a promise made, its reaction
+// run) with the hook on, over the same process untraced.
+async function tightHook(dir) {
+  const bare = await startNode(nodeCopy(dir, 'node-bare'), ['--await-loop', String(OPS), '--bare-hook']);
+  const target = await startNode(nodeCopy(dir, 'node-tight'), ['--await-loop', String(OPS)], { preload: true, usdtDir: path.join(dir, 'usdt') });
+  const nsOnce = (proc = target) => new Promise((resolve) => {
+    let out = '';
+    const on = (d) => { out += d; const m = /ns (\S+)/.exec(out); if (m) { proc.stdout.off('data', on); resolve(Number(m[1])); } };
+    proc.stdout.on('data', on);
+    proc.kill('SIGUSR2');
+  });
+  const RUNS = 5;
+  try {
+    const runs = { untraced: [], bare: [], traced: [], after: [] };
+    for (let i = 0; i < RUNS; i++) runs.untraced.push(await nsOnce());
+    for (let i = 0; i < RUNS; i++) runs.bare.push(await nsOnce(bare));
+    const tracer = await startTracer(target.pid);
+    await new Promise((resolve) => { setTimeout(resolve, 500); });
+    for (let i = 0; i < RUNS; i++) runs.traced.push(await nsOnce());
+    tracer.kill('SIGINT');
+    await ended(tracer);
+    await new Promise((resolve) => { setTimeout(resolve, 500); });
+    for (let i = 0; i < RUNS; i++) runs.after.push(await nsOnce());
+    const promise = JSON.parse(tracer.report()).kinds.find((k) => k.name === 'PROMISE');
+    const base = median(runs.untraced);
+    console.log(`await of a resolved promise, back to back, ${OPS} a run, ${RUNS} runs each, node ${process.version}, ${tracer.tracer}, -r register:`
+      + ` untraced ${base.toFixed(0)} ns/await; an empty async_hooks hook (no -r) ${median(runs.bare).toFixed(0)} ns/await; traced ${median(runs.traced).toFixed(0)} ns/await (+${(median(runs.traced) - base).toFixed(0)});`
+      + ` after the tracer left ${median(runs.after).toFixed(0)} ns/await; PROMISE created while traced: ${promise ? promise.created : 0}`);
+    console.log(`  runs (ns/await): ${Object.entries(runs).map(([c, xs]) => `${c} ${xs.join(' ')}`).join('; ')}`);
+  } finally {
+    target.kill('SIGKILL');
+    bare.kill('SIGKILL');
   }
 }
 
@@ -232,7 +331,7 @@ async function tight(dir) {
   if (!(process.platform === 'linux' && process.getuid() === 0)) throw new Error('bench/async.js traces: Linux, as root');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-bench-async-'));
   try {
-    if (options.flag('tight')) await tight(dir);
+    if (options.flag('tight')) await (HOOK ? tightHook(dir) : tight(dir));
     else await servers(dir);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

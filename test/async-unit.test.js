@@ -10,6 +10,7 @@ const { PROVIDERS, providersOf, providerName } = require('../lib/async/providers
 const { locateAsyncWrap, layoutOf, FUNCTIONS, RESET_24, LAYOUTS } = require('../lib/async/wrap-functions');
 const { parseAsync, isGrowing, functionAddresses, renderAsyncText, renderAsyncJSON, groupLiveStacks, STACKS_PER_KIND } = require('../lib/async/report');
 const { splitAtEndMarker } = require('../lib/tracer/output-formats');
+const { totalCount } = require('../lib/aggregation/model');
 const { BUILDS, NODE18, missingReason } = require('./support/node-builds');
 
 const FIXTURE = path.join(__dirname, 'fixtures', 'bpftrace-async-mix.out');
@@ -184,6 +185,67 @@ describe('nodetrace async on DTrace: async.d\'s output', function () {
     const text = fs.readFileSync(path.join(__dirname, '..', 'd-scripts', 'async.d'), 'utf8');
     for (const role of ['CALLBACK', 'DESTROY', 'DTOR', 'DELETING_DTOR']) assert.ok(text.includes(`pid$1::${FUNCTIONS[role]}:`), role);
     assert.match(text, /^pid\$1::ASYNC_RESET:entry$/m);
+  });
+});
+
+describe('nodetrace async with the register hook: the kinds that are not AsyncWraps', function () {
+  // The target (test/targets/async-hook-mix.js, -r register) did 50 rounds
+  // and said so: Timeout 50, Immediate 50, promises 102 (51 then()
+  // callbacks: one made in the first read's callback, busy 20 ms),
+  // NodetraceJob 50, fs.read 50 (an AsyncWrap: the uprobes').
+  const HOOK_FIXTURE = path.join(__dirname, 'fixtures', 'bpftrace-async-hook.out');
+  const result = splitAtEndMarker(fs.readFileSync(HOOK_FIXTURE, 'utf8').split('\n'));
+  const r = parseAsync(result, { providers: PROVIDERS[20], hook: true });
+  const kind = (name) => r.kinds.filter((k) => k.name === name);
+
+  it('names the hook\'s kinds by their types, beside the AsyncWraps, each once', function () {
+    const one = (name, source) => {
+      const found = kind(name);
+      assert.strictEqual(found.length, 1, `${name}: ${found.length} kinds`);
+      assert.strictEqual(found[0].source, source, name);
+      return found[0];
+    };
+    for (const name of ['Timeout', 'Immediate', 'NodetraceJob']) {
+      const k = one(name, 'async_hooks');
+      assert.deepStrictEqual([k.created, k.callbacks, k.destroyed], [50n, 50n, 50n], name);
+      assert.strictEqual(totalCount(k.wait), 50n, `${name}: each waited once`);
+    }
+    const promise = one('PROMISE', 'async_hooks');
+    assert.deepStrictEqual([promise.created, promise.callbacks], [102n, 51n]);
+    const fsKind = one('FSREQCALLBACK', 'AsyncWrap');
+    assert.deepStrictEqual([fsKind.number, fsKind.created, fsKind.callbacks], [8, 50n, 50n]);
+    // The promise's 20 ms in a read's callback are PROMISE's, not the read's.
+    assert(promise.callbackMaxUs >= 19000n && fsKind.callbackMaxUs < 10000n, `${promise.callbackMaxUs} ${fsKind.callbackMaxUs}`);
+    assert.deepStrictEqual(kind('Immediate')[0].functions, [], 'the hook reads no function');
+    // The Immediate that busy-waited 20 ms (by Date.now(), whole
+    // milliseconds: 19 and a bit at least) is its kind's max.
+    assert(kind('Immediate')[0].callbackMaxUs >= 19000n);
+    assert.strictEqual(r.hook, true);
+  });
+
+  it('says in text and JSON which kinds came through the hook', function () {
+    const text = renderAsyncText(r, { pid: 1, version: '20.20.2' });
+    assert.match(text, /\nTimeout +\S+ +50 /);
+    assert.match(text, /callbacks \(AsyncWraps and the hook's kinds\)/);
+    assert.match(text, /Through the register hook \(async_hooks on the main thread, on within 100 ms of the attach\): .*Timeout/);
+    assert.doesNotMatch(text, /not counted here/);
+    const json = JSON.parse(renderAsyncJSON(r, { pid: 1, tracer: 'bpftrace', version: '20.20.2' }));
+    assert.strictEqual(json.hook, true);
+    const timeout = json.kinds.find((k) => k.name === 'Timeout');
+    assert.deepStrictEqual([timeout.provider, timeout.source, timeout.created], [null, 'async_hooks', 50]);
+    assert.deepStrictEqual(json.kinds.find((k) => k.name === 'FSREQCALLBACK').source, 'AsyncWrap');
+    // Without the hook the report says what it leaves out, and where to get it.
+    const plain = renderAsyncText(parseAsync(splitAtEndMarker(fs.readFileSync(FIXTURE, 'utf8').split('\n')), { providers: PROVIDERS[20] }), { pid: 1 });
+    assert.match(plain, /not counted here\n\(node -r nodetrace\/register counts them/);
+  });
+
+  it('shows a type the process named as text, escaped; an unnamed kind by its number', function () {
+    const maps = ['@created[32769]: 3', '@created[32770]: 1', '@hook_kind[32769]: evil\x1b[2Jname', '@created[8]: 1'].join('\n');
+    const hostile = parseAsync({ during: [], maps }, { providers: PROVIDERS[20], hook: true });
+    assert.deepStrictEqual(hostile.kinds.map((k) => k.name).sort(), ['FSREQCALLBACK', 'async_hooks type 2', 'evil\x1b[2Jname']);
+    const text = renderAsyncText(hostile, { pid: 1 });
+    assert(!text.includes('\x1b'), 'no escape reaches the terminal');
+    assert.match(text, /evil\\x1b\[2Jname|evil.\[2Jname/);
   });
 });
 

@@ -6,10 +6,13 @@
 // and on each Node build of the matrix; a target that leaks TCP connections
 // is said to be growing, and nothing else is.
 const assert = require('assert');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
 const { spawn } = require('child_process');
-const { requireTracing, startTarget, stopTarget, nodetrace, killStragglers } = require('./support/harness');
+const { ROOT, requireTracing, startTarget, stopTarget, nodetrace, killStragglers } = require('./support/harness');
 const { BUILDS, NODE18, missingReason } = require('./support/node-builds');
-const { ATTACH_MS, lineFrom, traceWhile, traceMix, checkCounts } = require('./support/async-checks');
+const { ATTACH_MS, BUSY_MS, lineFrom, traceWhile, traceMix, checkCounts } = require('./support/async-checks');
 
 // --stacks on a target that leaks loopback connections from a named
 // function (and reads its file, released): the dry run without --stacks
@@ -26,9 +29,11 @@ async function traceLeakStacks(node) {
     assert.doesNotMatch(dry.stdout, /ustack|@live_stack|reg\("bp"\)/);
     const dryStacks = await nodetrace(['async', '-p', String(target.pid), '-n', '--stacks'], { timeoutMs: 120000 });
     assert.strictEqual(dryStacks.code, 0, dryStacks.stderr);
-    // With it, the script runs whole (its @stacks part in).
-    assert.match(dryStacks.stdout, /\/d-scripts\/async\.bt /);
-    assert.doesNotMatch(dryStacks.stdout, /part left out/);
+    // With it, the @stacks part is in; no register hook here: the @hook part out.
+    assert.match(dryStacks.stdout, /@live_stack\[arg0\] = ustack;/);
+    assert.doesNotMatch(dryStacks.stdout, /@stacks part left out/);
+    assert.match(dryStacks.stdout, /the @hook part left out, no register hook/);
+    assert.doesNotMatch(dryStacks.stdout, /usdt:|bpftrace -p /, 'without the hook: no USDT probe, no -p');
     const r = await traceWhile(target.pid, async () => {
       target.kill('SIGUSR2');
       await new Promise((res) => setTimeout(res, 3000));
@@ -138,6 +143,140 @@ describe('nodetrace async @tracer', function () {
   it('--stacks: the connections left open are where the function that opened them made them', async function () {
     await traceLeakStacks(process.execPath);
   });
+});
+
+// ---- with the register hook: the kinds that are not AsyncWraps ---------------
+
+const HOOK_ROUNDS = 200;
+const tierBpftrace = (tier) => path.join(process.env.NODETRACE_CACHE || '/var/cache/nodetrace', 'bpftrace', tier, 'bpftrace');
+
+// test/targets/async-hook-mix.js started with -r register (its probe
+// library in a private directory), traced while it does HOOK_ROUNDS of
+// setTimeout, setImmediate, Promise.resolve().then(), an AsyncResource and
+// fs.read; beside it, a second process mapping the same library, untraced:
+// its hook must stay off (the trace sets only the target's semaphores).
+async function traceHookMix(node, env = {}) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-async-hook-'));
+  const targetEnv = { NODETRACE_USDT_DIR: path.join(dir, 'lib'), ROUNDS: String(HOOK_ROUNDS), BUSY_MS: String(BUSY_MS) };
+  const args = ['-r', path.join(ROOT, 'register.js')];
+  let target;
+  let bystander;
+  try {
+    target = await startTarget('async-hook-mix.js', { node, env: targetEnv, args });
+    bystander = await startTarget('async-hook-mix.js', { node, env: targetEnv, args });
+    // The dry run: -p and the @hook part; --no-hook: the program without it.
+    const dry = await nodetrace(['async', '-p', String(target.pid), '-n'], { timeoutMs: 120000 });
+    assert.strictEqual(dry.code, 0, dry.stderr);
+    assert.match(dry.stdout, /usdt:\$11:nodetrace_async:async-after/);
+    assert.match(dry.stdout, new RegExp(`bpftrace -p ${target.pid} `));
+    const plain = await nodetrace(['async', '-p', String(target.pid), '-n', '--no-hook'], { timeoutMs: 120000 });
+    assert.strictEqual(plain.code, 0, plain.stderr);
+    assert.match(plain.stdout, /the @hook part left out, no register hook/);
+    assert.doesNotMatch(plain.stdout, /usdt:|bpftrace -p /);
+    let bystanderHook = null;
+    const r = await traceWhile(target.pid, async () => {
+      const state = lineFrom(target, 'state');
+      const done = lineFrom(target, 'done');
+      target.kill('SIGUSR2');
+      assert.strictEqual(await state, 'active', 'the target\'s hook turned on');
+      const said = lineFrom(bystander, 'hook');
+      bystander.kill('SIGUSR1');
+      bystanderHook = await said;
+      return JSON.parse(await done);
+    }, [], env);
+    assert.strictEqual(r.code, 0, r.stderr);
+    return { json: JSON.parse(r.stdout), truth: r.truth, stderr: r.stderr, bystanderHook };
+  } finally {
+    stopTarget(target);
+    stopTarget(bystander);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function checkHookCounts({ json, truth, bystanderHook }) {
+  const show = json.kinds.map((k) => `${k.name}(${k.source}) ${k.created}/${k.callbacks}/${k.destroyed}`).join(', ');
+  const kind = (name) => {
+    const found = json.kinds.filter((k) => k.name === name);
+    assert.strictEqual(found.length, 1, `${name} once: ${show}`);
+    return found[0];
+  };
+  assert.strictEqual(json.hook, true, show);
+  // Created, called back and destroyed once each, all while traced (the
+  // target began once its hook was on): exact, no slack.
+  for (const name of ['Timeout', 'Immediate', 'NodetraceJob']) {
+    const k = kind(name);
+    assert.strictEqual(k.source, 'async_hooks', name);
+    assert.strictEqual(k.provider, null, name);
+    assert.deepStrictEqual([k.created, k.callbacks, k.destroyed], [truth[name], truth[name], truth[name]], `${name}: ${show}`);
+    assert.strictEqual(k.wait.histogram.reduce((n, b) => n + b.count, 0), truth[name], `${name}: each waited once`);
+  }
+  // Two promises a round (Promise.resolve and its then()), one callback.
+  const promise = kind('PROMISE');
+  assert.deepStrictEqual([promise.created, promise.callbacks], [truth.promises, truth.then], show);
+  // The file reads are AsyncWraps, from the uprobes only: not counted twice.
+  const fsKind = kind('FSREQCALLBACK');
+  assert.deepStrictEqual([fsKind.source, fsKind.created, fsKind.callbacks], ['AsyncWrap', truth['fs.read'], truth['fs.read']], show);
+  // The setImmediate callback that busy-waited is its kind's max (a loaded
+  // host may stretch it: less than twice as long).
+  const immediate = kind('Immediate').callback;
+  assert(immediate.max_us >= BUSY_MS * 1000 && immediate.max_us < BUSY_MS * 2000, `Immediate callback max ${immediate.max_us} us`);
+  // So did the promise reaction run inside an fs.read callback: its time is
+  // PROMISE's, taken out of the read's (not counted twice).
+  assert(promise.callback.max_us >= BUSY_MS * 1000 && promise.callback.max_us < BUSY_MS * 2000, `PROMISE callback max ${promise.callback.max_us} us`);
+  assert(fsKind.callback.max_us < BUSY_MS * 1000 / 2, `FSREQCALLBACK callback max ${fsKind.callback.max_us} us: the promise's time left in it`);
+  const onLoop = json.kinds.reduce((n, k) => n + k.callback.loop_ns, 0);
+  assert(onLoop <= json.loop_busy_ns, `callbacks ${onLoop} ns in a loop busy ${json.loop_busy_ns} ns`);
+  assert.strictEqual(bystanderHook, 'off', 'the untraced process beside it kept its hook off');
+}
+
+describe('nodetrace async with the register hook @tracer', function () {
+  this.timeout(ATTACH_MS + 240000);
+  before(function () { requireTracing(this); });
+  afterEach(killStragglers);
+
+  it('counts Timeout, Immediate, promises and an AsyncResource beside the AsyncWraps, exactly @core', async function () {
+    const r = await traceHookMix(process.execPath);
+    checkHookCounts(r);
+    console.log(`      ${r.json.kinds.map((k) => `${k.name} ${k.created}`).join(', ')}`);
+  });
+
+  it('leaves the hook out, in one line, where its library\'s path cannot go to a tracer (a blank in it)', async function () {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace async hook '));
+    let target;
+    try {
+      target = await startTarget('async-hook-mix.js', { env: { NODETRACE_USDT_DIR: path.join(dir, 'lib') }, args: ['-r', path.join(ROOT, 'register.js')] });
+      assert(fs.readFileSync(`/proc/${target.pid}/maps`, 'utf8').includes(dir), 'the target maps its library there');
+      const dry = await nodetrace(['async', '-p', String(target.pid), '-n'], { timeoutMs: 120000 });
+      assert.strictEqual(dry.code, 0, dry.stderr);
+      assert.match(dry.stdout, /probe library has a path nodetrace does not hand to a tracer .*: AsyncWraps only/);
+      assert.match(dry.stdout, /the @hook part left out/);
+      assert.doesNotMatch(dry.stdout, /usdt:/);
+    } finally {
+      stopTarget(target);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  for (const tier of ['trixie', 'sid']) {
+    it(`on bpftrace's ${tier} tier`, async function () {
+      const wrapper = tierBpftrace(tier);
+      if (!fs.existsSync(wrapper)) {
+        if (process.env.CI) throw new Error(`CI runs every tier: ${wrapper} is missing (scripts/bpftrace-tier.sh ${tier})`);
+        this.skip();
+      }
+      checkHookCounts(await traceHookMix(process.execPath, { NODETRACE_BPFTRACE: wrapper }));
+    });
+  }
+
+  // Every official build of the matrix (Debian's 18 runs in its own mount
+  // namespace: traced without its hook, said in one line).
+  for (const build of [NODE18, ...BUILDS.filter((b) => b.name !== 'host' && !b.shared)]) {
+    it(`on ${build.label}`, async function () {
+      const why = missingReason(build);
+      if (why) { console.log(`      skipped: ${why}`); this.skip(); }
+      checkHookCounts(await traceHookMix(build.node));
+    });
+  }
 });
 
 for (const build of [NODE18, ...BUILDS.filter((b) => b.name !== 'host')]) {

@@ -18,6 +18,7 @@ const { findProbePoints } = require('../lib/latency/probe-points');
 const { libraryFor } = require('../lib/usdt/paths');
 const { BUNYAN_PROVIDER } = require('../lib/usdt');
 const { HTTP_PROVIDER } = require('../lib/http/probes');
+const { ASYNC_PROVIDER } = require('../lib/async/probes');
 const { bpftraceVariants, latencyWithout, compile, programOf, partsOf, bpftraceScripts } = require('./support/program-variants');
 
 const CACHE = process.env.NODETRACE_CACHE || '/var/cache/nodetrace';
@@ -51,11 +52,12 @@ describe('every program compiles on every bpftrace tier @tracer', function () {
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-programs-'));
     const usdtDir = path.join(root, 'lib');
     // A node process with nodetrace's provider: it maps bunyan's probe
-    // library (it logs through bunyan) and the HTTP one (the hook).
+    // library (it logs through bunyan), the HTTP one and the async one (the
+    // register hook: async's @hook part).
     target = await startTarget('bunyan-debug-loop.js', { env: { NODETRACE_USDT_DIR: usdtDir, INTERVAL: '1000' }, args: ['-r', path.join(ROOT, 'register.js')] });
     ctx = { pid: target.pid, bunyanLib: libraryPath(usdtDir, BUNYAN_PROVIDER), httpLib: libraryPath(usdtDir, HTTP_PROVIDER) };
     const maps = fs.readFileSync(`/proc/${target.pid}/maps`, 'utf8');
-    for (const lib of [ctx.bunyanLib, ctx.httpLib]) assert.ok(maps.includes(lib), `the target maps ${lib}`);
+    for (const lib of [ctx.bunyanLib, ctx.httpLib, libraryPath(usdtDir, ASYNC_PROVIDER)]) assert.ok(maps.includes(lib), `the target maps ${lib}`);
   });
 
   after(async function () {

@@ -5,11 +5,17 @@
 // callback, how long callbacks held the loop, and what is created and never
 // destroyed. No preparation: uprobes on node's own AsyncWrap functions
 // (lib/async/wrap-functions.js); bpftrace, or DTrace without --stacks
-// (d-scripts/async.d; docs/programs.md#async).
+// (d-scripts/async.d; docs/programs.md#async). A process started with
+// `node -r nodetrace/register` also has the resources that are not
+// AsyncWraps (promises, timers...: lib/async/hook.js), read by the
+// program's @hook part (bpftrace).
 const { UserError, EXIT } = require('../errors');
 const { planTracer, readScript } = require('../tracer/plan');
 const { withoutOptional, instantiateSlot } = require('../tracer/template');
-const { rawUserStackEnv } = require('../tracer/capabilities');
+const { rawUserStackEnv, usdtPathForPid } = require('../tracer/capabilities');
+const { librariesOf } = require('../usdt/probe-libraries');
+const { PROBE_VALUE } = require('../tracer/program-arguments');
+const { ASYNC_PROVIDER, POLL_MS } = require('../async/probes');
 const { jsFramesSession } = require('../profile/js-frames');
 const { nameLoopStacks } = require('../loop/name-stacks');
 const { splitAtEndMarker } = require('../tracer/output-formats');
@@ -41,6 +47,7 @@ function builder(y) {
     .option('duration', durationOption('Stop after this many seconds (default: Ctrl-C or target exit)'))
     .option('top', { type: 'number', default: 15, describe: 'Show this many kinds, those with the most loop time first' })
     .option('stacks', { type: 'boolean', default: false, describe: 'Where the operations still alive at the end were created: native and JavaScript stacks, grouped (costs a stack walk per operation created)' })
+    .option('hook', { type: 'boolean', default: true, describe: 'Where the process was started with -r nodetrace/register, also count promises, timers, immediates and AsyncResources through its hook (--no-hook: AsyncWraps only; async_hooks stays off in the process)' })
     .option('json', { type: 'boolean', default: false, describe: 'Print JSON instead of text (docs/json-format.md)' })
     .option('backend', { choices: ['bpftrace', 'dtrace'], describe: 'Tracer to use (default bpftrace; dtrace: d-scripts/async.d, without --stacks)' })
     .option('dry-run', dryRunOption())
@@ -54,6 +61,7 @@ function builder(y) {
     .example('sudo $0 async -p 4242 -d 30', 'asynchronous operations by kind over 30 seconds')
     .example('sudo $0 async my-service -d 60 --top 5', 'the five kinds with the most loop time; growing kinds are said so')
     .example('sudo $0 async -p 4242 -d 60 --stacks', 'and where the operations left alive (leak suspects) were created')
+    .example('sudo $0 async -p 4242 --no-hook', 'a process started with -r nodetrace/register: AsyncWraps only, its async_hooks left off')
     .example('$0 async -p 4242 -n', 'show exactly what would be loaded into the kernel, and how');
 }
 
@@ -68,17 +76,31 @@ function plan(args, tracer) {
   const { sharedAt, note: functionsNote } = sharedOffset(pid);
   if (tracer.name === 'dtrace') return planDtrace(tracer, { pid, note, who, found, sharedAt, functionsNote });
   const stacks = Boolean(args.stacks);
+  const hook = args.hook === false ? { library: null, why: null } : hookLibrary(pid, who);
+  // Without --stacks the @stacks part is left out: no stack is walked.
+  // Without the hook, the @hook part: the program the process needs no
+  // preparation for.
+  const without = [...(stacks ? [] : ['stacks']), ...(hook.library ? [] : ['hook'])];
+  let programText = null;
+  for (const part of without) {
+    programText = withoutOptional(programText || readScript(SCRIPT, 'bpftrace'), part, {
+      stacks: 'instantiated by nodetrace async: the @stacks part left out, no --stacks',
+      hook: 'instantiated by nodetrace async: the @hook part left out, no register hook',
+    }[part]);
+  }
   return planTracer(tracer, {
     script: SCRIPT,
-    // Without --stacks the @stacks part is left out: no stack is walked.
-    ...(stacks ? {} : {
-      programText: withoutOptional(readScript(SCRIPT, 'bpftrace'), 'stacks',
-        'instantiated by nodetrace async: the @stacks part left out, no --stacks'),
-      without: ['stacks'],
-    }),
+    ...(without.length ? { programText, without } : {}),
     // The mapped file itself, without -p (the program filters by PID): the
     // form every bpftrace resolves right (capabilities.js uprobesWithPid).
-    args: { OBJECT: found.file, PID: pid, ...found.functions, ...found.layout, SHARED_AT: sharedAt },
+    // With the hook, -p: only this process's semaphores are set (another
+    // process mapping the library keeps its hook off); the process is in
+    // nodetrace's mount namespace, where -p leaves the files' paths alone.
+    ...(hook.library ? { pid } : {}),
+    args: {
+      OBJECT: found.file, PID: pid, ...found.functions, ...found.layout, SHARED_AT: sharedAt,
+      ...(hook.library ? { LIBRARY: usdtPathForPid(tracer, pid, hook.library) } : {}),
+    },
     attachTimeoutMs: ATTACH_TIMEOUT_MS,
     // @born holds each operation until its first callback or its end.
     // With --stacks, raw user stacks, named by nodetrace from a snapshot of
@@ -86,8 +108,11 @@ function plan(args, tracer) {
     env: { BPFTRACE_CACHE_USER_SYMBOLS: '1', BPFTRACE_MAP_KEYS_MAX: '65536', ...(stacks ? rawUserStackEnv(tracer) : {}) },
     describe: `the asynchronous operations of ${describeIdentity(who)}`,
     target: { pid },
-    details: { process: who, version: found.version, providers: found.providers, stacks, ...(stacks && sharedAt ? { jsFrames: {} } : {}) },
-    warnings: [...(note ? [note] : []), ...(functionsNote ? [functionsNote] : []),
+    details: { process: who, version: found.version, providers: found.providers, stacks, hook: Boolean(hook.library), ...(stacks && sharedAt ? { jsFrames: {} } : {}) },
+    // Said on stderr, not only in the dry run: the trace turns the
+    // process's async_hooks on, which costs it (docs/performance.md).
+    warnings: [...(note ? [note] : []), ...(functionsNote ? [functionsNote] : []), ...(hook.why ? [hook.why] : []),
+      ...(hook.library ? [`PID ${pid} has the register hook: promises, timers, immediates and AsyncResources are counted too, through its async_hooks, on while traced (from within ${POLL_MS} ms of the attach; --no-hook leaves it off)`] : []),
       ...(found.providers ? [] : [`no provider names for Node v${found.version}: kinds are shown by number`])],
   });
 }
@@ -112,13 +137,30 @@ function planDtrace(tracer, { pid, note, who, found, sharedAt, functionsNote }) 
   });
 }
 
+// The register hook's probe library in the process (lib/async/hook.js), if
+// it maps one and nodetrace can hand it to the tracer with -p.
+// -> { library: path|null, why: a warning|null }
+function hookLibrary(pid, who) {
+  const libs = librariesOf(pid, ASYNC_PROVIDER);
+  if (!libs.length) return { library: null, why: null };
+  if (who && who.otherMounts !== false) {
+    return { library: null, why: 'the register hook\'s probes are not read in a process in another mount namespace: AsyncWraps only' };
+  }
+  // The path lands in probe descriptions: one outside their strict set (a
+  // home directory with a blank) is left out, not the whole trace refused.
+  if (!PROBE_VALUE.file.test(libs[0]) || libs[0].split('/').includes('..')) {
+    return { library: null, why: 'the register hook\'s probe library has a path nodetrace does not hand to a tracer (docs/security.md): AsyncWraps only' };
+  }
+  return { library: libs[0], why: null };
+}
+
 function report(result, { args, tracer, plan: p, snapshots }, run = {}) {
   const pid = p.target.pid;
   const { process: who, version, providers } = p.details;
   const attachedNs = result.readyAt && result.endedAt ? (result.endedAt - result.readyAt) * 1e6 : null;
   // Lines taken as they came, to name JavaScript frames meanwhile (lib/profile/js-frames.js).
   if (run.lines) Object.assign(result, splitAtEndMarker(run.lines));
-  const r = parseAsync(result, { providers, attachedNs, stacks: p.details.stacks, tracer: tracer.name });
+  const r = parseAsync(result, { providers, attachedNs, stacks: p.details.stacks, hook: p.details.hook, tracer: tracer.name });
   if (r.liveStacks && snapshots) {
     const named = nameLoopStacks(r.liveStacks.map((s) => s.stack), snapshots.symbolizer, snapshots.latest, { js: run.js });
     r.liveStacks.forEach((s, i) => { s.stack = named[i]; });

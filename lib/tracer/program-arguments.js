@@ -121,6 +121,8 @@ const ASYNC_BT = [
   arg('ID_AT', 'where an AsyncWrap holds its async ID (a double), in bytes', 'as TYPE_AT'),
   arg('SHARED_AT', 'where a JSFunction holds its SharedFunctionInfo, in bytes (0: callbacks not told apart)',
     'lib/v8/metadata.js: V8\'s postmortem metadata in OBJECT (v8dbg_class_JSFunction__shared__*)'),
+  arg('LIBRARY', 'the probe library of lib/async/probes.js the process maps (node -r nodetrace/register)',
+    'lib/usdt/probe-libraries.js librariesOf, as capabilities.js usdtPathForPid names it for -p', { part: 'hook', ...FILE }),
 ];
 const HZ = arg('HZ', 'samples a second on each CPU', '-F');
 const OFFCPU_ALL = arg('ALL', '0: the main thread only (the event loop); 1: every thread', '--all-threads');

@@ -7,7 +7,7 @@
 //
 // What the planners need is real: a Node process (the host's node, whose
 // static binary has every probe point) started with nodetrace's provider, so
-// that it maps bunyan's and nodetrace's HTTP probe libraries; the node
+// that it maps bunyan's, nodetrace's HTTP and async probe libraries; the node
 // binary for -c; sqlite3's add-on. Plans the planners make only for some
 // builds (the @pool part left out for a libuv without symbols) are made
 // from the same functions with those symbols taken away.
@@ -72,8 +72,11 @@ function bpftraceVariants(tracer, { pid, bunyanLib, httpLib }) {
   }));
 
   add('gc -p (IncrementalMarking::Step filled in)', gc.plan({ pid: p }, tracer));
-  add('async -p', asyncCommand.plan({ pid: p }, tracer));
-  add('async -p --stacks', asyncCommand.plan({ pid: p, stacks: true }, tracer));
+  // The target has the register hook: the @hook part in, unless --no-hook.
+  add('async -p (the register hook: @hook)', asyncCommand.plan({ pid: p }, tracer));
+  add('async -p --stacks (the register hook: @hook)', asyncCommand.plan({ pid: p, stacks: true }, tracer));
+  add('async -p --no-hook', asyncCommand.plan({ pid: p, hook: false }, tracer));
+  add('async -p --stacks --no-hook', asyncCommand.plan({ pid: p, stacks: true, hook: false }, tracer));
   add('loop -p --stacks', loop.plan({ pid: p, over: '100ms', stacks: true }, tracer));
   add('profile -p (JavaScript frames from V8\'s metadata: profile-js.bt)', profile.plan({ pid: p, frequency: 99 }, tracer));
   add('profile -p --no-v8-frames (profile.bt)', profile.plan({ pid: p, frequency: 99, v8Frames: false }, tracer));
