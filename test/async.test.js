@@ -135,6 +135,13 @@ describe('nodetrace async @tracer', function () {
       assert(tcp.alive_delta >= (20 * SECONDS) / 4, `${tcp.alive_delta} TCPWRAPs alive`);
       const others = json.kinds.filter((k) => k.growing && k.name !== 'TCPWRAP').map((k) => k.name);
       assert.deepStrictEqual(others, [], 'only TCPWRAP grows');
+      // The reads and connects, made and released 20 a second through the
+      // end: created minus destroyed is what was in flight at the end (a
+      // few), not creations counted after the trace was told to stop.
+      for (const name of ['FSREQCALLBACK', 'TCPCONNECTWRAP']) {
+        const k = json.kinds.find((x) => x.name === name);
+        assert(k && k.alive_delta <= 3, `${name}: ${k && k.created} created, ${k && k.destroyed} destroyed`);
+      }
     } finally {
       stopTarget(target);
     }
