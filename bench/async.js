@@ -52,6 +52,7 @@ const { spawn } = require('child_process');
 
 const ROOT = path.join(__dirname, '..');
 const options = require('./options');
+const { nodeCopy } = require('./node-copy');
 const { load, measure: measureRound, median } = require('./http-load');
 const RATE = options.number('rate', 5000);
 const WORK_KB = options.number('work', 0);
@@ -118,14 +119,6 @@ if (process.argv[2] === '--reset-loop') {
   run(ops);
   process.stdout.write('ready\n');
   return;
-}
-
-// A private copy of node, so that no other process maps the probed file.
-function nodeCopy(dir, name) {
-  const file = path.join(dir, name);
-  fs.copyFileSync(process.execPath, file);
-  fs.chmodSync(file, 0o755);
-  return file;
 }
 
 // `preload`: -r nodetrace/register, its probe library in `usdtDir`.
@@ -200,7 +193,7 @@ async function servers(dir) {
   try {
     for (const c of cases) {
       const preload = HOOK && c !== 'none';
-      started[c] = await startNode(nodeCopy(dir, `node-${c}`), ['--server', String(WORK_KB), String(AWAITS)],
+      started[c] = await startNode(nodeCopy(`node-${c}`, dir), ['--server', String(WORK_KB), String(AWAITS)],
         { preload, usdtDir: preload ? path.join(dir, `usdt-${c}`) : undefined });
     }
     if (!HOOK) attached.floor = await startFloor(started.floor.pid);
@@ -260,8 +253,8 @@ async function servers(dir) {
 // --tight --hook: the extra time of an await (a promise made, its reaction
 // run) with the hook on, over the same process untraced.
 async function tightHook(dir) {
-  const bare = await startNode(nodeCopy(dir, 'node-bare'), ['--await-loop', String(OPS), '--bare-hook']);
-  const target = await startNode(nodeCopy(dir, 'node-tight'), ['--await-loop', String(OPS)], { preload: true, usdtDir: path.join(dir, 'usdt') });
+  const bare = await startNode(nodeCopy('node-bare', dir), ['--await-loop', String(OPS), '--bare-hook']);
+  const target = await startNode(nodeCopy('node-tight', dir), ['--await-loop', String(OPS)], { preload: true, usdtDir: path.join(dir, 'usdt') });
   const nsOnce = (proc = target) => new Promise((resolve) => {
     let out = '';
     const on = (d) => { out += d; const m = /ns (\S+)/.exec(out); if (m) { proc.stdout.off('data', on); resolve(Number(m[1])); } };
@@ -293,7 +286,7 @@ async function tightHook(dir) {
 }
 
 async function tight(dir) {
-  const target = await startNode(nodeCopy(dir, 'node-tight'), ['--reset-loop', String(OPS)]);
+  const target = await startNode(nodeCopy('node-tight', dir), ['--reset-loop', String(OPS)]);
   const nsOnce = () => new Promise((resolve) => {
     let out = '';
     const on = (d) => { out += d; const m = /ns (\S+)/.exec(out); if (m) { target.stdout.off('data', on); resolve(Number(m[1])); } };

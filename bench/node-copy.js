@@ -9,13 +9,16 @@ const path = require('path');
 
 let dir = null;
 
-/** -> the path of a copy of process.execPath named `name`, removed at exit. */
-function nodeCopy(name) {
-  if (!dir) {
+/**
+ * -> the path of a copy of process.execPath named `name`, in `into` (the
+ * caller's directory), or in a directory of its own removed at exit.
+ */
+function nodeCopy(name, into = null) {
+  if (!into && !dir) {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-bench-node-'));
     process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
   }
-  const file = path.join(dir, name);
+  const file = path.join(into || dir, name);
   fs.copyFileSync(process.execPath, file);
   fs.chmodSync(file, 0o755);
   return file;
