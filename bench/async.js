@@ -8,7 +8,7 @@
 //            alone, which no program on these probes can make cheaper
 //   traced   the same server while `nodetrace async -p PID --json` runs
 //
-//   node bench/async.js [--rate 5000] [--work 0] [--seconds 3] [--rounds 7] [--sockets 32]
+//   node bench/async.js [--rate 5000] [--work 0] [--seconds 3] [--rounds 7] [--sockets 32] [--stat] [--stacks]
 //   node bench/async.js --tight [--ops 200000]
 //   node bench/async.js --hook [--awaits 5] [--rate ...]   (the register hook)
 //   node bench/async.js --tight --hook [--ops 200000]
@@ -29,6 +29,12 @@
 //
 // --work N: the handler builds and sends N KB of JSON (20: about 200 µs of
 // real work a request here); 0: "ok".
+//
+// --stat: the handler calls fs.stat() and answers in its callback: one
+// AsyncWrap (FSREQCALLBACK) created a request, where a request on a
+// kept-alive connection creates none. --stacks (implies --stat): a fourth
+// server, traced by `nodetrace async -p PID --json --stacks`, which walks
+// the stack of each operation created and keeps the live ones'.
 //
 // Each server runs its own copy of the node binary: a uprobe is set on a
 // file and traps in every process that maps it, whatever the program's PID
@@ -61,16 +67,21 @@ const ROUNDS = options.number('rounds', 7);
 const SOCKETS = options.number('sockets', 32);
 const OPS = options.number('ops', 200000);
 const HOOK = options.flag('hook');
+const STACKS = options.flag('stacks');
+const STAT = STACKS || options.flag('stat');
 const AWAITS = options.number('awaits', HOOK ? 5 : 0);
 const REGISTER = path.join(ROOT, 'register.js');
 
 if (process.argv[2] === '--server') {
   const kb = Number(process.argv[3]);
   const awaits = Number(process.argv[4] || 0);
+  const stat = process.argv[5] === 'stat';
   const item = { id: 0, name: 'nodetrace', tags: ['a', 'b', 'c'], score: 0.5, ok: true };
   const server = http.createServer(awaits ? async (req, res) => {
     for (let i = 0; i < awaits; i++) await null;
     res.end('ok');
+  } : stat ? (req, res) => {
+    fs.stat(__filename, () => res.end('ok'));
   } : (req, res) => {
     if (!kb) return res.end('ok');
     // About kb KB of JSON, built anew for each request.
@@ -138,10 +149,10 @@ function startNode(node, args, { preload = false, usdtDir } = {}) {
   });
 }
 
-// `nodetrace async -p PID --json`, as a user runs it (NODETRACE_BPFTRACE picks the bpftrace).
-function startTracer(pid) {
+// `nodetrace async -p PID --json [more]`, as a user runs it (NODETRACE_BPFTRACE picks the bpftrace).
+function startTracer(pid, more = []) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'nodetrace'), 'async', '-p', String(pid), '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'nodetrace'), 'async', '-p', String(pid), '--json', ...more], { stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';
     let out = '';
     child.stdout.on('data', (d) => { out += d; });
@@ -186,18 +197,19 @@ const ended = (child) => new Promise((resolve) => { if (child.exitCode !== null)
 
 async function servers(dir) {
   // --hook: no floor; the register hook loaded untraced in its place.
-  const cases = HOOK ? ['none', 'register', 'traced'] : ['none', 'floor', 'traced'];
+  const cases = HOOK ? ['none', 'register', 'traced'] : ['none', 'floor', 'traced', ...(STACKS ? ['stacks'] : [])];
   const started = {};
   const attached = {};
   let requests = 0;
   try {
     for (const c of cases) {
       const preload = HOOK && c !== 'none';
-      started[c] = await startNode(nodeCopy(`node-${c}`, dir), ['--server', String(WORK_KB), String(AWAITS)],
+      started[c] = await startNode(nodeCopy(`node-${c}`, dir), ['--server', String(WORK_KB), String(AWAITS), STAT ? 'stat' : ''],
         { preload, usdtDir: preload ? path.join(dir, `usdt-${c}`) : undefined });
     }
     if (!HOOK) attached.floor = await startFloor(started.floor.pid);
     attached.traced = await startTracer(started.traced.pid);
+    if (STACKS) attached.stacks = await startTracer(started.stacks.pid, ['--stacks']);
     // The hook turns on within its poll (lib/async/probes.js POLL_MS) of the attach.
     if (HOOK) await new Promise((resolve) => { setTimeout(resolve, 500); });
     for (const c of cases) await load(loadOf(started[c], 1));   // warm up each server's JIT
@@ -211,7 +223,7 @@ async function servers(dir) {
       }
     }
     const baseCpu = median(results.none.map((x) => x.cpuUsPerReq));
-    console.log(`${RATE} requests/s, handler ${AWAITS ? `${AWAITS} awaits, "ok"` : WORK_KB ? `${WORK_KB} KB of JSON` : '"ok"'}, ${SECONDS} s per case, ${ROUNDS} interleaved rounds,`
+    console.log(`${RATE} requests/s, handler ${AWAITS ? `${AWAITS} awaits, "ok"` : STAT ? 'fs.stat, "ok"' : WORK_KB ? `${WORK_KB} KB of JSON` : '"ok"'}, ${SECONDS} s per case, ${ROUNDS} interleaved rounds,`
       + ` node ${process.version}, ${attached.traced.tracer}; the server's CPU time per request (all threads), median round:`);
     for (const c of cases) {
       const cpu = median(results[c].map((x) => x.cpuUsPerReq));
