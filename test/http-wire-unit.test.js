@@ -315,6 +315,47 @@ describe('http on the wire: reassembly (lib/http/wire.js)', function () {
       assert.deepStrictEqual(brief(records), ['server POST /p 200']);
     });
 
+    it('a request line in a body that comes in calls of its own is body, not a request; the next one after the answer is read', function () {
+      const smuggled = 'GET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n';
+      // By its length: 100 bytes, 36 of them in a later read of their own.
+      const byLength = feed([
+        line('R', 5, 1, 'POST /p HTTP/1.1\r\nContent-Length: 100\r\n\r\n'),
+        line('R', 5, 2, smuggled),
+        line('W', 5, 3, OK),
+        line('R', 5, 4, 'GET /next HTTP/1.1\r\n\r\n'),
+        line('W', 5, 5, OK),
+        closeLine(5, 6),
+      ]);
+      assert.deepStrictEqual(brief(byLength.records), ['server POST /p 200', 'server GET /next 200']);
+      // Chunked, its head and first chunk cut at the prefix: the body goes on.
+      const chunked = feed([
+        line('R', 6, 1, `POST /c HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n${'x'.repeat(150)}`, 400),
+        line('R', 6, 2, smuggled),
+        line('W', 6, 3, OK),
+        closeLine(6, 4),
+      ]);
+      assert.deepStrictEqual(brief(chunked.records), ['server POST /c 200']);
+      // Expect: 100-continue: the 100 is no answer, the body still comes.
+      const continued = feed([
+        line('R', 7, 1, 'PUT /e HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 36\r\n\r\n'),
+        line('W', 7, 2, 'HTTP/1.1 100 Continue\r\n\r\n'),
+        line('R', 7, 3, smuggled),
+        line('W', 7, 4, OK),
+        closeLine(7, 5),
+      ]);
+      assert.deepStrictEqual(brief(continued.records), ['server PUT /e 200']);
+      // A chunked body ended in its own call, and a length within it: the next request is read.
+      const ended = feed([
+        line('R', 8, 1, 'POST /a HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n'),
+        line('W', 8, 2, OK),
+        line('R', 8, 3, 'POST /b HTTP/1.1\r\nContent-Length: 2\r\n\r\nok'),
+        line('R', 8, 4, 'GET /pipelined HTTP/1.1\r\n\r\n'),
+        line('W', 8, 5, OK),
+        line('W', 8, 6, OK),
+      ]);
+      assert.deepStrictEqual(brief(ended.records), ['server POST /a 200', 'server POST /b 200', 'server GET /pipelined 200']);
+    });
+
     it('items that are no batch are no events; the counts at exit are taken, the larger when printed twice', function () {
       const { records, reader } = feed(['R 7 5 1 10 10 GET', { type: 'printf', data: 'GET / HTTP/1.1\r\n' }, { type: 'map', data: { '@events': 3 } },
         { type: 'map', data: { '@full': 2 } }, { type: 'map', data: { '@events': 0 } }, { type: 'map', data: { '@rd7': { '7,1,5,3,3': 'GET' } } }]);

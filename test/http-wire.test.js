@@ -73,6 +73,28 @@ async function upgradesAndHttp2(args = []) {
   assert(!/refused|not reported \(|left out/.test(res.stderr), res.stderr);
 }
 
+// A chunked POST /upload by a raw socket, each part written 50 ms after the
+// last (each its own read): the head, a chunk's size line, its data, which
+// is a request line and its head ("GET /smuggled ..."), and the last chunk.
+// -> what the client measured (from the head's write to the response).
+async function smuggle(port) {
+  const net = require('net');
+  const data = 'GET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n';
+  const parts = ['POST /upload HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n',
+    `${data.length.toString(16)}\r\n`, data, '\r\n0\r\n\r\n'];
+  const sock = net.connect(port, '127.0.0.1');
+  await new Promise((resolve) => sock.on('connect', resolve));
+  let got = '';
+  const answered = new Promise((resolve) => { sock.on('data', (d) => { got += d; }); sock.on('close', resolve); });
+  const t = process.hrtime.bigint();
+  for (const [i, part] of parts.entries()) {
+    if (i) await new Promise((r) => setTimeout(r, 50));
+    sock.write(part);
+  }
+  await answered;
+  return { via: 'raw', method: 'POST', path: '/upload', status: Number((/^HTTP\/1\.1 (\d{3})/.exec(got) || [])[1]), ms: Number(process.hrtime.bigint() - t) / 1e6 };
+}
+
 describe('nodetrace http on an unprepared process (the wire) @tracer', function () {
   this.timeout(120000);
   before(function () { requireTracing(this); });
@@ -116,6 +138,9 @@ describe('nodetrace http on an unprepared process (the wire) @tracer', function 
     const post = await run('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code} %{time_starttransfer}', '-H', 'content-type: application/json',
       '-d', JSON.stringify({ n: 5, pad: 'x'.repeat(3000) }), `http://127.0.0.1:${s.port}/items`]);
     const [status, seconds] = post.trim().split(' ');
+    // A chunked POST whose second chunk holds a request line, written on
+    // its own (so read on its own): body, not a request of the client's.
+    const chunked = await smuggle(s.port);
     s.child.stdin.write('client 2\n');
     await s.finished;
     await new Promise((r) => setTimeout(r, 1000));   // the last batch (as above)
@@ -123,10 +148,11 @@ describe('nodetrace http on an unprepared process (the wire) @tracer', function 
     const res = await traced;
     assert.strictEqual(res.code, 0, res.stderr);
     const lines = res.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
-    const measured = [...byCurl, { via: 'curl', method: 'POST', path: '/items', status: Number(status), ms: Number(seconds) * 1000 }, ...s.results];
-    assert.deepStrictEqual(measured.map((c) => c.status), [200, 404, 200, 201, 200, 200]);
+    const measured = [...byCurl, { via: 'curl', method: 'POST', path: '/items', status: Number(status), ms: Number(seconds) * 1000 }, chunked, ...s.results];
+    assert.deepStrictEqual(measured.map((c) => c.status), [200, 404, 200, 201, 201, 200, 200]);
     eachOnceAsMeasured(lines, measured, s, res.stdout);
-    assert.strictEqual(lines.length, 6 + 2, res.stdout);
+    assert(!/smuggled/.test(res.stdout), res.stdout);
+    assert.strictEqual(lines.length, 7 + 2, res.stdout);
   });
 
   it('HTTPS through node\'s own OpenSSL (SSL_read/SSL_write): curl and node\'s https.get, each once', async function () {

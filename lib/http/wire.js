@@ -14,6 +14,10 @@
 //     one read, bodies skipped by Content-Length), a start line split
 //     across reads (kept, at most CARRY_BYTES, until its CRLF comes);
 //   - a request line longer than the prefix copied: its URL cut, ending in …;
+//   - a request whose body goes on past its call (Content-Length, chunked):
+//     that side's calls until the request is answered are its body, not
+//     requests, whatever they start with (a body may hold "GET / HTTP/1.1");
+//     a request pipelined behind such a body before its answer is not seen;
 //   - a socket closed with requests unanswered: each reported, status 0,
 //     error "closed";
 //   - a connection that leaves HTTP/1: a request answered 101 (Upgrade:
@@ -40,6 +44,8 @@ const CUT_MARK = '…';
 const STATUS_LINE = /^HTTP\/1\.[01] (\d{3})(?: .*)?$/;
 const HOST = /\r\nhost:[ \t]*([A-Za-z0-9.:[\]_-]{1,255})[ \t]*\r\n/i;
 const CONTENT_LENGTH = /\r\ncontent-length:[ \t]*(\d{1,15})[ \t]*\r\n/i;
+// A chunked body's end: its last chunk, no trailers (at the end of a call).
+const LAST_CHUNK = /(^|\r\n)0\r\n\r\n$/;
 // HTTP/2's connection preface starts with this line (RFC 9113 3.4): no HTTP/1 request line.
 const HTTP2_PREFACE_LINE = 'PRI * HTTP/2.0';
 // An Upgrade header: the protocols asked for, or (in a 101) the one switched to.
@@ -119,12 +125,13 @@ function wireEvent(item, pid, refused) {
  * messages { kind: 'request', method, url, host, upgrade } |
  * { kind: 'response', status, upgrade } | { kind: 'http2' } (its preface);
  * `upgrade`: the protocol an Upgrade header names (a request's first), or
- * null. Nothing after a preface, a request asking to upgrade or a 101 is
- * read: those bytes may be the next protocol's. carry: bytes to keep for
- * the next call (a start line not ended yet), or null. `whole`: data holds
- * the whole call (not cut at the prefix).
+ * null; a request's `bodyOpen`: its body goes on past this call. Nothing
+ * after a preface, a request asking to upgrade or a 101 is read: those
+ * bytes may be the next protocol's. carry: bytes to keep for the next call
+ * (a start line not ended yet), or null. `whole`: data holds the whole call
+ * (not cut at the prefix); `total`: how long the call's data was, cut or not.
  */
-function messagesIn(data, whole) {
+function messagesIn(data, whole, total = data.length) {
   const messages = [];
   let i = 0;
   while (i < data.length) {
@@ -156,7 +163,13 @@ function messagesIn(data, whole) {
     if (end < 0) break;
     const head = data.subarray(i, end + 2).toString('latin1');
     const cl = CONTENT_LENGTH.exec(head);
-    if (!cl && (res || /\r\ntransfer-encoding:/i.test(head))) break;   // a body of unknown length
+    const chunked = !cl && /\r\ntransfer-encoding:/i.test(head);
+    if (req) {
+      // Its body past this call: by its length, or chunked and not ended here.
+      messages[messages.length - 1].bodyOpen = cl ? end + 4 + Number(cl[1]) > total
+        : chunked && !(whole && LAST_CHUNK.test(data.subarray(end + 4).toString('latin1')));
+    }
+    if (!cl && (res || chunked)) break;   // a body of unknown length
     i = end + 4 + (cl ? Number(cl[1]) : 0);
   }
   return { messages, carry: null };
@@ -191,6 +204,9 @@ function looksLikeStart(b) {
 class Connection {
   constructor() {
     this.carry = { read: null, write: null };
+    // A side whose last request's body goes on: its calls are that body
+    // until the request is answered.
+    this.inBody = { read: false, write: false };
     this.served = [];   // requests read, awaiting the response written
     this.made = [];     // requests written, awaiting the response read
     // Once the connection leaves HTTP/1 (an upgrade, a tunnel, HTTP/2): what
@@ -315,11 +331,12 @@ class WireReader {
     const c = this.connection(ev, true);
     if (c.left) return;   // no more HTTP/1 here: an upgraded connection's or HTTP/2's bytes
     const side = ev.type;
+    if (c.inBody[side]) return;   // a request's body, whatever it starts with
     const carried = c.carry[side];
     const data = carried ? Buffer.concat([carried.bytes, bytes]) : bytes;
     const startNs = carried ? carried.ns : ev.ns;
     c.carry[side] = null;
-    const { messages, carry } = messagesIn(data, bytes.length === ev.ret);
+    const { messages, carry } = messagesIn(data, bytes.length === ev.ret, data.length - bytes.length + ev.ret);
     if (carry) c.carry[side] = { bytes: carry, ns: carry.length === data.length ? startNs : ev.ns };
     for (const m of messages) {
       if (m.kind === 'http2') {
@@ -339,8 +356,10 @@ class WireReader {
         // A request made is named by its URL, as the hook names it.
         const url = side === 'write' && m.host && m.url.startsWith('/') ? `${ev.tls ? 'https' : 'http'}://${m.host}${m.url}` : m.url;
         queue.push({ method: m.method, url, ns: side === 'read' ? startNs : ev.ns, upgrade: m.upgrade });
+        if (m.bodyOpen) c.inBody[side] = true;
       } else if (m.status >= 200 || m.status === 101) {
         // 1xx (100 Continue) is not the response; 101 (an upgrade) is.
+        c.inBody[side === 'write' ? 'read' : 'write'] = false;
         const queue = side === 'write' ? c.served : c.made;
         const r = queue.shift();
         // What the connection becomes: the protocol of the 101 (its own

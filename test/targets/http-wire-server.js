@@ -40,6 +40,8 @@ function expressApp() {
   app.get('/split/:name', (req, res) => res.send('ok'));
   // A body read by Express's own parser: its bytes counted, never copied.
   app.post('/items', require('express').json(), (req, res) => res.status(201).json({ n: req.body.n }));
+  // A body taken whole, whatever it holds, then answered.
+  app.post('/upload', (req, res) => { req.resume(); req.on('end', () => res.status(201).send('ok')); });
   return app;
 }
 
