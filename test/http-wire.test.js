@@ -228,6 +228,21 @@ describe('nodetrace http on an unprepared process (the wire) @tracer', function 
     }
   });
 
+  it('a process with no socket: said in one line, what will be seen; the trace runs and ends with exit 0', async function () {
+    const idle = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    targets.add(idle);
+    await new Promise((r) => setTimeout(r, 300));
+    const r = await nodetrace(['http', '-p', String(idle.pid), '-d', '1']);
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.match(r.stderr, new RegExp(`^nodetrace: PID ${idle.pid} holds no socket now: it serves nothing yet; the HTTP of connections it opens or accepts while traced will be seen\\.$`, 'm'));
+    assert.match(r.stderr, /no HTTP request completed while tracing/);
+    // A server holds its listening socket: no such line.
+    const s = await startServer();
+    const served = await nodetrace(['http', '-p', String(s.child.pid), '-d', '1']);
+    assert.strictEqual(served.code, 0, served.stderr);
+    assert.doesNotMatch(served.stderr, /holds no socket/);
+  });
+
   it('--source hook on it says how to prepare it; --source wire wants one PID', async function () {
     const s = await startServer();
     const hook = await nodetrace(['http', '-p', String(s.child.pid), '--source', 'hook', '-d', '1']);

@@ -128,6 +128,10 @@ function wirePlan(args, tracer, pid) {
   // A container's process said as its operator knows it: host PID, PID inside, container.
   const who = describeIdentity(containerIdentity(pid));
   const warnings = [`${who}${auto ? ' has no nodetrace hook: ' : ': '}reading its HTTP off its socket system calls ${how}.`];
+  // A process with no socket now: what will be seen, and what will not.
+  if (proc.holdsSocket(pid) === false) {
+    warnings.push(`${who} holds no socket now: it serves nothing yet; the HTTP of connections it opens or accepts while traced will be seen.`);
+  }
   return { ...p, describe: `HTTP on the sockets of ${who}`, warnings: [...(p.warnings || []), ...warnings], details: { source: 'wire', pid } };
 }
 

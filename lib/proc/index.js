@@ -158,18 +158,33 @@ function namespacePids(pid) {
   return parseNsPids(readProcFile(pid, 'status'));
 }
 
-// Whether the process holds an io_uring (libuv >= 1.45 runs some fs requests
-// there, off the thread pool, where UV_USE_IO_URING=1 or its version's
-// default says so). Reads at most `limit` of its descriptors: a process with
-// more is not read to the end (its fd table is its own to make large).
-function usesIoUring(pid, { limit = 4096 } = {}) {
+// Whether one of the process's descriptors is what `is(link)` says of its
+// /proc/PID/fd link text; null where they cannot be read. Reads at most
+// `limit` of them: a process with more is not read to the end (its fd
+// table is its own to make large).
+function holdsDescriptor(pid, is, { limit = 4096 } = {}) {
   let fds;
   try {
     fds = fs.readdirSync(`/proc/${pid}/fd`);
   } catch (err) {
     return null;
   }
-  return fds.slice(0, limit).some((fd) => readLink(`/proc/${pid}/fd/${fd}`) === 'anon_inode:[io_uring]');
+  return fds.slice(0, limit).some((fd) => {
+    const link = readLink(`/proc/${pid}/fd/${fd}`);
+    return link !== null && is(link);
+  });
+}
+
+// Whether the process holds an io_uring (libuv >= 1.45 runs some fs requests
+// there, off the thread pool, where UV_USE_IO_URING=1 or its version's
+// default says so).
+function usesIoUring(pid, o) {
+  return holdsDescriptor(pid, (link) => link === 'anon_inode:[io_uring]', o);
+}
+
+// Whether the process holds a socket (of any family).
+function holdsSocket(pid, o) {
+  return holdsDescriptor(pid, (link) => link.startsWith('socket:['), o);
 }
 
 // The process's core size limit as /proc/PID/limits prints it ('0',
@@ -180,7 +195,7 @@ function coreLimit(pid) {
 }
 
 module.exports = {
-  namespacePids, usesIoUring,
+  namespacePids, usesIoUring, holdsSocket,
   PID_MAX, parsePid, isRunning, readProcFile, readLink, commandLine, executableName, processName,
   isNodeImage, looksLikeNode, requireProcess, requireNodeProcess, allPids, numericEntries,
   findProcessesByCommandLine, ancestors, coreLimit, stat,
