@@ -59,6 +59,7 @@ const { spawn } = require('child_process');
 const ROOT = path.join(__dirname, '..');
 const options = require('./options');
 const { nodeCopy } = require('./node-copy');
+const { enableStats, bpftraceChild, runTimeOf } = require('./bpf-run-time');
 const { load, measure: measureRound, median } = require('./http-load');
 const RATE = options.number('rate', 5000);
 const WORK_KB = options.number('work', 0);
@@ -213,14 +214,27 @@ async function servers(dir) {
     // The hook turns on within its poll (lib/async/probes.js POLL_MS) of the attach.
     if (HOOK) await new Promise((resolve) => { setTimeout(resolve, 500); });
     for (const c of cases) await load(loadOf(started[c], 1));   // warm up each server's JIT
+    // The run time of each traced server's BPF programs, by the kernel's statistics.
+    const bpftraceOf = { floor: attached.floor && attached.floor.pid, traced: bpftraceChild(attached.traced.pid), stacks: attached.stacks && bpftraceChild(attached.stacks.pid) };
+    const restoreStats = enableStats();
     const results = Object.fromEntries(cases.map((c) => [c, []]));
-    for (let r = 0; r < ROUNDS; r++) {
-      for (let i = 0; i < cases.length; i++) {
-        const c = cases[(r + i) % cases.length];
-        const m = await measure(started[c]);
-        if (c === 'floor' || (HOOK && c === 'traced')) requests += m.done;
-        results[c].push(m);
+    try {
+      for (let r = 0; r < ROUNDS; r++) {
+        for (let i = 0; i < cases.length; i++) {
+          const c = cases[(r + i) % cases.length];
+          let m;
+          if (bpftraceOf[c]) {
+            const { result, ns } = await runTimeOf(bpftraceOf[c], () => measure(started[c]));
+            m = { ...result, bpfNsPerReq: ns / result.done };
+          } else {
+            m = await measure(started[c]);
+          }
+          if (c === 'floor' || (HOOK && c === 'traced')) requests += m.done;
+          results[c].push(m);
+        }
       }
+    } finally {
+      restoreStats();
     }
     const baseCpu = median(results.none.map((x) => x.cpuUsPerReq));
     console.log(`${RATE} requests/s, handler ${AWAITS ? `${AWAITS} awaits, "ok"` : STAT ? 'fs.stat, "ok"' : WORK_KB ? `${WORK_KB} KB of JSON` : '"ok"'}, ${SECONDS} s per case, ${ROUNDS} interleaved rounds,`
@@ -233,7 +247,8 @@ async function servers(dir) {
       const q = (f) => paired[Math.floor(f * (paired.length - 1))].toFixed(3);
       console.log(`  ${c.padEnd(7)} ${cpu.toFixed(2).padStart(7)} µs CPU/req  x${(cpu / baseCpu).toFixed(3)}`
         + (c === 'none' ? '' : `, paired x${median(paired).toFixed(3)} [${q(0.25)}, ${q(0.75)}]`)
-        + `  (${rps.toFixed(0)} req/s${short ? `; ${short} rounds under ${RATE * 0.98}` : ''})`);
+        + `  (${rps.toFixed(0)} req/s${short ? `; ${short} rounds under ${RATE * 0.98}` : ''})`
+        + (bpftraceOf[c] ? `; its BPF programs ${median(results[c].map((x) => x.bpfNsPerReq)).toFixed(0)} ns/req` : ''));
     }
     console.log(`  rounds (µs CPU/req): ${cases.map((c) => `${c} ${results[c].map((x) => x.cpuUsPerReq.toFixed(1)).join(' ')}`).join('; ')}`);
   } finally {

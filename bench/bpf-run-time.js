@@ -40,4 +40,20 @@ function between(before, after) {
   });
 }
 
-module.exports = { enableStats, programStats, between };
+/** The bpftrace that a nodetrace command (PID) runs: its child of that name. */
+function bpftraceChild(pid) {
+  const children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).map(Number);
+  const found = children.find((c) => { try { return fs.readFileSync(`/proc/${c}/comm`, 'utf8').trim() === 'bpftrace'; } catch (err) { return false; } });
+  if (!found) throw new Error(`no bpftrace under nodetrace (PID ${pid})`);
+  return found;
+}
+
+/** The BPF run time of `bpftracePid`'s programs while `work()` runs: -> { result, ns }. */
+async function runTimeOf(bpftracePid, work) {
+  const before = programStats(bpftracePid);
+  const result = await work();
+  const ns = between(before, programStats(bpftracePid)).reduce((t, p) => t + p.ns, 0);
+  return { result, ns };
+}
+
+module.exports = { enableStats, programStats, between, bpftraceChild, runTimeOf };

@@ -49,7 +49,7 @@ const { spawn } = require('child_process');
 const ROOT = path.join(__dirname, '..');
 const options = require('./options');
 const { nodeCopy } = require('./node-copy');
-const { enableStats, programStats, between } = require('./bpf-run-time');
+const { enableStats, bpftraceChild, runTimeOf } = require('./bpf-run-time');
 const { load, measure: measureRound, median } = require('./http-load');
 const RATE = options.number('rate', 5000);
 const SECONDS = options.number('seconds', 3);
@@ -155,14 +155,6 @@ function startWireFloor(pid, node) {
   });
 }
 
-// The bpftrace that `nodetrace http` (PID) runs.
-function bpftraceChild(pid) {
-  const children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).map(Number);
-  const found = children.find((c) => { try { return fs.readFileSync(`/proc/${c}/comm`, 'utf8').trim() === 'bpftrace'; } catch (err) { return false; } });
-  if (!found) throw new Error(`no bpftrace under nodetrace http (PID ${pid})`);
-  return found;
-}
-
 // Requests at RATE a second for `seconds` over keep-alive sockets; resolves
 // the requests completed and the seconds it took.
 const loadOf = (server, seconds) => ({ port: server.port, seconds, rate: RATE, sockets: SOCKETS, tls: Boolean(CERT) });
@@ -192,10 +184,13 @@ const measure = (server) => measureRound(server.child.pid, loadOf(server, SECOND
       for (let r = 0; r < ROUNDS; r++) {
         for (let i = 0; i < cases.length; i++) {
           const c = cases[(r + i) % cases.length];
-          const before = bpftraceOf[c] ? programStats(bpftraceOf[c]) : null;
-          const round = await measure(servers[c]);
-          if (before) round.bpfNsPerReq = between(before, programStats(bpftraceOf[c])).reduce((t, p) => t + p.ns, 0) / round.done;
-          results[c].push(round);
+          if (bpftraceOf[c]) {
+            const { result: round, ns } = await runTimeOf(bpftraceOf[c], () => measure(servers[c]));
+            round.bpfNsPerReq = ns / round.done;
+            results[c].push(round);
+          } else {
+            results[c].push(await measure(servers[c]));
+          }
         }
       }
     } finally {
