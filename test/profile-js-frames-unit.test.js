@@ -57,6 +57,24 @@ describe('profile: JavaScript frames from V8\'s metadata (pure)', () => {
     assert.strictEqual(names.chain(signed(h2)).get(1), MID);
   });
 
+  it('a hash printed again under another function\'s name names neither: its samples are merged in one key', () => {
+    const known = new Map([[0x1001n, HOT]]);
+    const names = new SampleNames(fakeNamer(known), { close() {} });
+    const h = mix(0n, 0x1001n, 0);
+    names.take(`@js_sfi[${signed(h)}]: ${0x1001n}`);
+    names.take(`@js_sfi[${signed(h)}]: ${0x1001n}`);
+    assert.strictEqual(names.chain(signed(h)).get(0), HOT, 'the same function printed twice keeps its name');
+    // Later another function's SFI at that address, at that depth: the same hash.
+    const again = new SampleNames(fakeNamer(known), { close() {} });
+    again.take(`@js_sfi[${signed(h)}]: ${0x1001n}`);
+    known.set(0x1001n, MID);
+    again.take(`@js_sfi[${signed(h)}]: ${0x1001n}`);
+    known.set(0x1001n, HOT);
+    again.take(`@js_sfi[${signed(h)}]: ${0x1001n}`);
+    assert.strictEqual(again.chain(signed(h)).size, 0);
+    assert.strictEqual(again.ambiguous, 1);
+  });
+
   it('a cycle in what the maps say ends the chain', () => {
     const names = new SampleNames(fakeNamer(new Map([[0x1001n, HOT]])), { close() {} });
     names.take('@js_prev[7]: 8');
