@@ -21,6 +21,7 @@
 //
 //   sudo node bench/profile-overhead.js [--seconds 4] [--rounds 5] [--hz 99] [--churn | --steady]
 //   sudo node bench/profile-overhead.js --off-cpu [--pingpong 50] [--seconds 4] [--rounds 5]
+//   sudo node bench/profile-overhead.js --programs [--steady] ...   untraced, the walk, the perf map only
 // profile names JavaScript from V8's metadata by default (profile-js.bt: a
 // frame walk in each sample; with --off-cpu, in each wait of the main thread);
 // --perf-map-only passes --no-v8-frames (profile.bt; offcpu.bt without SHARED).
@@ -38,6 +39,8 @@ const CHURN = options.flag('churn');
 const STEADY = options.flag('steady');
 const OFF_CPU = options.flag('off-cpu');
 const PERF_MAP_ONLY = options.flag('perf-map-only');
+// Untraced, the V8 walk and the perf map only side by side (not with --off-cpu).
+const PROGRAMS = options.flag('programs');
 const PINGPONG = OFF_CPU ? options.number('pingpong', 50) : 0;
 const { cpuTicks } = require('../lib/proc/stat');
 
@@ -79,8 +82,8 @@ function childrenOf(pid) {
 }
 
 // nodetrace profile -p PID until SIGINT: resolves once its tracer is ready.
-function startProfiler(pid) {
-  const how = [...(OFF_CPU ? ['--off-cpu'] : ['-F', String(HZ)]), ...(PERF_MAP_ONLY ? ['--no-v8-frames'] : [])];
+function startProfiler(pid, perfMapOnly) {
+  const how = [...(OFF_CPU ? ['--off-cpu'] : ['-F', String(HZ)]), ...(perfMapOnly ? ['--no-v8-frames'] : [])];
   const p = spawn(process.execPath, [path.join(ROOT, 'bin/nodetrace'), 'profile', '-p', String(pid), ...how, '--json', '--top', '5'], { stdio: ['ignore', 'pipe', 'pipe'] });
   everything.push(p);
   p.out = '';
@@ -145,8 +148,12 @@ async function measureRounds(modes) {
 
 async function main() {
   // `baseline`: the untraced mode each is compared with, round by round.
-  const mode = (name, nodeArgs, profiled, baseline) => ({ name, child: startWorkload(nodeArgs), profiled, baseline, rates: [], perCpu: [], tracerCpu: [], nodetraceCpu: [] });
-  const modes = OFF_CPU ? [
+  const mode = (name, nodeArgs, profiled, baseline, perfMapOnly = PERF_MAP_ONLY) => ({ name, child: startWorkload(nodeArgs), profiled, baseline, perfMapOnly, rates: [], perCpu: [], tracerCpu: [], nodetraceCpu: [] });
+  const modes = PROGRAMS ? [
+    mode('untraced', [], false, 0),
+    mode(`nodetrace profile at ${HZ} Hz (V8 walk)`, [], true, 0, false),
+    mode(`nodetrace profile at ${HZ} Hz --no-v8-frames`, [], true, 0, true),
+  ] : OFF_CPU ? [
     mode('untraced', [], false, 0),
     mode('nodetrace profile --off-cpu', [], true, 0),
   ] : [
@@ -157,7 +164,7 @@ async function main() {
   ];
   await sleep(1500);
   for (const m of modes.filter((x) => x.profiled)) {
-    m.profiler = startProfiler(m.child.pid);
+    m.profiler = startProfiler(m.child.pid, m.perfMapOnly);
     await m.profiler.ready;
   }
   let statsBefore = null;

@@ -57,6 +57,24 @@ describe('profile: JavaScript frames from V8\'s metadata (pure)', () => {
     assert.strictEqual(names.chain(signed(h2)).get(1), MID);
   });
 
+  it('a hash printed again under another function\'s name names neither: its samples are merged in one key', () => {
+    const known = new Map([[0x1001n, HOT]]);
+    const names = new SampleNames(fakeNamer(known), { close() {} });
+    const h = mix(0n, 0x1001n, 0);
+    names.take(`@js_sfi[${signed(h)}]: ${0x1001n}`);
+    names.take(`@js_sfi[${signed(h)}]: ${0x1001n}`);
+    assert.strictEqual(names.chain(signed(h)).get(0), HOT, 'the same function printed twice keeps its name');
+    // Later another function's SFI at that address, at that depth: the same hash.
+    const again = new SampleNames(fakeNamer(known), { close() {} });
+    again.take(`@js_sfi[${signed(h)}]: ${0x1001n}`);
+    known.set(0x1001n, MID);
+    again.take(`@js_sfi[${signed(h)}]: ${0x1001n}`);
+    known.set(0x1001n, HOT);
+    again.take(`@js_sfi[${signed(h)}]: ${0x1001n}`);
+    assert.strictEqual(again.chain(signed(h)).size, 0);
+    assert.strictEqual(again.ambiguous, 1);
+  });
+
   it('a cycle in what the maps say ends the chain', () => {
     const names = new SampleNames(fakeNamer(new Map([[0x1001n, HOT]])), { close() {} });
     names.take('@js_prev[7]: 8');
@@ -99,5 +117,22 @@ describe('profile: JavaScript frames from V8\'s metadata (pure)', () => {
     assert.deepStrictEqual(named.v8, { used: true, note: null });
     const without = nameStacks(parsed, symbolizer, { maps: [] });
     assert.deepStrictEqual(without.stacks[0].frames.slice(-1)[0].category, 'jit');
+  });
+
+  it('nameStacks names from its SFI a frame whose code was freed before the end (V8 decommitted or unmapped a code page)', () => {
+    const text = '@samples[42, node, \n, \n        0x7f0000000010\n        0x7e0000000020\n        0x401000\n, -5]: 7\n@threads[42, node]: 7\n';
+    const parsed = parseProfile(text);
+    // Frame 0 in no mapping of the last snapshot, frame 1 in anonymous
+    // memory no longer executable, frame 2 in node's C++.
+    const symbolizer = {
+      symbolize: (snap, addrs) => ({
+        frames: addrs.map((a) => (parseInt(a, 16) >= 0x7f0000000000 ? { kind: 'unmapped', text: a, module: '' }
+          : parseInt(a, 16) >= 0x10000000 ? { kind: 'unknown', text: a, module: '' } : { kind: 'native', symbol: 'uv_run', offset: 1, text: 'uv_run+1', module: 'node' })),
+        perfMapUsed: false,
+      }),
+    };
+    const js = { chain: () => new Map([[0, HOT], [1, MID], [2, HOT]]), limitation: null };
+    const frames = nameStacks(parsed, symbolizer, { maps: [] }, { js }).stacks[0].frames.map((f) => f.name);
+    assert.deepStrictEqual(frames.slice(-3), ['uv_run', 'middleHot /app/hot.js:48:19', 'hotSpin /app/hot.js:28:17']);
   });
 });

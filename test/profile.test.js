@@ -271,6 +271,76 @@ describe('nodetrace profile @tracer', function () {
     }
   });
 
+  // Compaction moves SharedFunctionInfos: a capture must be named before it
+  // (docs/v8-frames.md, "Capturing at sample time"). The target is the one
+  // started with flags (--expose-gc, --stress-compaction: the only way to
+  // make V8 move SFIs on cue; every other test's target has none), and its
+  // phases each run one function of their own, compiled anew after two
+  // compacting collections; what it knows it ran is the truth.
+  for (const build of [...BUILDS, NODE18]) {
+    it(`${build.label}, no flag but for forced compactions: each phase's function named as itself, its samples in proportion to its CPU, none named as another`, async function () {
+      this.timeout(300000);
+      const missing = missingReason(build);
+      if (missing) this.skip(missing);
+      const HZ = 299;
+      const target = await startTarget('profile-compact.js', { node: build.node, args: ['--expose-gc', '--stress-compaction'] });
+      const folded = path.join(dir, `compact-${build.name}.folded`);
+      try {
+        let profiler;
+        const run = nodetrace(['profile', '-p', String(target.pid), '-F', String(HZ), '--json', '--folded', folded],
+          { timeoutMs: 240000, onSpawn: (c) => { profiler = c; } });
+        // Its phases start once the program samples (bpftrace's process is there, plus 2 s to attach).
+        const children = (pid) => { try { return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean); } catch (e) { return []; } };
+        const cmdline = (pid) => { try { return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8'); } catch (e) { return ''; } };
+        for (let i = 0; i < 1200 && !children(profiler.pid).some((c) => /profile-js\.bt/.test(cmdline(c))); i++) await new Promise((r) => setTimeout(r, 100));
+        await new Promise((r) => setTimeout(r, 2000));
+        const done = new Promise((resolve) => {
+          let out = '';
+          target.stdout.on('data', (c) => { out += c; const m = /phases (.*)\n/.exec(out); if (m) resolve(m[1]); });
+        });
+        target.kill('SIGUSR2');
+        const spent = new Map((await done).split(' ').map((p) => p.split(':')).map(([letter, ms]) => [letter, Number(ms)]));
+        profiler.kill('SIGINT');
+        const r = await run;
+        assert.strictEqual(r.code, 0, r.stderr);
+        const stacks = parseFolded(fs.readFileSync(folded, 'utf8')).filter((st) => /\(main thread\)$/.test(st.frames[0]));
+        const own = path.join(__dirname, 'targets', 'profile-compact.js');
+        const counts = new Map([...spent.keys()].map((l) => [l, 0]));
+        for (const st of stacks) {
+          st.frames.forEach((f, i) => {
+            // Every frame in the target's files is one of its functions, by its own file.
+            if (f.includes(`${own}:`)) assert.match(f, /^(phase|runPhase|cpuMs|\(anonymous\)) /, `a frame named ${f}`);
+            const m = /^hot([A-Z]) (\S+):\d+:\d+$/.exec(f);
+            if (/phase-[A-Z]\.js:/.test(f) || /^hot[A-Z] /.test(f)) assert(m && m[2] === `phase-${m[1]}.js`, `a frame named ${f}`);
+            if (!m) return;
+            // Called by the target's runPhase (or phase, where V8 inlined
+            // runPhase), past frames left unnamed (a call's builtin, JIT code
+            // whose SFI a compaction moved before it was named).
+            const caller = st.frames.slice(0, i).reverse().find((c) => !/^\[unknown\]/.test(c));
+            assert.match(caller, /^(runPhase|phase) /, `${f} called by ${caller}`);
+            counts.set(m[1], counts.get(m[1]) + st.count);
+          });
+        }
+        const named = [...counts.values()].reduce((a, b) => a + b, 0);
+        const cpu = [...spent.values()].reduce((a, b) => a + b, 0);
+        console.log(`      ${build.name}: ${[...counts].map(([l, n]) => `hot${l} ${n} (${spent.get(l).toFixed(0)} ms)`).join(', ')}; ${named} of the ${(cpu * HZ / 1000).toFixed(0)} samples their CPU time should give`);
+        // Most of the phases' samples named (the walk misses a sample in a
+        // function's first instructions; the host is shared: 25% slack).
+        assert(named >= 0.75 * cpu * HZ / 1000, `${named} samples named hot*, the phases ran ${cpu.toFixed(0)} ms`);
+        // Each phase's function has its phase's share of them: a frame named
+        // as another phase's function would move samples from one to another.
+        // (About 120 samples a phase at 299 Hz: 40% is four standard errors.)
+        for (const [letter, ms] of spent) {
+          const expected = named * ms / cpu;
+          const n = counts.get(letter);
+          assert(n >= 0.6 * expected && n <= 1.4 * expected, `hot${letter}: ${n} samples, ${expected.toFixed(0)} expected from its ${ms} ms`);
+        }
+      } finally {
+        stopTarget(target);
+      }
+    });
+  }
+
   it('-c: profiles a command it starts (its own process only) until it exits, naming its frames after it is gone @core', async function () {
     this.timeout(300000);
     // Another process beside it, busy on its pool threads: none of that may leak in.

@@ -71,6 +71,11 @@ function openJsFrames(pid) {
   return { shared: found.shared, names: new SampleNames(new V8Namer({ memory, layout: found.layout }), memory) };
 }
 
+// Two namer results for one function: the same name at the same place.
+function sameFunction(a, b) {
+  return a.name === b.name && a.file === b.file && a.line === b.line && a.column === b.column;
+}
+
 class SampleNames {
   constructor(namer, memory) {
     this.namer = namer;
@@ -81,6 +86,7 @@ class SampleNames {
     this.chains = new Map();  // hash -> Map(depth -> name result)
     this.limitation = namer.limitation();
     this.dropped = 0;          // entries past the bounds above
+    this.ambiguous = 0;        // hashes printed under two functions' names
   }
 
   /** A line the program printed (while tracing, or its maps at the end). */
@@ -94,7 +100,15 @@ class SampleNames {
       // entry: after a compaction another function's SFI can sit at the
       // same address, and a name kept by address would name it wrongly.
       const sfi = e.value & SFI_MASK;
-      this.sfiAt.set(e.key, { depth: Number(e.value >> DEPTH_SHIFT), sfi, name: this.name(sfi) });
+      const name = this.name(sfi);
+      // A chain's hash is of its SFIs' addresses: printed again under
+      // another function's name, the hash stood for two chains (another
+      // SFI took that address at that depth), and its samples, merged in
+      // one key, cannot be told apart: named by neither, never wrongly.
+      const was = this.sfiAt.get(e.key);
+      const ambiguous = Boolean(was && (was.ambiguous || (was.name && name && !sameFunction(was.name, name))));
+      if (ambiguous && !was.ambiguous) this.ambiguous++;
+      this.sfiAt.set(e.key, { depth: Number(e.value >> DEPTH_SHIFT), sfi, name: ambiguous ? null : name, ambiguous });
     }
     return true;
   }

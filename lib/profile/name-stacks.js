@@ -73,9 +73,15 @@ function nameStacks(parsed, symbolizer, snap, { js = null } = {}) {
 
 // Where V8's code runs: its generated code (anonymous executable memory),
 // its builtins (the interpreter's among them), or code in a file without
-// symbols there (a stripped libnode's builtins).
+// symbols there (a stripped libnode's builtins). Also code that the last
+// snapshot finds in anonymous memory no longer executable, or in none: the
+// thread ran there when sampled, so it changed since, and what does that
+// while a process runs is V8 freeing a code page after a compaction
+// evacuated it (decommitted in its code range, or unmapped); C++ runs from
+// files, and Node never unloads one. test/profile.test.js, "forced compactions".
 function isV8Code(f) {
-  return Boolean(f) && (f.kind === 'jit' || f.kind === 'js' || (f.symbol && /^Builtins_/.test(f.symbol)) || (f.kind === 'unknown' && /^libnode\.so/.test(f.module || '')));
+  return Boolean(f) && (f.kind === 'jit' || f.kind === 'js' || f.kind === 'unmapped' || (f.symbol && /^Builtins_/.test(f.symbol))
+    || (f.kind === 'unknown' && (!f.module || /^libnode\.so/.test(f.module))));
 }
 
 module.exports = { nameStacks, isV8Code };
