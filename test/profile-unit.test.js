@@ -178,6 +178,10 @@ describe('profile: the report', function () {
     assert.match(text, /Top functions by self samples/);
     assert.match(text, /70\.0%\s+70\s+JS\s+evil/);
     assert(!text.includes('\x1b'), 'escape sequence printed raw');
+    // Inlining, said once where JavaScript was sampled (no V8 here describes it).
+    assert.strictEqual(text.split('inlined into its caller').length, 2, text);
+    const native = { ...p, stacks: p.stacks.map((st) => ({ ...st, frames: st.frames.filter((f) => f.category !== 'js') })) };
+    assert.doesNotMatch(renderText(summarize(native, { pid: 100, hz: 99, seconds: 2 })), /inlined/);
   });
 });
 

@@ -155,6 +155,11 @@ function renderText(summary, { describe = '' } = {}) {
   out.push('   share samples  kind      function', ...functionRows(s.self));
   out.push('', 'Top JavaScript functions by total samples (the function or what it called was running):');
   out.push('   share samples  kind      function', ...functionRows(s.totalJs));
+  // Said once: no V8 version here describes inlining in its metadata
+  // (docs/v8-frames.md, "Inlined functions").
+  if (s.categories.some((c) => c.category === 'js' && c.samples)) {
+    out.push('', 'A function V8\'s optimizing compiler inlined into its caller is counted as that caller (not shown apart).');
+  }
   const advice = jitAdvice(s);
   if (advice.length) out.push('', ...advice);
   return safeText(out.join('\n') + '\n');
