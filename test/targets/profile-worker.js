@@ -24,6 +24,18 @@ function threadCpuMs() {
   return Number(fs.readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1e6;
 }
 
+// Node runs every immediate from one call site (processImmediate): with one
+// or two callbacks ever seen there, TurboFan inlines them into it once it is
+// hot (measured: mainSpin vanished into processImmediate after some 20 s),
+// and an inlined function is no frame to name. Five distinct callbacks
+// make that call site megamorphic for good: nothing is inlined there. They
+// are queued again and again (V8 keeps no feedback for a function's first
+// calls).
+function unsettleImmediates() {
+  for (const f of [function a() {}, function b() {}, function c() {}, function d() {}, function e() {}]) setImmediate(f);
+}
+
+setInterval(unsettleImmediates, 100).unref();
 if (isMainThread) {
   // [0] workerSpin's CPU in µs, [1] calls of it, written by the worker.
   const shared = new SharedArrayBuffer(16);
