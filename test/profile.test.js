@@ -471,6 +471,39 @@ describe('nodetrace profile @tracer', function () {
     }
   });
 
+  // A Worker's waits: offcpu.bt walks the JavaScript frames of every traced
+  // thread (--all-threads), not only the main one's.
+  it('--off-cpu --all-threads, no flag: the JavaScript function that blocks a Worker in a FIFO read named, with the time the worker measured', async function () {
+    this.timeout(300000);
+    const target = await startTarget('offcpu-worker.js');
+    try {
+      await new Promise((r) => setTimeout(r, 1500));
+      const before = await askWaits(target);
+      const r = await nodetrace(['profile', '--off-cpu', '--all-threads', '-p', String(target.pid), '-d', '4', '--json'], { timeoutMs: 240000 });
+      const after = await askWaits(target);
+      assert.strictEqual(r.code, 0, r.stderr);
+      const json = JSON.parse(r.stdout);
+      const reads = json.stacks.filter((s) => s.reason === 'read: anon_pipe_read' && s.thread !== 'main');
+      assert(reads.length, JSON.stringify(json.stacks.map((s) => [s.thread, s.reason])));
+      const file = path.join(__dirname, 'targets', 'offcpu-worker.js');
+      const jsNames = reads[0].frames.filter((f) => f.category === 'js').map((f) => f.name);
+      assert.match(jsNames[0] || '', /^readSync node:fs:\d+:\d+$/, jsNames.join('\n'));
+      assert.deepStrictEqual(jsNames.slice(1, 3).map((n) => n.replace(/:\d+:\d+$/, '')), [`waitInWorker ${file}`, `workerRound ${file}`], jsNames.join('\n'));
+      // The share of the time traced the worker spent blocked under
+      // waitInWorker, against the share the worker measured around its calls
+      // between the two asks (which bracket the trace, not its exact span:
+      // 10 points of slack, as the test above).
+      const fn = json.functions.find((f) => /^waitInWorker /.test(f.name));
+      assert(fn, JSON.stringify(json.functions));
+      const share = fn.us / (json.seconds * 1e6);
+      const truth = (after.fifo - before.fifo) / (after.wall - before.wall);
+      console.log(`      waitInWorker: ${(100 * share).toFixed(1)}% of the time traced, the worker measured ${(100 * truth).toFixed(1)}%`);
+      assert(Math.abs(share - truth) < 0.1, `waitInWorker ${share}, truth ${truth}`);
+    } finally {
+      stopTarget(target);
+    }
+  });
+
   it('names crypto.pbkdf2 on the libuv pool threads by its C++ function', async function () {
     this.timeout(300000);
     const target = await startTarget('profile-hot.js', { env: { HOT_MS: '0', POOL: '2' } });
