@@ -80,11 +80,10 @@ function javascriptFacts(pid, facts) {
 /** Pure: the JavaScript line of doctor -p, from javascriptFacts(). */
 function javascriptText(js) {
   if (!js) return null;
-  const workers = js.perfMap ? `; ${js.perfMap} names them too (and worker threads', and -c's)`
-    : '; worker threads\' only if node runs with --perf-basic-prof';
+  const alsoMap = js.perfMap ? `; ${js.perfMap} names them too (and profile -c's)` : '';
   if (js.v8) {
-    return `named with no flag, from V8 ${js.v8}'s metadata in ${js.object} (profile's main thread, ebadf's hit, `
-      + `nodetrace stack on its cores)${js.note ? ` (${js.note})` : ''}${workers}`;
+    return `named with no flag, from V8 ${js.v8}'s metadata in ${js.object} (profile's threads, worker threads too; ebadf's hit; `
+      + `nodetrace stack on its cores)${js.note ? ` (${js.note})` : ''}${alsoMap}`;
   }
   return `not from V8's metadata: ${js.note.replace(/: JavaScript is named from the perf map only$/, '')}; `
     + (js.perfMap ? `named from ${js.perfMap}` : 'named only if node runs with --perf-basic-prof (then from its perf map)');

@@ -82,11 +82,11 @@ describe('27.10: doctor -p with paths a hostile user chose', function () {
 describe('doctor -p: whether JavaScript frames can be named, and how (pure)', function () {
   const base = { pid: 7, exePath: '/usr/bin/node', version: '20.20.2', otherMountNamespace: false, found: { points: {}, missing: [] } };
 
-  it('a V8 nodetrace knows: named with no flag, where, and what names worker threads', function () {
+  it('a V8 nodetrace knows: named with no flag, where (worker threads too), and what else names them', function () {
     const known = render(describeProcess({ ...base, javascript: { v8: '11.3.244.8', object: '/usr/bin/node', note: null, perfMap: null } }));
-    assert.match(known, /^ {2}JS {7}named with no flag, from V8 11\.3\.244\.8's metadata in \/usr\/bin\/node \(profile's main thread, ebadf's hit, nodetrace stack on its cores\); worker threads' only if node runs with --perf-basic-prof$/m);
+    assert.match(known, /^ {2}JS {7}named with no flag, from V8 11\.3\.244\.8's metadata in \/usr\/bin\/node \(profile's threads, worker threads too; ebadf's hit; nodetrace stack on its cores\)$/m);
     const withMap = describeProcess({ ...base, javascript: { v8: '12.4.254.21', object: '/usr/local/bin/node', note: null, perfMap: '/tmp/perf-7.map' } });
-    assert.match(withMap.javascript, /; \/tmp\/perf-7\.map names them too \(and worker threads', and -c's\)$/);
+    assert.match(withMap.javascript, /; \/tmp\/perf-7\.map names them too \(and profile -c's\)$/);
   });
 
   it('a V8 it does not know, or no metadata: said in one line, and what names them instead', function () {

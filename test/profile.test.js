@@ -12,7 +12,7 @@ const { spawnSync } = require('child_process');
 const { requireTracing, startTarget, stopTarget, nodetrace, killStragglers } = require('./support/harness');
 const { parseFolded } = require('../lib/profile/folded');
 const { decodePprof } = require('../lib/profile/pprof');
-const { askSplit, askWaits, askKernel } = require('./support/ask-target');
+const { askSplit, askWaits, askKernel, askThreads } = require('./support/ask-target');
 const { BUILDS, NODE18, missingReason } = require('./support/node-builds');
 
 function findChromium() {
@@ -226,6 +226,64 @@ describe('nodetrace profile @tracer', function () {
         const chained = under(/;outerHot [^;]+;(middleHot [^;]+;)?hotSpin [^;]+(;|$)/);
         assert(chained >= 0.9 * hot.samples, `${chained} of ${hot.samples} hotSpin samples under (middleHot <) outerHot`);
         assert(under(/;outerHot [^;]+;middleHot [^;]+;hotSpin [^;]+(;|$)/) > 0, 'middleHot named between them');
+      } finally {
+        stopTarget(target);
+      }
+    });
+  }
+
+  // A worker_threads Worker's JavaScript, named with no flag as the main
+  // thread's: profile-js.bt walks the frames of every thread of the process.
+  for (const build of [...BUILDS, NODE18]) {
+    it(`${build.label}, no flag: a Worker's workerSpin two calls deep named, with its callers, while the main thread runs mainSpin; each share within 5 points of the target's own measure${build.name === 'host' ? ' @core' : ''}`, async function () {
+      this.timeout(420000);
+      const missing = missingReason(build);
+      if (missing) this.skip(missing);
+      const target = await startTarget('profile-worker.js', { node: build.node });
+      const folded = path.join(dir, `${build.name}-worker.folded`);
+      try {
+        await new Promise((r) => setTimeout(r, 2000));
+        let json;
+        let before;
+        let after;
+        // 600 samples or more, as above: 5 points is three standard errors.
+        for (const seconds of [5, 15, 40]) {
+          before = await askThreads(target);
+          const r = await nodetrace(['profile', '-p', String(target.pid), '-F', '299', '-d', String(seconds), '--json', '--top', '50', '--folded', folded],
+            { timeoutMs: (seconds + 120) * 1000 });
+          after = await askThreads(target);
+          assert.strictEqual(r.code, 0, r.stderr);
+          json = JSON.parse(r.stdout);
+          if (json.samples >= 600) break;
+        }
+        const cpu = after.cpu - before.cpu;
+        const file = path.join(__dirname, 'targets', 'profile-worker.js').replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        const rows = `total ${JSON.stringify(json.total.slice(0, 14).map((f) => [f.name, f.samples]))}, self ${JSON.stringify(json.self.slice(0, 8).map((f) => [f.name, f.samples]))}`;
+        // Shares of all the process's samples against the CPU each function
+        // took of the process's (each measured by its own thread, inclusive
+        // of the calls it makes: the comparison is with the total column).
+        for (const [fn, truth] of [['workerSpin', (after.worker - before.worker) / cpu], ['mainSpin', (after.main - before.main) / cpu]]) {
+          const f = json.total.find((x) => new RegExp(`^${fn} `).test(x.name));
+          assert(f, `${fn} is not named: ${rows}, threads ${JSON.stringify(json.threads)}`);
+          assert.match(f.name, new RegExp(`^${fn} ${file}:\\d+:\\d+$`));
+          assert.strictEqual(f.category, 'js');
+          const share = f.samples / json.samples;
+          console.log(`      ${build.name}: ${fn} under ${(share * 100).toFixed(1)}% of ${json.samples} samples, truth ${(truth * 100).toFixed(1)}%`);
+          assert(Math.abs(share - truth) <= 0.05, `${fn} is under ${(share * 100).toFixed(1)}% of the samples; the truth is ${(truth * 100).toFixed(1)}%; ${rows}`);
+        }
+        // Its callers, two calls up, on the worker's thread: outerWork <
+        // middleWork < workerSpin (Node 24 and 26 may inline middleWork, as
+        // middleHot above).
+        const stacks = parseFolded(fs.readFileSync(folded, 'utf8'));
+        const under = (re) => stacks.filter((st) => re.test(st.frames.join(';'))).reduce((n, st) => n + st.count, 0);
+        const spin = under(/;workerSpin [^;]+(;|$)/);
+        const chained = under(/;outerWork [^;]+;(middleWork [^;]+;)?workerSpin [^;]+(;|$)/);
+        assert(chained >= 0.9 * spin, `${chained} of ${spin} workerSpin samples under (middleWork <) outerWork`);
+        assert(under(/;outerWork [^;]+;middleWork [^;]+;workerSpin [^;]+(;|$)/) > 0, 'middleWork named between them');
+        // Each function on its own thread (the root frame says which).
+        const onMain = (st) => st.frames[0].endsWith('(main thread)');
+        const misplaced = stacks.filter((st) => (onMain(st) && /;workerSpin /.test(st.frames.join(';'))) || (!onMain(st) && /;mainSpin /.test(st.frames.join(';'))));
+        assert.deepStrictEqual(misplaced, [], 'workerSpin on the main thread, or mainSpin off it');
       } finally {
         stopTarget(target);
       }
@@ -478,6 +536,39 @@ describe('nodetrace profile @tracer', function () {
       const truth = (after.fifo - before.fifo) / (after.fifo - before.fifo + after.atomics - before.atomics);
       console.log(`      waitForFifo: ${(100 * fn.us / blocked).toFixed(1)}% of the time blocked in the two waits, truth ${(100 * truth).toFixed(1)}%`);
       assert(Math.abs(fn.us / blocked - truth) < 0.1, `waitForFifo ${fn.us / blocked}, truth ${truth}`);
+    } finally {
+      stopTarget(target);
+    }
+  });
+
+  // A Worker's waits: offcpu.bt walks the JavaScript frames of every traced
+  // thread (--all-threads), not only the main one's.
+  it('--off-cpu --all-threads, no flag: the JavaScript function that blocks a Worker in a FIFO read named, with the time the worker measured', async function () {
+    this.timeout(300000);
+    const target = await startTarget('offcpu-worker.js');
+    try {
+      await new Promise((r) => setTimeout(r, 1500));
+      const before = await askWaits(target);
+      const r = await nodetrace(['profile', '--off-cpu', '--all-threads', '-p', String(target.pid), '-d', '4', '--json'], { timeoutMs: 240000 });
+      const after = await askWaits(target);
+      assert.strictEqual(r.code, 0, r.stderr);
+      const json = JSON.parse(r.stdout);
+      const reads = json.stacks.filter((s) => s.reason === 'read: anon_pipe_read' && s.thread !== 'main');
+      assert(reads.length, JSON.stringify(json.stacks.map((s) => [s.thread, s.reason])));
+      const file = path.join(__dirname, 'targets', 'offcpu-worker.js');
+      const jsNames = reads[0].frames.filter((f) => f.category === 'js').map((f) => f.name);
+      assert.match(jsNames[0] || '', /^readSync node:fs:\d+:\d+$/, jsNames.join('\n'));
+      assert.deepStrictEqual(jsNames.slice(1, 3).map((n) => n.replace(/:\d+:\d+$/, '')), [`waitInWorker ${file}`, `workerRound ${file}`], jsNames.join('\n'));
+      // The share of the time traced the worker spent blocked under
+      // waitInWorker, against the share the worker measured around its calls
+      // between the two asks (which bracket the trace, not its exact span:
+      // 10 points of slack, as the test above).
+      const fn = json.functions.find((f) => /^waitInWorker /.test(f.name));
+      assert(fn, JSON.stringify(json.functions));
+      const share = fn.us / (json.seconds * 1e6);
+      const truth = (after.fifo - before.fifo) / (after.wall - before.wall);
+      console.log(`      waitInWorker: ${(100 * share).toFixed(1)}% of the time traced, the worker measured ${(100 * truth).toFixed(1)}%`);
+      assert(Math.abs(share - truth) < 0.1, `waitInWorker ${share}, truth ${truth}`);
     } finally {
       stopTarget(target);
     }

@@ -44,7 +44,7 @@ describe('ps: what each command can do for a process', function () {
     assert.deepStrictEqual([unknown.can, unknown.why], ['no', 'Node v30.0.0\'s AsyncWrap layout is not known to nodetrace']);
     // No perf map, but a V8 nodetrace knows: named from its metadata.
     const known = verdicts(facts({ perfMap: { path: null, refused: null }, v8Frames: true })).find((x) => x.command === 'profile');
-    assert.deepStrictEqual(known, { command: 'profile', can: 'yes', why: 'JavaScript named from V8\'s metadata (worker threads\': with --perf-basic-prof)' });
+    assert.deepStrictEqual(known, { command: 'profile', can: 'yes', why: 'JavaScript named from V8\'s metadata, on every thread (worker threads too)' });
     assert.match(verdicts(facts({ perfMap: { path: '/tmp/perf-9.map', refused: 'it is a symbolic link' } }))
       .find((x) => x.command === 'profile').why, /\/tmp\/perf-9\.map is not read \(it is a symbolic link\)/);
   });

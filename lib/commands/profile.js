@@ -47,7 +47,7 @@ function builder(y) {
       + 'Where a live Node process spends its CPU: samples its threads on CPU, then prints the\n'
       + 'functions that took the most samples (self and total), the split between JavaScript,\n'
       + 'V8, Node\'s C++, add-ons, libc and the kernel, and which threads took them.\n'
-      + 'JavaScript functions are named from V8\'s own metadata (no flag needed; the main thread),\n'
+      + 'JavaScript functions are named from V8\'s own metadata (no flag needed; every thread),\n'
       + 'and from the perf map where node runs with --perf-basic-prof. A name is text found in\n'
       + 'the command line of one Node process (several: they are listed, busiest first).'),
   { command: true, force: true });
@@ -130,7 +130,7 @@ function plan(args, tracer) {
       const js = jsFramesLayout(pid);
       if (js.note) o.warnings.push(js.note);
       else if (args.offCpu) {
-        // offcpu.bt walks the main thread's frames itself when given SHARED.
+        // offcpu.bt walks each traced thread's frames itself when given SHARED.
         o.args = { ...o.args, SHARED: js.shared };
         o.details.jsFrames = { v8: js.v8 };
       } else {

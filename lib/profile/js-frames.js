@@ -1,6 +1,6 @@
 'use strict';
 // JavaScript frames of `profile` named with no flag on the target, from
-// what d-scripts/profile-js.bt captures at each sample of the main thread:
+// what d-scripts/profile-js.bt captures at each sample of every thread:
 // per frame whose slots hold a JavaScript function, its SharedFunctionInfo,
 // kept in two maps keyed by a running hash of the sample's chain
 // (@js_prev[HASH] = the hash before, @js_sfi[HASH] = DEPTH << 48 | SFI) and

@@ -150,7 +150,7 @@ function renderOffCpuText(s, { describe = '' } = {}) {
   }
   if (s.stacks.some((st) => st.frames.some((f) => f.category === 'jit'))) {
     out.push('', s.v8 && s.v8.used
-      ? 'Some JavaScript frames have no names: they held no function (V8\'s stubs), or were on another thread (--perf-basic-prof names those).'
+      ? 'Some JavaScript frames have no names: they held no function (V8\'s stubs), or were deeper than the 64 frames walked.'
       : 'JavaScript frames have no names: start node with --perf-basic-prof (docs/performance.md).');
   }
   return safeText(out.join('\n') + '\n');

@@ -119,8 +119,8 @@ function jitAdvice(summary) {
   if (!j.unnamedSamples) return [];
   const lines = [`${pct(j.unnamedShare).trim()} of samples were in JIT-compiled JavaScript that has no name.`];
   if (j.v8 && j.v8.used) {
-    lines.push('  JavaScript is named from V8\'s own metadata on the main thread: those frames held no function there');
-    lines.push('  (V8\'s stubs), or ran on another thread (a worker: --perf-basic-prof names those).');
+    lines.push('  JavaScript is named from V8\'s own metadata, on every thread: those frames held no function there');
+    lines.push('  (V8\'s stubs), or one deeper than the 64 frames walked.');
   } else if (j.perfMap && j.perfMap.refused) {
     lines.push(`  ${j.perfMap.path} was not read: ${j.perfMap.refused}.`);
   } else if (!j.perfMap || !j.perfMap.used) {

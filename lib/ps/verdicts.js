@@ -30,8 +30,8 @@ function verdicts(f) {
         : { can: 'yes' },
     loop: { can: 'yes' },
     profile: f.perfMap.path && !f.perfMap.refused ? { can: 'yes' }
-      // JavaScript of the main thread named from V8's metadata (lib/profile/js-frames.js).
-      : f.v8Frames ? { can: 'yes', why: 'JavaScript named from V8\'s metadata (worker threads\': with --perf-basic-prof)' }
+      // JavaScript of every thread named from V8's metadata (lib/profile/js-frames.js).
+      : f.v8Frames ? { can: 'yes', why: 'JavaScript named from V8\'s metadata, on every thread (worker threads too)' }
         : { can: 'partly', why: f.perfMap.refused ? `JavaScript unnamed: ${f.perfMap.path} is not read (${f.perfMap.refused})` : 'JavaScript unnamed: not started with --perf-basic-prof, and its V8 is not one nodetrace knows' },
     ebadf: !f.gcore ? { can: 'partly', why: '--abort only: gcore is not installed' }
       : inContainer ? { can: 'yes', why: 'its executable and libraries are saved beside the core' } : { can: 'yes' },

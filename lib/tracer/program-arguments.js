@@ -180,7 +180,7 @@ const TABLES = {
     arg('SHARED', 'JSFunction\'s `shared` offset, where a frame\'s function points to its SharedFunctionInfo',
       'lib/v8/metadata.js layoutFrom: the target\'s v8dbg_class_JSFunction__shared__* (lib/profile/js-frames.js)')],
   'offcpu.bt': [arg('PID', 'the process (0 with -c: cpid)', '-p, or the one process NAME finds'), OFFCPU_ALL,
-    arg('SHARED', 'JSFunction\'s `shared` offset: the main thread\'s JavaScript frames\' SharedFunctionInfos kept too; 0: no',
+    arg('SHARED', 'JSFunction\'s `shared` offset: the traced threads\' JavaScript frames\' SharedFunctionInfos kept too; 0: no',
       'lib/profile/js-frames.js jsFramesLayout, where the target\'s V8 is known (left off otherwise: -c, --no-v8-frames)', { optional: true })],
   'offcpu.d': [OFFCPU_ALL],
   'ebadf-stop-gcore.bt': [...ebadf(false), EBADF_REPORT_ONLY],

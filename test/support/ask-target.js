@@ -1,7 +1,7 @@
 'use strict';
 // Asking a target program what it measured itself: it answers SIGUSR2 with
 // one line, "LABEL n n n" (test/targets/profile-hot.js: "split", offcpu-wait.js:
-// "waits", profile-kernel.js: "kernel"). Works for a target started by test/support/harness.js or
+// "waits", profile-kernel.js: "kernel", profile-worker.js: "threads"). Works for a target started by test/support/harness.js or
 // test/support/containers.js alike (each has stdout and kill(signal)).
 
 // Sends the target SIGUSR2 and resolves with the numbers of the line it
@@ -42,4 +42,11 @@ async function askKernel(target) {
   return { call, cpu, system };
 }
 
-module.exports = { askTarget, askSplit, askWaits, askKernel };
+// What profile-worker.js says it spent: { worker, main, cpu } in ms so far
+// (workerSpin's CPU, mainSpin's, the process's).
+async function askThreads(target) {
+  const [worker, main, cpu] = await askTarget(target, 'threads');
+  return { worker, main, cpu };
+}
+
+module.exports = { askTarget, askSplit, askWaits, askKernel, askThreads };
