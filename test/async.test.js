@@ -155,7 +155,6 @@ describe('nodetrace async @tracer', function () {
 // ---- with the register hook: the kinds that are not AsyncWraps ---------------
 
 const HOOK_ROUNDS = 200;
-const tierBpftrace = (tier) => path.join(process.env.NODETRACE_CACHE || '/var/cache/nodetrace', 'bpftrace', tier, 'bpftrace');
 
 // test/targets/async-hook-mix.js started with -r register (its probe
 // library in a private directory), traced while it does HOOK_ROUNDS of
@@ -264,16 +263,7 @@ describe('nodetrace async with the register hook @tracer', function () {
     }
   });
 
-  for (const tier of ['trixie', 'sid']) {
-    it(`on bpftrace's ${tier} tier`, async function () {
-      const wrapper = tierBpftrace(tier);
-      if (!fs.existsSync(wrapper)) {
-        if (process.env.CI) throw new Error(`CI runs every tier: ${wrapper} is missing (scripts/bpftrace-tier.sh ${tier})`);
-        this.skip();
-      }
-      checkHookCounts(await traceHookMix(process.execPath, { NODETRACE_BPFTRACE: wrapper }));
-    });
-  }
+  // The newer bpftrace tiers run the @core test above in their own cells (scripts/test-matrix.sh).
 
   // Every official build of the matrix (Debian's 18 runs in its own mount
   // namespace: traced without its hook, said in one line).

@@ -12,6 +12,7 @@ const { ROOT, requireTracing, killStragglers } = require('./support/harness');
 const { HostileUser, hostileUserUnavailableReason, collect, runNodetrace } = require('./support/hostile-user');
 const crafted = require('./support/crafted-library');
 const { HTTP_PROVIDER } = require('../lib/http/probes');
+const { librariesOf } = require('../lib/usdt/probe-libraries');
 const { BUNYAN_PROVIDER } = require('../lib/usdt');
 const { detectBpftrace } = require('../lib/tracer/detect');
 
@@ -149,8 +150,10 @@ describe('snoop and http beside a hostile local user @tracer', function () {
       // which this bpftrace then fails on, as bpftrace does on a library it
       // cannot use.
       const theirs = await startTarget('http-prober.js', { register: true, env: { RATE: '10' } });
-      const bad = fs.readFileSync(`/proc/${theirs.pid}/maps`, 'utf8').split('\n').map((l) => l.slice(l.indexOf('/')))
-        .find((f) => path.basename(f).startsWith('nodetrace-usdt-'));
+      // Its HTTP probes' library (the hook makes one per provider: the
+      // async probes' is another, which http never attaches to).
+      const bad = librariesOf(theirs.pid, HTTP_PROVIDER)[0];
+      assert.ok(bad, `no HTTP probe library in PID ${theirs.pid}`);
       const svc = await startService();
       const nt = runNodetrace(['http', '*', '--json', '-d', '6'], {
         env: {

@@ -341,7 +341,8 @@ describe('nodetrace profile @tracer', function () {
       const missing = missingReason(build);
       if (missing) this.skip(missing);
       const HZ = 299;
-      const target = await startTarget('profile-compact.js', { node: build.node, args: ['--expose-gc', '--stress-compaction'] });
+      // Four phases (four compactions that move the SFIs, ~120 samples each).
+      const target = await startTarget('profile-compact.js', { node: build.node, args: ['--expose-gc', '--stress-compaction'], env: { PHASES: '4' } });
       const folded = path.join(dir, `compact-${build.name}.folded`);
       try {
         let profiler;
