@@ -128,10 +128,11 @@ function wireEvent(item, pid, refused) {
  * null; a request's `bodyOpen`: its body goes on past this call. Nothing
  * after a preface, a request asking to upgrade or a 101 is read: those
  * bytes may be the next protocol's. carry: bytes to keep for the next call
- * (a start line not ended yet), or null. `whole`: data holds the whole call
- * (not cut at the prefix); `total`: how long the call's data was, cut or not.
+ * (a start line not ended yet), or null. `total`: how long the call's data
+ * was, cut or not (data holds the whole call when it is data.length).
  */
-function messagesIn(data, whole, total = data.length) {
+function messagesIn(data, total = data.length) {
+  const whole = total === data.length;
   const messages = [];
   let i = 0;
   while (i < data.length) {
@@ -336,7 +337,7 @@ class WireReader {
     const data = carried ? Buffer.concat([carried.bytes, bytes]) : bytes;
     const startNs = carried ? carried.ns : ev.ns;
     c.carry[side] = null;
-    const { messages, carry } = messagesIn(data, bytes.length === ev.ret, data.length - bytes.length + ev.ret);
+    const { messages, carry } = messagesIn(data, data.length - bytes.length + ev.ret);
     if (carry) c.carry[side] = { bytes: carry, ns: carry.length === data.length ? startNs : ev.ns };
     for (const m of messages) {
       if (m.kind === 'http2') {
