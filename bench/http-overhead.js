@@ -124,14 +124,18 @@ function startFloor(pid) {
     throw new Error(`--floor needs bpftrace 0.20+ (its -p filters uprobes in the kernel; found ${tracer.version || tracer.reason})`);
   }
   const file = usdtPathForPid(tracer, pid, librariesOf(pid, HTTP_PROVIDER)[0]);
-  const child = spawn(tracer.path, ['-p', String(pid), '-e', `usdt:${file}:nodetrace:http-server-request-done { @fired = count(); }`],
-    { stdio: ['ignore', 'pipe', 'pipe'] });
+  return attachedBpftrace(tracer, ['-p', String(pid), '-e', `usdt:${file}:nodetrace:http-server-request-done { @fired = count(); }`], 'the floor');
+}
+
+// bpftrace run with `argv`, once it has attached its probes: { child }.
+function attachedBpftrace(tracer, argv, what) {
+  const child = spawn(tracer.path, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
   return new Promise((resolve, reject) => {
     let out = '';
     const take = (d) => { out += d; if (/Attach/.test(out)) resolve({ child }); };
     child.stdout.on('data', take);
     child.stderr.on('data', take);
-    child.on('exit', () => reject(new Error(`the floor's bpftrace ended: ${out}`)));
+    child.on('exit', () => reject(new Error(`${what}'s bpftrace ended: ${out}`)));
   });
 }
 
@@ -145,14 +149,7 @@ function startWireFloor(pid, node) {
   const calls = ['enter_read', 'exit_read', 'enter_write', 'exit_write', 'enter_writev', 'exit_writev', 'enter_close'];
   const probes = calls.map((c) => `tracepoint:syscalls:sys_${c}`);
   if (CERT) probes.push(...['uprobe', 'uretprobe'].flatMap((k) => ['SSL_read', 'SSL_write'].map((f) => `${k}:${node}:${f}`)), `uprobe:${node}:SSL_free`);
-  const child = spawn(tracer.path, ['-e', `${probes.join(',\n')}\n/pid == ${Number(pid)}/ { @fired = count(); }`], { stdio: ['ignore', 'pipe', 'pipe'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const take = (d) => { out += d; if (/Attach/.test(out)) resolve({ child, tracer: `${tracer.name} ${tracer.version}` }); };
-    child.stdout.on('data', take);
-    child.stderr.on('data', take);
-    child.on('exit', () => reject(new Error(`the wire floor's bpftrace ended: ${out}`)));
-  });
+  return attachedBpftrace(tracer, ['-e', `${probes.join(',\n')}\n/pid == ${Number(pid)}/ { @fired = count(); }`], 'the wire floor');
 }
 
 // Requests at RATE a second for `seconds` over keep-alive sockets; resolves
