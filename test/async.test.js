@@ -93,7 +93,7 @@ describe('nodetrace async @tracer', function () {
         });
       },
     });
-    assert.strictEqual(r.code, 0, r.stderr);
+    assert.strictEqual(r.code, 0, `${r.stderr}\nstdout: ${r.stdout.slice(0, 400)}`);
     assert.match(r.stderr, /exited/);
     const fsKind = JSON.parse(r.stdout).kinds.find((k) => k.name === 'FSREQCALLBACK');
     assert(fsKind && fsKind.created === 20, r.stdout);

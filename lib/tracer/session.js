@@ -81,11 +81,9 @@ function abnormalEnd(result, plan) {
   const name = plan.tracer.name;
   const after = result.readyAt ? ` after ${Math.round((result.endedAt - result.readyAt) / 1000)} s` : '';
   if (result.gaveUp) return `${name} did not end when asked and was killed${after}`;
-  if (result.signal || result.code !== 0) {
-    const last = tracerComplaints(result.errors).slice(-2).join('; ');
-    return `${name} ${howItExited(result)}${after}${last ? `: ${last}` : ''}`;
-  }
-  if (!result.endMarkerSeen) return `${name} exited${after} without running its END clause`;
+  const last = tracerComplaints(result.errors).slice(-2).join('; ');
+  if (result.signal || result.code !== 0) return `${name} ${howItExited(result)}${after}${last ? `: ${last}` : ''}`;
+  if (!result.endMarkerSeen) return `${name} exited${after} without running its END clause${last ? `: ${last}` : ''}`;
   return null;
 }
 
