@@ -286,8 +286,13 @@ for (const build of [NODE18, ...BUILDS.filter((b) => b.name !== 'host')]) {
       checkCounts(await traceMix(build.node));
     });
 
-    it('--stacks: the connections left open are where the function that opened them made them', async function () {
-      await traceLeakStacks(build.node);
-    });
+    // --stacks once per V8 layout: 10.2 (Node 18), 11.3 (the host's 20),
+    // 12.4 (22), 14.6 (26). Node 24's 13.6 is laid out as 14.6, Debian's 18
+    // has official 18's V8; profile and loop name frames on every build.
+    if (build.name !== 'node24' && build.name !== 'debian18') {
+      it('--stacks: the connections left open are where the function that opened them made them', async function () {
+        await traceLeakStacks(build.node);
+      });
+    }
   });
 }

@@ -124,12 +124,15 @@ describe('nodetrace http @tracer', function () {
   it('reports every request, server and client, fetch and a reset, with latencies that match the client\'s @core', async function () {
     const t = await startLoopback();
     try {
-      // The requests start once the probes are attached (the status line says so).
-      const run = nodetrace(['http', '-p', String(t.child.pid), '-d', '15', '--json'], {
+      // The requests start once the probes are attached (the status line
+      // says so); Ctrl-C once the client is done: what was gathered prints.
+      let tracer = null;
+      const run = nodetrace(['http', '-p', String(t.child.pid), '-d', '60', '--json'], {
         timeoutMs: 100000,
-        onSpawn: (c) => c.stderr.on('data', (d) => { if (/tracing HTTP/.test(d)) t.go(); }),
+        onSpawn: (c) => { tracer = c; c.stderr.on('data', (d) => { if (/tracing HTTP/.test(d)) t.go(); }); },
       });
       await t.finished;
+      tracer.kill('SIGINT');
       const res = await run;
       assert.strictEqual(res.code, 0, res.stderr);
       const lines = res.stdout.trim().split('\n').map((l) => JSON.parse(l));

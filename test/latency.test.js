@@ -126,9 +126,15 @@ describe('nodetrace latency @tracer', function () {
   });
 
   it('prints what was gathered when the target exits mid-trace, and exits 0', async function () {
-    // Long enough to outlast attaching on a loaded machine.
-    const target = await startTarget('sqlite-loop.js', { env: { SECONDS: '12' } });
-    const r = await nodetrace(['latency', '-p', String(target.pid), '-d', '30'], { timeoutMs: TRACE_BOUND_MS });
+    // It exits 2 s after the probes are in place (its own time would have
+    // to outlast attaching on a loaded machine).
+    const target = await startTarget('sqlite-loop.js');
+    const r = await nodetrace(['latency', '-p', String(target.pid), '-d', '30'], {
+      timeoutMs: TRACE_BOUND_MS,
+      onSpawn: (child) => child.stderr.on('data', (c) => {
+        if (/tracing PID/.test(c)) setTimeout(() => target.kill('SIGTERM'), 2000);
+      }),
+    });
     assert.strictEqual(r.code, 0, r.stderr);
     assert.match(r.stderr, /exited/);
     assert.match(r.stdout, /Work_BeginExec/);
