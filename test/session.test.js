@@ -49,6 +49,22 @@ describe('TracerSession: ending a tracer', function () {
     assert.deepStrictEqual(r.errors, [], 'nothing sent after the marker');
   });
 
+  it('bpftrace: says it no more once its probes are being detached (a second signal then loses END\'s output)', async function () {
+    const slow = path.join(__dirname, 'support', 'slow-detach-tracer.js');
+    // Its probes: its descriptors of /dev/null, as bpftrace's perf events are counted.
+    const probes = (pid) => {
+      let n = 0;
+      for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
+        try { if (fs.readlinkSync(`/proc/${pid}/fd/${fd}`) === '/dev/null') n++; } catch (e) { /* closed */ }
+      }
+      return n;
+    };
+    const r = await run(fakePlan('bpftrace', slow), { attachProgress: probes });
+    assert.strictEqual(r.code, 0, `ended by ${r.signal}`);
+    assert.strictEqual(r.endMarkerSeen, true, 'END\'s output came');
+    assert.match(r.maps, /@a: 1\n$/);
+  });
+
   it('DTrace (which takes a second signal as impatience): signals once', async function () {
     // The deaf tracer misses that one signal, so it is still running after
     // a while: end it by hand and check it was never told twice.

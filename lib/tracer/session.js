@@ -160,10 +160,18 @@ class TracerSession {
     this.child.kill(q.signal);
   }
 
+  // The signal is said again (policy.resendEveryMs) only while the tracer
+  // holds every probe it held when first told: once it detaches them it has
+  // heard, and a second signal while it runs END would lose END's output
+  // (bpftrace: a signal during the drain after END returns from the poll,
+  // and perf_event_printer drops every event once exitsig_recv is set).
   stopTracer() {
     const r = this.result;
     const { signal, resendEveryMs, giveUpMs } = this.policy;
+    const probes = this.o.attachProgress || attachedProbeCount;
     const since = Date.now();
+    const heldAtStop = resendEveryMs ? probes(this.child.pid) : 0;
+    let heard = false;
     let lastSentAt = since;
     let endSeenAt = 0;
     this.child.kill(signal);
@@ -175,7 +183,8 @@ class TracerSession {
       if (stuck) {
         r.gaveUp = true;
         this.child.kill('SIGKILL');
-      } else if (resendEveryMs && !r.endMarkerSeen && now - lastSentAt >= resendEveryMs) {
+      } else if (resendEveryMs && !r.endMarkerSeen && !heard && now - lastSentAt >= resendEveryMs) {
+        if (heldAtStop > 0 && probes(this.child.pid) < heldAtStop) { heard = true; return; }
         this.child.kill(signal);
         lastSentAt = now;
       }
