@@ -10,7 +10,8 @@
 // mid-print). And bpftrace (0.17 at least) loses a signal that lands while
 // it is not blocked in epoll_wait (its handler sets a flag that the poll loop
 // reads only when epoll_wait is interrupted), so say it again until the END
-// probe has printed the END marker, which our programs put last in END.
+// probe has printed the END marker, which our programs put last in END, or
+// until it starts detaching its probes (it has heard: lib/tracer/session.js).
 //
 // DTrace: one signal only. dtrace(1M) takes a second one as impatience and
 // exits without printing its aggregations. SIGTERM rather than SIGINT: a
