@@ -14,7 +14,7 @@ const { HostileUser, hostileUserUnavailableReason, collect, runNodetrace } = req
 
 const DTRACE = '/var/cache/nodetrace/dtrace/bin/dtrace';
 const TARGETS = path.join(ROOT, 'test', 'targets');
-const DURATION_S = 8;
+const DURATION_S = 6;
 // A run ends DURATION_S after its probes are attached; attaching takes up to
 // tens of seconds on this loaded 2-core host. The hang this guards against
 // lasted until nodetrace's own kill, 95 s.
