@@ -113,6 +113,14 @@ function startTracer(pid) {
   });
 }
 
+// Ends `nodetrace http` as Ctrl-C does; resolves once it has exited.
+function endTracer({ child }) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  child.kill('SIGINT');
+  return exited;
+}
+
 // A bpftrace program that only counts the server probe of `pid` (-p).
 function startFloor(pid) {
   const { detectBpftrace } = require('../lib/tracer/detect');
@@ -193,6 +201,9 @@ const measure = (server) => measureRound(server.child.pid, loadOf(server, SECOND
     } finally {
       restoreStats();
     }
+    // The tracers ended (as Ctrl-C does) before their lines are counted:
+    // the last batch (100 ms) is printed at the end.
+    await Promise.all([tracer, wire].filter(Boolean).map(endTracer));
     const baseCpu = median(results.none.map((x) => x.cpuUsPerReq));
     console.log(`${CERT ? 'HTTPS, ' : ''}${RATE} requests/s for ${SECONDS} s per case, ${ROUNDS} interleaved rounds, node ${process.version}`
       + `${tracer ? `, ${tracer.tracer}` : ''}; the server's CPU time per request (all threads), median round:`);
