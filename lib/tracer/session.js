@@ -95,7 +95,7 @@ class TracerSession {
    * @param {number} [o.attachTimeoutMs] the longest the attaching may go without attaching another probe
    *        (default: the plan's, else capabilities.attachTimeoutMs)
    * @param {function(number): number} [o.attachProgress] the probes the tracer (its PID) has attached so far
-   *        (default: lib/tracer/attach-progress.js)
+   *        (default: lib/tracer/attach-progress.js); read again when ending it, to tell it has started detaching
    * @param {function(string|object)} [o.onLine] each item of the tracer's output (a line, or a JSON object
    *        with plan.output 'json'; lib/tracer/output-formats.js); without it, lines are collected and the
    *        result holds them as `during` (lines printed while tracing) and `maps` (the text after END)
