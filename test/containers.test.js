@@ -15,6 +15,7 @@ const { spawn, spawnSync } = require('child_process');
 const { requireTracing, nodetrace, killStragglers } = require('./support/harness');
 const { containerUnavailableReason, startContainer, removeContainers } = require('./support/containers');
 const { askSplit, askWaits } = require('./support/ask-target');
+const { profileUntilSamples } = require('./support/profile-runs');
 const httpWire = require('./support/http-wire');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -137,18 +138,9 @@ describe('Node in containers, traced from the host @tracer', function () {
   it('profile: hotSpin first, named from the container\'s perf map, its share within 10 points of the truth @core', async function () {
     const c = await startContainer('profile-hot.js', { nodeArgs: ['--perf-basic-prof'] });
     await sleep(2000);
-    let json;
-    let truth;
     // As on the host: sample until there are 200 samples (a busy machine runs the target less).
-    for (const seconds of [5, 15, 40]) {
-      const before = await askSplit(c);
-      const r = await nodetrace(['profile', '-p', String(c.pid), '-F', '299', '-d', String(seconds), '--json', '--top', '50'], { timeoutMs: (seconds + 120) * 1000 });
-      const after = await askSplit(c);
-      assert.strictEqual(r.code, 0, r.stderr);
-      truth = (after.hot - before.hot) / (after.cpu - before.cpu);
-      json = JSON.parse(r.stdout);
-      if (json.samples >= 200) break;
-    }
+    const { json, before, after } = await profileUntilSamples(c, askSplit, { minSamples: 200 });
+    const truth = (after.hot - before.hot) / (after.cpu - before.cpu);
     assertIsContainer(json.process, c);
     assert.match(json.self[0].name, /^hotSpin \/app\/profile-hot\.js:\d+:\d+$/, json.self.slice(0, 5).map((f) => f.name).join('\n'));
     const hot = json.total.find((f) => /^hotSpin /.test(f.name));

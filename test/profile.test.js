@@ -13,6 +13,7 @@ const { requireTracing, startTarget, stopTarget, nodetrace, killStragglers } = r
 const { parseFolded } = require('../lib/profile/folded');
 const { decodePprof } = require('../lib/profile/pprof');
 const { askSplit, askWaits, askKernel, askThreads } = require('./support/ask-target');
+const { profileUntilSamples } = require('./support/profile-runs');
 const { BUILDS, NODE18, missingReason } = require('./support/node-builds');
 
 function findChromium() {
@@ -35,7 +36,6 @@ describe('nodetrace profile @tracer', function () {
 
   describe('a target started with --perf-basic-prof, 80% of its CPU in hotSpin', function () {
     let target;
-    let run;
     let json;
     let truth;
     const files = {};
@@ -50,17 +50,11 @@ describe('nodetrace profile @tracer', function () {
       // Enough samples for a share known to a few points: at 299 Hz a busy
       // thread gives about 1,500 in 5 s; on a machine busy with other work
       // the target runs less, so sample longer until there are 200.
-      for (const seconds of [5, 15, 40]) {
-        const before = await askSplit(target);
-        run = await nodetrace(['profile', '-p', String(target.pid), '-F', '299', '-d', String(seconds), '--json', '--top', '50',
-          '--svg', files.svg, '--pprof', files.pprof, '--folded', files.folded], { timeoutMs: (seconds + 90) * 1000 });
-        const after = await askSplit(target);
-        // The share of the process's CPU that hotSpin really took while it was sampled.
-        truth = (after.hot - before.hot) / (after.cpu - before.cpu);
-        assert.strictEqual(run.code, 0, run.stderr);
-        json = JSON.parse(run.stdout);
-        if (json.samples >= 200) break;
-      }
+      const run = await profileUntilSamples(target, askSplit,
+        { minSamples: 200, args: ['--svg', files.svg, '--pprof', files.pprof, '--folded', files.folded], slackS: 90 });
+      json = run.json;
+      // The share of the process's CPU that hotSpin really took while it was sampled.
+      truth = (run.after.hot - run.before.hot) / (run.after.cpu - run.before.cpu);
     });
     after(() => stopTarget(target));
 
@@ -198,20 +192,10 @@ describe('nodetrace profile @tracer', function () {
       const folded = path.join(dir, `${build.name}.folded`);
       try {
         await new Promise((r) => setTimeout(r, 2000));
-        let json;
-        let truth;
         // 600 samples or more: the share is then known to about 1.6 points
         // (one standard error at 80%), and 5 points is three of them.
-        for (const seconds of [5, 15, 40]) {
-          const before = await askSplit(target);
-          const r = await nodetrace(['profile', '-p', String(target.pid), '-F', '299', '-d', String(seconds), '--json', '--top', '50', '--folded', folded],
-            { timeoutMs: (seconds + 120) * 1000 });
-          const after = await askSplit(target);
-          truth = (after.hot - before.hot) / (after.cpu - before.cpu);
-          assert.strictEqual(r.code, 0, r.stderr);
-          json = JSON.parse(r.stdout);
-          if (json.samples >= 600) break;
-        }
+        const { json, before, after } = await profileUntilSamples(target, askSplit, { minSamples: 600, args: ['--folded', folded] });
+        const truth = (after.hot - before.hot) / (after.cpu - before.cpu);
         const file = path.join(__dirname, 'targets', 'profile-hot.js');
         const hot = json.self[0];
         assert.match(hot.name, new RegExp(`^hotSpin ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+$`), JSON.stringify(json.self.slice(0, 5)));
@@ -245,19 +229,8 @@ describe('nodetrace profile @tracer', function () {
       const folded = path.join(dir, `${build.name}-worker.folded`);
       try {
         await new Promise((r) => setTimeout(r, 2000));
-        let json;
-        let before;
-        let after;
         // 600 samples or more, as above: 5 points is three standard errors.
-        for (const seconds of [5, 15, 40]) {
-          before = await askThreads(target);
-          const r = await nodetrace(['profile', '-p', String(target.pid), '-F', '299', '-d', String(seconds), '--json', '--top', '50', '--folded', folded],
-            { timeoutMs: (seconds + 120) * 1000 });
-          after = await askThreads(target);
-          assert.strictEqual(r.code, 0, r.stderr);
-          json = JSON.parse(r.stdout);
-          if (json.samples >= 600) break;
-        }
+        const { json, before, after } = await profileUntilSamples(target, askThreads, { minSamples: 600, args: ['--folded', folded] });
         const cpu = after.cpu - before.cpu;
         const file = path.join(__dirname, 'targets', 'profile-worker.js').replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
         const rows = `total ${JSON.stringify(json.total.slice(0, 14).map((f) => [f.name, f.samples]))}, self ${JSON.stringify(json.self.slice(0, 8).map((f) => [f.name, f.samples]))}`;
@@ -300,21 +273,10 @@ describe('nodetrace profile @tracer', function () {
     const target = await startTarget('profile-kernel.js');
     try {
       await new Promise((r) => setTimeout(r, 2000));
-      let json;
-      let truth;
-      let system;
       // 600 samples or more: 5 points is three standard errors, as above.
-      for (const seconds of [5, 15, 40]) {
-        const before = await askKernel(target);
-        const r = await nodetrace(['profile', '-p', String(target.pid), '-F', '299', '-d', String(seconds), '--json', '--top', '50'],
-          { timeoutMs: (seconds + 120) * 1000 });
-        const after = await askKernel(target);
-        truth = (after.call - before.call) / (after.cpu - before.cpu);
-        system = (after.system - before.system) / (after.cpu - before.cpu);
-        assert.strictEqual(r.code, 0, r.stderr);
-        json = JSON.parse(r.stdout);
-        if (json.samples >= 600) break;
-      }
+      const { json, before, after } = await profileUntilSamples(target, askKernel, { minSamples: 600 });
+      const truth = (after.call - before.call) / (after.cpu - before.cpu);
+      const system = (after.system - before.system) / (after.cpu - before.cpu);
       // What makes the test mean something: most of the time is the kernel's.
       assert(system >= 0.4, `the target spent only ${(system * 100).toFixed(1)}% of its CPU in the kernel`);
       const file = path.join(__dirname, 'targets', 'profile-kernel.js');
