@@ -9,6 +9,7 @@ class StatusLine {
     this.describe = describe;
     this.durationSeconds = durationSeconds;
     this.timer = null;
+    this.redraw = null;   // the line's drawing, on a terminal
   }
 
   text(elapsedSeconds) {
@@ -43,8 +44,20 @@ class StatusLine {
     const since = Date.now();
     const draw = () => this.stream.write('\r\x1b[K' + textAt(Math.floor((Date.now() - since) / 1000)));
     draw();
+    this.redraw = draw;
     this.timer = setInterval(draw, 1000);
     this.timer.unref();
+  }
+
+  // A line of someone else's (a -c command's stderr), printed above the
+  // status line, which is drawn again under it.
+  printAbove(text) {
+    if (!this.redraw) {
+      this.stream.write(text + '\n');
+      return;
+    }
+    this.stream.write('\r\x1b[K' + text + '\n');
+    this.redraw();
   }
 
   stop() {
@@ -52,6 +65,7 @@ class StatusLine {
     if (this.timer === 'once') { this.timer = null; return; }
     clearInterval(this.timer);
     this.timer = null;
+    this.redraw = null;
     this.stream.write('\r\x1b[K');
   }
 }

@@ -175,7 +175,7 @@ describe('TracerSession: a tracer that dies is never a clean run', function () {
 });
 
 describe('TracerSession: what a tracer said', function () {
-  const { tracerComplaints } = require('../lib/tracer/session');
+  const { tracerComplaints } = require('../lib/tracer/tracer-stderr');
 
   it('keeps its errors, not its news, warnings or their program excerpts (bpftrace 0.27\'s stderr)', function () {
     const stderr = [
@@ -195,6 +195,39 @@ describe('TracerSession: what a tracer said', function () {
     ];
     assert.deepStrictEqual(tracerComplaints(stderr), ['d-scripts/x.bt:3:1-5: ERROR: something real']);
     assert.deepStrictEqual(tracerComplaints(['Attached 8 probes']), []);
+  });
+
+  // bpftrace 0.27's stderr as above while it loads (the command not yet
+  // run), then what node printed for a missing script, whose start was
+  // missed (it ended within the moment), then a running command's lines.
+  const LOADING = [
+    'WARNING: Could not read functions from /sys/kernel/tracing/available_filter_functions. If this is expected, use --traceable-functions.',
+    'd-scripts/log-snoop.bt:120:1-80: WARNING: the predicate always holds',
+    '/@on && ($8 == 0 || pid == $8 || pid == $9 || pid == $10 || pid == $11 ||',
+    '     ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~',
+    '/work/main/d-scripts/log-snoop-whole.bt:64-65: WARNING: expanded from',
+    '/@on && ($8 == 0 || pid == $8 || pid == $9 || pid == $10 || pid == $11 ||',
+    '',
+    'Attached 8 probes',
+  ];
+  const NODE_FAILED = ['node:internal/modules/cjs/loader:1210', '  throw err;', '  ^', '', 'Error: Cannot find module \'/tmp/x.js\''];
+
+  it('sorts a stderr shared with a -c command: the tracer\'s messages and excerpts, then the command\'s lines', function () {
+    const { StderrSorter } = require('../lib/tracer/tracer-stderr');
+    const sorter = new StderrSorter();
+    const whose = (lines, runs) => lines.map((l) => sorter.sort(l, runs));
+    assert.deepStrictEqual(whose(LOADING, false), ['tracer', 'tracer', 'tracer', 'tracer', 'tracer', 'tracer', 'noise', 'tracer']);
+    assert.deepStrictEqual(whose(NODE_FAILED, false), ['command', 'command', 'command', 'noise', 'command']);
+    assert.deepStrictEqual(whose(['app: started', '', 'ERROR: failed to read', '  ^', 'dtrace: 3 drops on CPU 1'], true),
+      ['command', 'command', 'tracer', 'command', 'tracer']);
+  });
+
+  it('does not take a running command\'s lines for an excerpt of a message it printed while loading', function () {
+    const { StderrSorter } = require('../lib/tracer/tracer-stderr');
+    const sorter = new StderrSorter();
+    assert.strictEqual(sorter.sort('stdin:1:1-9: WARNING: unused', false), 'tracer');
+    assert.strictEqual(sorter.sort('prog text', false), 'tracer');
+    assert.strictEqual(sorter.sort('app: my own line', true), 'command');
   });
 });
 

@@ -28,4 +28,19 @@ describe('StatusLine', function () {
     line.stop();
     assert.strictEqual(out.written, 'nodetrace: tracing PID 42 (Ctrl-C to stop and print)\n');
   });
+
+  it('prints another\'s line above the status line on a terminal, and as it is to a log', function () {
+    const tty = stream(true);
+    const line = new StatusLine(tty, 'PID 42', 0);
+    line.start();
+    tty.written = '';
+    line.printAbove('talker: hello');
+    assert.strictEqual(tty.written, '\r\x1b[Ktalker: hello\n\r\x1b[Knodetrace: tracing PID 42, 0s elapsed (Ctrl-C to stop and print)');
+    line.stop();
+    const log = stream(false);
+    const logged = new StatusLine(log, 'PID 42', 0);
+    logged.start();
+    logged.printAbove('talker: hello');
+    assert(log.written.endsWith(')\ntalker: hello\n'), log.written);
+  });
 });

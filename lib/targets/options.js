@@ -31,7 +31,7 @@ function targetOptions(y, { many = false, container = !many, command = false, fo
   if (container) {
     y.option('container', { type: 'string', describe: 'The Node process of this container: its name, or the start of its ID (as podman ps, docker ps show them)' });
   }
-  if (command) y.option('command', { alias: 'c', type: 'string', describe: 'Start this command (no shell) and trace it while it runs' });
+  if (command) y.option('command', { alias: 'c', type: 'string', describe: 'Start this command (no shell: split at blanks, no quotes) and trace it while it runs' });
   if (force) y.option('force', { type: 'boolean', default: false, describe: 'Take the process even if it does not look like Node' });
   return y;
 }

@@ -50,7 +50,8 @@ class TracedProcess {
 
 // With -c, the command's output goes to ours, but to stderr where our
 // stdout carries data (JSON, folded stacks); dtrace -c pipes it through its
-// own, unseen.
+// own, unseen. Its stderr is the tracer's, whose lines the session sorts
+// (lib/tracer/tracer-stderr.js).
 function commandStdio(plan, dataOnStdout) {
   if (!plan.command) return undefined;
   if (!plan.outputFile) return ['inherit', 'pipe'];

@@ -14,8 +14,10 @@ const { StatusLine } = require('../status-line');
 const { stopPolicy, attachTimeoutMs } = require('./capabilities');
 const { attachedProbeCount } = require('./attach-progress');
 const { resolveCommand, usesTemp } = require('./plan');
+const { commandStarted } = require('./command-target');
 const { onTerminationSignals } = require('./signals');
 const { splitterFor, itemText, splitAtEndMarker, READY_MARKER, END_MARKER } = require('./output-formats');
+const { isNoise, tracerComplaints, StderrSorter } = require('./tracer-stderr');
 
 // READY_MARKER ends the line every program prints from BEGIN. On DTrace that
 // is once every probe is in place; bpftrace runs BEGIN before attaching the
@@ -36,35 +38,6 @@ const QUIESCE_TIMEOUT_MS = 2000;
 const QUIESCE_GRACE_MS = 150;
 // After the END marker, a tracer still printing this long is stuck.
 const AFTER_END_GIVE_UP_MS = 90000;
-
-// Lines tracers print on stderr that are not errors (bpftrace on hosts with a
-// small RLIMIT_MEMLOCK; it works anyway on kernels that account BPF by memcg).
-const NOISE = [/couldn't set RLIMIT_MEMLOCK/, /^\s*$/];
-
-function isNoise(line) {
-  return NOISE.some((re) => re.test(line));
-}
-
-// What a tracer said that explains its end: its error lines, without its
-// news (bpftrace 0.27 says "Attached N probes" on stderr) or warnings, which
-// 0.27 prints for a healthy program, each followed by an excerpt of the
-// program (lines of it, often a row of ~ under them) up to the next message.
-const NEWS = /^Attach(ed|ing) \d+ probes?/;
-const WARNING = /\bWARNING: /;
-const ERROR = /\bERROR: /;
-const EXCERPT_MARK = /^\s*[~^]+\s*$/;
-
-function tracerComplaints(lines) {
-  const out = [];
-  let inExcerpt = false;
-  for (const line of lines) {
-    if (WARNING.test(line) || NEWS.test(line)) { inExcerpt = true; continue; }
-    if (ERROR.test(line)) { out.push(line); inExcerpt = true; continue; }
-    if (inExcerpt || EXCERPT_MARK.test(line) || isNoise(line)) continue;
-    out.push(line);
-  }
-  return out;
-}
 
 // How a process ended, as a sentence's verb: `{ code, signal }` from its exit.
 function howItExited({ code, signal } = {}) {
@@ -254,6 +227,33 @@ class TracerSession {
     }
   }
 
+  // Where each line of the tracer's stderr goes: its complaints are kept;
+  // with -c, the command's own lines (it shares the tracer's stderr) are
+  // passed on as they come, as its stdout is, not taken for the tracer's.
+  stderrTaker(child) {
+    const r = this.result;
+    const sorter = this.plan.command ? new StderrSorter() : null;
+    let commandRuns = false;
+    return (line) => {
+      if (sorter) {
+        commandRuns = commandRuns || r.ready || commandStarted(child.pid);
+        const whose = sorter.sort(line, commandRuns);
+        if (whose === 'command') this.passOnCommandLine(line);
+        if (whose !== 'tracer') return;
+      }
+      if (isNoise(line) || this.tookAttachNotice(line)) return;
+      r.errors.push(line);
+    };
+  }
+
+  // The command's stderr line, unchanged, as if the user had run it; above
+  // the status line on a terminal.
+  passOnCommandLine(line) {
+    const out = this.o.commandStderr || process.stderr;
+    if (this.status && out === this.status.stream) this.status.printAbove(line);
+    else out.write(line + '\n');
+  }
+
   spawnAndWait(tempDir) {
     const plan = this.plan;
     const o = this.o;
@@ -273,9 +273,8 @@ class TracerSession {
       const take = (buf) => { for (const l of split.push(buf)) this.line(l); };
       if (!plan.outputFile && child.stdout) child.stdout.on('data', take);
       const errSplit = splitterFor('text');
-      child.stderr.on('data', (text) => {
-        for (const l of errSplit.push(text)) if (!isNoise(l) && !this.tookAttachNotice(l)) r.errors.push(l);
-      });
+      const takeError = this.stderrTaker(child);
+      child.stderr.on('data', (text) => { for (const l of errSplit.push(text)) takeError(l); });
 
       // The bound is on attaching making no progress: each probe attached
       // (lib/tracer/attach-progress.js) starts it again.
@@ -317,7 +316,7 @@ class TracerSession {
       child.on('close', (code, signal) => {
         if (plan.outputFile) take(readIfThere(path.join(tempDir, plan.outputFile)));
         for (const l of split.end()) this.line(l);
-        for (const l of errSplit.end()) if (!isNoise(l)) r.errors.push(l);
+        for (const l of errSplit.end()) takeError(l);
         finish();
         r.code = code;
         r.signal = signal;
@@ -339,5 +338,5 @@ function readIfThere(file) {
 }
 
 module.exports = {
-  TracerSession, abnormalEnd, howItExited, tracerComplaints, READY_MARKER, END_MARKER, ATTACH_TIMEOUT_MS, QUIESCE_TIMEOUT_MS, isNoise,
+  TracerSession, abnormalEnd, howItExited, READY_MARKER, END_MARKER, ATTACH_TIMEOUT_MS, QUIESCE_TIMEOUT_MS, isNoise,
 };
