@@ -73,6 +73,10 @@ describe('nodetrace latency @tracer', function () {
     it('prints histograms with human units, percentiles and the breakdown as text', function () {
       for (const kind of SQLITE_KINDS) assert(text.includes(kind), `text output lacks ${kind}`);
       assert.match(text, /µs/);
+      // The trace asked for (-d 3, from the probes in place to the end), not
+      // the tracer's whole run with its attach and detach.
+      const traced = Number(/^Thread-pool latency of .*, traced (\d+\.\d) s:$/m.exec(text)[1]);
+      assert(traced >= 3 && traced < 3.5, `traced ${traced} s for -d 3`);
       assert.match(text, /p50/);
       assert.match(text, /p99/);
       assert.match(text, /queue wait/i);

@@ -146,19 +146,22 @@ function requireProbePoints(found, what, { hint } = {}) {
 
 function report(result, { args, plan: p, snapshots, broken }) {
   // No operation it measured can have lasted longer than the tracer ran.
-  const tracedMs = result.endedAt - result.startedAt;
+  const ranMs = result.endedAt - result.startedAt;
+  // The trace, as the header says and the pool's shares are of: the time
+  // every probe was in place, up to the end signal (bpftrace may take
+  // seconds more to detach and print).
+  const tracedMs = (result.endRequestedAt || result.endedAt) - result.readyAt;
   const summary = summarize(buildModel(result, {
-    tracer: p.tracer.name, addonsOnly: args.addonsOnly, resolveAddresses: snapshots.resolver(), traceNs: tracedMs * 1e6,
-    // The pool's shares are of the time every probe was in place, up to the
-    // end signal (bpftrace may take seconds more to detach and print).
-    poolNs: ((result.endRequestedAt || result.endedAt) - result.readyAt) * 1e6, symbols: args.symbols,
+    tracer: p.tracer.name, addonsOnly: args.addonsOnly, resolveAddresses: snapshots.resolver(), traceNs: ranMs * 1e6,
+    poolNs: tracedMs * 1e6, symbols: args.symbols,
   }), { sort: args.sort });
-  const traceText = `${(tracedMs / 1000).toFixed(1)} s`;
+  const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+  const traceText = seconds(tracedMs);
   const who = p.details.process;
   const json = () => renderJson(summary, { process: who ? identityJson(who) : null });
   if (hasData(summary)) {
     process.stdout.write(args.json ? json()
-      : safeText(`Thread-pool latency of ${p.describe}, traced ${traceText}:\n\n`) + renderText(summary, { breakdownHistograms: args.breakdown, traceText }));
+      : safeText(`Thread-pool latency of ${p.describe}, traced ${traceText}:\n\n`) + renderText(summary, { breakdownHistograms: args.breakdown, traceText: seconds(ranMs) }));
     return { gathered: true };
   }
   if (!broken) process.stderr.write(safeText(`nodetrace: no thread-pool work completed in ${p.describe} while tracing.`) + '\n');
