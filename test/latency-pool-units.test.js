@@ -81,6 +81,9 @@ describe('latency: the pool as a resource, from a real capture', function () {
     const idle = summarizePool(pool(30000), kinds, 1e6);
     assert.strictEqual(idle.saturated, false);
     assert(!poolLines(idle).join('\n').includes('saturated'));
+    // A pool that did little: its share is not rounded to nothing.
+    const little = { pool_busy_us: { entries: [{ key: ['1'], value: 4000n }] }, pool_waiting_us: { entries: [{ key: [], value: 0n }] }, queue_len: null };
+    assert.match(poolLines(summarizePool(little, kinds, 1e6)).join('\n'), /1 thread ran work, busy at least <1% of the time .*\n  operations waited for a free thread 0% of the time/);
   });
 
   it('does not call a pool saturated whose waits were its idle threads waking up (the sqlite3 demo: waited 34%, busy 4%, nothing queued behind)', function () {

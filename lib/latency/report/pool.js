@@ -89,8 +89,9 @@ function runMicroseconds(kind) {
   return run.unit === 'us' ? total : run.unit === 'ns' ? total / 1000 : run.unit === 'ms' ? total * 1000 : total;
 }
 
+// A share as a whole percentage; one that rounds to 0 but is not, "<1%".
 function pct(share) {
-  return `${Math.round(share * 100)}%`;
+  return share > 0 && share < 0.005 ? '<1%' : `${Math.round(share * 100)}%`;
 }
 
 /** The pool's lines of the text report. */
