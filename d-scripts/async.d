@@ -106,9 +106,28 @@ dtrace:::BEGIN
 }
 
 /*
- * An AsyncWrap gets its async ID: a new operation (or a reused object
- * starting a new one, whose old one EmitDestroy ends first).
+ * An AsyncWrap gets its async ID: a new operation, or a reused object
+ * starting a new one (an agent's kept-alive socket), whose old one ends
+ * first. AsyncReset ends it through a copy of EmitDestroy(bool) that the
+ * official builds clone or inline, where no probe below sees it: it is
+ * ended here, by its ID still in place, once (as below).
  */
+pid$1::ASYNC_RESET:entry
+{
+	this->id = *(int64_t *)copyin(arg0 + $3, 8);
+	this->ends = this->id != ENDED_ID && (self->ended_at != arg0 || self->ended_id != this->id);
+}
+
+pid$1::ASYNC_RESET:entry
+/this->ends/
+{
+	this->kind = (uint64_t)*(uint32_t *)copyin(arg0 + $2, 4);
+	@destroyed[this->kind] = count();
+	@alive[this->kind] = sum(-1);
+	self->ended_at = arg0;
+	self->ended_id = this->id;
+}
+
 pid$1::ASYNC_RESET:entry
 {
 	this->kind = (uint64_t)*(uint32_t *)copyin(arg0 + $2, 4);

@@ -80,7 +80,7 @@ const BUSY_MS = 200;
 // `more`: nodetrace's options (--backend dtrace), `env` its environment.
 async function traceMix(node, { more = [], env = {} } = {}) {
   const port = await freePort();
-  const target = await startTarget('async-mix.js', { node, env: { ROUNDS: String(ROUNDS), PORT: String(port), BUSY_MS: String(BUSY_MS) } });
+  const target = await startTarget('async-mix.js', { node, env: { ROUNDS: String(ROUNDS), PORT: String(port), BUSY_MS: String(BUSY_MS), KEEP_ALIVE: '1' } });
   try {
     const r = await traceWhile(target.pid, async () => {
       for (let i = 0; i < HTTP_REQUESTS; i++) await get(port);
@@ -106,9 +106,17 @@ function checkCounts({ json, truth }) {
   assert.strictEqual(kind('PBKDF2REQUEST').created, truth['crypto.pbkdf2'], show);
   assert.strictEqual(kind('PBKDF2REQUEST').callbacks, truth['crypto.pbkdf2'], show);
   assert.strictEqual(kind('ZLIB').created, truth['zlib.gzip'], show);
-  // One server-side connection and one parser use per request (no keep-alive).
-  assert.strictEqual(kind('TCPWRAP').created, truth['http.connections'], show);
-  assert.strictEqual(kind('HTTPINCOMINGMESSAGE').created, truth['http.requests'], show);
+  // The server's end of each connection and a parser each (the test's
+  // requests: one a connection; the target's own: one kept-alive
+  // connection); the target's client end of its connection, made once and
+  // given a new async ID at each reuse, whose old one ends there.
+  const client = truth['http.client.requests'];
+  const reused = client - truth['http.client.sockets'];
+  assert(reused > 0, `the target's agent reused no socket: ${JSON.stringify(truth)}`);
+  assert.strictEqual(kind('TCPWRAP').created, truth['http.connections'] + client, show);
+  assert.strictEqual(kind('HTTPINCOMINGMESSAGE').created, truth['http.connections'], show);
+  assert.strictEqual(kind('HTTPCLIENTREQUEST').created, client, show);
+  assert(kind('TCPWRAP').destroyed >= reused, `each reuse ends the socket's old operation: ${show}`);
   // Ended with their callbacks: destroyed as many as created.
   assert.strictEqual(kind('FSREQCALLBACK').destroyed, truth['fs.read'], show);
   assert.strictEqual(kind('PBKDF2REQUEST').destroyed, truth['crypto.pbkdf2'], show);

@@ -8,7 +8,11 @@
 //   done {"fs.read":N,"dns.lookup":N,"zlib.gzip":N,"crypto.pbkdf2":N,"setTimeout":N,"http.connections":N,"http.requests":N}
 // (the HTTP counts: connections accepted and requests answered so far), and
 // with EXIT=1 exits then. BUSY_MS=N: the first pbkdf2 callback busy-waits
-// N ms on the loop (and says so: "busy N").
+// N ms on the loop (and says so: "busy N"). KEEP_ALIVE=1: each round also
+// makes one request to its own server through a keep-alive agent of one
+// socket, which reuses it (each reuse gives the socket's TCPWRAP a new
+// async ID): also counted, "http.client.requests" and "http.client.sockets"
+// (the distinct sockets they went over).
 // LEAK=N: instead, on SIGUSR2 it opens a loopback TCP connection to a plain
 // net server of its own every 1000/N ms, from the function
 // openLeakedConnection, and never closes one (both ends are TCPWRAPs that
@@ -25,10 +29,14 @@ const crypto = require('crypto');
 const ROUNDS = Number(process.env.ROUNDS || 100);
 const IN_FLIGHT = Number(process.env.IN_FLIGHT || 2);
 const LEAK = Number(process.env.LEAK || 0);
+const KEEP_ALIVE = process.env.KEEP_ALIVE === '1';
 const done = {
   'fs.read': 0, 'dns.lookup': 0, 'zlib.gzip': 0, 'crypto.pbkdf2': 0, setTimeout: 0,
   'http.connections': 0, 'http.requests': 0,
+  ...(KEEP_ALIVE ? { 'http.client.requests': 0, 'http.client.sockets': 0 } : {}),
 };
+const clientSockets = new WeakSet();
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 const payload = Buffer.alloc(16 * 1024, 'nodetrace ');
 const fd = fs.openSync(__filename, 'r');
 const into = Buffer.alloc(512);
@@ -52,9 +60,27 @@ function count(kind, next) {
   };
 }
 
+// One request through the keep-alive agent, counted when its response ends.
+function keptAliveGet(next) {
+  const req = http.get({ host: '127.0.0.1', port: server.address().port, path: '/', agent }, (res) => {
+    res.resume();
+    res.on('end', () => {
+      done['http.client.requests']++;
+      next();
+    });
+  });
+  req.on('socket', (socket) => {
+    if (clientSockets.has(socket)) return;
+    clientSockets.add(socket);
+    done['http.client.sockets']++;
+  });
+  req.on('error', (err) => { throw err; });
+}
+
 function round(next) {
-  let left = 5;
+  let left = KEEP_ALIVE ? 6 : 5;
   const one = () => { if (--left === 0) next(); };
+  if (KEEP_ALIVE) keptAliveGet(one);
   fs.read(fd, into, 0, into.length, 0, count('fs.read', one));
   dns.lookup('localhost', count('dns.lookup', one));
   zlib.gzip(payload, count('zlib.gzip', one));
