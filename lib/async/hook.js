@@ -172,6 +172,7 @@ function install(usdt, { pollMs = POLL_MS } = {}) {
   timer.unref();
   // A thread that ends (a worker, while the process goes on being traced;
   // the process itself) hands over what it counted since the last poll.
+  // Not a worker stopped by worker.terminate(): no 'exit' runs in it.
   const onExit = () => { if (active && !broken) handOver(); };
   process.on('exit', onExit);
   return {
