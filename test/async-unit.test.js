@@ -276,7 +276,9 @@ describe('nodetrace async with the register hook: the kinds that are not AsyncWr
     assert.strictEqual(workerOnly.loopCallbackNs, 0n);
     const text = renderAsyncText(w, { pid: 24269, version: '20.20.2' });
     assert.match(text, /\nTimeout +\S+ +320 /);
-    assert.match(text, /Through the register hook \(async_hooks in 2 threads, main and workers, on within 100 ms of the attach\)/);
+    assert.match(text, /Through the register hook \(async_hooks in the main thread and 1 worker thread, on within 100 ms of the attach\)/);
+    // Given another PID, neither thread is its main one: two workers.
+    assert.match(renderAsyncText(w, { pid: 1, version: '20.20.2' }), /\(async_hooks in 2 worker threads, on within/);
     const json = JSON.parse(renderAsyncJSON(w, { pid: 24269, tracer: 'bpftrace', version: '20.20.2' }));
     const timeout = json.kinds.find((k) => k.name === 'Timeout');
     assert.deepStrictEqual([timeout.created, timeout.threads, timeout.provider], [320, 2, null]);
