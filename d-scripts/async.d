@@ -7,7 +7,7 @@
  *          still alive; from the pid provider on node's own AsyncWrap
  *          functions, so the target needs no preparation.  DTrace for Linux
  *          2.x (where node keeps its symbols).  Twin of async.bt, without
- *          its @stacks part (below).
+ *          its @stacks and @hook parts (below).
  *
  * USAGE: dtrace -s d-scripts/async.d PID TYPE_AT ID_AT SHARED_AT
  *        (nodetrace async --backend dtrace fills the slot below)
@@ -30,6 +30,11 @@
  *   an associative array that is deleted from, which DTrace for Linux's
  *   arrays cannot do safely (below).  nodetrace async refuses --stacks
  *   with --backend dtrace.
+ * Not here either: async.bt's @hook part (the register hook's USDT probes:
+ *   promises, timers, AsyncResources, of every thread, keyed by thread ID).
+ *   They are stapsdt USDT probes, which DTrace for Linux does not see
+ *   (docs/platforms.md); nodetrace async --backend dtrace leaves a
+ *   process's hook off.
  *
  * OUTPUT: each second "ALIVE MS" and "@alive[KIND]: N" lines (created
  *   minus destroyed so far); after "Tracing ended.", the aggregations as

@@ -152,6 +152,30 @@ describe('the register hook for nodetrace async (lib/async/hook.js)', function (
     }
   });
 
+  it('hands over what a worker counted since the last poll as the worker ends', function () {
+    // In a worker (its own hook, its own counts): a stand-in provider that
+    // writes what is fired straight to fd 1, traced; once the hook is on,
+    // one AsyncResource made, then the worker ends before the next poll.
+    const inWorker = `
+      const fs = require('fs');
+      const { AsyncResource } = require('async_hooks');
+      const { install } = require(${JSON.stringify(path.join(ROOT, 'lib', 'async', 'hook.js'))});
+      const usdt = { createDTraceProvider: () => ({
+        addProbe: (probe) => ({ _enabled: () => true, _fireValues: (v) => fs.writeSync(1, JSON.stringify([probe, ...v]) + '\\n') }),
+        enable() {},
+      }) };
+      const hook = install(usdt, { pollMs: 50 });
+      const wait = () => { if (!hook.active()) return setTimeout(wait, 5); new AsyncResource('WorkerEndJob'); };
+      wait();`;
+    const script = `new (require('worker_threads').Worker)(${JSON.stringify(inWorker)}, { eval: true });`;
+    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 15000, cwd: ROOT });
+    assert.strictEqual(r.status, 0, r.stderr);
+    const fired = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const [, jobKind] = fired.find(([p, , name]) => p === 'async-kind' && name === 'WorkerEndJob') || [];
+    assert(jobKind, r.stdout);
+    assert.deepStrictEqual(fired.filter(([p, kind]) => p === 'async-count' && kind === jobKind).map((f) => f.slice(0, 4)), [['async-count', jobKind, 1, 0]], r.stdout);
+  });
+
   // The real hook, loaded by -r register in a process no tracer attaches to:
   // node's own async_hooks state (internal/async_hooks, --expose-internals)
   // says no hook is enabled, after several polls and work of every kind.
@@ -165,14 +189,24 @@ describe('the register hook for nodetrace async (lib/async/hook.js)', function (
       console.log(JSON.stringify({ installed: Boolean(h), active: h.active(), init: ah.initHooksExist(), destroy: ah.destroyHooksExist(), after: ah.afterHooksExist(), hooks: ah.getHookArrays()[0].length }));
     };
     tick();`;
+  // The same in a worker thread, which -r register gives a hook of its own:
+  // the worker's async_hooks state, as the worker's node reports it.
+  const workerScript = `
+    const { Worker } = require('worker_threads');
+    new Worker(${JSON.stringify(probeScript)}, { eval: true });`;
+  const untraced = { installed: true, active: false, init: false, destroy: false, after: false, hooks: 0 };
   for (const build of BUILDS) {
-    it(`${build.label}: with -r register and no tracer, no async_hooks hook is enabled`, function () {
+    it(`${build.label}: with -r register and no tracer, no async_hooks hook is enabled, on the main thread or in a worker`, function () {
       const why = missingReason(build);
       if (why) { console.log(`      skipped: ${why}`); this.skip(); }
-      const r = spawnSync(build.node, ['--expose-internals', '--no-warnings', '-r', path.join(ROOT, 'register.js'), '-e', probeScript],
+      const run = (script) => spawnSync(build.node, ['--expose-internals', '--no-warnings', '-r', path.join(ROOT, 'register.js'), '-e', script],
         { encoding: 'utf8', timeout: 15000, cwd: ROOT });
+      const r = run(probeScript);
       assert.strictEqual(r.status, 0, r.stderr);
-      assert.deepStrictEqual(JSON.parse(r.stdout), { installed: true, active: false, init: false, destroy: false, after: false, hooks: 0 });
+      assert.deepStrictEqual(JSON.parse(r.stdout), untraced);
+      const w = run(workerScript);
+      assert.strictEqual(w.status, 0, w.stderr);
+      assert.deepStrictEqual(JSON.parse(w.stdout), untraced, 'in the worker');
     });
   }
 });

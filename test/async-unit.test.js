@@ -227,13 +227,15 @@ describe('nodetrace async with the register hook: the kinds that are not AsyncWr
     const text = renderAsyncText(r, { pid: 1, version: '20.20.2' });
     assert.match(text, /\nTimeout +\S+ +50 /);
     assert.match(text, /callbacks \(AsyncWraps and the hook's kinds\)/);
-    assert.match(text, /Through the register hook \(async_hooks on the main thread, on within 100 ms of the attach\): .*Timeout/);
+    // A capture made before threads were told apart: one thread.
+    assert.match(text, /Through the register hook \(async_hooks in each thread, on within 100 ms of the attach\): .*Timeout/);
     assert.doesNotMatch(text, /not counted here/);
     const json = JSON.parse(renderAsyncJSON(r, { pid: 1, tracer: 'bpftrace', version: '20.20.2' }));
     assert.strictEqual(json.hook, true);
     const timeout = json.kinds.find((k) => k.name === 'Timeout');
-    assert.deepStrictEqual([timeout.provider, timeout.source, timeout.created], [null, 'async_hooks', 50]);
+    assert.deepStrictEqual([timeout.provider, timeout.source, timeout.created, timeout.threads], [null, 'async_hooks', 50, 1]);
     assert.deepStrictEqual(json.kinds.find((k) => k.name === 'FSREQCALLBACK').source, 'AsyncWrap');
+    assert.strictEqual(json.kinds.find((k) => k.name === 'FSREQCALLBACK').threads, null);
     // Without the hook the report says what it leaves out, and where to get it.
     const plain = renderAsyncText(parseAsync(splitAtEndMarker(fs.readFileSync(FIXTURE, 'utf8').split('\n')), { providers: PROVIDERS[20] }), { pid: 1 });
     assert.match(plain, /not counted here\n\(node -r nodetrace\/register counts them/);
@@ -246,6 +248,57 @@ describe('nodetrace async with the register hook: the kinds that are not AsyncWr
     const text = renderAsyncText(hostile, { pid: 1 });
     assert(!text.includes('\x1b'), 'no escape reaches the terminal');
     assert.match(text, /evil\\x1b\[2Jname|evil.\[2Jname/);
+  });
+
+  // A worker's hook numbers its kinds apart: async.bt keys them by thread.
+  // The target (test/targets/async-hook-worker.js) said what each thread did:
+  // main (PID 24269) Timeout, Immediate, NodetraceJob 120 each; its worker
+  // (thread 24598) the same 200 each and NodetraceWorkerJob 200, made in
+  // another order (its kind 1 is NodetraceWorkerJob, the main thread's Timeout).
+  const WORKER_FIXTURE = path.join(__dirname, 'fixtures', 'bpftrace-async-hook-worker.out');
+  const workerRun = () => parseAsync(splitAtEndMarker(fs.readFileSync(WORKER_FIXTURE, 'utf8').split('\n')), { providers: PROVIDERS[20], hook: true });
+
+  it('counts a type over every thread\'s hook, one row, though each thread numbers it apart', function () {
+    const w = workerRun();
+    const rows = (name) => w.kinds.filter((k) => k.name === name);
+    for (const name of ['Timeout', 'Immediate', 'NodetraceJob']) {
+      assert.strictEqual(rows(name).length, 1, `${name} once`);
+      const [k] = rows(name);
+      assert.deepStrictEqual([k.source, k.created, k.callbacks, k.destroyed], ['async_hooks', 320n, 320n, 320n], name);
+      assert.strictEqual(totalCount(k.wait), 320n, `${name}: each waited once, in either thread`);
+      assert.deepStrictEqual(k.threads.slice().sort(), [24269, 24598], name);
+      // The series add up: nothing alive at the end in either thread.
+      assert.strictEqual(k.series[k.series.length - 1], 0, name);
+    }
+    const [workerOnly] = rows('NodetraceWorkerJob');
+    assert.deepStrictEqual([workerOnly.created, workerOnly.callbacks, workerOnly.threads], [200n, 200n, [24598]]);
+    // The worker's callbacks are not the main thread's loop time.
+    assert.strictEqual(workerOnly.loopCallbackNs, 0n);
+    const text = renderAsyncText(w, { pid: 24269, version: '20.20.2' });
+    assert.match(text, /\nTimeout +\S+ +320 /);
+    assert.match(text, /Through the register hook \(async_hooks in the main thread and 1 worker thread, on within 100 ms of the attach\)/);
+    // Given another PID, neither thread is its main one: two workers.
+    assert.match(renderAsyncText(w, { pid: 1, version: '20.20.2' }), /\(async_hooks in 2 worker threads, on within/);
+    const json = JSON.parse(renderAsyncJSON(w, { pid: 24269, tracer: 'bpftrace', version: '20.20.2' }));
+    const timeout = json.kinds.find((k) => k.name === 'Timeout');
+    assert.deepStrictEqual([timeout.created, timeout.threads, timeout.provider], [320, 2, null]);
+    assert.strictEqual(timeout.wait.histogram.reduce((n, b) => n + b.count, 0), 320);
+  });
+
+  it('merges hook kinds by name, never by number; an unnamed one stays its thread\'s', function () {
+    // Thread 7's kind 1 is Timeout, thread 9's kind 1 is Job; thread 9's kind 2 is not named.
+    const key = (tid, kind) => String(tid * 65536 + 32768 + kind);
+    const maps = [
+      `@hook_kind[${key(7, 1)}]: Timeout`, `@hook_kind[${key(9, 1)}]: Job`, `@hook_kind[${key(9, 3)}]: Timeout`,
+      `@hook_created[${key(7, 1)}]: 5`, `@hook_created[${key(9, 1)}]: 4`, `@hook_created[${key(9, 3)}]: 2`, `@hook_created[${key(9, 2)}]: 1`,
+      `@callback_max_us[${key(7, 1)}]: 10`, `@callback_max_us[${key(9, 3)}]: 30`,
+      '@created[8]: 1',
+    ].join('\n');
+    const m = parseAsync({ during: [], maps }, { providers: PROVIDERS[20], hook: true });
+    const byName = Object.fromEntries(m.kinds.map((k) => [k.name, [k.created, k.callbackMaxUs]]));
+    assert.deepStrictEqual(byName, {
+      Timeout: [7n, 30n], Job: [4n, null], 'async_hooks type 2 (thread 9)': [1n, null], FSREQCALLBACK: [1n, null],
+    });
   });
 });
 

@@ -12,10 +12,15 @@
 // when they are not. Untraced, that read is all the hook costs; traced, the
 // first POLL_MS after the attach are not seen, nor the creations and
 // destructions of the last POLL_MS before the tracer leaves (they are handed
-// over at each poll: lib/async/probes.js). Only the main thread's
-// resources: a worker would number its kinds apart.
+// over at each poll, and as the thread exits: lib/async/probes.js).
+//
+// Every thread: -r runs register.js again in each worker, which installs a
+// hook of its own (its own timer, kinds and counts). The threads share the
+// probe library (one file, dlopen()ed once: the same sites and semaphores),
+// so a worker's hook turns on and off as the main thread's does; each numbers
+// its kinds apart, and the tracer keys them by the thread that fired them
+// (d-scripts/async.bt).
 const { createHook, asyncWrapProviders } = require('async_hooks');
-const { isMainThread } = require('worker_threads');
 const { performance } = require('perf_hooks');
 const { ASYNC_PROVIDER, MAX_KINDS, POLL_MS } = require('./probes');
 
@@ -25,12 +30,12 @@ const UNCOUNTED = ['TickObject', 'Microtask'];
 
 /**
  * install(usdt[, { pollMs }]) -> { active(), uninstall() } or null (a
- * worker thread, a Node without asyncWrapProviders, a provider without
- * semaphores to read: dtrace-provider on DTrace systems).
+ * Node without asyncWrapProviders, a provider without semaphores to read:
+ * dtrace-provider on DTrace systems). Once per thread.
  */
 function install(usdt, { pollMs = POLL_MS } = {}) {
   // Elsewhere lib/usdt is dtrace-provider, with no semaphore to read.
-  if (process.platform !== 'linux' || !isMainThread || !asyncWrapProviders) return null;
+  if (process.platform !== 'linux' || !asyncWrapProviders) return null;
   const provider = usdt.createDTraceProvider(ASYNC_PROVIDER.name);
   const probes = {};
   for (const [name, ...types] of ASYNC_PROVIDER.probes) probes[name] = provider.addProbe(name, ...types);
@@ -165,10 +170,16 @@ function install(usdt, { pollMs = POLL_MS } = {}) {
   }
   const timer = setInterval(poll, pollMs);
   timer.unref();
+  // A thread that ends (a worker, while the process goes on being traced;
+  // the process itself) hands over what it counted since the last poll.
+  // Not a worker stopped by worker.terminate(): no 'exit' runs in it.
+  const onExit = () => { if (active && !broken) handOver(); };
+  process.on('exit', onExit);
   return {
     active: () => active,
     uninstall() {
       clearInterval(timer);
+      process.off('exit', onExit);
       hook.disable();
       reset();
       active = false;

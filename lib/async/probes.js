@@ -12,7 +12,9 @@
 // the rest of the hook (docs/performance.md#async).
 //
 //   nodetrace_async:::async-kind    a kind's name, once per kind per tracer
-//     arg0 int     the kind (1..MAX_KINDS: the main thread's numbering)
+//     arg0 int     the kind (1..MAX_KINDS), as the firing thread numbers it:
+//                  each thread (main, workers) numbers its own kinds, so a
+//                  kind is the thread ID and this number together
 //     arg1 char *  its type as async_hooks names it (Timeout, PROMISE, ...)
 //   nodetrace_async:::async-count   resources created and destroyed since the last
 //     arg0 int     the kind;  arg1 int  created;  arg2 int  destroyed
@@ -36,11 +38,15 @@ const ASYNC_PROVIDER = Object.freeze({
 
 // Kinds a process names at most; the types past them share the last one.
 const MAX_KINDS = 256;
-// async.bt keys a hook kind as HOOK_KIND_BASE + kind, beside the AsyncWrap
-// provider numbers (under 100), in the same maps.
+// async.bt keys a hook kind as (thread ID << HOOK_THREAD_SHIFT) +
+// HOOK_KIND_BASE + kind, beside the AsyncWrap provider numbers (under 100),
+// in the same maps: each thread's kinds apart (lib/async/report.js merges
+// them by name). Keys of captures made before threads were told apart are
+// HOOK_KIND_BASE + kind (thread 0).
 const HOOK_KIND_BASE = 32768;
+const HOOK_THREAD_SHIFT = 16;
 // How often the hook reads the semaphores: it turns on (and off) at most
 // this long after a tracer attaches (leaves).
 const POLL_MS = 100;
 
-module.exports = { ASYNC_PROVIDER, MAX_KINDS, HOOK_KIND_BASE, POLL_MS };
+module.exports = { ASYNC_PROVIDER, MAX_KINDS, HOOK_KIND_BASE, HOOK_THREAD_SHIFT, POLL_MS };
