@@ -248,6 +248,29 @@ describe('TracerSession: private files', function () {
     assert(!fs.existsSync(path.dirname(seen.args[0])), 'the private directory is gone');
   });
 
+  it('-o: what the tracer writes to its file is taken as it comes, not after it exits; readiness from readyWhen alone', async function () {
+    const script = path.join(__dirname, 'support', 'file-writing-tracer.js');
+    const plan = fakePlan('bpftrace', script, { argv: [script, '-o', { temp: 'out' }], outputFile: 'out' });
+    const whileRunning = [];
+    let session;
+    let ticksAtReady = -1;
+    session = new TracerSession(plan, {
+      durationSeconds: 1.5,
+      statusStream: null,
+      // Ready once the first tick is in the file: BEGIN's line alone is no sign.
+      readyWhen: () => whileRunning.some((l) => /^tick /.test(l)),
+      onReady: () => { ticksAtReady = whileRunning.filter((l) => /^tick /.test(l)).length; },
+      onLine: (l) => { if (session.running()) whileRunning.push(l); },
+    });
+    const r = await session.run();
+    assert.strictEqual(r.code, 0, `ended by ${r.signal}`);
+    assert(whileRunning[0].endsWith('Hit Ctrl-C to end.'), whileRunning[0]);
+    // About 15 ticks over 1.5 s, read every 200 ms while it ran (a loaded host: at least 3).
+    assert(whileRunning.filter((l) => /^tick /.test(l)).length >= 3, JSON.stringify(whileRunning));
+    assert(ticksAtReady >= 1, 'ready when readyWhen said, not at BEGIN\'s line');
+    assert(r.endMarkerSeen, 'the rest read at the end');
+  });
+
   it('prints the same plan as a shell script for --dry-run', function () {
     const plan = fakePlan('bpftrace', DEAF, {
       argv: ['-o', { temp: 'out' }, DEAF], env: { A: 'b c' }, outputFile: 'out', launcher: ['/usr/bin/setpriv', '--pdeathsig', 'KILL', '--'],

@@ -38,6 +38,13 @@ const QUIESCE_TIMEOUT_MS = 2000;
 const QUIESCE_GRACE_MS = 150;
 // After the END marker, a tracer still printing this long is stuck.
 const AFTER_END_GIVE_UP_MS = 90000;
+// How often a tracer's output file (-o: a -c command has its stdout) is
+// read for what it added: what the program prints is taken within this
+// long (profile -c names JavaScript frames as they are printed, while the
+// command runs). bpftrace 0.17, 0.23 and 0.27 flush -o at each print.
+const OUTPUT_FILE_POLL_MS = 200;
+// The size of one read of it.
+const OUTPUT_FILE_CHUNK = 1 << 20;
 
 // How a process ended, as a sentence's verb: `{ code, signal }` from its exit.
 function howItExited({ code, signal } = {}) {
@@ -207,7 +214,9 @@ class TracerSession {
         this.onQuiesced = null;
         return;
       }
-      if (!r.ready && !this.plan.readyLine && text.endsWith(READY_MARKER)) this.markReady();
+      // (With readyWhen, a running tracer's BEGIN line is no sign: bpftrace
+      // -c -o prints it before attaching, and readyWhen tells.)
+      if (!r.ready && !this.plan.readyLine && !(this.o.readyWhen && this.running()) && text.endsWith(READY_MARKER)) this.markReady();
       if (text === END_MARKER) r.endMarkerSeen = true;
     }
     if (this.o.onLine) this.o.onLine(item);
@@ -272,6 +281,8 @@ class TracerSession {
       const split = splitterFor(plan.output);
       const take = (buf) => { for (const l of split.push(buf)) this.line(l); };
       if (!plan.outputFile && child.stdout) child.stdout.on('data', take);
+      const tail = plan.outputFile ? new FileTail(path.join(tempDir, plan.outputFile)) : null;
+      if (tail) this.every(OUTPUT_FILE_POLL_MS, () => take(tail.read()));
       const errSplit = splitterFor('text');
       const takeError = this.stderrTaker(child);
       child.stderr.on('data', (text) => { for (const l of errSplit.push(text)) takeError(l); });
@@ -314,7 +325,7 @@ class TracerSession {
         reject(err);
       });
       child.on('close', (code, signal) => {
-        if (plan.outputFile) take(readIfThere(path.join(tempDir, plan.outputFile)));
+        if (tail) { take(tail.read()); tail.close(); }
         for (const l of split.end()) this.line(l);
         for (const l of errSplit.end()) takeError(l);
         finish();
@@ -329,11 +340,36 @@ class TracerSession {
   }
 }
 
-function readIfThere(file) {
-  try {
-    return fs.readFileSync(file);
-  } catch (err) {
-    return Buffer.alloc(0); // the tracer failed before writing anything
+// A file the tracer writes (in the private directory, made by it): what it
+// added since the last read. Opened once it is there (never through a link:
+// nothing else writes in that directory, but nothing is assumed).
+class FileTail {
+  constructor(file) {
+    this.file = file;
+    this.fd = null;
+  }
+
+  read() {
+    if (this.fd === null) {
+      try {
+        this.fd = fs.openSync(this.file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+      } catch (err) {
+        return Buffer.alloc(0); // not there yet, or the tracer failed before writing anything
+      }
+    }
+    const parts = [];
+    for (;;) {
+      const buf = Buffer.alloc(OUTPUT_FILE_CHUNK);
+      const n = fs.readSync(this.fd, buf, 0, buf.length, null);
+      if (n > 0) parts.push(buf.subarray(0, n));
+      if (n < buf.length) break;
+    }
+    return Buffer.concat(parts);
+  }
+
+  close() {
+    if (this.fd !== null) fs.closeSync(this.fd);
+    this.fd = null;
   }
 }
 
