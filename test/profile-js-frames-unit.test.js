@@ -3,7 +3,7 @@
 // the chains profile-js.bt keeps by hash, read back into frame names, and
 // frames named in nameStacks where they run V8's code. Pure: no tracer.
 const assert = require('assert');
-const { SampleNames, parseJsLine, profileFrame, MAX_SFIS } = require('../lib/profile/js-frames');
+const { SampleNames, parseJsLine, profileFrame, MAX_SFIS, openCommandJsFrames, jsFramesLayout, commandJsFramesLayout } = require('../lib/profile/js-frames');
 const { nameStacks } = require('../lib/profile/name-stacks');
 const { parseProfile } = require('../lib/profile/parse');
 
@@ -73,6 +73,46 @@ describe('profile: JavaScript frames from V8\'s metadata (pure)', () => {
     again.take(`@js_sfi[${signed(h)}]: ${0x1001n}`);
     assert.strictEqual(again.chain(signed(h)).size, 0);
     assert.strictEqual(again.ambiguous, 1);
+  });
+
+  it('a hash printed again when nothing can be named (the process has exited: END prints the last second) keeps the name it had', () => {
+    const known = new Map([[0x1001n, HOT]]);
+    const names = new SampleNames(fakeNamer(known), { close() {} });
+    const h = mix(0n, 0x1001n, 0);
+    names.take(`@js_sfi[${signed(h)}]: ${0x1001n}`);
+    known.clear();
+    names.take(`@js_sfi[${signed(h)}]: ${0x1001n}`);
+    assert.strictEqual(names.chain(signed(h)).get(0), HOT, 'every sample of that chain keeps its name');
+    const first = mix(0n, 0x2001n, 0);
+    names.take(`@js_sfi[${signed(first)}]: ${0x2001n}`);
+    assert.strictEqual(names.chain(signed(first)).size, 0, 'first printed then: unnamed, never guessed');
+  });
+
+  it('-c: entries printed before the command runs its program are unnamed; once the namer is attached, named', () => {
+    const names = new SampleNames();
+    const before = mix(0n, 0x1001n, 0);
+    const after = mix(0n, 0x1001n, 1);
+    assert.ok(names.take(`@js_sfi[${signed(before)}]: ${0x1001n}`));
+    names.attach(fakeNamer(new Map([[0x1001n, HOT]])), { close() {} });
+    names.take(`@js_sfi[${signed(after)}]: ${(1n << 48n) | 0x1001n}`);
+    assert.strictEqual(names.chain(signed(before)).size, 0);
+    assert.strictEqual(names.chain(signed(after)).get(1), HOT);
+    names.close();
+  });
+
+  it('-c: the command\'s process is opened only once it runs the executable planned for, with the SHARED planned', function () {
+    // This process runs node: what `profile -c 'node ...'` plans from node's file.
+    const planned = commandJsFramesLayout(process.execPath);
+    assert.strictEqual(planned.shared, jsFramesLayout(process.pid).shared);
+    assert.deepStrictEqual(openCommandJsFrames(null, planned), { wait: true }, 'no PID yet');
+    // Still the fork of bpftrace (here: a process running another executable).
+    assert.deepStrictEqual(openCommandJsFrames(process.pid, { ...planned, binary: '/bin/sh' }), { wait: true });
+    const opened = openCommandJsFrames(process.pid, planned);
+    assert(opened.names, JSON.stringify(opened));
+    opened.names.close();
+    const other = openCommandJsFrames(process.pid, { ...planned, shared: planned.shared + 8 });
+    assert.match(other.note, /^the command's V8 keeps a function's SharedFunctionInfo at \d+, not \d+ as its executable said: JavaScript is named from the perf map only$/);
+    assert.match(commandJsFramesLayout('/bin/sh').note, /^\/bin\/sh carries no V8 postmortem metadata/);
   });
 
   it('a cycle in what the maps say ends the chain', () => {

@@ -281,15 +281,25 @@ describe('profile: the plan', function () {
 
   it('-c: the command goes to the tracer as words, never to a shell; bpftrace keeps only its child (cpid)', function () {
     const tracer = { name: 'bpftrace', path: '/usr/bin/bpftrace', version: '0.17.0' };
-    const p = profileCommand.plan({ command: `${process.execPath} app.js $(touch /tmp/x);`, frequency: 99 }, tracer);
-    const c = p.argv.indexOf('-c');
-    assert.strictEqual(p.argv[c + 1], `${process.execPath} app.js $(touch /tmp/x);`);
-    assert.match(p.programText, /^profile:hz:\$1\n\/pid == cpid\/$/m);
-    assert(!/\/pid == \$2\//.test(p.programText.replace(/@template TARGET: .*/, '')), 'every TARGET line instantiated');
-    assert.deepStrictEqual(p.argv.slice(-2), ['99', '0']);
-    assert.deepStrictEqual(p.argv.slice(-3, -2), [{ temp: 'profile.bt' }]);
-    assert.deepStrictEqual(p.argv.slice(p.argv.indexOf('-o'), p.argv.indexOf('-o') + 2), ['-o', { temp: 'bpftrace.out' }]);
-    assert.strictEqual(p.target, null);
+    // This node's V8 is known: profile-js.bt, SHARED read from the executable before it runs.
+    const { shared } = require('../lib/profile/js-frames').jsFramesLayout(process.pid);
+    for (const [flags, script, tail] of [[{}, 'profile-js.bt', ['99', '0', String(shared)]], [{ v8Frames: false }, 'profile.bt', ['99', '0']]]) {
+      const p = profileCommand.plan({ command: `${process.execPath} app.js $(touch /tmp/x);`, frequency: 99, ...flags }, tracer);
+      const c = p.argv.indexOf('-c');
+      assert.strictEqual(p.argv[c + 1], `${process.execPath} app.js $(touch /tmp/x);`);
+      assert.match(p.programText, /^profile:hz:\$1\n\/pid == cpid\/$/m);
+      assert(!/\/pid == \$2\//.test(p.programText.replace(/@template TARGET: .*/, '')), 'every TARGET line instantiated');
+      assert.deepStrictEqual(p.argv.slice(-tail.length), tail);
+      assert.deepStrictEqual(p.argv.slice(-tail.length - 1, -tail.length), [{ temp: script }]);
+      assert.deepStrictEqual(p.argv.slice(p.argv.indexOf('-o'), p.argv.indexOf('-o') + 2), ['-o', { temp: 'bpftrace.out' }]);
+      assert.strictEqual(p.target, null);
+      assert.deepStrictEqual(p.warnings, []);
+      assert.deepStrictEqual(p.details.jsFrames && p.details.jsFrames.command, flags.v8Frames === false ? undefined : { binary: process.execPath, shared });
+    }
+    // A command whose executable carries no V8 (a script, env): today's program, said in one line.
+    const sh = profileCommand.plan({ command: '/bin/sh app.sh', frequency: 99 }, tracer);
+    assert.deepStrictEqual(sh.argv.slice(-3), [{ temp: 'profile.bt' }, '99', '0']);
+    assert.deepStrictEqual(sh.warnings, ['/bin/sh carries no V8 postmortem metadata (not node\'s executable, or a script): JavaScript is named from the perf map only']);
     const d = profileCommand.plan({ command: 'node app.js', frequency: 99 }, { name: 'dtrace', path: '/usr/sbin/dtrace', version: '2.0' });
     assert.deepStrictEqual(d.argv.slice(-3), ['-c', d.argv[d.argv.length - 2], '99']);
     assert.match(d.argv[d.argv.length - 2], /\/node app\.js$/);
@@ -407,7 +417,9 @@ describe('profile --off-cpu: what offcpu.bt printed, ranked by time blocked', fu
     assert.deepStrictEqual(no.argv.slice(-2), [String(process.pid), '0']);
     const c = profileCommand.plan({ command: `${process.execPath} app.js`, frequency: 99, offCpu: true }, tracer);
     assert.match(c.programText, /^\s*if \(pid == cpid && \(\$2 \|\| tid == cpid\) && \(args->prev_state & 3\)\) \{$/m);
-    assert.deepStrictEqual(c.argv.slice(-2), ['0', '0']);
+    assert.deepStrictEqual(c.argv.slice(-3), ['0', '0', String(shared)]);
+    const cNo = profileCommand.plan({ command: `${process.execPath} app.js`, frequency: 99, offCpu: true, v8Frames: false }, tracer);
+    assert.deepStrictEqual(cNo.argv.slice(-3), [{ temp: 'offcpu.bt' }, '0', '0']);
     assert.throws(() => profileCommand.plan({ pid: String(process.pid), offCpu: true }, { name: 'dtrace', path: '/usr/sbin/dtrace', version: '2.0' }),
       /--off-cpu runs on bpftrace only/);
   });

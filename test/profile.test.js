@@ -389,6 +389,38 @@ describe('nodetrace profile @tracer', function () {
     assert(!json.threads.some((t) => t.role === 'libuv pool'), JSON.stringify(json.threads));
   });
 
+  // -c with no flag on the command: its JavaScript named from V8's metadata,
+  // as -p names it (the executable's V8 read before it starts; its SFIs
+  // named while it runs, from bpftrace's output file read as it grows).
+  it('-c, no flag on the command: hotSpin two calls deep named from V8\'s metadata, with its callers, its self share within 5 points of what the command measured over its life @core', async function () {
+    this.timeout(300000);
+    const r = await nodetrace(['profile', '-c', `${process.execPath} test/targets/profile-hot.js`, '-F', '199', '--json', '--top', '40'],
+      { env: { SECONDS: '8', HOT_DEPTH: '2', SPLIT_AT_EXIT: '1' }, timeoutMs: 240000 });
+    assert.strictEqual(r.code, 0, r.stderr);
+    const json = JSON.parse(r.stdout);
+    // Its own measure, printed as it exited (on stderr beside --json): CPU in hotSpin over its whole life, which -c samples.
+    const split = /^split (\S+) (\S+) (\S+)$/m.exec(r.stderr);
+    assert(split, r.stderr);
+    const truth = Number(split[1]) / Number(split[3]);
+    const rows = JSON.stringify(json.self.slice(0, 6).map((f) => [f.name, f.samples]));
+    // 600 samples or more: 5 points is three standard errors at about 75%.
+    assert(json.samples >= 600, `only ${json.samples} samples in ${json.seconds} s: is the machine that busy?`);
+    assert(json.jit.v8 && json.jit.v8.used, `named from V8's metadata: ${JSON.stringify(json.jit)}`);
+    assert(!(json.jit.perfMap && json.jit.perfMap.used), 'no perf map: the command has no flag');
+    const file = path.join(__dirname, 'targets', 'profile-hot.js').replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const hot = json.self[0];
+    assert.match(hot.name, new RegExp(`^hotSpin ${file}:\\d+:\\d+$`), rows);
+    assert.strictEqual(hot.category, 'js');
+    const share = hot.samples / json.samples;
+    console.log(`      -c: hotSpin ${(share * 100).toFixed(1)}% of ${json.samples} samples, truth ${(truth * 100).toFixed(1)}%`);
+    assert(Math.abs(share - truth) <= 0.05, `hotSpin has ${(share * 100).toFixed(1)}% of the samples; the truth is ${(truth * 100).toFixed(1)}%; ${rows}`);
+    // Its callers (Node 24 and 26 may inline middleHot, as above).
+    for (const caller of ['outerHot']) {
+      const f = json.total.find((x) => new RegExp(`^${caller} ${file}:`).test(x.name));
+      assert(f && f.samples >= hot.samples * 0.9, `${caller} under hotSpin: ${JSON.stringify(json.total.slice(0, 8).map((x) => [x.name, x.samples]))}`);
+    }
+  });
+
   describe('a process given by name', function () {
     // A token only these targets carry in their command lines (node's --title
     // rewrites argv, so the token is what /proc shows).

@@ -21,7 +21,7 @@ const { renderFolded } = require('../profile/folded');
 const { writeOutputFile } = require('../output-file');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
 const { describeIdentity, identityJson } = require('../proc/container');
-const { jsFramesLayout, jsFramesSession } = require('../profile/js-frames');
+const { jsFramesLayout, commandJsFramesLayout, jsFramesSession } = require('../profile/js-frames');
 const { splitAtEndMarker } = require('../tracer/output-formats');
 
 // On-CPU samples, or (--off-cpu) time blocked; the program argument that
@@ -29,7 +29,7 @@ const { splitAtEndMarker } = require('../tracer/output-formats');
 const SCRIPTS = {
   cpu: { script: 'profile', pidArgument: argumentReference('profile.bt', 'PID') },
   // JavaScript frames named with no flag: the SharedFunctionInfo of each
-  // (lib/profile/js-frames.js); -p on bpftrace where the V8 is known.
+  // (lib/profile/js-frames.js); on bpftrace where the V8 is known.
   js: { script: 'profile-js', pidArgument: argumentReference('profile-js.bt', 'PID') },
   off: { script: 'offcpu', pidArgument: argumentReference('offcpu.bt', 'PID') },
 };
@@ -47,9 +47,10 @@ function builder(y) {
       + 'Where a live Node process spends its CPU: samples its threads on CPU, then prints the\n'
       + 'functions that took the most samples (self and total), the split between JavaScript,\n'
       + 'V8, Node\'s C++, add-ons, libc and the kernel, and which threads took them.\n'
-      + 'JavaScript functions are named from V8\'s own metadata (no flag needed; every thread),\n'
-      + 'and from the perf map where node runs with --perf-basic-prof. A name is text found in\n'
-      + 'the command line of one Node process (several: they are listed, busiest first).'),
+      + 'JavaScript functions are named from V8\'s own metadata (no flag needed; every thread;\n'
+      + 'with -c, that of the command\'s executable), and from the perf map where node runs with\n'
+      + '--perf-basic-prof. A name is text found in the command line of one Node process\n'
+      + '(several: they are listed, busiest first).'),
   { command: true, force: true });
   return y
     .option('frequency', { alias: 'F', type: 'number', default: DEFAULT_HZ, describe: `Samples a second on each CPU (1 to ${MAX_HZ})` })
@@ -79,7 +80,7 @@ function builder(y) {
     })
     .example('sudo $0 profile -p 4242 -d 10', 'sample for 10 seconds, then print the report')
     .example('sudo $0 profile my-service -d 10', 'the one Node process whose command line contains "my-service"')
-    .example("sudo $0 profile -c 'node --perf-basic-prof app.js'", 'start the command and profile it until it exits')
+    .example("sudo $0 profile -c 'node app.js'", 'start the command and profile it until it exits')
     .example('sudo $0 profile -p 4242 -d 10 --svg cpu.svg', 'the report, and a flame graph to open in a browser')
     .example('sudo $0 profile -p 4242 -d 10 --folded - > cpu.folded', 'folded stacks for flamegraph.pl, inferno or speedscope')
     .example('sudo $0 profile -p 4242 --pprof cpu.pb.gz', 'until Ctrl-C; then: go tool pprof -top cpu.pb.gz')
@@ -95,26 +96,44 @@ function builder(y) {
 function plan(args, tracer) {
   const hz = args.frequency === undefined ? DEFAULT_HZ : args.frequency;
   const bpftrace = tracer.name === 'bpftrace';
-  const { script, pidArgument } = SCRIPTS[args.offCpu ? 'off' : 'cpu'];
+  const { script } = SCRIPTS[args.offCpu ? 'off' : 'cpu'];
   if (args.offCpu && !bpftrace) {
     throw new UserError('--off-cpu runs on bpftrace only for now: nodetrace does not read offcpu.d\'s output yet.',
       { hint: 'Use --backend bpftrace, or run the D script by hand: dtrace -s d-scripts/offcpu.d -p PID 0' });
   }
   // The bpftrace program's arguments given the PID (0 with -c).
   const argsWith = (target) => (args.offCpu ? { PID: target, ALL: args.allThreads ? 1 : 0 } : { HZ: hz, PID: target });
-  const o = { script, details: { hz } };
+  const o = { script, details: { hz }, warnings: [] };
+  // JavaScript frames from V8's metadata where it is known: the program
+  // captures each frame's SharedFunctionInfo (profile-js.bt; offcpu.bt
+  // walks each wait's frames itself when given SHARED).
+  const withJsFrames = (js, pid) => {
+    if (js.note) { o.warnings.push(js.note); return; }
+    if (args.offCpu) o.args = { ...o.args, SHARED: js.shared };
+    else {
+      o.script = SCRIPTS.js.script;
+      o.args = { HZ: hz, PID: pid, SHARED: js.shared };
+    }
+    // -c: what the command's process is checked against once it runs.
+    o.details.jsFrames = js.binary ? { v8: js.v8, command: { binary: js.binary, shared: js.shared } } : { v8: js.v8 };
+  };
   if (args.command !== undefined) {
-    o.command = resolveCommand(args.command).command;
+    const resolved = resolveCommand(args.command);
+    o.command = resolved.command;
     o.describe = `"${args.command}"`;
     o.args = bpftrace ? argsWith(0) : { HZ: hz };
     if (bpftrace) {
+      // Its executable's V8, read before it starts (the process, once it
+      // runs, is checked to agree: lib/profile/js-frames.js).
+      if (args.v8Frames !== false) withJsFrames(commandJsFramesLayout(resolved.binary), 0);
       // The child's PID is known only to bpftrace, as `cpid` (the PID's argument goes unused).
-      const text = readScript(script, 'bpftrace');
+      const text = readScript(o.script, 'bpftrace');
+      const { pidArgument } = Object.values(SCRIPTS).find((x) => x.script === o.script);
       o.programText = instantiateSlot(text, 'TARGET', declaredSlot(text, 'TARGET').split(pidArgument).join('cpid'),
         'instantiated by nodetrace profile -c: the command\'s own process only');
       // The command inherits the tracer's stdout: bpftrace writes to a file
-      // (and readiness is told by the command starting: bpftrace execs it
-      // once its probes are attached).
+      // (read as it grows; readiness is told by the command starting:
+      // bpftrace execs it once its probes are attached).
       o.outputFile = OUTPUT_FILE;
     }
   } else {
@@ -122,23 +141,11 @@ function plan(args, tracer) {
     o.describe = describeIdentity(who);
     o.target = { pid };
     o.details.process = who;
-    o.warnings = note ? [note] : [];
+    if (note) o.warnings.push(note);
     // The PID is a program argument: 0.17's -p does not filter profile probes.
     if (bpftrace) o.args = argsWith(pid);
     else Object.assign(o, { pid, args: { HZ: hz } });
-    if (bpftrace && args.v8Frames !== false) {
-      const js = jsFramesLayout(pid);
-      if (js.note) o.warnings.push(js.note);
-      else if (args.offCpu) {
-        // offcpu.bt walks each traced thread's frames itself when given SHARED.
-        o.args = { ...o.args, SHARED: js.shared };
-        o.details.jsFrames = { v8: js.v8 };
-      } else {
-        o.script = SCRIPTS.js.script;
-        o.args = { HZ: hz, PID: pid, SHARED: js.shared };
-        o.details.jsFrames = { v8: js.v8 };
-      }
-    }
+    if (bpftrace && args.v8Frames !== false) withJsFrames(jsFramesLayout(pid), pid);
   }
   if (bpftrace) {
     // Raw stacks: bpftrace would read the perf map itself, following links
@@ -196,7 +203,7 @@ async function handler(args) {
       name: 'profile',
       plan,
       report: (result, ctx) => report(result, ctx, run),
-      sessionOptions: (pl) => jsFramesSession(pl, run),
+      sessionOptions: (pl, a, t) => jsFramesSession(pl, run, t),
       outputFiles,
       incomplete: 'the profile is incomplete',
       // -c's command output goes to stderr where our stdout carries data.

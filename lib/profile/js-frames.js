@@ -11,7 +11,7 @@
 const fs = require('fs');
 const { parseMaps } = require('../symbolize');
 const { findV8Object } = require('../v8/process');
-const { layoutFrom } = require('../v8/metadata');
+const { layoutFrom, readMetadata } = require('../v8/metadata');
 const { ProcessMemory } = require('../v8/memory');
 const { V8Namer } = require('../v8/namer');
 const { safeText } = require('../terminal-safe');
@@ -54,6 +54,22 @@ function jsFramesLayout(pid) {
 }
 
 /**
+ * -c: what the program needs to capture the JavaScript frames of a command
+ * not started yet -> { shared, v8, binary } or { note } (one line, as
+ * jsFramesLayout's). Reads V8's metadata from the file it will run
+ * (lib/tracer/command-target.js resolveCommand's binary: root's own choice,
+ * read, never run here). Once it runs, openCommandJsFrames checks that the
+ * process's own metadata agrees before anything is named.
+ */
+function commandJsFramesLayout(binary) {
+  const found = readMetadata(binary);
+  if (!found) return { note: `${binary} carries no V8 postmortem metadata (not node's executable, or a script): JavaScript is named from the perf map only` };
+  const layout = layoutFrom(found.symbols);
+  if (layout.unsupported) return { note: `${layout.unsupported}: JavaScript is named from the perf map only` };
+  return { shared: layout.jsFunction.shared, v8: layout.versionText, binary };
+}
+
+/**
  * Opens what naming a process's samples takes -> { shared (the program's
  * SHARED argument), names: SampleNames } or { note } (one line: why
  * JavaScript is named from the perf map only).
@@ -71,22 +87,55 @@ function openJsFrames(pid) {
   return { shared: found.shared, names: new SampleNames(new V8Namer({ memory, layout: found.layout }), memory) };
 }
 
+/**
+ * -c: opens the command's process for naming once it runs the planned
+ * binary (bpftrace forks it, then execs it once its probes are attached:
+ * before that, /proc/PID/mem would be the fork's, bpftrace's) ->
+ * { names } | { note } | { wait: true } (not yet: ask again).
+ * `planned`: commandJsFramesLayout's result; its SHARED must be the
+ * process's own, else what was captured is not what the namer reads.
+ */
+function openCommandJsFrames(pid, planned) {
+  if (!pid) return { wait: true };
+  let exe;
+  let binary;
+  try {
+    exe = fs.statSync(`/proc/${pid}/exe`);
+    binary = fs.statSync(planned.binary);
+  } catch (err) {
+    return { wait: true };
+  }
+  if (exe.dev !== binary.dev || exe.ino !== binary.ino) return { wait: true };
+  const opened = openJsFrames(pid);
+  if (opened.note || opened.shared === planned.shared) return opened;
+  opened.names.close();
+  return { note: `the command's V8 keeps a function's SharedFunctionInfo at ${opened.shared}, not ${planned.shared} as its executable said: JavaScript is named from the perf map only` };
+}
+
 // Two namer results for one function: the same name at the same place.
 function sameFunction(a, b) {
   return a.name === b.name && a.file === b.file && a.line === b.line && a.column === b.column;
 }
 
 class SampleNames {
-  constructor(namer, memory) {
-    this.namer = namer;
-    this.memory = memory;
+  // namer and memory: null until attach() (-c: the command runs its own program).
+  constructor(namer = null, memory = null) {
+    this.namer = null;
+    this.memory = null;
+    this.limitation = null;
     this.prev = new Map();    // hash -> hash before
     this.sfiAt = new Map();   // hash -> { depth, sfi }
     this.names = new Map();   // sfi -> name result (or null), as last named
     this.chains = new Map();  // hash -> Map(depth -> name result)
-    this.limitation = namer.limitation();
     this.dropped = 0;          // entries past the bounds above
     this.ambiguous = 0;        // hashes printed under two functions' names
+    if (namer) this.attach(namer, memory);
+  }
+
+  attach(namer, memory) {
+    this.namer = namer;
+    this.memory = memory;
+    this.limitation = namer.limitation();
   }
 
   /** A line the program printed (while tracing, or its maps at the end). */
@@ -106,6 +155,11 @@ class SampleNames {
       // SFI took that address at that depth), and its samples, merged in
       // one key, cannot be told apart: named by neither, never wrongly.
       const was = this.sfiAt.get(e.key);
+      // Printed again where nothing can be named now (the process has
+      // exited: bpftrace prints the last second's entries at END; or the
+      // SFI moved since): the hash stands for the same addresses at the same
+      // depths, and keeps the name it had while they could be read.
+      if (was && !name && (was.name || was.ambiguous)) return true;
       const ambiguous = Boolean(was && (was.ambiguous || (was.name && name && !sameFunction(was.name, name))));
       if (ambiguous && !was.ambiguous) this.ambiguous++;
       this.sfiAt.set(e.key, { depth: Number(e.value >> DEPTH_SHIFT), sfi, name: ambiguous ? null : name, ambiguous });
@@ -116,6 +170,7 @@ class SampleNames {
   // The namer is asked again each time (it re-reads the SFI's map and
   // fields, and keeps what it named by address only while they match).
   name(sfi) {
+    if (!this.namer) return null;
     if (!this.names.has(sfi) && this.names.size >= MAX_SFIS) { this.dropped++; return null; }
     let r = null;
     try { r = this.namer.nameSfi(sfi); } catch (err) { r = null; }
@@ -141,7 +196,7 @@ class SampleNames {
   }
 
   close() {
-    this.memory.close();
+    if (this.memory) this.memory.close();
   }
 }
 
@@ -160,25 +215,50 @@ function profileFrame(r) {
 
 /**
  * The session options of a run whose program captures SFIs (a plan with
- * details.jsFrames: profile-js.bt, loop.bt --stacks): they are named as
- * the program prints them, every second, while the process runs; its lines
- * come through onLine, kept in run.lines for the report to split
- * (lib/tracer/output-formats.js splitAtEndMarker). Sets run.js (SampleNames,
- * closed by the caller) and run.lines.
+ * details.jsFrames: profile-js.bt, loop.bt --stacks, offcpu.bt with SHARED):
+ * they are named as the program prints them, every second, while the
+ * process runs; its lines come through onLine, kept in run.lines for the
+ * report to split (lib/tracer/output-formats.js splitAtEndMarker). Sets
+ * run.js (SampleNames, closed by the caller) and run.lines.
+ * -c (no plan.target; details.jsFrames.command: commandJsFramesLayout's
+ * result): the command's process is opened once it runs its own program,
+ * its PID from `targetPid()` (lib/tracer/run-command.js: null until known,
+ * or once it has exited).
  */
-function jsFramesSession(pl, run) {
-  if (!pl.details || !pl.details.jsFrames || !pl.target) return {};
-  const opened = openJsFrames(pl.target.pid);
-  if (opened.note) process.stderr.write(safeText(`nodetrace: ${opened.note}`) + '\n');
-  run.js = opened.names || null;
+function jsFramesSession(pl, run, { targetPid = () => null } = {}) {
+  if (!pl.details || !pl.details.jsFrames) return {};
+  const planned = pl.details.jsFrames.command;
+  if (!pl.target && !planned) return {};
+  const say = (note) => process.stderr.write(safeText(`nodetrace: ${note}`) + '\n');
   run.lines = [];
+  let waiting = false;
+  if (planned) {
+    run.js = new SampleNames();
+    waiting = true;
+  } else {
+    const opened = openJsFrames(pl.target.pid);
+    if (opened.note) say(opened.note);
+    run.js = opened.names || null;
+  }
   return {
     onLine: (item) => {
       const text = typeof item === 'string' ? item : JSON.stringify(item);
       run.lines.push(text);
-      if (run.js) run.js.take(text);
+      if (!run.js) return;
+      // (Asked at each line that holds an SFI, until the command runs its program.)
+      if (waiting && parseJsLine(text)) {
+        const opened = openCommandJsFrames(targetPid(), planned);
+        if (!opened.wait) {
+          waiting = false;
+          if (opened.note) say(opened.note);
+          else run.js.attach(opened.names.namer, opened.names.memory);
+        }
+      }
+      run.js.take(text);
     },
   };
 }
 
-module.exports = { MAX_SFIS, jsFramesSession, openJsFrames, jsFramesLayout, SampleNames, parseJsLine, profileFrame };
+module.exports = {
+  MAX_SFIS, jsFramesSession, openJsFrames, jsFramesLayout, commandJsFramesLayout, openCommandJsFrames, SampleNames, parseJsLine, profileFrame,
+};

@@ -62,10 +62,12 @@ function commandStdio(plan, dataOnStdout) {
 async function runOneSession(plan, ctx) {
   const { spec, args, target } = ctx;
   let session = null;
-  const snaps = spec.snapshots ? new TargetSnapshots(() => {
+  // The traced PID while it lives (-c: once the tracer has forked the command), else null.
+  const targetPid = () => {
     target.learn(session);
     return target.alive() ? target.pid : null;
-  }, { perfMap: Boolean(spec.snapshots.perfMap) }) : null;
+  };
+  const snaps = spec.snapshots ? new TargetSnapshots(targetPid, { perfMap: Boolean(spec.snapshots.perfMap) }) : null;
   ctx.snapshots = snaps;
   let watch = null;
   session = new TracerSession(plan, {
@@ -83,7 +85,7 @@ async function runOneSession(plan, ctx) {
         watch = setInterval(() => { if (!target.alive()) session.end('target exited'); }, TARGET_CHECK_MS);
       }
     },
-    ...(spec.sessionOptions ? spec.sessionOptions(plan, args) : {}),
+    ...(spec.sessionOptions ? spec.sessionOptions(plan, args, { targetPid }) : {}),
   });
   try {
     const result = await session.run();
@@ -106,7 +108,8 @@ async function runOneSession(plan, ctx) {
  * @param {function(args): string[]} [spec.outputFiles] files the report will write: checked before tracing
  * @param {function(args): boolean} [spec.dataOnStdout] our stdout carries data (a -c command's output goes to stderr)
  * @param {object} [spec.snapshots] { perfMap, everyMs(plan) }: keep snapshots of the target's memory map
- * @param {function(plan, args): object} [spec.sessionOptions] more TracerSession options
+ * @param {function(plan, args, { targetPid }): object} [spec.sessionOptions] more TracerSession options
+ *        (targetPid(): the traced PID while it lives, null before -c's command is forked and once it exits)
  * @param {function(plan, ctx): Promise<{result, abnormal}>} [spec.run] another way to run the plan
  *        (http: its library follower); default: one tracer session
  * @param {string} [spec.incomplete] said after an abnormal end (default 'the results are incomplete')

@@ -80,9 +80,10 @@ function bpftraceVariants(tracer, { pid, bunyanLib, httpLib }) {
   add('loop -p --stacks', loop.plan({ pid: p, over: '100ms', stacks: true }, tracer));
   add('profile -p (JavaScript frames from V8\'s metadata: profile-js.bt)', profile.plan({ pid: p, frequency: 99 }, tracer));
   add('profile -p --no-v8-frames (profile.bt)', profile.plan({ pid: p, frequency: 99, v8Frames: false }, tracer));
-  add('profile -c (cpid)', profile.plan({ command, frequency: 99 }, tracer));
+  add('profile -c (cpid; its executable\'s V8: profile-js.bt)', profile.plan({ command, frequency: 99 }, tracer));
+  add('profile -c --no-v8-frames (cpid; profile.bt)', profile.plan({ command, frequency: 99, v8Frames: false }, tracer));
   add('profile --off-cpu -p --all-threads', profile.plan({ pid: p, offCpu: true, allThreads: true }, tracer));
-  add('profile --off-cpu -c (cpid)', profile.plan({ command, offCpu: true }, tracer));
+  add('profile --off-cpu -c (cpid, SHARED)', profile.plan({ command, offCpu: true }, tracer));
 
   for (const mode of ['stop', 'abort']) {
     const o = { tracer, mode, errnos: [errno('EBADF')], count: 1 };

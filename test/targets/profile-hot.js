@@ -11,7 +11,8 @@
 // only what runs often, so they stay frames of their own).
 // On SIGUSR2 it prints "split HOT_MS WARM_MS CPU_MS": the CPU time really
 // spent in each (a budget is overshot by up to one inner loop, so the split
-// is measured, not assumed) and the process's CPU time.
+// is measured, not assumed) and the process's CPU time; with
+// SPLIT_AT_EXIT=1, also as it exits.
 const crypto = require('crypto');
 
 const HOT_MS = Number(process.env.HOT_MS || 8);
@@ -66,4 +67,6 @@ for (let i = 0; i < Number(process.env.POOL || 0); i++) pbkdf2Forever();
 if (process.env.HOT_MS !== '0') setImmediate(startHot);
 if (process.env.SECONDS) setTimeout(() => process.exit(0), Number(process.env.SECONDS) * 1000);
 process.on('SIGUSR2', () => console.log(`split ${hotMs} ${warmMs} ${cpuMs()}`));
+// With SPLIT_AT_EXIT=1, the same line as it exits (its whole life: what `profile -c` samples).
+if (process.env.SPLIT_AT_EXIT) process.on('exit', () => console.log(`split ${hotMs} ${warmMs} ${cpuMs()}`));
 console.log('ready ' + process.pid);
