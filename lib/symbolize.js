@@ -14,7 +14,10 @@ const { demangleNames } = require('./demangle');
 const { openRegular, openInRoot, readAt } = require('./safe-open');
 const { stat: procStat } = require('./proc');
 const { parseNsPids, otherMountNamespace } = require('./proc/container');
-const { STT_NOTYPE, STT_OBJECT, STT_FUNC, STT_GNU_IFUNC, SHT_SYMTAB, SHT_DYNSYM, PT_LOAD, PT_NOTE } = require('./elf-constants');
+const {
+  STT_NOTYPE, STT_OBJECT, STT_FUNC, STT_GNU_IFUNC, SHT_SYMTAB, SHT_DYNSYM, PT_LOAD, PT_NOTE, PT_DYNAMIC,
+  DT_NULL, DT_NEEDED, DT_STRTAB, DT_STRSZ, DT_RPATH, DT_RUNPATH,
+} = require('./elf-constants');
 
 const NT_GNU_BUILD_ID = 3;
 const DEBUG_DIR = '/usr/lib/debug/.build-id';
@@ -176,6 +179,47 @@ function findElfData(file, prefixes, { followLinks = false, width = 4 } = {}) {
       sym.bytes = seg ? readAt(fd, sym.value - seg.vaddr + seg.offset, width) : Buffer.alloc(width);
     }
     return { loads: header.loads, found: symbols };
+  });
+}
+
+// Bounds on what elfDynamic reads: the dynamic section's entries, and one string.
+const MAX_DYNAMIC_BYTES = 64 * 1024;
+const MAX_DYNAMIC_STRING = 4096;
+
+/**
+ * What an ELF file asks of the dynamic loader: { needed: [names], rpath:
+ * [dirs], runpath: [dirs] } (as written: $ORIGIN unexpanded), or null (not
+ * ELF, unreadable, no dynamic section). Opened as every ELF file here.
+ */
+function elfDynamic(file, { followLinks = false } = {}) {
+  return withElf(file, followLinks, (fd) => {
+    const h = elfHeader(readAt(fd, 0, 64));
+    if (!h) return null;
+    const phs = programHeaders(readAt(fd, h.phoff, h.phentsize * h.phnum), h.phnum, h.phentsize);
+    const dyn = phs.find((p) => p.type === PT_DYNAMIC);
+    if (!dyn || dyn.filesz > MAX_DYNAMIC_BYTES) return null;
+    const d = readAt(fd, dyn.offset, dyn.filesz);
+    const entries = [];
+    for (let o = 0; o + 16 <= d.length; o += 16) {
+      const tag = Number(d.readBigInt64LE(o));
+      if (tag === DT_NULL) break;
+      entries.push({ tag, value: Number(d.readBigUInt64LE(o + 8)) });
+    }
+    const strtab = entries.find((e) => e.tag === DT_STRTAB);
+    const strsz = entries.find((e) => e.tag === DT_STRSZ);
+    // DT_STRTAB is an address: its file offset from the load segment holding it.
+    const seg = strtab && phs.find((p) => p.type === PT_LOAD && strtab.value >= p.vaddr && strtab.value < p.vaddr + p.filesz);
+    if (!seg || !strsz) return null;
+    const at = strtab.value - seg.vaddr + seg.offset;
+    const text = (off) => {
+      if (off >= strsz.value) return null;
+      const b = readAt(fd, at + off, Math.min(MAX_DYNAMIC_STRING, strsz.value - off));
+      const end = b.indexOf(0);
+      return end < 0 ? null : b.toString('latin1', 0, end);
+    };
+    const of = (tag) => entries.filter((e) => e.tag === tag).map((e) => text(e.value)).filter((t) => t !== null);
+    const dirs = (tag) => of(tag).flatMap((t) => t.split(':')).filter(Boolean);
+    return { needed: of(DT_NEEDED), rpath: dirs(DT_RPATH), runpath: dirs(DT_RUNPATH) };
   });
 }
 
@@ -459,4 +503,4 @@ class Symbolizer {
   }
 }
 
-module.exports = { Symbolizer, liveElfFiles, loadElfSymbols, findElfSymbols, findElfData, elfNotes, elfHeader, programHeaders, lookupSymbol, parseMaps, scanPerfMap, openPerfMap, MAX_PERF_MAP_BYTES };
+module.exports = { Symbolizer, liveElfFiles, loadElfSymbols, findElfSymbols, findElfData, elfDynamic, elfNotes, elfHeader, programHeaders, lookupSymbol, parseMaps, scanPerfMap, openPerfMap, MAX_PERF_MAP_BYTES };

@@ -299,7 +299,7 @@ describe('profile: the plan', function () {
     // A command whose executable carries no V8 (a script, env): today's program, said in one line.
     const sh = profileCommand.plan({ command: '/bin/sh app.sh', frequency: 99 }, tracer);
     assert.deepStrictEqual(sh.argv.slice(-3), [{ temp: 'profile.bt' }, '99', '0']);
-    assert.deepStrictEqual(sh.warnings, ['/bin/sh carries no V8 postmortem metadata (not node\'s executable, or a script): JavaScript is named from the perf map only']);
+    assert.deepStrictEqual(sh.warnings, ['/bin/sh carries no V8 postmortem metadata, nor a libnode it links (not node\'s executable, or a script): JavaScript is named from the perf map only']);
     const d = profileCommand.plan({ command: 'node app.js', frequency: 99 }, { name: 'dtrace', path: '/usr/sbin/dtrace', version: '2.0' });
     assert.deepStrictEqual(d.argv.slice(-3), ['-c', d.argv[d.argv.length - 2], '99']);
     assert.match(d.argv[d.argv.length - 2], /\/node app\.js$/);

@@ -11,7 +11,8 @@
 const fs = require('fs');
 const { parseMaps } = require('../symbolize');
 const { findV8Object } = require('../v8/process');
-const { layoutFrom, readMetadata } = require('../v8/metadata');
+const { layoutFrom } = require('../v8/metadata');
+const { commandV8Object } = require('../v8/command-object');
 const { ProcessMemory } = require('../v8/memory');
 const { V8Namer } = require('../v8/namer');
 const { safeText } = require('../terminal-safe');
@@ -57,14 +58,15 @@ function jsFramesLayout(pid) {
  * -c: what the program needs to capture the JavaScript frames of a command
  * not started yet -> { shared, v8, binary } or { note } (one line, as
  * jsFramesLayout's). Reads V8's metadata from the file it will run
- * (lib/tracer/command-target.js resolveCommand's binary: root's own choice,
- * read, never run here). Once it runs, openCommandJsFrames checks that the
- * process's own metadata agrees before anything is named.
+ * (lib/tracer/command-target.js resolveCommand's binary: root's own choice)
+ * or the libnode it links (lib/v8/command-object.js): read, never run here.
+ * Once it runs, openCommandJsFrames checks that the process's own metadata
+ * agrees before anything is named.
  */
-function commandJsFramesLayout(binary) {
-  const found = readMetadata(binary);
-  if (!found) return { note: `${binary} carries no V8 postmortem metadata (not node's executable, or a script): JavaScript is named from the perf map only` };
-  const layout = layoutFrom(found.symbols);
+function commandJsFramesLayout(binary, { env = process.env } = {}) {
+  const v8 = commandV8Object(binary, { env });
+  if (!v8) return { note: `${binary} carries no V8 postmortem metadata, nor a libnode it links (not node's executable, or a script): JavaScript is named from the perf map only` };
+  const layout = layoutFrom(v8.symbols);
   if (layout.unsupported) return { note: `${layout.unsupported}: JavaScript is named from the perf map only` };
   return { shared: layout.jsFunction.shared, v8: layout.versionText, binary };
 }
