@@ -540,6 +540,30 @@ describe('nodetrace profile @tracer', function () {
     }
   });
 
+  // -c with no flag, off-CPU: offcpu.bt given SHARED from the command's executable.
+  it('--off-cpu -c, no flag on the command: the JavaScript function that blocks in a FIFO read named, with its share of the waiting', async function () {
+    this.timeout(300000);
+    const r = await nodetrace(['profile', '--off-cpu', '-c', `${process.execPath} test/targets/offcpu-wait.js`, '--json'],
+      { env: { SECONDS: '5', WAITS_AT_EXIT: '1' }, timeoutMs: 240000 });
+    assert.strictEqual(r.code, 0, r.stderr);
+    const json = JSON.parse(r.stdout);
+    // What it measured around its calls, printed as it exited (on stderr beside --json).
+    const waits = /^waits (\S+) (\S+) (\S+)$/m.exec(r.stderr);
+    assert(waits, r.stderr);
+    const file = path.join(__dirname, 'targets', 'offcpu-wait.js');
+    const top = json.stacks[0];
+    assert.strictEqual(top.reason, 'read: anon_pipe_read', JSON.stringify(json.stacks.map((s) => s.reason)));
+    const jsNames = top.frames.filter((f) => f.category === 'js').map((f) => f.name);
+    assert.match(jsNames[0], /^readSync node:fs:\d+:\d+$/, jsNames.join('\n'));
+    assert.strictEqual(jsNames[1].replace(/:\d+:\d+$/, ''), `waitForFifo ${file}`, jsNames.join('\n'));
+    // Its share of the two waits, 10 points of slack as above (the command's start: opening the FIFO, also a wait).
+    const fn = json.functions.find((f) => /^waitForFifo /.test(f.name));
+    const blocked = json.stacks.filter((s) => s.reason === 'read: anon_pipe_read' || /^futex/.test(s.reason)).reduce((n, s) => n + s.us, 0);
+    const truth = Number(waits[1]) / (Number(waits[1]) + Number(waits[2]));
+    console.log(`      -c: waitForFifo ${(100 * fn.us / blocked).toFixed(1)}% of the time blocked in the two waits, truth ${(100 * truth).toFixed(1)}%`);
+    assert(Math.abs(fn.us / blocked - truth) < 0.1, `waitForFifo ${fn.us / blocked}, truth ${truth}`);
+  });
+
   // A Worker's waits: offcpu.bt walks the JavaScript frames of every traced
   // thread (--all-threads), not only the main one's.
   it('--off-cpu --all-threads, no flag: the JavaScript function that blocks a Worker in a FIFO read named, with the time the worker measured', async function () {

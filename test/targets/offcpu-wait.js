@@ -6,7 +6,8 @@
 // "ready PID" once the FIFO is open. On SIGUSR2 it prints
 // "waits FIFO_MS ATOMICS_MS WALL_MS": the wall time really spent blocked in
 // each so far (measured around the calls, not assumed), and the time since
-// it started. SECONDS=N exits after N seconds.
+// it started; with WAITS_AT_EXIT=1, also as it exits. SECONDS=N exits
+// after N seconds.
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
@@ -54,6 +55,7 @@ function round() {
 }
 
 process.on('SIGUSR2', () => console.log(`waits ${fifoMs} ${atomicsMs} ${ms(started)}`));
+if (process.env.WAITS_AT_EXIT) process.on('exit', () => console.log(`waits ${fifoMs} ${atomicsMs} ${ms(started)}`));
 if (process.env.SECONDS) setTimeout(() => process.exit(0), Number(process.env.SECONDS) * 1000);
 console.log('ready ' + process.pid);
 setImmediate(round);
