@@ -414,11 +414,9 @@ describe('nodetrace profile @tracer', function () {
     const share = hot.samples / json.samples;
     console.log(`      -c: hotSpin ${(share * 100).toFixed(1)}% of ${json.samples} samples, truth ${(truth * 100).toFixed(1)}%`);
     assert(Math.abs(share - truth) <= 0.05, `hotSpin has ${(share * 100).toFixed(1)}% of the samples; the truth is ${(truth * 100).toFixed(1)}%; ${rows}`);
-    // Its callers (Node 24 and 26 may inline middleHot, as above).
-    for (const caller of ['outerHot']) {
-      const f = json.total.find((x) => new RegExp(`^${caller} ${file}:`).test(x.name));
-      assert(f && f.samples >= hot.samples * 0.9, `${caller} under hotSpin: ${JSON.stringify(json.total.slice(0, 8).map((x) => [x.name, x.samples]))}`);
-    }
+    // Its caller two calls up, over (nearly) all its samples (Node 24 and 26 may inline middleHot, as above).
+    const outer = json.total.find((x) => new RegExp(`^outerHot ${file}:`).test(x.name));
+    assert(outer && outer.samples >= hot.samples * 0.9, `outerHot above hotSpin: ${JSON.stringify(json.total.slice(0, 12).map((x) => [x.name, x.samples]))}`);
   });
 
   describe('a process given by name', function () {
