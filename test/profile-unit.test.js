@@ -295,7 +295,10 @@ describe('profile: the plan', function () {
       assert.strictEqual(p.target, null);
       assert.deepStrictEqual(p.warnings, []);
       assert.deepStrictEqual(p.details.jsFrames && p.details.jsFrames.command, flags.v8Frames === false ? undefined : { binary: process.execPath, shared });
+      // Its captures printed every 200 ms: once it exits they can no longer be named.
+      if (script === 'profile-js.bt') assert.match(p.programText, /^interval:ms:200$/m);
     }
+    assert.match(profileCommand.plan({ pid: String(process.pid), frequency: 99 }, tracer).argv.find((a) => /profile-js\.bt$/.test(a)) || '', /profile-js\.bt$/, '-p: the script as it is (every second)');
     // A command whose executable carries no V8 (a script, env): today's program, said in one line.
     const sh = profileCommand.plan({ command: '/bin/sh app.sh', frequency: 99 }, tracer);
     assert.deepStrictEqual(sh.argv.slice(-3), [{ temp: 'profile.bt' }, '99', '0']);
@@ -418,6 +421,7 @@ describe('profile --off-cpu: what offcpu.bt printed, ranked by time blocked', fu
     const c = profileCommand.plan({ command: `${process.execPath} app.js`, frequency: 99, offCpu: true }, tracer);
     assert.match(c.programText, /^\s*if \(pid == cpid && \(\$2 \|\| tid == cpid\) && \(args->prev_state & 3\)\) \{$/m);
     assert.deepStrictEqual(c.argv.slice(-3), ['0', '0', String(shared)]);
+    assert.match(c.programText, /^interval:ms:200$/m);
     const cNo = profileCommand.plan({ command: `${process.execPath} app.js`, frequency: 99, offCpu: true, v8Frames: false }, tracer);
     assert.deepStrictEqual(cNo.argv.slice(-3), [{ temp: 'offcpu.bt' }, '0', '0']);
     assert.throws(() => profileCommand.plan({ pid: String(process.pid), offCpu: true }, { name: 'dtrace', path: '/usr/sbin/dtrace', version: '2.0' }),

@@ -538,6 +538,22 @@ describe('nodetrace profile @tracer', function () {
     }
   });
 
+  // Its captures are printed every 200 ms with -c: a command that exits
+  // before a second is named too (what was captured after the last print
+  // can no longer be: its memory is gone).
+  it('-c, no flag, a command that runs 0.8 s: its hot function named', async function () {
+    this.timeout(300000);
+    const r = await nodetrace(['profile', '-c', `${process.execPath} test/targets/profile-hot.js`, '-F', '199', '--json'],
+      { env: { SECONDS: '0.8' }, timeoutMs: 240000 });
+    assert.strictEqual(r.code, 0, r.stderr);
+    const json = JSON.parse(r.stdout);
+    const rows = JSON.stringify(json.self.slice(0, 6).map((f) => [f.name, f.samples]));
+    assert(json.samples >= 40, `only ${json.samples} samples: ${rows}`);
+    assert.match(json.self[0].name, /^hotSpin .*profile-hot\.js:\d+:\d+$/, rows);
+    // Most of hotSpin's samples named (a print every 200 ms: the last one's captures may be lost).
+    assert(json.self[0].samples >= 0.5 * json.samples, rows);
+  });
+
   // -c with no flag, off-CPU: offcpu.bt given SHARED from the command's executable.
   it('--off-cpu -c, no flag on the command: the JavaScript function that blocks in a FIFO read named, with its share of the waiting', async function () {
     this.timeout(300000);

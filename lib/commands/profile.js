@@ -41,6 +41,8 @@ const MAP_KEYS_MAX = 65536;
 // bpftrace's output with -c, in the run's private directory: the command
 // shares its stdout.
 const OUTPUT_FILE = 'bpftrace.out';
+// How often -c's program prints the SharedFunctionInfos it captured (-p: every second).
+const COMMAND_PRINT = 'interval:ms:200';
 
 function builder(y) {
   targetOptions(y.usage('$0 profile (<target> | -p PID | -c COMMAND) [options]\n\n'
@@ -131,6 +133,9 @@ function plan(args, tracer) {
       const { pidArgument } = Object.values(SCRIPTS).find((x) => x.script === o.script);
       o.programText = instantiateSlot(text, 'TARGET', declaredSlot(text, 'TARGET').split(pidArgument).join('cpid'),
         'instantiated by nodetrace profile -c: the command\'s own process only');
+      // Its captures printed (and named) more often: once it exits, what
+      // was captured since the last print can no longer be named.
+      if (o.details.jsFrames) o.programText = instantiateSlot(o.programText, 'PRINT', COMMAND_PRINT);
       // The command inherits the tracer's stdout: bpftrace writes to a file
       // (read as it grows; readiness is told by the command starting:
       // bpftrace execs it once its probes are attached).
