@@ -84,7 +84,7 @@ describe('cli: one way to name a target', function () {
   });
 
   it('-p and a target together, or -p with a name, are usage errors', async function () {
-    for (const args of [['gc', '-p', '1', '2'], ['loop', '-p', 'my-service'], ['http', '-p', '1', '*'], ['snoop', '-p', '1', '2']]) {
+    for (const args of [['gc', '-p', '1', '2'], ['loop', '-p', 'my-service'], ['http', '-p', '1', '*'], ['snoop', '-p', '1', '2'], ['snoop', '--container', 'web', '*']]) {
       const r = await nodetrace([...args, '-n']);
       assert.strictEqual(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
       assert.match(r.stderr, /Give one target|expects a process ID/);

@@ -57,6 +57,21 @@ describe('Node in containers, traced from the host @tracer', function () {
     other.remove();
   });
 
+  it('snoop --container: its bunyan records, the debug ones its level drops too, said with its container @core', async function () {
+    const c = await startContainer('bunyan-debug-loop.js', { hook: true, env: { INTERVAL: '20' } });
+    const r = await nodetrace(['snoop', '--container', c.name, '-d', '3', '-m', 'short'], { timeoutMs: 120000 });
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.match(r.stderr, new RegExp(`^nodetrace: snooping the Node process of podman container ${c.name} \\(${c.id.slice(0, 12)}\\): PID ${c.pid}$`, 'm'));
+    // Each round logs trace, debug, info, warn and error; the logger is at info.
+    const seqs = (level) => [...r.stdout.matchAll(new RegExp(`^\\S+ +${level} snoop-target/${c.pid} in ${c.name}: .* \\(seq=(\\d+)\\)$`, 'gm'))].map((m) => Number(m[1]));
+    const debug = seqs('DEBUG');
+    const error = seqs('ERROR');
+    assert(debug.length >= 10, `debug records: ${r.stdout.slice(0, 2000)}`);
+    // Every round in order, none lost; the snoop may begin and end mid-round.
+    for (const got of [debug, error]) assert.deepStrictEqual(got, got.map((_, i) => got[0] + i));
+    assert(Math.abs(debug[0] - error[0]) <= 1 && Math.abs(debug.length - error.length) <= 2, `debug ${debug[0]}+${debug.length}, error ${error[0]}+${error.length}`);
+  });
+
   it('gc: scavenges and mark-compact pauses, said with its container @core', async function () {
     const c = await startContainer('gc-churn.js', { nodeArgs: ['--expose-gc'], env: { GC_FULL_MS: '500' } });
     const r = await nodetrace(['gc', '-p', String(c.pid), '-d', '5', '--json'], { timeoutMs: 400000 });

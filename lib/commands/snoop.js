@@ -18,7 +18,8 @@ const { Snooper } = require('../snoop/snooper');
 const { targetOptions, checkTarget, targetText } = require('../targets/options');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
 const { safeText } = require('../terminal-safe');
-const { describeIdentity } = require('../proc/container');
+const { describeIdentity, containerText } = require('../proc/container');
+const { containerNodeProcesses, hostFacts: oneProcessHost } = require('../targets/one-process');
 const { lossLines } = require('../usdt/loss');
 
 // What a batch's fair share is, for the loss messages (d-scripts/log-snoop.bt).
@@ -26,12 +27,13 @@ const SHARE = 'when several processes are traced, one gets at most 2,048 entries
 const LOST_WHY = 'the tracer could not keep up, or discarded them unread as the snoop ended';
 
 function builder(y) {
-  return targetOptions(y, { many: true })
+  return targetOptions(y, { many: true, container: 'all' })
     .usage('$0 snoop (<target> | -p PID) [options]\n\n'
       + 'Show the bunyan log records of live Node processes as they are logged, including the\n'
       + 'debug and trace records their log level drops, from bunyan\'s USDT probes: no restart,\n'
       + 'no change to their logs. <target> is \'*\' (every process with bunyan probes, including\n'
-      + 'ones started later), PIDs (4242 or 4242,4343), or text found in their command lines.\n'
+      + 'ones started later), PIDs (4242 or 4242,4343), or text found in their command lines;\n'
+      + '--container NAME: the Node processes of that container now.\n'
       + 'On Linux, processes need nodetrace\'s USDT provider: node -r nodetrace/register app.js')
     .option('level', { alias: 'l', type: 'string', describe: 'Only this level and above (trace, debug, info, warn, error, fatal or 10-60); only those probes are enabled' })
     .option('mode', { alias: 'm', type: 'string', describe: 'bunyan\'s output mode: long (default), short, simple, json, json-N, bunyan, inspect' })
@@ -41,7 +43,7 @@ function builder(y) {
     .option('backend', { choices: ['dtrace', 'bpftrace'], describe: 'Tracer to use (default: bpftrace on Linux; elsewhere dtrace)' })
     .option('dry-run', dryRunOption())
     .check((a) => {
-      checkTarget(a, { many: true });
+      checkTarget(a, { many: true, extra: ['container'] });
       checkDuration(a);
       if (a.mode !== undefined && !OUTPUT_MODES.test(a.mode)) {
         throw new Error(`-m expects one of bunyan's output modes: long, short, simple, json, json-N, bunyan, inspect (not "${a.mode}").`);
@@ -52,6 +54,7 @@ function builder(y) {
     .example('sudo $0 snoop \'*\'', 'every Node process with bunyan probes, including ones started later')
     .example('sudo $0 snoop 4242', 'one process; several: 4242,4343')
     .example('sudo $0 snoop my-service', 'processes whose command line contains "my-service"')
+    .example('sudo $0 snoop --container web', 'the Node processes of container web (by name or ID start)')
     .example('sudo $0 snoop \'*\' -l warn', 'only warn and above (only those probes are enabled)')
     .example('sudo $0 snoop \'*\' -m short', 'bunyan\'s short output; --json for raw JSON lines')
     .example('$0 snoop 4242 -n', 'show exactly what would be loaded into the kernel, and how');
@@ -76,14 +79,22 @@ function chooseTracer(backend) {
   }
 }
 
+// --container NAME: its Node processes now, as PIDs (one started in it
+// later is not followed, as with PIDs).
+function containerTarget(name) {
+  const { container, pids } = containerNodeProcesses(name, oneProcessHost(), { command: 'snoop' });
+  process.stderr.write(safeText(`nodetrace: snooping the Node process${pids.length === 1 ? '' : 'es'} of ${containerText(container)}: PID ${pids.join(', ')}`) + '\n');
+  return pids.join(',');
+}
+
 async function handler(args) {
   const tracer = chooseTracer(args.backend);
   const minLevel = parseLevel(args.level);
-  const target = targetText(args);
-  parseTarget(target);   // syntax errors first
+  if (args.container === undefined) parseTarget(targetText(args));   // syntax errors first
   // Root before looking: other users' /proc/PID/maps and probe-library
   // directories are unreadable without it, which would read as "no probes".
   if (!args.dryRun) requireRoot('nodetrace snoop');
+  const target = args.container === undefined ? targetText(args) : containerTarget(args.container);
   const targets = resolveTargets(target, tracer.name, hostFacts(), { create: !args.dryRun });
   if (args.dryRun) {
     process.stdout.write(renderPlan(planSnoop(tracer, targets, minLevel)));

@@ -76,14 +76,8 @@ function resolveOneProcess(text, host, { command, force, verbing = 'tracing' }) 
  * (with force: its only process), or the busiest of several listed.
  */
 function resolveContainer(text, host, { command, force, verbing = 'tracing' }) {
-  const { container, pids } = containerProcesses(text, host, { command });
-  const node = force ? pids : pids.filter((pid) => host.looksLikeNode(pid));
+  const { container, pids: node } = containerNodeProcesses(text, host, { command, force });
   const where = containerText(container);
-  if (!node.length) {
-    throw new UserError(`${where} has no Node process; its processes:\n  `
-      + pids.slice(0, LIST_MAX).map((p) => shared.describeProcess(host, p)).join('\n  '),
-    { hint: force === undefined ? 'Give a Node process.' : 'Pass --force to take a process that embeds Node under another name.', exitCode: EXIT.NOT_FOUND });
-  }
   if (node.length > 1) {
     const rows = busiest(node, host).slice(0, LIST_MAX)
       .map((r) => `${(100 * r.cpu).toFixed(0).padStart(4)}% CPU  ${shared.describeProcess(host, r.pid)}`);
@@ -91,6 +85,21 @@ function resolveContainer(text, host, { command, force, verbing = 'tracing' }) {
       + `  ${'now'.padStart(4)}       PID command\n  ${rows.join('\n  ')}`, `Choose one: nodetrace ${command} -p PID (the busiest is listed first).`);
   }
   return { pid: node[0], note: `${verbing} the Node process of ${where}: ${shared.describeProcess(host, node[0])}` };
+}
+
+/**
+ * The Node processes (with force: every process) of the one container
+ * `text` names: { container, pids }; none: exit 3, listing its processes.
+ */
+function containerNodeProcesses(text, host, { command, force }) {
+  const { container, pids } = containerProcesses(text, host, { command });
+  const node = force ? pids : pids.filter((pid) => host.looksLikeNode(pid));
+  if (!node.length) {
+    throw new UserError(`${containerText(container)} has no Node process; its processes:\n  `
+      + pids.slice(0, LIST_MAX).map((p) => shared.describeProcess(host, p)).join('\n  '),
+    { hint: force === undefined ? 'Give a Node process.' : 'Pass --force to take a process that embeds Node under another name.', exitCode: EXIT.NOT_FOUND });
+  }
+  return { container, pids: node };
 }
 
 /** The one process of a command's target, however it was given: { pid, note }. */
@@ -117,4 +126,4 @@ function oneProcess(args, { command, verbing, host = hostFacts() }) {
   return { pid, note, who: identityOf(pid) };
 }
 
-module.exports = { resolveOneProcess, resolveOneTarget, oneProcess, hostFacts, busiest };
+module.exports = { resolveOneProcess, resolveOneTarget, containerNodeProcesses, oneProcess, hostFacts, busiest };

@@ -15,7 +15,8 @@ const proc = require('../proc');
 /**
  * Adds the target options to a yargs builder.
  * @param {object} o { many: the command follows several processes ('*' too);
- *   container: it takes --container too (one-process commands always do);
+ *   container: it takes --container too (one-process commands always do;
+ *   'all': every Node process of the container, not its one);
  *   command: it can start one (-c); force: it takes --force; pidHelp: -p's help }
  */
 function targetOptions(y, { many = false, container = !many, command = false, force = false, pidHelp } = {}) {
@@ -29,7 +30,10 @@ function targetOptions(y, { many = false, container = !many, command = false, fo
     describe: pidHelp || (many ? 'The processes with these PIDs (4242 or 4242,4343): the same as giving them as the target' : 'The process with this PID: the same as giving it as the target'),
   });
   if (container) {
-    y.option('container', { type: 'string', describe: 'The Node process of this container: its name, or the start of its ID (as podman ps, docker ps show them)' });
+    y.option('container', {
+      type: 'string',
+      describe: `The Node ${container === 'all' ? 'processes' : 'process'} of this container: its name, or the start of its ID (as podman ps, docker ps show them)`,
+    });
   }
   if (command) y.option('command', { alias: 'c', type: 'string', describe: 'Start this command (no shell: split at blanks, no quotes) and trace it while it runs' });
   if (force) y.option('force', { type: 'boolean', default: false, describe: 'Take the process even if it does not look like Node' });

@@ -64,11 +64,17 @@ function containerUnavailableReason() {
  *   node starts: a hostile user's container, whose link names a host
  *   directory to whoever follows it from the host; timeoutMs }
  */
-function startContainer(target, { nodeArgs = [], args = [], env = {}, tmpLinkTo = null, timeoutMs = START_TIMEOUT_MS } = {}) {
+// hook: the checkout mounted at /nodetrace (read-only) and node started
+// with its register hook, the target run from there (its node_modules:
+// bunyan), as a service that ships nodetrace in its image would.
+function startContainer(target, { nodeArgs = [], args = [], env = {}, tmpLinkTo = null, hook = false, timeoutMs = START_TIMEOUT_MS } = {}) {
   const img = containerImage();
   if (img.reason) return Promise.reject(new Error(img.reason));
   const name = `nodetrace-test-${process.pid}-${live.size}-${Date.now().toString(36)}`;
-  const node = ['/usr/local/bin/node', ...nodeArgs, `/app/${target}`, ...args];
+  const node = hook
+    ? ['/usr/local/bin/node', '-r', '/nodetrace/register.js', ...nodeArgs, `/nodetrace/test/targets/${target}`, ...args]
+    : ['/usr/local/bin/node', ...nodeArgs, `/app/${target}`, ...args];
+  const mounts = hook ? ['--volume', `${ROOT}:/nodetrace:ro`] : [];
   // With tmpLinkTo, a shell as root in the container swaps /tmp for a link
   // to that path (made in the container too, so that node writes there)
   // and then becomes node (exec: node stays PID 1).
@@ -77,7 +83,7 @@ function startContainer(target, { nodeArgs = [], args = [], env = {}, tmpLinkTo 
     : node;
   const envFlags = Object.entries(env).flatMap(([k, v]) => ['--env', `${k}=${v}`]);
   live.add(name);
-  const child = spawn(PODMAN, ['run', '--rm', '--name', name, ...RUN_FLAGS, ...envFlags,
+  const child = spawn(PODMAN, ['run', '--rm', '--name', name, ...RUN_FLAGS, ...envFlags, ...mounts,
     '--volume', `${path.join(ROOT, 'test', 'targets')}:/app:ro`, img.name, ...command], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
