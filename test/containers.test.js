@@ -72,6 +72,32 @@ describe('Node in containers, traced from the host @tracer', function () {
     assert(Math.abs(debug[0] - error[0]) <= 1 && Math.abs(debug.length - error.length) <= 2, `debug ${debug[0]}+${debug.length}, error ${error[0]}+${error.length}`);
   });
 
+  it('a hostile container that mounts a link to a host directory over its probe library\'s: snoop reads the library it maps, never the host\'s', async function () {
+    // The host's directory holds a FIFO by the name of each of its libraries
+    // (a naive reader would hang, or see no probes); the container mounts a
+    // tmpfs over its library directory's parent with a link to that
+    // directory in it, so its maps still name the old path.
+    const decoy = fs.mkdtempSync('/var/tmp/nodetrace-decoy-');
+    try {
+      const c = await startContainer('bunyan-debug-loop.js', { hook: true, capAdd: ['SYS_ADMIN'], env: { INTERVAL: '20' } });
+      const libs = [...new Set(fs.readFileSync(`/proc/${c.pid}/maps`, 'utf8').split('\n').map((l) => l.split(/\s+/)[5]).filter((f) => f && /\/nodetrace-usdt-[0-9a-f]+\.so$/.test(f)))];
+      assert(libs.length >= 1, 'the container maps its probe libraries');
+      const dir = path.dirname(libs[0]);
+      for (const f of libs) assert.strictEqual(spawnSync('mkfifo', [path.join(decoy, path.basename(f))]).status, 0);
+      const m = c.exec(['sh', '-c', 'mount -t tmpfs none "$(dirname "$1")" && ln -s "$2" "$1"', 'sh', dir, decoy]);
+      assert.strictEqual(m.status, 0, m.stderr);
+      // What a reader that follows the link from the host gets: the host's FIFO.
+      assert(fs.lstatSync(`/proc/${c.pid}/root${libs[0]}`).isFIFO(), 'the link leads out of the container');
+      for (const target of [['-p', String(c.pid)], ['*']]) {
+        const r = await nodetrace(['snoop', ...target, '-d', '3', '-m', 'short'], { timeoutMs: 120000 });
+        assert.strictEqual(r.code, 0, `${target.join(' ')}: ${r.stderr}`);
+        assert.match(r.stdout, new RegExp(`^\\S+ +DEBUG snoop-target/${c.pid} in ${c.name}: `, 'm'), `${target.join(' ')}: ${r.stdout.slice(0, 1000)}`);
+      }
+    } finally {
+      fs.rmSync(decoy, { recursive: true, force: true });
+    }
+  });
+
   it('gc: scavenges and mark-compact pauses, said with its container @core', async function () {
     const c = await startContainer('gc-churn.js', { nodeArgs: ['--expose-gc'], env: { GC_FULL_MS: '500' } });
     const r = await nodetrace(['gc', '-p', String(c.pid), '-d', '5', '--json'], { timeoutMs: 400000 });

@@ -4,6 +4,7 @@
 const { planTracer, inTemp } = require('../tracer/plan');
 const { usdtPathForPid, stringLimitEnv, filtersEveryProbeByPid } = require('../tracer/capabilities');
 const { libraryLinks } = require('../usdt/probe-targets');
+const { isMapFile } = require('../usdt/probe-libraries');
 
 // Requests are handed over in batches (d-scripts/http-batched.bt), on every
 // bpftrace: an output event per request (d-scripts/http.bt, kept for reading
@@ -44,7 +45,9 @@ function planHttp(tracer, targets, minUs, { opened = new Map() } = {}) {
     notes: [],
   };
   if (overflow) o.notes.push(`more than ${PID_SLOTS} processes: nodetrace drops the requests of the others`);
-  if (pids.length === 1 && libs.length === 1) {
+  // Not for a library named by its mapping (a container's): given -p, bpftrace
+  // would put the process's root in front of it (lib/tracer/capabilities.js).
+  if (pids.length === 1 && libs.length === 1 && !isMapFile(libs[0])) {
     o.pid = pids[0];
     o.args = { LIBRARY: usdtPathForPid(tracer, pids[0], libs[0]), PID: pids[0], MIN_US: minUs };
   } else {

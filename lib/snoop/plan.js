@@ -2,6 +2,7 @@
 // The tracer run for resolved snoop targets (lib/snoop/targets.js). Pure.
 const { planTracer, inTemp } = require('../tracer/plan');
 const { libraryLinks } = require('../usdt/probe-targets');
+const { isMapFile } = require('../usdt/probe-libraries');
 const { bpftraceProbeSlots, dtraceProbeGlob, levelName } = require('./levels');
 const { stringLimitEnv, stringTrailerEnv, readsLongStrings, usdtPathForPid, filtersEveryProbeByPid, quietMapHelperArgs } = require('../tracer/capabilities');
 
@@ -68,7 +69,9 @@ function planSnoop(tracer, targets, minLevel, { opened = new Map() } = {}) {
   if (overflow) o.notes = [`more than ${PID_SLOTS} processes: nodetrace drops the records of the others`];
   if (tracer.name === 'bpftrace') {
     const libs = targets.libraries;
-    const one = slotPids.length === 1 && libs.length === 1;
+    // Not for a library named by its mapping (a container's): given -p,
+    // bpftrace would put the process's root in front of it (lib/tracer/capabilities.js).
+    const one = slotPids.length === 1 && libs.length === 1 && !isMapFile(libs[0]);
     if (!one) {
       o.links = libraryLinks(libs, opened);
       if (libs.some((file) => !opened.has(file))) o.notes = [...(o.notes || []), 'nodetrace links to its own verified descriptor of each library; by hand, to the files'];

@@ -20,6 +20,21 @@ const { openRegular, readAt } = require('../safe-open');
 // 64 probe sites library-check.js allows stays far below this.
 const MAX_LIBRARY_BYTES = 64 * 1024;
 
+// A library named by its mapping (/proc/PID/map_files/RANGE: reachablePath
+// below) has the name the process maps it by, kept here: the checks read
+// its file name. The link itself is the kernel's, safe to open.
+const MAP_FILE = /^\/proc\/[0-9]+\/map_files\/[0-9a-f]+-[0-9a-f]+$/;
+const mappedNames = new Map();   // /proc/PID/map_files/RANGE -> its path in the process
+
+function isMapFile(file) {
+  return MAP_FILE.test(file);
+}
+
+// A library's file name, as lib/usdt named it.
+function nameOf(file) {
+  return path.basename(mappedNames.get(file) || file);
+}
+
 // The provider definition embedded in a probe library's bytes (lib/usdt/
 // elf.js puts it in a .nodetrace.usdt section as one JSON line), or null.
 function definitionIn(buf) {
@@ -50,9 +65,10 @@ function declares(def, provider) {
  * nothing swapped in at the path afterwards is ever opened) or { refused }.
  */
 function openVerified(file, provider) {
-  const name = path.basename(file);
+  const name = nameOf(file);
   if (!name.startsWith(paths.FILE_PREFIX) || !name.endsWith('.so')) return { refused: 'not a probe library name' };
-  const opened = openRegular(file, { maxBytes: MAX_LIBRARY_BYTES, followLinks: false });
+  // A mapping's link (map_files, whose directory the process's user owns) is the kernel's: followed.
+  const opened = openRegular(file, { maxBytes: MAX_LIBRARY_BYTES, followLinks: isMapFile(file) });
   if (opened.refused) return opened;
   const { fd } = opened;
   const refuse = (why) => {
@@ -92,7 +108,7 @@ function declaresProvider(file, provider) {
 
 // The definition a library file declares, or null (for tests and doctor).
 function libraryDefinition(file) {
-  const opened = openRegular(file, { maxBytes: MAX_LIBRARY_BYTES });
+  const opened = openRegular(file, { maxBytes: MAX_LIBRARY_BYTES, followLinks: isMapFile(file) });
   if (opened.refused) return null;
   try {
     return definitionIn(readAt(opened.fd, 0, opened.size));
@@ -110,20 +126,34 @@ function inode(file) {
   }
 }
 
-// A path for `file` as process `pid` sees it, usable from here (the process
-// may live in another mount namespace, as in a container).
-function reachablePath(pid, file) {
-  const viaRoot = `/proc/${pid}/root${file}`;
-  const a = inode(file);
-  if (a && a === inode(viaRoot)) return file;
-  return inode(viaRoot) ? viaRoot : null;
+// A library process `pid` maps, as a path usable from here: the path it
+// maps it by, when that is the same file here (a tracer attached to it by
+// path covers every process that maps it); else (a container's, or a file
+// replaced since) its mapping in /proc/PID/map_files, the kernel's own link
+// to the mapped file. Never /proc/PID/root/<path>: that is resolved by name
+// through the process's tree, where an absolute link leads to the host's
+// file (lib/safe-open.js); the mapping names the file itself.
+function reachablePath(pid, mapped) {
+  const link = `/proc/${pid}/map_files/${mapped.range}`;
+  const id = inode(link);
+  if (!id) return null;
+  if (inode(mapped.path) === id) return mapped.path;
+  rememberName(link, mapped.path);
+  return link;
+}
+
+// At most this many names kept; past it, those of mappings gone are dropped.
+const MAPPED_NAMES_MAX = 4096;
+function rememberName(link, name) {
+  if (mappedNames.size >= MAPPED_NAMES_MAX) for (const k of mappedNames.keys()) if (!inode(k)) mappedNames.delete(k);
+  mappedNames.set(link, name);
 }
 
 // The provider's libraries mapped by a live process.
 function librariesOf(pid, provider) {
   const out = [];
-  for (const file of paths.loadedProbeLibraries(pid)) {
-    const p = reachablePath(pid, file.replace(/ \(deleted\)$/, ''));
+  for (const mapped of paths.mappedProbeLibraries(pid)) {
+    const p = reachablePath(pid, mapped);
     if (p && declaresProvider(p, provider)) out.push(p);
   }
   return out;
@@ -171,9 +201,10 @@ function stampOf(st) {
   return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
 }
 
+// A mapping's link is followed (the kernel's): the file it maps.
 function lstatStamp(file) {
   try {
-    return fs.lstatSync(file, { bigint: true });
+    return isMapFile(file) ? fs.statSync(file, { bigint: true }) : fs.lstatSync(file, { bigint: true });
   } catch (err) {
     return null;
   }
@@ -355,8 +386,8 @@ class LibraryScan {
 
   readMaps(pid, p) {
     p.files = [];
-    for (const file of paths.loadedProbeLibraries(pid)) {
-      const reachable = reachablePath(pid, file.replace(/ \(deleted\)$/, ''));
+    for (const mapped of paths.mappedProbeLibraries(pid)) {
+      const reachable = reachablePath(pid, mapped);
       if (reachable) p.files.push(reachable);
     }
   }
@@ -391,7 +422,7 @@ function allLibraries(provider) {
 function pidsMapping(files) {
   const wanted = new Set();
   for (const f of files) {
-    try { wanted.add(`${fs.statSync(f).ino} ${path.basename(f)}`); } catch (err) { /* gone */ }
+    try { wanted.add(`${fs.statSync(f).ino} ${nameOf(f)}`); } catch (err) { /* gone */ }
   }
   const out = new Set();
   if (!wanted.size) return out;
@@ -435,7 +466,7 @@ class OpenedLibraries {
   // its bytes in place since), or null: asked again before each re-plan.
   changed(file) {
     if (!this.fds.has(file)) return null;
-    const why = bytesRefusal(this.fds.get(file), path.basename(file), this.provider);
+    const why = bytesRefusal(this.fds.get(file), nameOf(file), this.provider);
     return why ? why.refused : null;
   }
 
@@ -496,5 +527,5 @@ function ownLibraryPath(provider) {
 
 module.exports = {
   libraryDefinition, declaresProvider, openVerified, OpenedLibraries, librariesOf, allLibraries, uniqueByInode, pidsMapping,
-  LibraryScan, LibraryWatch, scanFor, createOwnLibrary, ownLibraryPath, MAX_LIBRARY_BYTES, VERIFY_PER_SCAN,
+  LibraryScan, LibraryWatch, scanFor, createOwnLibrary, ownLibraryPath, isMapFile, MAX_LIBRARY_BYTES, VERIFY_PER_SCAN,
 };
