@@ -14,7 +14,7 @@ const PID_MAX = 4194304;
 function parsePid(text, flag = '-p') {
   const s = String(text).trim();
   if (!/^[1-9][0-9]{0,9}$/.test(s) || Number(s) > PID_MAX) {
-    throw new UsageError(`${flag} expects a process ID (a positive integer), not "${text}".`,
+    throw new UsageError(`${flag} expects a process ID (a whole number from 1 to ${PID_MAX}), not "${text}".`,
       'Find one with: pgrep -l node');
   }
   return Number(s);
