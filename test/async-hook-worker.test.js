@@ -90,7 +90,10 @@ describe('nodetrace async with the register hook in a worker thread @tracer', fu
   before(function () { requireTracing(this); });
   afterEach(killStragglers);
 
-  it('counts the main thread\'s and a worker\'s Timeout, Immediate and AsyncResources by type, exactly @core', async function () {
+  // The main cell only (make test's time: README, Set-up): each tier
+  // compiles this program (programs-compile) and runs the main thread's
+  // hook test (@core); this one passed on 0.23.2 and 0.27.1 when written.
+  it('counts the main thread\'s and a worker\'s Timeout, Immediate and AsyncResources by type, exactly', async function () {
     const r = await traceWorkerMix(process.execPath);
     checkWorkerCounts(r);
     console.log(`      ${r.json.kinds.filter((k) => k.source === 'async_hooks').map((k) => `${k.name} ${k.created} (${k.threads} threads)`).join(', ')}`);
