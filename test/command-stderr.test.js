@@ -18,6 +18,8 @@ describe('a -c command\'s stderr @tracer', function () {
     const first = lines.indexOf('talker: first line on stderr');
     const last = lines.indexOf('talker: 20 stats done');
     assert(first >= 0 && last > first, `the command's two lines, in order, in:\n${r.stderr}`);
+    // Its stdout too, on stderr beside --json.
+    assert(lines.includes('talker: on stdout'), r.stderr);
     assert.doesNotMatch(r.stdout, /talker:/);
     const stat = JSON.parse(r.stdout).kinds.find((k) => k.name === 'fs.stat');
     assert(stat, `no fs.stat in ${r.stdout}`);

@@ -211,6 +211,16 @@ describe('DTrace for Linux @tracer @dtrace', function () {
     assert(report.pool.waiting_share !== null && report.pool.queued_at_start, JSON.stringify(report.pool));
   });
 
+  it('latency -c shows the command\'s stdout and stderr, and traces its work (dtrace -o, read as it grows)', async function () {
+    const r = await nodetrace(['latency', '--backend', 'dtrace', '-c', `${process.execPath} test/targets/stderr-talker.js`],
+      { env: ENV, timeoutMs: 120000 });
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^talker: on stdout$/m);
+    assert.match(r.stderr, /^talker: first line on stderr$/m);
+    assert.match(r.stderr, /^talker: 20 stats done$/m);
+    assert.match(r.stdout, /^fs\.stat\n(?:.*\n)*?  count 20,/m);
+  });
+
   describe('latency -p on a pool of 2 threads kept busy by crypto.pbkdf2 while fs.stat waits behind it', function () {
     let reports;
     before(async function () {

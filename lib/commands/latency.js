@@ -97,12 +97,10 @@ function plan(args, tracer) {
         hint: 'With -c, nodetrace reads the binary before it runs: it must define them itself (official builds do).\n'
           + 'Start the program, then trace it by PID: nodetrace latency -p PID',
       }), { pid: 0, cpid: true, names });
-      // The command inherits the tracer's stdout, so the tracer writes its
-      // own output to a private file (bpftrace buffers that file, so
-      // readiness is told another way: bpftrace execs the command only once
-      // its probes are attached).
-      o.outputFile = OUTPUT_FILE;
     }
+    // The command inherits the tracer's stdout, so the tracer writes its
+    // own output to a private file, read as it grows.
+    o.outputFile = OUTPUT_FILE;
     o.describe = `"${args.command}"`;
   }
   if (program) {

@@ -136,11 +136,11 @@ function plan(args, tracer) {
       // Its captures printed (and named) more often: once it exits, what
       // was captured since the last print can no longer be named.
       if (o.details.jsFrames) o.programText = instantiateSlot(o.programText, 'PRINT', COMMAND_PRINT);
-      // The command inherits the tracer's stdout: bpftrace writes to a file
-      // (read as it grows; readiness is told by the command starting:
-      // bpftrace execs it once its probes are attached).
-      o.outputFile = OUTPUT_FILE;
     }
+    // The command inherits the tracer's stdout: the tracer writes to a
+    // file, read as it grows (lib/tracer/run-command.js says how each
+    // tracer's readiness is told).
+    o.outputFile = OUTPUT_FILE;
   } else {
     const { pid, note, who } = oneProcess(args, { command: 'profile', verbing: 'profiling' });
     o.describe = describeIdentity(who);

@@ -48,10 +48,10 @@ class TracedProcess {
   }
 }
 
-// With -c, the command's output goes to ours, but to stderr where our
-// stdout carries data (JSON, folded stacks); dtrace -c pipes it through its
-// own, unseen. Its stderr is the tracer's, whose lines the session sorts
-// (lib/tracer/tracer-stderr.js).
+// With -c, the command's output goes to ours (the tracer's own goes to a
+// file: plan.outputFile), but to stderr where our stdout carries data
+// (JSON, folded stacks). Its stderr is the tracer's, whose lines the
+// session sorts (lib/tracer/tracer-stderr.js).
 function commandStdio(plan, dataOnStdout) {
   if (!plan.command) return undefined;
   if (!plan.outputFile) return ['inherit', 'pipe'];
@@ -74,8 +74,10 @@ async function runOneSession(plan, ctx) {
     durationSeconds: args.duration,
     stdio: commandStdio(plan, spec.dataOnStdout ? spec.dataOnStdout(args) : false),
     // bpftrace -c forks the command and lets it exec only once its probes
-    // are attached: with -o (no attach notice), that is the sign.
-    readyWhen: plan.command && plan.outputFile ? (child) => commandStarted(child.pid) : undefined,
+    // are attached: with -o (no attach notice), that is the sign. (dtrace
+    // -c execs it at once, stopped: its program's ready line, in the file,
+    // tells.)
+    readyWhen: plan.command && plan.outputFile && plan.tracer.name === 'bpftrace' ? (child) => commandStarted(child.pid) : undefined,
     onReady: () => {
       if (snaps) snaps.start(spec.snapshots.everyMs ? spec.snapshots.everyMs(plan) : undefined);
       // -p: the target's exit ends the trace, as the help says (a tracer
