@@ -62,6 +62,7 @@ describe('Node in containers, traced from the host @tracer', function () {
     const r = await nodetrace(['snoop', '--container', c.name, '-d', '3', '-m', 'short'], { timeoutMs: 120000 });
     assert.strictEqual(r.code, 0, r.stderr);
     assert.match(r.stderr, new RegExp(`^nodetrace: snooping the Node process of podman container ${c.name} \\(${c.id.slice(0, 12)}\\): PID ${c.pid}$`, 'm'));
+    assert.match(r.stderr, new RegExp(`snooping bunyan records \\(all levels\\) of PID ${c.pid} \\(PID 1 in podman container ${c.name} \\(${c.id.slice(0, 12)}\\)\\) with`));
     // Each round logs trace, debug, info, warn and error; the logger is at info.
     const seqs = (level) => [...r.stdout.matchAll(new RegExp(`^\\S+ +${level} snoop-target/${c.pid} in ${c.name}: .* \\(seq=(\\d+)\\)$`, 'gm'))].map((m) => Number(m[1]));
     const debug = seqs('DEBUG');

@@ -18,6 +18,7 @@ const { UserError, EXIT } = require('../errors');
 const libraries = require('./probe-libraries');
 const proc = require('../proc');
 const { ownerText } = require('./process-identity');
+const { describeIdentity } = require('../proc/container');
 
 const shared = require('../targets/resolve');
 
@@ -36,6 +37,12 @@ function hostFacts(provider) {
     uidOf: proc.stat.uidOf,
     ownerText,
   };
+}
+
+// One process as its operator knows it (host PID, PID inside, container),
+// several by PID.
+function describeTargets(host, pids) {
+  return pids.length === 1 && host.identityOf ? describeIdentity(host.identityOf(pids[0])) : describePids(pids);
 }
 
 function listed(host, pids) {
@@ -75,7 +82,7 @@ function dtraceTargets(t, pids, host) {
     const what = t.kind === 'name' ? `none of the processes matching "${shorten(t.pattern)}" is` : `PID ${pids.join(', ')} ${pids.length === 1 ? 'is' : 'are'}`;
     throw new UserError(`${what} not a Node process:\n  ${listed(host, pids)}`, { exitCode: EXIT.NOT_FOUND });
   }
-  return { kind: 'pids', pids: node, libraries: [], notes: [], describe: describePids(node) };
+  return { kind: 'pids', pids: node, libraries: [], notes: [], describe: describeTargets(host, node) };
 }
 
 // The users who run `pids`: [{ uid, pids }], most processes first.
@@ -128,7 +135,7 @@ function bpftraceTargets(kind, t, pids, host) {
   if (nodeWithout.length) {
     notes.push(`skipping ${nodeWithout.length === 1 ? 'a Node process' : `${nodeWithout.length} Node processes`} matching "${shorten(t.pattern)}" without ${kind.probes} (not started with -r nodetrace/register?): ${nodeWithout.join(', ')}.`);
   }
-  return { kind: 'pids', pids: withProbes, libraries: host.uniqueFiles(libs), notes, describe: describePids(withProbes) };
+  return { kind: 'pids', pids: withProbes, libraries: host.uniqueFiles(libs), notes, describe: describeTargets(host, withProbes) };
 }
 
 /**
