@@ -258,9 +258,8 @@ class TracerSession {
   // The command's stderr line, unchanged, as if the user had run it; above
   // the status line on a terminal.
   passOnCommandLine(line) {
-    const out = this.o.commandStderr || process.stderr;
-    if (this.status && out === this.status.stream) this.status.printAbove(line);
-    else out.write(line + '\n');
+    if (this.status && this.status.stream === process.stderr) this.status.printAbove(line);
+    else process.stderr.write(line + '\n');
   }
 
   spawnAndWait(tempDir) {
