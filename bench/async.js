@@ -9,8 +9,10 @@
 //   traced   the same server while `nodetrace async -p PID --json` runs
 //   floor-entry  (--end-entry) the floor with a callback's end at an entry
 //            probe (EmitTraceEventAfter's) instead of MakeCallback's uretprobe
+//   traced-new   (--traced-root DIR) traced by DIR's bin/nodetrace: another
+//            checkout's program, against this one's, paired
 //
-//   node bench/async.js [--rate 5000] [--work 0] [--seconds 3] [--rounds 7] [--sockets 32] [--stat] [--stacks] [--end-entry]
+//   node bench/async.js [--rate 5000] [--work 0] [--seconds 3] [--rounds 7] [--sockets 32] [--stat] [--stacks] [--end-entry] [--traced-root DIR]
 //   node bench/async.js --tight [--ops 200000]
 //   node bench/async.js --hook [--awaits 5] [--rate ...]   (the register hook)
 //   node bench/async.js --tight --hook [--ops 200000]
@@ -74,6 +76,7 @@ const HOOK = options.flag('hook');
 const STACKS = options.flag('stacks');
 const STAT = STACKS || options.flag('stat');
 const END_ENTRY = options.flag('end-entry');
+const NEW_ROOT = options.string('traced-root', null);
 const AWAITS = options.number('awaits', HOOK ? 5 : 0);
 const REGISTER = path.join(ROOT, 'register.js');
 
@@ -155,9 +158,9 @@ function startNode(node, args, { preload = false, usdtDir } = {}) {
 }
 
 // `nodetrace async -p PID --json [more]`, as a user runs it (NODETRACE_BPFTRACE picks the bpftrace).
-function startTracer(pid, more = []) {
+function startTracer(pid, more = [], root = ROOT) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'nodetrace'), 'async', '-p', String(pid), '--json', ...more], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [path.join(root, 'bin', 'nodetrace'), 'async', '-p', String(pid), '--json', ...more], { stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';
     let out = '';
     child.stdout.on('data', (d) => { out += d; });
@@ -214,7 +217,7 @@ const ended = (child) => new Promise((resolve) => { if (child.exitCode !== null)
 
 async function servers(dir) {
   // --hook: no floor; the register hook loaded untraced in its place.
-  const cases = HOOK ? ['none', 'register', 'traced'] : ['none', 'floor', ...(END_ENTRY ? ['floor-entry'] : []), 'traced', ...(STACKS ? ['stacks'] : [])];
+  const cases = HOOK ? ['none', 'register', 'traced'] : ['none', 'floor', ...(END_ENTRY ? ['floor-entry'] : []), 'traced', ...(NEW_ROOT ? ['traced-new'] : []), ...(STACKS ? ['stacks'] : [])];
   const started = {};
   const attached = {};
   let requests = 0;
@@ -227,12 +230,13 @@ async function servers(dir) {
     if (!HOOK) attached.floor = await startFloor(started.floor.pid);
     if (END_ENTRY) attached['floor-entry'] = await startFloor(started['floor-entry'].pid, { endAtEntry: true });
     attached.traced = await startTracer(started.traced.pid);
+    if (NEW_ROOT) attached['traced-new'] = await startTracer(started['traced-new'].pid, [], NEW_ROOT);
     if (STACKS) attached.stacks = await startTracer(started.stacks.pid, ['--stacks']);
     // The hook turns on within its poll (lib/async/probes.js POLL_MS) of the attach.
     if (HOOK) await new Promise((resolve) => { setTimeout(resolve, 500); });
     for (const c of cases) await load(loadOf(started[c], 1));   // warm up each server's JIT
     // The run time of each traced server's BPF programs, by the kernel's statistics.
-    const bpftraceOf = { floor: attached.floor && attached.floor.pid, 'floor-entry': attached['floor-entry'] && attached['floor-entry'].pid, traced: bpftraceChild(attached.traced.pid), stacks: attached.stacks && bpftraceChild(attached.stacks.pid) };
+    const bpftraceOf = { floor: attached.floor && attached.floor.pid, 'floor-entry': attached['floor-entry'] && attached['floor-entry'].pid, traced: bpftraceChild(attached.traced.pid), 'traced-new': attached['traced-new'] && bpftraceChild(attached['traced-new'].pid), stacks: attached.stacks && bpftraceChild(attached.stacks.pid) };
     const restoreStats = enableStats();
     const results = Object.fromEntries(cases.map((c) => [c, []]));
     try {
@@ -266,6 +270,11 @@ async function servers(dir) {
         + (c === 'none' ? '' : `, paired x${median(paired).toFixed(3)} [${q(0.25)}, ${q(0.75)}]`)
         + `  (${rps.toFixed(0)} req/s${short ? `; ${short} rounds under ${RATE * 0.98}` : ''})`
         + (bpftraceOf[c] ? `; its BPF programs ${median(results[c].map((x) => x.bpfNsPerReq)).toFixed(0)} ns/req` : ''));
+    }
+    if (NEW_ROOT) {
+      const r = results['traced-new'].map((x, i) => x.cpuUsPerReq / results.traced[i].cpuUsPerReq).sort((x, y) => x - y);
+      const q = (f) => r[Math.floor(f * (r.length - 1))].toFixed(3);
+      console.log(`  traced-new / traced, paired: x${median(r).toFixed(3)} [${q(0.25)}, ${q(0.75)}]`);
     }
     if (END_ENTRY) {
       // The two floors against each other, round by round: what ending at an entry probe saves.
