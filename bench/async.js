@@ -7,11 +7,16 @@
 //            EmitDestroy, ~AsyncWrap D2/D0) is attached: the probes firing
 //            alone, which no program on these probes can make cheaper
 //   traced   the same server while `nodetrace async -p PID --json` runs
+//   floor-entry  (--end-entry) the floor with a callback's end at an entry
+//            probe (EmitTraceEventAfter's) instead of MakeCallback's uretprobe
+//   traced-new   (--traced-root DIR) traced by DIR's bin/nodetrace: another
+//            checkout's program, against this one's, paired
 //
-//   node bench/async.js [--rate 5000] [--work 0] [--seconds 3] [--rounds 7] [--sockets 32] [--stat] [--stacks]
+//   node bench/async.js [--rate 5000] [--work 0] [--seconds 3] [--rounds 7] [--sockets 32] [--stat] [--stacks] [--end-entry] [--traced-root DIR]
 //   node bench/async.js --tight [--ops 200000]
 //   node bench/async.js --hook [--awaits 5] [--rate ...]   (the register hook)
 //   node bench/async.js --tight --hook [--ops 200000]
+//   node bench/async.js --tight --traps [--ops 200000] [--rounds 3]   (a uprobe, a uretprobe: what each costs)
 //
 // --hook: the register hook's cost (lib/async/hook.js), side by side:
 //   none      the server, untraced, without the hook
@@ -70,6 +75,8 @@ const OPS = options.number('ops', 200000);
 const HOOK = options.flag('hook');
 const STACKS = options.flag('stacks');
 const STAT = STACKS || options.flag('stat');
+const END_ENTRY = options.flag('end-entry');
+const NEW_ROOT = options.string('traced-root', null);
 const AWAITS = options.number('awaits', HOOK ? 5 : 0);
 const REGISTER = path.join(ROOT, 'register.js');
 
@@ -151,9 +158,9 @@ function startNode(node, args, { preload = false, usdtDir } = {}) {
 }
 
 // `nodetrace async -p PID --json [more]`, as a user runs it (NODETRACE_BPFTRACE picks the bpftrace).
-function startTracer(pid, more = []) {
+function startTracer(pid, more = [], root = ROOT) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'nodetrace'), 'async', '-p', String(pid), '--json', ...more], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [path.join(root, 'bin', 'nodetrace'), 'async', '-p', String(pid), '--json', ...more], { stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';
     let out = '';
     child.stdout.on('data', (d) => { out += d; });
@@ -168,23 +175,35 @@ function startTracer(pid, more = []) {
 }
 
 // A program that only counts the probes nodetrace async sets, in `pid`.
-function startFloor(pid) {
+// endAtEntry (--end-entry): a callback's end at the entry of
+// EmitTraceEventAfter, which MakeCallback calls right after
+// InternalMakeCallback returns (its one caller in every build of the
+// matrix), in place of MakeCallback's uretprobe.
+const EMIT_TRACE_EVENT_AFTER = '_ZN4node9AsyncWrap19EmitTraceEventAfterENS0_12ProviderTypeEd';
+function startFloor(pid, { endAtEntry = false } = {}) {
+  return startCounting(pid, (f) => [
+    `uprobe:$1:${f.RESET} /pid == $2/ { @hits["created"] = count(); }`,
+    `uprobe:$1:${f.CALLBACK} /pid == $2/ { @hits["callback"] = count(); }`,
+    endAtEntry ? `uprobe:$1:${EMIT_TRACE_EVENT_AFTER} /pid == $2/ { @hits["callback end"] = count(); }`
+      : `uretprobe:$1:${f.CALLBACK} /pid == $2/ { @hits["callback return"] = count(); }`,
+    `uprobe:$1:${f.DESTROY}, uprobe:$1:${f.DTOR}, uprobe:$1:${f.DELETING_DTOR} /pid == $2/ { @hits["destroyed"] = count(); }`,
+  ]);
+}
+
+// bpftrace running `lines(functions)` (the probes of `pid`'s AsyncWrap
+// functions: $1 the object, $2 the PID), resolved 2 s after it attached.
+function startCounting(pid, lines) {
   const { detectBpftrace } = require('../lib/tracer/detect');
   const { locateAsyncWrap } = require('../lib/async/wrap-functions');
   const tracer = detectBpftrace();
   const found = locateAsyncWrap(pid);
   if (found.missing) throw new Error(found.missing);
-  const f = found.functions;
-  const program = [
-    `uprobe:$1:${f.RESET} /pid == $2/ { @hits["created"] = count(); }`,
-    `uprobe:$1:${f.CALLBACK} /pid == $2/ { @hits["callback"] = count(); }`,
-    `uretprobe:$1:${f.CALLBACK} /pid == $2/ { @hits["callback return"] = count(); }`,
-    `uprobe:$1:${f.DESTROY}, uprobe:$1:${f.DTOR}, uprobe:$1:${f.DELETING_DTOR} /pid == $2/ { @hits["destroyed"] = count(); }`,
-  ].join('\n');
+  const program = lines(found.functions).join('\n');
   const child = spawn(tracer.path, ['-e', program, found.file, String(pid)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.tracer = `bpftrace ${tracer.version}`;
   return new Promise((resolve, reject) => {
     let out = '';
-    const take = (d) => { out += d; if (/Attaching/.test(out) && !child.ready) { child.ready = true; setTimeout(() => resolve(child), 2000); } };
+    const take = (d) => { out += d; if (/Attach/.test(out) && !child.ready) { child.ready = true; setTimeout(() => resolve(child), 2000); } };
     child.stdout.on('data', take);
     child.stderr.on('data', take);
     child.output = () => out;
@@ -198,7 +217,7 @@ const ended = (child) => new Promise((resolve) => { if (child.exitCode !== null)
 
 async function servers(dir) {
   // --hook: no floor; the register hook loaded untraced in its place.
-  const cases = HOOK ? ['none', 'register', 'traced'] : ['none', 'floor', 'traced', ...(STACKS ? ['stacks'] : [])];
+  const cases = HOOK ? ['none', 'register', 'traced'] : ['none', 'floor', ...(END_ENTRY ? ['floor-entry'] : []), 'traced', ...(NEW_ROOT ? ['traced-new'] : []), ...(STACKS ? ['stacks'] : [])];
   const started = {};
   const attached = {};
   let requests = 0;
@@ -209,13 +228,15 @@ async function servers(dir) {
         { preload, usdtDir: preload ? path.join(dir, `usdt-${c}`) : undefined });
     }
     if (!HOOK) attached.floor = await startFloor(started.floor.pid);
+    if (END_ENTRY) attached['floor-entry'] = await startFloor(started['floor-entry'].pid, { endAtEntry: true });
     attached.traced = await startTracer(started.traced.pid);
+    if (NEW_ROOT) attached['traced-new'] = await startTracer(started['traced-new'].pid, [], NEW_ROOT);
     if (STACKS) attached.stacks = await startTracer(started.stacks.pid, ['--stacks']);
     // The hook turns on within its poll (lib/async/probes.js POLL_MS) of the attach.
     if (HOOK) await new Promise((resolve) => { setTimeout(resolve, 500); });
     for (const c of cases) await load(loadOf(started[c], 1));   // warm up each server's JIT
     // The run time of each traced server's BPF programs, by the kernel's statistics.
-    const bpftraceOf = { floor: attached.floor && attached.floor.pid, traced: bpftraceChild(attached.traced.pid), stacks: attached.stacks && bpftraceChild(attached.stacks.pid) };
+    const bpftraceOf = { floor: attached.floor && attached.floor.pid, 'floor-entry': attached['floor-entry'] && attached['floor-entry'].pid, traced: bpftraceChild(attached.traced.pid), 'traced-new': attached['traced-new'] && bpftraceChild(attached['traced-new'].pid), stacks: attached.stacks && bpftraceChild(attached.stacks.pid) };
     const restoreStats = enableStats();
     const results = Object.fromEntries(cases.map((c) => [c, []]));
     try {
@@ -245,10 +266,21 @@ async function servers(dir) {
       const short = results[c].filter((x) => x.rps < RATE * 0.98).length;
       const paired = results[c].map((x, r) => x.cpuUsPerReq / results.none[r].cpuUsPerReq).sort((a, b) => a - b);
       const q = (f) => paired[Math.floor(f * (paired.length - 1))].toFixed(3);
-      console.log(`  ${c.padEnd(7)} ${cpu.toFixed(2).padStart(7)} µs CPU/req  x${(cpu / baseCpu).toFixed(3)}`
+      console.log(`  ${c.padEnd(11)} ${cpu.toFixed(2).padStart(7)} µs CPU/req  x${(cpu / baseCpu).toFixed(3)}`
         + (c === 'none' ? '' : `, paired x${median(paired).toFixed(3)} [${q(0.25)}, ${q(0.75)}]`)
         + `  (${rps.toFixed(0)} req/s${short ? `; ${short} rounds under ${RATE * 0.98}` : ''})`
         + (bpftraceOf[c] ? `; its BPF programs ${median(results[c].map((x) => x.bpfNsPerReq)).toFixed(0)} ns/req` : ''));
+    }
+    if (NEW_ROOT) {
+      const r = results['traced-new'].map((x, i) => x.cpuUsPerReq / results.traced[i].cpuUsPerReq).sort((x, y) => x - y);
+      const q = (f) => r[Math.floor(f * (r.length - 1))].toFixed(3);
+      console.log(`  traced-new / traced, paired: x${median(r).toFixed(3)} [${q(0.25)}, ${q(0.75)}]`);
+    }
+    if (END_ENTRY) {
+      // The two floors against each other, round by round: what ending at an entry probe saves.
+      const r = results['floor-entry'].map((x, i) => x.cpuUsPerReq / results.floor[i].cpuUsPerReq).sort((x, y) => x - y);
+      const q = (f) => r[Math.floor(f * (r.length - 1))].toFixed(3);
+      console.log(`  floor-entry / floor, paired: x${median(r).toFixed(3)} [${q(0.25)}, ${q(0.75)}]`);
     }
     console.log(`  rounds (µs CPU/req): ${cases.map((c) => `${c} ${results[c].map((x) => x.cpuUsPerReq.toFixed(1)).join(' ')}`).join('; ')}`);
   } finally {
@@ -266,11 +298,12 @@ async function servers(dir) {
           + ` ${(hook.reduce((n, k) => n + k.callbacks, 0) / total).toFixed(2)} probe hits`);
       }
     }
-    if (attached.floor) {
-      // Probe hits per request, from the floor's counts (warm-up included: 1 s at RATE).
-      const hits = [...attached.floor.output().matchAll(/@hits\[(.+?)\]: (\d+)/g)].map((m) => [m[1], Number(m[2])]);
+    for (const c of ['floor', 'floor-entry'].filter((x) => attached[x])) {
+      // Probe hits per request, from the floor's counts (warm-up included: 1 s at RATE;
+      // floor-entry served as many requests as the floor).
+      const hits = [...attached[c].output().matchAll(/@hits\[(.+?)\]: (\d+)/g)].map((m) => [m[1], Number(m[2])]);
       const total = requests + RATE;
-      console.log(`  probe hits per request (floor): ${hits.map(([k, n]) => `${k} ${(n / total).toFixed(2)}`).join(', ')};`
+      console.log(`  probe hits per request (${c}): ${hits.map(([k, n]) => `${k} ${(n / total).toFixed(2)}`).join(', ')};`
         + ` ${(hits.reduce((s, [, n]) => s + n, 0) / total).toFixed(2)} in all`);
     }
     for (const s of Object.values(started)) s.kill('SIGKILL');
@@ -347,11 +380,69 @@ async function tight(dir) {
   }
 }
 
+// --tight --traps: what each kind of probe hit costs, in the same loop
+// (each re-initialization one Parser::Initialize calling one AsyncReset,
+// both starting with `push %rbp`): AsyncReset's entry alone; with a
+// uretprobe on it too (how async.bt ends a callback: MakeCallback's
+// return); with a second entry probe instead, on Parser::Initialize (what
+// ending a callback at the entry of a function MakeCallback calls last,
+// such as ~InternalCallbackScope, would cost at the least). Rounds
+// interleaved and rotated, each case attached anew, its runs' median.
+const PARSER_INITIALIZE = '_ZN4node12_GLOBAL__N_16Parser10InitializeERKN2v820FunctionCallbackInfoINS2_5ValueEEE';
+async function traps(dir) {
+  const target = await startNode(nodeCopy('node-traps', dir), ['--reset-loop', String(OPS)]);
+  const nsOnce = () => new Promise((resolve) => {
+    let out = '';
+    const on = (d) => { out += d; const m = /ns (\S+)/.exec(out); if (m) { target.stdout.off('data', on); resolve(Number(m[1])); } };
+    target.stdout.on('data', on);
+    target.kill('SIGUSR2');
+  });
+  const CASES = {
+    entry: (f) => [`uprobe:$1:${f.RESET} /pid == $2/ { @hits["entry"] = count(); }`],
+    'entry+return': (f) => [`uprobe:$1:${f.RESET} /pid == $2/ { @hits["entry"] = count(); }`,
+      `uretprobe:$1:${f.RESET} /pid == $2/ { @hits["return"] = count(); }`],
+    'entry+entry': (f) => [`uprobe:$1:${f.RESET} /pid == $2/ { @hits["entry"] = count(); }`,
+      `uprobe:$1:${PARSER_INITIALIZE} /pid == $2/ { @hits["second entry"] = count(); }`],
+  };
+  const RUNS = 3;
+  const ROUNDS_T = options.number('rounds', 3);
+  const runs = { none: [], ...Object.fromEntries(Object.keys(CASES).map((c) => [c, []])) };
+  let tracer = '';
+  try {
+    for (let r = 0; r < ROUNDS_T; r++) {
+      const xs = [];
+      for (let i = 0; i < RUNS; i++) xs.push(await nsOnce());
+      runs.none.push(median(xs));
+      const order = Object.entries(CASES);
+      for (const [c, lines] of [...order.slice(r % order.length), ...order.slice(0, r % order.length)]) {
+        const child = await startCounting(target.pid, lines);
+        tracer = child.tracer;
+        const ys = [];
+        for (let i = 0; i < RUNS; i++) ys.push(await nsOnce());
+        child.kill('SIGINT');
+        await ended(child);
+        const hits = [...child.output().matchAll(/@hits\[(.+?)\]: (\d+)/g)].map((m) => `${m[1]} ${(Number(m[2]) / (OPS * RUNS)).toFixed(2)}`);
+        if (r === 0) console.log(`  ${c}: hits an operation ${hits.join(', ')}`);
+        runs[c].push(median(ys));
+      }
+    }
+    // Paired within each round: what the probe added to that round's own baseline.
+    const added = (c, base) => runs[c].map((x, r) => x - runs[base][r]);
+    const show = (xs) => { const s = [...xs].sort((a, b) => a - b); return `${median(s).toFixed(0)} ns [${s[0].toFixed(0)}, ${s[s.length - 1].toFixed(0)}]`; };
+    console.log(`probe hits by kind, HTTP parser re-initialized back to back, ${OPS} a run, ${RUNS} runs a case, ${ROUNDS_T} rounds, node ${process.version}, ${tracer}:`
+      + ` untraced ${median(runs.none).toFixed(0)} ns/op; an entry uprobe +${show(added('entry', 'none'))};`
+      + ` a uretprobe beside it +${show(added('entry+return', 'entry'))}; a second entry uprobe instead +${show(added('entry+entry', 'entry'))} (median [min, max] of the rounds)`);
+    console.log(`  rounds (ns/op): ${Object.entries(runs).map(([c, xs]) => `${c} ${xs.map((x) => x.toFixed(0)).join(' ')}`).join('; ')}`);
+  } finally {
+    target.kill('SIGKILL');
+  }
+}
+
 (async () => {
   if (!(process.platform === 'linux' && process.getuid() === 0)) throw new Error('bench/async.js traces: Linux, as root');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-bench-async-'));
   try {
-    if (options.flag('tight')) await (HOOK ? tightHook(dir) : tight(dir));
+    if (options.flag('tight')) await (HOOK ? tightHook(dir) : options.flag('traps') ? traps(dir) : tight(dir));
     else await servers(dir);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
