@@ -271,6 +271,19 @@ describe('TracerSession: private files', function () {
     assert(r.endMarkerSeen, 'the rest read at the end');
   });
 
+  it('a -c command that ends between two looks of readyWhen: ready as of BEGIN\'s line, not a failed start', async function () {
+    // bpftrace 0.27 with a command of a few ms (latency -c, CI 2026-11-28):
+    // the command's start was never seen, BEGIN's line was read while it ran.
+    const script = path.join(__dirname, 'support', 'file-writing-tracer.js');
+    const plan = fakePlan('bpftrace', script, { argv: [script, '-o', { temp: 'out' }, '--exit-after', '600'], outputFile: 'out' });
+    const session = new TracerSession(plan, { statusStream: null, readyWhen: () => false });
+    const r = await session.run();
+    assert.strictEqual(r.code, 0);
+    assert.strictEqual(r.ready, true, 'the tracer got past BEGIN and ended as its program does');
+    assert(r.readyAt > 0 && r.endedAt - r.readyAt >= 200, `ready ${r.endedAt - r.readyAt} ms before the end: when BEGIN's line was read`);
+    assert(r.endMarkerSeen);
+  });
+
   it('prints the same plan as a shell script for --dry-run', function () {
     const plan = fakePlan('bpftrace', DEAF, {
       argv: ['-o', { temp: 'out' }, DEAF], env: { A: 'b c' }, outputFile: 'out', launcher: ['/usr/bin/setpriv', '--pdeathsig', 'KILL', '--'],

@@ -215,8 +215,12 @@ class TracerSession {
         return;
       }
       // (With readyWhen, a running tracer's BEGIN line is no sign: bpftrace
-      // -c -o prints it before attaching, and readyWhen tells.)
-      if (!r.ready && !this.plan.readyLine && !(this.o.readyWhen && this.running()) && text.endsWith(READY_MARKER)) this.markReady();
+      // -c -o prints it before attaching, and readyWhen tells; when it
+      // ends unseen, the line is: below, at the tracer's exit.)
+      if (!r.ready && !this.plan.readyLine && text.endsWith(READY_MARKER)) {
+        if (this.o.readyWhen && this.running()) this.readyLineAt = this.readyLineAt || Date.now();
+        else this.markReady();
+      }
       if (text === END_MARKER) r.endMarkerSeen = true;
     }
     if (this.o.onLine) this.o.onLine(item);
@@ -325,6 +329,13 @@ class TracerSession {
       });
       child.on('close', (code, signal) => {
         if (tail) { take(tail.read()); tail.close(); }
+        // A -c command that ran and ended between two looks of readyWhen
+        // (a few ms): the program's BEGIN line says the tracer got that far,
+        // as it did when the file was read only now.
+        if (!r.ready && this.readyLineAt) {
+          this.markReady();
+          r.readyAt = this.readyLineAt;
+        }
         for (const l of split.end()) this.line(l);
         for (const l of errSplit.end()) takeError(l);
         finish();
