@@ -94,30 +94,21 @@ function probeLibraryPath(providerName, probes, opts = {}) {
   return inDir || all[0];
 }
 
-// Probe libraries mapped by a live process, from /proc/PID/maps:
-// [{ path, range }], one per file (range: its first mapping's bounds, as
-// /proc/PID/map_files names it, without the maps' zero padding).
-function mappedProbeLibraries(pid) {
+// Probe libraries mapped by a live process, from /proc/PID/maps.
+function loadedProbeLibraries(pid) {
   let maps;
   try { maps = fs.readFileSync(`/proc/${pid}/maps`, 'utf8'); } catch (err) { return []; }
-  const found = new Map();
+  const found = new Set();
   for (const line of maps.split('\n')) {
     const i = line.indexOf('/');
     if (i < 0) continue;
     const file = line.slice(i);
-    if (!path.basename(file).startsWith(FILE_PREFIX) || !file.endsWith('.so') || found.has(file)) continue;
-    const m = /^([0-9a-f]+)-([0-9a-f]+) /.exec(line);
-    if (m) found.set(file, { path: file, range: `${BigInt(`0x${m[1]}`).toString(16)}-${BigInt(`0x${m[2]}`).toString(16)}` });
+    if (path.basename(file).startsWith(FILE_PREFIX) && file.endsWith('.so')) found.add(file);
   }
-  return [...found.values()];
-}
-
-// Their paths, as the process names them.
-function loadedProbeLibraries(pid) {
-  return mappedProbeLibraries(pid).map((m) => m.path);
+  return [...found];
 }
 
 module.exports = {
   libraryFileName, candidateDirs, libraryFor, probeLibraryPath, probeLibraryPaths,
-  loadedProbeLibraries, mappedProbeLibraries, currentUid, FILE_PREFIX,
+  loadedProbeLibraries, currentUid, FILE_PREFIX,
 };

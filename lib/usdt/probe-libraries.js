@@ -15,6 +15,7 @@ const proc = require('../proc');
 const paths = require('./paths');
 const { checkLibrary } = require('./library-check');
 const { openRegular, readAt } = require('../safe-open');
+const { parseMaps } = require('../symbolize');
 
 // lib/usdt's libraries are about 10 KB (3 pages and the notes); one of the
 // 64 probe sites library-check.js allows stays far below this.
@@ -149,10 +150,21 @@ function rememberName(link, name) {
   mappedNames.set(link, name);
 }
 
+// The probe libraries process `pid` maps: [{ path, range }], one per file
+// (its first mapping's range, as /proc/PID/map_files names it).
+function mappedLibraries(pid) {
+  const found = new Map();
+  for (const m of parseMaps(proc.readProcFile(pid, 'maps') || '')) {
+    if (found.has(m.path) || !path.basename(m.path).startsWith(paths.FILE_PREFIX) || !m.path.endsWith('.so')) continue;
+    found.set(m.path, { path: m.path, range: m.range });
+  }
+  return [...found.values()];
+}
+
 // The provider's libraries mapped by a live process.
 function librariesOf(pid, provider) {
   const out = [];
-  for (const mapped of paths.mappedProbeLibraries(pid)) {
+  for (const mapped of mappedLibraries(pid)) {
     const p = reachablePath(pid, mapped);
     if (p && declaresProvider(p, provider)) out.push(p);
   }
@@ -386,7 +398,7 @@ class LibraryScan {
 
   readMaps(pid, p) {
     p.files = [];
-    for (const mapped of paths.mappedProbeLibraries(pid)) {
+    for (const mapped of mappedLibraries(pid)) {
       const reachable = reachablePath(pid, mapped);
       if (reachable) p.files.push(reachable);
     }
