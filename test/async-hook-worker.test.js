@@ -13,7 +13,7 @@ const os = require('os');
 const path = require('path');
 const { ROOT, requireTracing, startTarget, stopTarget, nodetrace, killStragglers } = require('./support/harness');
 const { BUILDS, NODE18, missingReason } = require('./support/node-builds');
-const { ATTACH_MS, lineFrom } = require('./support/async-checks');
+const { ATTACH_MS, lineFrom, checkCallbacksFitLoop, onlyKind } = require('./support/async-checks');
 
 const MAIN_ROUNDS = 120;
 const WORKER_ROUNDS = 200;
@@ -60,11 +60,7 @@ function checkWorkerCounts({ json, truth }) {
   assert.strictEqual(truth.main.Timeout, MAIN_ROUNDS);
   assert.strictEqual(truth.worker.Timeout, WORKER_ROUNDS);
   const show = json.kinds.map((k) => `${k.name}(${k.source}, ${k.threads} threads) ${k.created}/${k.callbacks}/${k.destroyed}`).join(', ');
-  const kind = (name) => {
-    const found = json.kinds.filter((k) => k.name === name);
-    assert.strictEqual(found.length, 1, `${name} once: ${show}`);
-    return found[0];
-  };
+  const kind = (name) => onlyKind(json, name, show);
   assert.strictEqual(json.hook, true, show);
   // Made, called back and destroyed once each, all while traced (each
   // thread began once its own hook was on): exact, no slack, as the main
@@ -81,8 +77,7 @@ function checkWorkerCounts({ json, truth }) {
   assert.deepStrictEqual([own.threads, own.created, own.callbacks, own.destroyed], [1, n, n, n], show);
   // The worker's callbacks are on its own loop, not the main thread's.
   assert.strictEqual(own.callback.loop_ns, 0, show);
-  const onLoop = json.kinds.reduce((sum, k) => sum + k.callback.loop_ns, 0);
-  assert(onLoop <= json.loop_busy_ns, `callbacks ${onLoop} ns in a loop busy ${json.loop_busy_ns} ns`);
+  checkCallbacksFitLoop(json);
 }
 
 describe('nodetrace async with the register hook in a worker thread @tracer', function () {

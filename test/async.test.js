@@ -12,7 +12,7 @@ const path = require('path');
 const { spawn } = require('child_process');
 const { ROOT, requireTracing, startTarget, stopTarget, nodetrace, killStragglers } = require('./support/harness');
 const { BUILDS, NODE18, missingReason } = require('./support/node-builds');
-const { ATTACH_MS, BUSY_MS, lineFrom, traceWhile, traceMix, checkCounts } = require('./support/async-checks');
+const { ATTACH_MS, BUSY_MS, lineFrom, traceWhile, traceMix, checkCounts, checkCallbacksFitLoop, onlyKind } = require('./support/async-checks');
 
 // --stacks on a target that leaks loopback connections from a named
 // function (and reads its file, released): the dry run without --stacks
@@ -201,11 +201,7 @@ async function traceHookMix(node, env = {}) {
 
 function checkHookCounts({ json, truth, bystanderHook }) {
   const show = json.kinds.map((k) => `${k.name}(${k.source}) ${k.created}/${k.callbacks}/${k.destroyed}`).join(', ');
-  const kind = (name) => {
-    const found = json.kinds.filter((k) => k.name === name);
-    assert.strictEqual(found.length, 1, `${name} once: ${show}`);
-    return found[0];
-  };
+  const kind = (name) => onlyKind(json, name, show);
   assert.strictEqual(json.hook, true, show);
   // Created, called back and destroyed once each, all while traced (the
   // target began once its hook was on): exact, no slack.
@@ -230,8 +226,7 @@ function checkHookCounts({ json, truth, bystanderHook }) {
   // PROMISE's, taken out of the read's (not counted twice).
   assert(promise.callback.max_us >= BUSY_MS * 1000 && promise.callback.max_us < BUSY_MS * 2000, `PROMISE callback max ${promise.callback.max_us} us`);
   assert(fsKind.callback.max_us < BUSY_MS * 1000 / 2, `FSREQCALLBACK callback max ${fsKind.callback.max_us} us: the promise's time left in it`);
-  const onLoop = json.kinds.reduce((n, k) => n + k.callback.loop_ns, 0);
-  assert(onLoop <= json.loop_busy_ns, `callbacks ${onLoop} ns in a loop busy ${json.loop_busy_ns} ns`);
+  checkCallbacksFitLoop(json);
   assert.strictEqual(bystanderHook, 'off', 'the untraced process beside it kept its hook off');
 }
 

@@ -143,8 +143,21 @@ function checkCounts({ json, truth }) {
   // callback, and the callbacks on the main thread fit in it.
   assert(json.loop_busy_ns >= BUSY_MS * 1e6, `loop busy ${json.loop_busy_ns} ns`);
   assert(pbkdf2.loop_ns >= BUSY_MS * 1e6, `pbkdf2 callbacks on the loop ${pbkdf2.loop_ns} ns`);
+  checkCallbacksFitLoop(json);
+}
+
+// The callbacks on the main thread fit in its loop's busy time.
+function checkCallbacksFitLoop(json) {
   const onLoop = json.kinds.reduce((n, k) => n + k.callback.loop_ns, 0);
   assert(onLoop <= json.loop_busy_ns, `callbacks ${onLoop} ns in a loop busy ${json.loop_busy_ns} ns`);
 }
 
-module.exports = { ATTACH_MS, BUSY_MS, lineFrom, traceWhile, traceMix, checkCounts };
+// The report's kind of that name, which must be there once (`show`: the
+// kinds, for the message).
+function onlyKind(json, name, show) {
+  const found = json.kinds.filter((k) => k.name === name);
+  assert.strictEqual(found.length, 1, `${name} once: ${show}`);
+  return found[0];
+}
+
+module.exports = { ATTACH_MS, BUSY_MS, lineFrom, traceWhile, traceMix, checkCounts, checkCallbacksFitLoop, onlyKind };
