@@ -83,12 +83,10 @@ demo: deps
 # (podman), DTrace for Linux and the bpftrace tiers. Then the full suite in the main cell (the host's
 # bpftrace and node, those builds, DTrace), then each command's core tests
 # (@core) under the newer bpftrace tiers. How long it takes: README's Set-up.
-# The tiers run even when the main suite failed: one run shows every failure.
+# The tiers run even when the main suite failed: one run shows every failure,
+# each tier's again at the end (scripts/test-matrix.sh, tier main first).
 test: checkout-readable deps browser node-builds container-image dtrace-if-available bpftrace-tiers-if-available
-	status=0; \
-	$(SUDO) $(ROOT_ENV) npx mocha 'test/**/*.test.js' || status=1; \
-	$(SUDO) $(ROOT_ENV) scripts/test-matrix.sh $(BPFTRACE_TIERS) || status=1; \
-	exit $$status
+	$(SUDO) $(ROOT_ENV) scripts/test-matrix.sh main $(BPFTRACE_TIERS)
 
 # Some tests run processes as nobody and as a throwaway user (not root, a
 # hostile local user) from the checkout: say so at once where those cannot

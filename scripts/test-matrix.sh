@@ -7,8 +7,15 @@
 #   scripts/test-matrix.sh [TIER...]        default: host trixie sid
 #   MATRIX_GREP='@core' MATRIX_FILES='test/latency.test.js ...' to run others
 #
+# Tier `main` is the whole suite (every test file, no grep) under the host's
+# bpftrace: `make test` runs main, then the newer tiers.
+#
 # A tier that cannot be made here is skipped, saying why; with CI set in the
 # environment it fails instead: in CI nothing is skipped.
+#
+# Each run's failures (mocha's "N failing" report) are printed again at the
+# very end, so that the last lines of a long run, which are what a CI log
+# shows, say which tests failed in every tier, not only in the last.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,8 +28,19 @@ read -r -a files <<<"${MATRIX_FILES:-$(grep -l -- "$grep_for" test/*.test.js | t
 
 failed=()
 skipped=()
+reports="$(mktemp -d)"
+trap 'rm -rf "$reports"' EXIT
+# mocha ARGS... under $bpftrace, its report shown as it comes and kept in
+# $reports/$tier; its exit status.
+run_mocha() {
+  local color=()
+  [ -t 1 ] && color=(--color)
+  env NODETRACE_BPFTRACE="$bpftrace" npx mocha "${color[@]}" "$@" | tee "$reports/$tier"
+  return "${PIPESTATUS[0]}"
+}
+
 for tier in "${tiers[@]}"; do
-  if [ "$tier" = host ]; then
+  if [ "$tier" = host ] || [ "$tier" = main ]; then
     bpftrace=""
   elif ! bpftrace="$(scripts/bpftrace-tier.sh "$tier")"; then
     if [ -n "${CI:-}" ]; then
@@ -36,13 +54,31 @@ for tier in "${tiers[@]}"; do
   fi
   version="$(${bpftrace:-bpftrace} --version 2>/dev/null)"
   echo "=== tier $tier: ${version:-bpftrace} ${bpftrace:+($bpftrace)}"
-  if ! env NODETRACE_BPFTRACE="$bpftrace" npx mocha --grep "$grep_for" "${files[@]}"; then
-    failed+=("$tier")
+  if [ "$tier" = main ]; then
+    run_mocha 'test/**/*.test.js' || failed+=("$tier")
+  else
+    run_mocha --grep "$grep_for" "${files[@]}" || failed+=("$tier")
   fi
 done
 
 [ ${#skipped[@]} -eq 0 ] || echo "test-matrix: skipped: ${skipped[*]}"
 if [ ${#failed[@]} -gt 0 ]; then
+  for tier in "${failed[@]}"; do
+    [ -s "$reports/$tier" ] || continue
+    echo
+    echo "=== what failed in tier $tier (its report above, again):"
+    sed -n '/^ *[0-9][0-9]* failing/,$p' "$reports/$tier" | head -n 400
+  done
+  # Last, a line per failed test: what a log's tail shows.
+  echo
+  for tier in "${failed[@]}"; do
+    [ -s "$reports/$tier" ] || continue
+    awk -v tier="$tier" '
+      /^ *[0-9]+ failing/ { on = 1; next }
+      on && /^  [0-9]+\) / { title = $0; sub(/^ +/, "", title); open = 1; next }
+      on && open { line = $0; sub(/^ +/, "", line); title = title " " line; if (line ~ /:$/) { print "test-matrix: " tier ": " title; open = 0 } }
+    ' "$reports/$tier" | head -n 40
+  done
   echo "test-matrix: failed: ${failed[*]}" >&2
   exit 1
 fi
