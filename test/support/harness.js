@@ -2,6 +2,7 @@
 // What integration tests share: starting a target program and waiting for it
 // to say it is ready, running bin/nodetrace as a user would, and skipping
 // (with the reason) where this host cannot trace.
+const fs = require('fs');
 const path = require('path');
 const { spawn } = require('child_process');
 const { detectBpftrace, BPFTRACE_ENV } = require('../../lib/tracer/detect');
@@ -16,8 +17,23 @@ const live = new Set();
 function track(child) {
   live.add(child);
   child.on('exit', () => live.delete(child));
+  if (child.pid && (child.spawnargs || []).includes('--perf-basic-prof')) perfMaps.add(`/tmp/perf-${child.pid}.map`);
   return child;
 }
+
+// Node never removes the perf map that --perf-basic-prof makes. The
+// targets' maps go when the suite ends (not when a target exits: a trace
+// still running may read its map then), each only if it is this user's
+// regular file, so that a run of the suite leaves none behind in /tmp.
+const perfMaps = new Set();
+process.on('exit', () => {
+  for (const file of perfMaps) {
+    try {
+      const st = fs.lstatSync(file);
+      if (st.isFile() && st.uid === process.getuid()) fs.unlinkSync(file);
+    } catch (err) { /* none there */ }
+  }
+});
 // A killed nodetrace's tracer dies with it (its parent-death signal), but
 // the kernel detaches its uprobes first, each after RCU grace periods, slow
 // on a busy host (docs/platforms.md, "Learned 2026-11-27"), and the next

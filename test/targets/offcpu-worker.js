@@ -27,6 +27,9 @@ if (isMainThread) {
   const started = process.hrtime.bigint();
   new Worker(__filename, { workerData: { fifo, shared } }).on('error', (err) => { console.error(err); process.exit(1); });
   const fd = fs.openSync(fifo, 'w');
+  // Both ends are open: the FIFO needs no name now, and a target killed
+  // with SIGKILL (as tests end it) leaves nothing in the temporary directory.
+  fs.rmSync(dir, { recursive: true, force: true });
   setInterval(() => fs.writeSync(fd, 'x'), FIFO_MS);
   const ready = () => {
     if (Atomics.load(fromWorker, 1) === 0n) { setTimeout(ready, 10); return; }
