@@ -38,6 +38,8 @@ describe('nodetrace loop @tracer', function () {
       // stretch a wait or delay the timer that starts one, and so may leave
       // fewer in the time.
       assert(json.stalls.length >= 5 && json.stalls.length <= 9, `${json.stalls.length} stalls`);
+      // Over the trace -d asked for (from every probe attached to the end).
+      assert(json.traced_ns >= 7.95e9 && json.traced_ns < 8.5e9, `traced ${json.traced_ns / 1e9} s for -d 8`);
       for (const s of json.stalls) assert(s.busy_us >= STALL_US, `a stall of ${s.busy_us} µs is shorter than the busy-wait`);
       const median = json.stalls.map((s) => s.busy_us).sort((a, b) => a - b)[Math.floor(json.stalls.length / 2)];
       assert(median < STALL_US + LOADED_TURN_SLACK_US, `median stall ${median} µs`);

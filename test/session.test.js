@@ -7,7 +7,7 @@
 const assert = require('assert');
 const fs = require('fs');
 const path = require('path');
-const { TracerSession, abnormalEnd, QUIESCE_TIMEOUT_MS } = require('../lib/tracer/session');
+const { TracerSession, abnormalEnd, QUIESCE_TIMEOUT_MS, tracedSpanMs, spanNs } = require('../lib/tracer/session');
 const { renderPlan } = require('../lib/tracer/plan');
 
 const DEAF = path.join(__dirname, 'support', 'deaf-tracer.js');
@@ -126,6 +126,22 @@ describe('TracerSession: knowing when the probes are attached', function () {
     assert.strictEqual(p.env.__BPFTRACE_NOTIFY_PROBES_ATTACHED, '1');
     assert.strictEqual(planTracer(bpftrace, { script: 'profile', command: '/bin/true', outputFile: 'x', args: { HZ: 99, PID: 0 } }).readyLine, null);
     assert.strictEqual(planTracer({ name: 'dtrace', path: '/usr/sbin/dtrace', version: '2.0' }, { script: 'addon-latency', pid: 1 }).readyLine, null);
+  });
+});
+
+describe('the trace\'s length as reports say it', function () {
+  it('runs from every probe attached to the end asked for, not over the detach after it', function () {
+    assert.strictEqual(tracedSpanMs({ readyAt: 1000, endRequestedAt: 4000, endedAt: 9000 }), 3000);
+    assert.strictEqual(spanNs({ readyAt: 1000, endRequestedAt: 4000, endedAt: 9000 }), 3000000000n);
+  });
+
+  it('ends at the tracer\'s exit when no end was asked for (a -c command that ended)', function () {
+    assert.strictEqual(tracedSpanMs({ readyAt: 1000, endRequestedAt: 0, endedAt: 2500 }), 1500);
+  });
+
+  it('is unknown when the tracer was never ready, and then the program\'s own figure stands', function () {
+    assert.strictEqual(tracedSpanMs({ readyAt: 0, endRequestedAt: 0, endedAt: 2500 }), null);
+    assert.strictEqual(spanNs({ readyAt: 0, endRequestedAt: 0, endedAt: 2500 }, 7n), 7n);
   });
 });
 

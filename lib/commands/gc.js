@@ -7,6 +7,7 @@ const { UserError, EXIT } = require('../errors');
 const { planTracer, readScript } = require('../tracer/plan');
 const { instantiateSlot } = require('../tracer/template');
 const { runTraceCommand } = require('../tracer/run-command');
+const { spanNs } = require('../tracer/session');
 const { locateGc } = require('../gc/v8-functions');
 const { parseGc, renderGcText, renderGcJSON } = require('../gc/report');
 const { targetOptions, checkTarget } = require('../targets/options');
@@ -78,6 +79,7 @@ function report(result, { args, tracer, plan: p }) {
   const pid = p.target.pid;
   const who = p.details.process;
   const r = parseGc(result.maps, { tracer: tracer.name });
+  r.tracedNs = spanNs(result, r.tracedNs);
   process.stdout.write(args.json ? renderGcJSON(r, { pid, who, tracer: tracer.name }) : renderGcText(r, { pid, who }));
   return { gathered: r.kinds.length > 0 };
 }

@@ -6,6 +6,7 @@ const { UserError, UsageError } = require('../errors');
 const proc = require('../proc');
 const { planTracer } = require('../tracer/plan');
 const { runTraceCommand } = require('../tracer/run-command');
+const { tracedSpanMs } = require('../tracer/session');
 const { quietMapHelperArgs, stringLimitEnv, uprobesWithPid } = require('../tracer/capabilities');
 const { describeIdentity, identityJson } = require('../proc/container');
 const { safeText } = require('../terminal-safe');
@@ -145,10 +146,8 @@ function requireProbePoints(found, what, { hint } = {}) {
 function report(result, { args, plan: p, snapshots, broken }) {
   // No operation it measured can have lasted longer than the tracer ran.
   const ranMs = result.endedAt - result.startedAt;
-  // The trace, as the header says and the pool's shares are of: the time
-  // every probe was in place, up to the end signal (bpftrace may take
-  // seconds more to detach and print).
-  const tracedMs = (result.endRequestedAt || result.endedAt) - result.readyAt;
+  // The trace, as the header says and the pool's shares are of.
+  const tracedMs = tracedSpanMs(result) || ranMs;
   const summary = summarize(buildModel(result, {
     tracer: p.tracer.name, addonsOnly: args.addonsOnly, resolveAddresses: snapshots.resolver(), traceNs: ranMs * 1e6,
     poolNs: tracedMs * 1e6, symbols: args.symbols,

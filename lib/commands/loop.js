@@ -5,6 +5,7 @@
 // during them. Works on any running node process, without preparing it.
 const { planTracer } = require('../tracer/plan');
 const { runTraceCommand } = require('../tracer/run-command');
+const { spanNs } = require('../tracer/session');
 const { parseLoop, renderLoopText, renderLoopJSON, foldedStacks } = require('../loop/report');
 const { targetOptions, checkTarget } = require('../targets/options');
 const { oneProcess } = require('../targets/one-process');
@@ -86,6 +87,7 @@ function report(result, { args, tracer, plan: p, broken, wallMinusMonoNs, snapsh
   const pid = p.target.pid;
   if (run.lines) Object.assign(result, splitAtEndMarker(run.lines));
   const r = parseLoop(result, { tracer: tracer.name });
+  r.tracedNs = spanNs(result, r.tracedNs);
   if (snapshots) r.stacks = nameLoopStacks(r.stacks, snapshots.symbolizer, snapshots.latest, { js: run.js });
   const o = {
     pid, who: p.details.process, tracer: tracer.name, overUs: parseThreshold(args.over), top: args.top,

@@ -383,6 +383,25 @@ class FileTail {
   }
 }
 
+// The trace's length, as a report says it and its rates and shares are of:
+// from the moment every probe was attached to the end asked for (or the
+// tracer's exit). Not the tracer's whole run, whose attach before and
+// detach after take seconds on bpftrace 0.17 with a large node binary; nor
+// a program's BEGIN to END, which 0.17 runs before it attaches the other
+// probes. In ms; null when the tracer was never ready.
+function tracedSpanMs(result) {
+  if (!result.readyAt) return null;
+  const end = result.endRequestedAt || result.endedAt;
+  return end > result.readyAt ? end - result.readyAt : null;
+}
+
+// The same as a BigInt of ns, for reports that say traced_ns; `otherwise`
+// (the program's own figure) when the tracer was never ready.
+function spanNs(result, otherwise = null) {
+  const ms = tracedSpanMs(result);
+  return ms === null ? otherwise : BigInt(Math.round(ms * 1e6));
+}
+
 module.exports = {
-  TracerSession, abnormalEnd, howItExited, READY_MARKER, END_MARKER, ATTACH_TIMEOUT_MS, QUIESCE_TIMEOUT_MS, isNoise,
+  TracerSession, abnormalEnd, howItExited, tracedSpanMs, spanNs, READY_MARKER, END_MARKER, ATTACH_TIMEOUT_MS, QUIESCE_TIMEOUT_MS, isNoise,
 };
