@@ -94,6 +94,11 @@ function probeLibraryPath(providerName, probes, opts = {}) {
   return inDir || all[0];
 }
 
+// A file name that lib/usdt gives a probe library (libraryFileName's shape).
+function isProbeLibraryName(name) {
+  return name.startsWith(FILE_PREFIX) && name.endsWith('.so');
+}
+
 // Probe libraries mapped by a live process, from /proc/PID/maps.
 function loadedProbeLibraries(pid) {
   let maps;
@@ -103,12 +108,12 @@ function loadedProbeLibraries(pid) {
     const i = line.indexOf('/');
     if (i < 0) continue;
     const file = line.slice(i);
-    if (path.basename(file).startsWith(FILE_PREFIX) && file.endsWith('.so')) found.add(file);
+    if (isProbeLibraryName(path.basename(file))) found.add(file);
   }
   return [...found];
 }
 
 module.exports = {
   libraryFileName, candidateDirs, libraryFor, probeLibraryPath, probeLibraryPaths,
-  loadedProbeLibraries, currentUid, FILE_PREFIX,
+  loadedProbeLibraries, isProbeLibraryName, currentUid, FILE_PREFIX,
 };

@@ -67,7 +67,7 @@ function declares(def, provider) {
  */
 function openVerified(file, provider) {
   const name = nameOf(file);
-  if (!name.startsWith(paths.FILE_PREFIX) || !name.endsWith('.so')) return { refused: 'not a probe library name' };
+  if (!paths.isProbeLibraryName(name)) return { refused: 'not a probe library name' };
   // A mapping's link (map_files, whose directory the process's user owns) is the kernel's: followed.
   const opened = openRegular(file, { maxBytes: MAX_LIBRARY_BYTES, followLinks: isMapFile(file) });
   if (opened.refused) return opened;
@@ -155,7 +155,7 @@ function rememberName(link, name) {
 function mappedLibraries(pid) {
   const found = new Map();
   for (const m of parseMaps(proc.readProcFile(pid, 'maps') || '')) {
-    if (found.has(m.path) || !path.basename(m.path).startsWith(paths.FILE_PREFIX) || !m.path.endsWith('.so')) continue;
+    if (found.has(m.path) || !paths.isProbeLibraryName(path.basename(m.path))) continue;
     found.set(m.path, { path: m.path, range: m.range });
   }
   return [...found.values()];
@@ -357,7 +357,7 @@ class LibraryScan {
         const e = d.readSync();
         if (!e) break;
         if (n >= ENTRIES_PER_DIR) { this.last.crowded.push(dir); break; }
-        if (e.name.startsWith(paths.FILE_PREFIX) && e.name.endsWith('.so')) files.push(path.join(dir, e.name));
+        if (paths.isProbeLibraryName(e.name)) files.push(path.join(dir, e.name));
       }
     } finally {
       d.closeSync();
