@@ -20,7 +20,7 @@ const { jsFramesSession } = require('../profile/js-frames');
 const { nameLoopStacks } = require('../loop/name-stacks');
 const { splitAtEndMarker } = require('../tracer/output-formats');
 const { runTraceCommand } = require('../tracer/run-command');
-const { spanNs } = require('../tracer/session');
+const { tracedSpanMs, spanNs } = require('../tracer/session');
 const { requireTracer } = require('../tracer/detect');
 const { pidProviderMisses } = require('../tracer/pid-provider-reach');
 const { dtraceLosses, dtraceLossLine } = require('../tracer/dtrace-losses');
@@ -158,11 +158,11 @@ function hookLibrary(pid, who) {
 function report(result, { args, tracer, plan: p, snapshots }, run = {}) {
   const pid = p.target.pid;
   const { process: who, version, providers } = p.details;
-  const attachedNs = spanNs(result);
+  const spanMs = tracedSpanMs(result);
   // Lines taken as they came, to name JavaScript frames meanwhile (lib/profile/js-frames.js).
   if (run.lines) Object.assign(result, splitAtEndMarker(run.lines));
-  const r = parseAsync(result, { providers, attachedNs: attachedNs === null ? null : Number(attachedNs), stacks: p.details.stacks, hook: p.details.hook, tracer: tracer.name });
-  r.tracedNs = attachedNs === null ? r.tracedNs : attachedNs;
+  const r = parseAsync(result, { providers, attachedNs: spanMs === null ? null : spanMs * 1e6, stacks: p.details.stacks, hook: p.details.hook, tracer: tracer.name });
+  r.tracedNs = spanNs(result, r.tracedNs);
   if (r.liveStacks && snapshots) {
     const named = nameLoopStacks(r.liveStacks.map((s) => s.stack), snapshots.symbolizer, snapshots.latest, { js: run.js });
     r.liveStacks.forEach((s, i) => { s.stack = named[i]; });
