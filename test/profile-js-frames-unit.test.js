@@ -111,7 +111,9 @@ describe('profile: JavaScript frames from V8\'s metadata (pure)', () => {
     assert(opened.names, JSON.stringify(opened));
     opened.names.close();
     const other = openCommandJsFrames(process.pid, { ...planned, shared: planned.shared + 8 });
-    assert.match(other.note, /^the command's V8 keeps a function's SharedFunctionInfo at \d+, not \d+ as its executable said: JavaScript is named from the perf map only$/);
+    assert.match(other.note, /^the command's V8 keeps a function's SharedFunctionInfo at \d+ and its code at \d+, not \d+ and \d+ as its executable said: JavaScript is named from the perf map only$/);
+    const otherCode = openCommandJsFrames(process.pid, { ...planned, code: planned.code + 8 });
+    assert.match(otherCode.note, /its code at \d+, not \d+ and \d+ as its executable said/);
     assert.match(commandJsFramesLayout('/bin/sh').note, /^\/bin\/sh carries no V8 postmortem metadata/);
   });
 
@@ -150,11 +152,11 @@ describe('profile: JavaScript frames from V8\'s metadata (pure)', () => {
         perfMapUsed: false,
       }),
     };
-    const js = { chain: () => new Map([[0, HOT], [1, MID], [2, HOT]]), limitation: null };
+    const js = { chain: () => new Map([[0, HOT], [1, MID], [2, HOT]]), inlinedAt: () => null, limitation: null };
     const named = nameStacks(parsed, symbolizer, { maps: [] }, { js });
     const frames = named.stacks[0].frames.map((f) => f.name);
     assert.deepStrictEqual(frames.slice(-3), ['uv_run', 'middleHot /app/hot.js:48:19', 'hotSpin /app/hot.js:28:17'], 'the C++ frame keeps its own name');
-    assert.deepStrictEqual(named.v8, { used: true, note: null });
+    assert.deepStrictEqual(named.v8, { used: true, note: null, inlining: { read: false, shown: 0, note: null } });
     const without = nameStacks(parsed, symbolizer, { maps: [] });
     assert.deepStrictEqual(without.stacks[0].frames.slice(-1)[0].category, 'jit');
   });
@@ -171,7 +173,7 @@ describe('profile: JavaScript frames from V8\'s metadata (pure)', () => {
         perfMapUsed: false,
       }),
     };
-    const js = { chain: () => new Map([[0, HOT], [1, MID], [2, HOT]]), limitation: null };
+    const js = { chain: () => new Map([[0, HOT], [1, MID], [2, HOT]]), inlinedAt: () => null, limitation: null };
     const frames = nameStacks(parsed, symbolizer, { maps: [] }, { js }).stacks[0].frames.map((f) => f.name);
     assert.deepStrictEqual(frames.slice(-3), ['uv_run', 'middleHot /app/hot.js:48:19', 'hotSpin /app/hot.js:28:17']);
   });

@@ -269,9 +269,11 @@ describe('profile: the plan', function () {
     assert.deepStrictEqual(p.argv.slice(-2), ['49', String(process.pid)]);
     assert(p.argv[p.argv.length - 3].endsWith('d-scripts/profile.bt'));
     // By default, a node whose V8 nodetrace knows: profile-js.bt, given JSFunction's shared offset (24 on V8 11, 32 after).
+    // And where a JSFunction keeps its code (48 on V8 10-11, 24 on 12; 0: inlining not read, V8 13 on).
     const js = profileCommand.plan({ pid: String(process.pid), frequency: 49 }, tracer);
-    assert(js.argv[js.argv.length - 4].endsWith('d-scripts/profile-js.bt'), js.argv.join(' '));
-    assert.deepStrictEqual(js.argv.slice(-3), ['49', String(process.pid), Number(process.versions.v8.split('.')[0]) <= 11 ? '24' : '32']);
+    assert(js.argv[js.argv.length - 5].endsWith('d-scripts/profile-js.bt'), js.argv.join(' '));
+    const major = Number(process.versions.v8.split('.')[0]);
+    assert.deepStrictEqual(js.argv.slice(-4), ['49', String(process.pid), major <= 11 ? '24' : '32', major <= 11 ? '48' : major === 12 ? '24' : '0']);
     assert.strictEqual(p.env.BPFTRACE_NO_USER_SYMBOLS, '1');
     // 0.23+ names user frames itself whatever that says: its raw stack mode.
     assert.strictEqual(profileCommand.plan({ pid: String(process.pid), frequency: 49 }, { ...tracer, version: '0.23.2' }).env.BPFTRACE_STACK_MODE, 'raw');
@@ -282,8 +284,8 @@ describe('profile: the plan', function () {
   it('-c: the command goes to the tracer as words, never to a shell; bpftrace keeps only its child (cpid)', function () {
     const tracer = { name: 'bpftrace', path: '/usr/bin/bpftrace', version: '0.17.0' };
     // This node's V8 is known: profile-js.bt, SHARED read from the executable before it runs.
-    const { shared } = require('../lib/profile/js-frames').jsFramesLayout(process.pid);
-    for (const [flags, script, tail] of [[{}, 'profile-js.bt', ['99', '0', String(shared)]], [{ v8Frames: false }, 'profile.bt', ['99', '0']]]) {
+    const { shared, code } = require('../lib/profile/js-frames').jsFramesLayout(process.pid);
+    for (const [flags, script, tail] of [[{}, 'profile-js.bt', ['99', '0', String(shared), String(code)]], [{ v8Frames: false }, 'profile.bt', ['99', '0']]]) {
       const p = profileCommand.plan({ command: `${process.execPath} app.js $(touch /tmp/x);`, frequency: 99, ...flags }, tracer);
       const c = p.argv.indexOf('-c');
       assert.strictEqual(p.argv[c + 1], `${process.execPath} app.js $(touch /tmp/x);`);
@@ -294,7 +296,7 @@ describe('profile: the plan', function () {
       assert.deepStrictEqual(p.argv.slice(p.argv.indexOf('-o'), p.argv.indexOf('-o') + 2), ['-o', { temp: 'bpftrace.out' }]);
       assert.strictEqual(p.target, null);
       assert.deepStrictEqual(p.warnings, []);
-      assert.deepStrictEqual(p.details.jsFrames && p.details.jsFrames.command, flags.v8Frames === false ? undefined : { binary: process.execPath, shared });
+      assert.deepStrictEqual(p.details.jsFrames && p.details.jsFrames.command, flags.v8Frames === false ? undefined : { binary: process.execPath, shared, code });
       // Its captures printed every 200 ms: once it exits they can no longer be named.
       if (script === 'profile-js.bt') assert.match(p.programText, /^interval:ms:200$/m);
     }
@@ -410,17 +412,17 @@ describe('profile --off-cpu: what offcpu.bt printed, ranked by time blocked', fu
   it('the plan: PID, thread choice and (V8 known) SHARED as arguments; -c puts cpid in every TARGET line', function () {
     const tracer = { name: 'bpftrace', path: '/usr/bin/bpftrace', version: '0.17.0' };
     // This process is a node whose V8 nodetrace knows: its JavaScript frames are walked too.
-    const { shared } = require('../lib/profile/js-frames').jsFramesLayout(process.pid);
+    const { shared, code } = require('../lib/profile/js-frames').jsFramesLayout(process.pid);
     assert(shared > 0);
     const p = profileCommand.plan({ pid: String(process.pid), frequency: 99, offCpu: true, allThreads: true }, tracer);
-    assert(p.argv[p.argv.length - 4].endsWith('d-scripts/offcpu.bt'));
-    assert.deepStrictEqual(p.argv.slice(-3), [String(process.pid), '1', String(shared)]);
+    assert(p.argv[p.argv.length - 5].endsWith('d-scripts/offcpu.bt'));
+    assert.deepStrictEqual(p.argv.slice(-4), [String(process.pid), '1', String(shared), String(code)]);
     const no = profileCommand.plan({ pid: String(process.pid), frequency: 99, offCpu: true, v8Frames: false }, tracer);
     assert(no.argv[no.argv.length - 3].endsWith('d-scripts/offcpu.bt'));
     assert.deepStrictEqual(no.argv.slice(-2), [String(process.pid), '0']);
     const c = profileCommand.plan({ command: `${process.execPath} app.js`, frequency: 99, offCpu: true }, tracer);
     assert.match(c.programText, /^\s*if \(pid == cpid && \(\$2 \|\| tid == cpid\) && \(args->prev_state & 3\)\) \{$/m);
-    assert.deepStrictEqual(c.argv.slice(-3), ['0', '0', String(shared)]);
+    assert.deepStrictEqual(c.argv.slice(-4), ['0', '0', String(shared), String(code)]);
     assert.match(c.programText, /^interval:ms:200$/m);
     const cNo = profileCommand.plan({ command: `${process.execPath} app.js`, frequency: 99, offCpu: true, v8Frames: false }, tracer);
     assert.deepStrictEqual(cNo.argv.slice(-3), [{ temp: 'offcpu.bt' }, '0', '0']);

@@ -111,13 +111,14 @@ function plan(args, tracer) {
   // walks each wait's frames itself when given SHARED).
   const withJsFrames = (js, pid) => {
     if (js.note) { o.warnings.push(js.note); return; }
-    if (args.offCpu) o.args = { ...o.args, SHARED: js.shared };
+    // (CODE: each frame's code too, where what it inlined can be read back.)
+    if (args.offCpu) o.args = { ...o.args, SHARED: js.shared, CODE: js.code };
     else {
       o.script = SCRIPTS.js.script;
-      o.args = { HZ: hz, PID: pid, SHARED: js.shared };
+      o.args = { HZ: hz, PID: pid, SHARED: js.shared, CODE: js.code };
     }
     // -c: what the command's process is checked against once it runs.
-    o.details.jsFrames = js.binary ? { v8: js.v8, command: { binary: js.binary, shared: js.shared } } : { v8: js.v8 };
+    o.details.jsFrames = js.binary ? { v8: js.v8, command: { binary: js.binary, shared: js.shared, code: js.code } } : { v8: js.v8 };
   };
   if (args.command !== undefined) {
     const resolved = resolveCommand(args.command);

@@ -15,6 +15,7 @@ const { layoutFrom } = require('../v8/metadata');
 const { commandV8Object } = require('../v8/command-object');
 const { ProcessMemory } = require('../v8/memory');
 const { V8Namer } = require('../v8/namer');
+const { InliningReader, inliningLayout, inlinedAt } = require('../v8/inlining');
 const { safeText } = require('../terminal-safe');
 
 const DEPTH_SHIFT = 48n;
@@ -31,7 +32,7 @@ const MAX_ENTRIES = 1000000;
 
 /** Pure: a printed map line "@js_sfi[-123]: 456" -> { map, key (BigInt, unsigned), value (BigInt) } or null. */
 function parseJsLine(line) {
-  const m = /^@(js_sfi|js_prev)\[(-?\d+)\]: (-?\d+)$/.exec(String(line).trim());
+  const m = /^@(js_sfi|js_prev|js_code)\[(-?\d+)\]: (-?\d+)$/.exec(String(line).trim());
   if (!m) return null;
   return { map: m[1], key: BigInt.asUintN(64, BigInt(m[2])), value: BigInt.asUintN(64, BigInt(m[3])) };
 }
@@ -51,7 +52,14 @@ function jsFramesLayout(pid) {
   if (!v8) return { note: 'no mapped object of the process carries V8\'s postmortem metadata: JavaScript is named from the perf map only' };
   const layout = layoutFrom(v8.symbols);
   if (layout.unsupported) return { note: `${layout.unsupported}: JavaScript is named from the perf map only` };
-  return { shared: layout.jsFunction.shared, v8: layout.versionText, object: v8.object, layout };
+  return { shared: layout.jsFunction.shared, code: codeOffset(layout, v8.symbols), v8: layout.versionText, object: v8.object, layout, symbols: v8.symbols };
+}
+
+// Where a JSFunction keeps its code, where what it inlined can be read back
+// (lib/v8/inlining.js), else 0.
+function codeOffset(layout, symbols) {
+  const inlining = inliningLayout(layout, symbols);
+  return inlining.unsupported ? 0 : inlining.code;
 }
 
 /**
@@ -68,7 +76,7 @@ function commandJsFramesLayout(binary, { env = process.env } = {}) {
   if (!v8) return { note: `${binary} carries no V8 postmortem metadata, nor a libnode it links (not node's executable, or a script): JavaScript is named from the perf map only` };
   const layout = layoutFrom(v8.symbols);
   if (layout.unsupported) return { note: `${layout.unsupported}: JavaScript is named from the perf map only` };
-  return { shared: layout.jsFunction.shared, v8: layout.versionText, binary };
+  return { shared: layout.jsFunction.shared, code: codeOffset(layout, v8.symbols), v8: layout.versionText, binary };
 }
 
 /**
@@ -86,7 +94,9 @@ function openJsFrames(pid) {
   } catch (err) {
     return { note: `cannot read the memory of ${pid} (${err.code || err.message}): JavaScript is named from the perf map only` };
   }
-  return { shared: found.shared, names: new SampleNames(new V8Namer({ memory, layout: found.layout }), memory) };
+  const namer = new V8Namer({ memory, layout: found.layout });
+  const inlining = new InliningReader({ heap: namer.heap, layout: found.layout, symbols: found.symbols, namer });
+  return { shared: found.shared, code: found.code, names: new SampleNames(namer, memory, inlining) };
 }
 
 /**
@@ -109,9 +119,9 @@ function openCommandJsFrames(pid, planned) {
   }
   if (exe.dev !== binary.dev || exe.ino !== binary.ino) return { wait: true };
   const opened = openJsFrames(pid);
-  if (opened.note || opened.shared === planned.shared) return opened;
+  if (opened.note || (opened.shared === planned.shared && opened.code === planned.code)) return opened;
   opened.names.close();
-  return { note: `the command's V8 keeps a function's SharedFunctionInfo at ${opened.shared}, not ${planned.shared} as its executable said: JavaScript is named from the perf map only` };
+  return { note: `the command's V8 keeps a function's SharedFunctionInfo at ${opened.shared} and its code at ${opened.code}, not ${planned.shared} and ${planned.code} as its executable said: JavaScript is named from the perf map only` };
 }
 
 // Two namer results for one function: the same name at the same place.
@@ -120,33 +130,46 @@ function sameFunction(a, b) {
 }
 
 class SampleNames {
-  // namer and memory: null until attach() (-c: the command runs its own program).
-  constructor(namer = null, memory = null) {
+  // namer, memory and inlining (lib/v8/inlining.js): null until attach()
+  // (-c: the command runs its own program).
+  constructor(namer = null, memory = null, inlining = null) {
     this.namer = null;
     this.memory = null;
+    this.inlining = null;
     this.limitation = null;
+    this.inliningNote = null;
+    this.codeAt = new Map();  // hash -> what its frame's code inlined (lib/v8/inlining.js describe), or null
     this.prev = new Map();    // hash -> hash before
     this.sfiAt = new Map();   // hash -> { depth, sfi }
     this.names = new Map();   // sfi -> name result (or null), as last named
     this.chains = new Map();  // hash -> Map(depth -> name result)
     this.dropped = 0;          // entries past the bounds above
     this.ambiguous = 0;        // hashes printed under two functions' names
-    if (namer) this.attach(namer, memory);
+    if (namer) this.attach(namer, memory, inlining);
   }
 
-  attach(namer, memory) {
+  attach(namer, memory, inlining = null) {
     this.namer = namer;
     this.memory = memory;
+    this.inlining = inlining;
     this.limitation = namer.limitation();
+    this.inliningNote = inlining ? inlining.limitation() : null;
   }
 
   /** A line the program printed (while tracing, or its maps at the end). */
   take(line) {
     const e = parseJsLine(line);
     if (!e) return false;
-    if (this.prev.size >= MAX_ENTRIES || this.sfiAt.size >= MAX_ENTRIES) { this.dropped++; return true; }
+    if (this.prev.size >= MAX_ENTRIES || this.sfiAt.size >= MAX_ENTRIES || this.codeAt.size >= MAX_ENTRIES) { this.dropped++; return true; }
     if (e.map === 'js_prev') this.prev.set(e.key, e.value);
-    else {
+    else if (e.map === 'js_code') {
+      // Read as printed (code moves and is freed): the hash holds the code's
+      // address, so it stands for this code; printed again where it can no
+      // longer be read, it keeps what was read.
+      let record = null;
+      try { record = this.inlining ? this.inlining.describe(e.value) : null; } catch (err) { record = null; }
+      if (record || !this.codeAt.has(e.key)) this.codeAt.set(e.key, record);
+    } else {
       // Named as printed (within a second of its capture), kept with the
       // entry: after a compaction another function's SFI can sit at the
       // same address, and a name kept by address would name it wrongly.
@@ -197,6 +220,29 @@ class SampleNames {
     return out;
   }
 
+  /**
+   * The functions inlined where frame `depth` of the sample whose chain
+   * ends at `hash` ran, innermost first ([] none) -> [namer result | null],
+   * or null when not known (no code read, the address not in it, or the
+   * code not that frame's function's). `pc`: the frame's address (BigInt);
+   * `returnAddress`: every frame but the sampled one.
+   */
+  inlinedAt(hash, depth, pc, { returnAddress = false, sfi = null } = {}) {
+    let h = BigInt.asUintN(64, BigInt(hash));
+    for (let i = 0; h !== 0n && i < MAX_CHAIN; i++) {
+      const at = this.sfiAt.get(h);
+      if (!at) return null;
+      if (at.depth === depth) {
+        const record = this.codeAt.get(h);
+        if (!record || (sfi !== null && Number(record.shared) !== sfi)) return null;
+        return inlinedAt(record, pc, { returnAddress });
+      }
+      h = this.prev.get(h);
+      if (h === undefined) return null;
+    }
+    return null;
+  }
+
   close() {
     if (this.memory) this.memory.close();
   }
@@ -213,6 +259,17 @@ function profileFrame(r) {
   const where = r.line === null ? r.file : `${r.file}:${r.line}:${r.column}`;
   const origin = /^node:/.test(r.file) ? 'node' : /[/\\]node_modules[/\\]/.test(r.file) ? 'node_modules' : 'app';
   return { name: `${shown} ${where}`, category: 'js', origin };
+}
+
+/**
+ * Pure: a function V8 inlined where a frame ran (lib/v8/inlining.js), as
+ * profile names a frame: `scale (inlined) /app/x.js:10:15` (unnamed:
+ * `(unknown) (inlined)`), `inlined: true`.
+ */
+function inlinedFrame(r) {
+  if (!r) return { name: '(unknown) (inlined)', category: 'js', origin: 'app', inlined: true };
+  const shown = r.name === null ? '(unknown)' : r.name || '(anonymous)';
+  return { ...profileFrame({ ...r, name: `${shown} (inlined)` }), inlined: true };
 }
 
 /**
@@ -253,7 +310,7 @@ function jsFramesSession(pl, run, { targetPid = () => null } = {}) {
         if (!opened.wait) {
           waiting = false;
           if (opened.note) say(opened.note);
-          else run.js.attach(opened.names.namer, opened.names.memory);
+          else run.js.attach(opened.names.namer, opened.names.memory, opened.names.inlining);
         }
       }
       run.js.take(text);
@@ -262,5 +319,5 @@ function jsFramesSession(pl, run, { targetPid = () => null } = {}) {
 }
 
 module.exports = {
-  MAX_SFIS, jsFramesSession, openJsFrames, jsFramesLayout, commandJsFramesLayout, openCommandJsFrames, SampleNames, parseJsLine, profileFrame,
+  MAX_SFIS, jsFramesSession, openJsFrames, jsFramesLayout, commandJsFramesLayout, openCommandJsFrames, SampleNames, parseJsLine, profileFrame, inlinedFrame,
 };

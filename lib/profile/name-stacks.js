@@ -8,7 +8,7 @@
 // container's root, too) and blocking on a FIFO.
 const { userAddresses } = require('./parse');
 const { userFrame, kernelFrame } = require('./frames');
-const { profileFrame } = require('./js-frames');
+const { profileFrame, inlinedFrame } = require('./js-frames');
 const { demangleNames } = require('../demangle');
 
 // DTrace names frames itself, mangled ("node`_ZN4node5StartEiPPc+0x58f"):
@@ -50,15 +50,22 @@ function nameStacks(parsed, symbolizer, snap, { js = null } = {}) {
   }
   const demangled = demangleTracerNames(parsed.stacks);
   let v8Named = 0;
+  let inlinedShown = 0;
   const stacks = parsed.stacks.map((s) => {
     const chain = js && s.chain ? js.chain(s.chain) : null;
-    const user = s.user.map(demangled).map((f, i) => {
+    const user = s.user.map(demangled).flatMap((f, i) => {
       const key = (i === 0 ? 'pc:' : 'ret:') + f.toLowerCase();
       // A JavaScript frame named from V8's metadata (lib/profile/js-frames.js),
       // where the frame runs V8's code; the perf map's name otherwise.
       const fromV8 = chain && inV8.has(key) ? chain.get(i) : null;
-      if (fromV8) { v8Named += s.count; return profileFrame(fromV8); }
-      return named.get(key) || userFrame({ kind: /^0x/i.test(f) ? 'unknown' : 'named', text: f, module: '' });
+      if (fromV8) {
+        v8Named += s.count;
+        // Above it (leaf first here), the functions its code inlined there.
+        const inlined = /^0x[0-9a-f]+$/i.test(f) ? js.inlinedAt(s.chain, i, BigInt(f), { returnAddress: i > 0, sfi: fromV8.sfi }) : null;
+        if (inlined && inlined.length) inlinedShown += s.count;
+        return [...(inlined || []).map(inlinedFrame), profileFrame(fromV8)];
+      }
+      return [named.get(key) || userFrame({ kind: /^0x/i.test(f) ? 'unknown' : 'named', text: f, module: '' })];
     });
     const kernel = s.kernel.map(kernelFrame);
     return { tid: s.tid, comm: s.comm, frames: [...kernel, ...user].reverse(), count: s.count, ...(s.ongoing ? { ongoing: true } : {}) };
@@ -67,7 +74,7 @@ function nameStacks(parsed, symbolizer, snap, { js = null } = {}) {
   return {
     stacks,
     perfMap: { used: perfMapUsed, path: pm ? pm.path : null, refused: pm && pm.refused ? pm.refused : null },
-    v8: js ? { used: v8Named > 0, note: js.limitation || null } : null,
+    v8: js ? { used: v8Named > 0, note: js.limitation || null, inlining: { read: Boolean(js.inlining) && !js.inliningNote, shown: inlinedShown, note: js.inliningNote || null } } : null,
   };
 }
 

@@ -155,14 +155,21 @@ function renderText(summary, { describe = '' } = {}) {
   out.push('   share samples  kind      function', ...functionRows(s.self));
   out.push('', 'Top JavaScript functions by total samples (the function or what it called was running):');
   out.push('   share samples  kind      function', ...functionRows(s.totalJs));
-  // Said once: no V8 version here describes inlining in its metadata
-  // (docs/v8-frames.md, "Inlined functions").
-  if (s.categories.some((c) => c.category === 'js' && c.samples)) {
-    out.push('', 'A function V8\'s optimizing compiler inlined into its caller is counted as that caller (not shown apart).');
-  }
+  const inlining = inliningLine(s);
+  if (inlining) out.push('', inlining);
   const advice = jitAdvice(s);
   if (advice.length) out.push('', ...advice);
   return safeText(out.join('\n') + '\n');
+}
+
+// Said once, where JavaScript ran: how functions V8's optimizing compiler
+// inlined into their callers are shown (docs/v8-frames.md, "Inlined functions").
+function inliningLine(s) {
+  if (!s.categories.some((c) => c.category === 'js' && c.samples)) return null;
+  const inlining = s.jit.v8 && s.jit.v8.inlining;
+  if (inlining && inlining.read) return 'A function V8\'s optimizing compiler inlined into its caller is shown above it, marked "(inlined)".';
+  if (inlining && inlining.note) return `Not shown apart: ${inlining.note}.`;
+  return 'A function V8\'s optimizing compiler inlined into its caller is counted as that caller (not shown apart).';
 }
 
 function renderJson(summary) {

@@ -155,6 +155,8 @@ const HTTP_BT = [
   arg('MIN_US', 'only requests that took at least this long (microseconds)', '--slower-than (ms, times 1000)'),
   ...HTTP_MORE_PIDS,
 ];
+const JS_CODE = arg('CODE', 'JSFunction\'s code offset: each JavaScript frame\'s code kept too, what it inlined read back; 0: not read',
+  'lib/v8/inlining.js InliningReader codeOffset, where the target\'s V8 is one measured (lib/profile/js-frames.js)', { optional: true });
 
 const TABLES = {
   'addon-latency.bt': LATENCY_BT,
@@ -178,10 +180,12 @@ const TABLES = {
   'profile.d': [HZ],
   'profile-js.bt': [HZ, arg('PID', 'the process (0 with -c: cpid)', '-p, or the one process NAME finds'),
     arg('SHARED', 'JSFunction\'s `shared` offset, where a frame\'s function points to its SharedFunctionInfo',
-      'lib/v8/metadata.js layoutFrom: the target\'s v8dbg_class_JSFunction__shared__* (lib/profile/js-frames.js; -c: its executable\'s)')],
+      'lib/v8/metadata.js layoutFrom: the target\'s v8dbg_class_JSFunction__shared__* (lib/profile/js-frames.js; -c: its executable\'s)'),
+    JS_CODE],
   'offcpu.bt': [arg('PID', 'the process (0 with -c: cpid)', '-p, or the one process NAME finds'), OFFCPU_ALL,
     arg('SHARED', 'JSFunction\'s `shared` offset: the traced threads\' JavaScript frames\' SharedFunctionInfos kept too; 0: no',
-      'lib/profile/js-frames.js jsFramesLayout (-c: commandJsFramesLayout), where the target\'s V8 is known (left off otherwise, and with --no-v8-frames)', { optional: true })],
+      'lib/profile/js-frames.js jsFramesLayout (-c: commandJsFramesLayout), where the target\'s V8 is known (left off otherwise, and with --no-v8-frames)', { optional: true }),
+    JS_CODE],
   'offcpu.d': [OFFCPU_ALL],
   'ebadf-stop-gcore.bt': [...ebadf(false), EBADF_REPORT_ONLY],
   'ebadf-stop-gcore.d': [...ebadf(true), EBADF_REPORT_ONLY,

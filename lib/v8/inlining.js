@@ -1,0 +1,266 @@
+'use strict';
+// The functions V8's optimizing compiler inlined into a frame's code, read
+// back from that code: a JSFunction's Code (when the sampled address is in
+// it), the Code's deoptimization data (the inlined functions'
+// SharedFunctionInfos, and where each was inlined) and its source position
+// table (code offset -> source position, with the inlining it belongs to).
+// V8 writes both for its debugger and its deoptimizer; nodetrace reads them
+// as V8's own SourcePositionTableIterator does. The metadata gives some of
+// the offsets; the rest were measured per version (docs/v8-frames.md,
+// "Inlined functions"). From V8 13 a JSFunction holds a handle into V8's
+// dispatch table, not its Code: not read there (said in one line).
+const { Heap } = require('./heap');
+const { pick } = require('./metadata');
+
+// Per V8 version: where a JSFunction keeps its Code, and where the Code
+// keeps its instructions (a field holding their address, or right after a
+// header of that size), their size (int32), its flags (kind in the low
+// bits), deoptimization data and source position table.
+const MEASURED = {
+  '10.2': { code: 48, start: { header: 128 }, size: 40, flags: 48, deopt: 16, positions: 24 },
+  '11.3': { code: 48, start: { field: 40 }, size: 56, flags: 48, deopt: 16, positions: 24 },
+  '12.4': { code: 24, start: { field: 40 }, size: 52, flags: 48, deopt: 8, positions: 16 },
+};
+// DeoptimizationData's slots (exported from 11.3; the same on 10.2, measured).
+const DEOPT_INDEX = { count: 1, literals: 2, shared: 6, positions: 7 };
+// An InliningPosition: a SourcePosition (8 bytes), the inlined function's
+// index in the literal array (int32), padding.
+const INLINING_POSITION_SIZE = 16;
+const MAX_INLINED = 4096;
+const MAX_TABLE_BYTES = 1 << 20;
+const CACHE_LIMIT = 16384;
+
+/**
+ * Pure: what reading inlining takes on this V8 -> the offsets, or
+ * { unsupported: one line } (with the layout's version).
+ */
+function inliningLayout(layout, symbols) {
+  const key = layout.version ? `${layout.version.major}.${layout.version.minor}` : null;
+  const m = key ? MEASURED[key] : null;
+  if (!m) {
+    const why = layout.version && layout.version.major >= 13
+      ? 'its functions hold a handle into its dispatch table, not their code'
+      : 'nodetrace has not measured where its code keeps them';
+    return { unsupported: `V8 ${layout.versionText} (${why}): a function its optimizing compiler inlined is counted as its caller` };
+  }
+  const t = (re) => pick(symbols, re);
+  const baseline = pick(symbols, 'v8dbg_CodeKindBaseline');
+  const types = {
+    code: t(/^v8dbg_type_Code__CODE_TYPE$/),
+    fixedArrays: [t(/^v8dbg_type_FixedArray__FIXED_ARRAY_TYPE$/), t(/^v8dbg_type_TrustedFixedArray__/)].filter((x) => x !== undefined),
+    byteArrays: [t(/^v8dbg_type_ByteArray__BYTE_ARRAY_TYPE$/), t(/^v8dbg_type_TrustedByteArray__/)].filter((x) => x !== undefined),
+    weakFixedArray: t(/^v8dbg_type_WeakFixedArray__WEAK_FIXED_ARRAY_TYPE$/),
+  };
+  if (types.code === undefined || baseline === undefined || !types.fixedArrays.length || !types.byteArrays.length || types.weakFixedArray === undefined) {
+    return { unsupported: `V8 ${layout.versionText}'s metadata lacks the types of its code: a function its optimizing compiler inlined is counted as its caller` };
+  }
+  const index = (name, fallback) => pick(symbols, `v8dbg_DeoptimizationData${name}Index`) ?? fallback;
+  return {
+    ...m,
+    // Maglev's and TurboFan's code: the kinds after baseline code's.
+    kinds: [baseline + 1, baseline + 2],
+    kindMask: pick(symbols, 'v8dbg_CodeKindFieldMask') ?? 15,
+    types,
+    index: {
+      count: index('InlinedFunctionCount', DEOPT_INDEX.count),
+      literals: index('LiteralArray', DEOPT_INDEX.literals),
+      shared: index('SharedFunctionInfo', DEOPT_INDEX.shared),
+      positions: index('InliningPositions', DEOPT_INDEX.positions),
+    },
+  };
+}
+
+// A variable-length quantity, 7 bits a byte, least significant first, then
+// zigzag-decoded (V8's source-position-table.cc). -> [BigInt, next] or null.
+function readVlq(bytes, at) {
+  let value = 0n;
+  let shift = 0n;
+  for (let i = at; i < bytes.length && shift < 70n; i++) {
+    const b = bytes[i];
+    value |= BigInt(b & 0x7f) << shift;
+    shift += 7n;
+    if (!(b & 0x80)) return [(value >> 1n) ^ -(value & 1n), i + 1];
+  }
+  return null;
+}
+
+// A SourcePosition's fields (not external): the script offset and the
+// inlining it belongs to, each stored plus one (-1: none, the outer function).
+function sourcePosition(word) {
+  return { offset: Number((word >> 1n) & 0x3fffffffn) - 1, inlining: Number((word >> 31n) & 0xffffn) - 1 };
+}
+
+/**
+ * Pure: a source position table's bytes -> { offsets, inlinings } (Int32Arrays,
+ * code offsets ascending) or null when it does not decode. Each entry is the
+ * code offset's delta (its sign says whether it is a statement) and the
+ * source position's delta.
+ */
+function decodePositionTable(bytes) {
+  const offsets = [];
+  const inlinings = [];
+  let at = 0;
+  let offset = 0n;
+  let position = 0n;
+  while (at < bytes.length) {
+    const a = readVlq(bytes, at);
+    if (!a) return null;
+    const b = readVlq(bytes, a[1]);
+    if (!b) return null;
+    offset += a[0] >= 0n ? a[0] : -(a[0] + 1n);
+    position += b[0];
+    at = b[1];
+    offsets.push(Number(offset));
+    inlinings.push(sourcePosition(BigInt.asUintN(64, position)).inlining);
+  }
+  return { offsets: Int32Array.from(offsets), inlinings: Int32Array.from(inlinings) };
+}
+
+// An untagged address in user space, or null.
+function rawAddress(word) {
+  if (word === null) return null;
+  const a = Number(word);
+  return a >= 4096 && a < 2 ** 48 ? a : null;
+}
+
+/** Pure: the entry in effect at a code offset (the last at or before it), or -1. */
+function entryAt(offsets, offset) {
+  let lo = 0;
+  let hi = offsets.length - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (offsets[mid] <= offset) { found = mid; lo = mid + 1; } else hi = mid - 1;
+  }
+  return found;
+}
+
+class InliningReader {
+  /**
+   * @param {object} o { heap (./heap.js), layout (metadata.layoutFrom), symbols, namer (./namer.js) }
+   */
+  constructor({ heap, layout, symbols, namer }) {
+    this.heap = heap;
+    this.namer = namer;
+    this.layout = inliningLayout(layout, symbols);
+    this.cache = new Map();   // code address -> { key, record }
+  }
+
+  /** What cannot be read on this V8, in one line, or null. */
+  limitation() {
+    return this.layout.unsupported || null;
+  }
+
+  /** Where a JSFunction keeps its Code (the program's CODE argument), or 0. */
+  codeOffset() {
+    return this.layout.unsupported ? 0 : this.layout.code;
+  }
+
+  /** The Code word of the JSFunction in a tagged word, or null. */
+  codeOf(functionWord) {
+    if (this.layout.unsupported) return null;
+    const fn = Heap.objectAddress(functionWord);
+    return fn === null ? null : this.heap.word(fn + this.layout.code);
+  }
+
+  /**
+   * What a Code object (a tagged word) says of its inlining -> { start, end,
+   * shared (the outer function's SFI word), offsets, inlinings, inlined:
+   * [{ parent, name (namer result or null) }] } or null: not optimized code,
+   * or not a Code. Read promptly (code moves and is freed); cached by
+   * address while its fields are the same.
+   */
+  describe(codeWord) {
+    if (this.layout.unsupported) return null;
+    const { heap } = this;
+    const L = this.layout;
+    const code = heap.object(codeWord);
+    if (!code || code.type !== L.types.code) return null;
+    const deoptWord = heap.word(code.address + L.deopt);
+    const positionsWord = heap.word(code.address + L.positions);
+    const flags = heap.read(code.address + L.flags, 4);
+    if (deoptWord === null || positionsWord === null || !flags) return null;
+    const key = `${deoptWord}:${positionsWord}:${flags.readUInt32LE(0)}`;
+    const hit = this.cache.get(code.address);
+    if (hit && hit.key === key) return hit.record;
+    const record = this.read(code, deoptWord, positionsWord, flags.readUInt32LE(0));
+    if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
+    this.cache.set(code.address, { key, record });
+    return record;
+  }
+
+  read(code, deoptWord, positionsWord, flags) {
+    const { heap } = this;
+    const L = this.layout;
+    if (!L.kinds.includes(flags & L.kindMask)) return null;
+    const sizeBytes = heap.read(code.address + L.size, 4);
+    const start = L.start.header !== undefined ? code.address + L.start.header : rawAddress(heap.word(code.address + L.start.field));
+    if (!sizeBytes || start === null) return null;
+    const size = sizeBytes.readInt32LE(0);
+    if (size <= 0 || size > (64 << 20)) return null;
+    const deopt = heap.object(deoptWord);
+    const table = this.bytes(positionsWord);
+    if (!deopt || !L.types.fixedArrays.includes(deopt.type) || !table) return null;
+    const decoded = decodePositionTable(table);
+    if (!decoded) return null;
+    const element = (i) => {
+      const n = Heap.smi(heap.word(deopt.address + 8));
+      return n !== null && i < n ? heap.word(deopt.address + 16 + 8 * i) : null;
+    };
+    const count = Heap.smi(element(L.index.count));
+    const shared = element(L.index.shared);
+    const inlined = [];
+    if (count) {
+      const literals = heap.object(element(L.index.literals));
+      const positions = this.bytes(element(L.index.positions));
+      if (!literals || literals.type !== L.types.weakFixedArray || !positions) return null;
+      const literalCount = Heap.smi(heap.word(literals.address + 8));
+      const n = Math.min(positions.length / INLINING_POSITION_SIZE, MAX_INLINED);
+      for (let i = 0; i < n; i++) {
+        const parent = sourcePosition(positions.readBigUInt64LE(i * INLINING_POSITION_SIZE)).inlining;
+        const id = positions.readInt32LE(i * INLINING_POSITION_SIZE + 8);
+        // A parent is inlined before its children: an id at or after this
+        // one is no V8 table (and would let the walk up loop).
+        if (parent >= i || id < 0 || literalCount === null || id >= literalCount) return null;
+        // (A weak reference's tag cleared: the literal array holds some weakly.)
+        const literal = heap.word(literals.address + 16 + 8 * id);
+        let name = null;
+        try { name = literal === null ? null : this.namer.nameSfi(literal & ~2n); } catch (err) { name = null; }
+        inlined.push({ parent, name });
+      }
+    }
+    return { start, end: start + size, shared, offsets: decoded.offsets, inlinings: decoded.inlinings, inlined };
+  }
+
+  // A byte array's bytes (empty for none), bounded, or null.
+  bytes(word) {
+    const o = this.heap.object(word);
+    if (!o || !this.layout.types.byteArrays.includes(o.type)) return null;
+    const n = Heap.smi(this.heap.word(o.address + 8));
+    if (n === null || n < 0 || n > MAX_TABLE_BYTES) return null;
+    return n === 0 ? Buffer.alloc(0) : this.heap.read(o.address + 16, n);
+  }
+}
+
+/**
+ * Pure: the functions inlined at a code address of a described Code,
+ * innermost first -> [namer result | null] ([] when none is, null when the
+ * address is not in that code). `returnAddress`: the address follows a
+ * call (every frame but the sampled one), so its call is what ran.
+ */
+function inlinedAt(record, pc, { returnAddress = false } = {}) {
+  if (!record) return null;
+  const address = Number(pc);
+  if (!(address >= record.start && address < record.end + (returnAddress ? 1 : 0))) return null;
+  const i = entryAt(record.offsets, address - record.start - (returnAddress ? 1 : 0));
+  const out = [];
+  let id = i < 0 ? -1 : record.inlinings[i];
+  // Each parent comes before its child (checked when read): this ends.
+  while (id >= 0 && id < record.inlined.length) {
+    out.push(record.inlined[id].name);
+    id = record.inlined[id].parent;
+  }
+  return out;
+}
+
+module.exports = { InliningReader, inliningLayout, inlinedAt, decodePositionTable, sourcePosition, entryAt, readVlq, MEASURED };
