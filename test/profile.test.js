@@ -218,6 +218,61 @@ describe('nodetrace profile @tracer', function () {
     });
   }
 
+  // Functions TurboFan inlined into their caller, read back from the
+  // caller's code where V8's layout allows (10.2, 11.3, 12.4: Node 18, 20,
+  // 22), said in one line where it does not (13 on: docs/v8-frames.md).
+  for (const build of [...BUILDS, NODE18]) {
+    it(`${build.label}, no flag: functions inlined into a hot arrow function shown above it, at their own line:column (V8 10-12), or said not shown (V8 13+)`, async function () {
+      this.timeout(300000);
+      const missing = missingReason(build);
+      if (missing) this.skip(missing);
+      const file = path.join(__dirname, 'targets', 'profile-inline.js');
+      const source = fs.readFileSync(file, 'utf8').split('\n');
+      // Where each function starts as V8 names it: the '(' of its parameters.
+      const at = (name) => {
+        const line = source.findIndex((l) => l.startsWith(`function ${name}(`));
+        return `${file}:${line + 1}:${source[line].indexOf('(') + 1}`;
+      };
+      const target = await startTarget('profile-inline.js', { node: build.node });
+      const folded = path.join(dir, `inline-${build.name}.folded`);
+      try {
+        // Until V8 has optimized step (its inlining is what is read).
+        await new Promise((r) => setTimeout(r, 2000));
+        const r = await nodetrace(['profile', '-p', String(target.pid), '-d', '4', '--json', '--folded', folded], { timeoutMs: 240000 });
+        assert.strictEqual(r.code, 0, r.stderr);
+        const json = JSON.parse(r.stdout);
+        const rows = json.self.slice(0, 8).map((f) => `${f.samples} ${f.name}`).join('\n');
+        assert(json.samples >= 150, `only ${json.samples} samples`);
+        const inlining = json.jit.v8.inlining;
+        const inlined = json.self.filter((f) => / \(inlined\) /.test(f.name));
+        if (Number(build.version) >= 24) {
+          assert.strictEqual(inlining.read, false);
+          assert.match(inlining.note, /^V8 1\d\.\d+\.\d+\.\d+ \(its functions hold a handle into its dispatch table, not their code\): a function its optimizing compiler inlined is counted as its caller$/);
+          assert.deepStrictEqual(inlined, [], rows);
+          return;
+        }
+        assert.strictEqual(inlining.read, true, JSON.stringify(json.jit.v8));
+        // Each function inlined named at its own place; together most of
+        // step's samples (its loop does little else).
+        const shown = new Map(inlined.map((f) => [f.name, f.samples]));
+        const scale = shown.get(`scale (inlined) ${at('scale')}`) || 0;
+        const mix = shown.get(`mix (inlined) ${at('mix')}`) || 0;
+        for (const n of shown.keys()) assert.match(n, /^(scale|mix|clampTo) \(inlined\) /, rows);
+        const stepSelf = (json.self.find((f) => /^step /.test(f.name)) || { samples: 0 }).samples;
+        const inStep = scale + mix + (shown.get(`clampTo (inlined) ${at('clampTo')}`) || 0);
+        console.log(`      ${build.name}: ${inStep} of ${inStep + stepSelf} samples in step's code in a function inlined there (scale ${scale}, mix ${mix})`);
+        assert(scale > 0 && mix > 0, rows);
+        assert(inStep >= 0.5 * (inStep + stepSelf), rows);
+        // Above step, in the stacks: step < scale (inlined).
+        const stacks = parseFolded(fs.readFileSync(folded, 'utf8'));
+        const under = stacks.filter((st) => /;step [^;]+;scale \(inlined\) [^;]+$/.test(st.frames.join(';'))).reduce((n, st) => n + st.count, 0);
+        assert.strictEqual(under, scale, 'every scale sample is under step');
+      } finally {
+        stopTarget(target);
+      }
+    });
+  }
+
   // A worker_threads Worker's JavaScript, named with no flag as the main
   // thread's: profile-js.bt walks the frames of every thread of the process.
   for (const build of [...BUILDS, NODE18]) {
