@@ -255,8 +255,8 @@ function inlinedAt(record, pc, { returnAddress = false } = {}) {
   const i = entryAt(record.offsets, address - record.start - (returnAddress ? 1 : 0));
   const out = [];
   let id = i < 0 ? -1 : record.inlinings[i];
-  // Each parent comes before its child (checked when read): this ends.
-  while (id >= 0 && id < record.inlined.length) {
+  // Each parent comes before its child (checked when read); bounded anyway.
+  while (id >= 0 && id < record.inlined.length && out.length < record.inlined.length) {
     out.push(record.inlined[id].name);
     id = record.inlined[id].parent;
   }
