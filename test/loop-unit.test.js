@@ -113,10 +113,13 @@ describe('nodetrace loop, pure parts', function () {
   it('plans bpftrace with the PID, the threshold and the stacks switch as arguments', function () {
     const tracer = { name: 'bpftrace', path: '/usr/bin/bpftrace', version: '0.17.0' };
     const p = loop.plan({ pid: String(process.pid), over: '50ms', stacks: true, force: true }, tracer);
-    // A node whose V8 nodetrace knows: JSFunction's shared offset too (24 on V8 11, 32 after).
-    const shared = Number(process.versions.v8.split('.')[0]) <= 11 ? '24' : '32';
-    assert.deepStrictEqual(p.argv.slice(-4), [String(process.pid), '50000', '1', shared]);
-    assert.match(p.argv[p.argv.length - 5], /d-scripts\/loop\.bt$/);
+    // A node whose V8 nodetrace knows: JSFunction's shared offset too (24 on V8 11, 32 after),
+    // and its code's (48 on V8 10-11, 24 on 12; 0 from 13: what it inlined is not read).
+    const major = Number(process.versions.v8.split('.')[0]);
+    const shared = major <= 11 ? '24' : '32';
+    const code = major <= 11 ? '48' : major === 12 ? '24' : '0';
+    assert.deepStrictEqual(p.argv.slice(-5), [String(process.pid), '50000', '1', shared, code]);
+    assert.match(p.argv[p.argv.length - 6], /d-scripts\/loop\.bt$/);
     assert.deepStrictEqual(loop.plan({ pid: String(process.pid), over: '50ms', force: true }, tracer).argv.slice(-3), [String(process.pid), '50000', '0'], 'no stacks: no SHARED');
     // Raw user stacks, which nodetrace names (bpftrace would read the perf map itself).
     assert.strictEqual(p.env.BPFTRACE_NO_USER_SYMBOLS, '1');

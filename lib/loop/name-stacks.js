@@ -7,7 +7,7 @@
 // "uv_run+123"), but for the kernel's pages, named as what they are
 // ("[vdso]"). A frame nothing names stays an address.
 const { userAddresses } = require('../profile/parse');
-const { profileFrame } = require('../profile/js-frames');
+const { profileFrame, inlinedFrame } = require('../profile/js-frames');
 const { isV8Code } = require('../profile/name-stacks');
 
 function frameText(f) {
@@ -41,10 +41,13 @@ function nameLoopStacks(stacks, symbolizer, snap, { js = null } = {}) {
     const { chain: _, ...rest } = s;
     return {
       ...rest,
-      frames: s.frames.map((f, i) => {
+      frames: s.frames.flatMap((f, i) => {
         const key = (i === 0 ? 'pc:' : 'ret:') + f.toLowerCase();
         const fromV8 = chain && inV8.has(key) ? chain.get(i) : null;
-        return fromV8 ? profileFrame(fromV8).name : named.get(key) || f;
+        if (!fromV8) return [named.get(key) || f];
+        // Above it (innermost first here), what its code inlined there.
+        const inlined = /^0x[0-9a-f]+$/i.test(f) && js.inlinedAt ? js.inlinedAt(s.chain, i, BigInt(f), { returnAddress: i > 0, sfi: fromV8.sfi }) : null;
+        return [...(inlined || []).map((r) => inlinedFrame(r).name), profileFrame(fromV8).name];
       }),
     };
   });
