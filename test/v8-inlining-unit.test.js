@@ -13,6 +13,7 @@ const { InliningReader, inliningLayout, inlinedAt, decodePositionTable, entryAt 
 const { SampleNames } = require('../lib/profile/js-frames');
 const { nameStacks } = require('../lib/profile/name-stacks');
 const { parseProfile } = require('../lib/profile/parse');
+const { frameLines, renderStacksJson } = require('../lib/stack/render');
 
 const FIXTURES = path.join(__dirname, 'fixtures');
 const load = (name) => JSON.parse(fs.readFileSync(path.join(FIXTURES, name), 'utf8'));
@@ -101,6 +102,14 @@ describe('V8 inlining: what optimized code inlined where it ran (lib/v8/inlining
     const cyclic = { start: 0, end: 100, offsets: Int32Array.from([0]), inlinings: Int32Array.from([1]),
       inlined: [{ parent: 1, name: null }, { parent: 0, name: null }] };
     assert.strictEqual(inlinedAt(cyclic, 10).length, 2);
+  });
+
+  it('a walked stack (ebadf\'s hit, nodetrace stack): the functions inlined above their frame, marked; in JSON with the frame', function () {
+    const step = { kind: 'js', pc: 0x5000, text: 'step (/app/x.js:22:14)', name: 'step', file: '/app/x.js', line: 22, column: 14, jsKind: 'function', tier: 'compiled',
+      inlined: [{ name: 'scale', file: '/app/x.js', line: 10, column: 15, text: 'scale (/app/x.js:10:15)' }, null] };
+    assert.deepStrictEqual(frameLines([step]), ['scale (/app/x.js:10:15)  [JS, inlined]', '(unknown)  [JS, inlined]', 'step (/app/x.js:22:14)  [JS, compiled]']);
+    const json = JSON.parse(renderStacksJson({ file: 'core', pid: 1, command: 'node', v8: '11.3', object: 'node', notes: [], threads: [{ tid: 1, ended: 'x', frames: [step] }] }));
+    assert.deepStrictEqual(json.threads[0].frames[0].inlined, [{ name: 'scale', file: '/app/x.js', line: 10, column: 15, text: 'scale (/app/x.js:10:15)' }, null]);
   });
 
   it('profile: each frame\'s code read at its print, the functions inlined shown above the frame, marked, only where the code is the frame\'s function\'s', function () {

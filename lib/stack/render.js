@@ -19,11 +19,16 @@ function frameLine(f) {
 
 const GAP = '… (frames of code that keeps no frame pointer: not shown)';
 
-/** Every frame's line, and where the walk went past a gap (lib/v8/walk.js afterGap), a line saying so. */
+/**
+ * Every frame's line, and where the walk went past a gap (lib/v8/walk.js
+ * afterGap), a line saying so; above a compiled frame, the functions its
+ * code inlined where it ran (lib/v8/inlining.js), innermost first.
+ */
 function frameLines(frames) {
   const lines = [];
   for (const f of frames) {
     if (f.afterGap) lines.push(GAP);
+    for (const r of f.inlined || []) lines.push(clip(`${r ? r.text : '(unknown)'}  [JS, inlined]`));
     lines.push(frameLine(f));
   }
   return lines;
@@ -64,6 +69,8 @@ function frameJson(f) {
   if (f.afterGap) out.afterGap = true;
   if (f.kind === 'js') {
     Object.assign(out, { name: f.name, inferred: Boolean(f.inferred), file: f.file, line: f.line, column: f.column, jsKind: f.jsKind, tier: f.tier || null });
+    // Innermost first; null where a function inlined could not be named.
+    if (f.inlined) out.inlined = f.inlined.map((r) => (r ? { name: r.name, file: r.file, line: r.line, column: r.column, text: r.text } : null));
   } else {
     if (f.symbol) Object.assign(out, { symbol: f.symbol, offset: f.offset });
     if (f.module) out.module = f.module;

@@ -15,6 +15,7 @@ const { codeObjects } = require('../proc/code-objects');
 const { layoutFrom, PREFIXES } = require('./metadata');
 const { openCore } = require('./core-file');
 const { V8Namer } = require('./namer');
+const { InliningReader } = require('./inlining');
 const { walkStack, nativeClassifier } = require('./walk');
 const { codeTest } = require('./process');
 
@@ -116,9 +117,11 @@ function openCoreForWalk(file, { root = null, symbolizer = new Symbolizer() } = 
     if (core.truncated) notes.push(`the core is truncated (${core.truncated} bytes missing): frames in the missing part are not named`);
     if (!v8.checked) notes.push(`the core does not hold V8's values to check ${v8.file} against: it is trusted to be the binary that ran`);
     let namer = null;
+    let inlining = null;
     if (layout.unsupported) notes.push(`${layout.unsupported}: JavaScript frames are shown as addresses`);
     else {
       namer = new V8Namer({ memory, layout });
+      inlining = new InliningReader({ heap: namer.heap, layout, symbols: v8.symbols, namer });
       if (namer.limitation()) notes.push(namer.limitation());
     }
     const snap = {
@@ -139,7 +142,7 @@ function openCoreForWalk(file, { root = null, symbolizer = new Symbolizer() } = 
       notes,
       memory,
       classify,
-      walk: (registers, opts = {}) => walkStack({ memory, registers, classify, isCode, namer, layout: namer ? layout : null, ...opts }),
+      walk: (registers, opts = {}) => walkStack({ memory, registers, classify, isCode, namer, inlining, layout: namer ? layout : null, ...opts }),
       close: () => memory.close(),
     };
   } catch (err) {

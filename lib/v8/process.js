@@ -10,6 +10,7 @@ const { codeObjects, objectFiles } = require('../proc/code-objects');
 const { readMetadata, layoutFrom } = require('./metadata');
 const { ProcessMemory } = require('./memory');
 const { V8Namer } = require('./namer');
+const { InliningReader } = require('./inlining');
 const { walkStack, nativeClassifier } = require('./walk');
 
 /**
@@ -43,11 +44,13 @@ function openProcess(pid, { symbolizer = new Symbolizer(), wrapMemory = (m) => m
   const layout = v8 ? layoutFrom(v8.symbols) : null;
   const memory = wrapMemory(new ProcessMemory(pid));
   let namer = null;
+  let inlining = null;
   let note = null;
   if (!v8) note = 'no mapped object carries V8\'s postmortem metadata (not Node, or a build without it): JavaScript frames are shown as addresses';
   else if (layout.unsupported) note = `${layout.unsupported}: JavaScript frames are shown as addresses`;
   else {
     namer = new V8Namer({ memory, layout });
+    inlining = new InliningReader({ heap: namer.heap, layout, symbols: v8.symbols, namer });
     note = namer.limitation();
   }
   const snap = { pid, maps, perfMap: null, takenAt: Date.now() };
@@ -62,7 +65,7 @@ function openProcess(pid, { symbolizer = new Symbolizer(), wrapMemory = (m) => m
     note,
     memory,
     classify,
-    walk: (registers, opts = {}) => walkStack({ memory, registers, classify, isCode, namer, layout: namer ? layout : null, ...opts }),
+    walk: (registers, opts = {}) => walkStack({ memory, registers, classify, isCode, namer, inlining, layout: namer ? layout : null, ...opts }),
     close: () => memory.close(),
   };
 }

@@ -16,6 +16,8 @@
 // once (classify: pcs -> [{ kind: 'native'|'jit'|'unmapped'|'unknown',
 // symbol, module, offset }], lib/symbolize.js's frames: see nativeClassifier),
 // then names.
+const { inlinedAt } = require('./inlining');
+
 const MAX_DEPTH = 256;
 const MAX_FRAME_BYTES = 8 * 1024 * 1024;
 // A frame marker is a frame type shifted left by one (a "Smi" without the
@@ -33,9 +35,11 @@ const INTERPRETER = /^(InterpreterEntryTrampoline|InterpreterEnterAtBytecode|Int
  * @param {object} [o.layout]   the namer's layout (frame offsets, frame types)
  * @param {Function} [o.isCode] address -> whether it lies in mapped code (the
  *   top frame's return address is then also looked for at rsp)
+ * @param {object} [o.inlining] lib/v8/inlining.js InliningReader: a compiled
+ *   JavaScript frame gets `inlined`, the functions its code inlined where it ran
  * @returns {{ frames: object[], ended: string }}
  */
-function walkStack({ memory, registers, classify, namer, layout, isCode, maxDepth = MAX_DEPTH }) {
+function walkStack({ memory, registers, classify, namer, layout, isCode, inlining = null, maxDepth = MAX_DEPTH }) {
   const word = (a) => {
     const b = memory.read(a, 8);
     return b ? b.readBigUInt64LE(0) : null;
@@ -73,9 +77,23 @@ function walkStack({ memory, registers, classify, namer, layout, isCode, maxDept
   const frames = chain.map((f, i) => {
     const frame = nameFrame(f, natives[i] || { kind: 'unknown' }, namer, layout);
     if (f.afterGap) frame.afterGap = true;
+    if (inlining && frame.kind === 'js' && frame.tier === 'compiled') {
+      const inlined = inlinedInFrame(inlining, f, frame, i > 0);
+      if (inlined) frame.inlined = inlined;
+    }
     return frame;
   });
   return { frames, ended };
+}
+
+// The functions optimized code inlined where a frame ran, innermost first
+// (lib/v8/inlining.js), or null: none, or not known (the function's code
+// now is not the code that ran: on-stack replacement, deoptimized since).
+function inlinedInFrame(inlining, f, frame, returnAddress) {
+  const record = inlining.describe(inlining.codeOf(f.function));
+  if (!record || Number(record.shared) !== frame.sfi) return null;
+  const at = inlinedAt(record, f.pc, { returnAddress });
+  return at && at.length ? at : null;
 }
 
 function isV8Code(n) {

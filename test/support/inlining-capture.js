@@ -8,6 +8,7 @@
 // one JSON object:
 //   made      what ran, and what was read: the frame's pc (sampled, not a
 //             return address), the functions inlined there, innermost first
+//             (and as the walk gave them)
 //   symbols   V8's metadata values
 //   function  the frame's function slot (a JSFunction, tagged, hex)
 //   sfi       the frame's SharedFunctionInfo (tagged, hex)
@@ -64,6 +65,8 @@ async function tryOnce(child, gdb, label, node) {
           label, node: path.relative(ROOT, node).startsWith('..') ? node : path.relative(ROOT, node),
           v8: p.layout.versionText, target: path.relative(ROOT, TARGET), date: new Date().toISOString().slice(0, 10),
           pc: top.pc.toString(16), inlined: inlined.map((r) => r && r.text),
+          // What the walk itself put above the frame (lib/v8/walk.js).
+          walked: (top.inlined || []).map((r) => r && r.text),
         },
         symbols: p.symbols,
         function: fn.toString(16),
@@ -101,3 +104,5 @@ if (require.main === module) {
     .then((fixture) => fs.writeSync(1, JSON.stringify(fixture, null, 1) + '\n'))
     .catch((err) => { console.error(`inlining-capture: ${err.message}`); process.exit(1); });
 }
+
+module.exports = { capture };

@@ -1,0 +1,22 @@
+'use strict';
+// A stopped process walked as ebadf's hit and `nodetrace stack` walk it
+// (lib/v8/walk.js): the functions an optimized frame's code inlined where
+// it ran are put above it, as lib/v8/inlining.js reads them, on every build
+// whose V8 keeps a function's code where it can be read (10.2, 11.3, 12.4).
+const assert = require('assert');
+const { requireTracing } = require('./support/harness');
+const { BUILDS, NODE18, missingReason } = require('./support/node-builds');
+const { findOnPath } = require('../lib/tracer/detect');
+const { capture } = require('./support/inlining-capture');
+
+for (const build of [...BUILDS, NODE18].filter((b) => Number(b.version) <= 22)) {
+  describe(`V8 inlining in a stopped process: ${build.label} @tracer`, function () {
+    it('stopped in an optimized arrow function: the function inlined at its pc above it, named at its own line:column', async function () {
+      this.timeout(120000);
+      requireTracing(this, { also: () => missingReason(build) || (findOnPath('gdb') ? null : 'gdb is not installed (make deps installs it)') });
+      const fx = await capture({ node: build.node, label: build.name });
+      assert.match(fx.made.inlined[0], /^(scale|mix|clampTo) \(.*test\/targets\/profile-inline\.js:(10:15|14:13|18:17)\)$/);
+      assert.deepStrictEqual(fx.made.walked, fx.made.inlined);
+    });
+  });
+}
