@@ -37,6 +37,8 @@
 int64_t busy_since;
 int64_t busy_since_wall;
 int64_t start;
+int64_t measured_from;
+int64_t measured_to;
 int early;
 
 dtrace:::BEGIN
@@ -65,6 +67,7 @@ syscall::epoll_pwait:entry
 	this->busy_us = busy_since != 0 ? (timestamp - busy_since) / 1000 : 0;
 	this->first = busy_since != 0 && early != 0;
 	this->whole = busy_since != 0 && early == 0;
+	this->since = busy_since;
 	early = 0;
 	busy_since = 0;
 }
@@ -73,6 +76,9 @@ syscall::epoll_wait:entry,
 syscall::epoll_pwait:entry
 /pid == $1 && tid == $1 && this->whole/
 {
+	/* The span of the whole turns seen, first start to last end. */
+	measured_from = measured_from != 0 ? measured_from : this->since;
+	measured_to = timestamp;
 	@busy_us = quantize(this->busy_us);
 	@busy_max_us = max(this->busy_us);
 	@turns = count();
@@ -110,6 +116,8 @@ dtrace:::END
 	/* First: only the maps, printed below, follow it. */
 	printf("Tracing ended.\n");
 	@traced_ns = sum(timestamp - start);
+	/* The time whole turns were seen in: what their busy time is a share of. */
+	@turns_ns = sum(measured_from != 0 ? measured_to - measured_from : 0);
 	printf("\n@busy_us\n");
 	printa(@busy_us);
 	printf("\n@busy_max_us\n");
@@ -120,6 +128,8 @@ dtrace:::END
 	printa(@busy_total_us);
 	printf("\n@traced_ns\n");
 	printa(@traced_ns);
+	printf("\n@turns_ns\n");
+	printa(@turns_ns);
 	printf("\nstall stacks:\n");
 	printa(@stall_stacks);
 }

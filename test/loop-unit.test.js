@@ -105,6 +105,14 @@ describe('nodetrace loop, pure parts', function () {
     assert.strictEqual(JSON.parse(renderLoopJSON(r, OPTIONS)).open.since_before_trace, true);
   });
 
+  it('gives the busy share of the time whole turns were seen in, not of the trace\'s length (turns go on while the probes detach)', function () {
+    // A loop busy all the time, bpftrace 0.17: 3.08 s of turns in a trace of 3.00 s (by hand, 2026-11-28).
+    const text = 'Tracing the event loop of PID 7... Hit Ctrl-C to end.\nTracing ended.\n\n@traced_ns: 3001000000\n@turns: 154\n@busy_total_us: 3076872\n@turns_ns: 3080051979\n';
+    const r = parseLoop(splitAtEndMarker(text.split('\n')), { tracer: 'bpftrace' });
+    assert.match(renderLoopText(r, { ...OPTIONS, stacksWanted: false }), /traced 3 s: 154 turns, busy 3\.1 s in them \(100% of the time\)/);
+    assert.strictEqual(JSON.parse(renderLoopJSON(r, OPTIONS)).turns_ns, 3080051979);
+  });
+
   it('reads a stack\'s second key, the hash of its JavaScript chain (0: none)', function () {
     const r = parseLoop({ maps: '@stall_stacks[\n        0x10000010\n        0x401000\n, -5]: 3\n@stall_stacks[\n        0x401000\n, 0]: 2\n' }, { tracer: 'bpftrace' });
     assert.deepStrictEqual(r.stacks.map((st) => [st.frames.length, st.samples, st.chain]), [[2, 3, '-5'], [1, 2, undefined]]);

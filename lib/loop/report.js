@@ -109,6 +109,7 @@ function parseLoop({ during = [], maps = '' } = {}, { tracer } = {}) {
     busyTotalUs: scalar(model, 'busy_total_us') || 0n,
     busyMaxUs: scalar(model, 'busy_max_us'),
     tracedNs: scalar(model, 'traced_ns'),
+    turnsNs: scalar(model, 'turns_ns'),
     stalls,
     early,
     open,
@@ -172,7 +173,11 @@ function renderLoopText(r, o) {
   const us = (v) => formatDuration(v, 'us');
   const out = [];
   const traced = r.tracedNs !== null ? formatDuration(r.tracedNs, 'ns') : 'unknown';
-  const busyShare = r.tracedNs ? percent(r.busyTotalUs * 1000n, r.tracedNs) : '-';
+  // Of the time whole turns were seen in (from the start of the first to
+  // the end of the last): the trace's length, from every probe attached
+  // to the end asked for, is not quite the window the turns fell in.
+  const over = r.turnsNs || r.tracedNs;
+  const busyShare = over ? percent(r.busyTotalUs * 1000n, over) : '-';
   out.push(`Event loop of ${o.who ? describeIdentity(o.who) : `PID ${o.pid}`}, traced ${traced}: ${r.turns} turns, busy ${us(r.busyTotalUs)} in them (${busyShare} of the time).`);
   if (r.busy && totalCount(r.busy) > 0n) {
     out.push('', 'Busy time per turn (running callbacks, not waiting for I/O):');
@@ -233,6 +238,7 @@ function renderLoopJSON(r, o) {
     ...(o.who ? { process: identityJson(o.who) } : {}),
     tracer: o.tracer,
     traced_ns: jsonInteger(r.tracedNs),
+    turns_ns: jsonInteger(r.turnsNs),
     turns: jsonInteger(r.turns),
     busy_total_us: jsonInteger(r.busyTotalUs),
     over_us: o.overUs,
