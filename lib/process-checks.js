@@ -19,6 +19,7 @@ const { safeText } = require('./terminal-safe');
 // eslint-disable-next-line no-control-regex
 const UNPRINTABLE = /[\x00-\x1f\x7f-\x9f\u2028\u2029]/;
 const { jsFramesLayout } = require('./profile/js-frames');
+const { inliningLayout } = require('./v8/inlining');
 
 const NODETRACE = path.join(__dirname, '..', 'bin', 'nodetrace');
 
@@ -74,7 +75,15 @@ function javascriptFacts(pid, facts) {
   if (found.note) return { v8: null, note: found.note, perfMap };
   const note = found.layout.scopeInfo ? null
     : `V8 ${found.v8}'s ScopeInfo layout was not measured by nodetrace: function names are read from the source text, and unnamed where that fails`;
-  return { v8: found.v8, object: found.object, note, perfMap };
+  // Functions V8 inlined: shown where their caller's code can be read (lib/v8/inlining.js).
+  const inlining = found.code ? null : inliningLayout(found.layout, found.symbols).unsupported;
+  return { v8: found.v8, object: found.object, note, perfMap, inlined: found.code ? 'shown' : inlining };
+}
+
+// How functions V8 inlined into their callers are shown.
+function inlinedText(inlined) {
+  if (!inlined) return '';
+  return inlined === 'shown' ? '; functions V8 inlined are shown above their caller' : `; not shown apart: ${inlined}`;
 }
 
 /** Pure: the JavaScript line of doctor -p, from javascriptFacts(). */
@@ -83,7 +92,7 @@ function javascriptText(js) {
   const alsoMap = js.perfMap ? `; ${js.perfMap} names them too (and profile -c's)` : '';
   if (js.v8) {
     return `named with no flag, from V8 ${js.v8}'s metadata in ${js.object} (profile's threads, worker threads too; ebadf's hit; `
-      + `nodetrace stack on its cores)${js.note ? ` (${js.note})` : ''}${alsoMap}`;
+      + `nodetrace stack on its cores)${js.note ? ` (${js.note})` : ''}${inlinedText(js.inlined)}${alsoMap}`;
   }
   return `not from V8's metadata: ${js.note.replace(/: JavaScript is named from the perf map only$/, '')}; `
     + (js.perfMap ? `named from ${js.perfMap}` : 'named only if node runs with --perf-basic-prof (then from its perf map)');

@@ -87,6 +87,12 @@ describe('doctor -p: whether JavaScript frames can be named, and how (pure)', fu
     assert.match(known, /^ {2}JS {7}named with no flag, from V8 11\.3\.244\.8's metadata in \/usr\/bin\/node \(profile's threads, worker threads too; ebadf's hit; nodetrace stack on its cores\)$/m);
     const withMap = describeProcess({ ...base, javascript: { v8: '12.4.254.21', object: '/usr/local/bin/node', note: null, perfMap: '/tmp/perf-7.map' } });
     assert.match(withMap.javascript, /; \/tmp\/perf-7\.map names them too \(and profile -c's\)$/);
+    // Functions V8 inlined: shown above their caller where its code can be read, else why not.
+    const inlined = describeProcess({ ...base, javascript: { v8: '12.4.254.21', object: '/usr/local/bin/node', note: null, perfMap: null, inlined: 'shown' } });
+    assert.match(inlined.javascript, /nodetrace stack on its cores\); functions V8 inlined are shown above their caller$/);
+    const why = 'V8 13.6.233.10 (its functions hold a handle into its dispatch table, not their code): a function its optimizing compiler inlined is counted as its caller';
+    const notShown = describeProcess({ ...base, javascript: { v8: '13.6.233.10', object: '/usr/local/bin/node', note: null, perfMap: null, inlined: why } });
+    assert.match(notShown.javascript, /\); not shown apart: V8 13\.6\.233\.10 \(its functions hold a handle into its dispatch table, not their code\): a function its optimizing compiler inlined is counted as its caller$/);
   });
 
   it('a V8 it does not know, or no metadata: said in one line, and what names them instead', function () {
