@@ -67,7 +67,8 @@ async function profileOnce(tracer, child, { hz, seconds }) {
   if (opened.note) throw new Error(opened.note);
   const names = opened.names;
   const symbolizer = new Symbolizer();
-  const bt = spawn(tracer.path, [PROGRAM, String(hz), String(pid), String(opened.shared)], {
+  // (CODE as the command gives it: what each frame's code inlined is read too.)
+  const bt = spawn(tracer.path, [PROGRAM, String(hz), String(pid), String(opened.shared), String(opened.code)], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...rawUserStackEnv(tracer), BPFTRACE_MAP_KEYS_MAX: '65536' },
   });

@@ -11,7 +11,6 @@ const os = require('os');
 const path = require('path');
 const { spawn, spawnSync } = require('child_process');
 const { requireTracing, startTarget, stopTarget, nodetrace, killStragglers, ROOT, NODETRACE } = require('./support/harness');
-const { parseDtraceVersion } = require('../lib/tracer/detect');
 const { tracePoolMix, checkPoolMix, traceSaturatedPool, checkSaturatedJson, checkSaturatedText } = require('./support/pool-checks');
 const { compile } = require('./support/program-variants');
 const gc = require('../lib/commands/gc');
@@ -21,22 +20,13 @@ const { planWire } = require('../lib/http/wire-plan');
 const asyncCommand = require('../lib/commands/async');
 const { traceMix, checkCounts } = require('./support/async-checks');
 const { BUILDS, NODE18, missingReason } = require('./support/node-builds');
+const { DTRACE, dtraceUnavailableReason } = require('./support/dtrace-build');
 
 const EBADF = { name: 'EBADF', number: 9 };
 
-const CACHE = process.env.NODETRACE_CACHE || '/var/cache/nodetrace';
-const DTRACE = path.join(CACHE, 'dtrace', 'bin', 'dtrace');
 const ENV = { NODETRACE_DTRACE: DTRACE };
 const SQLITE_KINDS = ['Work_BeginOpen', 'Work_BeginExec', 'Work_BeginClose', 'Work_BeginPrepare', 'Work_BeginRun'];
 const D_SCRIPTS = path.join(ROOT, 'd-scripts');
-
-function dtraceUnavailableReason() {
-  if (!fs.existsSync(DTRACE)) return `DTrace for Linux is not built (${DTRACE} is missing: run make dtrace, which builds it from vendor/)`;
-  const v = spawnSync(DTRACE, ['-V'], { encoding: 'utf8' });
-  const parsed = parseDtraceVersion(v.stdout + v.stderr);
-  if (!parsed || parsed.flavor !== 'oracle') return `${DTRACE} -V does not say Oracle D: ${(v.stdout + v.stderr).trim()}`;
-  return null;
-}
 
 function dtrace(args, timeout = 120000) {
   return spawnSync(DTRACE, args, { encoding: 'utf8', timeout });

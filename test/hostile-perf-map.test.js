@@ -12,7 +12,7 @@ const path = require('path');
 const { ROOT, requireTracing, killStragglers } = require('./support/harness');
 const { HostileUser, hostileUserUnavailableReason, collect, runNodetrace } = require('./support/hostile-user');
 
-const DTRACE = '/var/cache/nodetrace/dtrace/bin/dtrace';
+const { DTRACE, requireDtrace } = require('./support/dtrace-build');
 const TARGETS = path.join(ROOT, 'test', 'targets');
 const DURATION_S = 6;
 // A run ends DURATION_S after its probes are attached; attaching takes up to
@@ -64,7 +64,7 @@ describe('27.8: a FIFO at the target\'s /tmp/perf-PID.map hangs no command @trac
   ];
   for (const [backend, env] of backends) {
     const core = backend === 'bpftrace' ? ' @core' : '';
-    const skipUnlessBuilt = (ctx) => { if (backend === 'dtrace' && !fs.existsSync(DTRACE)) ctx.skip(); };
+    const skipUnlessBuilt = (ctx) => { if (backend === 'dtrace') requireDtrace(ctx); };
 
     it(`loop --stacks (${backend}) ends on time and reports the stalls${core}`, async function () {
       skipUnlessBuilt(this);

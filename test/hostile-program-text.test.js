@@ -13,7 +13,7 @@ const { ROOT, requireTracing, killStragglers } = require('./support/harness');
 const { HostileUser, hostileUserUnavailableReason, collect, runNodetrace } = require('./support/hostile-user');
 const { findOnPath } = require('../lib/tracer/detect');
 
-const DTRACE = '/var/cache/nodetrace/dtrace/bin/dtrace';
+const { DTRACE, requireDtrace } = require('./support/dtrace-build');
 const CLAUSE = 'x*/tick-1s{printf("INJECTED");}/*';
 const TARGETS = path.join(ROOT, 'test', 'targets');
 const RECORDER = path.join(ROOT, 'test', 'support', 'recording-tracer.sh');
@@ -76,7 +76,7 @@ describe('27.1: a target\'s path never becomes program text @tracer @core', func
   }
 
   it('gc -n with DTrace: the path is in no program', async function () {
-    if (!fs.existsSync(DTRACE)) this.skip();
+    requireDtrace(this);
     const nt = runNodetrace(['gc', '-p', String(pid), '-n', '--backend', 'dtrace'], { env: { NODETRACE_DTRACE: DTRACE } });
     const r = await nt.exit;
     assert.strictEqual(r.code, 0, nt.stderr);
@@ -87,7 +87,7 @@ describe('27.1: a target\'s path never becomes program text @tracer @core', func
   // a copy of the program file it was given: the text really loaded.
   for (const backend of ['bpftrace', 'dtrace']) {
     it(`gc really run on it with ${backend}: pauses reported, the program loaded holds nothing of the path`, async function () {
-      if (backend === 'dtrace' && !fs.existsSync(DTRACE)) this.skip();
+      if (backend === 'dtrace') requireDtrace(this);
       const record = fs.mkdtempSync(path.join(os.tmpdir(), 'nt-program-'));
       try {
         const env = {
