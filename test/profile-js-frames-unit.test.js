@@ -156,7 +156,7 @@ describe('profile: JavaScript frames from V8\'s metadata (pure)', () => {
     const named = nameStacks(parsed, symbolizer, { maps: [] }, { js });
     const frames = named.stacks[0].frames.map((f) => f.name);
     assert.deepStrictEqual(frames.slice(-3), ['uv_run', 'middleHot /app/hot.js:48:19', 'hotSpin /app/hot.js:28:17'], 'the C++ frame keeps its own name');
-    assert.deepStrictEqual(named.v8, { used: true, note: null, inlining: { read: false, shown: 0, note: null } });
+    assert.deepStrictEqual(named.v8, { used: true, note: null, inlining: { read: false, shown: 0, unknown: 0, note: null } });
     const without = nameStacks(parsed, symbolizer, { maps: [] });
     assert.deepStrictEqual(without.stacks[0].frames.slice(-1)[0].category, 'jit');
   });

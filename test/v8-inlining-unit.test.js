@@ -14,6 +14,7 @@ const { SampleNames } = require('../lib/profile/js-frames');
 const { nameStacks } = require('../lib/profile/name-stacks');
 const { parseProfile } = require('../lib/profile/parse');
 const { frameLines, renderStacksJson } = require('../lib/stack/render');
+const { inliningLine } = require('../lib/profile/report');
 
 const FIXTURES = path.join(__dirname, 'fixtures');
 const load = (name) => JSON.parse(fs.readFileSync(path.join(FIXTURES, name), 'utf8'));
@@ -104,6 +105,16 @@ describe('V8 inlining: what optimized code inlined where it ran (lib/v8/inlining
     assert.strictEqual(inlinedAt(cyclic, 10).length, 2);
   });
 
+  it('profile says once how inlined functions are shown: above their caller, where not (1% of the samples or more), or why never', function () {
+    const summary = (inlining) => ({ samples: 200, categories: [{ category: 'js', samples: 150 }], jit: { v8: inlining === undefined ? null : { inlining } } });
+    assert.strictEqual(inliningLine(summary({ read: true, shown: 90, unknown: 1, note: null })), 'A function V8\'s optimizing compiler inlined into its caller is shown above it, marked "(inlined)".');
+    assert.match(inliningLine(summary({ read: true, shown: 0, unknown: 150, note: null })), /marked "\(inlined\)"\. Not in 75\.0% of the samples: there a frame ran optimized code that is not its function's own \(a loop V8 optimized while it ran, on-stack replacement; or code replaced since\)/);
+    assert.strictEqual(inliningLine(summary({ read: false, shown: 0, unknown: 0, note: 'V8 14.6.202.34 (why): a function its optimizing compiler inlined is counted as its caller' })),
+      'Not shown apart: V8 14.6.202.34 (why): a function its optimizing compiler inlined is counted as its caller.');
+    assert.match(inliningLine(summary(undefined)), /is counted as that caller \(not shown apart\)\.$/, 'the perf map only');
+    assert.strictEqual(inliningLine({ ...summary(undefined), categories: [{ category: 'node', samples: 200 }] }), null, 'no JavaScript ran');
+  });
+
   it('a walked stack (ebadf\'s hit, nodetrace stack): the functions inlined above their frame, marked; in JSON with the frame', function () {
     const step = { kind: 'js', pc: 0x5000, text: 'step (/app/x.js:22:14)', name: 'step', file: '/app/x.js', line: 22, column: 14, jsKind: 'function', tier: 'compiled',
       inlined: [{ name: 'scale', file: '/app/x.js', line: 10, column: 15, text: 'scale (/app/x.js:10:15)' }, null] };
@@ -116,7 +127,7 @@ describe('V8 inlining: what optimized code inlined where it ran (lib/v8/inlining
     const STEP = { name: 'step', file: '/app/x.js', line: 22, column: 14, kind: 'function', sfi: 0x1001 };
     const SCALE = { name: 'scale', file: '/app/x.js', line: 10, column: 15, kind: 'function', sfi: 0x2001 };
     const namer = { limitation: () => null, nameSfi: (w) => (w === 0x1001n ? STEP : null) };
-    const record = { start: 0x50000000, end: 0x50001000, shared: 0x1001n, offsets: Int32Array.from([0, 0x100]), inlinings: Int32Array.from([-1, 0]), inlined: [{ parent: -1, name: SCALE }] };
+    const record = { start: 0x50000000, end: 0x50001000, shared: 0x1001n, optimized: true, offsets: Int32Array.from([0, 0x100]), inlinings: Int32Array.from([-1, 0]), inlined: [{ parent: -1, name: SCALE }] };
     const reads = [];
     const inlining = { limitation: () => null, describe: (w) => { reads.push(w); return w === 0x7001n ? record : null; } };
     const names = new SampleNames(namer, { close() {} }, inlining);
@@ -138,6 +149,12 @@ describe('V8 inlining: what optimized code inlined where it ran (lib/v8/inlining
     const named = nameStacks(parsed, symbolizer, { maps: [] }, { js: names });
     assert.deepStrictEqual(named.stacks[0].frames.map((f) => f.name), ['uv_run', 'step /app/x.js:22:14', 'scale (inlined) /app/x.js:10:15']);
     assert.strictEqual(named.stacks[0].frames[2].inlined, true);
-    assert.deepStrictEqual(named.v8.inlining, { read: true, shown: 7, note: null });
+    assert.deepStrictEqual(named.v8.inlining, { read: true, shown: 7, unknown: 0, note: null });
+    // A sample in generated code that is not the function's code now
+    // (on-stack replacement, or replaced since): counted as not known.
+    const osr = parseProfile('@samples[42, node, \n, \n        0x50002000\n        0x401000\n, 5]: 3\n@threads[42, node]: 3\n');
+    const unknown = nameStacks(osr, symbolizer, { maps: [] }, { js: names });
+    assert.deepStrictEqual(unknown.stacks[0].frames.map((f) => f.name), ['uv_run', 'step /app/x.js:22:14']);
+    assert.deepStrictEqual(unknown.v8.inlining, { read: true, shown: 0, unknown: 3, note: null });
   });
 });

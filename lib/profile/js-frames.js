@@ -234,7 +234,7 @@ class SampleNames {
       if (!at) return null;
       if (at.depth === depth) {
         const record = this.codeAt.get(h);
-        if (!record || (sfi !== null && Number(record.shared) !== sfi)) return null;
+        if (!record || (sfi !== null && record.optimized && Number(record.shared) !== sfi)) return null;
         return inlinedAt(record, pc, { returnAddress });
       }
       h = this.prev.get(h);

@@ -36,6 +36,7 @@ function nameStacks(parsed, symbolizer, snap, { js = null } = {}) {
   const { pcs, returns } = userAddresses(parsed.stacks);
   const named = new Map();   // 'pc:0x..' / 'ret:0x..' -> frame
   const inV8 = new Set();    // keys of frames in V8's code, where a captured SFI names the frame
+  const inJit = new Set();   // keys of frames in V8's generated code (not a builtin)
   let perfMapUsed = false;
   if (snap) {
     const a = symbolizer.symbolize(snap, pcs, { allPcs: true });
@@ -43,6 +44,7 @@ function nameStacks(parsed, symbolizer, snap, { js = null } = {}) {
     const keep = (key, f) => {
       named.set(key, userFrame(f));
       if (isV8Code(f)) inV8.add(key);
+      if (f && (f.kind === 'jit' || f.kind === 'js')) inJit.add(key);
     };
     pcs.forEach((addr, i) => keep('pc:' + addr, a.frames[i]));
     returns.forEach((addr, i) => keep('ret:' + addr, b.frames[i]));
@@ -51,8 +53,11 @@ function nameStacks(parsed, symbolizer, snap, { js = null } = {}) {
   const demangled = demangleTracerNames(parsed.stacks);
   let v8Named = 0;
   let inlinedShown = 0;
+  let inlinedUnknown = 0;
+  const readsInlining = Boolean(js && js.inlining) && !js.inliningNote;
   const stacks = parsed.stacks.map((s) => {
     const chain = js && s.chain ? js.chain(s.chain) : null;
+    let unknown = false;
     const user = s.user.map(demangled).flatMap((f, i) => {
       const key = (i === 0 ? 'pc:' : 'ret:') + f.toLowerCase();
       // A JavaScript frame named from V8's metadata (lib/profile/js-frames.js),
@@ -63,10 +68,15 @@ function nameStacks(parsed, symbolizer, snap, { js = null } = {}) {
         // Above it (leaf first here), the functions its code inlined there.
         const inlined = /^0x[0-9a-f]+$/i.test(f) ? js.inlinedAt(s.chain, i, BigInt(f), { returnAddress: i > 0, sfi: fromV8.sfi }) : null;
         if (inlined && inlined.length) inlinedShown += s.count;
+        // Generated code that is not the function's code now (a loop V8
+        // compiled while it ran: on-stack replacement; or code replaced
+        // since): what it inlined is not known.
+        if (!inlined && readsInlining && inJit.has(key)) unknown = true;
         return [...(inlined || []).map(inlinedFrame), profileFrame(fromV8)];
       }
       return [named.get(key) || userFrame({ kind: /^0x/i.test(f) ? 'unknown' : 'named', text: f, module: '' })];
     });
+    if (unknown) inlinedUnknown += s.count;
     const kernel = s.kernel.map(kernelFrame);
     return { tid: s.tid, comm: s.comm, frames: [...kernel, ...user].reverse(), count: s.count, ...(s.ongoing ? { ongoing: true } : {}) };
   });
@@ -74,7 +84,7 @@ function nameStacks(parsed, symbolizer, snap, { js = null } = {}) {
   return {
     stacks,
     perfMap: { used: perfMapUsed, path: pm ? pm.path : null, refused: pm && pm.refused ? pm.refused : null },
-    v8: js ? { used: v8Named > 0, note: js.limitation || null, inlining: { read: Boolean(js.inlining) && !js.inliningNote, shown: inlinedShown, note: js.inliningNote || null } } : null,
+    v8: js ? { used: v8Named > 0, note: js.limitation || null, inlining: { read: readsInlining, shown: inlinedShown, unknown: inlinedUnknown, note: js.inliningNote || null } } : null,
   };
 }
 

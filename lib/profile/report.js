@@ -167,7 +167,13 @@ function renderText(summary, { describe = '' } = {}) {
 function inliningLine(s) {
   if (!s.categories.some((c) => c.category === 'js' && c.samples)) return null;
   const inlining = s.jit.v8 && s.jit.v8.inlining;
-  if (inlining && inlining.read) return 'A function V8\'s optimizing compiler inlined into its caller is shown above it, marked "(inlined)".';
+  if (inlining && inlining.read) {
+    const line = 'A function V8\'s optimizing compiler inlined into its caller is shown above it, marked "(inlined)".';
+    // Under 1%: code replaced while sampled, not worth a line.
+    if (!inlining.unknown || !s.samples || inlining.unknown < 0.01 * s.samples) return line;
+    return `${line} Not in ${pct(inlining.unknown / s.samples).trim()} of the samples: there a frame ran optimized code that is not its function's own `
+      + '(a loop V8 optimized while it ran, on-stack replacement; or code replaced since), and what was inlined in it counts as that function.';
+  }
   if (inlining && inlining.note) return `Not shown apart: ${inlining.note}.`;
   return 'A function V8\'s optimizing compiler inlined into its caller is counted as that caller (not shown apart).';
 }
@@ -176,4 +182,4 @@ function renderJson(summary) {
   return JSON.stringify(summary, null, 2) + '\n';
 }
 
-module.exports = { summarize, renderText, renderJson, threadRole, pct, UNNAMED_JIT, JSON_VERSION };
+module.exports = { summarize, renderText, renderJson, threadRole, pct, inliningLine, UNNAMED_JIT, JSON_VERSION };

@@ -165,10 +165,11 @@ class InliningReader {
 
   /**
    * What a Code object (a tagged word) says of its inlining -> { start, end,
-   * shared (the outer function's SFI word), offsets, inlinings, inlined:
-   * [{ parent, name (namer result or null) }] } or null: not optimized code,
-   * or not a Code. Read promptly (code moves and is freed); cached by
-   * address while its fields are the same.
+   * optimized, shared (the outer function's SFI word; null: not optimized
+   * code, which inlines nothing), offsets, inlinings, inlined: [{ parent,
+   * name (namer result or null) }] } or null: not a Code, or not readable.
+   * Read promptly (code moves and is freed); cached by address while its
+   * fields are the same.
    */
   describe(codeWord) {
     if (this.layout.unsupported) return null;
@@ -192,12 +193,16 @@ class InliningReader {
   read(code, deoptWord, positionsWord, flags) {
     const { heap } = this;
     const L = this.layout;
-    if (!L.kinds.includes(flags & L.kindMask)) return null;
     const sizeBytes = heap.read(code.address + L.size, 4);
     const start = L.start.header !== undefined ? code.address + L.start.header : rawAddress(heap.word(code.address + L.start.field));
     if (!sizeBytes || start === null) return null;
     const size = sizeBytes.readInt32LE(0);
     if (size <= 0 || size > (64 << 20)) return null;
+    // Code that inlines nothing (interpreted, baseline): only where it is,
+    // so that a frame that ran elsewhere is known not to have run it.
+    if (!L.kinds.includes(flags & L.kindMask)) {
+      return { start, end: start + size, shared: null, optimized: false, offsets: new Int32Array(0), inlinings: new Int32Array(0), inlined: [] };
+    }
     const deopt = heap.object(deoptWord);
     const table = this.bytes(positionsWord);
     if (!deopt || !L.types.fixedArrays.includes(deopt.type) || !table) return null;
@@ -229,7 +234,7 @@ class InliningReader {
         inlined.push({ parent, name });
       }
     }
-    return { start, end: start + size, shared, offsets: decoded.offsets, inlinings: decoded.inlinings, inlined };
+    return { start, end: start + size, shared, optimized: true, offsets: decoded.offsets, inlinings: decoded.inlinings, inlined };
   }
 
   // A byte array's bytes (empty for none), bounded, or null.

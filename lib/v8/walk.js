@@ -91,7 +91,7 @@ function walkStack({ memory, registers, classify, namer, layout, isCode, inlinin
 // now is not the code that ran: on-stack replacement, deoptimized since).
 function inlinedInFrame(inlining, f, frame, returnAddress) {
   const record = inlining.describe(inlining.codeOf(f.function));
-  if (!record || Number(record.shared) !== frame.sfi) return null;
+  if (!record || !record.optimized || Number(record.shared) !== frame.sfi) return null;
   const at = inlinedAt(record, f.pc, { returnAddress });
   return at && at.length ? at : null;
 }
