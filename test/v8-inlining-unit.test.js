@@ -136,9 +136,9 @@ describe('V8 inlining: what optimized code inlined where it ran (lib/v8/inlining
     assert.deepStrictEqual(reads, [0x7001n], 'read as printed');
     // Printed again once the code is gone: what was read is kept.
     names.take('@js_code[5]: 28673');
-    assert.deepStrictEqual(names.inlinedAt('5', 0, 0x50000200n, { sfi: 0x1001 }).map((r) => r.name), ['scale']);
-    assert.strictEqual(names.inlinedAt('5', 0, 0x50000200n, { sfi: 0x3001 }), null, 'not the frame\'s function\'s code');
-    assert.strictEqual(names.inlinedAt('5', 1, 0x50000200n, { sfi: 0x1001 }), null, 'no frame at that depth');
+    assert.deepStrictEqual(names.inlinedAt('5', 0, '0x50000200', { sfi: 0x1001 }).map((r) => r.name), ['scale']);
+    assert.strictEqual(names.inlinedAt('5', 0, '0x50000200', { sfi: 0x3001 }), null, 'not the frame\'s function\'s code');
+    assert.strictEqual(names.inlinedAt('5', 1, '0x50000200', { sfi: 0x1001 }), null, 'no frame at that depth');
     const parsed = parseProfile('@samples[42, node, \n, \n        0x50000200\n        0x401000\n, 5]: 7\n@threads[42, node]: 7\n');
     const symbolizer = {
       symbolize: (snap, addrs) => ({

@@ -46,7 +46,7 @@ function nameLoopStacks(stacks, symbolizer, snap, { js = null } = {}) {
         const fromV8 = chain && inV8.has(key) ? chain.get(i) : null;
         if (!fromV8) return [named.get(key) || f];
         // Above it (innermost first here), what its code inlined there.
-        const inlined = /^0x[0-9a-f]+$/i.test(f) && js.inlinedAt ? js.inlinedAt(s.chain, i, BigInt(f), { returnAddress: i > 0, sfi: fromV8.sfi }) : null;
+        const inlined = js.inlinedAt(s.chain, i, f, { sfi: fromV8.sfi });
         return [...(inlined || []).map((r) => inlinedFrame(r).name), profileFrame(fromV8).name];
       }),
     };

@@ -143,6 +143,7 @@ class SampleNames {
     this.sfiAt = new Map();   // hash -> { depth, sfi }
     this.names = new Map();   // sfi -> name result (or null), as last named
     this.chains = new Map();  // hash -> Map(depth -> name result)
+    this.chainCodes = new Map();  // hash -> Map(depth -> what its code inlined: codeAt's record)
     this.dropped = 0;          // entries past the bounds above
     this.ambiguous = 0;        // hashes printed under two functions' names
     if (namer) this.attach(namer, memory, inlining);
@@ -208,15 +209,18 @@ class SampleNames {
     const h0 = BigInt.asUintN(64, BigInt(hash));
     if (this.chains.has(h0)) return this.chains.get(h0);
     const out = new Map();
+    const codes = new Map();
     let h = h0;
     for (let i = 0; h !== 0n && i < MAX_CHAIN; i++) {
       const at = this.sfiAt.get(h);
       if (!at) break;
       if (at.name) out.set(at.depth, at.name);
+      if (this.codeAt.get(h)) codes.set(at.depth, this.codeAt.get(h));
       if (!this.prev.has(h)) break;
       h = this.prev.get(h);
     }
     this.chains.set(h0, out);
+    this.chainCodes.set(h0, codes);
     return out;
   }
 
@@ -224,23 +228,15 @@ class SampleNames {
    * The functions inlined where frame `depth` of the sample whose chain
    * ends at `hash` ran, innermost first ([] none) -> [namer result | null],
    * or null when not known (no code read, the address not in it, or the
-   * code not that frame's function's). `pc`: the frame's address (BigInt);
-   * `returnAddress`: every frame but the sampled one.
+   * code not that frame's function's). `frame`: the frame as the program
+   * printed it, an address ("0x..."; below the sampled one, a return
+   * address); `sfi`: the frame's SharedFunctionInfo as named.
    */
-  inlinedAt(hash, depth, pc, { returnAddress = false, sfi = null } = {}) {
-    let h = BigInt.asUintN(64, BigInt(hash));
-    for (let i = 0; h !== 0n && i < MAX_CHAIN; i++) {
-      const at = this.sfiAt.get(h);
-      if (!at) return null;
-      if (at.depth === depth) {
-        const record = this.codeAt.get(h);
-        if (!record || (sfi !== null && record.optimized && Number(record.shared) !== sfi)) return null;
-        return inlinedAt(record, pc, { returnAddress });
-      }
-      h = this.prev.get(h);
-      if (h === undefined) return null;
-    }
-    return null;
+  inlinedAt(hash, depth, frame, { sfi = null } = {}) {
+    if (!/^0x[0-9a-f]+$/i.test(frame)) return null;
+    this.chain(hash);
+    const record = this.chainCodes.get(BigInt.asUintN(64, BigInt(hash))).get(depth);
+    return inlinedAt(record, BigInt(frame), { returnAddress: depth > 0, sfi });
   }
 
   close() {

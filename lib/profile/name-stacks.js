@@ -66,7 +66,7 @@ function nameStacks(parsed, symbolizer, snap, { js = null } = {}) {
       if (fromV8) {
         v8Named += s.count;
         // Above it (leaf first here), the functions its code inlined there.
-        const inlined = /^0x[0-9a-f]+$/i.test(f) ? js.inlinedAt(s.chain, i, BigInt(f), { returnAddress: i > 0, sfi: fromV8.sfi }) : null;
+        const inlined = js.inlinedAt(s.chain, i, f, { sfi: fromV8.sfi });
         if (inlined && inlined.length) inlinedShown += s.count;
         // Generated code that is not the function's code now (a loop V8
         // compiled while it ran: on-stack replacement; or code replaced

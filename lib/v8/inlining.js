@@ -250,11 +250,13 @@ class InliningReader {
 /**
  * Pure: the functions inlined at a code address of a described Code,
  * innermost first -> [namer result | null] ([] when none is, null when the
- * address is not in that code). `returnAddress`: the address follows a
- * call (every frame but the sampled one), so its call is what ran.
+ * address is not in that code, or the optimized code is not the frame's
+ * function's: `sfi`, its SharedFunctionInfo as the namer gives it).
+ * `returnAddress`: the address follows a call (every frame but the sampled
+ * one), so its call is what ran.
  */
-function inlinedAt(record, pc, { returnAddress = false } = {}) {
-  if (!record) return null;
+function inlinedAt(record, pc, { returnAddress = false, sfi = null } = {}) {
+  if (!record || (sfi !== null && record.optimized && Number(record.shared) !== sfi)) return null;
   const address = Number(pc);
   if (!(address >= record.start && address < record.end + (returnAddress ? 1 : 0))) return null;
   const i = entryAt(record.offsets, address - record.start - (returnAddress ? 1 : 0));

@@ -90,9 +90,7 @@ function walkStack({ memory, registers, classify, namer, layout, isCode, inlinin
 // (lib/v8/inlining.js), or null: none, or not known (the function's code
 // now is not the code that ran: on-stack replacement, deoptimized since).
 function inlinedInFrame(inlining, f, frame, returnAddress) {
-  const record = inlining.describe(inlining.codeOf(f.function));
-  if (!record || !record.optimized || Number(record.shared) !== frame.sfi) return null;
-  const at = inlinedAt(record, f.pc, { returnAddress });
+  const at = inlinedAt(inlining.describe(inlining.codeOf(f.function)), f.pc, { returnAddress, sfi: frame.sfi });
   return at && at.length ? at : null;
 }
 
