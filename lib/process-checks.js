@@ -19,7 +19,6 @@ const { safeText } = require('./terminal-safe');
 // eslint-disable-next-line no-control-regex
 const UNPRINTABLE = /[\x00-\x1f\x7f-\x9f\u2028\u2029]/;
 const { jsFramesLayout } = require('./profile/js-frames');
-const { inliningLayout } = require('./v8/inlining');
 
 const NODETRACE = path.join(__dirname, '..', 'bin', 'nodetrace');
 
@@ -76,8 +75,7 @@ function javascriptFacts(pid, facts) {
   const note = found.layout.scopeInfo ? null
     : `V8 ${found.v8}'s ScopeInfo layout was not measured by nodetrace: function names are read from the source text, and unnamed where that fails`;
   // Functions V8 inlined: shown where their caller's code can be read (lib/v8/inlining.js).
-  const inlining = found.code ? null : inliningLayout(found.layout, found.symbols).unsupported;
-  return { v8: found.v8, object: found.object, note, perfMap, inlined: found.code ? 'shown' : inlining };
+  return { v8: found.v8, object: found.object, note, perfMap, inlined: found.code ? 'shown' : found.inliningNote };
 }
 
 // How functions V8 inlined into their callers are shown.

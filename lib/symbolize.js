@@ -18,6 +18,7 @@ const {
   STT_NOTYPE, STT_OBJECT, STT_FUNC, STT_GNU_IFUNC, SHT_SYMTAB, SHT_DYNSYM, PT_LOAD, PT_NOTE, PT_DYNAMIC,
   DT_NULL, DT_NEEDED, DT_STRTAB, DT_STRSZ, DT_RPATH, DT_RUNPATH,
 } = require('./elf-constants');
+const { lastAtOrBelow } = require('./sorted');
 
 const NT_GNU_BUILD_ID = 3;
 const DEBUG_DIR = '/usr/lib/debug/.build-id';
@@ -254,13 +255,7 @@ function loadDebugSymbols(buildId) {
 
 function lookupSymbol(table, vaddr) {
   const { values, sizes } = table;
-  let lo = 0;
-  let hi = values.length - 1;
-  let found = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (values[mid] <= vaddr) { found = mid; lo = mid + 1; } else hi = mid - 1;
-  }
+  const found = lastAtOrBelow(values, vaddr);
   // Among symbols starting at or below vaddr, the nearest one that contains it.
   for (let i = found; i >= 0 && i > found - 8; i--) {
     if (sizes[i] === 0 || vaddr < values[i] + sizes[i]) return { name: table.nameAt(i), start: values[i] };

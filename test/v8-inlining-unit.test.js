@@ -9,7 +9,8 @@ const path = require('path');
 const { layoutFrom } = require('../lib/v8/metadata');
 const { SnapshotMemory } = require('../lib/v8/memory');
 const { V8Namer } = require('../lib/v8/namer');
-const { InliningReader, inliningLayout, inlinedAt, decodePositionTable, entryAt } = require('../lib/v8/inlining');
+const { InliningReader, inliningLayout, inlinedAt, decodePositionTable } = require('../lib/v8/inlining');
+const { lastAtOrBelow } = require('../lib/sorted');
 const { SampleNames } = require('../lib/profile/js-frames');
 const { nameStacks } = require('../lib/profile/name-stacks');
 const { parseProfile } = require('../lib/profile/parse');
@@ -86,9 +87,9 @@ describe('V8 inlining: what optimized code inlined where it ran (lib/v8/inlining
     const t = decodePositionTable(bytes);
     assert.deepStrictEqual([...t.offsets], [0, 20, 120]);
     assert.deepStrictEqual([...t.inlinings], [-1, 0, 1]);
-    assert.strictEqual(entryAt(t.offsets, 19), 0);
-    assert.strictEqual(entryAt(t.offsets, 20), 1);
-    assert.strictEqual(entryAt(t.offsets, 5000), 2);
+    assert.strictEqual(lastAtOrBelow(t.offsets, 19), 0);
+    assert.strictEqual(lastAtOrBelow(t.offsets, 20), 1);
+    assert.strictEqual(lastAtOrBelow(t.offsets, 5000), 2);
     // A return address: its call, one byte before, is what ran.
     const record = { start: 0x1000, end: 0x1100, offsets: t.offsets, inlinings: t.inlinings,
       inlined: [{ parent: -1, name: { text: 'outerInlined' } }, { parent: 0, name: { text: 'innerInlined' } }] };

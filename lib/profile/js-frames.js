@@ -52,14 +52,15 @@ function jsFramesLayout(pid) {
   if (!v8) return { note: 'no mapped object of the process carries V8\'s postmortem metadata: JavaScript is named from the perf map only' };
   const layout = layoutFrom(v8.symbols);
   if (layout.unsupported) return { note: `${layout.unsupported}: JavaScript is named from the perf map only` };
-  return { shared: layout.jsFunction.shared, code: codeOffset(layout, v8.symbols), v8: layout.versionText, object: v8.object, layout, symbols: v8.symbols };
+  const inlining = inliningOf(layout, v8.symbols);
+  return { shared: layout.jsFunction.shared, code: inlining.code, inliningNote: inlining.note, v8: layout.versionText, object: v8.object, layout, symbols: v8.symbols };
 }
 
 // Where a JSFunction keeps its code, where what it inlined can be read back
-// (lib/v8/inlining.js), else 0.
-function codeOffset(layout, symbols) {
+// (lib/v8/inlining.js), else 0 and why not (one line).
+function inliningOf(layout, symbols) {
   const inlining = inliningLayout(layout, symbols);
-  return inlining.unsupported ? 0 : inlining.code;
+  return inlining.unsupported ? { code: 0, note: inlining.unsupported } : { code: inlining.code, note: null };
 }
 
 /**
@@ -76,7 +77,7 @@ function commandJsFramesLayout(binary, { env = process.env } = {}) {
   if (!v8) return { note: `${binary} carries no V8 postmortem metadata, nor a libnode it links (not node's executable, or a script): JavaScript is named from the perf map only` };
   const layout = layoutFrom(v8.symbols);
   if (layout.unsupported) return { note: `${layout.unsupported}: JavaScript is named from the perf map only` };
-  return { shared: layout.jsFunction.shared, code: codeOffset(layout, v8.symbols), v8: layout.versionText, binary };
+  return { shared: layout.jsFunction.shared, code: inliningOf(layout, v8.symbols).code, v8: layout.versionText, binary };
 }
 
 /**

@@ -8,6 +8,7 @@
 // frame. Kernel frames that come raw are named here from /proc/kallsyms,
 // as bpftrace would.
 const fs = require('fs');
+const { lastAtOrBelow } = require('../sorted');
 
 /**
  * One frame as lib/symbolize.js takes it: bare hex gets its 0x (a name
@@ -36,13 +37,7 @@ function kernelFrameName(frame, table) {
   const hex = /^0x([0-9a-f]+)$/i.exec(frame);
   if (!hex || !table || !table.addresses.length) return frame;
   const a = BigInt('0x' + hex[1]);
-  let lo = 0;
-  let hi = table.addresses.length - 1;
-  let at = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (table.addresses[mid] <= a) { at = mid; lo = mid + 1; } else hi = mid - 1;
-  }
+  const at = lastAtOrBelow(table.addresses, a);
   return at < 0 ? frame : `${table.names[at]}+${a - table.addresses[at]}`;
 }
 

@@ -11,6 +11,7 @@
 // dispatch table, not its Code: not read there (said in one line).
 const { Heap } = require('./heap');
 const { pick } = require('./metadata');
+const { lastAtOrBelow } = require('../sorted');
 
 // Per V8 version: where a JSFunction keeps its Code, and where the Code
 // keeps its instructions (a field holding their address, or right after a
@@ -123,18 +124,6 @@ function rawAddress(word) {
   return a >= 4096 && a < 2 ** 48 ? a : null;
 }
 
-/** Pure: the entry in effect at a code offset (the last at or before it), or -1. */
-function entryAt(offsets, offset) {
-  let lo = 0;
-  let hi = offsets.length - 1;
-  let found = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (offsets[mid] <= offset) { found = mid; lo = mid + 1; } else hi = mid - 1;
-  }
-  return found;
-}
-
 class InliningReader {
   /**
    * @param {object} o { heap (./heap.js), layout (metadata.layoutFrom), symbols, namer (./namer.js) }
@@ -208,10 +197,8 @@ class InliningReader {
     if (!deopt || !L.types.fixedArrays.includes(deopt.type) || !table) return null;
     const decoded = decodePositionTable(table);
     if (!decoded) return null;
-    const element = (i) => {
-      const n = Heap.smi(heap.word(deopt.address + 8));
-      return n !== null && i < n ? heap.word(deopt.address + 16 + 8 * i) : null;
-    };
+    const length = Heap.smi(heap.word(deopt.address + 8));
+    const element = (i) => (length !== null && i < length ? heap.word(deopt.address + 16 + 8 * i) : null);
     const count = Heap.smi(element(L.index.count));
     const shared = element(L.index.shared);
     const inlined = [];
@@ -259,7 +246,7 @@ function inlinedAt(record, pc, { returnAddress = false, sfi = null } = {}) {
   if (!record || (sfi !== null && record.optimized && Number(record.shared) !== sfi)) return null;
   const address = Number(pc);
   if (!(address >= record.start && address < record.end + (returnAddress ? 1 : 0))) return null;
-  const i = entryAt(record.offsets, address - record.start - (returnAddress ? 1 : 0));
+  const i = lastAtOrBelow(record.offsets, address - record.start - (returnAddress ? 1 : 0));
   const out = [];
   let id = i < 0 ? -1 : record.inlinings[i];
   // Each parent comes before its child (checked when read); bounded anyway.
@@ -270,4 +257,4 @@ function inlinedAt(record, pc, { returnAddress = false, sfi = null } = {}) {
   return out;
 }
 
-module.exports = { InliningReader, inliningLayout, inlinedAt, decodePositionTable, sourcePosition, entryAt, readVlq, MEASURED };
+module.exports = { InliningReader, inliningLayout, inlinedAt, decodePositionTable, sourcePosition, readVlq, MEASURED };
