@@ -84,10 +84,11 @@ function requireTracing(ctx, { also } = {}) {
 }
 
 // Starts `node test/targets/<name>` and resolves once it printed "ready".
-// `node`: another Node build's executable (test/support/node-builds.js).
-function startTarget(name, { env = {}, args = [], node = process.execPath } = {}) {
+// `node`: another Node build's executable (test/support/node-builds.js);
+// `args` go to node, `scriptArgs` after the script (words a name matches).
+function startTarget(name, { env = {}, args = [], scriptArgs = [], node = process.execPath } = {}) {
   return new Promise((resolve, reject) => {
-    const child = track(spawn(node, [...args, path.join(ROOT, 'test', 'targets', name)], {
+    const child = track(spawn(node, [...args, path.join(ROOT, 'test', 'targets', name), ...scriptArgs], {
       env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
     }));
     let out = '';
