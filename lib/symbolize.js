@@ -88,7 +88,7 @@ function readElfSymbols(fd, onSymbol, { data = false } = {}) {
       const size = Number(syms.readBigUInt64LE(o + 16));
       if (shndx === 0 || value === 0) continue;
       if (data ? type !== STT_OBJECT : type !== STT_FUNC && type !== STT_GNU_IFUNC && !(type === STT_NOTYPE && size > 0)) continue;
-      onSymbol(value, size, strtab, syms.readUInt32LE(o));
+      onSymbol(value, size, strtab, syms.readUInt32LE(o), loads);
     }
   }
   return { loads, buildId };
@@ -154,6 +154,33 @@ function findElfSymbols(file, names, { followLinks = false } = {}) {
       }
     });
     return header && { loads: header.loads, found };
+  });
+}
+
+/**
+ * The functions that start exactly at the given file offsets of one ELF
+ * file (code as mapped: an address's offset in its mapping plus the
+ * mapping's), in one pass over its symbols, without building its whole
+ * table: -> Map(offset -> name) or null. The first definition wins.
+ */
+function findElfSymbolsAt(file, offsets, { followLinks = false } = {}) {
+  return withElf(file, followLinks, (fd) => {
+    const found = new Map();
+    let wanted = null;   // vaddr -> offset, once the segments are known
+    const header = readElfSymbols(fd, (value, size, strtab, name, loads) => {
+      if (!wanted) {
+        wanted = new Map();
+        for (const off of offsets) {
+          const seg = loads.find((l) => off >= l.offset && off < l.offset + l.filesz);
+          if (seg) wanted.set(off - seg.offset + seg.vaddr, off);
+        }
+      }
+      const off = wanted.get(value);
+      if (off === undefined || found.has(off)) return;
+      const end = strtab.indexOf(0, name);
+      found.set(off, strtab.toString('latin1', name, end < 0 ? strtab.length : end));
+    });
+    return header && found;
   });
 }
 
@@ -498,4 +525,4 @@ class Symbolizer {
   }
 }
 
-module.exports = { Symbolizer, liveElfFiles, loadElfSymbols, findElfSymbols, findElfData, elfDynamic, elfNotes, elfHeader, programHeaders, lookupSymbol, parseMaps, scanPerfMap, openPerfMap, MAX_PERF_MAP_BYTES };
+module.exports = { Symbolizer, liveElfFiles, loadElfSymbols, findElfSymbols, findElfSymbolsAt, findElfData, elfDynamic, elfNotes, elfHeader, programHeaders, lookupSymbol, parseMaps, scanPerfMap, openPerfMap, MAX_PERF_MAP_BYTES };
