@@ -22,7 +22,7 @@
 //    against the thread ids and TIDs the Workers report themselves.
 //
 // Everything read is the target's own memory: reads are bounded (a byte
-// budget, a count of mappings and threads), a name is made safe
+// budget, a count of mappings and threads: lib/limits.js), a name is made safe
 // (lib/v8/names.js) and no more than a label. A process can lie about its
 // own threads this way, as it can by naming them; it cannot make nodetrace
 // read without bound or print a control character.
@@ -35,17 +35,12 @@ const { parseStat } = require('../proc/stat');
 const { safeName } = require('../v8/names');
 const { demangleNames } = require('../demangle');
 const { roleOf } = require('./roles');
+const { LIMITS } = require('../limits');
 
 const DESCRIPTOR = Object.freeze({ TCB: 0, SELF: 16, TID: 0x2d0, ENTRY_FROM: 0x2d8, ENTRY_TO: 0x900, ALIGN: 64 });
-// What is read of each stack mapping: its top, where the descriptor is
-// (2,368 bytes on glibc 2.36, with static TLS below it).
-const STACK_TOP_BYTES = 8192;
+const STACK_TOP_BYTES = LIMITS.THREAD_STACK_TOP_BYTES;
 const WORKER = Object.freeze({ TID_AT: [0x88, 0x90, 0x98, 0xa0], THREAD_ID_AFTER: 0x70, NAME_AFTER: 0x80, BYTES: 0x140 });
-const MAX_THREADS = 4096;
-const MAX_STACK_MAPPINGS = 2048;
-const MAX_NAME_BYTES = 64;
-// Over the roster's life: 2,048 stack tops of 8 KiB are 16 MiB.
-const MEMORY_BUDGET = 32 << 20;
+const { MAX_THREADS, MAX_STACK_MAPPINGS, MAX_THREAD_NAME_BYTES: MAX_NAME_BYTES, THREADS_MEMORY_BUDGET: MEMORY_BUDGET } = LIMITS;
 
 function u64(buf, off) {
   if (off < 0 || off + 8 > buf.length) return -1;
