@@ -75,6 +75,20 @@ const LIMITS = Object.freeze({
   // V8's own line ends (a Script's line_ends FixedArray) are searched in
   // place, never copied: at most this many.
   MAX_LINE_ENDS: 64 * MiB,
+
+  // --- a target's threads (lib/threads/identify.js) -------------------------
+  // Threads looked at (/proc/PID/task), and the stack mappings whose tops
+  // are read for their descriptors (one per thread, and V8 keeps a few
+  // more mappings of that shape): a node process has 10 to 100 threads.
+  MAX_THREADS: 4096,
+  MAX_STACK_MAPPINGS: 2048,
+  // What is read of each stack's top: glibc's descriptor (2,368 bytes on
+  // 2.36) and the static TLS below it.
+  THREAD_STACK_TOP_BYTES: 8192,
+  // What one roster reads in its life: 2,048 tops of 8 KiB are 16 MiB.
+  THREADS_MEMORY_BUDGET: 32 * MiB,
+  // A Worker's name kept (a thread's comm holds 15).
+  MAX_THREAD_NAME_BYTES: 64,
 });
 
 // Lines already said, so that each is said once per run.

@@ -270,6 +270,28 @@ function findElfSymbols(file, names, { followLinks = false } = {}) {
 }
 
 /**
+ * The functions that start exactly at the given file offsets of one ELF
+ * file (code as mapped: an address's offset in its mapping plus the
+ * mapping's), in one pass over its symbols, without building its whole
+ * table: -> Map(offset -> name) or null. The first definition wins.
+ */
+function findElfSymbolsAt(file, offsets, { followLinks = false } = {}) {
+  return withElf(file, followLinks, (fd, elf) => {
+    const wanted = new Map();   // vaddr -> offset
+    for (const off of offsets) {
+      const seg = elf.loads.find((l) => off >= l.offset && off < l.offset + l.filesz);
+      if (seg) wanted.set(off - seg.offset + seg.vaddr, off);
+    }
+    const found = new Map();
+    eachSymbol(fd, elf.tables, (value, size, strtab, name) => {
+      const off = wanted.get(value);
+      if (off !== undefined && !found.has(off)) found.set(off, nameIn(strtab, name));
+    });
+    return found;
+  });
+}
+
+/**
  * The variables of one ELF file whose names start with one of `prefixes`,
  * and the first `width` bytes each holds in the file (V8's postmortem
  * constants): -> { loads, found: Map(name -> { value, size, bytes }) } or
@@ -647,4 +669,4 @@ class Symbolizer {
   }
 }
 
-module.exports = { Symbolizer, liveElfFiles, loadElfSymbols, findElfSymbols, findElfData, elfDynamic, elfNotes, elfHeader, programHeaders, lookupSymbol, parseMaps, scanPerfMap, openPerfMap, elfSymbolTables, MAX_PERF_MAP_BYTES };
+module.exports = { Symbolizer, liveElfFiles, loadElfSymbols, findElfSymbols, findElfSymbolsAt, findElfData, elfDynamic, elfNotes, elfHeader, programHeaders, lookupSymbol, parseMaps, scanPerfMap, openPerfMap, elfSymbolTables, MAX_PERF_MAP_BYTES };

@@ -427,7 +427,7 @@ function renderAsyncText(r, { pid, who, version, top = 15 }) {
     out.push(`Through the register hook (async_hooks ${hookThreadsText(hooked, pid)}, on within ${HOOK_POLL_MS} ms of the attach): ${hooked.length ? hooked.map(kindLabel).join(', ') : 'none created'}; the rest are AsyncWraps.`);
   } else {
     out.push('Timers, setImmediate and promises are not AsyncWraps: not counted here',
-      '(node -r nodetrace/register counts them: docs/reading-output.md#async).');
+      '(node -r nodetrace/register counts them: docs/reading-output.md#nodetrace-async).');
   }
   return safeText(out.join('\n') + '\n');
 }

@@ -25,6 +25,7 @@ const {
 const { describeIdentity, identityJson } = require('../proc/container');
 const { jsFramesLayout, commandJsFramesLayout, jsFramesSession } = require('../profile/js-frames');
 const { splitAtEndMarker } = require('../tracer/output-formats');
+const { threadLabel } = require('../threads/roles');
 
 // On-CPU samples, or (--off-cpu) time blocked; the program argument that
 // is the PID ($N), which -c replaces with bpftrace's cpid.
@@ -181,6 +182,10 @@ function report(result, { args, tracer, plan: p, target, snapshots }, run = {}) 
   const comm = (pid && proc.processName(pid)) || 'node';
   for (const s of parsed.stacks) if (!s.comm) s.comm = comm;
   const named = nameStacks(parsed, snapshots.symbolizer, snapshots.latest, { js: run.js });
+  // Each thread by what it is (lib/threads/identify.js), read from the
+  // process while it ran; the main thread is the one whose TID is the PID.
+  const identityOf = (tid) => snapshots.identityOf(tid) || (tid === pid ? { role: 'main' } : null);
+  for (const s of named.stacks) s.thread = threadLabel(identityOf(s.tid));
   // The program's own clock where it keeps one: the tracer may take
   // seconds after the end to print (naming frames, 0.23+).
   const seconds = parsed.seconds || (result.endedAt - result.readyAt) / 1000;
@@ -189,10 +194,10 @@ function report(result, { args, tracer, plan: p, target, snapshots }, run = {}) 
   let summary;
   let text;
   if (args.offCpu) {
-    summary = summarizeOffCpu(named, { pid, who, seconds, threads: parsed.threads, allThreads: args.allThreads, top: args.top });
+    summary = summarizeOffCpu(named, { pid, who, seconds, threads: parsed.threads, allThreads: args.allThreads, top: args.top, identityOf });
     text = () => (args.json ? renderOffCpuJson(summary) : renderOffCpuText(summary, { describe: p.describe }));
   } else {
-    summary = summarize(named, { pid, who, hz: p.details.hz, seconds, top: args.top });
+    summary = summarize(named, { pid, who, hz: p.details.hz, seconds, top: args.top, identityOf });
     text = () => (args.json ? renderJson(summary) : renderText(summary, { describe: p.describe }));
   }
   const title = `${args.offCpu ? 'Off-CPU time' : 'CPU'} of ${p.describe}`;
@@ -226,7 +231,7 @@ async function handler(args) {
       dataOnStdout,
       // A -c command's perf map can no longer be read once it exits: look
       // more often, so that code compiled near its end is named too.
-      snapshots: { perfMap: true, everyMs: (pl) => (pl.target ? 2000 : 500) },
+      snapshots: { perfMap: true, threads: true, everyMs: (pl) => (pl.target ? 2000 : 500) },
     });
   } finally {
     if (run.js) run.js.close();
