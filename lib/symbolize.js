@@ -528,9 +528,11 @@ function liveElfFiles(snap, map) {
 }
 
 class Symbolizer {
-  constructor({ demangle = true } = {}) {
+  /** @param {object} [o] { demangle, cacheBytes: the budget of its tables (SYMBOL_CACHE_BYTES) } */
+  constructor({ demangle = true, cacheBytes = LIMITS.SYMBOL_CACHE_BYTES } = {}) {
     this.elfCache = new Map();   // file -> its table (or null), least recently used first
     this.cacheBytes = 0;
+    this.cacheBudget = cacheBytes || LIMITS.SYMBOL_CACHE_BYTES;
     this.demangle = demangle;
   }
 
@@ -582,13 +584,13 @@ class Symbolizer {
     return table;
   }
 
-  // Keeps a file's table, within SYMBOL_CACHE_BYTES across files.
+  // Keeps a file's table, within its budget across files.
   keep(key, table) {
     const bytes = (t) => (t ? t.bytes + (t.debug ? t.debug.bytes : 0) : 0);
     this.elfCache.set(key, table);
     this.cacheBytes += bytes(table);
     for (const [k, t] of this.elfCache) {
-      if (this.cacheBytes <= LIMITS.SYMBOL_CACHE_BYTES || k === key) break;
+      if (this.cacheBytes <= this.cacheBudget || k === key) break;
       this.elfCache.delete(k);
       this.cacheBytes -= bytes(t);
     }
