@@ -363,9 +363,14 @@ function elfDynamic(file, { followLinks = false } = {}) {
   }, { tables: false });
 }
 
-/** Pure: the notes of a PT_NOTE segment (or an NT_ note section): [{ name, type, desc }]. */
-function elfNotes(buf) {
-  const notes = [];
+/**
+ * Pure: calls fn({ name, type, desc }) for each note of a PT_NOTE segment
+ * (or an NT_ note section), in order, until it returns false. No note is
+ * kept; with `types` (a Set), fn only sees notes of those types and the
+ * others cost nothing (a segment of zeros is a note every 12 bytes);
+ * `onAny` is told of every note and may end the walk too.
+ */
+function eachNote(buf, fn, { types = null, onAny = null } = {}) {
   let o = 0;
   while (o + 12 <= buf.length) {
     const namesz = buf.readUInt32LE(o);
@@ -374,16 +379,30 @@ function elfNotes(buf) {
     const nameAt = o + 12;
     const descAt = nameAt + Math.ceil(namesz / 4) * 4;
     if (descAt + descsz > buf.length) break;
-    notes.push({ name: buf.toString('latin1', nameAt, nameAt + Math.max(0, namesz - 1)), type, desc: buf.subarray(descAt, descAt + descsz) });
+    if (onAny && onAny() === false) break;
+    if (!types || types.has(type)) {
+      const name = buf.toString('latin1', nameAt, nameAt + Math.max(0, Math.min(namesz - 1, 64)));
+      if (fn({ name, type, desc: buf.subarray(descAt, descAt + descsz) }) === false) break;
+    }
     o = descAt + Math.ceil(descsz / 4) * 4;
   }
+}
+
+/** Pure: the notes of a PT_NOTE segment (or an NT_ note section): [{ name, type, desc }]. */
+function elfNotes(buf) {
+  const notes = [];
+  eachNote(buf, (n) => { notes.push(n); });
   return notes;
 }
 
 // The GNU build ID from a PT_NOTE segment, as hex, or null.
 function findBuildId(notes) {
-  const note = elfNotes(notes).find((n) => n.type === NT_GNU_BUILD_ID && n.name === 'GNU');
-  return note ? note.desc.toString('hex') : null;
+  let id = null;
+  eachNote(notes, (n) => {
+    if (n.type === NT_GNU_BUILD_ID && n.name === 'GNU') id = n.desc.toString('hex');
+    return id === null;
+  });
+  return id;
 }
 
 // Separate debug symbols (e.g. Debian's libc6-dbg) for a stripped library.
@@ -527,12 +546,32 @@ function liveElfFiles(snap, map) {
     ...(snap.otherMounts === false ? [[map.path, false]] : [])];
 }
 
+// The mapping of a snapshot that holds `address`, by binary search over
+// its maps sorted by start (a core may name 65,536 mappings, and a walk
+// looks up every pc). The index is kept on the snapshot, for its maps.
+function mapAt(snap, address) {
+  let index = snap.mapIndex;
+  if (!index || index.maps !== snap.maps) {
+    const sorted = [...snap.maps].sort((a, b) => a.start - b.start);
+    index = { maps: snap.maps, sorted, starts: Float64Array.from(sorted, (m) => m.start) };
+    Object.defineProperty(snap, 'mapIndex', { value: index, writable: true, configurable: true, enumerable: false });
+  }
+  const i = lastAtOrBelow(index.starts, address);
+  // (Overlapping entries, which only a crafted core has: the few before.)
+  for (let k = i; k >= 0 && k > i - 8; k--) {
+    const m = index.sorted[k];
+    if (address >= m.start && address < m.end) return m;
+  }
+  return null;
+}
+
 class Symbolizer {
   /** @param {object} [o] { demangle, cacheBytes: the budget of its tables (SYMBOL_CACHE_BYTES) } */
   constructor({ demangle = true, cacheBytes = LIMITS.SYMBOL_CACHE_BYTES } = {}) {
     this.elfCache = new Map();   // file -> its table (or null), least recently used first
     this.cacheBytes = 0;
     this.cacheBudget = cacheBytes || LIMITS.SYMBOL_CACHE_BYTES;
+    this.filesRead = 0;
     this.demangle = demangle;
   }
 
@@ -573,7 +612,10 @@ class Symbolizer {
     }
     // A snapshot not taken from a live process (a core), or of one that may
     // be gone by now, says where its files are.
-    const tries = snap.elfFiles ? snap.elfFiles(map) : liveElfFiles(snap, map);
+    const over = ++this.filesRead > LIMITS.MAX_SYMBOL_FILES;
+    // Said once, naming the first file left out.
+    if (over) overLimit(map.path, `its symbols, and those of any further file, were not read: the symbols of ${LIMITS.MAX_SYMBOL_FILES} files were read already`, { key: 'MAX_SYMBOL_FILES' });
+    const tries = over ? [] : snap.elfFiles ? snap.elfFiles(map) : liveElfFiles(snap, map);
     let table = null;
     for (const [file, followLinks] of tries) {
       table = loadElfSymbols(file, { followLinks });
@@ -616,7 +658,7 @@ class Symbolizer {
       const addr = parseInt(m[1], 16);
       // Return addresses point after the call; look up the call itself.
       const probe = allPcs || (i === 0 && !allReturnAddresses) ? addr : addr - 1;
-      const map = snap.maps.find((mm) => probe >= mm.start && probe < mm.end);
+      const map = mapAt(snap, probe);
       const frame = { addr, text: '0x' + m[1], module: '', kind: 'unknown' };
       if (map && map.path.startsWith('/')) {
         frame.module = path.basename(map.path.replace(/ \(deleted\)$/, ''));
@@ -671,4 +713,4 @@ class Symbolizer {
   }
 }
 
-module.exports = { Symbolizer, liveElfFiles, loadElfSymbols, findElfSymbols, findElfSymbolsAt, findElfData, elfDynamic, elfNotes, elfHeader, programHeaders, lookupSymbol, parseMaps, scanPerfMap, openPerfMap, elfSymbolTables, MAX_PERF_MAP_BYTES };
+module.exports = { Symbolizer, liveElfFiles, loadElfSymbols, findElfSymbols, findElfSymbolsAt, findElfData, elfDynamic, elfNotes, eachNote, elfHeader, programHeaders, lookupSymbol, parseMaps, scanPerfMap, openPerfMap, elfSymbolTables, MAX_PERF_MAP_BYTES };
