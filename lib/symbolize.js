@@ -15,7 +15,7 @@ const { openRegular, openInRoot, readAt } = require('./safe-open');
 const { stat: procStat } = require('./proc');
 const { parseNsPids, otherMountNamespace } = require('./proc/container');
 const {
-  STT_NOTYPE, STT_OBJECT, STT_FUNC, STT_GNU_IFUNC, SHT_SYMTAB, SHT_DYNSYM, PT_LOAD, PT_NOTE, PT_DYNAMIC,
+  STT_NOTYPE, STT_OBJECT, STT_FUNC, STT_TLS, STT_GNU_IFUNC, SHT_SYMTAB, SHT_DYNSYM, PT_LOAD, PT_NOTE, PT_DYNAMIC, PT_TLS,
   DT_NULL, DT_NEEDED, DT_STRTAB, DT_STRSZ, DT_RPATH, DT_RUNPATH,
 } = require('./elf-constants');
 const { lastAtOrBelow } = require('./sorted');
@@ -33,9 +33,10 @@ const MAX_ELF_BYTES = 4 * 1024 * 1024 * 1024;
 // processes reach hundreds of MB; a planted sparse file could be any size).
 const MAX_PERF_MAP_BYTES = 1024 * 1024 * 1024;
 
-// Reads one ELF file's headers and calls onSymbol(value, size, strtab, nameOffset)
+// Reads one ELF file's headers and calls onSymbol(value, size, strtab, nameOffset, type)
 // for every defined function symbol of .symtab and .dynsym (with `data`, every
-// variable instead); -> { loads, buildId }.
+// variable instead; with `any`, functions, variables and thread-local
+// variables); -> { type (ET_*), loads, buildId, tls (PT_TLS: { vaddr, memsz, align }, or null) }.
 /** Pure: an ELF64 little-endian file's header (its first 64 bytes), or null. */
 function elfHeader(eh) {
   if (eh.length < 64 || eh.readUInt32BE(0) !== 0x7f454c46 || eh[4] !== 2 || eh[5] !== 1) return null;
@@ -46,7 +47,7 @@ function elfHeader(eh) {
   };
 }
 
-/** Pure: program headers -> [{ type, flags, offset, vaddr, filesz, memsz }]. */
+/** Pure: program headers -> [{ type, flags, offset, vaddr, filesz, memsz, align }]. */
 function programHeaders(ph, phnum, phentsize) {
   const out = [];
   for (let i = 0; i < phnum && (i + 1) * phentsize <= ph.length; i++) {
@@ -54,20 +55,23 @@ function programHeaders(ph, phnum, phentsize) {
     out.push({
       type: ph.readUInt32LE(o), flags: ph.readUInt32LE(o + 4), offset: Number(ph.readBigUInt64LE(o + 8)),
       vaddr: Number(ph.readBigUInt64LE(o + 16)), filesz: Number(ph.readBigUInt64LE(o + 32)), memsz: Number(ph.readBigUInt64LE(o + 40)),
+      align: Number(ph.readBigUInt64LE(o + 48)),
     });
   }
   return out;
 }
 
-function readElfSymbols(fd, onSymbol, { data = false } = {}) {
+function readElfSymbols(fd, onSymbol, { data = false, any = false } = {}) {
   const h = elfHeader(readAt(fd, 0, 64));
   if (!h) return null;
   const { shoff, shentsize, shnum } = h;
   const loads = [];
   let buildId = null;
+  let tls = null;
   for (const p of programHeaders(readAt(fd, h.phoff, h.phentsize * h.phnum), h.phnum, h.phentsize)) {
     if (p.type === PT_LOAD) loads.push({ offset: p.offset, vaddr: p.vaddr, filesz: p.filesz });
     if (p.type === PT_NOTE && !buildId && p.filesz < 65536) buildId = findBuildId(readAt(fd, p.offset, p.filesz));
+    if (p.type === PT_TLS && !tls) tls = { vaddr: p.vaddr, memsz: p.memsz, align: p.align };
   }
   const sh = readAt(fd, shoff, shentsize * shnum);
   const section = (i) => {
@@ -87,11 +91,12 @@ function readElfSymbols(fd, onSymbol, { data = false } = {}) {
       const value = Number(syms.readBigUInt64LE(o + 8));
       const size = Number(syms.readBigUInt64LE(o + 16));
       if (shndx === 0 || value === 0) continue;
-      if (data ? type !== STT_OBJECT : type !== STT_FUNC && type !== STT_GNU_IFUNC && !(type === STT_NOTYPE && size > 0)) continue;
-      onSymbol(value, size, strtab, syms.readUInt32LE(o));
+      const fn = type === STT_FUNC || type === STT_GNU_IFUNC || (type === STT_NOTYPE && size > 0);
+      if (any ? !fn && type !== STT_OBJECT && type !== STT_TLS : data ? type !== STT_OBJECT : !fn) continue;
+      onSymbol(value, size, strtab, syms.readUInt32LE(o), type);
     }
   }
-  return { loads, buildId };
+  return { type: h.type, loads, buildId, tls };
 }
 
 function openElf(file, followLinks) {
@@ -160,26 +165,28 @@ function findElfSymbols(file, names, { followLinks = false } = {}) {
 /**
  * The variables of one ELF file whose names start with one of `prefixes`,
  * and the first `width` bytes each holds in the file (V8's postmortem
- * constants): -> { loads, found: Map(name -> { value, size, bytes }) } or
- * null. A variable with no bytes in the file (.bss) holds zeros. The first
- * definition of a name wins.
+ * constants): -> { type (ET_*), loads, tls, found: Map(name -> { value,
+ * size, type (STT_*), bytes }) } or null. A variable with no bytes in the
+ * file (.bss) holds zeros. The first definition of a name wins. With
+ * `any`, functions (their first bytes: code) and thread-local variables
+ * (their value an offset in the TLS segment; no bytes) too.
  */
-function findElfData(file, prefixes, { followLinks = false, width = 4 } = {}) {
+function findElfData(file, prefixes, { followLinks = false, width = 4, any = false } = {}) {
   const wanted = prefixes.map((p) => Buffer.from(p, 'latin1'));
   return withElf(file, followLinks, (fd) => {
     const symbols = new Map();
-    const header = readElfSymbols(fd, (value, size, strtab, name) => {
+    const header = readElfSymbols(fd, (value, size, strtab, name, type) => {
       if (!wanted.some((p) => strtab[name] === p[0] && strtab.compare(p, 0, p.length, name, name + p.length) === 0)) return;
       const end = strtab.indexOf(0, name);
       const text = strtab.toString('latin1', name, end < 0 ? strtab.length : end);
-      if (!symbols.has(text)) symbols.set(text, { value, size });
-    }, { data: true });
+      if (!symbols.has(text)) symbols.set(text, { value, size, type });
+    }, { data: !any, any });
     if (!header) return null;
     for (const sym of symbols.values()) {
-      const seg = header.loads.find((l) => sym.value >= l.vaddr && sym.value + width <= l.vaddr + l.filesz);
+      const seg = sym.type !== STT_TLS && header.loads.find((l) => sym.value >= l.vaddr && sym.value + width <= l.vaddr + l.filesz);
       sym.bytes = seg ? readAt(fd, sym.value - seg.vaddr + seg.offset, width) : Buffer.alloc(width);
     }
-    return { loads: header.loads, found: symbols };
+    return { type: header.type, loads: header.loads, tls: header.tls, found: symbols };
   });
 }
 
