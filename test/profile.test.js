@@ -309,6 +309,17 @@ describe('nodetrace profile @tracer', function () {
         const onMain = (st) => st.frames[0].endsWith('(main thread)');
         const misplaced = stacks.filter((st) => (onMain(st) && /;workerSpin /.test(st.frames.join(';'))) || (!onMain(st) && /;mainSpin /.test(st.frames.join(';'))));
         assert.deepStrictEqual(misplaced, [], 'workerSpin on the main thread, or mainSpin off it');
+        // The Worker by what it is, though its JavaScript runs after fs
+        // completions (uv__work_done under it): its thread id and name as
+        // worker_threads gives them, its TID as the kernel does; no sample
+        // of it called the pool's.
+        const row = json.threads.find((t) => t.role === 'worker');
+        assert(row, `no Worker among ${JSON.stringify(json.threads)}`);
+        assert.deepStrictEqual([row.label, row.tids, row.worker], [`Worker ${after.workerThreadId} "spinner"`, [after.workerTid], { thread_id: after.workerThreadId, name: 'spinner' }], JSON.stringify(json.threads));
+        assert(row.share >= (after.worker - before.worker) / cpu - 0.05, `the Worker took ${row.share} of the samples`);
+        const pool = json.threads.find((t) => t.role === 'libuv-pool');
+        assert(!pool || !pool.tids.includes(after.workerTid), JSON.stringify(json.threads));
+        assert(stacks.some((st) => st.frames[0].endsWith(` (Worker ${after.workerThreadId} "spinner")`)), 'the Worker named in the folded stacks');
       } finally {
         stopTarget(target);
       }
@@ -436,7 +447,7 @@ describe('nodetrace profile @tracer', function () {
     assert.strictEqual(json.pid, Number(/^ready (\d+)$/m.exec(r.stderr)[1]), 'the main thread is the command\'s');
     assert.strictEqual(json.threads[0].role, 'main');
     assert(!json.total.some((f) => /PBKDF2/i.test(f.name)), 'the other process\'s pool work leaked in');
-    assert(!json.threads.some((t) => t.role === 'libuv pool'), JSON.stringify(json.threads));
+    assert(!json.threads.some((t) => t.role === 'libuv-pool'), JSON.stringify(json.threads));
   });
 
   // -c with no flag on the command: its JavaScript named from V8's metadata,
@@ -668,7 +679,7 @@ describe('nodetrace profile @tracer', function () {
       const r = await nodetrace(['profile', '-p', String(target.pid), '-d', '4', '--json', '--top', '40'], { timeoutMs: 240000 });
       assert.strictEqual(r.code, 0, r.stderr);
       const json = JSON.parse(r.stdout);
-      const pool = json.threads.find((t) => t.role === 'libuv pool');
+      const pool = json.threads.find((t) => t.role === 'libuv-pool');
       assert(pool, `no pool thread in ${JSON.stringify(json.threads)}`);
       assert(pool.share > 0.5, `pool threads took ${pool.share} of the samples`);
       assert(json.total.some((f) => /PBKDF2/i.test(f.name) && f.category !== 'js'), json.total.map((f) => f.name).join('\n'));

@@ -35,15 +35,16 @@ function findV8Object({ pid, maps, exePath, read = readMetadata }) {
  *   pid, object, layout, namer (null when V8 cannot be read: `note` says why),
  *   inlining (lib/v8/inlining.js InliningReader, with the namer),
  *   note (one line, or null), memory, classify, walk(registers, opts), close() }.
- * `wrapMemory` wraps the process's memory (a RecordingMemory, to save what a walk read).
+ * `wrapMemory` wraps the process's memory (a RecordingMemory, to save what a walk read);
+ * `readMetadata` reads a file's V8 metadata (a caller's cache of it).
  * Throws a plain Error when /proc/PID/mem cannot be opened.
  */
-function openProcess(pid, { symbolizer = new Symbolizer(), wrapMemory = (m) => m } = {}) {
+function openProcess(pid, { symbolizer = new Symbolizer(), wrapMemory = (m) => m, readMetadata: read = readMetadata } = {}) {
   let maps = [];
   let exePath = '';
   try { maps = parseMaps(fs.readFileSync(`/proc/${pid}/maps`, 'utf8')); } catch (err) { /* gone: no V8 below */ }
   try { exePath = fs.readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, ''); } catch (err) { /* gone */ }
-  const v8 = findV8Object({ pid, maps, exePath });
+  const v8 = findV8Object({ pid, maps, exePath, read });
   const layout = v8 ? layoutFrom(v8.symbols) : null;
   const memory = wrapMemory(new ProcessMemory(pid));
   let namer = null;
