@@ -169,8 +169,8 @@ describe('V8 frames: what another user\'s memory may hold', function () {
       const evil = h.sfi(h.string('evil\n[EntryFrame] JSEntry\x1b[2J\r\u0085'));
       const fn = h.jsFunction(evil);
       const named = new V8Namer({ memory: h.memory(), layout: LAYOUT }).nameFunction(BigInt(fn));
-      assert.strictEqual(named.name, 'evil\\x0a[EntryFrame] JSEntry\\x1b[2J\\x0d\\x85');
-      assert.strictEqual(named.text, 'evil\\x0a[EntryFrame] JSEntry\\x1b[2J\\x0d\\x85 (native)');
+      assert.strictEqual(named.name, 'evil\\x0a[EntryFrame] JSEntry\\x1b[2J\\x0d\\u0085');
+      assert.strictEqual(named.text, 'evil\\x0a[EntryFrame] JSEntry\\x1b[2J\\x0d\\u0085 (native)');
       // eslint-disable-next-line no-control-regex
       assert.doesNotMatch(named.text, /[\x00-\x1f\x7f-\x9f]/);
     });
