@@ -516,7 +516,7 @@ describe('V8 frames: what another user\'s memory may hold', function () {
     it('reads a core\'s thread, registers, command and memory', function () {
       const core = openCore(writeCore('ok.core'));
       try {
-        assert.deepStrictEqual(core.threads, [{ tid: 4242, registers: { rip: 0x401000, rsp: 0x7f0000000080, rbp: 0x7f0000000100 } }]);
+        assert.deepStrictEqual(core.threads, [{ tid: 4242, registers: { rip: 0x401000, rsp: 0x7f0000000080, rbp: 0x7f0000000100, fsBase: 0 } }]);
         assert.strictEqual(core.command, 'node');
         assert.strictEqual(core.truncated, 0);
         assert.deepStrictEqual(core.memory.read(0x7f0000000010, 2), Buffer.from([0xab, 0xab]));
