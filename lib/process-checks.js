@@ -75,7 +75,7 @@ function javascriptFacts(pid, facts) {
   const note = found.layout.scopeInfo ? null
     : `V8 ${found.v8}'s ScopeInfo layout was not measured by nodetrace: function names are read from the source text, and unnamed where that fails`;
   // Functions V8 inlined: shown where their caller's code can be read (lib/v8/inlining.js).
-  return { v8: found.v8, object: found.object, note, perfMap, inlined: found.code ? 'shown' : found.inliningNote };
+  return { v8: found.v8, object: found.object, note, perfMap, inlined: found.codeArguments.CODE ? 'shown' : found.inliningNote };
 }
 
 // How functions V8 inlined into their callers are shown.

@@ -23,10 +23,11 @@ const {
 } = LIMITS;
 const KEPT_NOTES = new Set([NT_PRSTATUS, NT_PRPSINFO, NT_FILE]);
 // struct elf_prstatus (x86-64): pr_pid at 32, pr_reg (struct
-// user_regs_struct: 27 words) at 112.
+// user_regs_struct: 27 words) at 112. fs_base: the thread pointer, where V8
+// 14 finds a thread's isolate (lib/v8/dispatch-table.js).
 const PRSTATUS_PID = 32;
 const PRSTATUS_REGS = 112;
-const REG_INDEX = { rbp: 4, rip: 16, rsp: 19 };
+const REG_INDEX = { rbp: 4, rip: 16, rsp: 19, fsBase: 21 };
 // struct elf_prpsinfo (x86-64): pr_pid at 24, pr_fname[16] at 40, pr_psargs[80] at 56.
 const PRPSINFO_PID = 24;
 const PRPSINFO_FNAME = 40;
@@ -109,7 +110,7 @@ function overlapTest(ranges) {
 
 /**
  * Opens a core -> { memory (CoreMemory), pid, command, threads: [{ tid,
- * registers: { rip, rsp, rbp } }] (the thread that faulted or was current
+ * registers: { rip, rsp, rbp, fsBase } }] (the thread that faulted or was current
  * first), files (NT_FILE), maps (parseMaps' shape, for the symbolizer),
  * truncated (bytes missing, or 0), close() }. Throws UserError.
  */
@@ -147,7 +148,7 @@ function openCore(file) {
     if (n.type === NT_PRSTATUS && n.desc.length >= PRSTATUS_REGS + 27 * 8) {
       if (threads.length >= MAX_CORE_THREADS) { threadsLeft++; return; }
       const reg = (name) => Number(n.desc.readBigUInt64LE(PRSTATUS_REGS + 8 * REG_INDEX[name]));
-      threads.push({ tid: n.desc.readInt32LE(PRSTATUS_PID), registers: { rip: reg('rip'), rsp: reg('rsp'), rbp: reg('rbp') } });
+      threads.push({ tid: n.desc.readInt32LE(PRSTATUS_PID), registers: { rip: reg('rip'), rsp: reg('rsp'), rbp: reg('rbp'), fsBase: reg('fsBase') } });
     } else if (n.type === NT_PRPSINFO && n.desc.length >= PRPSINFO_FNAME + 16) {
       pid = n.desc.readInt32LE(PRPSINFO_PID);
       const fname = n.desc.subarray(PRPSINFO_FNAME, PRPSINFO_FNAME + 16);

@@ -15,7 +15,7 @@ const { codeObjects } = require('../proc/code-objects');
 const { layoutFrom, PREFIXES } = require('./metadata');
 const { openCore } = require('./core-file');
 const { V8Namer } = require('./namer');
-const { InliningReader } = require('./inlining');
+const { InliningReader, dispatchLocationFor } = require('./inlining');
 const { walkStack, nativeClassifier } = require('./walk');
 const { codeTest } = require('./process');
 
@@ -127,7 +127,7 @@ function openCoreForWalk(file, { root = null, symbolizer = new Symbolizer() } = 
     if (layout.unsupported) notes.push(`${layout.unsupported}: JavaScript frames are shown as addresses`);
     else {
       namer = new V8Namer({ memory, layout });
-      inlining = new InliningReader({ heap: namer.heap, layout, symbols: v8.symbols, namer });
+      inlining = new InliningReader({ heap: namer.heap, layout, symbols: v8.symbols, namer, dispatch: dispatchLocationFor(layout, v8.file) });
       if (namer.limitation()) notes.push(namer.limitation());
     }
     const snap = {
