@@ -6,6 +6,7 @@ const assert = require('assert');
 const path = require('path');
 const { BUILDS, NODE18, missingReason } = require('./support/node-builds');
 const { requireTracing, startTarget, stopTarget, nodetrace, killStragglers } = require('./support/harness');
+const { askTarget } = require('./support/ask-target');
 
 const STALL_US = 200000;
 // The busy-wait ends by the clock (hrtime), so a stall is never shorter; a
@@ -99,6 +100,47 @@ describe('nodetrace loop @tracer', function () {
       const total = json.stacks.reduce((n, s) => n + s.samples, 0);
       const named = json.stacks.filter((s) => s.frames.some((f) => f.startsWith(`syscallLoop ${file}:`))).reduce((n, s) => n + s.samples, 0);
       assert(total >= 10 && named >= 0.8 * total, `${named} of ${total} samples name syscallLoop: ${JSON.stringify(json.stacks.slice(0, 2), null, 1)}`);
+    } finally {
+      stopTarget(target);
+    }
+  });
+
+  // 36.4: a Worker's own event loop, chosen by its name; the main thread's
+  // loop says there are Workers.
+  it('--thread NAME: a Worker\'s own loop, its busy share within 5 points of the Worker\'s eventLoopUtilization(); without it, the main loop says Workers run', async function () {
+    const target = await startTarget('loop-stall.js', { env: { LOOP_IN_WORKER: '1' } });
+    try {
+      const ask = () => askTarget(target, 'elu', { fields: 3 }).then(([activeMs, tid, threadId]) => ({ activeMs, tid, threadId, at: performance.now() }));
+      const before = await ask();
+      const run = await nodetrace(['loop', '-p', String(target.pid), '--thread', 'stall', '-d', '6', '--json'], { timeoutMs: 110000 });
+      const after = await ask();
+      assert.strictEqual(run.code, 0, run.stderr);
+      const json = JSON.parse(run.stdout);
+      assert.deepStrictEqual(json.thread, { tid: after.tid, role: 'worker', label: `Worker ${after.threadId} "stall"`, worker: { thread_id: after.threadId, name: 'stall' } });
+      // Busy share of the time whole turns were seen in, against the
+      // Worker's own over a window that holds the trace (the idle Worker
+      // waits between stalls: the attach at its start changes little).
+      const traced = Number(json.busy_total_us) / (Number(json.turns_ns) / 1000);
+      const truth = (after.activeMs - before.activeMs) / (after.at - before.at);
+      console.log(`      Worker's loop busy ${(100 * traced).toFixed(1)}% traced, ${(100 * truth).toFixed(1)}% by its eventLoopUtilization()`);
+      assert(Math.abs(traced - truth) <= 0.05, `busy ${traced} traced, ${truth} by the Worker's own measure`);
+      assert(json.stalls.length >= 3, JSON.stringify(json.stalls));
+      const main = await nodetrace(['loop', '-p', String(target.pid), '-d', '2'], { timeoutMs: 110000 });
+      assert.match(main.stdout, new RegExp(`^This is the main thread's loop\\. The process also runs a Worker, with an event loop of its own: ${after.threadId} "stall" \\(TID ${after.tid}\\); measure one with --thread ID\\.$`, 'm'), main.stdout + main.stderr);
+      assert.match(main.stdout, /^No turn was busy for more than 100 ms\.$/m, 'the main loop does not stall');
+    } finally {
+      stopTarget(target);
+    }
+  });
+
+  it('--thread: a Worker the process does not have is said, with the ones it has, exit 3', async function () {
+    const target = await startTarget('loop-stall.js', { env: { LOOP_IN_WORKER: '1' } });
+    try {
+      const r = await nodetrace(['loop', '-p', String(target.pid), '--thread', '7', '-d', '1']);
+      assert.strictEqual(r.code, 3, r.stderr);
+      assert.match(r.stderr, /^nodetrace: PID \d+ has no Worker with thread id 7; its Workers: 1 "stall" \(TID \d+\)\.$/m);
+      const bad = await nodetrace(['loop', '-p', String(target.pid), '--thread', 'tid:x']);
+      assert.strictEqual(bad.code, 2, bad.stderr);
     } finally {
       stopTarget(target);
     }

@@ -103,9 +103,11 @@ const GC_OBJECT = arg('OBJECT', 'the file that holds V8: node, or libnode.so.*',
 const PID_OPTION = arg('PID', 'the Node process (every thread of it)', '-p');
 const QUOTED = { quoted: true };
 const LOOP = [
-  arg('PID', 'the Node process; its loop runs on its main thread, whose thread ID is the PID', '-p'),
+  arg('PID', 'the Node process', '-p'),
   arg('OVER_US', 'a stall is a turn busy for longer than this (microseconds)', '--over'),
   arg('STACKS', '1: sample the loop\'s user stack during stalls; 0: no sampling', '--stacks or --folded'),
+  arg('TID', 'the thread whose event loop is measured: the PID (the main thread) or a Worker\'s thread',
+    '--thread (lib/threads/select.js), the PID without it'),
 ];
 const ASYNC_FROM = 'lib/async/wrap-functions.js: its symbol in OBJECT';
 const ASYNC_BT = [
