@@ -110,6 +110,8 @@ const LOOP = [
     '--thread (lib/threads/select.js), the PID without it'),
 ];
 const ASYNC_FROM = 'lib/async/wrap-functions.js: its symbol in OBJECT';
+const ASYNC_TID = arg('TID', 'the thread whose event loop the loop figures (busy time, callbacks\' share) are of: the PID (the main thread) or a Worker\'s thread',
+  '--thread (lib/threads/select.js), the PID without it');
 const ASYNC_BT = [
   arg('OBJECT', 'the file that defines node::AsyncWrap: node, or libnode.so.*',
     'lib/async/wrap-functions.js: the mapped object that defines it, as /proc/PID/map_files/RANGE', FILE),
@@ -123,6 +125,7 @@ const ASYNC_BT = [
   arg('ID_AT', 'where an AsyncWrap holds its async ID (a double), in bytes', 'as TYPE_AT'),
   arg('SHARED_AT', 'where a JSFunction holds its SharedFunctionInfo, in bytes (0: callbacks not told apart)',
     'lib/v8/metadata.js: V8\'s postmortem metadata in OBJECT (v8dbg_class_JSFunction__shared__*)'),
+  ASYNC_TID,
   arg('LIBRARY', 'the probe library of lib/async/probes.js the process maps (node -r nodetrace/register)',
     'lib/usdt/probe-libraries.js librariesOf, as capabilities.js usdtPathForPid names it for -p', { part: 'hook', ...FILE }),
 ];
@@ -174,7 +177,7 @@ const TABLES = {
   'async.d': [{ ...arg('PID', 'the Node process (every thread of it)', '-p'), probe: 'pid' },
     ...ASYNC_BT.filter((a) => ['TYPE_AT', 'ID_AT'].includes(a.name)),
     arg('SHARED_AT', 'offset of a JSFunction\'s SharedFunctionInfo (0: callbacks not told apart)',
-      'lib/v8/metadata.js: V8\'s postmortem metadata in the node that defines AsyncWrap (v8dbg_class_JSFunction__shared__*)')],
+      'lib/v8/metadata.js: V8\'s postmortem metadata in the node that defines AsyncWrap (v8dbg_class_JSFunction__shared__*)'), ASYNC_TID],
   'loop.bt': [...LOOP, arg('SHARED', 'with STACKS, JSFunction\'s `shared` offset: the JavaScript frames\' SharedFunctionInfos kept too; 0: no',
     'lib/profile/js-frames.js jsFramesLayout, where the target\'s V8 is known and --stacks asked (left off otherwise)', { optional: true }),
     JS_CODE],
