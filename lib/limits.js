@@ -36,6 +36,9 @@ const LIMITS = Object.freeze({
   // sizes: node 26's executable takes 32 MB); the least recently used
   // file's are dropped past it (read again if needed).
   SYMBOL_CACHE_BYTES: 256 * MiB,
+  // Files whose symbols one symbolizer reads (a Node process maps 30 to 300
+  // with code; a crafted core may name 65,536 that exist here).
+  MAX_SYMBOL_FILES: 1024,
   // A PT_NOTE segment read for a build ID, and the dynamic section with one
   // of its strings (a library's DT_NEEDED or run path).
   MAX_BUILD_ID_NOTES_BYTES: 64 * 1024,
@@ -49,6 +52,9 @@ const LIMITS = Object.freeze({
   MAX_CORE_NOTES_BYTES: 64 * MiB,
   // Threads (NT_PRSTATUS) kept: the kernel's default pid_max, 32,768.
   MAX_CORE_THREADS: 32768,
+  // Notes looked at: gcore writes 5 to 7 per thread, so 8 for each of
+  // MAX_CORE_THREADS threads.
+  MAX_CORE_NOTES: 8 * 32768,
   // PT_LOAD segments and NT_FILE entries: one per mapping at most, and a
   // process has at most vm.max_map_count (65,530 by default) of them.
   MAX_CORE_SEGMENTS: 65536,

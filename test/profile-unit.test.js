@@ -298,7 +298,8 @@ describe('profile: the plan', function () {
   it('-c: the command goes to the tracer as words, never to a shell; bpftrace keeps only its child (cpid)', function () {
     const tracer = { name: 'bpftrace', path: '/usr/bin/bpftrace', version: '0.17.0' };
     // This node's V8 is known: profile-js.bt, SHARED read from the executable before it runs.
-    const { shared, code } = require('../lib/profile/js-frames').jsFramesLayout(process.pid);
+    const { shared, codeArguments } = require('../lib/profile/js-frames').jsFramesLayout(process.pid);
+    const code = codeArguments.CODE;
     for (const [flags, script, tail] of [[{}, 'profile-js.bt', ['99', '0', String(shared), String(code)]], [{ v8Frames: false }, 'profile.bt', ['99', '0']]]) {
       const p = profileCommand.plan({ command: `${process.execPath} app.js $(touch /tmp/x);`, frequency: 99, ...flags }, tracer);
       const c = p.argv.indexOf('-c');
@@ -310,7 +311,7 @@ describe('profile: the plan', function () {
       assert.deepStrictEqual(p.argv.slice(p.argv.indexOf('-o'), p.argv.indexOf('-o') + 2), ['-o', { temp: 'bpftrace.out' }]);
       assert.strictEqual(p.target, null);
       assert.deepStrictEqual(p.warnings, []);
-      assert.deepStrictEqual(p.details.jsFrames && p.details.jsFrames.command, flags.v8Frames === false ? undefined : { binary: process.execPath, shared, code });
+      assert.deepStrictEqual(p.details.jsFrames && p.details.jsFrames.command, flags.v8Frames === false ? undefined : { binary: process.execPath, shared, codeArguments });
       // Its captures printed every 200 ms: once it exits they can no longer be named.
       if (script === 'profile-js.bt') assert.match(p.programText, /^interval:ms:200$/m);
     }
@@ -427,7 +428,7 @@ describe('profile --off-cpu: what offcpu.bt printed, ranked by time blocked', fu
   it('the plan: PID, thread choice and (V8 known) SHARED as arguments; -c puts cpid in every TARGET line', function () {
     const tracer = { name: 'bpftrace', path: '/usr/bin/bpftrace', version: '0.17.0' };
     // This process is a node whose V8 nodetrace knows: its JavaScript frames are walked too.
-    const { shared, code } = require('../lib/profile/js-frames').jsFramesLayout(process.pid);
+    const { shared, codeArguments: { CODE: code } } = require('../lib/profile/js-frames').jsFramesLayout(process.pid);
     assert(shared > 0);
     const p = profileCommand.plan({ pid: String(process.pid), frequency: 99, offCpu: true, allThreads: true }, tracer);
     assert(p.argv[p.argv.length - 5].endsWith('d-scripts/offcpu.bt'));

@@ -8,7 +8,7 @@ const { parse } = require('../aggregation/parse');
 const { percentile, totalCount, mergeBuckets } = require('../aggregation/model');
 const { formatDuration } = require('../render/units');
 const { jsonInteger, jsonEstimate, jsonHistogram } = require('../render/json');
-const { safeText } = require('../terminal-safe');
+const { safeText, safeJson } = require('../terminal-safe');
 const { providerName } = require('./providers');
 const { HOOK_KIND_BASE, HOOK_THREAD_SHIFT, POLL_MS: HOOK_POLL_MS } = require('./probes');
 const { userFrames } = require('../tracer/stack-frames');
@@ -567,7 +567,7 @@ function renderAsyncJSON(r, { pid, who, tracer, version, thread = null, workers 
       },
     } : {}),
   }));
-  return JSON.stringify({
+  return safeJson({
     version: JSON_VERSION, pid, ...(who ? { process: identityJson(who) } : {}), tracer,
     node_version: version || null,
     seconds: r.seconds === null ? null : jsonEstimate(r.seconds),
@@ -582,7 +582,7 @@ function renderAsyncJSON(r, { pid, who, tracer, version, thread = null, workers 
     unit: 'us',
     ...(r.liveStacks ? { live_stacks_kept: { per_kind: STACKS_PER_KIND, alive_at_once: LIVE_KEPT } } : {}),
     kinds,
-  }, null, 2) + '\n';
+  }) + '\n';
 }
 
 module.exports = {

@@ -116,13 +116,13 @@ function plan(args, tracer) {
   const withJsFrames = (js, pid) => {
     if (js.note) { o.warnings.push(js.note); return; }
     // (CODE: each frame's code too, where what it inlined can be read back.)
-    if (args.offCpu) o.args = { ...o.args, SHARED: js.shared, CODE: js.code };
+    if (args.offCpu) o.args = { ...o.args, SHARED: js.shared, ...js.codeArguments };
     else {
       o.script = SCRIPTS.js.script;
-      o.args = { HZ: hz, PID: pid, SHARED: js.shared, CODE: js.code };
+      o.args = { HZ: hz, PID: pid, SHARED: js.shared, ...js.codeArguments };
     }
     // -c: what the command's process is checked against once it runs.
-    o.details.jsFrames = js.binary ? { v8: js.v8, command: { binary: js.binary, shared: js.shared, code: js.code } } : { v8: js.v8 };
+    o.details.jsFrames = js.binary ? { v8: js.v8, command: { binary: js.binary, shared: js.shared, codeArguments: js.codeArguments } } : { v8: js.v8 };
   };
   if (args.command !== undefined) {
     const resolved = resolveCommand(args.command);

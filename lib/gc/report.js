@@ -7,7 +7,7 @@ const { percentile, totalCount } = require('../aggregation/model');
 const { renderHistogram } = require('../render/histogram');
 const { formatDuration } = require('../render/units');
 const { jsonInteger, jsonHistogram } = require('../render/json');
-const { safeText } = require('../terminal-safe');
+const { safeText, safeJson } = require('../terminal-safe');
 const { threadLabel } = require('../threads/roles');
 
 const JSON_VERSION = 1;
@@ -147,7 +147,7 @@ function renderGcJSON(r, { pid, who, tracer, identityOf = (tid) => (tid === pid 
       histogram: jsonHistogram(k.entry),
     };
   });
-  return JSON.stringify({ version: JSON_VERSION, pid, ...(who ? { process: identityJson(who) } : {}), tracer, traced_ns: r.tracedNs === null ? null : jsonInteger(r.tracedNs), unit: 'us', kinds, threads }, null, 2) + '\n';
+  return safeJson({ version: JSON_VERSION, pid, ...(who ? { process: identityJson(who) } : {}), tracer, traced_ns: r.tracedNs === null ? null : jsonInteger(r.tracedNs), unit: 'us', kinds, threads }) + '\n';
 }
 
 module.exports = { parseGc, renderGcText, renderGcJSON, KINDS };

@@ -8,7 +8,7 @@
 const { renderHistogram } = require('../render/histogram');
 const { percentile, totalCount } = require('../aggregation/model');
 const { formatDuration } = require('../render/units');
-const { safeText } = require('../terminal-safe');
+const { safeText, safeJson } = require('../terminal-safe');
 const { describeIdentity, identityJson } = require('../proc/container');
 
 // The bounds: processes with histograms of their own (the others share one
@@ -171,7 +171,8 @@ function renderGroup(g) {
   const entry = g.entry();
   const ps = [50, 90, 99].map((p) => `p${p} ${formatDuration(percentile(entry, p, g.max), 'us')}`);
   return [
-    `${g.direction} ${g.method} ${g.group}`,
+    // The method and route are the process's (or a client's) to choose: on their line.
+    safeText(`${g.direction} ${g.method} ${g.group}`, { oneLine: true }),
     ...renderHistogram(entry, 'us', { width: 40 }),
     `  count ${totalCount(entry)}, ${ps.join(', ')}, max ${formatDuration(g.max, 'us')}`,
   ].join('\n');
@@ -224,13 +225,13 @@ function histogramsJSON(stats) {
   const limits = { processes: stats.limits.processes, groups_per_process: stats.limits.groupsPerProcess };
   if (stats.merge) {
     const set = sets[0];
-    return JSON.stringify({
+    return safeJson({
       version: 1, by: stats.by, limits, folded_requests: set ? set.folded : 0,
       groups: set ? set.groups.map((g) => groupJSON(g, stats.by)) : [],
-    }, null, 2) + '\n';
+    }) + '\n';
   }
   const other = sets.find((s) => s.other);
-  return JSON.stringify({
+  return safeJson({
     version: 2,
     by: stats.by,
     limits,
@@ -238,7 +239,7 @@ function histogramsJSON(stats) {
       ...identityJson(s.identity), requests: s.n, folded_requests: s.folded, groups: s.groups.map((g) => groupJSON(g, stats.by)),
     })),
     other_processes: other ? { requests: other.n, folded_requests: other.folded, groups: other.groups.map((g) => groupJSON(g, stats.by)) } : null,
-  }, null, 2) + '\n';
+  }) + '\n';
 }
 
 module.exports = { LatencyStats, statsOf, routeOf, renderHistograms, histogramsJSON, LIMITS };

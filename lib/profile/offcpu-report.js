@@ -7,7 +7,7 @@
 // in, a summary out, then text or JSON.
 const { pct, threadRowText } = require('./report');
 const { threadLabel, groupKey } = require('../threads/roles');
-const { safeText } = require('../terminal-safe');
+const { safeText, safeJson } = require('../terminal-safe');
 
 const JSON_VERSION = 1;
 // The scheduler's own frames, above the function that decided to wait.
@@ -132,7 +132,7 @@ function renderOffCpuText(s, { describe = '' } = {}) {
   const out = [];
   const who = s.threadsTraced === 'all' ? 'its threads' : 'its main thread';
   const secs = s.seconds == null ? '?' : s.seconds.toFixed(1);
-  out.push(`Off-CPU time of ${describe || `PID ${s.pid}`}, ${who}: blocked ${time(s.blockedUs)} in ${s.blocks} waits over ${secs} s traced.`);
+  out.push(`Off-CPU time of ${describe ? safeText(describe, { oneLine: true }) : `PID ${s.pid}`}, ${who}: blocked ${time(s.blockedUs)} in ${s.blocks} waits over ${secs} s traced.`);
   if (!s.stacks.length) {
     out.push(`No waits: ${who === 'its threads' ? 'no thread' : 'the main thread'} blocked while traced (or it was blocked throughout, since before the trace began).`);
     return safeText(out.join('\n') + '\n');
@@ -144,14 +144,14 @@ function renderOffCpuText(s, { describe = '' } = {}) {
   out.push('', 'Where it waited, by time blocked (why: the system call and the kernel function; then the calls that led there, innermost first):');
   s.stacks.forEach((st, i) => {
     const of = st.ofTrace == null ? '' : ` ${pct(st.ofTrace).trim()} of the time`;
-    out.push(`${String(i + 1).padStart(3)}. ${time(st.us)}${of}, ${st.thread}${st.threads > 1 ? ` (${st.threads} threads)` : ''}: ${st.reason}${st.ongoing ? ' (still blocked at the end)' : ''}`);
-    for (const f of st.frames.slice(0, FRAMES_SHOWN)) out.push(`       ${(CATEGORY_SHORT[f.category] || f.category).padEnd(6)} ${f.name}`);
+    out.push(`${String(i + 1).padStart(3)}. ${time(st.us)}${of}, ${st.thread}${st.threads > 1 ? ` (${st.threads} threads)` : ''}: ${safeText(st.reason, { oneLine: true })}${st.ongoing ? ' (still blocked at the end)' : ''}`);
+    for (const f of st.frames.slice(0, FRAMES_SHOWN)) out.push(`       ${(CATEGORY_SHORT[f.category] || f.category).padEnd(6)} ${safeText(f.name, { oneLine: true })}`);
     if (st.frames.length > FRAMES_SHOWN) out.push(`       ... ${st.frames.length - FRAMES_SHOWN} more`);
     if (st.cutShort) out.push('       (the user stack stops in a C library function that keeps no frame pointer: its callers are unknown)');
   });
   if (s.functions.length) {
     out.push('', 'JavaScript functions by the time blocked under them (the function, or what it called, waited):');
-    for (const f of s.functions) out.push(`  ${time(f.us).padStart(9)} ${pct(f.share)}  ${f.name}`);
+    for (const f of s.functions) out.push(`  ${time(f.us).padStart(9)} ${pct(f.share)}  ${safeText(f.name, { oneLine: true })}`);
   }
   if (s.stacks.some((st) => st.frames.some((f) => f.category === 'jit'))) {
     out.push('', s.v8 && s.v8.used
@@ -162,7 +162,7 @@ function renderOffCpuText(s, { describe = '' } = {}) {
 }
 
 function renderOffCpuJson(s) {
-  return JSON.stringify(s, null, 2) + '\n';
+  return safeJson(s) + '\n';
 }
 
 module.exports = { summarizeOffCpu, renderOffCpuText, renderOffCpuJson, waitReason, cutShort };

@@ -4,7 +4,7 @@
 // threads that took the samples, and what share fell in JIT code with no
 // name. Pure: named stacks in, a summary object out, then text or JSON.
 const { CATEGORIES, CATEGORY_LABELS, UNNAMED_JIT } = require('./frames');
-const { safeText } = require('../terminal-safe');
+const { safeText, safeJson } = require('../terminal-safe');
 const { threadLabel, groupKey } = require('../threads/roles');
 
 const JSON_VERSION = 1;
@@ -110,7 +110,7 @@ function pct(x) {
 }
 
 function functionRows(rows) {
-  return rows.map((f) => `  ${pct(f.share)} ${String(f.samples).padStart(7)}  ${(CATEGORY_SHORT[f.category] + (f.origin && f.origin !== 'app' ? '/' + (f.origin === 'node' ? 'node' : 'npm') : '')).padEnd(9)} ${f.name}`);
+  return rows.map((f) => `  ${pct(f.share)} ${String(f.samples).padStart(7)}  ${(CATEGORY_SHORT[f.category] + (f.origin && f.origin !== 'app' ? '/' + (f.origin === 'node' ? 'node' : 'npm') : '')).padEnd(9)} ${safeText(f.name, { oneLine: true })}`);
 }
 
 // Why JIT frames have no name, and what to do, said once.
@@ -142,7 +142,7 @@ function renderText(summary, { describe = '' } = {}) {
   const out = [];
   const s = summary;
   const busy = s.busyCpus == null ? '' : `, ${s.busyCpus.toFixed(2)} CPUs busy on average`;
-  out.push(`Profile of ${describe || `PID ${s.pid}`}: ${s.samples} on-CPU samples at ${s.hz} Hz in ${s.seconds == null ? '?' : s.seconds.toFixed(1)} s${busy}.`);
+  out.push(`Profile of ${describe ? safeText(describe, { oneLine: true }) : `PID ${s.pid}`}: ${s.samples} on-CPU samples at ${s.hz} Hz in ${s.seconds == null ? '?' : s.seconds.toFixed(1)} s${busy}.`);
   if (!s.samples) {
     out.push('No samples: the process used no CPU while it was sampled.');
     return safeText(out.join('\n') + '\n');
@@ -185,7 +185,7 @@ function inliningLine(s) {
 }
 
 function renderJson(summary) {
-  return JSON.stringify(summary, null, 2) + '\n';
+  return safeJson(summary) + '\n';
 }
 
 module.exports = { summarize, renderText, renderJson, threadRows, threadRowText, pct, inliningLine, UNNAMED_JIT, JSON_VERSION };
