@@ -18,6 +18,9 @@
 //   <!-- example: exit N -->          its commands exit N
 //   <!-- example: target plain -->    its PIDs are a Node process without the
 //                                     register hook (default: one with it)
+//   <!-- example: target workers -->  its PIDs are a Node process with
+//                                     worker_threads Workers 2, 3 and 4
+//                                     (test/targets/threads-mix.js)
 //   <!-- example: output of: nodetrace ARGS < FILE -->
 //                                     the block is what that prints for FILE,
 //                                     a file of this repository; compared
@@ -54,6 +57,8 @@ const HELP_MARKERS = {
   'sudo $0 snoop --container web': 'not run: needs a podman container named web',
   '$0 stack core.node.4242.20261127T140659Z': 'not run: needs a core of a Node process (ebadf saves one)',
   '$0 stack core.node.4242.X --root core.node.4242.X.root': 'not run: needs a core and the files ebadf saves beside it',
+  'sudo $0 loop -p 4242 --thread 2': 'target workers',
+  'sudo $0 async -p 4242 --thread 2': 'target workers',
 };
 const CONCURRENCY = 3;
 // A line that may run nodetrace (the rest of a block is not read as shell).
@@ -154,7 +159,7 @@ function parseMarker(text) {
     let x;
     if ((x = /^not run:\s*(\S.*)$/.exec(part))) marker.notRun = x[1];
     else if ((x = /^exit (\d+)$/.exec(part))) marker.exit = Number(x[1]);
-    else if ((x = /^target (plain|prepared)$/.exec(part))) marker.target = x[1];
+    else if ((x = /^target (plain|prepared|workers)$/.exec(part))) marker.target = x[1];
     else if ((x = /^output of:\s*(\S.*)$/.exec(part))) marker.outputOf = x[1];
     else throw new Error(`unknown example marker: ${part}`);
   }
@@ -268,7 +273,7 @@ function argvFor(ex, targets) {
   const takes = valueOptions(command);
   const pidsOf = (text) => {
     const n = text.split(',').length;
-    const pool = ex.target === 'plain' ? [targets.plain] : [targets.prepared, targets.second];
+    const pool = { plain: [targets.plain], workers: [targets.workers], prepared: [targets.prepared, targets.second] }[ex.target];
     if (n > pool.length) throw new Error(`${ex.where}: ${n} PIDs, and the test starts ${pool.length} such targets`);
     return pool.slice(0, n).map((c) => c.pid).join(',');
   };
@@ -413,10 +418,11 @@ describe('examples: every one runs as written, every link resolves', function ()
     }
     // An hour between rounds: the targets stay quiet.
     const env = { INTERVAL: '3600000' };
-    [targets.prepared, targets.second, targets.plain] = await Promise.all([
+    [targets.prepared, targets.second, targets.plain, targets.workers] = await Promise.all([
       startTarget('bunyan-debug-loop.js', { env, args: ['-r', path.join(ROOT, 'register.js')], scriptArgs: NAMES }),
       startTarget('bunyan-debug-loop.js', { env, args: ['-r', path.join(ROOT, 'register.js')] }),
       startTarget('loop-stall.js', { env: { LOOP_STALL_MS: '0', LOOP_INTERVAL_MS: '3600000' } }),
+      startTarget('threads-mix.js'),
     ]);
   });
 
