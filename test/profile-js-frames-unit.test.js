@@ -155,11 +155,11 @@ describe('profile: JavaScript frames from V8\'s metadata (pure)', () => {
         perfMapUsed: false,
       }),
     };
-    const js = { chain: () => new Map([[0, HOT], [1, MID], [2, HOT]]), inlinedAt: () => null, limitation: null };
+    const js = { chain: () => new Map([[0, HOT], [1, MID], [2, HOT]]), inlinedAt: () => null, original: (r) => r, limitation: null };
     const named = nameStacks(parsed, symbolizer, { maps: [] }, { js });
     const frames = named.stacks[0].frames.map((f) => f.name);
     assert.deepStrictEqual(frames.slice(-3), ['uv_run', 'middleHot /app/hot.js:48:19', 'hotSpin /app/hot.js:28:17'], 'the C++ frame keeps its own name');
-    assert.deepStrictEqual(named.v8, { used: true, note: null, inlining: { read: false, shown: 0, unknown: 0, note: null } });
+    assert.deepStrictEqual(named.v8, { used: true, note: null, inlining: { read: false, shown: 0, unknown: 0, note: null }, sourceMaps: null });
     const without = nameStacks(parsed, symbolizer, { maps: [] });
     assert.deepStrictEqual(without.stacks[0].frames.slice(-1)[0].category, 'jit');
   });
@@ -176,7 +176,7 @@ describe('profile: JavaScript frames from V8\'s metadata (pure)', () => {
         perfMapUsed: false,
       }),
     };
-    const js = { chain: () => new Map([[0, HOT], [1, MID], [2, HOT]]), inlinedAt: () => null, limitation: null };
+    const js = { chain: () => new Map([[0, HOT], [1, MID], [2, HOT]]), inlinedAt: () => null, original: (r) => r, limitation: null };
     const frames = nameStacks(parsed, symbolizer, { maps: [] }, { js }).stacks[0].frames.map((f) => f.name);
     assert.deepStrictEqual(frames.slice(-3), ['uv_run', 'middleHot /app/hot.js:48:19', 'hotSpin /app/hot.js:28:17']);
   });
