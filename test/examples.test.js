@@ -405,7 +405,8 @@ describe('examples: how an example is read', function () {
 });
 
 describe('examples: every one runs as written, every link resolves', function () {
-  this.timeout(600000);
+  // 90 spawns of about 0.5 s of CPU each: 6 minutes at load 18 on 2 CPUs.
+  this.timeout(900000);
   const targets = {};
 
   before(async function () {
