@@ -83,7 +83,11 @@ describe('every program compiles on every bpftrace tier @tracer', function () {
       if (parts.size > 1) assert.ok(programs.some((p) => [...parts.keys()].every((q) => !has(p, q))), `${file}: no variant without all its parts`);
       for (const [, slot, used] of text.matchAll(/@template ([A-Z_]+): (\S.*?)\s*$/gm)) {
         const filled = (p) => !p.split('\n').some((l) => l.trim() === used);
-        assert.ok(programs.some(filled), `${file}: no variant with its ${slot} slot filled`);
+        // The window's clause is filled by the plan itself, by version
+        // (bpftrace 0.22+: lib/tracer/capabilities.js windowSignal): each
+        // tier below compiles it as that tier runs it.
+        const plannedPerTier = slot === 'WINDOW';
+        assert.ok(plannedPerTier || programs.some(filled), `${file}: no variant with its ${slot} slot filled`);
       }
     }
   });

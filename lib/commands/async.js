@@ -158,7 +158,9 @@ function hookLibrary(pid, who) {
 function report(result, { args, tracer, plan: p, snapshots }, run = {}) {
   const pid = p.target.pid;
   const { process: who, version, providers } = p.details;
-  const spanMs = tracedSpanMs(result);
+  // Rates over the program's window where it printed its report then
+  // (spanNs), else from every probe attached to the end.
+  const spanMs = result.reported ? null : tracedSpanMs(result);
   // Lines taken as they came, to name JavaScript frames meanwhile (lib/profile/js-frames.js).
   if (run.lines) Object.assign(result, splitAtEndMarker(run.lines));
   const r = parseAsync(result, { providers, attachedNs: spanMs === null ? null : spanMs * 1e6, stacks: p.details.stacks, hook: p.details.hook, tracer: tracer.name });

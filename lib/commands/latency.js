@@ -6,7 +6,7 @@ const { UserError, UsageError } = require('../errors');
 const proc = require('../proc');
 const { planTracer } = require('../tracer/plan');
 const { runTraceCommand } = require('../tracer/run-command');
-const { tracedSpanMs } = require('../tracer/session');
+const { spanNs, tracerRanMs } = require('../tracer/session');
 const { quietMapHelperArgs, stringLimitEnv, uprobesWithPid } = require('../tracer/capabilities');
 const { describeIdentity, identityJson } = require('../proc/container');
 const { safeText } = require('../terminal-safe');
@@ -145,13 +145,16 @@ function requireProbePoints(found, what, { hint } = {}) {
 
 function report(result, { args, plan: p, snapshots, broken }) {
   // No operation it measured can have lasted longer than the tracer ran.
-  const ranMs = result.endedAt - result.startedAt;
-  // The trace, as the header says and the pool's shares are of.
-  const tracedMs = tracedSpanMs(result) || ranMs;
-  const summary = summarize(buildModel(result, {
-    tracer: p.tracer.name, addonsOnly: args.addonsOnly, resolveAddresses: snapshots.resolver(), traceNs: ranMs * 1e6,
-    poolNs: tracedMs * 1e6, symbols: args.symbols,
-  }), { sort: args.sort });
+  const ranMs = tracerRanMs(result);
+  const model = buildModel(result, {
+    tracer: p.tracer.name, addonsOnly: args.addonsOnly, resolveAddresses: snapshots.resolver(), traceNs: ranMs * 1e6, symbols: args.symbols,
+  });
+  // The trace, as the header and JSON say and the pool's shares are of: the
+  // program's window where it printed its report at the end asked for
+  // (session.js spanNs), else from every probe attached to the end.
+  const tracedNs = spanNs(result, model.programTracedNs) || BigInt(Math.round(ranMs * 1e6));
+  const tracedMs = Number(tracedNs) / 1e6;
+  const summary = summarize({ ...model, tracedNs, poolNs: Number(tracedNs) }, { sort: args.sort });
   const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
   const traceText = seconds(tracedMs);
   const who = p.details.process;

@@ -87,6 +87,9 @@ async function runOneSession(plan, ctx) {
         watch = setInterval(() => { if (!target.alive()) session.end('target exited'); }, TARGET_CHECK_MS);
       }
     },
+    // A program with a window prints its report before its probes are
+    // detached: the report is printed then (runTraceCommand).
+    onReport: ctx.onReport,
     ...(spec.sessionOptions ? spec.sessionOptions(plan, args, { targetPid }) : {}),
   });
   try {
@@ -133,16 +136,34 @@ async function runTraceCommand(args, spec) {
   for (const w of plan.warnings || []) process.stderr.write(safeText(`nodetrace: ${w}`) + '\n');
   const target = new TracedProcess(plan);
   const ctx = { args, spec, tracer, plan, target, snapshots: null, wallMinusMonoNs: wallMinusMonoNs() };
+  // The report, printed once: as soon as the program's own is complete (a
+  // window, lib/tracer/session.js: before the tracer detaches its probes,
+  // which takes seconds on bpftrace 0.17 with a large node binary), else
+  // once the tracer has exited.
+  const deliver = (result, broken) => {
+    // -p's target gone before the end (a -c command ends the trace by exiting: that is no news).
+    const exited = Boolean(target.pid) && !plan.command && !target.alive();
+    if (exited && !broken) process.stderr.write(`nodetrace: PID ${target.pid} exited; here is what was gathered.\n`);
+    return spec.report(result, { ...ctx, broken, exited }) || {};
+  };
+  let early = null;
+  ctx.onReport = (result) => {
+    // (Called from the tracer's output: a failure is thrown once it has exited.)
+    try { early = outputClosed() ? {} : deliver(result, null); } catch (err) { early = { error: err }; }
+  };
   const run = await (spec.run || runOneSession)(plan, ctx);
   const { result } = run;
   try {
     if (!result.ready && result.endReason === null) throw describeTracerFailure(tracer, result, target.pid || undefined);
     if (!result.ready || outputClosed()) return;   // Ctrl-C before the probes were in place, or `| head` closed our output
     const broken = run.abnormal();
-    // -p's target gone before the end (a -c command ends the trace by exiting: that is no news).
-    const exited = Boolean(target.pid) && !plan.command && !target.alive();
-    if (exited && !broken) process.stderr.write(`nodetrace: PID ${target.pid} exited; here is what was gathered.\n`);
-    const { gathered } = spec.report(result, { ...ctx, broken, exited }) || {};
+    if (early) {
+      if (early.error) throw early.error;
+      // The report was whole; what went wrong came after it.
+      if (broken) throw new UserError(`${broken}, after it printed its report (above, complete).`);
+      return;
+    }
+    const { gathered } = deliver(result, broken);
     if (broken) {
       throw new UserError(`${broken}; ${spec.incomplete || 'the results are incomplete'}${gathered ? ' (above: what it gathered)' : ''}.`);
     }
