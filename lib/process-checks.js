@@ -13,7 +13,7 @@ const { detectBpftrace } = require('./tracer/detect');
 const { displayCommand, shellQuote } = require('./tracer/plan');
 const psFacts = require('./ps/facts');
 const { verdicts } = require('./ps/verdicts');
-const { safeText } = require('./terminal-safe');
+const { safeText, safeJson } = require('./terminal-safe');
 
 // A character no terminal line should carry raw, newline included.
 // eslint-disable-next-line no-control-regex
@@ -75,7 +75,7 @@ function javascriptFacts(pid, facts) {
   const note = found.layout.scopeInfo ? null
     : `V8 ${found.v8}'s ScopeInfo layout was not measured by nodetrace: function names are read from the source text, and unnamed where that fails`;
   // Functions V8 inlined: shown where their caller's code can be read (lib/v8/inlining.js).
-  return { v8: found.v8, object: found.object, note, perfMap, inlined: found.code ? 'shown' : found.inliningNote };
+  return { v8: found.v8, object: found.object, note, perfMap, inlined: found.codeArguments.CODE ? 'shown' : found.inliningNote };
 }
 
 // How functions V8 inlined into their callers are shown.
@@ -167,10 +167,9 @@ function render(report) {
   return lines.map((l) => safeText(l, { oneLine: true })).join('\n') + '\n';
 }
 
-// The report as JSON for a terminal too: JSON escapes C0 controls but not
-// C1 controls (which some terminals obey) nor U+2028/U+2029.
+// The report as JSON, safe for a terminal too (lib/terminal-safe.js).
 function renderJson(report) {
-  return JSON.stringify(report, null, 2).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) + '\n';
+  return safeJson(report) + '\n';
 }
 
 module.exports = { gather, describe, render, renderJson, latencyByHand, javascriptText };

@@ -1,7 +1,9 @@
 'use strict';
 // A one-line status on stderr while tracing: what is traced, for how long so
 // far, and what ends the trace, redrawn each second when stderr is a
-// terminal, printed once when it is not.
+// terminal, printed once when it is not. What is traced may be described
+// by names others chose (a container's): kept on the line, escaped.
+const { safeText } = require('./terminal-safe');
 
 class StatusLine {
   constructor(stream, describe, durationSeconds) {
@@ -16,7 +18,7 @@ class StatusLine {
     const ends = this.durationSeconds
       ? `ends in ${Math.max(0, this.durationSeconds - elapsedSeconds)}s or on Ctrl-C`
       : 'Ctrl-C to stop and print';
-    return `nodetrace: tracing ${this.describe}, ${elapsedSeconds}s elapsed (${ends})`;
+    return safeText(`nodetrace: tracing ${this.describe}, ${elapsedSeconds}s elapsed (${ends})`, { oneLine: true });
   }
 
   start() {

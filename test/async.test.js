@@ -155,6 +155,10 @@ describe('nodetrace async @tracer', function () {
 // ---- with the register hook: the kinds that are not AsyncWraps ---------------
 
 const HOOK_ROUNDS = 200;
+// A type the target gives an AsyncResource of its own, made to look like a
+// map line of bpftrace's output: once read as `@created[1]`, a forged row of
+// DIRHANDLE (provider 1) with 4,242,424,242 created (docs/security.md, 35.8).
+const FORGED_TYPE = 'Y\n@created[1]: 4242424242';
 
 // test/targets/async-hook-mix.js started with -r register (its probe
 // library in a private directory), traced while it does HOOK_ROUNDS of
@@ -163,7 +167,7 @@ const HOOK_ROUNDS = 200;
 // its hook must stay off (the trace sets only the target's semaphores).
 async function traceHookMix(node, env = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-async-hook-'));
-  const targetEnv = { NODETRACE_USDT_DIR: path.join(dir, 'lib'), ROUNDS: String(HOOK_ROUNDS), BUSY_MS: String(BUSY_MS) };
+  const targetEnv = { NODETRACE_USDT_DIR: path.join(dir, 'lib'), ROUNDS: String(HOOK_ROUNDS), BUSY_MS: String(BUSY_MS), FORGED_TYPE };
   const args = ['-r', path.join(ROOT, 'register.js')];
   let target;
   let bystander;
@@ -228,6 +232,12 @@ function checkHookCounts({ json, truth, bystanderHook }) {
   assert(fsKind.callback.max_us < BUSY_MS * 1000 / 2, `FSREQCALLBACK callback max ${fsKind.callback.max_us} us: the promise's time left in it`);
   checkCallbacksFitLoop(json);
   assert.strictEqual(bystanderHook, 'off', 'the untraced process beside it kept its hook off');
+  // The type that looks like a map line is one kind, by its whole name, with
+  // what the target did; nothing was read out of it.
+  const forged = kind(FORGED_TYPE);
+  assert.deepStrictEqual([forged.source, forged.created, forged.callbacks, forged.destroyed], ['async_hooks', truth.forged, truth.forged, truth.forged], show);
+  assert(!json.kinds.some((k) => k.name === 'DIRHANDLE' || k.provider === 1), `no forged DIRHANDLE row: ${show}`);
+  assert(!json.kinds.some((k) => k.created === 4242424242 || k.alive === 4242424242), `no forged count: ${show}`);
 }
 
 describe('nodetrace async with the register hook @tracer', function () {
@@ -238,7 +248,7 @@ describe('nodetrace async with the register hook @tracer', function () {
   it('counts Timeout, Immediate, promises and an AsyncResource beside the AsyncWraps, exactly @core', async function () {
     const r = await traceHookMix(process.execPath);
     checkHookCounts(r);
-    console.log(`      ${r.json.kinds.map((k) => `${k.name} ${k.created}`).join(', ')}`);
+    console.log(`      ${r.json.kinds.map((k) => `${JSON.stringify(k.name)} ${k.created}`).join(', ')}`);
   });
 
   it('leaves the hook out, in one line, where its library\'s path cannot go to a tracer (a blank in it)', async function () {

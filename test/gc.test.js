@@ -5,6 +5,7 @@
 const assert = require('assert');
 const { requireTracing, startTarget, stopTarget, nodetrace, traceWindow, killStragglers } = require('./support/harness');
 const { locateGc, stepName, FIXED } = require('../lib/gc/v8-functions');
+const { askTarget } = require('./support/ask-target');
 
 const STEP_20 = '_ZN2v88internal18IncrementalMarking4StepEdNS0_10StepOriginE';
 const STEP_24 = '_ZN2v88internal18IncrementalMarking4StepENS_4base9TimeDeltaEmNS0_10StepOriginE';
@@ -89,6 +90,36 @@ describe('nodetrace gc @tracer', function () {
         assert.strictEqual(k.histogram.reduce((n, b) => n + b.count, 0), k.count, `${k.name}: the histogram holds every pause`);
         assert(k.max_us >= k.p50_us && k.total_us >= k.max_us, JSON.stringify(k));
       }
+    } finally {
+      stopTarget(target);
+    }
+  });
+
+  // 36.4: a Worker doing every collection read as if the main loop paused.
+  it('a Worker that does all the collecting: its pauses are its own, by its thread id and TID, counted as its PerformanceObserver counts them', async function () {
+    const SECONDS = 5;
+    const target = await startTarget('gc-churn.js', { args: ['--expose-gc'], env: { GC_IN_WORKER: '1', GC_FULL_MS: '500' } });
+    try {
+      const ask = () => askTarget(target, 'gc', { fields: 4 }).then(([minor, major, tid, threadId]) => ({ minor, major, tid, threadId, at: Date.now() }));
+      const before = await ask();
+      const r = await nodetrace(['gc', '-p', String(target.pid), '-d', String(SECONDS), '--json'], { timeoutMs: 380000 });
+      const after = await ask();
+      assert.strictEqual(r.code, 0, r.stderr);
+      const json = JSON.parse(r.stdout);
+      assert.deepStrictEqual(json.threads.map((t) => [t.tid, t.role, t.label, t.worker]),
+        [[after.tid, 'worker', `Worker ${after.threadId} "churn"`, { thread_id: after.threadId, name: 'churn' }]], r.stdout);
+      // The Worker's own count over a window that holds the trace: no more
+      // than it, and at least half its rate over the time traced.
+      const window = (after.at - before.at) * 1e6;
+      for (const [kind, seen] of [['scavenge', after.minor - before.minor], ['mark-compact', after.major - before.major]]) {
+        const traced = json.threads[0].kinds.find((k) => k.name === kind);
+        assert(traced, `no ${kind} in ${JSON.stringify(json.threads)}`);
+        console.log(`      ${kind}: ${traced.count} traced in ${(json.traced_ns / 1e9).toFixed(1)} s; the Worker counted ${seen} in ${(window / 1e9).toFixed(1)} s around it`);
+        assert(traced.count <= seen && traced.count >= 0.5 * seen * (json.traced_ns / window), `${traced.count} ${kind}s traced, ${seen} counted by the Worker`);
+        assert.strictEqual(traced.count, json.kinds.find((k) => k.name === kind).count, 'one thread: its pauses are all of them');
+      }
+      const text = await nodetrace(['gc', '-p', String(target.pid), '-d', '2'], { timeoutMs: 380000 });
+      assert.match(text.stdout, new RegExp(`^All of them in Worker ${after.threadId} "churn" \\(TID ${after.tid}\\), which collects its own heap: the main thread did not pause\\.$`, 'm'), text.stdout);
     } finally {
       stopTarget(target);
     }

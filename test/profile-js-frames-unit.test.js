@@ -111,9 +111,12 @@ describe('profile: JavaScript frames from V8\'s metadata (pure)', () => {
     assert(opened.names, JSON.stringify(opened));
     opened.names.close();
     const other = openCommandJsFrames(process.pid, { ...planned, shared: planned.shared + 8 });
-    assert.match(other.note, /^the command's V8 keeps a function's SharedFunctionInfo at \d+ and its code at \d+, not \d+ and \d+ as its executable said: JavaScript is named from the perf map only$/);
-    const otherCode = openCommandJsFrames(process.pid, { ...planned, code: planned.code + 8 });
-    assert.match(otherCode.note, /its code at \d+, not \d+ and \d+ as its executable said/);
+    assert.match(other.note, /^the command's V8 keeps a function's SharedFunctionInfo at \d+ and its code at CODE \d+, not \d+ and CODE \d+ as its executable said: JavaScript is named from the perf map only$/);
+    const otherCode = openCommandJsFrames(process.pid, { ...planned, codeArguments: { CODE: planned.codeArguments.CODE + 8 } });
+    assert.match(otherCode.note, /its code at CODE \d+, not \d+ and CODE \d+ as its executable said/);
+    // V8 13+: where its dispatch table is must agree too.
+    const otherTable = openCommandJsFrames(process.pid, { ...planned, codeArguments: { ...planned.codeArguments, DISPATCH_AT: 616 } });
+    assert.match(otherTable.note, /its code at CODE \d+, not \d+ and CODE \d+, DISPATCH_AT 616 as its executable said/);
     assert.match(commandJsFramesLayout('/bin/sh').note, /^\/bin\/sh carries no V8 postmortem metadata/);
   });
 

@@ -75,17 +75,21 @@ function plan(args, tracer) {
   });
 }
 
-function report(result, { args, tracer, plan: p }) {
+function report(result, { args, tracer, plan: p, snapshots }) {
   const pid = p.target.pid;
   const who = p.details.process;
   const r = parseGc(result.maps, { tracer: tracer.name });
   r.tracedNs = spanNs(result, r.tracedNs);
-  process.stdout.write(args.json ? renderGcJSON(r, { pid, who, tracer: tracer.name }) : renderGcText(r, { pid, who }));
+  // Each thread that paused by what it is (lib/threads/identify.js): the
+  // main thread, a Worker (each isolate collects its own heap).
+  const identityOf = (tid) => (snapshots && snapshots.identityOf(tid)) || (tid === pid ? { role: 'main' } : null);
+  process.stdout.write(args.json ? renderGcJSON(r, { pid, who, tracer: tracer.name, identityOf }) : renderGcText(r, { pid, who, identityOf }));
   return { gathered: r.kinds.length > 0 };
 }
 
 function handler(args) {
-  return runTraceCommand(args, { name: 'gc', plan, report });
+  // The target's threads, identified as they appear: who paused.
+  return runTraceCommand(args, { name: 'gc', plan, report, snapshots: { threads: true } });
 }
 
 module.exports = {

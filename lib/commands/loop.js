@@ -70,7 +70,7 @@ function plan(args, tracer) {
     script: SCRIPT,
     // The program filters on the PID itself: bpftrace 0.17's -p filters no
     // tracepoint, and DTrace's $target would need -p, which stops nothing here.
-    args: { PID: pid, OVER_US: overUs, STACKS: stacks ? 1 : 0, ...(js && js.shared ? { SHARED: js.shared, CODE: js.code } : {}) },
+    args: { PID: pid, OVER_US: overUs, STACKS: stacks ? 1 : 0, ...(js && js.shared ? { SHARED: js.shared, ...js.codeArguments } : {}) },
     // Raw user stacks, named by nodetrace from a snapshot of the target
     // (lib/loop/name-stacks.js): bpftrace would read the perf map itself,
     // through any link (out of a container's root, too) and blocking on a

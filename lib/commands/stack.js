@@ -42,7 +42,7 @@ async function handler(args) {
       v8: c.layout && c.layout.versionText !== 'unknown' ? c.layout.versionText : null, notes: c.notes, threads,
     };
     // JSON escapes what it holds; text holds names the target chose.
-    process.stdout.write(args.json ? renderStacksJson(model) : safeText(renderStacksText(model)));
+    process.stdout.write(args.json ? renderStacksJson(model) : renderStacksText(model));
   } finally {
     c.close();
   }

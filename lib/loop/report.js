@@ -13,7 +13,7 @@ const { percentile, totalCount } = require('../aggregation/model');
 const { renderHistogram } = require('../render/histogram');
 const { formatDuration } = require('../render/units');
 const { jsonInteger, jsonEstimate, jsonHistogram } = require('../render/json');
-const { safeText } = require('../terminal-safe');
+const { safeText, safeJson } = require('../terminal-safe');
 const { foldedName } = require('../profile/folded');
 const { userFrames } = require('../tracer/stack-frames');
 
@@ -211,7 +211,7 @@ function renderLoopText(r, o) {
       out.push(`Stacks sampled during stalls (99 Hz, after ${us(o.overUs)} of busy time), ${total} samples, most first:`);
       for (const s of topStacks(r.stacks, o.maxStacks || 5)) {
         out.push('', `  ${s.samples} samples (${percent(s.samples, total)}):`);
-        for (const f of s.frames) out.push(`    ${f}`);
+        for (const f of s.frames) out.push(`    ${safeText(f, { oneLine: true })}`);
       }
     }
   }
@@ -232,7 +232,7 @@ function renderLoopJSON(r, o) {
     histogram: jsonHistogram(r.busy),
   } : null;
   const at = (clock, ns) => new Date(wallMs(clock, ns, o.wallMinusMonoNs)).toISOString();
-  return JSON.stringify({
+  return safeJson({
     version: JSON_VERSION,
     pid: o.pid,
     ...(o.who ? { process: identityJson(o.who) } : {}),
@@ -251,7 +251,7 @@ function renderLoopJSON(r, o) {
       busy_us: jsonInteger(r.open.busyUs),
     } : null,
     stacks: o.stacksWanted ? r.stacks.map((s) => ({ samples: s.samples, frames: s.frames })) : null,
-  }, null, 2) + '\n';
+  }) + '\n';
 }
 
 module.exports = { parseLoop, renderLoopText, renderLoopJSON, foldedStacks, frameName, clockTime, JSON_VERSION };

@@ -15,7 +15,8 @@ const { layoutFrom } = require('../v8/metadata');
 const { commandV8Object } = require('../v8/command-object');
 const { ProcessMemory } = require('../v8/memory');
 const { V8Namer } = require('../v8/namer');
-const { InliningReader, inliningLayout, inlinedAt } = require('../v8/inlining');
+const { InliningReader, inliningLayout, dispatchLocationFor, inlinedAt } = require('../v8/inlining');
+const { dispatchArguments } = require('../v8/dispatch-table');
 const { safeText } = require('../terminal-safe');
 
 const DEPTH_SHIFT = 48n;
@@ -39,9 +40,10 @@ function parseJsLine(line) {
 
 /**
  * What the program needs to capture a process's JavaScript frames ->
- * { shared, v8: version text } or { note } (one line: why JavaScript is
- * named from the perf map only). Reads V8's metadata from the process's
- * node or libnode; nothing of its memory.
+ * { shared, codeArguments (CODE and, V8 13+, DISPATCH_*: each frame's code),
+ * v8: version text, ... } or { note } (one line: why JavaScript is named
+ * from the perf map only). Reads V8's metadata (and V8 13+'s dispatch
+ * table's place) from the process's node or libnode; nothing of its memory.
  */
 function jsFramesLayout(pid) {
   let maps = [];
@@ -52,20 +54,27 @@ function jsFramesLayout(pid) {
   if (!v8) return { note: 'no mapped object of the process carries V8\'s postmortem metadata: JavaScript is named from the perf map only' };
   const layout = layoutFrom(v8.symbols);
   if (layout.unsupported) return { note: `${layout.unsupported}: JavaScript is named from the perf map only` };
-  const inlining = inliningOf(layout, v8.symbols);
-  return { shared: layout.jsFunction.shared, code: inlining.code, inliningNote: inlining.note, v8: layout.versionText, object: v8.object, layout, symbols: v8.symbols };
+  const inlining = inliningOf(layout, v8.symbols, v8.source);
+  return {
+    shared: layout.jsFunction.shared, codeArguments: inlining.codeArguments, dispatch: inlining.dispatch, inliningNote: inlining.note,
+    v8: layout.versionText, object: v8.object, layout, symbols: v8.symbols,
+  };
 }
 
-// Where a JSFunction keeps its code, where what it inlined can be read back
-// (lib/v8/inlining.js), else 0 and why not (one line).
-function inliningOf(layout, symbols) {
-  const inlining = inliningLayout(layout, symbols);
-  return inlining.unsupported ? { code: 0, note: inlining.unsupported } : { code: inlining.code, note: null };
+// Where a JSFunction keeps its code (V8 13+: its handle, and where the
+// dispatch table it leads into is), where what it inlined can be read back
+// (lib/v8/inlining.js): the programs' arguments, else { CODE: 0 } and why
+// not (one line). `file`: V8's ELF file (a path, or { root, path }).
+function inliningOf(layout, symbols, file) {
+  const dispatch = dispatchLocationFor(layout, file);
+  const inlining = inliningLayout(layout, symbols, { dispatch });
+  if (inlining.unsupported) return { codeArguments: { CODE: 0 }, dispatch: null, note: inlining.unsupported };
+  return { codeArguments: { CODE: inlining.code, ...dispatchArguments(dispatch) }, dispatch, note: null };
 }
 
 /**
  * -c: what the program needs to capture the JavaScript frames of a command
- * not started yet -> { shared, v8, binary } or { note } (one line, as
+ * not started yet -> { shared, codeArguments, v8, binary } or { note } (one line, as
  * jsFramesLayout's). Reads V8's metadata from the file it will run
  * (lib/tracer/command-target.js resolveCommand's binary: root's own choice)
  * or the libnode it links (lib/v8/command-object.js): read, never run here.
@@ -77,13 +86,13 @@ function commandJsFramesLayout(binary, { env = process.env } = {}) {
   if (!v8) return { note: `${binary} carries no V8 postmortem metadata, nor a libnode it links (not node's executable, or a script): JavaScript is named from the perf map only` };
   const layout = layoutFrom(v8.symbols);
   if (layout.unsupported) return { note: `${layout.unsupported}: JavaScript is named from the perf map only` };
-  return { shared: layout.jsFunction.shared, code: inliningOf(layout, v8.symbols).code, v8: layout.versionText, binary };
+  return { shared: layout.jsFunction.shared, codeArguments: inliningOf(layout, v8.symbols, v8.file).codeArguments, v8: layout.versionText, binary };
 }
 
 /**
  * Opens what naming a process's samples takes -> { shared (the program's
- * SHARED argument), names: SampleNames } or { note } (one line: why
- * JavaScript is named from the perf map only).
+ * SHARED argument), codeArguments, names: SampleNames } or { note } (one
+ * line: why JavaScript is named from the perf map only).
  */
 function openJsFrames(pid) {
   const found = jsFramesLayout(pid);
@@ -96,8 +105,8 @@ function openJsFrames(pid) {
     return { note: `cannot read the memory of ${pid} (${err.code || err.message}): JavaScript is named from the perf map only` };
   }
   const namer = new V8Namer({ memory, layout: found.layout });
-  const inlining = new InliningReader({ heap: namer.heap, layout: found.layout, symbols: found.symbols, namer });
-  return { shared: found.shared, code: found.code, names: new SampleNames(namer, memory, inlining) };
+  const inlining = new InliningReader({ heap: namer.heap, layout: found.layout, symbols: found.symbols, namer, dispatch: found.dispatch });
+  return { shared: found.shared, codeArguments: found.codeArguments, names: new SampleNames(namer, memory, inlining) };
 }
 
 /**
@@ -105,8 +114,8 @@ function openJsFrames(pid) {
  * binary (bpftrace forks it, then execs it once its probes are attached:
  * before that, /proc/PID/mem would be the fork's, bpftrace's) ->
  * { names } | { note } | { wait: true } (not yet: ask again).
- * `planned`: commandJsFramesLayout's result; its SHARED must be the
- * process's own, else what was captured is not what the namer reads.
+ * `planned`: commandJsFramesLayout's result; its SHARED and code arguments
+ * must be the process's own, else what was captured is not what the namer reads.
  */
 function openCommandJsFrames(pid, planned) {
   if (!pid) return { wait: true };
@@ -120,9 +129,10 @@ function openCommandJsFrames(pid, planned) {
   }
   if (exe.dev !== binary.dev || exe.ino !== binary.ino) return { wait: true };
   const opened = openJsFrames(pid);
-  if (opened.note || (opened.shared === planned.shared && opened.code === planned.code)) return opened;
+  const said = (x) => Object.entries(x.codeArguments).map(([k, v]) => `${k} ${v}`).join(', ');
+  if (opened.note || (opened.shared === planned.shared && said(opened) === said(planned))) return opened;
   opened.names.close();
-  return { note: `the command's V8 keeps a function's SharedFunctionInfo at ${opened.shared} and its code at ${opened.code}, not ${planned.shared} and ${planned.code} as its executable said: JavaScript is named from the perf map only` };
+  return { note: `the command's V8 keeps a function's SharedFunctionInfo at ${opened.shared} and its code at ${said(opened)}, not ${planned.shared} and ${said(planned)} as its executable said: JavaScript is named from the perf map only` };
 }
 
 // Two namer results for one function: the same name at the same place.

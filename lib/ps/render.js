@@ -2,7 +2,7 @@
 // `nodetrace ps` as text (one line per Node process, then why each command
 // that cannot, cannot) and as JSON. Pure: facts and verdicts in, text out.
 const { containerText, identityJson } = require('../proc/container');
-const { safeText } = require('../terminal-safe');
+const { safeText, safeJson } = require('../terminal-safe');
 
 const JSON_VERSION = 1;
 const COMMAND_CHARS = 48;
@@ -34,7 +34,7 @@ function renderText(rows) {
       f.who.pidInside === null ? '-' : String(f.who.pidInside),
       f.who.container ? containerText(f.who.container) : f.who.pidInside !== null ? '(own PID namespace)' : '-',
       f.version ? `v${f.version}` : '?',
-      f.user === null ? '?' : f.user,
+      f.user === null ? '?' : safeText(f.user, { oneLine: true }),
       probes(f),
       perfMap(f),
       not.length ? not.join(' ') : '-',
@@ -57,13 +57,14 @@ function renderText(rows) {
   }
   if (reasons.size) {
     out.push('', 'What cannot (or only partly~) work, and why:');
-    for (const [why, pids] of reasons) out.push(`  ${why} (PID ${pids.slice(0, 8).join(', ')}${pids.length > 8 ? ', ...' : ''})`);
+    // A reason may quote a path the process's user chose: on its line.
+    for (const [why, pids] of reasons) out.push(`  ${safeText(why, { oneLine: true })} (PID ${pids.slice(0, 8).join(', ')}${pids.length > 8 ? ', ...' : ''})`);
   }
   return safeText(out.join('\n') + '\n');
 }
 
 function renderJson(rows) {
-  return JSON.stringify({
+  return safeJson({
     version: JSON_VERSION,
     processes: rows.map(({ facts: f, verdicts: v }) => ({
       ...identityJson(f.who),
@@ -76,7 +77,7 @@ function renderJson(rows) {
       perf_map: f.perfMap,
       commands: Object.fromEntries(v.map((x) => [x.command, { can: x.can, why: x.why }])),
     })),
-  }, null, 2).replace(/[\u007f-\u009f]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`) + '\n';
+  }) + '\n';
 }
 
 module.exports = { renderText, renderJson, JSON_VERSION };

@@ -67,7 +67,7 @@ async function runOneSession(plan, ctx) {
     target.learn(session);
     return target.alive() ? target.pid : null;
   };
-  const snaps = spec.snapshots ? new TargetSnapshots(targetPid, { perfMap: Boolean(spec.snapshots.perfMap) }) : null;
+  const snaps = spec.snapshots ? new TargetSnapshots(targetPid, { perfMap: Boolean(spec.snapshots.perfMap), threads: Boolean(spec.snapshots.threads) }) : null;
   ctx.snapshots = snaps;
   let watch = null;
   session = new TracerSession(plan, {
@@ -112,7 +112,8 @@ async function runOneSession(plan, ctx) {
  * @param {function(args): object} [spec.tracer] the tracer (default: requireTracer(args.backend))
  * @param {function(args): string[]} [spec.outputFiles] files the report will write: checked before tracing
  * @param {function(args): boolean} [spec.dataOnStdout] our stdout carries data (a -c command's output goes to stderr)
- * @param {object} [spec.snapshots] { perfMap, everyMs(plan) }: keep snapshots of the target's memory map
+ * @param {object} [spec.snapshots] { perfMap, threads, everyMs(plan) }: keep snapshots of the target's memory map
+ *   (and with `threads`, who its threads are: lib/threads/identify.js)
  * @param {function(plan, args, { targetPid }): object} [spec.sessionOptions] more TracerSession options
  *        (targetPid(): the traced PID while it lives, null before -c's command is forked and once it exits)
  * @param {function(plan, ctx): Promise<{result, abnormal}>} [spec.run] another way to run the plan

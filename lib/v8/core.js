@@ -15,9 +15,13 @@ const { codeObjects } = require('../proc/code-objects');
 const { layoutFrom, PREFIXES } = require('./metadata');
 const { openCore } = require('./core-file');
 const { V8Namer } = require('./namer');
-const { InliningReader } = require('./inlining');
+const { InliningReader, dispatchLocationFor } = require('./inlining');
 const { walkStack, nativeClassifier } = require('./walk');
 const { codeTest } = require('./process');
+
+// Files of a core searched for V8's metadata at most (a Node process maps
+// 30 to 300 with code; node or libnode is the first or second).
+const MAX_V8_CANDIDATES = 256;
 
 // Where a file the core names is on this host (never a path under /proc:
 // the core's PID may be another process's now).
@@ -42,7 +46,9 @@ function loadBias(maps, object, loads) {
  */
 function findCoreV8Object(core, { root, read = (f) => findElfData(f, PREFIXES, { followLinks: true, width: 4 }) } = {}) {
   const exe = core.files.length ? core.files[0].path : '';
-  for (const o of codeObjects(core.maps, exe)) {
+  // The executable and libnode come first; a core that names thousands of
+  // files is not searched past the first MAX_V8_CANDIDATES.
+  for (const o of codeObjects(core.maps, exe).slice(0, MAX_V8_CANDIDATES)) {
     const file = hostPath(root, o.path);
     const found = file && read(file);
     if (!found || ![...found.found.keys()].some((n) => n.startsWith('v8dbg_'))) continue;
@@ -121,7 +127,7 @@ function openCoreForWalk(file, { root = null, symbolizer = new Symbolizer() } = 
     if (layout.unsupported) notes.push(`${layout.unsupported}: JavaScript frames are shown as addresses`);
     else {
       namer = new V8Namer({ memory, layout });
-      inlining = new InliningReader({ heap: namer.heap, layout, symbols: v8.symbols, namer });
+      inlining = new InliningReader({ heap: namer.heap, layout, symbols: v8.symbols, namer, dispatch: dispatchLocationFor(layout, v8.file) });
       if (namer.limitation()) notes.push(namer.limitation());
     }
     const snap = {

@@ -29,7 +29,7 @@ const INTERPRETER = /^(InterpreterEntryTrampoline|InterpreterEnterAtBytecode|Int
 /**
  * @param {object} o
  * @param {object} o.memory     lib/v8/memory.js
- * @param {object} o.registers  { rip, rbp, rsp } (numbers)
+ * @param {object} o.registers  { rip, rbp, rsp, fsBase? } (numbers; fsBase: the thread pointer)
  * @param {Function} o.classify pcs (numbers; return addresses already minus one) -> frames, see above
  * @param {object} [o.namer]    lib/v8/namer.js V8Namer (absent: JavaScript frames stay addresses)
  * @param {object} [o.layout]   the namer's layout (frame offsets, frame types)
@@ -78,7 +78,7 @@ function walkStack({ memory, registers, classify, namer, layout, isCode, inlinin
     const frame = nameFrame(f, natives[i] || { kind: 'unknown' }, namer, layout);
     if (f.afterGap) frame.afterGap = true;
     if (inlining && frame.kind === 'js' && frame.tier === 'compiled') {
-      const inlined = inlinedInFrame(inlining, f, frame, i > 0);
+      const inlined = inlinedInFrame(inlining, f, frame, i > 0, registers.fsBase);
       if (inlined) frame.inlined = inlined;
     }
     return frame;
@@ -89,8 +89,9 @@ function walkStack({ memory, registers, classify, namer, layout, isCode, inlinin
 // The functions optimized code inlined where a frame ran, innermost first
 // (lib/v8/inlining.js), or null: none, or not known (the function's code
 // now is not the code that ran: on-stack replacement, deoptimized since).
-function inlinedInFrame(inlining, f, frame, returnAddress) {
-  const at = inlinedAt(inlining.describe(inlining.codeOf(f.function)), f.pc, { returnAddress, sfi: frame.sfi });
+// (fsBase: the thread's pointer, where V8 14 finds its isolate's dispatch table.)
+function inlinedInFrame(inlining, f, frame, returnAddress, fsBase) {
+  const at = inlinedAt(inlining.describe(inlining.codeOf(f.function, { fsBase })), f.pc, { returnAddress, sfi: frame.sfi });
   return at && at.length ? at : null;
 }
 

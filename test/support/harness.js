@@ -85,6 +85,7 @@ function requireTracing(ctx, { also } = {}) {
 
 // Starts `node test/targets/<name>` and resolves once it printed "ready".
 // `node`: another Node build's executable (test/support/node-builds.js).
+// What it printed up to then is the child's `startOutput`.
 function startTarget(name, { env = {}, args = [], node = process.execPath } = {}) {
   return new Promise((resolve, reject) => {
     const child = track(spawn(node, [...args, path.join(ROOT, 'test', 'targets', name)], {
@@ -98,7 +99,7 @@ function startTarget(name, { env = {}, args = [], node = process.execPath } = {}
     child.stderr.on('data', (c) => { err += c; });
     child.stdout.on('data', (c) => {
       out += c;
-      if (out.includes('ready')) { clearTimeout(timer); resolve(child); }
+      if (out.includes('ready')) { clearTimeout(timer); child.startOutput = out; resolve(child); }
     });
     child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`${name} exited (${code}) before ready: ${err}`)); });
   });

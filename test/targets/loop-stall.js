@@ -2,7 +2,7 @@
 // For test/loop.test.js: blocks its event loop with a busy-wait of a known
 // length at a steady interval (defaults: 200 ms every second), so that the
 // stalls `nodetrace loop` reports can be checked against what really
-// happened. Run with --perf-basic-prof for --stacks to name spinTheLoop.
+// happened. --stacks names spinTheLoop with no flag, from V8's metadata.
 //   LOOP_STALL_MS     how long each busy-wait lasts
 //   LOOP_INTERVAL_MS  how often one starts
 const STALL_MS = Number(process.env.LOOP_STALL_MS || 200);
