@@ -47,6 +47,7 @@ describe('programs with a window print their whole report from it', function () 
       const cleared = namesIn(body, /\bclear\(@(\w+)\)/g);
       const left = [...assigned].filter((m) => !scratch.has(m)).sort();
       assert.deepStrictEqual(left.filter((m) => !printed.has(m)), [], 'maps printed at exit that the window does not print');
+      assert.deepStrictEqual([...printed].filter((m) => !assigned.has(m)), [], 'maps the window prints that the program never makes');
       assert.deepStrictEqual([...printed].filter((m) => !cleared.has(m)), [], 'printed and not cleared: printed again at exit');
       const lines = withoutComments(body);
       const marker = lines.indexOf('printf("Report printed.\\n")');
