@@ -15,7 +15,7 @@ const { openRegular, openInRoot, readAt } = require('./safe-open');
 const { stat: procStat } = require('./proc');
 const { parseNsPids, otherMountNamespace } = require('./proc/container');
 const {
-  STT_NOTYPE, STT_OBJECT, STT_FUNC, STT_TLS, STT_GNU_IFUNC, SHT_SYMTAB, SHT_DYNSYM, SHT_STRTAB, PT_LOAD, PT_NOTE, PT_DYNAMIC, PT_TLS,
+  STT_NOTYPE, STT_OBJECT, STT_FUNC, STT_TLS, STT_GNU_IFUNC, SHT_SYMTAB, SHT_DYNSYM, SHT_STRTAB, SHT_HASH, SHT_GNU_HASH, PT_LOAD, PT_NOTE, PT_DYNAMIC, PT_TLS,
   DT_NULL, DT_NEEDED, DT_STRTAB, DT_STRSZ, DT_RPATH, DT_RUNPATH,
 } = require('./elf-constants');
 const { lastAtOrBelow } = require('./sorted');
@@ -110,12 +110,14 @@ function elfSymbolTables(fd, fileSize, { name, key = null }) {
   const sh = readAt(fd, h.shoff, h.shentsize * h.shnum);
   const section = (i) => {
     const o = i * h.shentsize;
-    return { type: sh.readUInt32LE(o + 4), offset: Number(sh.readBigUInt64LE(o + 24)), size: Number(sh.readBigUInt64LE(o + 32)), link: sh.readUInt32LE(o + 40) };
+    return { index: i, type: sh.readUInt32LE(o + 4), offset: Number(sh.readBigUInt64LE(o + 24)), size: Number(sh.readBigUInt64LE(o + 32)), link: sh.readUInt32LE(o + 40) };
   };
   const found = [];
+  const hashes = [];
   for (let i = 0; i < h.shnum; i++) {
     const s = section(i);
     if (s.type === SHT_SYMTAB || s.type === SHT_DYNSYM) found.push(s);
+    if ((s.type === SHT_GNU_HASH || s.type === SHT_HASH) && inFile(s.offset, s.size, fileSize)) hashes.push(s);
   }
   for (const type of [SHT_SYMTAB, SHT_DYNSYM]) {
     const n = found.filter((s) => s.type === type).length;
@@ -133,7 +135,15 @@ function elfSymbolTables(fd, fileSize, { name, key = null }) {
       overLimit(name, `its ${kind} symbols were not read: ${formatBytes(Math.max(s.size, strs.size))}, more than the ${formatBytes(LIMITS.MAX_SYMBOL_TABLE_BYTES)} nodetrace reads of one table`, { key });
       continue;
     }
-    tables.push({ kind, offset: s.offset, size: s.size - (s.size % ELF64_SYM), strtab: readAt(fd, strs.offset, strs.size) });
+    // The string table is read when first needed: a name found by a hash
+    // table reads none of .symtab's.
+    const table = { kind, offset: s.offset, size: s.size - (s.size % ELF64_SYM) };
+    let strtab = null;
+    Object.defineProperty(table, 'strtab', { enumerable: true, get: () => strtab || (strtab = readAt(fd, strs.offset, strs.size)) });
+    // .dynsym's hash table (GNU's, else System V's), where names are looked up.
+    const hash = hashes.filter((x) => x.link === s.index).sort((a, b) => (b.type === SHT_GNU_HASH) - (a.type === SHT_GNU_HASH))[0];
+    if (kind === '.dynsym' && hash) table.hash = { gnu: hash.type === SHT_GNU_HASH, offset: hash.offset, size: hash.size };
+    tables.push(table);
   }
   return { type: h.type, loads, buildId, tls, tables };
 }
@@ -144,6 +154,88 @@ function nameIn(strtab, at) {
   const stop = Math.min(strtab.length, at + LIMITS.MAX_SYMBOL_NAME_BYTES);
   const end = strtab.indexOf(0, at);
   return strtab.toString('latin1', at, end < 0 || end > stop ? stop : end);
+}
+
+// Whether a symbol is a definition of the kind asked for: a function (with
+// `data`, a variable; with `any`, either or a thread-local variable).
+function definesKind(shndx, value, type, size, { data = false, any = false } = {}) {
+  if (shndx === 0 || value === 0) return false;
+  const fn = type === STT_FUNC || type === STT_GNU_IFUNC || (type === STT_NOTYPE && size > 0);
+  return any ? fn || type === STT_OBJECT || type === STT_TLS : data ? type === STT_OBJECT : fn;
+}
+
+// The hash functions of .gnu.hash (Bernstein's) and of System V's .hash.
+function gnuHash(bytes) {
+  let h = 5381;
+  for (const c of bytes) h = (h * 33 + c) >>> 0;
+  return h;
+}
+function sysvHash(bytes) {
+  let h = 0;
+  for (const c of bytes) {
+    h = ((h << 4) + c) >>> 0;
+    const g = h & 0xf0000000;
+    if (g) h ^= g >>> 24;
+    h = (h & ~g) >>> 0;
+  }
+  return h;
+}
+
+/**
+ * A name's defined function in .dynsym `t`, looked up through its hash
+ * table as the dynamic loader does, reading a few entries, never the
+ * table: -> { value, size } or null. `bytes`: the name and a NUL. Every
+ * index and count is checked against the sections, and a chain is
+ * followed at most as many steps as the table has symbols.
+ */
+function hashLookup(fd, t, bytes) {
+  const { hash } = t;
+  const count = t.size / ELF64_SYM;
+  const u32 = (at) => (at + 4 <= hash.offset + hash.size ? readAt(fd, at, 4).readUInt32LE(0) : null);
+  const symbolAt = (i) => {
+    if (i <= 0 || i >= count) return null;
+    const e = readAt(fd, t.offset + i * ELF64_SYM, ELF64_SYM);
+    const name = e.readUInt32LE(0);
+    const value = Number(e.readBigUInt64LE(8));
+    const size = Number(e.readBigUInt64LE(16));
+    const match = name + bytes.length <= t.strtab.length && t.strtab.compare(bytes, 0, bytes.length, name, name + bytes.length) === 0;
+    return match && definesKind(e.readUInt16LE(6), value, e[4] & 0xf, size) ? { value, size } : null;
+  };
+  const name = bytes.subarray(0, bytes.length - 1);
+  if (hash.gnu) {
+    if (hash.size < 16) return null;
+    const head = readAt(fd, hash.offset, 16);
+    const nbuckets = head.readUInt32LE(0);
+    const symoffset = head.readUInt32LE(4);
+    const bloomWords = head.readUInt32LE(8);
+    if (nbuckets === 0) return null;
+    const h = gnuHash(name);
+    const buckets = hash.offset + 16 + bloomWords * 8;
+    const chains = buckets + nbuckets * 4;
+    let i = u32(buckets + (h % nbuckets) * 4);
+    for (let steps = 0; i !== null && i >= symoffset && i < count && steps < count; steps++, i++) {
+      const link = u32(chains + (i - symoffset) * 4);
+      if (link === null) return null;
+      if (((link ^ h) >>> 1) === 0) {
+        const sym = symbolAt(i);
+        if (sym) return sym;
+      }
+      if (link & 1) return null;
+    }
+    return null;
+  }
+  if (hash.size < 8) return null;
+  const head = readAt(fd, hash.offset, 8);
+  const nbucket = head.readUInt32LE(0);
+  if (nbucket === 0) return null;
+  let y = u32(hash.offset + 8 + (sysvHash(name) % nbucket) * 4);
+  const chains = hash.offset + 8 + nbucket * 4;
+  for (let steps = 0; y && steps < count; steps++) {
+    const sym = symbolAt(y);
+    if (sym) return sym;
+    y = u32(chains + y * 4);
+  }
+  return null;
 }
 
 // Calls onSymbol(value, size, strtab, nameOffset, type) for every defined
@@ -160,9 +252,7 @@ function eachSymbol(fd, tables, onSymbol, { data = false, any = false } = {}) {
         const shndx = syms.readUInt16LE(o + 6);
         const value = Number(syms.readBigUInt64LE(o + 8));
         const size = Number(syms.readBigUInt64LE(o + 16));
-        if (shndx === 0 || value === 0) continue;
-        const fn = type === STT_FUNC || type === STT_GNU_IFUNC || (type === STT_NOTYPE && size > 0);
-        if (any ? !fn && type !== STT_OBJECT && type !== STT_TLS : data ? type !== STT_OBJECT : !fn) continue;
+        if (!definesKind(shndx, value, type, size, { data, any })) continue;
         const nameAt = syms.readUInt32LE(o);
         if (nameAt >= t.strtab.length) continue;
         onSymbol(value, size, t.strtab, nameAt, type);
@@ -259,13 +349,26 @@ function loadElfSymbols(file, { followLinks = false } = {}) {
  * Where the given names are defined in one ELF file, without building its
  * whole table (a node binary has 180,000 symbols): -> { loads, found: Map(name
  * -> { value, size }) } or null. The first definition of a name wins.
+ * Exported names are looked up through .dynsym's hash table; only names it
+ * does not define are searched for in .symtab, read through.
  */
 function findElfSymbols(file, names, { followLinks = false } = {}) {
-  const wanted = new Map(names.map((n) => [n, Buffer.from(n + '\0', 'latin1')]));
+  const named = new Map(names.map((n) => [n, Buffer.from(n + '\0', 'latin1')]));
   return withElf(file, followLinks, (fd, elf) => {
     const found = new Map();
-    eachSymbol(fd, elf.tables, (value, size, strtab, name) => {
-      for (const [n, bytes] of wanted) {
+    // Names .dynsym defines, through its hash table; the rest from the
+    // other table (.symtab: static functions no hash covers).
+    const dynsym = elf.tables.find((t) => t.hash);
+    if (dynsym) {
+      for (const [n, bytes] of named) {
+        const sym = hashLookup(fd, dynsym, bytes);
+        if (sym) found.set(n, sym);
+      }
+    }
+    const rest = new Map([...named].filter(([n]) => !found.has(n)));
+    if (!rest.size) return { loads: elf.loads, found };
+    eachSymbol(fd, elf.tables.filter((t) => t !== dynsym), (value, size, strtab, name) => {
+      for (const [n, bytes] of rest) {
         if (!found.has(n) && strtab[name] === bytes[0] && strtab.compare(bytes, 0, bytes.length, name, name + bytes.length) === 0) {
           found.set(n, { value, size });
         }

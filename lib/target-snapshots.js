@@ -56,6 +56,11 @@ class TargetSnapshots {
     this.threads.refresh();
   }
 
+  /** Every thread identified so far (lib/threads/identify.js), or [] (not asked for). */
+  threadsSeen() {
+    return this.threads ? this.threads.all() : [];
+  }
+
   /** A thread's identity (lib/threads/identify.js), or null: not identified (or not asked for). */
   identityOf(tid) {
     return this.threads ? this.threads.identity(tid) : null;

@@ -99,6 +99,37 @@ describe('nodetrace async @tracer', function () {
     assert(fsKind && fsKind.created === 20, r.stdout);
   });
 
+  // 36.4: the loop figures of a Worker's own loop (--thread, as loop's),
+  // and the counts said to be every thread's.
+  it('--thread NAME: the loop busy time is the Worker\'s, within its own eventLoopUtilization() over a window around the trace', async function () {
+    const target = await startTarget('loop-stall.js', { env: { LOOP_IN_WORKER: '1' } });
+    try {
+      const { askTarget } = require('./support/ask-target');
+      const ask = () => askTarget(target, 'elu', { fields: 3 }).then(([activeMs, tid, threadId]) => ({ activeMs, tid, threadId, at: performance.now() }));
+      const before = await ask();
+      const r = await nodetrace(['async', '-p', String(target.pid), '--thread', 'stall', '-d', '5', '--json'], { timeoutMs: 380000 });
+      const after = await ask();
+      assert.strictEqual(r.code, 0, r.stderr);
+      const json = JSON.parse(r.stdout);
+      assert.deepStrictEqual(json.loop_thread, { tid: after.tid, role: 'worker', label: `Worker ${after.threadId} "stall"` });
+      assert.deepStrictEqual(json.workers, [{ tid: after.tid, label: `Worker ${after.threadId} "stall"` }]);
+      // The Worker stalls 200 ms a second and the main loop idles: the busy
+      // time traced is the Worker's, no more than its own active time over
+      // the window around the trace, and at least half its rate over the
+      // time traced (the main loop's would be some milliseconds).
+      const busyMs = Number(json.loop_busy_ns) / 1e6;
+      const activeMs = after.activeMs - before.activeMs;
+      const windowMs = after.at - before.at;
+      console.log(`      loop busy ${busyMs.toFixed(0)} ms in ${(json.traced_ns / 1e9).toFixed(1)} s traced; the Worker's active ${activeMs.toFixed(0)} ms in ${(windowMs / 1000).toFixed(1)} s around it`);
+      assert(busyMs <= activeMs + 10 && busyMs >= 0.5 * activeMs * (json.traced_ns / 1e6 / windowMs), `${busyMs} ms busy traced, ${activeMs} ms active in the Worker`);
+      const text = await nodetrace(['async', '-p', String(target.pid), '-d', '2'], { timeoutMs: 380000 });
+      assert.match(text.stdout, new RegExp(`^ {2}The event loop above, and the LOOP column, are the main thread's \\(--thread chooses\\); the counts, waits and callback times are of every thread,$`, 'm'), text.stdout);
+      assert.match(text.stdout, new RegExp(`^ {2}the main thread and its Worker \\(${after.threadId} "stall" \\(TID ${after.tid}\\)\\), together\\.$`, 'm'), text.stdout);
+    } finally {
+      stopTarget(target);
+    }
+  });
+
   it('refuses a process that is not Node in one line', async function () {
     const other = spawn('sleep', ['60'], { stdio: 'ignore' });
     try {

@@ -326,6 +326,69 @@ describe('nodetrace profile @tracer', function () {
     });
   }
 
+  // 36.5: a sample in a native leaf that keeps no frame pointer (V8's
+  // ieee754::sin on its fast path) lost its JavaScript caller on Node 20
+  // and 22: 97 of 463 went from the leaf to the caller's caller, and
+  // betaFloat's total read 24.8% against 31.8% in --cpu-prof.
+  for (const build of BUILDS.filter((b) => b.name === 'host' || b.name === 'node22')) {
+    it(`${build.label}, a frameless leaf: every Math.sin sample under betaFloat, whose total is within 5 points of --cpu-prof's`, async function () {
+      this.timeout(420000);
+      const missing = missingReason(build);
+      if (missing) this.skip(missing);
+      const profDir = fs.mkdtempSync(path.join(dir, 'cpu-prof-'));
+      const folded = path.join(dir, `${build.name}-sin.folded`);
+      // No inlining (a V8 flag of the target's): --cpu-prof puts what
+      // TurboFan inlined into tick mostly under tick (gammaInt 2.9% there
+      // against 39.9% read back here, node 20), so an inlined betaFloat's
+      // total is no truth to hold ours to. Math.sin stays a direct call of
+      // ieee754::sin from betaFloat's optimized code: the leaf is the same.
+      const target = await startTarget('profile-sin.js', { node: build.node, args: ['--cpu-prof', '--cpu-prof-dir', profDir, '--max-inlined-bytecode-size=0'] });
+      try {
+        await new Promise((r) => setTimeout(r, 2000));
+        // 400 main-thread samples or more (5 points is then two standard
+        // errors): longer on a busy host.
+        let main = [];
+        for (const seconds of [8, 20, 40]) {
+          const r = await nodetrace(['profile', '-p', String(target.pid), '-F', '299', '-d', String(seconds), '--json', '--folded', folded], { timeoutMs: 300000 });
+          assert.strictEqual(r.code, 0, r.stderr);
+          // The main thread's samples (--cpu-prof samples that thread only).
+          main = parseFolded(fs.readFileSync(folded, 'utf8')).filter((st) => st.frames[0].endsWith('(main thread)'));
+          if (main.reduce((n, st) => n + st.count, 0) >= 400) break;
+        }
+        const exited = new Promise((resolve) => { if (target.exitCode !== null) resolve(); else target.on('exit', resolve); });
+        target.kill('SIGUSR2');
+        await exited;
+        // The truth: --cpu-prof's samples (not idle) with betaFloat on the stack.
+        const prof = JSON.parse(fs.readFileSync(path.join(profDir, fs.readdirSync(profDir)[0]), 'utf8'));
+        const byId = new Map(prof.nodes.map((n) => [n.id, n]));
+        const parent = new Map();
+        for (const n of prof.nodes) for (const c of n.children || []) parent.set(c, n.id);
+        let all = 0;
+        let beta = 0;
+        for (const id of prof.samples) {
+          const names = [];
+          for (let x = id; x !== undefined; x = parent.get(x)) names.push(byId.get(x).callFrame.functionName);
+          if (names[0] === '(idle)') continue;
+          all++;
+          if (names.includes('betaFloat')) beta++;
+        }
+        const truth = beta / all;
+        const count = (f) => main.filter(f).reduce((n, st) => n + st.count, 0);
+        const total = count(() => true);
+        const underBeta = count((st) => st.frames.some((x) => /^betaFloat /.test(x)));
+        const sin = count((st) => st.frames.some((x) => /ieee754::sin\(/.test(x)));
+        const sinLost = count((st) => st.frames.some((x) => /ieee754::sin\(/.test(x)) && !st.frames.some((x) => /^betaFloat /.test(x)));
+        console.log(`      ${build.name}: betaFloat under ${(100 * underBeta / total).toFixed(1)}% of ${total} main-thread samples, --cpu-prof ${(100 * truth).toFixed(1)}% of ${all}; ${sinLost} of ${sin} sin samples without it`);
+        assert(total >= 150, `only ${total} samples`);
+        assert(sin > 0, 'no sample in ieee754::sin');
+        assert(sinLost <= 0.02 * sin, `${sinLost} of ${sin} samples in ieee754::sin lost betaFloat`);
+        assert(Math.abs(underBeta / total - truth) <= 0.05, `betaFloat under ${underBeta / total}, --cpu-prof ${truth}`);
+      } finally {
+        stopTarget(target);
+      }
+    });
+  }
+
   // Samples taken while the thread is in the kernel (a system call, a page
   // fault): the walk starts from the user registers the kernel saved, so
   // the JavaScript function that made the call is named in them too.

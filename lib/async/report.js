@@ -373,12 +373,24 @@ function kindLabel(k) {
   return safeText(k.name, { oneLine: true });
 }
 
-function renderAsyncText(r, { pid, who, version, top = 15 }) {
+// Whose event loop the loop figures are (the main thread's unless
+// --thread chose a Worker), and that every other figure is every thread's.
+function threadsLines({ thread, workers = [] }) {
+  const onWorker = thread && thread.role !== 'main';
+  if (!onWorker && !workers.length) return [];
+  const loop = onWorker ? `${thread.label} (TID ${thread.tid})` : 'the main thread';
+  const list = workers.map((w) => `${w.label.replace(/^Worker /, '')} (TID ${w.tid})`).join(', ');
+  return [`  The event loop above, and the LOOP column, are ${loop}'s (--thread chooses); the counts, waits and callback times are of every thread,`,
+    `  the main thread and ${workers.length === 1 ? 'its Worker' : `its ${workers.length} Workers`}${list ? ` (${list})` : ''}, together.`];
+}
+
+function renderAsyncText(r, { pid, who, version, top = 15, thread = null, workers = [] }) {
   const out = [];
   const span = r.seconds ? `${r.seconds.toFixed(1)} s` : 'an unknown time';
   const callbacksNs = r.kinds.reduce((s, k) => s + k.loopCallbackNs, 0n);
   out.push(`Asynchronous operations of ${who ? describeIdentity(who) : `PID ${pid}`}${version ? ` (Node v${version})` : ''}, ${span}:`);
-  out.push(`  the event loop was busy ${formatDuration(r.loopBusyNs, 'ns', { ascii: true })}${r.seconds ? ` (${percent(Number(r.loopBusyNs) / 1e9 / r.seconds)} of the time)` : ''}; ${r.hook ? 'callbacks (AsyncWraps and the hook\'s kinds)' : 'AsyncWrap callbacks'} ${formatDuration(callbacksNs, 'ns', { ascii: true })} of it${r.loopBusyNs > 0n ? ` (${percent(Number(callbacksNs) / Number(r.loopBusyNs))})` : ''}.`);
+  out.push(`  the event loop${thread && thread.role !== 'main' ? ` of ${thread.label}` : ''} was busy ${formatDuration(r.loopBusyNs, 'ns', { ascii: true })}${r.seconds ? ` (${percent(Number(r.loopBusyNs) / 1e9 / r.seconds)} of the time)` : ''}; ${r.hook ? 'callbacks (AsyncWraps and the hook\'s kinds)' : 'AsyncWrap callbacks'} ${formatDuration(callbacksNs, 'ns', { ascii: true })} of it${r.loopBusyNs > 0n ? ` (${percent(Number(callbacksNs) / Number(r.loopBusyNs))})` : ''}.`);
+  out.push(...threadsLines({ thread, workers }));
   if (!r.kinds.length) {
     out.push('', 'No asynchronous operation was created or called back while tracing.');
     return safeText(out.join('\n') + '\n');
@@ -511,7 +523,7 @@ function liveStacksText(kinds, width) {
 // ---- JSON --------------------------------------------------------------------
 
 /** renderAsyncJSON(report, { pid, who, tracer, version }) -> string (docs/json-format.md) */
-function renderAsyncJSON(r, { pid, who, tracer, version }) {
+function renderAsyncJSON(r, { pid, who, tracer, version, thread = null, workers = [] }) {
   const kinds = r.kinds.map((k) => ({
     provider: k.source === 'AsyncWrap' ? k.number : null,
     source: k.source,
@@ -561,6 +573,11 @@ function renderAsyncJSON(r, { pid, who, tracer, version }) {
     seconds: r.seconds === null ? null : jsonEstimate(r.seconds),
     traced_ns: jsonInteger(r.tracedNs),
     loop_busy_ns: jsonInteger(r.loopBusyNs),
+    // Whose loop loop_busy_ns and each kind's loop_ns are (the main thread's
+    // unless --thread chose a Worker); the Workers whose operations the
+    // counts hold too.
+    loop_thread: thread ? { tid: thread.tid, role: thread.role, label: thread.label } : null,
+    workers: workers.map((w) => ({ tid: w.tid, label: w.label })),
     hook: r.hook,
     unit: 'us',
     ...(r.liveStacks ? { live_stacks_kept: { per_kind: STACKS_PER_KIND, alive_at_once: LIVE_KEPT } } : {}),

@@ -6,6 +6,7 @@ const { UserError, UsageError } = require('../errors');
 const proc = require('../proc');
 const { planTracer } = require('../tracer/plan');
 const { runTraceCommand } = require('../tracer/run-command');
+const { threadLabel } = require('../threads/roles');
 const { spanNs, tracerRanMs } = require('../tracer/session');
 const { quietMapHelperArgs, stringLimitEnv, uprobesWithPid } = require('../tracer/capabilities');
 const { describeIdentity, identityJson } = require('../proc/container');
@@ -159,9 +160,15 @@ function report(result, { args, plan: p, snapshots, broken }) {
   const traceText = seconds(tracedMs);
   const who = p.details.process;
   const json = () => renderJson(summary, { process: who ? identityJson(who) : null });
+  // libuv's pool is one per process: work a Worker queues is in it too,
+  // counted with the main thread's. Said where the process runs Workers.
+  const workers = snapshots.threadsSeen().filter((t) => t.role === 'worker');
+  const merged = workers.length
+    ? `Work queued by every thread is counted together (libuv's pool is one for the process): the main thread and ${workers.length === 1 ? 'its Worker' : `its ${workers.length} Workers`} (${workers.map((t) => `${threadLabel(t).replace(/^Worker /, '')}, TID ${t.tid}`).join('; ')}).\n\n`
+    : '';
   if (hasData(summary)) {
     process.stdout.write(args.json ? json()
-      : safeText(`Thread-pool latency of ${p.describe}, traced ${traceText}:\n\n`) + renderText(summary, { breakdownHistograms: args.breakdown, traceText: seconds(ranMs) }));
+      : safeText(`Thread-pool latency of ${p.describe}, traced ${traceText}:\n\n${merged}`) + renderText(summary, { breakdownHistograms: args.breakdown, traceText: seconds(ranMs) }));
     return { gathered: true };
   }
   if (!broken) process.stderr.write(safeText(`nodetrace: no thread-pool work completed in ${p.describe} while tracing.`) + '\n');
@@ -177,8 +184,9 @@ function handler(args) {
     // With -c the command's own output goes to ours, to stderr with --json.
     dataOnStdout: (a) => a.json,
     // The target's memory map, to name what the tracer printed as addresses
-    // (with -c, or after the target exits, bpftrace no longer can).
-    snapshots: { perfMap: false },
+    // (with -c, or after the target exits, bpftrace no longer can); its
+    // threads, to say which Workers queue work too.
+    snapshots: { perfMap: false, threads: true },
   });
 }
 

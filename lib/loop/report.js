@@ -165,9 +165,28 @@ function percent(part, whole) {
   return p > 0 && p < 1 ? '<1%' : `${Math.round(p)}%`;
 }
 
+// Whose loop: "Event loop of PID 4242" (the main thread's), "Event loop of
+// Worker 2 "resize" (TID 4250) of PID 4242".
+function whoseLoop(o) {
+  const proc = o.who ? describeIdentity(o.who) : `PID ${o.pid}`;
+  return o.thread && o.thread.role !== 'main' ? `${o.thread.label} (TID ${o.thread.tid}) of ${proc}` : proc;
+}
+
+// Said where the process runs Workers: each has an event loop of its own,
+// which this one does not measure.
+function workersLine(o) {
+  const others = (o.workers || []).filter((w) => !o.thread || w.tid !== o.thread.tid);
+  if (!others.length) return [];
+  const onMain = !o.thread || o.thread.role === 'main';
+  const which = others.map((w) => `${w.label.replace(/^Worker /, '')} (TID ${w.tid})`).join(', ');
+  return ['', `${onMain ? 'This is the main thread\'s loop. ' : ''}The process also runs ${others.length === 1 ? 'a Worker, with an event loop of its own' : `${others.length} Workers, each with an event loop of its own`}: ${which}; measure one with --thread ID.`];
+}
+
 /**
- * renderLoopText(report, { pid, who, overUs, top, wallMinusMonoNs, stacksWanted, maxStacks }) -> string
- * who: the process as lib/proc/container.js identifies it
+ * renderLoopText(report, { pid, who, thread, workers, overUs, top, wallMinusMonoNs, stacksWanted, maxStacks }) -> string
+ * who: the process as lib/proc/container.js identifies it; thread: the
+ * thread measured { tid, role, label } (the main one when absent);
+ * workers: [{ tid, label }] the process's Workers
  */
 function renderLoopText(r, o) {
   const us = (v) => formatDuration(v, 'us');
@@ -178,7 +197,7 @@ function renderLoopText(r, o) {
   // to the end asked for, is not quite the window the turns fell in.
   const over = r.turnsNs || r.tracedNs;
   const busyShare = over ? percent(r.busyTotalUs * 1000n, over) : '-';
-  out.push(`Event loop of ${o.who ? describeIdentity(o.who) : `PID ${o.pid}`}, traced ${traced}: ${r.turns} turns, busy ${us(r.busyTotalUs)} in them (${busyShare} of the time).`);
+  out.push(`Event loop of ${whoseLoop(o)}, traced ${traced}: ${r.turns} turns, busy ${us(r.busyTotalUs)} in them (${busyShare} of the time).`);
   if (r.busy && totalCount(r.busy) > 0n) {
     out.push('', 'Busy time per turn (running callbacks, not waiting for I/O):');
     out.push(...renderHistogram(r.busy, 'us', { width: 40 }));
@@ -203,6 +222,7 @@ function renderLoopText(r, o) {
       ? `The loop never waited for I/O while tracing: blocked for all ${us(r.open.busyUs)} of it, since before tracing began.`
       : `Still busy when tracing ended: blocked for ${us(r.open.busyUs)} since ${clockTime(wallMs(r.open.clock, r.open.sinceNs, o.wallMinusMonoNs))}.`);
   }
+  out.push(...workersLine(o));
   if (o.stacksWanted) {
     out.push('');
     const total = r.stacks.reduce((n, s) => n + s.samples, 0);
@@ -219,6 +239,10 @@ function renderLoopText(r, o) {
 }
 
 // ---- JSON ------------------------------------------------------------------
+
+function threadJson(t) {
+  return { tid: t.tid, role: t.role, label: t.label, ...(t.worker ? { worker: { thread_id: t.worker.threadId, name: t.worker.name || null } } : {}) };
+}
 
 function renderLoopJSON(r, o) {
   const limit = r.busyMaxUs === null ? null : Number(r.busyMaxUs);
@@ -237,6 +261,9 @@ function renderLoopJSON(r, o) {
     pid: o.pid,
     ...(o.who ? { process: identityJson(o.who) } : {}),
     tracer: o.tracer,
+    // The thread whose loop this is, and the process's Workers (each with a loop of its own).
+    thread: o.thread ? threadJson(o.thread) : null,
+    workers: (o.workers || []).map(threadJson),
     traced_ns: jsonInteger(r.tracedNs),
     turns_ns: jsonInteger(r.turnsNs),
     turns: jsonInteger(r.turns),

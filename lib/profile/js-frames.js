@@ -241,13 +241,15 @@ class SampleNames {
    * or null when not known (no code read, the address not in it, or the
    * code not that frame's function's). `frame`: the frame as the program
    * printed it, an address ("0x..."; below the sampled one, a return
-   * address); `sfi`: the frame's SharedFunctionInfo as named.
+   * address); `sfi`: the frame's SharedFunctionInfo as named;
+   * `returnAddress`: whether the frame's address is a return address (all
+   * but the sampled pc; a frameless leaf's caller, put back at depth 0, is one).
    */
-  inlinedAt(hash, depth, frame, { sfi = null } = {}) {
+  inlinedAt(hash, depth, frame, { sfi = null, returnAddress = depth > 0 } = {}) {
     if (!/^0x[0-9a-f]+$/i.test(frame)) return null;
     this.chain(hash);
     const record = this.chainCodes.get(BigInt.asUintN(64, BigInt(hash))).get(depth);
-    return inlinedAt(record, BigInt(frame), { returnAddress: depth > 0, sfi });
+    return inlinedAt(record, BigInt(frame), { returnAddress, sfi });
   }
 
   close() {

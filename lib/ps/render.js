@@ -17,6 +17,12 @@ function perfMap(f) {
   return f.perfMap.path ? 'yes' : '-';
 }
 
+// A cluster's primary, "primary (2)" (its workers), or a worker, "worker 1 of 4242" (its id, its primary).
+function clusterText(c) {
+  if (!c) return '-';
+  return c.role === 'primary' ? `primary (${c.workers.length})` : `worker ${c.id} of ${c.primary}`;
+}
+
 function shorten(text, n) {
   return text.length > n ? text.slice(0, n - 1) + '…' : text;
 }
@@ -35,13 +41,14 @@ function renderText(rows) {
       f.who.container ? containerText(f.who.container) : f.who.pidInside !== null ? '(own PID namespace)' : '-',
       f.version ? `v${f.version}` : '?',
       f.user === null ? '?' : safeText(f.user, { oneLine: true }),
+      clusterText(f.cluster),
       probes(f),
       perfMap(f),
       not.length ? not.join(' ') : '-',
       shorten(safeText(f.command, { oneLine: true }), COMMAND_CHARS),
     ];
   });
-  const head = ['PID', 'INSIDE', 'CONTAINER', 'NODE', 'USER', 'PROBES', 'PERF MAP', 'NOT / PARTLY~', 'COMMAND'];
+  const head = ['PID', 'INSIDE', 'CONTAINER', 'NODE', 'USER', 'CLUSTER', 'PROBES', 'PERF MAP', 'NOT / PARTLY~', 'COMMAND'];
   const widths = head.map((h, i) => Math.max(h.length, ...table.map((r) => r[i].length)));
   const line = (r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd();
   const out = [line(head), ...table.map(line)];
@@ -73,6 +80,8 @@ function renderJson(rows) {
       node: f.version,
       executable: f.exe,
       command: f.command,
+      // { role: 'primary', workers: [{ pid, id }] } or { role: 'worker', id, primary }, or null.
+      cluster: f.cluster || null,
       probe_libraries: { bunyan: f.snoop, http: f.http },
       perf_map: f.perfMap,
       commands: Object.fromEntries(v.map((x) => [x.command, { can: x.can, why: x.why }])),

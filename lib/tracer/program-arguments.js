@@ -103,11 +103,15 @@ const GC_OBJECT = arg('OBJECT', 'the file that holds V8: node, or libnode.so.*',
 const PID_OPTION = arg('PID', 'the Node process (every thread of it)', '-p');
 const QUOTED = { quoted: true };
 const LOOP = [
-  arg('PID', 'the Node process; its loop runs on its main thread, whose thread ID is the PID', '-p'),
+  arg('PID', 'the Node process', '-p'),
   arg('OVER_US', 'a stall is a turn busy for longer than this (microseconds)', '--over'),
   arg('STACKS', '1: sample the loop\'s user stack during stalls; 0: no sampling', '--stacks or --folded'),
+  arg('TID', 'the thread whose event loop is measured: the PID (the main thread) or a Worker\'s thread',
+    '--thread (lib/threads/select.js), the PID without it'),
 ];
 const ASYNC_FROM = 'lib/async/wrap-functions.js: its symbol in OBJECT';
+const ASYNC_TID = arg('TID', 'the thread whose event loop the loop figures (busy time, callbacks\' share) are of: the PID (the main thread) or a Worker\'s thread',
+  '--thread (lib/threads/select.js), the PID without it');
 const ASYNC_BT = [
   arg('OBJECT', 'the file that defines node::AsyncWrap: node, or libnode.so.*',
     'lib/async/wrap-functions.js: the mapped object that defines it, as /proc/PID/map_files/RANGE', FILE),
@@ -121,6 +125,7 @@ const ASYNC_BT = [
   arg('ID_AT', 'where an AsyncWrap holds its async ID (a double), in bytes', 'as TYPE_AT'),
   arg('SHARED_AT', 'where a JSFunction holds its SharedFunctionInfo, in bytes (0: callbacks not told apart)',
     'lib/v8/metadata.js: V8\'s postmortem metadata in OBJECT (v8dbg_class_JSFunction__shared__*)'),
+  ASYNC_TID,
   arg('LIBRARY', 'the probe library of lib/async/probes.js the process maps (node -r nodetrace/register)',
     'lib/usdt/probe-libraries.js librariesOf, as capabilities.js usdtPathForPid names it for -p', { part: 'hook', ...FILE }),
 ];
@@ -180,7 +185,7 @@ const TABLES = {
   'async.d': [{ ...arg('PID', 'the Node process (every thread of it)', '-p'), probe: 'pid' },
     ...ASYNC_BT.filter((a) => ['TYPE_AT', 'ID_AT'].includes(a.name)),
     arg('SHARED_AT', 'offset of a JSFunction\'s SharedFunctionInfo (0: callbacks not told apart)',
-      'lib/v8/metadata.js: V8\'s postmortem metadata in the node that defines AsyncWrap (v8dbg_class_JSFunction__shared__*)')],
+      'lib/v8/metadata.js: V8\'s postmortem metadata in the node that defines AsyncWrap (v8dbg_class_JSFunction__shared__*)'), ASYNC_TID],
   'loop.bt': [...LOOP, arg('SHARED', 'with STACKS, JSFunction\'s `shared` offset: the JavaScript frames\' SharedFunctionInfos kept too; 0: no',
     'lib/profile/js-frames.js jsFramesLayout, where the target\'s V8 is known and --stacks asked (left off otherwise)', { optional: true }),
     JS_CODE, ...JS_DISPATCH],
