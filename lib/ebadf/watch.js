@@ -36,12 +36,13 @@ const { HitReaders } = require('./hit-readers');
 const { REGISTERS_TIMEOUT_MS } = require('./js-stack');
 const STOP_CONFIRM_MS = 2000;
 // What a hit reads of its process, with the process stopped (the walk:
-// V8's metadata and symbols of its files, its memory; about 1 s the first
-// time on a loaded 2-core host, then 0.1 s) and after (naming the tracer's
-// frames; the walk of a core), at most: past it, the reading is given up
-// and the hit said with what was read.
-const WALK_DEADLINE_MS = 10000;
-const NAMING_DEADLINE_MS = 20000;
+// V8's metadata and symbols of its files, its memory: 0.6 s of CPU the
+// first time for node, then 0.1 s; but 10 s and more of wall time on a
+// 2-core host at load 20, measured) and after (naming the tracer's frames;
+// the walk of a core), at most: past it, the reading is given up and the
+// hit said with what was read.
+const WALK_DEADLINE_MS = 30000;
+const NAMING_DEADLINE_MS = 30000;
 const RESUME_MS = 5000;
 // How long nodetrace may be silent (its event loop blocked) before the
 // watchdog resumes what it stopped.
@@ -131,7 +132,9 @@ class Watch {
     this.o = o;
     this.mode = o.mode;
     this.symbolizer = new Symbolizer();
-    this.readers = new HitReaders();
+    // A worker ready ahead for the first process's user (stop mode, where
+    // the walk counts in the stop).
+    this.readers = new HitReaders({ spare: o.mode === 'stop' && Boolean(o.v8Walk) });
     this.records = [];
     this.queue = [];          // hits being handled
     this.kernelStopped = new Map();

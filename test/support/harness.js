@@ -84,11 +84,12 @@ function requireTracing(ctx, { also } = {}) {
 }
 
 // Starts `node test/targets/<name>` and resolves once it printed "ready".
-// `node`: another Node build's executable (test/support/node-builds.js).
+// `node`: another Node build's executable (test/support/node-builds.js);
+// `args` go to node, `scriptArgs` after the script (words a name matches).
 // What it printed up to then is the child's `startOutput`.
-function startTarget(name, { env = {}, args = [], node = process.execPath } = {}) {
+function startTarget(name, { env = {}, args = [], scriptArgs = [], node = process.execPath } = {}) {
   return new Promise((resolve, reject) => {
-    const child = track(spawn(node, [...args, path.join(ROOT, 'test', 'targets', name)], {
+    const child = track(spawn(node, [...args, path.join(ROOT, 'test', 'targets', name), ...scriptArgs], {
       env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
     }));
     let out = '';

@@ -95,7 +95,7 @@ function bpftraceVariants(tracer, { pid, bunyanLib, httpLib }) {
   for (const [v8, js] of Object.entries(leap)) {
     add(`profile -p, ${v8}'s dispatch table (profile-js.bt)`, planTracer(tracer, { script: 'profile-js', args: { HZ: 99, PID: pid, ...js } }));
     add(`profile --off-cpu -p, ${v8}'s dispatch table`, planTracer(tracer, { script: 'offcpu', args: { PID: pid, ALL: 1, ...js } }));
-    add(`loop -p --stacks, ${v8}'s dispatch table`, planTracer(tracer, { script: 'loop', args: { PID: pid, OVER_US: 100000, STACKS: 1, ...js } }));
+    add(`loop -p --stacks, ${v8}'s dispatch table`, planTracer(tracer, { script: 'loop', args: { PID: pid, OVER_US: 100000, STACKS: 1, TID: pid, ...js } }));
   }
 
   for (const mode of ['stop', 'abort']) {
