@@ -5,6 +5,7 @@
 const { UserError, UsageError } = require('../errors');
 const proc = require('../proc');
 const { planTracer } = require('../tracer/plan');
+const { attachBoundMs } = require('../tracer/attach-bounds');
 const { runTraceCommand } = require('../tracer/run-command');
 const { threadLabel } = require('../threads/roles');
 const { spanNs, tracerRanMs } = require('../tracer/session');
@@ -23,9 +24,6 @@ const { findProbePoints, binaryProbePoints } = require('../latency/probe-points'
 const { latencyProgram, SCRIPT } = require('../latency/program');
 const { namesMask, NAME_BYTES, NAMES_KEPT_IN_TRACER, NAMES_SHOWN } = require('../latency/report/named-kinds');
 
-// bpftrace 0.17 attaches slowly to the large official node binaries
-// (docs/platforms.md, "bpftrace 0.17 attaches slowly").
-const LATENCY_ATTACH_TIMEOUT_MS = 60000;
 // bpftrace's output with -c, in the run's private directory.
 const OUTPUT_FILE = 'bpftrace.out';
 // Said in the dry run of a process in another mount namespace (why: capabilities.js uprobesWithPid).
@@ -127,9 +125,8 @@ function plan(args, tracer) {
       + 'it runs there never reach the thread pool and are not counted.'];
   }
   // bpftrace 0.17 reads a probed file's symbol tables as it attaches: past
-  // the default bound on the official 100+ MB node binaries
-  // (docs/platforms.md).
-  o.attachTimeoutMs = LATENCY_ATTACH_TIMEOUT_MS;
+  // the default bound on the official 100+ MB node binaries.
+  o.attachTimeoutMs = attachBoundMs(tracer, { command: 'latency' });
   return planTracer(tracer, o);
 }
 

@@ -287,16 +287,8 @@ function ustackBlocksGcore(tracer) {
   return isDtraceForLinux(tracer);
 }
 
-// How long attaching may go without attaching another probe before the run
-// is given up (lib/tracer/session.js).  DTrace for Linux
-// attaches pid-provider probes slowly: 13 s for addon-latency.d's six on a
-// 2-core host, over 20 s when it is busy (measured, docs/platforms.md).
-function attachTimeoutMs(tracer) {
-  return isDtraceForLinux(tracer) ? 90000 : 20000;
-}
-
 module.exports = {
-  stopPolicy, attachNotice, windowSignal, atLeast, attachTimeoutMs, stringLimitEnv, readsLongStrings, usdtPathForPid, uprobesWithPid, rawUserStackEnv,
+  stopPolicy, attachNotice, windowSignal, atLeast, stringLimitEnv, readsLongStrings, usdtPathForPid, uprobesWithPid, rawUserStackEnv,
   maxStringBytes, stringTrailerEnv, strCopiesLessOne, filtersUprobesByPid, filtersEveryProbeByPid, quietMapHelperArgs, printsMapsOnSigusr1, failsIfAnyProbeMissing, jsonOutput,
   commandNotes, isDtraceForLinux, seesUsdt, demanglesStacks, ustackBlocksGcore, compileOnlyArgs,
 };

@@ -11,7 +11,8 @@ const os = require('os');
 const path = require('path');
 const { spawn } = require('child_process');
 const { StatusLine } = require('../status-line');
-const { stopPolicy, attachTimeoutMs } = require('./capabilities');
+const { stopPolicy } = require('./capabilities');
+const { attachBoundMs } = require('./attach-bounds');
 const { attachedProbeCount } = require('./attach-progress');
 const { resolveCommand, usesTemp } = require('./plan');
 const { commandStarted } = require('./command-target');
@@ -24,11 +25,10 @@ const { isNoise, tracerComplaints, StderrSorter } = require('./tracer-stderr');
 // rest, and the plan names the line it prints once they are (plan.readyLine,
 // lib/tracer/capabilities.js attachNotice). END_MARKER: the trace is over and
 // the maps follow.
-// A tracer not attached after this long is reported, not waited for. (How
-// long bpftrace takes on a large node binary: docs/platforms.md, "bpftrace
-// 0.17 attaches slowly"; a hostile file can make it wait forever.) -d counts
-// from the attach, as a trace of N seconds means N seconds of tracing.
-const ATTACH_TIMEOUT_MS = 20000;
+// A tracer whose attaching makes no progress for its bound (one table:
+// lib/tracer/attach-bounds.js) is reported, not waited for (a hostile file
+// can make it wait forever). -d counts from the attach, as a trace of N
+// seconds means N seconds of tracing.
 // How often attaching's progress is looked at.
 const ATTACH_POLL_MS = 500;
 // A streaming tracer told to stop emitting (plan.quiesce) says so within
@@ -78,7 +78,7 @@ class TracerSession {
    * @param {object} [o]
    * @param {number} [o.durationSeconds] end the trace this long after the probes are attached
    * @param {number} [o.attachTimeoutMs] the longest the attaching may go without attaching another probe
-   *        (default: the plan's, else capabilities.attachTimeoutMs)
+   *        (default: the plan's, else lib/tracer/attach-bounds.js's default for the tracer)
    * @param {function(number): number} [o.attachProgress] the probes the tracer (its PID) has attached so far
    *        (default: lib/tracer/attach-progress.js); read again when ending it, to tell it has started detaching
    * @param {function(string|object)} [o.onLine] each item of the tracer's output (a line, or a JSON object
@@ -353,7 +353,7 @@ class TracerSession {
 
       // The bound is on attaching making no progress: each probe attached
       // (lib/tracer/attach-progress.js) starts it again.
-      const attachMs = o.attachTimeoutMs || plan.attachTimeoutMs || attachTimeoutMs(plan.tracer);
+      const attachMs = o.attachTimeoutMs || plan.attachTimeoutMs || attachBoundMs(plan.tracer);
       const probesAttached = o.attachProgress || attachedProbeCount;
       let progressAt = Date.now();
       r.probesAttached = 0;
@@ -476,6 +476,6 @@ function spanNs(result, programNs = null) {
 }
 
 module.exports = {
-  TracerSession, abnormalEnd, howItExited, tracedSpanMs, spanNs, tracerRanMs, READY_MARKER, END_MARKER, ATTACH_TIMEOUT_MS, QUIESCE_TIMEOUT_MS,
+  TracerSession, abnormalEnd, howItExited, tracedSpanMs, spanNs, tracerRanMs, READY_MARKER, END_MARKER, QUIESCE_TIMEOUT_MS,
   REPORT_TIMEOUT_MS, isNoise,
 };
