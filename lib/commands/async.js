@@ -109,6 +109,7 @@ function plan(args, tracer) {
       OBJECT: found.file, PID: pid, ...found.functions, ...found.layout, SHARED_AT: sharedAt, TID: thread.tid,
       ...(hook.library ? { LIBRARY: usdtPathForPid(tracer, pid, hook.library) } : {}),
     },
+    uprobeFiles: [found.file],
     attachTimeoutMs: attachBoundMs(tracer, { command: 'async' }),
     // @born holds each operation until its first callback or its end.
     // With --stacks, raw user stacks, named by nodetrace from a snapshot of

@@ -65,6 +65,7 @@ function plan(args, tracer) {
     // form every bpftrace resolves right (capabilities.js uprobesWithPid).
     args: tracer.name === 'bpftrace' ? { OBJECT: gc.file, PID: pid } : { PID: pid },
     attachTimeoutMs: attachBoundMs(tracer, { command: 'gc' }),
+    uprobeFiles: tracer.name === 'bpftrace' ? [gc.file] : [],
     env: tracer.name === 'bpftrace' ? { BPFTRACE_CACHE_USER_SYMBOLS: '1' } : {},
     describe: `V8's garbage collection pauses of ${describeIdentity(who)}`,
     target: { pid },

@@ -105,6 +105,7 @@ function plan(args, tracer) {
   }
   if (program) {
     Object.assign(o, { args: program.args, without: program.without, programText: program.programText, extra: program.extra });
+    if (o.target) o.uprobeFiles = [...new Set([program.args.NAPI_FILE, program.args.UV_FILE])];
     // What this trace cannot see is said before it starts: a report with
     // fewer fs operations must never look like a process doing less fs.
     if (program.unseen) o.warnings = [...(o.warnings || []), program.unseen];

@@ -92,6 +92,8 @@ function deathSignalLauncher() {
  *                                   (lib/tracer/session.js)
  * @param {Set<number>} [o.only]     the PIDs whose events are kept, where the
  *                                   program cannot filter them all itself
+ * @param {string[]} [o.uprobeFiles] the files the program sets uprobes in
+ *                                   (lib/tracer/neighbours.js: who else pays)
  * @param {object} [o.details]       the command's own facts about this run,
  *                                   passed through for its report
  *
@@ -157,6 +159,7 @@ function planTracer(tracer, o) {
     quiesce: o.quiesce || null,
     window: windowed ? windowed.window : null,
     only: o.only || null,
+    uprobeFiles: o.uprobeFiles || [],
     details: o.details || {},
   };
 }

@@ -19,6 +19,7 @@ const { checkOutputFile } = require('../output-file');
 const { wallMinusMonoNs } = require('../clock');
 const { outputClosed } = require('./signals');
 const { safeText } = require('../terminal-safe');
+const { payingNeighbours, neighbourWarning } = require('./neighbours');
 
 // How often a traced PID is checked: its exit (or its PID taken by another
 // process: the start time changed) ends the trace within this long.
@@ -135,6 +136,9 @@ async function runTraceCommand(args, spec) {
   // A report that could not be written is refused now, not after the trace.
   for (const file of spec.outputFiles ? spec.outputFiles(args) : []) checkOutputFile(file);
   for (const w of plan.warnings || []) process.stderr.write(safeText(`nodetrace: ${w}`) + '\n');
+  // Who else takes this trace's probe hits, said before attaching.
+  const neighbours = neighbourWarning(plan, payingNeighbours(plan));
+  if (neighbours) process.stderr.write(`nodetrace: ${neighbours}\n`);
   const target = new TracedProcess(plan);
   const ctx = { args, spec, tracer, plan, target, snapshots: null, wallMinusMonoNs: wallMinusMonoNs() };
   // The report, printed once: as soon as the program's own is complete (a
