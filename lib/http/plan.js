@@ -2,6 +2,7 @@
 // The tracer run of `nodetrace http` for resolved targets
 // (lib/usdt/probe-targets.js). Pure.
 const { planTracer, inTemp } = require('../tracer/plan');
+const { attachBoundMs } = require('../tracer/attach-bounds');
 const { usdtPathForPid, stringLimitEnv, filtersEveryProbeByPid } = require('../tracer/capabilities');
 const { libraryLinks } = require('../usdt/probe-targets');
 const { isMapFile } = require('../usdt/probe-libraries');

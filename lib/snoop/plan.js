@@ -1,6 +1,7 @@
 'use strict';
 // The tracer run for resolved snoop targets (lib/snoop/targets.js). Pure.
 const { planTracer, inTemp } = require('../tracer/plan');
+const { attachBoundMs } = require('../tracer/attach-bounds');
 const { libraryLinks } = require('../usdt/probe-targets');
 const { isMapFile } = require('../usdt/probe-libraries');
 const { bpftraceProbeSlots, dtraceProbeGlob, levelName } = require('./levels');
