@@ -87,9 +87,10 @@ function requireTracing(ctx, { also } = {}) {
 // `node`: another Node build's executable (test/support/node-builds.js);
 // `args` go to node, `scriptArgs` after the script (words a name matches).
 // What it printed up to then is the child's `startOutput`.
+// `name`: a file of test/targets/, or an absolute path (a target built for the test).
 function startTarget(name, { env = {}, args = [], scriptArgs = [], node = process.execPath } = {}) {
   return new Promise((resolve, reject) => {
-    const child = track(spawn(node, [...args, path.join(ROOT, 'test', 'targets', name), ...scriptArgs], {
+    const child = track(spawn(node, [...args, path.isAbsolute(name) ? name : path.join(ROOT, 'test', 'targets', name), ...scriptArgs], {
       env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
     }));
     let out = '';
