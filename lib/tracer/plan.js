@@ -179,7 +179,9 @@ function programWindow(tracer, o) {
     programText: clause(withoutOptional(text, 'byhand')),
     // What the dry run shows: run by hand (`-n | sudo sh`), no one opens the
     // window, so it is open from BEGIN, and Ctrl-C prints the report.
-    window: { signal: how.signal, line: REPORT_MARKER, byHandText: clause(text) },
+    // scriptAsIs: the program is the script file unchanged, which runs by
+    // hand as it is on any bpftrace (its default clause, a tracepoint).
+    window: { signal: how.signal, line: REPORT_MARKER, byHandText: clause(text), scriptAsIs: o.programText === undefined },
   };
 }
 
