@@ -172,6 +172,10 @@ function planTracer(tracer, o) {
 function programWindow(tracer, o) {
   const how = windowSignal(tracer);
   if (!how) return null;
+  // -c: the tracer starts the command once every probe is attached, before
+  // nodetrace could open a window (bpftrace 0.23 ran half of a 150-round
+  // mix before the signal): the window is open from BEGIN, as by hand.
+  if (o.command) return null;
   const text = o.programText !== undefined ? o.programText : readScript(o.script, tracer.name);
   if (!declaredSlot(text, 'WINDOW')) return null;
   const clause = (t) => (how.probe ? instantiateSlot(t, 'WINDOW', how.probe) : t);
