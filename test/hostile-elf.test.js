@@ -99,6 +99,20 @@ describe('35: executables a hostile user crafts stall nothing', function () {
     assert.deepStrictEqual([own.commands.latency.can, own.commands.gc.can, own.commands.async.can, own.commands.profile.can], ['yes', 'yes', 'yes', 'yes']);
   });
 
+  it('35.2: doctor -p of the hostile process ends within seconds, says the file once and its report as usual', async function () {
+    const nt = runNodetrace(['doctor', '-p', String(hostile)]);
+    const t0 = Date.now();
+    const end = await nt.exit;
+    assert.ok(Date.now() - t0 < 60000, `doctor took ${Date.now() - t0} ms`);
+    // (1: latency will not work for it, and doctor says so.)
+    assert.strictEqual(end.code, 1, nt.stderr);
+    assert.match(nt.stdout, /what each command can do for it:\n {4}latency {2}no: its node defines no N-API and uv_queue_work symbols\n/);
+    const lines = nt.stderr.split('\n').filter((l) => l.includes(hostileNode));
+    assert.strictEqual(lines.length, 1, nt.stderr);
+    assert.match(lines[0], /its symbols were not read: it has 65\d\d\d sections, more than the 4096 nodetrace reads$/);
+    assert.match(nt.stdout, new RegExp(`PID ${hostile}`));
+  });
+
   it('35.1: ebadf --name keeps no process stopped on the hostile one\'s account: root\'s is handled at once, resumed while the other is still dumped @tracer', async function () {
     const reason = tracingUnavailableReason() || (findOnPath('gcore') ? null : 'needs gdb (gcore)');
     if (reason) {
@@ -143,6 +157,7 @@ describe('35: executables a hostile user crafts stall nothing', function () {
 
     const end = await nt.exit;
     const peakKb = peak.stop();
+    console.log(`      root's process stopped ${(stoppedMs / 1000).toFixed(1)} s, resumed ${hostileStill ? 'while the hostile one was still stopped' : 'after it'}; nodetrace peaked at ${Math.round(peakKb / 1024)} MB`);
     assert.strictEqual(end.code, 0, `${nt.stdout}\n${nt.stderr}`);
     assert.ok(hostileStill, `root's process was resumed after ${stoppedMs} ms, only once the hostile one was`);
     assert.ok(stoppedMs < 30000, `root's process stayed stopped ${stoppedMs} ms`);

@@ -21,11 +21,39 @@ const WORKER_HEAP_MB = 96;
 const WORKER_CACHE_BYTES = Math.floor(LIMITS.SYMBOL_CACHE_BYTES / MAX_WORKERS);
 
 class HitReaders {
-  constructor({ maxWorkers = MAX_WORKERS } = {}) {
+  /**
+   * @param {object} [o] { maxWorkers, spare: keep a worker started ahead,
+   *   its modules loaded, for the next user whose process hits (starting
+   *   one took seconds of the stop on a loaded host) }
+   */
+  constructor({ maxWorkers = MAX_WORKERS, spare = false } = {}) {
     this.maxWorkers = maxWorkers;
     this.readers = new Map();   // key (a uid) -> { worker, queue, current, usedAt }
     this.nextId = 1;
     this.closed = false;
+    this.keepSpare = spare;
+    this.spare = null;
+    this.refillSpare();
+  }
+
+  refillSpare() {
+    if (!this.keepSpare || this.spare || this.closed) return;
+    const worker = this.spawn();
+    const gone = () => { if (this.spare === worker) this.spare = null; };
+    worker.on('error', gone);
+    worker.on('exit', gone);
+    this.spare = worker;
+  }
+
+  spawn() {
+    const worker = new Worker(WORKER, {
+      workerData: { cacheBytes: WORKER_CACHE_BYTES },
+      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+      stdout: false,
+      stderr: false,
+    });
+    worker.unref();
+    return worker;
   }
 
   /**
@@ -61,13 +89,8 @@ class HitReaders {
   }
 
   start(reader) {
-    const worker = new Worker(WORKER, {
-      workerData: { cacheBytes: WORKER_CACHE_BYTES },
-      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
-      stdout: false,
-      stderr: false,
-    });
-    worker.unref();
+    const worker = this.spare || this.spawn();
+    this.spare = null;
     worker.on('message', (reply) => {
       const job = reader.current;
       if (!job || reply.id !== job.request.id) return;
@@ -106,6 +129,8 @@ class HitReaders {
     reader.current = null;
     job.resolve(result);
     this.pump(reader);
+    // (After the job, not beside it: starting one takes CPU the job needs.)
+    this.refillSpare();
   }
 
   retire(reader) {
@@ -116,6 +141,8 @@ class HitReaders {
 
   close() {
     this.closed = true;
+    if (this.spare) this.spare.terminate().catch(() => {});
+    this.spare = null;
     for (const reader of this.readers.values()) {
       for (const job of reader.queue) job.resolve({ error: 'nodetrace is ending' });
       reader.queue = [];

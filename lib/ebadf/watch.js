@@ -36,12 +36,13 @@ const { HitReaders } = require('./hit-readers');
 const { REGISTERS_TIMEOUT_MS } = require('./js-stack');
 const STOP_CONFIRM_MS = 2000;
 // What a hit reads of its process, with the process stopped (the walk:
-// V8's metadata and symbols of its files, its memory; about 1 s the first
-// time on a loaded 2-core host, then 0.1 s) and after (naming the tracer's
-// frames; the walk of a core), at most: past it, the reading is given up
-// and the hit said with what was read.
-const WALK_DEADLINE_MS = 10000;
-const NAMING_DEADLINE_MS = 20000;
+// V8's metadata and symbols of its files, its memory: 0.6 s of CPU the
+// first time for node, then 0.1 s; but 10 s and more of wall time on a
+// 2-core host at load 20, measured) and after (naming the tracer's frames;
+// the walk of a core), at most: past it, the reading is given up and the
+// hit said with what was read.
+const WALK_DEADLINE_MS = 30000;
+const NAMING_DEADLINE_MS = 30000;
 const RESUME_MS = 5000;
 // How long nodetrace may be silent (its event loop blocked) before the
 // watchdog resumes what it stopped.
@@ -131,7 +132,9 @@ class Watch {
     this.o = o;
     this.mode = o.mode;
     this.symbolizer = new Symbolizer();
-    this.readers = new HitReaders();
+    // A worker ready ahead for the first process's user (stop mode, where
+    // the walk counts in the stop).
+    this.readers = new HitReaders({ spare: o.mode === 'stop' && Boolean(o.v8Walk) });
     this.records = [];
     this.queue = [];          // hits being handled
     this.kernelStopped = new Map();
@@ -315,6 +318,22 @@ class Watch {
     else rec.jsStack = { error: `the walk failed: ${r.error}` };
   }
 
+  // The walk's JavaScript frames where their scripts' source maps put them
+  // (lib/source-maps.js), read in the user's worker once the process runs
+  // again, inside its own root; the references were read during the walk.
+  async original(rec) {
+    const frames = rec.jsStack && rec.jsStack.frames;
+    if (!frames || !frames.some((f) => f.kind === 'js')) return;
+    const strip = (f) => {
+      if (f.kind !== 'js') return f;
+      const { sourceMapUrl, ...rest } = f;
+      return f.inlined ? { ...rest, inlined: f.inlined.map((r) => { if (!r) return r; const { sourceMapUrl: u, ...x } = r; return x; }) } : rest;
+    };
+    if (this.o.sourceMaps === false) { rec.jsStack.frames = frames.map(strip); return; }
+    const r = await this.readers.run(rec.uid, { op: 'original', frames, root: `/proc/${rec.hit.pid}/root` }, { deadlineMs: NAMING_DEADLINE_MS });
+    rec.jsStack.frames = (r.value || frames).map(strip);
+  }
+
   async handleAbort(rec) {
     const pid = rec.hit.pid;
     const gone = () => {
@@ -336,6 +355,7 @@ class Watch {
         // files (the perf map) that nothing may make us wait on meanwhile.
         await this.handleStop(rec);
         await this.symbolize(rec);
+        await this.original(rec);
       } else {
         await this.symbolize(rec);
         await this.handleAbort(rec);
