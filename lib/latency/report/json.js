@@ -127,6 +127,7 @@ function sharedUnit(kinds, fallback) {
 function toJSON(summary, { process } = {}) {
   return {
     version: VERSION,
+    command: 'latency',
     tracer: summary.tracer,
     ...(process ? { process } : {}),
     unit: sharedUnit(summary.kinds, summary.unit),
