@@ -69,6 +69,7 @@ function read(report) {
     tracer: F.textOrNull(report.tracer, 'tracer'),
     unit: F.textOrNull(report.unit, 'unit'),
     process: F.processOf(report),
+    traced_ns: F.integerOrNull(report.traced_ns, 'traced_ns'),
     kinds: F.list(report.kinds, 'kinds').map((k, i) => readKind(k, `kinds[${i}]`)),
     other: F.list(report.other || [], 'other').map((a, i) => ({
       name: F.textOrNull(a.name, `other[${i}].name`),
@@ -215,6 +216,7 @@ function merge(inputs, { bySource = false } = {}) {
   const units = new Set(merged.map((k) => k.unit));
   return {
     tracer: F.common(reports.map((r) => r.tracer)),
+    traced_ns: null,
     unit: units.size === 1 ? [...units][0] : (units.size ? null : F.common(reports.map((r) => r.unit))),
     kinds: merged,
     discarded: {
@@ -223,7 +225,7 @@ function merge(inputs, { bySource = false } = {}) {
     },
     other: mergeOther(reports),
     pool: null,
-    sources: inputs.map(({ source, report }) => ({ source, process: report.process, tracer: report.tracer, pool: report.pool })),
+    sources: inputs.map(({ source, report }) => ({ source, process: report.process, tracer: report.tracer, traced_ns: jsonInteger(report.traced_ns), pool: report.pool })),
   };
 }
 
