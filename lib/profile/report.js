@@ -90,6 +90,7 @@ function summarize(named, { pid, who = null, hz, seconds, top = 15, identityOf =
   const jitUnnamed = categories.jit;
   return {
     version: JSON_VERSION,
+    command: 'profile',
     pid,
     ...(who ? { process: who } : {}),
     hz: hz == null ? null : hz,
