@@ -130,6 +130,33 @@ describe('nodetrace http on an unprepared process (the wire) @tracer', function 
     assert(!/refused|not reported|left out/.test(res.stderr), res.stderr);
   });
 
+  it('clients that close each connection: a request answered while traced is never said "closed" at the trace\'s end', async function () {
+    // Connection: close, one request after another, while the trace ends:
+    // every request the server answered was answered 200.
+    const s = await startServer();
+    const { tracer, traced } = await traceAttached(s.child.pid);
+    s.child.stdin.write('closing\n');
+    await new Promise((r) => setTimeout(r, 2000));
+    tracer.kill('SIGINT');
+    const res = await traced;
+    s.child.stdin.write('stop\n');
+    const counted = await s.closed;
+    assert.strictEqual(res.code, 0, res.stderr);
+    assert.deepStrictEqual(Object.keys(counted.statuses), ['200'], JSON.stringify(counted));
+    const lines = res.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    assert.ok(lines.length >= 20, res.stdout);
+    const base = `http://127.0.0.1:${s.port}`;
+    const seen = new Set();
+    for (const l of lines) {
+      const p = l.direction === 'client' ? l.url.slice(base.length) : l.url;
+      assert.match(p, /^\/fast\/close\d+$/, JSON.stringify(l));
+      assert.ok(Number(p.slice('/fast/close'.length)) <= counted.closing, JSON.stringify(l));
+      assert.deepStrictEqual([l.status, l.error], [200, null], JSON.stringify(l));
+      assert.ok(!seen.has(`${l.direction} ${p}`), `${l.direction} ${p} twice`);
+      seen.add(`${l.direction} ${p}`);
+    }
+  });
+
   it('an Express app (express from npm): its routes, its own 404, a JSON POST, each once', async function () {
     const s = await startServer(['--express']);
     const { tracer, traced } = await traceAttached(s.child.pid);
