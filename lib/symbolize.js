@@ -15,10 +15,11 @@ const { openRegular, openInRoot, readAt } = require('./safe-open');
 const { stat: procStat } = require('./proc');
 const { parseNsPids, otherMountNamespace } = require('./proc/container');
 const {
-  STT_NOTYPE, STT_OBJECT, STT_FUNC, STT_GNU_IFUNC, SHT_SYMTAB, SHT_DYNSYM, PT_LOAD, PT_NOTE, PT_DYNAMIC,
+  STT_NOTYPE, STT_OBJECT, STT_FUNC, STT_GNU_IFUNC, SHT_SYMTAB, SHT_DYNSYM, SHT_STRTAB, PT_LOAD, PT_NOTE, PT_DYNAMIC,
   DT_NULL, DT_NEEDED, DT_STRTAB, DT_STRSZ, DT_RPATH, DT_RUNPATH,
 } = require('./elf-constants');
 const { lastAtOrBelow } = require('./sorted');
+const { LIMITS, overLimit, formatBytes } = require('./limits');
 
 const NT_GNU_BUILD_ID = 3;
 const DEBUG_DIR = '/usr/lib/debug/.build-id';
@@ -28,14 +29,10 @@ const DEBUG_DIR = '/usr/lib/debug/.build-id';
 // planted), of bounded size. `file` is a path, or { root, path }: a file of
 // another root (a process's, /proc/PID/root) opened inside that root only
 // (safe-open.js openInRoot: a container's links never lead to a host file).
-const MAX_ELF_BYTES = 4 * 1024 * 1024 * 1024;
-// A perf map larger than this is not read (V8's maps of long-running
-// processes reach hundreds of MB; a planted sparse file could be any size).
-const MAX_PERF_MAP_BYTES = 1024 * 1024 * 1024;
+// What is in it is its owner's: every count and size is checked against
+// the file's size and lib/limits.js before anything is read.
+const { MAX_ELF_BYTES, MAX_PERF_MAP_BYTES } = LIMITS;
 
-// Reads one ELF file's headers and calls onSymbol(value, size, strtab, nameOffset)
-// for every defined function symbol of .symtab and .dynsym (with `data`, every
-// variable instead); -> { loads, buildId }.
 /** Pure: an ELF64 little-endian file's header (its first 64 bytes), or null. */
 function elfHeader(eh) {
   if (eh.length < 64 || eh.readUInt32BE(0) !== 0x7f454c46 || eh[4] !== 2 || eh[5] !== 1) return null;
@@ -59,39 +56,123 @@ function programHeaders(ph, phnum, phentsize) {
   return out;
 }
 
-function readElfSymbols(fd, onSymbol, { data = false } = {}) {
+const ELF64_PHDR = 56;
+const ELF64_SHDR = 64;
+const ELF64_SYM = 24;
+// Symbols are read this many bytes at a time, never a whole table at once.
+const SYMBOL_CHUNK = ELF64_SYM * 43690;
+
+// Whether [offset, offset + size) lies inside a file of `fileSize` bytes.
+function inFile(offset, size, fileSize) {
+  return Number.isSafeInteger(offset) && Number.isSafeInteger(size) && offset >= 0 && size >= 0 && offset + size <= fileSize;
+}
+
+/** An open ELF file's program headers, bounded: -> [headers] or { refused }. */
+function readProgramHeaders(fd, h, fileSize) {
+  if (h.phnum === 0) return [];
+  if (h.phentsize < ELF64_PHDR) return { refused: `its program headers are ${h.phentsize} bytes each, less than ELF64's ${ELF64_PHDR}` };
+  if (h.phnum > LIMITS.MAX_PROGRAM_HEADERS) return { refused: `it has ${h.phnum} program headers, more than the ${LIMITS.MAX_PROGRAM_HEADERS} nodetrace reads` };
+  if (!inFile(h.phoff, h.phentsize * h.phnum, fileSize)) return { refused: 'its program headers lie past its end' };
+  return programHeaders(readAt(fd, h.phoff, h.phentsize * h.phnum), h.phnum, h.phentsize);
+}
+
+/**
+ * The symbol tables of an open ELF file, every count and size checked:
+ * -> { loads, buildId, tables: [{ kind, offset, size, strtab: Buffer }] }
+ * or { refused: 'why' } (the whole file: not ELF, or its headers cannot
+ * be right). A table over a limit is left out and said (overLimit), the
+ * others read. At most one .symtab and one .dynsym: the gABI allows one
+ * of each, and a file with more is refused. `name` and `key` (its identity)
+ * say which file in what is said.
+ */
+function elfSymbolTables(fd, fileSize, { name, key = null }) {
   const h = elfHeader(readAt(fd, 0, 64));
-  if (!h) return null;
-  const { shoff, shentsize, shnum } = h;
+  if (!h) return { refused: 'it is not a 64-bit little-endian ELF file' };
+  const phs = readProgramHeaders(fd, h, fileSize);
+  if (phs.refused) return phs;
   const loads = [];
   let buildId = null;
-  for (const p of programHeaders(readAt(fd, h.phoff, h.phentsize * h.phnum), h.phnum, h.phentsize)) {
+  for (const p of phs) {
     if (p.type === PT_LOAD) loads.push({ offset: p.offset, vaddr: p.vaddr, filesz: p.filesz });
-    if (p.type === PT_NOTE && !buildId && p.filesz < 65536) buildId = findBuildId(readAt(fd, p.offset, p.filesz));
-  }
-  const sh = readAt(fd, shoff, shentsize * shnum);
-  const section = (i) => {
-    const o = i * shentsize;
-    return { type: sh.readUInt32LE(o + 4), offset: Number(sh.readBigUInt64LE(o + 24)), size: Number(sh.readBigUInt64LE(o + 32)), link: sh.readUInt32LE(o + 40) };
-  };
-  for (let i = 0; i < shnum; i++) {
-    const s = section(i);
-    if (s.type !== SHT_SYMTAB && s.type !== SHT_DYNSYM) continue;
-    const strs = section(s.link);
-    const strtab = readAt(fd, strs.offset, strs.size);
-    const syms = readAt(fd, s.offset, s.size);
-    for (let o = 0; o + 24 <= syms.length; o += 24) {
-      const info = syms[o + 4];
-      const type = info & 0xf;
-      const shndx = syms.readUInt16LE(o + 6);
-      const value = Number(syms.readBigUInt64LE(o + 8));
-      const size = Number(syms.readBigUInt64LE(o + 16));
-      if (shndx === 0 || value === 0) continue;
-      if (data ? type !== STT_OBJECT : type !== STT_FUNC && type !== STT_GNU_IFUNC && !(type === STT_NOTYPE && size > 0)) continue;
-      onSymbol(value, size, strtab, syms.readUInt32LE(o));
+    if (p.type === PT_NOTE && !buildId && p.filesz <= LIMITS.MAX_BUILD_ID_NOTES_BYTES && inFile(p.offset, p.filesz, fileSize)) {
+      buildId = findBuildId(readAt(fd, p.offset, p.filesz));
     }
   }
-  return { loads, buildId };
+  const tables = [];
+  if (h.shnum === 0) return { loads, buildId, tables };
+  if (h.shentsize < ELF64_SHDR) return { refused: `its section headers are ${h.shentsize} bytes each, less than ELF64's ${ELF64_SHDR}` };
+  if (h.shnum > LIMITS.MAX_SECTIONS) return { refused: `it has ${h.shnum} sections, more than the ${LIMITS.MAX_SECTIONS} nodetrace reads` };
+  if (!inFile(h.shoff, h.shentsize * h.shnum, fileSize)) return { refused: 'its section headers lie past its end' };
+  const sh = readAt(fd, h.shoff, h.shentsize * h.shnum);
+  const section = (i) => {
+    const o = i * h.shentsize;
+    return { type: sh.readUInt32LE(o + 4), offset: Number(sh.readBigUInt64LE(o + 24)), size: Number(sh.readBigUInt64LE(o + 32)), link: sh.readUInt32LE(o + 40) };
+  };
+  const found = [];
+  for (let i = 0; i < h.shnum; i++) {
+    const s = section(i);
+    if (s.type === SHT_SYMTAB || s.type === SHT_DYNSYM) found.push(s);
+  }
+  for (const type of [SHT_SYMTAB, SHT_DYNSYM]) {
+    const n = found.filter((s) => s.type === type).length;
+    if (n > 1) return { refused: `it has ${n} ${type === SHT_SYMTAB ? '.symtab' : '.dynsym'} symbol tables, where an ELF file has one at most` };
+  }
+  for (const s of found) {
+    const kind = s.type === SHT_SYMTAB ? '.symtab' : '.dynsym';
+    const strs = s.link > 0 && s.link < h.shnum ? section(s.link) : null;
+    if (!strs || strs.type !== SHT_STRTAB) continue;
+    if (!inFile(s.offset, s.size, fileSize) || !inFile(strs.offset, strs.size, fileSize)) {
+      overLimit(name, `its ${kind} symbols were not read: the table lies past the file's end`, { key });
+      continue;
+    }
+    if (s.size > LIMITS.MAX_SYMBOL_TABLE_BYTES || strs.size > LIMITS.MAX_STRING_TABLE_BYTES) {
+      overLimit(name, `its ${kind} symbols were not read: ${formatBytes(Math.max(s.size, strs.size))}, more than the ${formatBytes(LIMITS.MAX_SYMBOL_TABLE_BYTES)} nodetrace reads of one table`, { key });
+      continue;
+    }
+    tables.push({ kind, offset: s.offset, size: s.size - (s.size % ELF64_SYM), strtab: readAt(fd, strs.offset, strs.size) });
+  }
+  return { loads, buildId, tables };
+}
+
+// The NUL-terminated name at `at` in a string table, bounded, as latin1.
+function nameIn(strtab, at) {
+  if (at >= strtab.length) return '';
+  const stop = Math.min(strtab.length, at + LIMITS.MAX_SYMBOL_NAME_BYTES);
+  const end = strtab.indexOf(0, at);
+  return strtab.toString('latin1', at, end < 0 || end > stop ? stop : end);
+}
+
+// Calls onSymbol(value, size, strtab, nameOffset) for every defined
+// function symbol of the tables (with `data`, every variable instead),
+// reading each table SYMBOL_CHUNK bytes at a time.
+function eachSymbol(fd, tables, onSymbol, { data = false } = {}) {
+  for (const t of tables) {
+    for (let at = 0; at < t.size; at += SYMBOL_CHUNK) {
+      const syms = readAt(fd, t.offset + at, Math.min(SYMBOL_CHUNK, t.size - at));
+      for (let o = 0; o + ELF64_SYM <= syms.length; o += ELF64_SYM) {
+        const info = syms[o + 4];
+        const type = info & 0xf;
+        const shndx = syms.readUInt16LE(o + 6);
+        const value = Number(syms.readBigUInt64LE(o + 8));
+        const size = Number(syms.readBigUInt64LE(o + 16));
+        if (shndx === 0 || value === 0) continue;
+        if (data ? type !== STT_OBJECT : type !== STT_FUNC && type !== STT_GNU_IFUNC && !(type === STT_NOTYPE && size > 0)) continue;
+        const nameAt = syms.readUInt32LE(o);
+        if (nameAt >= t.strtab.length) continue;
+        onSymbol(value, size, t.strtab, nameAt);
+      }
+    }
+  }
+}
+
+// What names a file in a line said about it: a mapped file by its path
+// (the link map_files holds), as the operator would look for it.
+function fileName(file) {
+  if (typeof file === 'object') return `${file.root}${file.path}`;
+  if (/^\/proc\/\d+\/map_files\//.test(file)) {
+    try { return `${fs.readlinkSync(file)} (${file})`; } catch (err) { /* gone */ }
+  }
+  return file;
 }
 
 function openElf(file, followLinks) {
@@ -99,11 +180,24 @@ function openElf(file, followLinks) {
   return openRegular(file, { maxBytes: MAX_ELF_BYTES, followLinks });
 }
 
-function withElf(file, followLinks, read) {
+// Opens `file` and runs read(fd, tables) over its symbol tables (null when
+// it is not an ELF file that can be read; a refusal is said once).
+function withElf(file, followLinks, read, { tables = true } = {}) {
   const opened = openElf(file, followLinks);
-  if (opened.refused) return null;
+  if (opened.refused) {
+    if (/larger than/.test(opened.refused)) overLimit(fileName(file), `not read: ${opened.refused}`);
+    return null;
+  }
   try {
-    return read(opened.fd);
+    if (!tables) return read(opened.fd, null, opened.size);
+    // One file reached by two paths (map_files, the path in its root) is said once.
+    const st = fs.fstatSync(opened.fd);
+    const elf = elfSymbolTables(opened.fd, opened.size, { name: fileName(file), key: `${st.dev}:${st.ino}` });
+    if (elf.refused) {
+      if (!/not a 64-bit/.test(elf.refused)) overLimit(fileName(file), `its symbols were not read: ${elf.refused}`, { key: `${st.dev}:${st.ino}` });
+      return null;
+    }
+    return read(opened.fd, elf, opened.size);
   } catch (err) {
     return null;
   } finally {
@@ -111,28 +205,46 @@ function withElf(file, followLinks, read) {
   }
 }
 
-/** Symbol table of one ELF file: { loads, values, sizes, names } sorted by value, or null. */
+/**
+ * Symbol table of one ELF file: { loads, buildId, values, sizes, nameAt(i),
+ * bytes } sorted by value, or null. Kept compact (typed arrays, the string
+ * tables as read): `bytes` is what it holds.
+ */
 function loadElfSymbols(file, { followLinks = false } = {}) {
-  return withElf(file, followLinks, (fd) => {
-    const entries = [];
-    const strtabs = [];
-    const header = readElfSymbols(fd, (value, size, strtab, name) => {
-      if (strtabs[strtabs.length - 1] !== strtab) strtabs.push(strtab);
-      entries.push({ value, size, name, which: strtabs.length - 1 });
+  return withElf(file, followLinks, (fd, elf) => {
+    const capacity = elf.tables.reduce((n, t) => n + t.size / ELF64_SYM, 0);
+    const values = new Float64Array(capacity);
+    const sizes = new Float64Array(capacity);
+    const names = new Uint32Array(capacity);
+    const which = new Uint8Array(capacity);
+    const strtabs = elf.tables.map((t) => t.strtab);
+    let n = 0;
+    eachSymbol(fd, elf.tables, (value, size, strtab, name) => {
+      values[n] = value;
+      sizes[n] = size;
+      names[n] = name;
+      which[n] = strtabs.indexOf(strtab);
+      n++;
     });
-    if (!header) return null;
-    entries.sort((a, b) => a.value - b.value || b.size - a.size);
+    // Sorted by value, the larger first where two start together.
+    const order = new Uint32Array(n);
+    for (let i = 0; i < n; i++) order[i] = i;
+    order.sort((a, b) => values[a] - values[b] || sizes[b] - sizes[a]);
+    const sorted = { values: new Float64Array(n), sizes: new Float64Array(n), names: new Uint32Array(n), which: new Uint8Array(n) };
+    for (let i = 0; i < n; i++) {
+      const k = order[i];
+      sorted.values[i] = values[k];
+      sorted.sizes[i] = sizes[k];
+      sorted.names[i] = names[k];
+      sorted.which[i] = which[k];
+    }
     return {
-      loads: header.loads,
-      buildId: header.buildId,
-      values: Float64Array.from(entries, (e) => e.value),
-      sizes: Float64Array.from(entries, (e) => e.size),
-      nameAt: (i) => {
-        const e = entries[i];
-        const buf = strtabs[e.which];
-        const end = buf.indexOf(0, e.name);
-        return buf.toString('latin1', e.name, end < 0 ? buf.length : end);
-      },
+      loads: elf.loads,
+      buildId: elf.buildId,
+      values: sorted.values,
+      sizes: sorted.sizes,
+      nameAt: (i) => nameIn(strtabs[sorted.which[i]], sorted.names[i]),
+      bytes: strtabs.reduce((b, s) => b + s.length, 0) + n * 21,
     };
   });
 }
@@ -144,16 +256,16 @@ function loadElfSymbols(file, { followLinks = false } = {}) {
  */
 function findElfSymbols(file, names, { followLinks = false } = {}) {
   const wanted = new Map(names.map((n) => [n, Buffer.from(n + '\0', 'latin1')]));
-  return withElf(file, followLinks, (fd) => {
+  return withElf(file, followLinks, (fd, elf) => {
     const found = new Map();
-    const header = readElfSymbols(fd, (value, size, strtab, name) => {
+    eachSymbol(fd, elf.tables, (value, size, strtab, name) => {
       for (const [n, bytes] of wanted) {
         if (!found.has(n) && strtab[name] === bytes[0] && strtab.compare(bytes, 0, bytes.length, name, name + bytes.length) === 0) {
           found.set(n, { value, size });
         }
       }
     });
-    return header && { loads: header.loads, found };
+    return { loads: elf.loads, found };
   });
 }
 
@@ -162,30 +274,31 @@ function findElfSymbols(file, names, { followLinks = false } = {}) {
  * and the first `width` bytes each holds in the file (V8's postmortem
  * constants): -> { loads, found: Map(name -> { value, size, bytes }) } or
  * null. A variable with no bytes in the file (.bss) holds zeros. The first
- * definition of a name wins.
+ * definition of a name wins; at most MAX_DATA_SYMBOLS are kept (node 26
+ * has 485 v8dbg_ ones).
  */
+const MAX_DATA_SYMBOLS = 8192;
 function findElfData(file, prefixes, { followLinks = false, width = 4 } = {}) {
   const wanted = prefixes.map((p) => Buffer.from(p, 'latin1'));
-  return withElf(file, followLinks, (fd) => {
+  return withElf(file, followLinks, (fd, elf, fileSize) => {
     const symbols = new Map();
-    const header = readElfSymbols(fd, (value, size, strtab, name) => {
+    eachSymbol(fd, elf.tables, (value, size, strtab, name) => {
+      if (symbols.size >= MAX_DATA_SYMBOLS) return;
       if (!wanted.some((p) => strtab[name] === p[0] && strtab.compare(p, 0, p.length, name, name + p.length) === 0)) return;
-      const end = strtab.indexOf(0, name);
-      const text = strtab.toString('latin1', name, end < 0 ? strtab.length : end);
+      const text = nameIn(strtab, name);
       if (!symbols.has(text)) symbols.set(text, { value, size });
     }, { data: true });
-    if (!header) return null;
     for (const sym of symbols.values()) {
-      const seg = header.loads.find((l) => sym.value >= l.vaddr && sym.value + width <= l.vaddr + l.filesz);
-      sym.bytes = seg ? readAt(fd, sym.value - seg.vaddr + seg.offset, width) : Buffer.alloc(width);
+      const seg = elf.loads.find((l) => sym.value >= l.vaddr && sym.value + width <= l.vaddr + l.filesz);
+      const at = seg ? sym.value - seg.vaddr + seg.offset : -1;
+      sym.bytes = seg && inFile(at, width, fileSize) ? readAt(fd, at, width) : Buffer.alloc(width);
     }
-    return { loads: header.loads, found: symbols };
+    return { loads: elf.loads, found: symbols };
   });
 }
 
 // Bounds on what elfDynamic reads: the dynamic section's entries, and one string.
-const MAX_DYNAMIC_BYTES = 64 * 1024;
-const MAX_DYNAMIC_STRING = 4096;
+const { MAX_DYNAMIC_BYTES, MAX_DYNAMIC_STRING } = LIMITS;
 
 /**
  * What an ELF file asks of the dynamic loader: { needed: [names], rpath:
@@ -193,12 +306,16 @@ const MAX_DYNAMIC_STRING = 4096;
  * ELF, unreadable, no dynamic section). Opened as every ELF file here.
  */
 function elfDynamic(file, { followLinks = false } = {}) {
-  return withElf(file, followLinks, (fd) => {
+  return withElf(file, followLinks, (fd, none, fileSize) => {
     const h = elfHeader(readAt(fd, 0, 64));
     if (!h) return null;
-    const phs = programHeaders(readAt(fd, h.phoff, h.phentsize * h.phnum), h.phnum, h.phentsize);
+    const phs = readProgramHeaders(fd, h, fileSize);
+    if (phs.refused) {
+      overLimit(fileName(file), `not read: ${phs.refused}`);
+      return null;
+    }
     const dyn = phs.find((p) => p.type === PT_DYNAMIC);
-    if (!dyn || dyn.filesz > MAX_DYNAMIC_BYTES) return null;
+    if (!dyn || dyn.filesz > MAX_DYNAMIC_BYTES || !inFile(dyn.offset, dyn.filesz, fileSize)) return null;
     const d = readAt(fd, dyn.offset, dyn.filesz);
     const entries = [];
     for (let o = 0; o + 16 <= d.length; o += 16) {
@@ -213,7 +330,7 @@ function elfDynamic(file, { followLinks = false } = {}) {
     if (!seg || !strsz) return null;
     const at = strtab.value - seg.vaddr + seg.offset;
     const text = (off) => {
-      if (off >= strsz.value) return null;
+      if (off >= strsz.value || !inFile(at + off, 1, fileSize)) return null;
       const b = readAt(fd, at + off, Math.min(MAX_DYNAMIC_STRING, strsz.value - off));
       const end = b.indexOf(0);
       return end < 0 ? null : b.toString('latin1', 0, end);
@@ -221,7 +338,7 @@ function elfDynamic(file, { followLinks = false } = {}) {
     const of = (tag) => entries.filter((e) => e.tag === tag).map((e) => text(e.value)).filter((t) => t !== null);
     const dirs = (tag) => of(tag).flatMap((t) => t.split(':')).filter(Boolean);
     return { needed: of(DT_NEEDED), rpath: dirs(DT_RPATH), runpath: dirs(DT_RUNPATH) };
-  });
+  }, { tables: false });
 }
 
 /** Pure: the notes of a PT_NOTE segment (or an NT_ note section): [{ name, type, desc }]. */
@@ -294,18 +411,31 @@ function scanPerfMap(map, addresses) {
   const chunk = Buffer.alloc(1 << 20);
   let pos = 0;
   let rest = '';
-  {
-    while (pos < map.size) {
-      const n = fs.readSync(map.fd, chunk, 0, Math.min(chunk.length, map.size - pos), pos);
-      if (n === 0) break;
-      pos += n;
-      const text = rest + chunk.toString('utf8', 0, n);
-      const lines = text.split('\n');
-      rest = lines.pop();
-      for (const line of lines) matchPerfLine(line, addresses, found);
+  // A line longer than MAX_PERF_MAP_LINE_BYTES is skipped to its end, not kept.
+  let skipping = false;
+  let skipped = 0;
+  while (pos < map.size) {
+    const n = fs.readSync(map.fd, chunk, 0, Math.min(chunk.length, map.size - pos), pos);
+    if (n === 0) break;
+    pos += n;
+    let text = chunk.toString('utf8', 0, n);
+    if (skipping) {
+      const nl = text.indexOf('\n');
+      if (nl < 0) continue;
+      text = text.slice(nl + 1);
+      skipping = false;
     }
-    if (rest) matchPerfLine(rest, addresses, found);
+    const lines = (rest + text).split('\n');
+    rest = lines.pop();
+    for (const line of lines) matchPerfLine(line, addresses, found);
+    if (rest.length > LIMITS.MAX_PERF_MAP_LINE_BYTES) {
+      rest = '';
+      skipping = true;
+      skipped++;
+    }
   }
+  if (rest && !skipping) matchPerfLine(rest, addresses, found);
+  if (skipped) overLimit(map.path || 'a perf map', `${skipped} line(s) longer than ${formatBytes(LIMITS.MAX_PERF_MAP_LINE_BYTES)} were skipped`);
   return found;
 }
 
@@ -377,7 +507,8 @@ function liveElfFiles(snap, map) {
 
 class Symbolizer {
   constructor({ demangle = true } = {}) {
-    this.elfCache = new Map();
+    this.elfCache = new Map();   // file -> its table (or null), least recently used first
+    this.cacheBytes = 0;
     this.demangle = demangle;
   }
 
@@ -409,7 +540,13 @@ class Symbolizer {
 
   elfFor(snap, map) {
     const key = `${map.dev}:${map.inode}:${map.path}`;
-    if (this.elfCache.has(key)) return this.elfCache.get(key);
+    if (this.elfCache.has(key)) {
+      // Most recently used last: the first are dropped past the budget.
+      const table = this.elfCache.get(key);
+      this.elfCache.delete(key);
+      this.elfCache.set(key, table);
+      return table;
+    }
     // A snapshot not taken from a live process (a core), or of one that may
     // be gone by now, says where its files are.
     const tries = snap.elfFiles ? snap.elfFiles(map) : liveElfFiles(snap, map);
@@ -419,8 +556,20 @@ class Symbolizer {
       if (table) break;
     }
     if (table) table.debug = loadDebugSymbols(table.buildId);
-    this.elfCache.set(key, table);
+    this.keep(key, table);
     return table;
+  }
+
+  // Keeps a file's table, within SYMBOL_CACHE_BYTES across files.
+  keep(key, table) {
+    const bytes = (t) => (t ? t.bytes + (t.debug ? t.debug.bytes : 0) : 0);
+    this.elfCache.set(key, table);
+    this.cacheBytes += bytes(table);
+    for (const [k, t] of this.elfCache) {
+      if (this.cacheBytes <= LIMITS.SYMBOL_CACHE_BYTES || k === key) break;
+      this.elfCache.delete(k);
+      this.cacheBytes -= bytes(t);
+    }
   }
 
   /**
@@ -498,4 +647,4 @@ class Symbolizer {
   }
 }
 
-module.exports = { Symbolizer, liveElfFiles, loadElfSymbols, findElfSymbols, findElfData, elfDynamic, elfNotes, elfHeader, programHeaders, lookupSymbol, parseMaps, scanPerfMap, openPerfMap, MAX_PERF_MAP_BYTES };
+module.exports = { Symbolizer, liveElfFiles, loadElfSymbols, findElfSymbols, findElfData, elfDynamic, elfNotes, elfHeader, programHeaders, lookupSymbol, parseMaps, scanPerfMap, openPerfMap, elfSymbolTables, MAX_PERF_MAP_BYTES };

@@ -113,3 +113,79 @@ describe('cli: one way to name a target', function () {
     assert.deepStrictEqual(rewrite(['snoop', '*', '-l', 'warn']).out, ['snoop', '*', '-l', 'warn']);
   });
 });
+
+describe('cli: "-" is a file name, never a target', function () {
+  const yargs = require('yargs/yargs');
+  const { COMMANDS } = require('../lib/cli');
+  const pid = String(process.pid);
+  const STDOUT_PROMISE = '("-": standard output)';
+
+  // Each command's options as its builder declares them (a recording stand-in
+  // for yargs: the builders only chain calls).
+  function declared(name) {
+    const options = [];
+    let positional = false;
+    const y = new Proxy({}, {
+      get: (t, method) => (...args) => {
+        if (method === 'option') options.push({ key: args[0], ...args[1] });
+        if (method === 'positional' && args[0] === 'target') positional = true;
+        return y;
+      },
+    });
+    require(`../lib/commands/${name}`).builder(y);
+    return { options, positional };
+  }
+
+  // The command line parsed and checked as nodetrace does, without running the command.
+  function parse(argv) {
+    const cmd = require(`../lib/commands/${argv[0]}`);
+    let out;
+    yargs(argv).strict().exitProcess(false)
+      // (with a fail handler that returns, yargs goes on to the handler)
+      .command({ ...cmd, handler: (args) => { out = out || { args }; } })
+      .fail((msg, err) => { out = { error: msg || err.message }; })
+      .parse();
+    return out;
+  }
+
+  const outputFlags = COMMANDS.flatMap((c) => declared(c).options
+    .filter((o) => String(o.describe).endsWith(STDOUT_PROMISE)).map((o) => [c, o.key]));
+
+  it('every output flag of every command takes "-", before or after the target', function () {
+    // profile's three at least: the test cannot pass by finding none.
+    for (const f of ['folded', 'svg', 'pprof']) assert(outputFlags.some(([c, k]) => c === 'profile' && k === f), `profile --${f}`);
+    for (const [command, flag] of outputFlags) {
+      for (const argv of [[command, '-p', pid, `--${flag}`, '-'], [command, `--${flag}`, '-', pid], [command, pid, `--${flag}=-`]]) {
+        const r = parse(argv);
+        assert(r.args, `${argv.join(' ')}: ${r.error}`);
+        assert.strictEqual(r.args[flag], '-', argv.join(' '));
+      }
+      const bare = parse([command, '-p', pid, `--${flag}`]);
+      assert(bare.error && !/one target/.test(bare.error), `--${flag} without a file: ${bare.error}`);
+    }
+  });
+
+  it('one output at most on stdout, --json included; a binary one never to a terminal', function () {
+    assert.match(parse(['profile', '-p', pid, '--svg', '-', '--folded', '-']).error,
+      /^Only one output can go to standard output, not --folded - and --svg -: send the others to files\.$/);
+    assert.match(parse(['profile', '-p', pid, '--json', '--pprof', '-']).error, /not --json and --pprof -/);
+    assert(parse(['profile', '-p', pid, '--svg', 'cpu.svg', '--folded', '-']).args);
+    const { checkOutputFiles } = require('../lib/commands/common-options');
+    assert.throws(() => checkOutputFiles({ pprof: '-' }, ['pprof'], { binary: ['pprof'], stdout: { isTTY: true } }), /binary data, not to a terminal/);
+    assert.doesNotThrow(() => checkOutputFiles({ pprof: '-' }, ['pprof'], { binary: ['pprof'], stdout: { isTTY: false } }));
+  });
+
+  it('a directory flag refuses "-" by name: ebadf -o -', function () {
+    assert.strictEqual(parse(['ebadf', '-p', pid, '-o', '-']).error, '-o names a directory for files; "-" (standard output) cannot hold them.');
+    assert.strictEqual(parse(['ebadf', '-p', pid, '-o', '/var/cores']).args.outputDir, '/var/cores');
+  });
+
+  it('a stray "-" is no target in any command that takes one (as a name it matches every command line)', function () {
+    const withTarget = COMMANDS.filter((c) => declared(c).positional);
+    assert(withTarget.length >= 8, withTarget.join(' '));
+    for (const command of withTarget) {
+      const r = parse([command, '-']);
+      assert.match(r.error || '', /^A lone "-" or an empty word names no process/, `${command}: ${JSON.stringify(r)}`);
+    }
+  });
+});

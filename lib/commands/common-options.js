@@ -4,6 +4,9 @@
 // setTimeout's limit is 2^31-1 ms; a longer -d would fire at once.
 const MAX_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
 
+// The file name that means standard output, as in tar, gzip and flamegraph.pl.
+const STDOUT = '-';
+
 function durationOption(describe) {
   return { alias: 'd', type: 'number', describe };
 }
@@ -21,4 +24,49 @@ function dryRunOption() {
   return { alias: 'n', type: 'boolean', default: false, describe: 'Print exactly what would run (tracer command line, environment, program) as a shell script, and exit' };
 }
 
-module.exports = { MAX_SECONDS, durationOption, checkDuration, dryRunOption };
+// A file a report is written to. requiresArg: yargs then takes the next word
+// as the value even when it is "-"; otherwise it reads a lone "-" as a
+// positional (`profile -p 4242 --folded - > cpu.folded` was refused as a
+// second target; yargs-parser 21). The description's last words are the
+// promise test/cli.test.js holds every such flag to.
+function outputFileOption(describe) {
+  return { type: 'string', requiresArg: true, describe: `${describe} ("${STDOUT}": standard output)` };
+}
+
+// A directory files are written into (ebadf's cores): "-" cannot be one.
+function outputDirOption(describe) {
+  return { alias: 'o', type: 'string', requiresArg: true, describe };
+}
+
+/**
+ * For .check(): each output flag given names a file, and at most one
+ * output goes to standard output (--json counts as one).
+ * @param {string[]} flags the command's outputFileOption()s
+ * @param {{binary?: string[]}} o flags whose content is binary: never to a terminal
+ */
+function checkOutputFiles(a, flags, { binary = [], stdout = process.stdout } = {}) {
+  const onStdout = a.json ? ['--json'] : [];
+  for (const flag of flags) {
+    if (a[flag] === undefined) continue;
+    if (!String(a[flag]).trim()) throw new Error(`--${flag} expects a file name ("${STDOUT}": standard output).`);
+    if (a[flag] !== STDOUT) continue;
+    onStdout.push(`--${flag} ${STDOUT}`);
+    if (binary.includes(flag) && stdout.isTTY) {
+      throw new Error(`--${flag} ${STDOUT} writes binary data, not to a terminal: redirect it (> FILE) or name a file.`);
+    }
+  }
+  if (onStdout.length > 1) throw new Error(`Only one output can go to standard output, not ${onStdout.join(' and ')}: send the others to files.`);
+}
+
+// For .check(): an output directory given is one ("-" is not).
+function checkOutputDir(a, flag = '-o') {
+  const dir = a.outputDir;
+  if (dir === undefined) return;
+  if (dir === STDOUT) throw new Error(`${flag} names a directory for files; "${STDOUT}" (standard output) cannot hold them.`);
+  if (!String(dir).trim()) throw new Error(`${flag} expects a directory.`);
+}
+
+module.exports = {
+  MAX_SECONDS, STDOUT, durationOption, checkDuration, dryRunOption,
+  outputFileOption, outputDirOption, checkOutputFiles, checkOutputDir,
+};

@@ -13,7 +13,9 @@ const { parseErrnoList } = require('../ebadf/errno');
 const { parseSyscallList } = require('../ebadf/syscalls');
 const { planEbadf, MAX_ERRNOS } = require('../ebadf/program');
 const { renderPlan } = require('../tracer/plan');
-const { durationOption, checkDuration, dryRunOption } = require('./common-options');
+const {
+  durationOption, checkDuration, dryRunOption, outputDirOption, checkOutputDir,
+} = require('./common-options');
 const { targetOptions, checkTarget } = require('../targets/options');
 const { resolveOneTarget, hostFacts } = require('../targets/one-process');
 const { hostPidNote } = require('../targets/containers');
@@ -36,7 +38,7 @@ function builder(y) {
       + 'A target is a PID or part of the command line of one process.')
     .option('name', { type: 'string', describe: 'Watch every process with this name (comm, max 15 characters), including ones started later' })
     .option('abort', { type: 'boolean', default: false, describe: 'Kill the process with SIGABRT at the failing call instead (development: it dies, the kernel writes its core)' })
-    .option('output-dir', { alias: 'o', type: 'string', describe: 'Where cores go (default: the current directory)' })
+    .option('output-dir', outputDirOption('Where cores go (default: the current directory)'))
     .option('syscall', { type: 'string', default: 'close', describe: 'System calls to watch, comma-separated' })
     .option('errno', { type: 'string', default: 'EBADF', describe: `Errors to catch, comma-separated names (EBADF,EPIPE), at most ${MAX_ERRNOS}` })
     .option('count', { type: 'number', default: 1, describe: 'Hits to handle before exiting' })
@@ -52,6 +54,7 @@ function builder(y) {
         throw new Error('Give a process: a PID (-p PID), part of its command line, --container NAME or --name NAME. nodetrace ebadf never watches every process.');
       }
       checkTarget(a, { extra: ['name'] });
+      checkOutputDir(a);
       if (!(Number.isInteger(a.count) && a.count > 0 && a.count <= 1000)) throw new Error('--count expects a whole number from 1 to 1000.');
       checkDuration(a);
       if (!(Number.isInteger(a['gcore-timeout']) && a['gcore-timeout'] > 0 && a['gcore-timeout'] <= 86400)) {

@@ -19,7 +19,9 @@ const { oneProcess } = require('../targets/one-process');
 const { summarize, renderText, renderJson } = require('../profile/report');
 const { renderFolded } = require('../profile/folded');
 const { writeOutputFile } = require('../output-file');
-const { durationOption, checkDuration, dryRunOption } = require('./common-options');
+const {
+  STDOUT, durationOption, checkDuration, dryRunOption, outputFileOption, checkOutputFiles,
+} = require('./common-options');
 const { describeIdentity, identityJson } = require('../proc/container');
 const { jsFramesLayout, commandJsFramesLayout, jsFramesSession } = require('../profile/js-frames');
 const { splitAtEndMarker } = require('../tracer/output-formats');
@@ -43,6 +45,9 @@ const MAP_KEYS_MAX = 65536;
 const OUTPUT_FILE = 'bpftrace.out';
 // How often -c's program prints the SharedFunctionInfos it captured (-p: every second).
 const COMMAND_PRINT = 'interval:ms:200';
+// The report's other forms, each to a file or (one of them) to our stdout
+// instead of the report.
+const OUTPUT_FLAGS = ['folded', 'svg', 'pprof'];
 
 function builder(y) {
   targetOptions(y.usage('$0 profile (<target> | -p PID | -c COMMAND) [options]\n\n'
@@ -59,9 +64,9 @@ function builder(y) {
     .option('duration', durationOption('Stop after this many seconds (default: Ctrl-C or target exit)'))
     .option('json', { type: 'boolean', default: false, describe: 'Print the report as JSON' })
     .option('top', { type: 'number', default: 15, describe: 'How many functions each table lists' })
-    .option('folded', { type: 'string', describe: 'Also write folded stacks (flamegraph.pl, inferno, speedscope) to FILE ("-": stdout, instead of the report)' })
-    .option('svg', { type: 'string', describe: 'Also write a flame graph (self-contained SVG, searchable, click to zoom) to FILE' })
-    .option('pprof', { type: 'string', describe: 'Also write a gzip\'d pprof profile (go tool pprof, Pyroscope, speedscope) to FILE' })
+    .option('folded', outputFileOption('Also write folded stacks (flamegraph.pl, inferno, speedscope) to FILE'))
+    .option('svg', outputFileOption('Also write a flame graph (self-contained SVG, searchable, click to zoom) to FILE'))
+    .option('pprof', outputFileOption('Also write a gzip\'d pprof profile (go tool pprof, Pyroscope, speedscope) to FILE'))
     .option('v8-frames', { type: 'boolean', default: true, describe: 'Name JavaScript frames from V8\'s own metadata, no flag needed on the target (--no-v8-frames: from its perf map only)' })
     .option('off-cpu', { type: 'boolean', default: false, describe: 'Where the main thread waits instead: time blocked (system calls, locks, sync fs calls) by stack' })
     .option('all-threads', { type: 'boolean', default: false, describe: 'With --off-cpu: every thread, not only the main one (pool threads mostly wait for work)' })
@@ -75,9 +80,7 @@ function builder(y) {
       }
       if (!(Number.isInteger(a.top) && a.top >= 1)) throw new Error('--top expects a whole number from 1.');
       if (a.allThreads && !a.offCpu) throw new Error('--all-threads goes with --off-cpu (on-CPU samples cover every thread already).');
-      for (const f of ['folded', 'svg', 'pprof']) {
-        if (a[f] !== undefined && !String(a[f]).trim()) throw new Error(`--${f} expects a file name.`);
-      }
+      checkOutputFiles(a, OUTPUT_FLAGS, { binary: ['pprof'] });
       return true;
     })
     .example('sudo $0 profile -p 4242 -d 10', 'sample for 10 seconds, then print the report')
@@ -162,10 +165,11 @@ function plan(args, tracer) {
   return planTracer(tracer, o);
 }
 
-// The files the report is also written to (--folded - is our stdout).
+// The files the report is also written to.
 function outputFiles(args) {
-  return ['svg', 'pprof', 'folded'].map((f) => args[f]).filter((file) => file !== undefined && file !== '-');
+  return OUTPUT_FLAGS.map((f) => args[f]).filter((file) => file !== undefined && file !== STDOUT);
 }
+const dataOnStdout = (a) => a.json || OUTPUT_FLAGS.some((f) => a[f] === STDOUT);
 
 function report(result, { args, tracer, plan: p, target, snapshots }, run = {}) {
   const pid = target.pid;
@@ -192,13 +196,19 @@ function report(result, { args, tracer, plan: p, target, snapshots }, run = {}) 
     text = () => (args.json ? renderJson(summary) : renderText(summary, { describe: p.describe }));
   }
   const title = `${args.offCpu ? 'Off-CPU time' : 'CPU'} of ${p.describe}`;
-  if (args.svg !== undefined) writeOutputFile(args.svg, require('../profile/svg').renderSvg(named, { ...meta, title, unit: args.offCpu ? 'us' : 'samples' }));
-  if (args.pprof !== undefined) writeOutputFile(args.pprof, require('../profile/pprof').encodePprof(named, meta));
-  if (args.folded === '-') process.stdout.write(renderFolded(named, meta));
-  else {
-    if (args.folded !== undefined) writeOutputFile(args.folded, renderFolded(named, meta));
-    process.stdout.write(text());
+  const render = {
+    folded: () => renderFolded(named, meta),
+    svg: () => require('../profile/svg').renderSvg(named, { ...meta, title, unit: args.offCpu ? 'us' : 'samples' }),
+    pprof: () => require('../profile/pprof').encodePprof(named, meta),
+  };
+  // The one output named "-" takes stdout, instead of the report (checked in the builder).
+  let onStdout = null;
+  for (const flag of OUTPUT_FLAGS) {
+    if (args[flag] === undefined) continue;
+    if (args[flag] === STDOUT) onStdout = render[flag]();
+    else writeOutputFile(args[flag], render[flag]());
   }
+  process.stdout.write(onStdout === null ? text() : onStdout);
   return { gathered: Boolean(args.offCpu ? summary.blockedUs : summary.samples) };
 }
 
@@ -213,7 +223,7 @@ async function handler(args) {
       outputFiles,
       incomplete: 'the profile is incomplete',
       // -c's command output goes to stderr where our stdout carries data.
-      dataOnStdout: (a) => a.json || a.folded === '-',
+      dataOnStdout,
       // A -c command's perf map can no longer be read once it exits: look
       // more often, so that code compiled near its end is named too.
       snapshots: { perfMap: true, everyMs: (pl) => (pl.target ? 2000 : 500) },

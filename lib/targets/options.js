@@ -44,6 +44,11 @@ function targetOptions(y, { many = false, container = !many, command = false, fo
 function checkTarget(a, { many = false, command = false, extra = [] } = {}) {
   const ways = many ? `'*', a PID (-p PID)${extra.includes('container') ? ', --container NAME' : ''} or part of a command line`
     : `a PID (-p PID), ${command ? 'part of a command line, --container NAME or -c COMMAND' : 'part of its command line or --container NAME'}`;
+  // yargs hands a lone "-" over as an empty target: standard output, where
+  // an output flag's file was meant. As a name it would match every line.
+  if (a.target !== undefined && !String(a.target).trim()) {
+    throw new Error(`A lone "-" or an empty word names no process ("-" is standard output after an output flag: --folded -). Give ${ways}.`);
+  }
   const given = ['pid', 'target', ...(many ? [] : ['container']), ...(command ? ['command'] : []), ...extra].filter((k) => a[k] !== undefined);
   if (!given.length) throw new Error(`Give a process: ${ways}.`);
   if (given.length > 1) throw new Error(`Give one target: ${ways}, not ${given.map(flagOf).join(' and ')}.`);

@@ -1,0 +1,112 @@
+'use strict';
+// The fixed limits on what nodetrace reads from files and memory that other
+// users control (executables and libraries, cores, perf maps, a target's
+// heap), in one place, each with why it is that value. A count or size in
+// such a file is checked against the file's real size and against these;
+// past one, the reader says so once, in one line naming the file and the
+// limit (overLimit), and the report goes on without that part: never a
+// hang, a crash or an out-of-memory death (docs/security.md).
+//
+// Together they keep nodetrace's own memory under 512 MB whatever a target
+// or a file holds: the largest things held at once are one file's symbol
+// tables (SYMBOL_CACHE_BYTES, the symbolizer's budget across files) and
+// one core's notes (MAX_CORE_NOTES_BYTES), read one at a time.
+const { safeText } = require('./terminal-safe');
+
+const MiB = 1024 * 1024;
+
+const LIMITS = Object.freeze({
+  // --- ELF files: executables, libraries, their debug files --------------
+  // A file larger than this is not read (a sparse file can claim any size;
+  // node 26's executable is 143 MB, a debug libnode some hundreds).
+  MAX_ELF_BYTES: 4 * 1024 * MiB,
+  // Program headers of an executable or library (node has 13; the loader
+  // itself refuses tables over a page on some systems).
+  MAX_PROGRAM_HEADERS: 1024,
+  // Section headers (node 26 has 42, libnode 28, a debug file about 40).
+  MAX_SECTIONS: 4096,
+  // One symbol table (.symtab or .dynsym): node 26's .symtab is 4.0 MB
+  // (168,000 symbols), 16 times less.
+  MAX_SYMBOL_TABLE_BYTES: 64 * MiB,
+  // One string table: node 26's .strtab is 18.9 MB, its .dynstr 2.8 MB.
+  MAX_STRING_TABLE_BYTES: 64 * MiB,
+  // One symbol's name: C++ names of node 26 reach 3 KB mangled.
+  MAX_SYMBOL_NAME_BYTES: 64 * 1024,
+  // The symbol tables the symbolizer keeps, across files (names, values,
+  // sizes: node 26's executable takes 32 MB); the least recently used
+  // file's are dropped past it (read again if needed).
+  SYMBOL_CACHE_BYTES: 256 * MiB,
+  // A PT_NOTE segment read for a build ID, and the dynamic section with one
+  // of its strings (a library's DT_NEEDED or run path).
+  MAX_BUILD_ID_NOTES_BYTES: 64 * 1024,
+  MAX_DYNAMIC_BYTES: 64 * 1024,
+  MAX_DYNAMIC_STRING: 4096,
+
+  // --- cores ---------------------------------------------------------------
+  MAX_CORE_BYTES: 2 ** 46,
+  // Every PT_NOTE of a core together: per thread gcore writes about 3.5 KB
+  // (registers, FP state, siginfo), so 64 MB is some 18,000 threads.
+  MAX_CORE_NOTES_BYTES: 64 * MiB,
+  // Threads (NT_PRSTATUS) kept: the kernel's default pid_max, 32,768.
+  MAX_CORE_THREADS: 32768,
+  // PT_LOAD segments and NT_FILE entries: one per mapping at most, and a
+  // process has at most vm.max_map_count (65,530 by default) of them.
+  MAX_CORE_SEGMENTS: 65536,
+  MAX_CORE_FILES: 65536,
+  // One path of NT_FILE: PATH_MAX.
+  MAX_CORE_PATH_BYTES: 4096,
+
+  // --- perf maps (/tmp/perf-PID.map) --------------------------------------
+  // V8's maps of long-running processes reach hundreds of MB.
+  MAX_PERF_MAP_BYTES: 1024 * MiB,
+  // One line of it (an address, a size, a name): a longer one is skipped.
+  MAX_PERF_MAP_LINE_BYTES: 1 * MiB,
+
+  // --- a target's memory (lib/v8) -------------------------------------------
+  // One read, and what one memory reads in its life unless told otherwise.
+  MAX_MEMORY_READ: 1 * MiB,
+  MEMORY_BUDGET: 64 * MiB,
+  // Source characters scanned for line ends, per script and per run (each
+  // character is read once; what is kept is one entry per LINE_INDEX_STRIDE
+  // characters, not one per line): a position further in gets no line.
+  MAX_SCRIPT_SOURCE_CHARS: 16 * MiB,
+  SCRIPT_SCAN_BUDGET_CHARS: 256 * MiB,
+  LINE_INDEX_STRIDE: 64 * 1024,
+  // V8's own line ends (a Script's line_ends FixedArray) are searched in
+  // place, never copied: at most this many.
+  MAX_LINE_ENDS: 64 * MiB,
+});
+
+// Lines already said, so that each is said once per run.
+const said = new Set();
+const MAX_SAID = 1000;
+let sink = (line) => process.stderr.write(line + '\n');
+
+/**
+ * Says once, in one line on stderr, that `what` (a file, a process) was not
+ * read, or only in part, because of a limit: "nodetrace: WHAT: TEXT".
+ * `key`: what makes it the same (one file reached by two paths is said
+ * once). Returns the line (made safe), for callers that also report it.
+ */
+function overLimit(what, text, { key = null } = {}) {
+  const line = safeText(`nodetrace: ${what}: ${text}`, { oneLine: true });
+  const id = key === null ? line : `${key}\0${text}`;
+  if (!said.has(id) && said.size < MAX_SAID) {
+    said.add(id);
+    sink(line);
+  }
+  return line;
+}
+
+/** Where overLimit's lines go (tests, a worker thread handing them back). */
+function setLimitSink(fn) {
+  const before = sink;
+  sink = fn;
+  return before;
+}
+
+function formatBytes(n) {
+  return n >= MiB ? `${Math.round(n / MiB)} MB` : n >= 1024 ? `${Math.round(n / 1024)} KB` : `${n} bytes`;
+}
+
+module.exports = { LIMITS, overLimit, setLimitSink, formatBytes };

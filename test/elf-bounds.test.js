@@ -1,0 +1,121 @@
+'use strict';
+// The ELF readers of lib/symbolize.js on files a hostile user crafts
+// (issue 35, points 1 and 2): counts and sizes absurd for their files are
+// refused from the headers, in one line naming the file and the limit,
+// and what can be read still is. The files are small (or sparse) and made
+// here: a real tiny shared object (lib/usdt/elf.js) with its section
+// header table replaced (test/support/crafted-elf.js).
+const assert = require('assert');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { buildElf, SITES_SYMBOL, SEMAPHORES_SYMBOL } = require('../lib/usdt/elf');
+const { normalizeDefinition } = require('../lib/usdt/definition');
+const { findElfSymbols, findElfData, loadElfSymbols, scanPerfMap, Symbolizer } = require('../lib/symbolize');
+const { LIMITS, setLimitSink } = require('../lib/limits');
+const { withSections } = require('./support/crafted-elf');
+
+const SHT_PROGBITS = 1;
+
+describe('ELF readers bounded by the file and lib/limits.js (issue 35)', function () {
+  let dir;
+  let base;
+  let said;
+  let restore;
+  before(function () {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-elf-bounds-'));
+    base = path.join(dir, 'base.so');
+    fs.writeFileSync(base, buildElf(normalizeDefinition('p', [['fire', 'int']])).bytes);
+  });
+  after(function () { fs.rmSync(dir, { recursive: true, force: true }); });
+  beforeEach(function () {
+    said = [];
+    restore = setLimitSink((line) => said.push(line));
+  });
+  afterEach(function () { setLimitSink(restore); });
+
+  const timed = (fn) => {
+    const t = process.hrtime.bigint();
+    const result = fn();
+    return { result, ms: Number(process.hrtime.bigint() - t) / 1e6 };
+  };
+
+  it('reads the untouched file: its function and its variable', function () {
+    const found = findElfSymbols(base, [SITES_SYMBOL]);
+    assert.ok(found.found.has(SITES_SYMBOL));
+    assert.ok(findElfData(base, ['nodetrace_']).found.has(SEMAPHORES_SYMBOL));
+    assert.deepStrictEqual(said, []);
+  });
+
+  it('refuses 65,000 symbol tables of 256 MiB at offset 0 from the headers, said once naming the file (it took minutes)', function () {
+    const file = withSections(base, path.join(dir, 'many.so'), { count: 65000 });
+    for (const read of [() => findElfSymbols(file, [SITES_SYMBOL]), () => loadElfSymbols(file), () => findElfData(file, ['v8dbg_'])]) {
+      const { result, ms } = timed(read);
+      assert.strictEqual(result, null);
+      assert.ok(ms < 2000, `${ms} ms`);
+    }
+    assert.deepStrictEqual(said, [`nodetrace: ${file}: its symbols were not read: it has 65012 sections, more than the 4096 nodetrace reads`]);
+  });
+
+  it('refuses a file of more than one .symtab, as few as there may be', function () {
+    const file = withSections(base, path.join(dir, 'three.so'), { count: 3 });
+    assert.strictEqual(findElfSymbols(file, [SITES_SYMBOL]), null);
+    assert.deepStrictEqual(said, [`nodetrace: ${file}: its symbols were not read: it has 3 .symtab symbol tables, where an ELF file has one at most`]);
+  });
+
+  it('leaves out a table that lies past the file\'s end, and reads the others', function () {
+    const file = withSections(base, path.join(dir, 'past.so'), { count: 1 });
+    const found = findElfSymbols(file, [SITES_SYMBOL]);
+    assert.ok(found.found.has(SITES_SYMBOL), 'the .dynsym is still read');
+    assert.deepStrictEqual(said, [`nodetrace: ${file}: its .symtab symbols were not read: the table lies past the file's end`]);
+  });
+
+  it('leaves out a table larger than the limit, though inside a (sparse) file', function () {
+    const size = LIMITS.MAX_SYMBOL_TABLE_BYTES + 24 * 1024;
+    const file = withSections(base, path.join(dir, 'large.so'), { count: 1, size, fileBytes: size + 4096 });
+    const { result, ms } = timed(() => loadElfSymbols(file));
+    assert.ok(ms < 2000, `${ms} ms`);
+    assert.strictEqual(result.nameAt(0), SITES_SYMBOL);
+    assert.deepStrictEqual(said, [`nodetrace: ${file}: its .symtab symbols were not read: 64 MB, more than the 64 MB nodetrace reads of one table`]);
+  });
+
+  it('refuses a file of more sections than the limit', function () {
+    const file = withSections(base, path.join(dir, 'sections.so'), { count: LIMITS.MAX_SECTIONS, type: SHT_PROGBITS, size: 16 });
+    assert.strictEqual(findElfSymbols(file, [SITES_SYMBOL]), null);
+    assert.match(said.join('\n'), /its symbols were not read: it has 4108 sections, more than the 4096 nodetrace reads$/);
+  });
+
+  it('says one file once, whichever path it was reached by', function () {
+    const file = withSections(base, path.join(dir, 'twice.so'), { count: 2 });
+    const link = path.join(dir, 'twice-link.so');
+    fs.symlinkSync(file, link);
+    findElfSymbols(file, [SITES_SYMBOL]);
+    findElfSymbols(link, [SITES_SYMBOL], { followLinks: true });
+    assert.strictEqual(said.length, 1, said.join('\n'));
+  });
+
+  it('keeps the symbolizer\'s tables within its budget, dropping the least recently used', function () {
+    const s = new Symbolizer();
+    const big = LIMITS.SYMBOL_CACHE_BYTES / 2 + 1;
+    s.keep('a', { bytes: big });
+    s.keep('b', { bytes: big });
+    assert.deepStrictEqual([...s.elfCache.keys()], ['b']);
+    assert.ok(s.cacheBytes <= LIMITS.SYMBOL_CACHE_BYTES);
+    s.keep('c', { bytes: 10 });
+    assert.deepStrictEqual([...s.elfCache.keys()], ['b', 'c']);
+  });
+
+  it('skips a perf map line longer than the limit, and reads the lines after it', function () {
+    const file = path.join(dir, 'perf.map');
+    const long = 'x'.repeat(LIMITS.MAX_PERF_MAP_LINE_BYTES + (3 << 20));
+    fs.writeFileSync(file, `1000 10 first\n2000 10 ${long}\n3000 10 third\n`);
+    const fd = fs.openSync(file, 'r');
+    try {
+      const found = scanPerfMap({ fd, size: fs.fstatSync(fd).size, path: file }, [0x1001, 0x2001, 0x3001]);
+      assert.deepStrictEqual([...found].map(([a, f]) => [a, f.name]), [[0x1001, 'first'], [0x3001, 'third']]);
+    } finally {
+      fs.closeSync(fd);
+    }
+    assert.deepStrictEqual(said, [`nodetrace: ${file}: 1 line(s) longer than 1 MB were skipped`]);
+  });
+});
