@@ -95,6 +95,34 @@ async function smuggle(port) {
   return { via: 'raw', method: 'POST', path: '/upload', status: Number((/^HTTP\/1\.1 (\d{3})/.exec(got) || [])[1]), ms: Number(process.hrtime.bigint() - t) / 1e6 };
 }
 
+// test/targets/http-wire-attacks.js against the server (HTTP, or HTTPS with
+// its certificate) while traced: each request as the server answered it,
+// none forged from a body, latencies on their own routes, later requests
+// seen, and the connection no trace can follow (a head longer than what is
+// copied) counted, its requests not guessed at.
+async function attacked(serverArgs, clientArgs) {
+  const s = await startServer(serverArgs);
+  const { tracer, traced } = await traceAttached(s.child.pid);
+  const out = await run(process.execPath, [path.join(ROOT, 'test', 'targets', 'http-wire-attacks.js'), String(s.port), ...clientArgs]);
+  await new Promise((r) => setTimeout(r, 1000));   // the last batch (as below)
+  tracer.kill('SIGINT');
+  const res = await traced;
+  assert.strictEqual(res.code, 0, res.stderr);
+  const answered = out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+  const followed = answered.filter((a) => a.attack !== 'huge-head');
+  assert.strictEqual(followed.length, 10, out);
+  const lines = res.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  // Each request once, as answered, with a latency the client's encloses (/slow: its 150 ms).
+  eachOnceAsMeasured(lines, followed.map((a) => ({ ...a, via: 'raw' })), s, res.stdout);
+  assert.strictEqual(lines.length, followed.length, res.stdout);
+  assert.ok(!/delete-all|"upgrade"|"connection"/.test(res.stdout), res.stdout);
+  // The request answered before its body was read is the quick one, not the body's time.
+  assert.ok(lines.find((l) => l.url === '/fast/early').ms < 100, res.stdout);
+  // The head no trace copies whole: its connection counted, its two requests not reported.
+  assert.match(res.stderr, /: 1 connection could not be followed after a point \(a head longer than the bytes copied of it: 1\); 2 requests on it from then on are not reported\./);
+  assert.doesNotMatch(res.stderr, /refused|seen by the probes but not reported|opened before tracing/);
+}
+
 describe('nodetrace http on an unprepared process (the wire) @tracer', function () {
   this.timeout(120000);
   before(function () { requireTracing(this); });
@@ -154,6 +182,19 @@ describe('nodetrace http on an unprepared process (the wire) @tracer', function 
       assert.deepStrictEqual([l.status, l.error], [200, null], JSON.stringify(l));
       assert.ok(!seen.has(`${l.direction} ${p}`), `${l.direction} ${p} twice`);
       seen.add(`${l.direction} ${p}`);
+    }
+  });
+
+  it('a client\'s bytes cannot forge a request, move a latency or hide later requests: bodies are counted, not read @core', async function () {
+    await attacked([], []);
+  });
+
+  it('the same over HTTPS, read off node\'s OpenSSL', async function () {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-wire-attacks-'));
+    try {
+      await attacked(['--tls', ...(await certificate(dir))], ['--tls']);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 
