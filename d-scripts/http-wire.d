@@ -462,16 +462,22 @@ syscall::writev:return
 /*
  * HTTPS: node's OpenSSL takes and gives plaintext (facts.md); the SSL object
  * is the connection (FD holds its address, KIND has TLS), new where node
- * gives it its BIOs (SSL_set_bio), ended by SSL_free.  Its state by SSL
- * object in an associative array of int64_t (with a char value, such an
- * array left DTrace for Linux 2.0's aggregations empty; node calls OpenSSL
- * on its main thread only).
+ * gives it its BIOs (SSL_set_bio), ended by SSL_free.  Its state in fixed
+ * arrays by a hash of its address, not in an associative array: on DTrace
+ * for Linux 2.0.1 each copyinstr() zeroed such an array's values (measured:
+ * an SSL object's 1 read 0 after the copy of its first call).  A slot holds
+ * one object: another that hashes there takes it, and the first is then not
+ * seen opened (said once, not read).
  */
-int64_t tconn[uint64_t];
+inline int TLS_SLOTS = 65536;
+uint64_t tobj[65536];
+char tconn[65536];
 
 pid$1::SSL_set_bio:entry
 {
-	tconn[arg0] = NEW;
+	this->slot = (arg0 >> 4) & (TLS_SLOTS - 1);
+	tobj[this->slot] = arg0;
+	tconn[this->slot] = NEW;
 }
 
 pid$1::SSL_read:entry
@@ -495,7 +501,8 @@ pid$1::SSL_write:return
 	this->ssl = self->tssl;
 	this->side = self->tside;
 	this->base = self->tbuf;
-	this->st = tconn[this->ssl];
+	this->slot = (this->ssl >> 4) & (TLS_SLOTS - 1);
+	this->st = tobj[this->slot] == this->ssl ? tconn[this->slot] : 0;
 	this->go = this->base != 0 && this->ret > 0 && this->st != OTHER && this->st != OPENED_BEFORE;
 	self->tbuf = 0;
 }
@@ -513,7 +520,7 @@ pid$1::SSL_write:return
 	/* Set up before tracing began: said once, not read. */
 	this->k = this->st == NEW ? (this->start ? this->side | FIRST | TLS : 0) :
 	    this->st == 0 ? (this->start ? BEFORE | TLS : 0) : this->side | TLS;
-	tconn[this->ssl] = this->st == NEW ? (this->start ? (this->side == READ ? SERVER : CLIENT) : this->side == READ ? OTHER : NEW) :
+	this->next = this->st == NEW ? (this->start ? (this->side == READ ? SERVER : CLIENT) : (this->side == READ ? OTHER : NEW)) :
 	    this->st == 0 && this->start ? OPENED_BEFORE : this->st;
 }
 
@@ -524,7 +531,15 @@ pid$1::SSL_write:return
   (*(uint64_t *)copyin(this->base + 5, 8) == STATUS_101 || *(uint64_t *)copyin(this->base + 5, 8) == STATUS_101_1_0)))/
 {
 	this->k = this->k | LAST;
-	tconn[this->ssl] = OTHER;
+	this->next = OTHER;
+}
+
+pid$1::SSL_read:return,
+pid$1::SSL_write:return
+/this->go && this->next != this->st/
+{
+	tobj[this->slot] = this->next ? this->ssl : 0;
+	tconn[this->slot] = this->next;
 }
 
 pid$1::SSL_read:return,
@@ -538,14 +553,22 @@ pid$1::SSL_write:return
 }
 
 pid$1::SSL_free:entry
-/tconn[arg0] == SERVER || tconn[arg0] == CLIENT/
+{
+	this->slot = (arg0 >> 4) & (TLS_SLOTS - 1);
+	this->st = tobj[this->slot] == arg0 ? tconn[this->slot] : 0;
+}
+
+pid$1::SSL_free:entry
+/this->st == SERVER || this->st == CLIENT/
 {
 	printf("W %d %d %d %d 0 0 0 0 \n", CLOSE | TLS, tid, timestamp, arg0);
 }
 
 pid$1::SSL_free:entry
+/this->st != 0/
 {
-	tconn[arg0] = 0;
+	tobj[this->slot] = 0;
+	tconn[this->slot] = 0;
 }
 /* @tls end */
 

@@ -235,6 +235,13 @@ describe('http on the wire: reassembly (lib/http/wire.js)', function () {
       assert.deepStrictEqual(records.map((x) => x.us), [2000, 5000, 3000]);
     });
 
+    it('one the program says it stopped following (its state lost) is given up, counted, not said opened before', function () {
+      const { records, reader } = feed([R(5, 1, 'GET /a HTTP/1.1\r\n\r\n', { first: true }), before(5, 2), W(5, 3, OK)]);
+      assert.deepStrictEqual(records, []);
+      assert.deepStrictEqual(said(reader), ['PID 7: 1 connection could not be followed after a point (the tracer lost track of it: 1); '
+        + '1 request on it from then on is not reported.']);
+    });
+
     it('a connection opened before the trace began is said, not read; one whose start was lost is counted, not read', function () {
       const { records, reader } = feed([before(5, 1), W(8, 2, OK), R(8, 3, 'GET /mid HTTP/1.1\r\n\r\n'), W(8, 4, OK)]);
       assert.deepStrictEqual(records, []);

@@ -233,7 +233,10 @@ class WireReader {
     const id = `${ev.pid}:${tls ? 'tls:' : ''}${ev.fd}`;
     let c = this.connections.get(id);
     if (kind === EVENT.BEFORE) {
-      bump(this.beforeBy, ev.pid);
+      // One followed until now: the program lost its state (its map full, or
+      // http-wire.d's slot taken), and reads no more of it.
+      if (c) this.giveUp(ev.pid, c, 'the tracer lost track of it');
+      else bump(this.beforeBy, ev.pid);
       return;
     }
     if (kind === EVENT.CLOSE) {
