@@ -9,7 +9,7 @@
  *          2.x (where node keeps its symbols).  Twin of async.bt, without
  *          its @stacks and @hook parts (below).
  *
- * USAGE: dtrace -s d-scripts/async.d PID TYPE_AT ID_AT SHARED_AT
+ * USAGE: dtrace -s d-scripts/async.d PID TYPE_AT ID_AT SHARED_AT TID
  *        (nodetrace async --backend dtrace fills the slot below)
  *
  * ARGUMENTS (lib/tracer/program-arguments.js)
@@ -17,6 +17,8 @@
  *   $2  TYPE_AT    offset of provider_type_ (int32) in an AsyncWrap
  *   $3  ID_AT      offset of async_id_ (a double) in an AsyncWrap
  *   $4  SHARED_AT  offset of a JSFunction's SharedFunctionInfo (0: callbacks not told apart)
+ *   $5  TID        the thread whose event loop the loop figures are of: the
+ *                  PID (the main thread) or a worker_threads Worker's thread
  * @template RESET: pid$1::ASYNC_RESET:entry
  *   (node::AsyncWrap::AsyncReset's mangled name, which lost its bool in
  *   Node 24: lib/async/wrap-functions.js; by hand, replace ASYNC_RESET with
@@ -205,7 +207,7 @@ pid$1::_ZN4node9AsyncWrap12MakeCallbackEN2v85LocalINS1_8FunctionEEEiPNS2_INS1_5V
 
 /* The main thread's loop. */
 pid$1::_ZN4node9AsyncWrap12MakeCallbackEN2v85LocalINS1_8FunctionEEEiPNS2_INS1_5ValueEEE:return
-/this->d > 0 && tid == $1/
+/this->d > 0 && tid == $5/
 {
 	@loop_callback_ns[this->kind] = sum(this->own_ns);
 }
@@ -242,14 +244,14 @@ pid$1::_ZN4node9AsyncWrapD0Ev:entry
 /* The loop's busy time (as loop.d measures it): the share of callbacks. */
 syscall::epoll_wait:return,
 syscall::epoll_pwait:return
-/pid == $1 && tid == $1/
+/pid == $1 && tid == $5/
 {
 	busy_since = timestamp;
 }
 
 syscall::epoll_wait:entry,
 syscall::epoll_pwait:entry
-/pid == $1 && tid == $1 && busy_since != 0/
+/pid == $1 && tid == $5 && busy_since != 0/
 {
 	@loop_busy_ns = sum(timestamp - busy_since);
 	busy_since = 0;
@@ -269,7 +271,7 @@ syscall::epoll_pwait:entry
 profile-10,
 syscall::epoll_wait:return,
 syscall::epoll_pwait:return
-/timestamp >= next_alive && (probeprov == "profile" || (pid == $1 && tid == $1))/
+/timestamp >= next_alive && (probeprov == "profile" || (pid == $1 && tid == $5))/
 {
 	next_alive = next_alive + 1000000000 > timestamp ? next_alive + 1000000000 : timestamp + 1000000000;
 	printf("ALIVE %d\n", (timestamp - start) / 1000000);

@@ -106,6 +106,8 @@ pid$1::INCREMENTAL_MARKING_STEP:return
 	@pauses[this->k] = count();
 	@pause_total_us[this->k] = sum(this->us);
 	@pause_max_us[this->k] = max(this->us);
+	@thread_pauses[tid, this->k] = count();
+	@thread_pause_us[tid, this->k] = sum(this->us);
 	self->since[this->i] = 0;
 }
 
@@ -122,6 +124,10 @@ dtrace:::END
 	printa(@pause_total_us);
 	printf("\n@pause_max_us\n");
 	printa(@pause_max_us);
+	printf("\n@thread_pauses\n");
+	printa(@thread_pauses);
+	printf("\n@thread_pause_us\n");
+	printa(@thread_pause_us);
 	printf("\n@traced_ns\n");
 	printa(@traced_ns);
 }

@@ -6,12 +6,14 @@
  *         sampled during those stalls.  The target needs no preparation.
  *         DTrace for Linux 2.x (where libuv waits in epoll).  Twin of loop.bt.
  *
- * USAGE: dtrace -s d-scripts/loop.d PID OVER_US STACKS
+ * USAGE: dtrace -s d-scripts/loop.d PID OVER_US STACKS TID
  *
  * ARGUMENTS (lib/tracer/program-arguments.js)
- *   $1  PID      the Node process (its loop runs on the main thread, TID = PID)
+ *   $1  PID      the Node process
  *   $2  OVER_US  a stall is a turn busy for longer than this (microseconds)
  *   $3  STACKS   1: sample the loop's user stack at 99 Hz during stalls; 0: no
+ *   $4  TID      the thread whose loop is measured: the PID (the main
+ *                thread), or a worker_threads Worker's thread
  *
  * Example output (test/targets/loop-stall.js, 200 ms every second, DTrace
  * for Linux 2.0, abridged):
@@ -52,7 +54,7 @@ dtrace:::BEGIN
 
 syscall::epoll_wait:return,
 syscall::epoll_pwait:return
-/pid == $1 && tid == $1/
+/pid == $1 && tid == $4/
 {
 	busy_since = timestamp;
 	busy_since_wall = walltimestamp;
@@ -62,7 +64,7 @@ syscall::epoll_pwait:return
 /* The loop waits again: the busy time of that turn is over. */
 syscall::epoll_wait:entry,
 syscall::epoll_pwait:entry
-/pid == $1 && tid == $1/
+/pid == $1 && tid == $4/
 {
 	this->busy_us = busy_since != 0 ? (timestamp - busy_since) / 1000 : 0;
 	this->first = busy_since != 0 && early != 0;
@@ -74,7 +76,7 @@ syscall::epoll_pwait:entry
 
 syscall::epoll_wait:entry,
 syscall::epoll_pwait:entry
-/pid == $1 && tid == $1 && this->whole/
+/pid == $1 && tid == $4 && this->whole/
 {
 	/* The span of the whole turns seen, first start to last end. */
 	measured_from = measured_from != 0 ? measured_from : this->since;
@@ -87,20 +89,20 @@ syscall::epoll_pwait:entry
 
 syscall::epoll_wait:entry,
 syscall::epoll_pwait:entry
-/pid == $1 && tid == $1 && this->whole && this->busy_us > $2/
+/pid == $1 && tid == $4 && this->whole && this->busy_us > $2/
 {
 	printf("STALL wall %d %d\n", walltimestamp, this->busy_us);
 }
 
 syscall::epoll_wait:entry,
 syscall::epoll_pwait:entry
-/pid == $1 && tid == $1 && this->first && this->busy_us > $2/
+/pid == $1 && tid == $4 && this->first && this->busy_us > $2/
 {
 	printf("EARLY wall %d %d\n", walltimestamp, this->busy_us);
 }
 
 profile-99
-/$3 != 0 && pid == $1 && tid == $1 && busy_since != 0 && (timestamp - busy_since) / 1000 > $2/
+/$3 != 0 && pid == $1 && tid == $4 && busy_since != 0 && (timestamp - busy_since) / 1000 > $2/
 {
 	@stall_stacks[ustack()] = count();
 }

@@ -30,7 +30,7 @@ function reportFailure(err) {
     process.stderr.write(formatUserError(err) + '\n');
     process.exitCode = err.exitCode;
   } else {
-    process.stderr.write('nodetrace: internal error (please report it):\n' + (err && err.stack || err) + '\n');
+    process.stderr.write('nodetrace: internal error (please report it):\n' + safeText(String(err && err.stack || err)) + '\n');
     process.exitCode = EXIT.FAILURE;
   }
 }

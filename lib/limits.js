@@ -36,6 +36,9 @@ const LIMITS = Object.freeze({
   // sizes: node 26's executable takes 32 MB); the least recently used
   // file's are dropped past it (read again if needed).
   SYMBOL_CACHE_BYTES: 256 * MiB,
+  // Files whose symbols one symbolizer reads (a Node process maps 30 to 300
+  // with code; a crafted core may name 65,536 that exist here).
+  MAX_SYMBOL_FILES: 1024,
   // A PT_NOTE segment read for a build ID, and the dynamic section with one
   // of its strings (a library's DT_NEEDED or run path).
   MAX_BUILD_ID_NOTES_BYTES: 64 * 1024,
@@ -49,6 +52,9 @@ const LIMITS = Object.freeze({
   MAX_CORE_NOTES_BYTES: 64 * MiB,
   // Threads (NT_PRSTATUS) kept: the kernel's default pid_max, 32,768.
   MAX_CORE_THREADS: 32768,
+  // Notes looked at: gcore writes 5 to 7 per thread, so 8 for each of
+  // MAX_CORE_THREADS threads.
+  MAX_CORE_NOTES: 8 * 32768,
   // PT_LOAD segments and NT_FILE entries: one per mapping at most, and a
   // process has at most vm.max_map_count (65,530 by default) of them.
   MAX_CORE_SEGMENTS: 65536,
@@ -75,6 +81,41 @@ const LIMITS = Object.freeze({
   // V8's own line ends (a Script's line_ends FixedArray) are searched in
   // place, never copied: at most this many.
   MAX_LINE_ENDS: 64 * MiB,
+
+  // --- a target's threads (lib/threads/identify.js) -------------------------
+  // Threads looked at (/proc/PID/task), and the stack mappings whose tops
+  // are read for their descriptors (one per thread, and V8 keeps a few
+  // more mappings of that shape): a node process has 10 to 100 threads.
+  MAX_THREADS: 4096,
+  MAX_STACK_MAPPINGS: 2048,
+  // What is read of each stack's top: glibc's descriptor (2,368 bytes on
+  // 2.36) and the static TLS below it.
+  THREAD_STACK_TOP_BYTES: 8192,
+  // What one roster reads in its life: 2,048 tops of 8 KiB are 16 MiB.
+  THREADS_MEMORY_BUDGET: 32 * MiB,
+  // A Worker's name kept (a thread's comm holds 15).
+  MAX_THREAD_NAME_BYTES: 64,
+
+  // --- Source maps (lib/source-maps.js): another user's files ------------
+  // One map: esbuild's map of a 5 MB bundle is about 12 MB; Node's
+  // module.SourceMap holds about 21 bytes of heap per byte of map (8 MB of
+  // mappings: 169 MB, measured on node 20), so a map this large is 340 MB.
+  MAX_SOURCE_MAP_BYTES: 16 * MiB,
+  // Maps kept parsed at once (the least recently used dropped first; read
+  // again when needed): one of the largest.
+  SOURCE_MAP_CACHE_BYTES: 16 * MiB,
+  // Maps read in one run, all told (a map dropped and read again counts again).
+  SOURCE_MAP_BUDGET_BYTES: 128 * MiB,
+  // Scripts whose map is looked for in one run (a frame's script each).
+  MAX_SOURCE_MAP_SCRIPTS: 4096,
+  // An index map's sections, and a map's sources and names.
+  MAX_SOURCE_MAP_SECTIONS: 1024,
+  MAX_SOURCE_MAP_SOURCES: 65536,
+  // The end of a script's source read for its reference (a line), and at
+  // most this much of it where the line is longer (an inline map as base64:
+  // 4 characters for 3 bytes).
+  SOURCE_MAP_TAIL_CHARS: 4096,
+  MAX_SOURCE_MAP_URL_CHARS: Math.ceil(16 * MiB * 4 / 3) + 256,
 });
 
 // Lines already said, so that each is said once per run.

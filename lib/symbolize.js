@@ -15,7 +15,7 @@ const { openRegular, openInRoot, readAt } = require('./safe-open');
 const { stat: procStat } = require('./proc');
 const { parseNsPids, otherMountNamespace } = require('./proc/container');
 const {
-  STT_NOTYPE, STT_OBJECT, STT_FUNC, STT_GNU_IFUNC, SHT_SYMTAB, SHT_DYNSYM, SHT_STRTAB, PT_LOAD, PT_NOTE, PT_DYNAMIC,
+  STT_NOTYPE, STT_OBJECT, STT_FUNC, STT_TLS, STT_GNU_IFUNC, SHT_SYMTAB, SHT_DYNSYM, SHT_STRTAB, SHT_HASH, SHT_GNU_HASH, PT_LOAD, PT_NOTE, PT_DYNAMIC, PT_TLS,
   DT_NULL, DT_NEEDED, DT_STRTAB, DT_STRSZ, DT_RPATH, DT_RUNPATH,
 } = require('./elf-constants');
 const { lastAtOrBelow } = require('./sorted');
@@ -43,7 +43,7 @@ function elfHeader(eh) {
   };
 }
 
-/** Pure: program headers -> [{ type, flags, offset, vaddr, filesz, memsz }]. */
+/** Pure: program headers -> [{ type, flags, offset, vaddr, filesz, memsz, align }]. */
 function programHeaders(ph, phnum, phentsize) {
   const out = [];
   for (let i = 0; i < phnum && (i + 1) * phentsize <= ph.length; i++) {
@@ -51,6 +51,7 @@ function programHeaders(ph, phnum, phentsize) {
     out.push({
       type: ph.readUInt32LE(o), flags: ph.readUInt32LE(o + 4), offset: Number(ph.readBigUInt64LE(o + 8)),
       vaddr: Number(ph.readBigUInt64LE(o + 16)), filesz: Number(ph.readBigUInt64LE(o + 32)), memsz: Number(ph.readBigUInt64LE(o + 40)),
+      align: Number(ph.readBigUInt64LE(o + 48)),
     });
   }
   return out;
@@ -78,7 +79,8 @@ function readProgramHeaders(fd, h, fileSize) {
 
 /**
  * The symbol tables of an open ELF file, every count and size checked:
- * -> { loads, buildId, tables: [{ kind, offset, size, strtab: Buffer }] }
+ * -> { type (ET_*), loads, buildId, tls (PT_TLS: { vaddr, memsz, align } or
+ * null), tables: [{ kind, offset, size, strtab: Buffer }] }
  * or { refused: 'why' } (the whole file: not ELF, or its headers cannot
  * be right). A table over a limit is left out and said (overLimit), the
  * others read. At most one .symtab and one .dynsym: the gABI allows one
@@ -92,26 +94,30 @@ function elfSymbolTables(fd, fileSize, { name, key = null }) {
   if (phs.refused) return phs;
   const loads = [];
   let buildId = null;
+  let tls = null;
   for (const p of phs) {
     if (p.type === PT_LOAD) loads.push({ offset: p.offset, vaddr: p.vaddr, filesz: p.filesz });
+    if (p.type === PT_TLS && !tls) tls = { vaddr: p.vaddr, memsz: p.memsz, align: p.align };
     if (p.type === PT_NOTE && !buildId && p.filesz <= LIMITS.MAX_BUILD_ID_NOTES_BYTES && inFile(p.offset, p.filesz, fileSize)) {
       buildId = findBuildId(readAt(fd, p.offset, p.filesz));
     }
   }
   const tables = [];
-  if (h.shnum === 0) return { loads, buildId, tables };
+  if (h.shnum === 0) return { type: h.type, loads, buildId, tls, tables };
   if (h.shentsize < ELF64_SHDR) return { refused: `its section headers are ${h.shentsize} bytes each, less than ELF64's ${ELF64_SHDR}` };
   if (h.shnum > LIMITS.MAX_SECTIONS) return { refused: `it has ${h.shnum} sections, more than the ${LIMITS.MAX_SECTIONS} nodetrace reads` };
   if (!inFile(h.shoff, h.shentsize * h.shnum, fileSize)) return { refused: 'its section headers lie past its end' };
   const sh = readAt(fd, h.shoff, h.shentsize * h.shnum);
   const section = (i) => {
     const o = i * h.shentsize;
-    return { type: sh.readUInt32LE(o + 4), offset: Number(sh.readBigUInt64LE(o + 24)), size: Number(sh.readBigUInt64LE(o + 32)), link: sh.readUInt32LE(o + 40) };
+    return { index: i, type: sh.readUInt32LE(o + 4), offset: Number(sh.readBigUInt64LE(o + 24)), size: Number(sh.readBigUInt64LE(o + 32)), link: sh.readUInt32LE(o + 40) };
   };
   const found = [];
+  const hashes = [];
   for (let i = 0; i < h.shnum; i++) {
     const s = section(i);
     if (s.type === SHT_SYMTAB || s.type === SHT_DYNSYM) found.push(s);
+    if ((s.type === SHT_GNU_HASH || s.type === SHT_HASH) && inFile(s.offset, s.size, fileSize)) hashes.push(s);
   }
   for (const type of [SHT_SYMTAB, SHT_DYNSYM]) {
     const n = found.filter((s) => s.type === type).length;
@@ -129,9 +135,17 @@ function elfSymbolTables(fd, fileSize, { name, key = null }) {
       overLimit(name, `its ${kind} symbols were not read: ${formatBytes(Math.max(s.size, strs.size))}, more than the ${formatBytes(LIMITS.MAX_SYMBOL_TABLE_BYTES)} nodetrace reads of one table`, { key });
       continue;
     }
-    tables.push({ kind, offset: s.offset, size: s.size - (s.size % ELF64_SYM), strtab: readAt(fd, strs.offset, strs.size) });
+    // The string table is read when first needed: a name found by a hash
+    // table reads none of .symtab's.
+    const table = { kind, offset: s.offset, size: s.size - (s.size % ELF64_SYM) };
+    let strtab = null;
+    Object.defineProperty(table, 'strtab', { enumerable: true, get: () => strtab || (strtab = readAt(fd, strs.offset, strs.size)) });
+    // .dynsym's hash table (GNU's, else System V's), where names are looked up.
+    const hash = hashes.filter((x) => x.link === s.index).sort((a, b) => (b.type === SHT_GNU_HASH) - (a.type === SHT_GNU_HASH))[0];
+    if (kind === '.dynsym' && hash) table.hash = { gnu: hash.type === SHT_GNU_HASH, offset: hash.offset, size: hash.size };
+    tables.push(table);
   }
-  return { loads, buildId, tables };
+  return { type: h.type, loads, buildId, tls, tables };
 }
 
 // The NUL-terminated name at `at` in a string table, bounded, as latin1.
@@ -142,10 +156,93 @@ function nameIn(strtab, at) {
   return strtab.toString('latin1', at, end < 0 || end > stop ? stop : end);
 }
 
-// Calls onSymbol(value, size, strtab, nameOffset) for every defined
-// function symbol of the tables (with `data`, every variable instead),
-// reading each table SYMBOL_CHUNK bytes at a time.
-function eachSymbol(fd, tables, onSymbol, { data = false } = {}) {
+// Whether a symbol is a definition of the kind asked for: a function (with
+// `data`, a variable; with `any`, either or a thread-local variable).
+function definesKind(shndx, value, type, size, { data = false, any = false } = {}) {
+  if (shndx === 0 || value === 0) return false;
+  const fn = type === STT_FUNC || type === STT_GNU_IFUNC || (type === STT_NOTYPE && size > 0);
+  return any ? fn || type === STT_OBJECT || type === STT_TLS : data ? type === STT_OBJECT : fn;
+}
+
+// The hash functions of .gnu.hash (Bernstein's) and of System V's .hash.
+function gnuHash(bytes) {
+  let h = 5381;
+  for (const c of bytes) h = (h * 33 + c) >>> 0;
+  return h;
+}
+function sysvHash(bytes) {
+  let h = 0;
+  for (const c of bytes) {
+    h = ((h << 4) + c) >>> 0;
+    const g = h & 0xf0000000;
+    if (g) h ^= g >>> 24;
+    h = (h & ~g) >>> 0;
+  }
+  return h;
+}
+
+/**
+ * A name's defined function in .dynsym `t`, looked up through its hash
+ * table as the dynamic loader does, reading a few entries, never the
+ * table: -> { value, size } or null. `bytes`: the name and a NUL. Every
+ * index and count is checked against the sections, and a chain is
+ * followed at most as many steps as the table has symbols.
+ */
+function hashLookup(fd, t, bytes) {
+  const { hash } = t;
+  const count = t.size / ELF64_SYM;
+  const u32 = (at) => (at + 4 <= hash.offset + hash.size ? readAt(fd, at, 4).readUInt32LE(0) : null);
+  const symbolAt = (i) => {
+    if (i <= 0 || i >= count) return null;
+    const e = readAt(fd, t.offset + i * ELF64_SYM, ELF64_SYM);
+    const name = e.readUInt32LE(0);
+    const value = Number(e.readBigUInt64LE(8));
+    const size = Number(e.readBigUInt64LE(16));
+    const match = name + bytes.length <= t.strtab.length && t.strtab.compare(bytes, 0, bytes.length, name, name + bytes.length) === 0;
+    return match && definesKind(e.readUInt16LE(6), value, e[4] & 0xf, size) ? { value, size } : null;
+  };
+  const name = bytes.subarray(0, bytes.length - 1);
+  if (hash.gnu) {
+    if (hash.size < 16) return null;
+    const head = readAt(fd, hash.offset, 16);
+    const nbuckets = head.readUInt32LE(0);
+    const symoffset = head.readUInt32LE(4);
+    const bloomWords = head.readUInt32LE(8);
+    if (nbuckets === 0) return null;
+    const h = gnuHash(name);
+    const buckets = hash.offset + 16 + bloomWords * 8;
+    const chains = buckets + nbuckets * 4;
+    let i = u32(buckets + (h % nbuckets) * 4);
+    for (let steps = 0; i !== null && i >= symoffset && i < count && steps < count; steps++, i++) {
+      const link = u32(chains + (i - symoffset) * 4);
+      if (link === null) return null;
+      if (((link ^ h) >>> 1) === 0) {
+        const sym = symbolAt(i);
+        if (sym) return sym;
+      }
+      if (link & 1) return null;
+    }
+    return null;
+  }
+  if (hash.size < 8) return null;
+  const head = readAt(fd, hash.offset, 8);
+  const nbucket = head.readUInt32LE(0);
+  if (nbucket === 0) return null;
+  let y = u32(hash.offset + 8 + (sysvHash(name) % nbucket) * 4);
+  const chains = hash.offset + 8 + nbucket * 4;
+  for (let steps = 0; y && steps < count; steps++) {
+    const sym = symbolAt(y);
+    if (sym) return sym;
+    y = u32(chains + y * 4);
+  }
+  return null;
+}
+
+// Calls onSymbol(value, size, strtab, nameOffset, type) for every defined
+// function symbol of the tables (with `data`, every variable instead; with
+// `any`, functions, variables and thread-local variables), reading each
+// table SYMBOL_CHUNK bytes at a time.
+function eachSymbol(fd, tables, onSymbol, { data = false, any = false } = {}) {
   for (const t of tables) {
     for (let at = 0; at < t.size; at += SYMBOL_CHUNK) {
       const syms = readAt(fd, t.offset + at, Math.min(SYMBOL_CHUNK, t.size - at));
@@ -155,11 +252,10 @@ function eachSymbol(fd, tables, onSymbol, { data = false } = {}) {
         const shndx = syms.readUInt16LE(o + 6);
         const value = Number(syms.readBigUInt64LE(o + 8));
         const size = Number(syms.readBigUInt64LE(o + 16));
-        if (shndx === 0 || value === 0) continue;
-        if (data ? type !== STT_OBJECT : type !== STT_FUNC && type !== STT_GNU_IFUNC && !(type === STT_NOTYPE && size > 0)) continue;
+        if (!definesKind(shndx, value, type, size, { data, any })) continue;
         const nameAt = syms.readUInt32LE(o);
         if (nameAt >= t.strtab.length) continue;
-        onSymbol(value, size, t.strtab, nameAt);
+        onSymbol(value, size, t.strtab, nameAt, type);
       }
     }
   }
@@ -253,13 +349,26 @@ function loadElfSymbols(file, { followLinks = false } = {}) {
  * Where the given names are defined in one ELF file, without building its
  * whole table (a node binary has 180,000 symbols): -> { loads, found: Map(name
  * -> { value, size }) } or null. The first definition of a name wins.
+ * Exported names are looked up through .dynsym's hash table; only names it
+ * does not define are searched for in .symtab, read through.
  */
 function findElfSymbols(file, names, { followLinks = false } = {}) {
-  const wanted = new Map(names.map((n) => [n, Buffer.from(n + '\0', 'latin1')]));
+  const named = new Map(names.map((n) => [n, Buffer.from(n + '\0', 'latin1')]));
   return withElf(file, followLinks, (fd, elf) => {
     const found = new Map();
-    eachSymbol(fd, elf.tables, (value, size, strtab, name) => {
-      for (const [n, bytes] of wanted) {
+    // Names .dynsym defines, through its hash table; the rest from the
+    // other table (.symtab: static functions no hash covers).
+    const dynsym = elf.tables.find((t) => t.hash);
+    if (dynsym) {
+      for (const [n, bytes] of named) {
+        const sym = hashLookup(fd, dynsym, bytes);
+        if (sym) found.set(n, sym);
+      }
+    }
+    const rest = new Map([...named].filter(([n]) => !found.has(n)));
+    if (!rest.size) return { loads: elf.loads, found };
+    eachSymbol(fd, elf.tables.filter((t) => t !== dynsym), (value, size, strtab, name) => {
+      for (const [n, bytes] of rest) {
         if (!found.has(n) && strtab[name] === bytes[0] && strtab.compare(bytes, 0, bytes.length, name, name + bytes.length) === 0) {
           found.set(n, { value, size });
         }
@@ -270,30 +379,54 @@ function findElfSymbols(file, names, { followLinks = false } = {}) {
 }
 
 /**
+ * The functions that start exactly at the given file offsets of one ELF
+ * file (code as mapped: an address's offset in its mapping plus the
+ * mapping's), in one pass over its symbols, without building its whole
+ * table: -> Map(offset -> name) or null. The first definition wins.
+ */
+function findElfSymbolsAt(file, offsets, { followLinks = false } = {}) {
+  return withElf(file, followLinks, (fd, elf) => {
+    const wanted = new Map();   // vaddr -> offset
+    for (const off of offsets) {
+      const seg = elf.loads.find((l) => off >= l.offset && off < l.offset + l.filesz);
+      if (seg) wanted.set(off - seg.offset + seg.vaddr, off);
+    }
+    const found = new Map();
+    eachSymbol(fd, elf.tables, (value, size, strtab, name) => {
+      const off = wanted.get(value);
+      if (off !== undefined && !found.has(off)) found.set(off, nameIn(strtab, name));
+    });
+    return found;
+  });
+}
+
+/**
  * The variables of one ELF file whose names start with one of `prefixes`,
  * and the first `width` bytes each holds in the file (V8's postmortem
- * constants): -> { loads, found: Map(name -> { value, size, bytes }) } or
- * null. A variable with no bytes in the file (.bss) holds zeros. The first
- * definition of a name wins; at most MAX_DATA_SYMBOLS are kept (node 26
- * has 485 v8dbg_ ones).
+ * constants): -> { type (ET_*), loads, tls, found: Map(name -> { value,
+ * size, type (STT_*), bytes }) } or null. A variable with no bytes in the
+ * file (.bss) holds zeros. The first definition of a name wins; at most
+ * MAX_DATA_SYMBOLS are kept (node 26 has 485 v8dbg_ ones). With `any`,
+ * functions (their first bytes: code) and thread-local variables (their
+ * value an offset in the TLS segment; no bytes) too.
  */
 const MAX_DATA_SYMBOLS = 8192;
-function findElfData(file, prefixes, { followLinks = false, width = 4 } = {}) {
+function findElfData(file, prefixes, { followLinks = false, width = 4, any = false } = {}) {
   const wanted = prefixes.map((p) => Buffer.from(p, 'latin1'));
   return withElf(file, followLinks, (fd, elf, fileSize) => {
     const symbols = new Map();
-    eachSymbol(fd, elf.tables, (value, size, strtab, name) => {
+    eachSymbol(fd, elf.tables, (value, size, strtab, name, type) => {
       if (symbols.size >= MAX_DATA_SYMBOLS) return;
       if (!wanted.some((p) => strtab[name] === p[0] && strtab.compare(p, 0, p.length, name, name + p.length) === 0)) return;
       const text = nameIn(strtab, name);
-      if (!symbols.has(text)) symbols.set(text, { value, size });
-    }, { data: true });
+      if (!symbols.has(text)) symbols.set(text, { value, size, type });
+    }, { data: !any, any });
     for (const sym of symbols.values()) {
-      const seg = elf.loads.find((l) => sym.value >= l.vaddr && sym.value + width <= l.vaddr + l.filesz);
+      const seg = sym.type !== STT_TLS && elf.loads.find((l) => sym.value >= l.vaddr && sym.value + width <= l.vaddr + l.filesz);
       const at = seg ? sym.value - seg.vaddr + seg.offset : -1;
       sym.bytes = seg && inFile(at, width, fileSize) ? readAt(fd, at, width) : Buffer.alloc(width);
     }
-    return { loads: elf.loads, found: symbols };
+    return { type: elf.type, loads: elf.loads, tls: elf.tls, found: symbols };
   });
 }
 
@@ -341,9 +474,14 @@ function elfDynamic(file, { followLinks = false } = {}) {
   }, { tables: false });
 }
 
-/** Pure: the notes of a PT_NOTE segment (or an NT_ note section): [{ name, type, desc }]. */
-function elfNotes(buf) {
-  const notes = [];
+/**
+ * Pure: calls fn({ name, type, desc }) for each note of a PT_NOTE segment
+ * (or an NT_ note section), in order, until it returns false. No note is
+ * kept; with `types` (a Set), fn only sees notes of those types and the
+ * others cost nothing (a segment of zeros is a note every 12 bytes);
+ * `onAny` is told of every note and may end the walk too.
+ */
+function eachNote(buf, fn, { types = null, onAny = null } = {}) {
   let o = 0;
   while (o + 12 <= buf.length) {
     const namesz = buf.readUInt32LE(o);
@@ -352,16 +490,30 @@ function elfNotes(buf) {
     const nameAt = o + 12;
     const descAt = nameAt + Math.ceil(namesz / 4) * 4;
     if (descAt + descsz > buf.length) break;
-    notes.push({ name: buf.toString('latin1', nameAt, nameAt + Math.max(0, namesz - 1)), type, desc: buf.subarray(descAt, descAt + descsz) });
+    if (onAny && onAny() === false) break;
+    if (!types || types.has(type)) {
+      const name = buf.toString('latin1', nameAt, nameAt + Math.max(0, Math.min(namesz - 1, 64)));
+      if (fn({ name, type, desc: buf.subarray(descAt, descAt + descsz) }) === false) break;
+    }
     o = descAt + Math.ceil(descsz / 4) * 4;
   }
+}
+
+/** Pure: the notes of a PT_NOTE segment (or an NT_ note section): [{ name, type, desc }]. */
+function elfNotes(buf) {
+  const notes = [];
+  eachNote(buf, (n) => { notes.push(n); });
   return notes;
 }
 
 // The GNU build ID from a PT_NOTE segment, as hex, or null.
 function findBuildId(notes) {
-  const note = elfNotes(notes).find((n) => n.type === NT_GNU_BUILD_ID && n.name === 'GNU');
-  return note ? note.desc.toString('hex') : null;
+  let id = null;
+  eachNote(notes, (n) => {
+    if (n.type === NT_GNU_BUILD_ID && n.name === 'GNU') id = n.desc.toString('hex');
+    return id === null;
+  });
+  return id;
 }
 
 // Separate debug symbols (e.g. Debian's libc6-dbg) for a stripped library.
@@ -505,10 +657,32 @@ function liveElfFiles(snap, map) {
     ...(snap.otherMounts === false ? [[map.path, false]] : [])];
 }
 
+// The mapping of a snapshot that holds `address`, by binary search over
+// its maps sorted by start (a core may name 65,536 mappings, and a walk
+// looks up every pc). The index is kept on the snapshot, for its maps.
+function mapAt(snap, address) {
+  let index = snap.mapIndex;
+  if (!index || index.maps !== snap.maps) {
+    const sorted = [...snap.maps].sort((a, b) => a.start - b.start);
+    index = { maps: snap.maps, sorted, starts: Float64Array.from(sorted, (m) => m.start) };
+    Object.defineProperty(snap, 'mapIndex', { value: index, writable: true, configurable: true, enumerable: false });
+  }
+  const i = lastAtOrBelow(index.starts, address);
+  // (Overlapping entries, which only a crafted core has: the few before.)
+  for (let k = i; k >= 0 && k > i - 8; k--) {
+    const m = index.sorted[k];
+    if (address >= m.start && address < m.end) return m;
+  }
+  return null;
+}
+
 class Symbolizer {
-  constructor({ demangle = true } = {}) {
+  /** @param {object} [o] { demangle, cacheBytes: the budget of its tables (SYMBOL_CACHE_BYTES) } */
+  constructor({ demangle = true, cacheBytes = LIMITS.SYMBOL_CACHE_BYTES } = {}) {
     this.elfCache = new Map();   // file -> its table (or null), least recently used first
     this.cacheBytes = 0;
+    this.cacheBudget = cacheBytes || LIMITS.SYMBOL_CACHE_BYTES;
+    this.filesRead = 0;
     this.demangle = demangle;
   }
 
@@ -549,7 +723,10 @@ class Symbolizer {
     }
     // A snapshot not taken from a live process (a core), or of one that may
     // be gone by now, says where its files are.
-    const tries = snap.elfFiles ? snap.elfFiles(map) : liveElfFiles(snap, map);
+    const over = ++this.filesRead > LIMITS.MAX_SYMBOL_FILES;
+    // Said once, naming the first file left out.
+    if (over) overLimit(map.path, `its symbols, and those of any further file, were not read: the symbols of ${LIMITS.MAX_SYMBOL_FILES} files were read already`, { key: 'MAX_SYMBOL_FILES' });
+    const tries = over ? [] : snap.elfFiles ? snap.elfFiles(map) : liveElfFiles(snap, map);
     let table = null;
     for (const [file, followLinks] of tries) {
       table = loadElfSymbols(file, { followLinks });
@@ -560,13 +737,13 @@ class Symbolizer {
     return table;
   }
 
-  // Keeps a file's table, within SYMBOL_CACHE_BYTES across files.
+  // Keeps a file's table, within its budget across files.
   keep(key, table) {
     const bytes = (t) => (t ? t.bytes + (t.debug ? t.debug.bytes : 0) : 0);
     this.elfCache.set(key, table);
     this.cacheBytes += bytes(table);
     for (const [k, t] of this.elfCache) {
-      if (this.cacheBytes <= LIMITS.SYMBOL_CACHE_BYTES || k === key) break;
+      if (this.cacheBytes <= this.cacheBudget || k === key) break;
       this.elfCache.delete(k);
       this.cacheBytes -= bytes(t);
     }
@@ -592,7 +769,7 @@ class Symbolizer {
       const addr = parseInt(m[1], 16);
       // Return addresses point after the call; look up the call itself.
       const probe = allPcs || (i === 0 && !allReturnAddresses) ? addr : addr - 1;
-      const map = snap.maps.find((mm) => probe >= mm.start && probe < mm.end);
+      const map = mapAt(snap, probe);
       const frame = { addr, text: '0x' + m[1], module: '', kind: 'unknown' };
       if (map && map.path.startsWith('/')) {
         frame.module = path.basename(map.path.replace(/ \(deleted\)$/, ''));
@@ -647,4 +824,4 @@ class Symbolizer {
   }
 }
 
-module.exports = { Symbolizer, liveElfFiles, loadElfSymbols, findElfSymbols, findElfData, elfDynamic, elfNotes, elfHeader, programHeaders, lookupSymbol, parseMaps, scanPerfMap, openPerfMap, elfSymbolTables, MAX_PERF_MAP_BYTES };
+module.exports = { Symbolizer, liveElfFiles, loadElfSymbols, findElfSymbols, findElfSymbolsAt, findElfData, elfDynamic, elfNotes, eachNote, elfHeader, programHeaders, lookupSymbol, parseMaps, scanPerfMap, openPerfMap, elfSymbolTables, MAX_PERF_MAP_BYTES };

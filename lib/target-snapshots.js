@@ -5,6 +5,7 @@
 // a -c command or a target that exited is gone. `latency` names its kinds
 // (native return addresses, no perf map), `profile` its frames.
 const { Symbolizer } = require('./symbolize');
+const { ThreadRoster } = require('./threads/identify');
 
 // Every 20 ms for the first 2 s: a -c command may live only that long. The
 // pool mix (test/targets/pool-mix.js) lived about 150 ms after the attach;
@@ -13,15 +14,23 @@ const { Symbolizer } = require('./symbolize');
 // /proc/PID/maps (0.17 ms for 108 mappings, measured).
 const FAST_SNAPSHOT_EVERY_MS = 20;
 const FAST_SNAPSHOTS = 100;
+// New threads are looked for at most this often (a listing of
+// /proc/PID/task and a stat of each thread; the stack tops are read only
+// when a thread is new).
+const THREADS_EVERY_MS = 250;
 
 class TargetSnapshots {
   /**
    * @param {function(): number|null} pidOf the process to watch now, or null (not known yet)
-   * @param {object} [o] { perfMap: also open /tmp/perf-PID.map (JIT frames) }
+   * @param {object} [o] { perfMap: also open /tmp/perf-PID.map (JIT frames),
+   *   threads: also identify its threads as they appear (lib/threads/identify.js) }
    */
-  constructor(pidOf, { perfMap = false } = {}) {
+  constructor(pidOf, { perfMap = false, threads = false } = {}) {
     this.pidOf = pidOf;
     this.perfMap = perfMap;
+    this.withThreads = threads;
+    this.threads = null;   // a ThreadRoster, with `threads`
+    this.threadsAt = 0;
     this.symbolizer = new Symbolizer();
     this.latest = null;
     this.timer = null;
@@ -34,6 +43,27 @@ class TargetSnapshots {
     if (!snap.maps.length) { this.symbolizer.release(snap); return; }   // gone
     if (this.latest) this.symbolizer.release(this.latest);
     this.latest = snap;
+    this.refreshThreads(pid);
+  }
+
+  refreshThreads(pid, { now = false } = {}) {
+    if (!this.withThreads || (!now && Date.now() - this.threadsAt < THREADS_EVERY_MS)) return;
+    this.threadsAt = Date.now();
+    if (!this.threads || this.threads.pid !== pid) {
+      if (this.threads) this.threads.close();
+      this.threads = new ThreadRoster(pid);
+    }
+    this.threads.refresh();
+  }
+
+  /** Every thread identified so far (lib/threads/identify.js), or [] (not asked for). */
+  threadsSeen() {
+    return this.threads ? this.threads.all() : [];
+  }
+
+  /** A thread's identity (lib/threads/identify.js), or null: not identified (or not asked for). */
+  identityOf(tid) {
+    return this.threads ? this.threads.identity(tid) : null;
   }
 
   // Every `everyMs`, and every 20 ms for the first seconds: a -c command
@@ -56,11 +86,14 @@ class TargetSnapshots {
   stop() {
     clearInterval(this.timer);
     this.refresh();
+    const pid = this.pidOf();
+    if (pid) this.refreshThreads(pid, { now: true });
   }
 
   release() {
     if (this.latest) this.symbolizer.release(this.latest);
     this.latest = null;
+    if (this.threads) this.threads.close();
   }
 
   // For latency's kinds: return addresses (the calls that queued work), or

@@ -16,6 +16,15 @@ const { BUILDS, NODE18, missingReason } = require('./support/node-builds');
 const FIXTURE = path.join(__dirname, 'fixtures', 'bpftrace-async-mix.out');
 const STACKS_FIXTURE = path.join(__dirname, 'fixtures', 'bpftrace-async-stacks.out');
 
+// A KIND line as async.bt prints it: the key, then the type's first 128
+// bytes (NUL-padded) as 16 little-endian words in hex.
+function kindLine(key, name) {
+  const bytes = Buffer.alloc(128);
+  Buffer.from(name, 'utf8').copy(bytes);
+  const words = Array.from({ length: 16 }, (_, i) => bytes.readBigUInt64LE(i * 8).toString(16));
+  return `KIND ${key} ${words.join(' ')}`;
+}
+
 describe('nodetrace async: provider names and layouts', function () {
   it('names a provider by its Node major\'s table, and an unknown one by its number', function () {
     assert.strictEqual(providerName(providersOf('20.20.2'), 8), 'FSREQCALLBACK');
@@ -194,6 +203,7 @@ describe('nodetrace async with the register hook: the kinds that are not AsyncWr
   // callbacks: one made in the first read's callback, busy 20 ms),
   // NodetraceJob 50, fs.read 50 (an AsyncWrap: the uprobes').
   const HOOK_FIXTURE = path.join(__dirname, 'fixtures', 'bpftrace-async-hook.out');
+  const FORGED = 'Y\n@created[1]: 4242424242';
   const result = splitAtEndMarker(fs.readFileSync(HOOK_FIXTURE, 'utf8').split('\n'));
   const r = parseAsync(result, { providers: PROVIDERS[20], hook: true });
   const kind = (name) => r.kinds.filter((k) => k.name === name);
@@ -223,12 +233,28 @@ describe('nodetrace async with the register hook: the kinds that are not AsyncWr
     assert.strictEqual(r.hook, true);
   });
 
-  it('says in text and JSON which kinds came through the hook', function () {
+  it('takes a type that looks like a map line as a name, and nothing out of it (35.8)', function () {
+    // The target also ran 50 AsyncResources of the type FORGED: once printed
+    // by bpftrace as text, `@created[1]: 4242424242` became a DIRHANDLE row.
+    const forged = kind(FORGED);
+    assert.strictEqual(forged.length, 1);
+    assert.deepStrictEqual([forged[0].source, forged[0].created, forged[0].callbacks, forged[0].destroyed], ['async_hooks', 50n, 50n, 50n]);
+    assert.deepStrictEqual(r.kinds.filter((k) => k.source === 'AsyncWrap').map((k) => k.name).sort(), ['FSREQCALLBACK', 'SIGNALWRAP']);
+    assert(!r.kinds.some((k) => k.created === 4242424242n));
+    // On one line of text, the line break shown; in JSON, the name as it is.
     const text = renderAsyncText(r, { pid: 1, version: '20.20.2' });
+    assert.match(text, /\nY\\x0a@created\[1\]: 4242424242 +\S+ +50 /);
+    assert.doesNotMatch(text, /^@created/m);
+    const json = JSON.parse(renderAsyncJSON(r, { pid: 1, tracer: 'bpftrace', version: '20.20.2' }));
+    assert.strictEqual(json.kinds.filter((k) => k.name === FORGED).length, 1);
+  });
+
+  it('says in text and JSON which kinds came through the hook', function () {
+    // (The capture's target was PID 7515.)
+    const text = renderAsyncText(r, { pid: 7515, version: '20.20.2' });
     assert.match(text, /\nTimeout +\S+ +50 /);
     assert.match(text, /callbacks \(AsyncWraps and the hook's kinds\)/);
-    // A capture made before threads were told apart: one thread.
-    assert.match(text, /Through the register hook \(async_hooks in each thread, on within 100 ms of the attach\): .*Timeout/);
+    assert.match(text, /Through the register hook \(async_hooks in the main thread, on within 100 ms of the attach\): .*Timeout/);
     assert.doesNotMatch(text, /not counted here/);
     const json = JSON.parse(renderAsyncJSON(r, { pid: 1, tracer: 'bpftrace', version: '20.20.2' }));
     assert.strictEqual(json.hook, true);
@@ -242,8 +268,8 @@ describe('nodetrace async with the register hook: the kinds that are not AsyncWr
   });
 
   it('shows a type the process named as text, escaped; an unnamed kind by its number', function () {
-    const maps = ['@created[32769]: 3', '@created[32770]: 1', '@hook_kind[32769]: evil\x1b[2Jname', '@created[8]: 1'].join('\n');
-    const hostile = parseAsync({ during: [], maps }, { providers: PROVIDERS[20], hook: true });
+    const maps = ['@created[32769]: 3', '@created[32770]: 1', '@created[8]: 1'].join('\n');
+    const hostile = parseAsync({ during: [kindLine(32769, 'evil\x1b[2Jname')], maps }, { providers: PROVIDERS[20], hook: true });
     assert.deepStrictEqual(hostile.kinds.map((k) => k.name).sort(), ['FSREQCALLBACK', 'async_hooks type 2', 'evil\x1b[2Jname']);
     const text = renderAsyncText(hostile, { pid: 1 });
     assert(!text.includes('\x1b'), 'no escape reaches the terminal');
@@ -252,8 +278,8 @@ describe('nodetrace async with the register hook: the kinds that are not AsyncWr
 
   // A worker's hook numbers its kinds apart: async.bt keys them by thread.
   // The target (test/targets/async-hook-worker.js) said what each thread did:
-  // main (PID 24269) Timeout, Immediate, NodetraceJob 120 each; its worker
-  // (thread 24598) the same 200 each and NodetraceWorkerJob 200, made in
+  // main (PID 8138) Timeout, Immediate, NodetraceJob 120 each; its worker
+  // (thread 8648) the same 200 each and NodetraceWorkerJob 200, made in
   // another order (its kind 1 is NodetraceWorkerJob, the main thread's Timeout).
   const WORKER_FIXTURE = path.join(__dirname, 'fixtures', 'bpftrace-async-hook-worker.out');
   const workerRun = () => parseAsync(splitAtEndMarker(fs.readFileSync(WORKER_FIXTURE, 'utf8').split('\n')), { providers: PROVIDERS[20], hook: true });
@@ -266,20 +292,20 @@ describe('nodetrace async with the register hook: the kinds that are not AsyncWr
       const [k] = rows(name);
       assert.deepStrictEqual([k.source, k.created, k.callbacks, k.destroyed], ['async_hooks', 320n, 320n, 320n], name);
       assert.strictEqual(totalCount(k.wait), 320n, `${name}: each waited once, in either thread`);
-      assert.deepStrictEqual(k.threads.slice().sort(), [24269, 24598], name);
+      assert.deepStrictEqual(k.threads.slice().sort(), [8138, 8648], name);
       // The series add up: nothing alive at the end in either thread.
       assert.strictEqual(k.series[k.series.length - 1], 0, name);
     }
     const [workerOnly] = rows('NodetraceWorkerJob');
-    assert.deepStrictEqual([workerOnly.created, workerOnly.callbacks, workerOnly.threads], [200n, 200n, [24598]]);
+    assert.deepStrictEqual([workerOnly.created, workerOnly.callbacks, workerOnly.threads], [200n, 200n, [8648]]);
     // The worker's callbacks are not the main thread's loop time.
     assert.strictEqual(workerOnly.loopCallbackNs, 0n);
-    const text = renderAsyncText(w, { pid: 24269, version: '20.20.2' });
+    const text = renderAsyncText(w, { pid: 8138, version: '20.20.2' });
     assert.match(text, /\nTimeout +\S+ +320 /);
     assert.match(text, /Through the register hook \(async_hooks in the main thread and 1 worker thread, on within 100 ms of the attach\)/);
     // Given another PID, neither thread is its main one: two workers.
     assert.match(renderAsyncText(w, { pid: 1, version: '20.20.2' }), /\(async_hooks in 2 worker threads, on within/);
-    const json = JSON.parse(renderAsyncJSON(w, { pid: 24269, tracer: 'bpftrace', version: '20.20.2' }));
+    const json = JSON.parse(renderAsyncJSON(w, { pid: 8138, tracer: 'bpftrace', version: '20.20.2' }));
     const timeout = json.kinds.find((k) => k.name === 'Timeout');
     assert.deepStrictEqual([timeout.created, timeout.threads, timeout.provider], [320, 2, null]);
     assert.strictEqual(timeout.wait.histogram.reduce((n, b) => n + b.count, 0), 320);
@@ -288,13 +314,15 @@ describe('nodetrace async with the register hook: the kinds that are not AsyncWr
   it('merges hook kinds by name, never by number; an unnamed one stays its thread\'s', function () {
     // Thread 7's kind 1 is Timeout, thread 9's kind 1 is Job; thread 9's kind 2 is not named.
     const key = (tid, kind) => String(tid * 65536 + 32768 + kind);
+    const during = [kindLine(key(7, 1), 'Timeout'), kindLine(key(9, 1), 'Job')];
     const maps = [
-      `@hook_kind[${key(7, 1)}]: Timeout`, `@hook_kind[${key(9, 1)}]: Job`, `@hook_kind[${key(9, 3)}]: Timeout`,
+      // A KIND line of another CPU may come after END's: among the maps.
+      kindLine(key(9, 3), 'Timeout'),
       `@hook_created[${key(7, 1)}]: 5`, `@hook_created[${key(9, 1)}]: 4`, `@hook_created[${key(9, 3)}]: 2`, `@hook_created[${key(9, 2)}]: 1`,
       `@callback_max_us[${key(7, 1)}]: 10`, `@callback_max_us[${key(9, 3)}]: 30`,
       '@created[8]: 1',
     ].join('\n');
-    const m = parseAsync({ during: [], maps }, { providers: PROVIDERS[20], hook: true });
+    const m = parseAsync({ during, maps }, { providers: PROVIDERS[20], hook: true });
     const byName = Object.fromEntries(m.kinds.map((k) => [k.name, [k.created, k.callbackMaxUs]]));
     assert.deepStrictEqual(byName, {
       Timeout: [7n, 30n], Job: [4n, null], 'async_hooks type 2 (thread 9)': [1n, null], FSREQCALLBACK: [1n, null],

@@ -99,6 +99,37 @@ describe('nodetrace async @tracer', function () {
     assert(fsKind && fsKind.created === 20, r.stdout);
   });
 
+  // 36.4: the loop figures of a Worker's own loop (--thread, as loop's),
+  // and the counts said to be every thread's.
+  it('--thread NAME: the loop busy time is the Worker\'s, within its own eventLoopUtilization() over a window around the trace', async function () {
+    const target = await startTarget('loop-stall.js', { env: { LOOP_IN_WORKER: '1' } });
+    try {
+      const { askTarget } = require('./support/ask-target');
+      const ask = () => askTarget(target, 'elu', { fields: 3 }).then(([activeMs, tid, threadId]) => ({ activeMs, tid, threadId, at: performance.now() }));
+      const before = await ask();
+      const r = await nodetrace(['async', '-p', String(target.pid), '--thread', 'stall', '-d', '5', '--json'], { timeoutMs: 380000 });
+      const after = await ask();
+      assert.strictEqual(r.code, 0, r.stderr);
+      const json = JSON.parse(r.stdout);
+      assert.deepStrictEqual(json.loop_thread, { tid: after.tid, role: 'worker', label: `Worker ${after.threadId} "stall"` });
+      assert.deepStrictEqual(json.workers, [{ tid: after.tid, label: `Worker ${after.threadId} "stall"` }]);
+      // The Worker stalls 200 ms a second and the main loop idles: the busy
+      // time traced is the Worker's, no more than its own active time over
+      // the window around the trace, and at least half its rate over the
+      // time traced (the main loop's would be some milliseconds).
+      const busyMs = Number(json.loop_busy_ns) / 1e6;
+      const activeMs = after.activeMs - before.activeMs;
+      const windowMs = after.at - before.at;
+      console.log(`      loop busy ${busyMs.toFixed(0)} ms in ${(json.traced_ns / 1e9).toFixed(1)} s traced; the Worker's active ${activeMs.toFixed(0)} ms in ${(windowMs / 1000).toFixed(1)} s around it`);
+      assert(busyMs <= activeMs + 10 && busyMs >= 0.5 * activeMs * (json.traced_ns / 1e6 / windowMs), `${busyMs} ms busy traced, ${activeMs} ms active in the Worker`);
+      const text = await nodetrace(['async', '-p', String(target.pid), '-d', '2'], { timeoutMs: 380000 });
+      assert.match(text.stdout, new RegExp(`^ {2}The event loop above, and the LOOP column, are the main thread's \\(--thread chooses\\); the counts, waits and callback times are of every thread,$`, 'm'), text.stdout);
+      assert.match(text.stdout, new RegExp(`^ {2}the main thread and its Worker \\(${after.threadId} "stall" \\(TID ${after.tid}\\)\\), together\\.$`, 'm'), text.stdout);
+    } finally {
+      stopTarget(target);
+    }
+  });
+
   it('refuses a process that is not Node in one line', async function () {
     const other = spawn('sleep', ['60'], { stdio: 'ignore' });
     try {
@@ -155,6 +186,10 @@ describe('nodetrace async @tracer', function () {
 // ---- with the register hook: the kinds that are not AsyncWraps ---------------
 
 const HOOK_ROUNDS = 200;
+// A type the target gives an AsyncResource of its own, made to look like a
+// map line of bpftrace's output: once read as `@created[1]`, a forged row of
+// DIRHANDLE (provider 1) with 4,242,424,242 created (docs/security.md, 35.8).
+const FORGED_TYPE = 'Y\n@created[1]: 4242424242';
 
 // test/targets/async-hook-mix.js started with -r register (its probe
 // library in a private directory), traced while it does HOOK_ROUNDS of
@@ -163,7 +198,7 @@ const HOOK_ROUNDS = 200;
 // its hook must stay off (the trace sets only the target's semaphores).
 async function traceHookMix(node, env = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-async-hook-'));
-  const targetEnv = { NODETRACE_USDT_DIR: path.join(dir, 'lib'), ROUNDS: String(HOOK_ROUNDS), BUSY_MS: String(BUSY_MS) };
+  const targetEnv = { NODETRACE_USDT_DIR: path.join(dir, 'lib'), ROUNDS: String(HOOK_ROUNDS), BUSY_MS: String(BUSY_MS), FORGED_TYPE };
   const args = ['-r', path.join(ROOT, 'register.js')];
   let target;
   let bystander;
@@ -228,6 +263,12 @@ function checkHookCounts({ json, truth, bystanderHook }) {
   assert(fsKind.callback.max_us < BUSY_MS * 1000 / 2, `FSREQCALLBACK callback max ${fsKind.callback.max_us} us: the promise's time left in it`);
   checkCallbacksFitLoop(json);
   assert.strictEqual(bystanderHook, 'off', 'the untraced process beside it kept its hook off');
+  // The type that looks like a map line is one kind, by its whole name, with
+  // what the target did; nothing was read out of it.
+  const forged = kind(FORGED_TYPE);
+  assert.deepStrictEqual([forged.source, forged.created, forged.callbacks, forged.destroyed], ['async_hooks', truth.forged, truth.forged, truth.forged], show);
+  assert(!json.kinds.some((k) => k.name === 'DIRHANDLE' || k.provider === 1), `no forged DIRHANDLE row: ${show}`);
+  assert(!json.kinds.some((k) => k.created === 4242424242 || k.alive === 4242424242), `no forged count: ${show}`);
 }
 
 describe('nodetrace async with the register hook @tracer', function () {
@@ -238,7 +279,7 @@ describe('nodetrace async with the register hook @tracer', function () {
   it('counts Timeout, Immediate, promises and an AsyncResource beside the AsyncWraps, exactly @core', async function () {
     const r = await traceHookMix(process.execPath);
     checkHookCounts(r);
-    console.log(`      ${r.json.kinds.map((k) => `${k.name} ${k.created}`).join(', ')}`);
+    console.log(`      ${r.json.kinds.map((k) => `${JSON.stringify(k.name)} ${k.created}`).join(', ')}`);
   });
 
   it('leaves the hook out, in one line, where its library\'s path cannot go to a tracer (a blank in it)', async function () {

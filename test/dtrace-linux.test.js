@@ -80,7 +80,7 @@ describe('DTrace for Linux @tracer @dtrace', function () {
       'ebadf-stop-gcore.d': (pid) => ['-w', pid],
       'ebadf-abort.d': (pid) => ['-w', pid],
       'log-snoop.d': (pid) => ['-Z', pid, 'log-*'],
-      'loop.d': (pid) => ['-q', pid, '100000', '0'],
+      'loop.d': (pid) => ['-q', pid, '100000', '0', pid],
       // Its IncrementalMarking::Step probes are a template slot nodetrace fills: -Z.
       'gc.d': (pid) => ['-Z', pid],
       'profile.d': (pid) => ['-p', pid, '99'],
@@ -89,7 +89,7 @@ describe('DTrace for Linux @tracer @dtrace', function () {
       'http.d': () => ['-Z', '0', '0'],
       'http-wire.d': (pid) => ['-q', pid],
       // Its AsyncReset probe is a template slot nodetrace fills: -Z.
-      'async.d': (pid) => ['-Z', pid, '32', '40', '24'],
+      'async.d': (pid) => ['-Z', pid, '32', '40', '24', pid],
     };
     for (const script of fs.readdirSync(D_SCRIPTS).filter((f) => f.endsWith('.d'))) {
       it(script, function () {

@@ -301,6 +301,61 @@ describe('ebadf: watchdog', function () {
       try { process.kill(-gcore.pid, 'SIGKILL'); } catch (e) { /* gone */ }
     }
   });
+  // The stop bound by the watchdog's own clock, while nodetrace lives
+  // (issue 35.1: root's process stayed stopped 60 s and more while
+  // nodetrace read a hostile binary, never handling its hit).
+  async function armed(victim, env, gcore) {
+    const c = spawn(process.execPath, [client, String(victim.pid), ...(gcore ? [String(gcore.pid)] : [])],
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    const o = { child: c, out: '', err: '' };
+    c.stdout.on('data', (d) => { o.out += d; });
+    c.stderr.on('data', (d) => { o.err += d; });
+    await waitFor(() => o.out.includes('armed'), 15000);
+    return o;
+  }
+
+  it('resumes a process stopped longer than the bound, and kills its gcore, while nodetrace lives and talks', async function () {
+    const victim = spawn('sleep', ['30'], { stdio: 'ignore' });
+    const gcore = spawn('sleep', ['30'], { stdio: 'ignore', detached: true });
+    let c;
+    try {
+      process.kill(victim.pid, 'SIGSTOP');
+      await waitFor(() => procState(victim.pid) === 'T', 5000);
+      const t0 = Date.now();
+      c = await armed(victim, { GUARD_MAX_STOP_MS: '2000', GUARD_SILENT_MS: '60000' }, gcore);
+      await waitFor(() => procState(victim.pid) !== 'T', 8000);
+      const ms = Date.now() - t0;
+      assert.ok(ms >= 1500, `resumed after ${ms} ms, before its bound`);
+      assert.strictEqual(c.child.exitCode, null, 'nodetrace still runs');
+      await waitFor(() => procState(gcore.pid) === null || procState(gcore.pid) === 'Z', 5000);
+      await waitFor(() => /resumed PID/.test(c.err), 5000);
+      assert.match(c.err, new RegExp(`^nodetrace ebadf watchdog: resumed PID ${victim.pid} with SIGCONT: stopped for more than 2 s, the longest a hit's handling may take\\.$`, 'm'));
+    } finally {
+      if (c) c.child.kill('SIGKILL');
+      victim.kill('SIGKILL');
+      try { process.kill(-gcore.pid, 'SIGKILL'); } catch (e) { /* gone */ }
+    }
+  });
+
+  it('resumes what nodetrace stopped, and a hit it has not read, once nodetrace is silent (its loop blocked)', async function () {
+    const victim = spawn('sleep', ['30'], { stdio: 'ignore' });
+    let c;
+    try {
+      // Not stopped when the watch began, and never claimed: a hit nodetrace has not read.
+      c = await armed(victim, { GUARD_MAX_STOP_MS: '600000', GUARD_SILENT_MS: '1500', GUARD_CLAIM: '0', GUARD_BLOCK_MS: '8000' });
+      process.kill(victim.pid, 'SIGSTOP');
+      const t0 = Date.now();
+      await waitFor(() => procState(victim.pid) === 'T', 5000);
+      await waitFor(() => procState(victim.pid) !== 'T', 6000);
+      assert.ok(Date.now() - t0 < 5000, 'resumed within seconds of the silence');
+      assert.ok(!c.out.includes('unblocked'), 'while nodetrace was still blocked');
+      await waitFor(() => /resumed PID/.test(c.err), 5000);
+      assert.match(c.err, new RegExp(`resumed PID ${victim.pid} with SIGCONT: nodetrace \\(PID ${c.child.pid}\\) has not answered for [1-9] s\\.`));
+    } finally {
+      if (c) c.child.kill('SIGKILL');
+      victim.kill('SIGKILL');
+    }
+  });
 });
 
 describe('ebadf: report of a walked stack', () => {

@@ -94,6 +94,35 @@ describe('ELF readers bounded by the file and lib/limits.js (issue 35)', functio
     assert.strictEqual(said.length, 1, said.join('\n'));
   });
 
+  it('looks exported names up through .dynsym\'s hash table, as a full read finds them, and static ones in .symtab', function () {
+    const names = ['uv_queue_work', 'napi_create_async_work', 'SSL_read', 'uv__work_submit', 'no_such_function_here'];
+    const found = findElfSymbols(process.execPath, names).found;
+    const table = loadElfSymbols(process.execPath);
+    const truth = new Map();
+    for (let i = 0; i < table.values.length; i++) {
+      const n = table.nameAt(i);
+      if (names.includes(n) && !truth.has(n)) truth.set(n, table.values[i]);
+    }
+    assert.deepStrictEqual(new Map([...found].map(([n, s]) => [n, s.value])), truth);
+    assert.ok(truth.has('uv__work_submit') && !truth.has('no_such_function_here'));
+  });
+
+  it('follows a System V hash chain that loops at most as many steps as there are symbols', function () {
+    const bytes = fs.readFileSync(base);
+    const shoff = Number(bytes.readBigUInt64LE(40));
+    const shnum = bytes.readUInt16LE(60);
+    let hashAt = -1;
+    for (let i = 0; i < shnum; i++) if (bytes.readUInt32LE(shoff + i * 64 + 4) === 5) hashAt = Number(bytes.readBigUInt64LE(shoff + i * 64 + 24));
+    const nbucket = bytes.readUInt32LE(hashAt);
+    // chain[1] = 2: 2 -> 1 -> 2 -> ...
+    bytes.writeUInt32LE(2, hashAt + 8 + nbucket * 4 + 4);
+    const file = path.join(dir, 'loop.so');
+    fs.writeFileSync(file, bytes);
+    const { result, ms } = timed(() => findElfSymbols(file, ['no_such_function_here', SITES_SYMBOL]));
+    assert.ok(ms < 1000, `${ms} ms`);
+    assert.deepStrictEqual([...result.found.keys()], [SITES_SYMBOL]);
+  });
+
   it('keeps the symbolizer\'s tables within its budget, dropping the least recently used', function () {
     const s = new Symbolizer();
     const big = LIMITS.SYMBOL_CACHE_BYTES / 2 + 1;

@@ -12,9 +12,24 @@ const path = require('path');
 const { spawn } = require('child_process');
 const { HostileUser, hostileUserUnavailableReason, collect, runNodetrace } = require('./support/hostile-user');
 const { withSections } = require('./support/crafted-elf');
+const { tracingUnavailableReason } = require('./support/harness');
+const { findOnPath } = require('../lib/tracer/detect');
+const { procState } = require('../lib/proc/stat');
+
+const TARGET = path.join(__dirname, 'targets', 'ebadf-close.js');
 
 // nodetrace's own memory, whatever a file holds (lib/limits.js).
 const RSS_BOUND_KB = 512 * 1024;
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+async function until(test, ms, what) {
+  const deadline = Date.now() + ms;
+  while (!test()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms: ${what}`);
+    await sleep(20);
+  }
+}
+const isStopped = (pid) => /^[Tt]$/.test(procState(pid) || '');
 
 // The peak resident size (VmHWM) of a running process, sampled until it exits.
 function watchPeak(pid) {
@@ -51,8 +66,14 @@ describe('35: executables a hostile user crafts stall nothing', function () {
     await collect(honest).wait('stdout', /ready/, 30000);
   });
 
+  const dirs = [];
+  const started = [];
   after(function () {
-    if (honest) honest.kill('SIGKILL');
+    for (const c of [honest, ...started]) {
+      if (!c) continue;
+      try { process.kill(c.pid, 'SIGCONT'); c.kill('SIGKILL'); } catch (err) { /* gone */ }
+    }
+    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
     user.remove();
   });
 
@@ -76,5 +97,79 @@ describe('35: executables a hostile user crafts stall nothing', function () {
     const own = byPid(honest.pid);
     assert.strictEqual(own.node, process.versions.node);
     assert.deepStrictEqual([own.commands.latency.can, own.commands.gc.can, own.commands.async.can, own.commands.profile.can], ['yes', 'yes', 'yes', 'yes']);
+  });
+
+  it('35.2: doctor -p of the hostile process ends within seconds, says the file once and its report as usual', async function () {
+    const nt = runNodetrace(['doctor', '-p', String(hostile)]);
+    const t0 = Date.now();
+    const end = await nt.exit;
+    assert.ok(Date.now() - t0 < 60000, `doctor took ${Date.now() - t0} ms`);
+    // (1: latency will not work for it, and doctor says so.)
+    assert.strictEqual(end.code, 1, nt.stderr);
+    assert.match(nt.stdout, /what each command can do for it:\n {4}latency {2}no: its node defines no N-API and uv_queue_work symbols\n/);
+    const lines = nt.stderr.split('\n').filter((l) => l.includes(hostileNode));
+    assert.strictEqual(lines.length, 1, nt.stderr);
+    assert.match(lines[0], /its symbols were not read: it has 65\d\d\d sections, more than the 4096 nodetrace reads$/);
+    assert.match(nt.stdout, new RegExp(`PID ${hostile}`));
+  });
+
+  it('35.1: ebadf --name keeps no process stopped on the hostile one\'s account: root\'s is handled at once, resumed while the other is still dumped @tracer', async function () {
+    const reason = tracingUnavailableReason() || (findOnPath('gcore') ? null : 'needs gdb (gcore)');
+    if (reason) {
+      if (process.env.CI) throw new Error(`cannot run in CI: ${reason}`);
+      this.skip(reason);
+    }
+    // One process name (comm, from the executed file's name) for both: the
+    // hostile user names its node like root's service.
+    const name = `ntv${process.pid % 100000}q`;
+    const dir = fs.mkdtempSync('/tmp/nodetrace-35-');
+    dirs.push(dir);
+    const cores = path.join(dir, 'cores');
+    fs.mkdirSync(cores, { mode: 0o700 });
+    const rootsLink = path.join(dir, name);
+    fs.symlinkSync(process.execPath, rootsLink);
+    const hostileLink = path.join(user.home, name);
+    fs.symlinkSync(hostileNode, hostileLink);
+    fs.lchownSync(hostileLink, user.uid, user.gid);
+
+    const nt = runNodetrace(['ebadf', '--name', name, '--count', '2', '-o', cores]);
+    const peak = watchPeak(nt.child.pid);
+    await nt.wait('stderr', /watching processes named /, 90000);
+    // The hostile process first, large (its core takes seconds); root's
+    // small (--jitless), each closing a bad descriptor on SIGUSR2.
+    const h = user.start(hostileLink, [TARGET], { env: { EBADF_ON_SIGNAL: '1', HEAP_MB: '600' } });
+    started.push(h);
+    const hostileOut = collect(h);
+    const r = spawn(rootsLink, ['--jitless', TARGET], { env: { ...process.env, EBADF_ON_SIGNAL: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    started.push(r);
+    const rootOut = collect(r);
+    const hostilePid = Number((await hostileOut.wait('stdout', /ready (\d+)/, 30000))[1]);
+    const rootPid = Number((await rootOut.wait('stdout', /ready (\d+)/, 30000))[1]);
+
+    process.kill(hostilePid, 'SIGUSR2');
+    await until(() => isStopped(hostilePid), 20000, 'the hostile process to be stopped at its hit');
+    process.kill(rootPid, 'SIGUSR2');
+    await until(() => isStopped(rootPid), 20000, 'root\'s process to be stopped at its hit');
+    const t0 = Date.now();
+    await until(() => !isStopped(rootPid), 60000, 'root\'s process to be resumed');
+    const stoppedMs = Date.now() - t0;
+    const hostileStill = isStopped(hostilePid);
+
+    const end = await nt.exit;
+    const peakKb = peak.stop();
+    console.log(`      root's process stopped ${(stoppedMs / 1000).toFixed(1)} s, resumed ${hostileStill ? 'while the hostile one was still stopped' : 'after it'}; nodetrace peaked at ${Math.round(peakKb / 1024)} MB`);
+    assert.strictEqual(end.code, 0, `${nt.stdout}\n${nt.stderr}`);
+    assert.ok(hostileStill, `root's process was resumed after ${stoppedMs} ms, only once the hostile one was`);
+    assert.ok(stoppedMs < 30000, `root's process stayed stopped ${stoppedMs} ms`);
+    assert.ok(peakKb < RSS_BOUND_KB, `nodetrace peaked at ${peakKb} kB`);
+    // Both hits said, in hit order, each resumed; root's with its JavaScript stack.
+    const hits = nt.stdout.split(/\n(?=hit \d)/);
+    assert.strictEqual(hits.length, 2, nt.stdout);
+    assert.match(hits[0], new RegExp(`process  PID ${hostilePid} \\(${name}\\)`));
+    assert.match(hits[1], new RegExp(`process  PID ${rootPid} \\(${name}\\)`));
+    assert.match(hits[1], /closeTwice \(\S+ebadf-close\.js:\d+:\d+\) {2}\[JS/, hits[1]);
+    for (const hit of hits) assert.match(hit, /running again/, hit);
+    const said = nt.stderr.split('\n').filter((l) => l.includes(hostileNode));
+    assert.ok(said.length >= 1 && said.every((l) => /its symbols were not read: it has 65\d\d\d sections, more than the 4096 nodetrace reads$/.test(l)), nt.stderr);
   });
 });

@@ -126,9 +126,10 @@ describe('nodetrace loop, pure parts', function () {
     const major = Number(process.versions.v8.split('.')[0]);
     const shared = major <= 11 ? '24' : '32';
     const code = major <= 11 ? '48' : major === 12 ? '24' : '0';
-    assert.deepStrictEqual(p.argv.slice(-5), [String(process.pid), '50000', '1', shared, code]);
-    assert.match(p.argv[p.argv.length - 6], /d-scripts\/loop\.bt$/);
-    assert.deepStrictEqual(loop.plan({ pid: String(process.pid), over: '50ms', force: true }, tracer).argv.slice(-3), [String(process.pid), '50000', '0'], 'no stacks: no SHARED');
+    // TID: the main thread's, the PID, without --thread.
+    assert.deepStrictEqual(p.argv.slice(-6), [String(process.pid), '50000', '1', String(process.pid), shared, code]);
+    assert.match(p.argv[p.argv.length - 7], /d-scripts\/loop\.bt$/);
+    assert.deepStrictEqual(loop.plan({ pid: String(process.pid), over: '50ms', force: true }, tracer).argv.slice(-4), [String(process.pid), '50000', '0', String(process.pid)], 'no stacks: no SHARED');
     // Raw user stacks, which nodetrace names (bpftrace would read the perf map itself).
     assert.strictEqual(p.env.BPFTRACE_NO_USER_SYMBOLS, '1');
     assert.strictEqual(loop.plan({ pid: String(process.pid), over: '50ms', stacks: true, force: true }, { ...tracer, version: '0.27.1' }).env.BPFTRACE_STACK_MODE, 'raw');

@@ -3,9 +3,11 @@
 // that blocks its loop with a 200 ms busy-wait every second
 // (test/targets/loop-stall.js), asserting on the stalls really traced.
 const assert = require('assert');
+const fs = require('fs');
 const path = require('path');
 const { BUILDS, NODE18, missingReason } = require('./support/node-builds');
 const { requireTracing, startTarget, stopTarget, nodetrace, killStragglers } = require('./support/harness');
+const { askTarget } = require('./support/ask-target');
 
 const STALL_US = 200000;
 // The busy-wait ends by the clock (hrtime), so a stall is never shorter; a
@@ -75,7 +77,11 @@ describe('nodetrace loop @tracer', function () {
         const json = JSON.parse(run.stdout);
         const file = path.join(__dirname, 'targets', 'loop-stall.js');
         const total = json.stacks.reduce((n, s) => n + s.samples, 0);
-        const named = json.stacks.filter((s) => s.frames.some((f) => f.startsWith(`spinTheLoop ${file}:11:21`))).reduce((n, s) => n + s.samples, 0);
+        // V8's position of a function: its line, and the column of its parameters' "(".
+        const lines = fs.readFileSync(file, 'utf8').split('\n');
+        const at = lines.findIndex((l) => l.startsWith('function spinTheLoop('));
+        const where = `${file}:${at + 1}:${lines[at].indexOf('(') + 1}`;
+        const named = json.stacks.filter((s) => s.frames.some((f) => f.startsWith(`spinTheLoop ${where}`))).reduce((n, s) => n + s.samples, 0);
         // The loop is in spinTheLoop for the whole of a stall: nearly every sample.
         assert(total >= 10 && named >= 0.8 * total, `${named} of ${total} samples name spinTheLoop: ${JSON.stringify(json.stacks.slice(0, 2), null, 1)}`);
       } finally {
@@ -99,6 +105,69 @@ describe('nodetrace loop @tracer', function () {
       const total = json.stacks.reduce((n, s) => n + s.samples, 0);
       const named = json.stacks.filter((s) => s.frames.some((f) => f.startsWith(`syscallLoop ${file}:`))).reduce((n, s) => n + s.samples, 0);
       assert(total >= 10 && named >= 0.8 * total, `${named} of ${total} samples name syscallLoop: ${JSON.stringify(json.stacks.slice(0, 2), null, 1)}`);
+    } finally {
+      stopTarget(target);
+    }
+  });
+
+  // 36.4: a Worker's own event loop, chosen by its name; the main thread's
+  // loop says there are Workers.
+  it('--thread NAME: a Worker\'s own loop, each stall\'s busy time as the Worker\'s eventLoopUtilization() counts it; without it, the main loop says Workers run', async function () {
+    const target = await startTarget('loop-stall.js', { env: { LOOP_IN_WORKER: '1' } });
+    try {
+      const run = await nodetrace(['loop', '-p', String(target.pid), '--thread', 'stall', '-d', '6', '--json'], { timeoutMs: 110000 });
+      assert.strictEqual(run.code, 0, run.stderr);
+      // The Worker's own measure of each stall: when it ended, its active time.
+      const stallsLine = new Promise((resolve) => {
+        let buf = '';
+        const onData = (c) => {
+          buf += c;
+          const m = /^stalls (.*)$/m.exec(buf);
+          if (m) { target.stdout.off('data', onData); resolve(m[1].split(' ').filter(Boolean).map((x) => x.split(':').map(Number))); }
+        };
+        target.stdout.on('data', onData);
+      });
+      const [, tid, threadId] = await askTarget(target, 'elu', { fields: 3 });
+      const own = await stallsLine;
+      const json = JSON.parse(run.stdout);
+      assert.deepStrictEqual(json.thread, { tid, role: 'worker', label: `Worker ${threadId} "stall"`, worker: { thread_id: threadId, name: 'stall' } });
+      assert(json.stalls.length >= 3, JSON.stringify(json.stalls));
+      // Each stall traced is one the Worker noted (it ended within 100 ms of
+      // it); its busy time is what the Worker's active time grew by since
+      // the stall before (that turn, from its wait's end, and the little
+      // the loop did between), within 10 ms or 10% for the median stall: a
+      // loaded host stretches what runs between, some turns more than others.
+      const diffs = [];
+      for (const s of json.stalls) {
+        const end = Date.parse(s.ended_at);
+        const i = own.findIndex(([at]) => Math.abs(at - end) < 100);
+        assert(i >= 0, `no stall of the Worker's own ended near ${s.ended_at}: ${JSON.stringify(own.slice(-10))}`);
+        if (i === 0) continue;
+        const active = own[i][1] - own[i - 1][1];
+        const busyMs = Number(s.busy_us) / 1000;
+        console.log(`      stall: ${busyMs.toFixed(1)} ms traced, ${active.toFixed(1)} ms by the Worker's eventLoopUtilization()`);
+        diffs.push({ off: Math.abs(busyMs - active), allowed: Math.max(10, 0.1 * active) });
+      }
+      assert(diffs.length >= 2, `${diffs.length} stalls compared`);
+      diffs.sort((a, b) => a.off - b.off);
+      const median = diffs[Math.floor((diffs.length - 1) / 2)];
+      assert(median.off <= median.allowed, `the median stall is ${median.off} ms off the Worker's own measure`);
+      const main = await nodetrace(['loop', '-p', String(target.pid), '-d', '2'], { timeoutMs: 110000 });
+      assert.match(main.stdout, new RegExp(`^This is the main thread's loop\\. The process also runs a Worker, with an event loop of its own: ${threadId} "stall" \\(TID ${tid}\\); measure one with --thread ID\\.$`, 'm'), main.stdout + main.stderr);
+      assert.match(main.stdout, /^No turn was busy for more than 100 ms\.$/m, 'the main loop does not stall');
+    } finally {
+      stopTarget(target);
+    }
+  });
+
+  it('--thread: a Worker the process does not have is said, with the ones it has, exit 3', async function () {
+    const target = await startTarget('loop-stall.js', { env: { LOOP_IN_WORKER: '1' } });
+    try {
+      const r = await nodetrace(['loop', '-p', String(target.pid), '--thread', '7', '-d', '1']);
+      assert.strictEqual(r.code, 3, r.stderr);
+      assert.match(r.stderr, /^nodetrace: PID \d+ has no Worker with thread id 7; its Workers: 1 "stall" \(TID \d+\)\.$/m);
+      const bad = await nodetrace(['loop', '-p', String(target.pid), '--thread', 'tid:x']);
+      assert.strictEqual(bad.code, 2, bad.stderr);
     } finally {
       stopTarget(target);
     }

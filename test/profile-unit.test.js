@@ -9,7 +9,7 @@ const path = require('path');
 const { parseProfile, parseProfileDtrace, userAddresses } = require('../lib/profile/parse');
 const { nameStacks } = require('../lib/profile/name-stacks');
 const { userFrame, kernelFrame, jsOrigin, UNNAMED_JIT } = require('../lib/profile/frames');
-const { summarize, renderText, threadRole } = require('../lib/profile/report');
+const { summarize, renderText } = require('../lib/profile/report');
 const { renderFolded, parseFolded } = require('../lib/profile/folded');
 const { encodePprof, decodePprof } = require('../lib/profile/pprof');
 const { renderSvg, escapeXml } = require('../lib/profile/svg');
@@ -131,16 +131,12 @@ describe('profile: frames and their categories', function () {
     assert.deepStrictEqual(kernelFrame('do_syscall_64+110'), { name: 'do_syscall_64', category: 'kernel' });
   });
 
-  it('tells a thread\'s role by its frames (Node 20 names every thread "node")', function () {
-    assert.strictEqual(threadRole(100, 100, []), 'main');
-    assert.strictEqual(threadRole(104, 100, [nat('start_thread', 'libc'), nat('worker')]), 'libuv pool');
-    assert.strictEqual(threadRole(105, 100, [nat('node::(anonymous namespace)::PlatformWorkerThread(void*)')]), 'V8 platform worker (GC, compiler)');
-    assert.strictEqual(threadRole(106, 100, [nat('start_thread', 'libc')]), 'other');
-  });
 });
 
 describe('profile: the report', function () {
-  const s = summarize(sampleProfile(), { pid: 100, hz: 99, seconds: 2 });
+  // Threads as lib/threads/identify.js read them from the process.
+  const identities = new Map([[100, { role: 'main' }], [104, { role: 'libuv-pool' }]]);
+  const s = summarize(sampleProfile(), { pid: 100, hz: 99, seconds: 2, identityOf: (tid) => identities.get(tid) || null });
 
   it('ranks functions by self and by total samples with their shares', function () {
     assert.strictEqual(s.samples, 100);
@@ -158,7 +154,25 @@ describe('profile: the report', function () {
     const by = Object.fromEntries(s.categories.map((c) => [c.category, c.samples]));
     assert.deepStrictEqual(by, { js: 80, jit: 5, v8: 0, node: 5, addon: 0, libc: 0, kernel: 10, unknown: 0 });
     assert.strictEqual(s.categories.reduce((n, c) => n + c.samples, 0), s.samples);
-    assert.deepStrictEqual(s.threads.map((t) => [t.role, t.threads, t.samples]), [['main', 1, 95], ['libuv pool', 1, 5]]);
+    assert.deepStrictEqual(s.threads.map((t) => [t.role, t.label, t.threads, t.tids, t.samples]), [['main', 'main thread', 1, [100], 95], ['libuv-pool', 'libuv pool', 1, [104], 5]]);
+  });
+
+  it('gives each Worker a row of its own, by its thread id and name, whatever its stacks hold', function () {
+    const worker = (threadId, name) => ({ role: 'worker', worker: { threadId, name } });
+    const ids = new Map([[100, { role: 'main' }], [104, worker(1, 'resize')], [105, worker(2, null)], [106, { role: 'libuv-pool' }], [107, { role: 'libuv-pool' }]]);
+    const onLoop = [nat('uv_run'), nat('uv__work_done'), js('spin /app/w.js:1:1')];
+    const p = { stacks: [100, 104, 104, 105, 106, 107, 108].map((tid, i) => ({ tid, comm: 'node', count: 10 + i, frames: onLoop })) };
+    const w = summarize(p, { pid: 100, hz: 99, seconds: 1, identityOf: (tid) => ids.get(tid) || null });
+    assert.deepStrictEqual(w.threads.map((t) => [t.role, t.label, t.tids, t.samples, t.worker || null]), [
+      ['libuv-pool', 'libuv pool', [106, 107], 14 + 15, null],
+      ['worker', 'Worker 1 "resize"', [104], 11 + 12, { thread_id: 1, name: 'resize' }],
+      ['exited', 'a thread that exited', [108], 16, null],
+      ['worker', 'Worker 2', [105], 13, { thread_id: 2, name: null }],
+      ['main', 'main thread', [100], 10, null],
+    ]);
+    const text = renderText(w);
+    assert.match(text, /^ +25\.3% +23 {2}Worker 1 "resize" \(TID 104\)$/m);
+    assert.match(text, /^ +\d+\.\d% +29 {2}libuv pool \(2 threads\)$/m);
   });
 
   it('says how much JIT code had no name and how to name it', function () {
@@ -169,6 +183,16 @@ describe('profile: the report', function () {
     assert.match(text, /--perf-basic-prof/);
     const refused = renderText(summarize({ ...sampleProfile(), perfMap: { used: false, path: '/tmp/perf-100.map', refused: 'it is not a regular file' } }, { pid: 100 }));
     assert.match(refused, /\/tmp\/perf-100\.map was not read: it is not a regular file/);
+  });
+
+  it('a frame its source map placed: the original place in its name, V8\'s in JSON, and a line saying so', function () {
+    const frame = { ...js('scoreOrder /app/src/orders/score.ts:5:27'), generated: '/app/dist/orders/score.js:4:20' };
+    const p = { stacks: [{ tid: 100, comm: 'node', count: 7, frames: [nat('uv_run'), frame] }] };
+    const v8 = { used: true, note: null, inlining: { read: true, shown: 0, unknown: 0, note: null }, sourceMaps: { found: ['/app/dist/orders/score.js'], refused: [] } };
+    const m = summarize({ ...p, v8 }, { pid: 100, hz: 99, seconds: 1 });
+    assert.deepStrictEqual(m.self[0], { name: 'scoreOrder /app/src/orders/score.ts:5:27', category: 'js', origin: 'app', generated: '/app/dist/orders/score.js:4:20', samples: 7, share: 1 });
+    assert.match(renderText(m), /^Frames of 1 script with a source map are shown where the map puts them \(the place V8 runs them: "generated" in --json; --no-source-maps shows that place\)\.$/m);
+    assert.doesNotMatch(renderText(summarize({ ...p, v8: { ...v8, sourceMaps: { found: [], refused: [] } } }, { pid: 100, hz: 99, seconds: 1 })), /source map/);
   });
 
   it('prints the tables, and no control character from a name reaches the terminal', function () {
@@ -284,7 +308,8 @@ describe('profile: the plan', function () {
   it('-c: the command goes to the tracer as words, never to a shell; bpftrace keeps only its child (cpid)', function () {
     const tracer = { name: 'bpftrace', path: '/usr/bin/bpftrace', version: '0.17.0' };
     // This node's V8 is known: profile-js.bt, SHARED read from the executable before it runs.
-    const { shared, code } = require('../lib/profile/js-frames').jsFramesLayout(process.pid);
+    const { shared, codeArguments } = require('../lib/profile/js-frames').jsFramesLayout(process.pid);
+    const code = codeArguments.CODE;
     for (const [flags, script, tail] of [[{}, 'profile-js.bt', ['99', '0', String(shared), String(code)]], [{ v8Frames: false }, 'profile.bt', ['99', '0']]]) {
       const p = profileCommand.plan({ command: `${process.execPath} app.js $(touch /tmp/x);`, frequency: 99, ...flags }, tracer);
       const c = p.argv.indexOf('-c');
@@ -296,7 +321,8 @@ describe('profile: the plan', function () {
       assert.deepStrictEqual(p.argv.slice(p.argv.indexOf('-o'), p.argv.indexOf('-o') + 2), ['-o', { temp: 'bpftrace.out' }]);
       assert.strictEqual(p.target, null);
       assert.deepStrictEqual(p.warnings, []);
-      assert.deepStrictEqual(p.details.jsFrames && p.details.jsFrames.command, flags.v8Frames === false ? undefined : { binary: process.execPath, shared, code });
+      assert.deepStrictEqual(p.details.jsFrames && p.details.jsFrames.command, flags.v8Frames === false ? undefined : { binary: process.execPath, shared, codeArguments });
+      if (flags.v8Frames !== false) assert.strictEqual(p.details.jsFrames.sourceMaps, true, 'frames at their source maps\' places by default');
       // Its captures printed every 200 ms: once it exits they can no longer be named.
       if (script === 'profile-js.bt') assert.match(p.programText, /^interval:ms:200$/m);
     }
@@ -362,6 +388,7 @@ describe('profile --off-cpu: what offcpu.bt printed, ranked by time blocked', fu
   it('merges equal stacks, says why each waited, and flags a user stack cut short in libc', function () {
     const named = nameStacks(parsed, null, null);
     const s = summarizeOffCpu(named, { pid, seconds: 3, threads: parsed.threads });
+    assert.deepStrictEqual([s.threads[0].label, s.threads[0].tids], ['main thread', [pid]]);
     assert.strictEqual(s.blockedUs, 642422 + 1761595 + 139222);
     assert.strictEqual(s.blocks, 33);
     assert.deepStrictEqual(s.stacks.map((x) => [x.us, x.reason, Boolean(x.ongoing), Boolean(x.cutShort)]),
@@ -370,7 +397,7 @@ describe('profile --off-cpu: what offcpu.bt printed, ranked by time blocked', fu
     assert(Math.abs(s.threads[0].ofTrace - s.blockedUs / 3e6) < 1e-9);
     const text = renderOffCpuText(s);
     assert.match(text, /^Off-CPU time of PID \d+, its main thread: blocked 2\.54 s in 33 waits over 3\.0 s traced\./);
-    assert.match(text, /^ {2}1\. 1\.90 s 63\.4% of the time, main: read: anon_pipe_read \(still blocked at the end\)$/m);
+    assert.match(text, /^ {2}1\. 1\.90 s 63\.4% of the time, main thread: read: anon_pipe_read \(still blocked at the end\)$/m);
     assert.match(text, /its callers are unknown/);
   });
 
@@ -412,7 +439,7 @@ describe('profile --off-cpu: what offcpu.bt printed, ranked by time blocked', fu
   it('the plan: PID, thread choice and (V8 known) SHARED as arguments; -c puts cpid in every TARGET line', function () {
     const tracer = { name: 'bpftrace', path: '/usr/bin/bpftrace', version: '0.17.0' };
     // This process is a node whose V8 nodetrace knows: its JavaScript frames are walked too.
-    const { shared, code } = require('../lib/profile/js-frames').jsFramesLayout(process.pid);
+    const { shared, codeArguments: { CODE: code } } = require('../lib/profile/js-frames').jsFramesLayout(process.pid);
     assert(shared > 0);
     const p = profileCommand.plan({ pid: String(process.pid), frequency: 99, offCpu: true, allThreads: true }, tracer);
     assert(p.argv[p.argv.length - 5].endsWith('d-scripts/offcpu.bt'));

@@ -206,7 +206,7 @@ describe('nodetrace profile @tracer', function () {
           + `the rest: ${JSON.stringify(json.self.slice(1, 6).map((f) => [f.name, f.samples]))}, threads ${JSON.stringify(json.threads)}`);
         // Its callers, two calls up, in the stacks: outerHot < middleHot < hotSpin.
         // (Node 24 and 26 inline middleHot into outerHot once it is hot,
-        // after some seconds: inlined functions are not shown, docs/v8-frames.md.)
+        // after some seconds: then shown as `middleHot (inlined)`.)
         const stacks = parseFolded(fs.readFileSync(folded, 'utf8'));
         const under = (re) => stacks.filter((st) => re.test(st.frames.join(';'))).reduce((n, st) => n + st.count, 0);
         const chained = under(/;outerHot [^;]+;(middleHot [^;]+;)?hotSpin [^;]+(;|$)/);
@@ -219,10 +219,11 @@ describe('nodetrace profile @tracer', function () {
   }
 
   // Functions TurboFan inlined into their caller, read back from the
-  // caller's code where V8's layout allows (10.2, 11.3, 12.4: Node 18, 20,
-  // 22), said in one line where it does not (13 on: docs/v8-frames.md).
+  // caller's code (V8 13 and 14: found through the dispatch table,
+  // docs/v8-frames.md), with shares like those measured on Node 18-22
+  // (scale 70-80% of the arrow's samples, mix 11-23%).
   for (const build of [...BUILDS, NODE18]) {
-    it(`${build.label}, no flag: functions inlined into a hot arrow function shown above it, at their own line:column (V8 10-12), or said not shown (V8 13+)`, async function () {
+    it(`${build.label}, no flag: functions inlined into a hot arrow function shown above it, at their own line:column`, async function () {
       this.timeout(300000);
       const missing = missingReason(build);
       if (missing) this.skip(missing);
@@ -238,19 +239,13 @@ describe('nodetrace profile @tracer', function () {
       try {
         // Until V8 has optimized step (its inlining is what is read).
         await new Promise((r) => setTimeout(r, 2000));
-        const r = await nodetrace(['profile', '-p', String(target.pid), '-d', '4', '--json', '--folded', folded], { timeoutMs: 240000 });
-        assert.strictEqual(r.code, 0, r.stderr);
-        const json = JSON.parse(r.stdout);
+        // (Longer where the machine is busy: 150 samples or more. The
+        // target measures nothing itself: no question asked.)
+        const { json } = await profileUntilSamples(target, async () => null, { minSamples: 150, args: ['--folded', folded] });
         const rows = json.self.slice(0, 8).map((f) => `${f.samples} ${f.name}`).join('\n');
         assert(json.samples >= 150, `only ${json.samples} samples`);
         const inlining = json.jit.v8.inlining;
         const inlined = json.self.filter((f) => / \(inlined\) /.test(f.name));
-        if (Number(build.version) >= 24) {
-          assert.strictEqual(inlining.read, false);
-          assert.match(inlining.note, /^V8 1\d\.\d+\.\d+\.\d+ \(its functions hold a handle into its dispatch table, not their code\): a function its optimizing compiler inlined is counted as its caller$/);
-          assert.deepStrictEqual(inlined, [], rows);
-          return;
-        }
         assert.strictEqual(inlining.read, true, JSON.stringify(json.jit.v8));
         // Each function inlined named at its own place; together most of
         // step's samples (its loop does little else).
@@ -261,7 +256,7 @@ describe('nodetrace profile @tracer', function () {
         const stepSelf = (json.self.find((f) => /^step /.test(f.name)) || { samples: 0 }).samples;
         const inStep = scale + mix + (shown.get(`clampTo (inlined) ${at('clampTo')}`) || 0);
         console.log(`      ${build.name}: ${inStep} of ${inStep + stepSelf} samples in step's code in a function inlined there (scale ${scale}, mix ${mix})`);
-        assert(scale > 0 && mix > 0, rows);
+        assert(scale > mix && mix > 0, rows);
         assert(inStep >= 0.5 * (inStep + stepSelf), rows);
         // Above step, in the stacks: step < scale (inlined).
         const stacks = parseFolded(fs.readFileSync(folded, 'utf8'));
@@ -303,7 +298,7 @@ describe('nodetrace profile @tracer', function () {
         }
         // Its callers, two calls up, on the worker's thread: outerWork <
         // middleWork < workerSpin (Node 24 and 26 may inline middleWork, as
-        // middleHot above).
+        // middleHot above: `middleWork (inlined)`).
         const stacks = parseFolded(fs.readFileSync(folded, 'utf8'));
         const under = (re) => stacks.filter((st) => re.test(st.frames.join(';'))).reduce((n, st) => n + st.count, 0);
         const spin = under(/;workerSpin [^;]+(;|$)/);
@@ -314,6 +309,80 @@ describe('nodetrace profile @tracer', function () {
         const onMain = (st) => st.frames[0].endsWith('(main thread)');
         const misplaced = stacks.filter((st) => (onMain(st) && /;workerSpin /.test(st.frames.join(';'))) || (!onMain(st) && /;mainSpin /.test(st.frames.join(';'))));
         assert.deepStrictEqual(misplaced, [], 'workerSpin on the main thread, or mainSpin off it');
+        // The Worker by what it is, though its JavaScript runs after fs
+        // completions (uv__work_done under it): its thread id and name as
+        // worker_threads gives them, its TID as the kernel does; no sample
+        // of it called the pool's.
+        const row = json.threads.find((t) => t.role === 'worker');
+        assert(row, `no Worker among ${JSON.stringify(json.threads)}`);
+        assert.deepStrictEqual([row.label, row.tids, row.worker], [`Worker ${after.workerThreadId} "spinner"`, [after.workerTid], { thread_id: after.workerThreadId, name: 'spinner' }], JSON.stringify(json.threads));
+        assert(row.share >= (after.worker - before.worker) / cpu - 0.05, `the Worker took ${row.share} of the samples`);
+        const pool = json.threads.find((t) => t.role === 'libuv-pool');
+        assert(!pool || !pool.tids.includes(after.workerTid), JSON.stringify(json.threads));
+        assert(stacks.some((st) => st.frames[0].endsWith(` (Worker ${after.workerThreadId} "spinner")`)), 'the Worker named in the folded stacks');
+      } finally {
+        stopTarget(target);
+      }
+    });
+  }
+
+  // 36.5: a sample in a native leaf that keeps no frame pointer (V8's
+  // ieee754::sin on its fast path) lost its JavaScript caller on Node 20
+  // and 22: 97 of 463 went from the leaf to the caller's caller, and
+  // betaFloat's total read 24.8% against 31.8% in --cpu-prof.
+  for (const build of BUILDS.filter((b) => b.name === 'host' || b.name === 'node22')) {
+    it(`${build.label}, a frameless leaf: every Math.sin sample under betaFloat, whose total is within 5 points of --cpu-prof's`, async function () {
+      this.timeout(420000);
+      const missing = missingReason(build);
+      if (missing) this.skip(missing);
+      const profDir = fs.mkdtempSync(path.join(dir, 'cpu-prof-'));
+      const folded = path.join(dir, `${build.name}-sin.folded`);
+      // No inlining (a V8 flag of the target's): --cpu-prof puts what
+      // TurboFan inlined into tick mostly under tick (gammaInt 2.9% there
+      // against 39.9% read back here, node 20), so an inlined betaFloat's
+      // total is no truth to hold ours to. Math.sin stays a direct call of
+      // ieee754::sin from betaFloat's optimized code: the leaf is the same.
+      const target = await startTarget('profile-sin.js', { node: build.node, args: ['--cpu-prof', '--cpu-prof-dir', profDir, '--max-inlined-bytecode-size=0'] });
+      try {
+        await new Promise((r) => setTimeout(r, 2000));
+        // 400 main-thread samples or more (5 points is then two standard
+        // errors): longer on a busy host.
+        let main = [];
+        for (const seconds of [8, 20, 40]) {
+          const r = await nodetrace(['profile', '-p', String(target.pid), '-F', '299', '-d', String(seconds), '--json', '--folded', folded], { timeoutMs: 300000 });
+          assert.strictEqual(r.code, 0, r.stderr);
+          // The main thread's samples (--cpu-prof samples that thread only).
+          main = parseFolded(fs.readFileSync(folded, 'utf8')).filter((st) => st.frames[0].endsWith('(main thread)'));
+          if (main.reduce((n, st) => n + st.count, 0) >= 400) break;
+        }
+        const exited = new Promise((resolve) => { if (target.exitCode !== null) resolve(); else target.on('exit', resolve); });
+        target.kill('SIGUSR2');
+        await exited;
+        // The truth: --cpu-prof's samples (not idle) with betaFloat on the stack.
+        const prof = JSON.parse(fs.readFileSync(path.join(profDir, fs.readdirSync(profDir)[0]), 'utf8'));
+        const byId = new Map(prof.nodes.map((n) => [n.id, n]));
+        const parent = new Map();
+        for (const n of prof.nodes) for (const c of n.children || []) parent.set(c, n.id);
+        let all = 0;
+        let beta = 0;
+        for (const id of prof.samples) {
+          const names = [];
+          for (let x = id; x !== undefined; x = parent.get(x)) names.push(byId.get(x).callFrame.functionName);
+          if (names[0] === '(idle)') continue;
+          all++;
+          if (names.includes('betaFloat')) beta++;
+        }
+        const truth = beta / all;
+        const count = (f) => main.filter(f).reduce((n, st) => n + st.count, 0);
+        const total = count(() => true);
+        const underBeta = count((st) => st.frames.some((x) => /^betaFloat /.test(x)));
+        const sin = count((st) => st.frames.some((x) => /ieee754::sin\(/.test(x)));
+        const sinLost = count((st) => st.frames.some((x) => /ieee754::sin\(/.test(x)) && !st.frames.some((x) => /^betaFloat /.test(x)));
+        console.log(`      ${build.name}: betaFloat under ${(100 * underBeta / total).toFixed(1)}% of ${total} main-thread samples, --cpu-prof ${(100 * truth).toFixed(1)}% of ${all}; ${sinLost} of ${sin} sin samples without it`);
+        assert(total >= 150, `only ${total} samples`);
+        assert(sin > 0, 'no sample in ieee754::sin');
+        assert(sinLost <= 0.02 * sin, `${sinLost} of ${sin} samples in ieee754::sin lost betaFloat`);
+        assert(Math.abs(underBeta / total - truth) <= 0.05, `betaFloat under ${underBeta / total}, --cpu-prof ${truth}`);
       } finally {
         stopTarget(target);
       }
@@ -441,7 +510,7 @@ describe('nodetrace profile @tracer', function () {
     assert.strictEqual(json.pid, Number(/^ready (\d+)$/m.exec(r.stderr)[1]), 'the main thread is the command\'s');
     assert.strictEqual(json.threads[0].role, 'main');
     assert(!json.total.some((f) => /PBKDF2/i.test(f.name)), 'the other process\'s pool work leaked in');
-    assert(!json.threads.some((t) => t.role === 'libuv pool'), JSON.stringify(json.threads));
+    assert(!json.threads.some((t) => t.role === 'libuv-pool'), JSON.stringify(json.threads));
   });
 
   // -c with no flag on the command: its JavaScript named from V8's metadata,
@@ -673,7 +742,7 @@ describe('nodetrace profile @tracer', function () {
       const r = await nodetrace(['profile', '-p', String(target.pid), '-d', '4', '--json', '--top', '40'], { timeoutMs: 240000 });
       assert.strictEqual(r.code, 0, r.stderr);
       const json = JSON.parse(r.stdout);
-      const pool = json.threads.find((t) => t.role === 'libuv pool');
+      const pool = json.threads.find((t) => t.role === 'libuv-pool');
       assert(pool, `no pool thread in ${JSON.stringify(json.threads)}`);
       assert(pool.share > 0.5, `pool threads took ${pool.share} of the samples`);
       assert(json.total.some((f) => /PBKDF2/i.test(f.name) && f.category !== 'js'), json.total.map((f) => f.name).join('\n'));

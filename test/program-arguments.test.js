@@ -63,7 +63,7 @@ describe('program arguments: built by name, in the program\'s order', function (
     assert.throws(() => programArguments('addon-latency.bt', latency({ FS_WORKAT: 1 })), /takes no argument named FS_WORKAT/);
     assert.throws(() => programArguments('addon-latency.bt', latency({ SUBMIT: 's' }), { without: ['pool', 'names'] }), /SUBMIT \(\$8\) is given, but its part @pool is left out/);
     assert.throws(() => programArguments('addon-latency.bt', latency(), { without: ['pool'] }), /leaving out @pool leaves a hole before DNS_WORK_AT \(\$19\)/);
-    assert.throws(() => programArguments('loop.bt', { PID: 1, OVER_US: NaN, STACKS: 0 }), /OVER_US \(\$2\) is NaN/);
+    assert.throws(() => programArguments('loop.bt', { PID: 1, OVER_US: NaN, STACKS: 0, TID: 1 }), /OVER_US \(\$2\) is NaN/);
     assert.throws(() => programArguments('nope.bt', {}), /no argument table for nope\.bt/);
     assert.strictEqual(programArguments('addon-latency.bt', latency(), { without: ['pool', 'names'] }).length, 7);
   });
@@ -83,14 +83,15 @@ describe('program arguments: built by name, in the program\'s order', function (
   it('a plan takes them by name only, and the dry run says what each one is', function () {
     const bpftrace = { name: 'bpftrace', path: '/usr/bin/bpftrace', version: '0.17.0' };
     assert.throws(() => planTracer(bpftrace, { script: 'loop', positional: [1, 2, 3] }), /by name \(o\.args\)/);
-    const plan = planTracer(bpftrace, { script: 'loop', args: { PID: 42, OVER_US: 100000, STACKS: 0 } });
-    assert.deepStrictEqual(plan.argv.slice(-3), ['42', '100000', '0']);
+    const plan = planTracer(bpftrace, { script: 'loop', args: { PID: 42, OVER_US: 100000, STACKS: 0, TID: 42 } });
+    assert.deepStrictEqual(plan.argv.slice(-4), ['42', '100000', '0', '42']);
     const lines = renderPlan(plan).split('\n');
     const command = lines.findIndex((l) => l.includes('/usr/bin/bpftrace'));
-    assert.deepStrictEqual(lines.slice(command - 3, command), [
-      '# $1 PID the Node process; its loop runs on its main thread, whose thread ID is the PID',
+    assert.deepStrictEqual(lines.slice(command - 4, command), [
+      '# $1 PID the Node process',
       '# $2 OVER_US a stall is a turn busy for longer than this (microseconds)',
       '# $3 STACKS 1: sample the loop\'s user stack during stalls; 0: no sampling',
+      '# $4 TID the thread whose event loop is measured: the PID (the main thread) or a Worker\'s thread',
     ]);
     assert.throws(() => planTracer(bpftrace, { script: 'addon-latency', programText: '/* @pool */\n', without: ['pool'], args: latency() }),
       /addon-latency\.bt: the program still has its @pool part/);
@@ -150,7 +151,7 @@ describe('27.1: values that land in a probe description are of a strict set', fu
   it('the dry run\'s comments hold one line each: a name from a target starts no line a shell runs', function () {
     const bpftrace = { name: 'bpftrace', path: '/usr/bin/bpftrace', version: '0.17.0' };
     const plan = planTracer(bpftrace, {
-      script: 'loop', args: { PID: 42, OVER_US: 100000, STACKS: 0 },
+      script: 'loop', args: { PID: 42, OVER_US: 100000, STACKS: 0, TID: 42 },
       describe: 'PID 42 (ev\nil; touch /tmp/pwned)', notes: ['a path /x\nrm -rf /\r\u001b[2J'],
     });
     const lines = renderPlan(plan).split('\n');

@@ -53,9 +53,9 @@ describe('ps: what each command can do for a process', function () {
     const host = facts({ pid: 700, who: { pid: 700, pidInside: null, container: null, otherMounts: false }, perfMap: { path: null, refused: null }, http: false, command: 'node batch.js\nforged line', version: null });
     const rows = [facts(), host].map((f) => ({ facts: f, verdicts: verdicts(f) }));
     const lines = renderText(rows).split('\n');
-    assert.match(lines[0], /^PID +INSIDE +CONTAINER +NODE +USER +PROBES +PERF MAP +NOT \/ PARTLY~ +COMMAND$/);
-    assert.match(lines[1], /^500 +1 +podman container web \(abababababab\) +v22\.12\.0 +root +http +yes +snoop +node \/app\/server\.js$/);
-    assert.match(lines[2], /^700 +- +- +\? +root +- +- +profile~ snoop http~ +node batch\.js/);
+    assert.match(lines[0], /^PID +INSIDE +CONTAINER +NODE +USER +CLUSTER +PROBES +PERF MAP +NOT \/ PARTLY~ +COMMAND$/);
+    assert.match(lines[1], /^500 +1 +podman container web \(abababababab\) +v22\.12\.0 +root +- +http +yes +snoop +node \/app\/server\.js$/);
+    assert.match(lines[2], /^700 +- +- +\? +root +- +- +- +profile~ snoop http~ +node batch\.js/);
     assert.strictEqual(lines.length, 9, 'a command line\'s newline makes no line of its own');
     assert(lines.includes('  snoop: no bunyan probe library: start it with node -r nodetrace/register (PID 500, 700)'));
     const json = JSON.parse(renderJson(rows));
@@ -63,6 +63,33 @@ describe('ps: what each command can do for a process', function () {
     assert.strictEqual(json.processes[0].pid_inside, 1);
     assert.deepStrictEqual(json.processes[1].commands.profile, { can: 'partly', why: 'JavaScript unnamed: not started with --perf-basic-prof, and its V8 is not one nodetrace knows' });
     assert.strictEqual(renderText([]), 'No Node process is running on this host.\n');
+  });
+});
+
+describe('ps: cluster primaries and their workers (lib/proc/cluster.js)', function () {
+  const { clusterRoles, workerIdIn } = require('../lib/proc/cluster');
+
+  it('a worker is a process with NODE_UNIQUE_ID whose parent is listed; its parent is the primary', function () {
+    assert.strictEqual(workerIdIn('PATH=/bin\0NODE_UNIQUE_ID=2\0NODE_CHANNEL_FD=3\0'), 2);
+    assert.strictEqual(workerIdIn('NODE_UNIQUE_ID=7'), 7);
+    assert.strictEqual(workerIdIn('X=NODE_UNIQUE_ID=3\0'), null, 'only a variable of its own');
+    assert.strictEqual(workerIdIn('NODE_UNIQUE_ID=1;rm\0'), null, 'digits only');
+    const roles = clusterRoles([
+      { pid: 100, ppid: 1, workerId: null }, { pid: 101, ppid: 100, workerId: 2 }, { pid: 102, ppid: 100, workerId: 1 },
+      { pid: 200, ppid: 1, workerId: 3 },   // its parent is no Node process listed: not a worker here
+      { pid: 300, ppid: 100, workerId: null },   // a child without the variable: not a worker
+    ]);
+    assert.deepStrictEqual(Object.fromEntries(roles), {
+      100: { role: 'primary', workers: [{ pid: 102, id: 1 }, { pid: 101, id: 2 }] },
+      101: { role: 'worker', id: 2, primary: 100 },
+      102: { role: 'worker', id: 1, primary: 100 },
+    });
+    const rows = [100, 101].map((pid) => facts({ pid, who: { pid, pidInside: null, container: null, otherMounts: false }, cluster: roles.get(pid) }));
+    const lines = renderText(rows.map((f) => ({ facts: f, verdicts: verdicts(f) }))).split('\n');
+    assert.match(lines[1], /^100 .* root +primary \(2\) +http /);
+    assert.match(lines[2], /^101 .* root +worker 2 of 100 +http /);
+    assert.deepStrictEqual(JSON.parse(renderJson(rows.map((f) => ({ facts: f, verdicts: verdicts(f) })))).processes.map((p) => p.cluster),
+      [roles.get(100), roles.get(101)]);
   });
 });
 

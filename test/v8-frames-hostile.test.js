@@ -17,7 +17,8 @@ const { walkStack } = require('../lib/v8/walk');
 const { openCore } = require('../lib/v8/core-file');
 const { openCoreForWalk } = require('../lib/v8/core');
 const { safeName } = require('../lib/v8/names');
-const { nameFromSource } = require('../lib/v8/script');
+const { nameFromSource, ScriptReader } = require('../lib/v8/script');
+const { LIMITS, setLimitSink } = require('../lib/limits');
 const { UserError } = require('../lib/errors');
 
 const SYMBOLS = JSON.parse(fs.readFileSync(path.join(__dirname, 'fixtures', 'v8-frames-node22.json'), 'utf8')).symbols;
@@ -169,8 +170,8 @@ describe('V8 frames: what another user\'s memory may hold', function () {
       const evil = h.sfi(h.string('evil\n[EntryFrame] JSEntry\x1b[2J\r\u0085'));
       const fn = h.jsFunction(evil);
       const named = new V8Namer({ memory: h.memory(), layout: LAYOUT }).nameFunction(BigInt(fn));
-      assert.strictEqual(named.name, 'evil\\x0a[EntryFrame] JSEntry\\x1b[2J\\x0d\\x85');
-      assert.strictEqual(named.text, 'evil\\x0a[EntryFrame] JSEntry\\x1b[2J\\x0d\\x85 (native)');
+      assert.strictEqual(named.name, 'evil\\x0a[EntryFrame] JSEntry\\x1b[2J\\x0d\\u0085');
+      assert.strictEqual(named.text, 'evil\\x0a[EntryFrame] JSEntry\\x1b[2J\\x0d\\u0085 (native)');
       // eslint-disable-next-line no-control-regex
       assert.doesNotMatch(named.text, /[\x00-\x1f\x7f-\x9f]/);
     });
@@ -229,6 +230,69 @@ describe('V8 frames: what another user\'s memory may hold', function () {
       assert.strictEqual(nameFromSource('constructor(n) {'), null);
       assert.strictEqual(nameFromSource('// a comment'), null);
       assert.strictEqual(nameFromSource('return 1;'), null);
+    });
+  });
+
+  describe('script lines (issue 35.3: one array entry per line end took 1.3 GB for 4 scripts of 16 M lines)', function () {
+    // V8's rule, counted the plain way: the terminators before a position.
+    function oracle(text, position) {
+      let line = 1;
+      let lastEnd = -1;
+      for (let i = 0; i < position; i++) {
+        const c = text.charCodeAt(i);
+        if (c === 10 || c === 0x2028 || c === 0x2029 || (c === 13 && text.charCodeAt(i + 1) !== 10)) { line++; lastEnd = i; }
+      }
+      return { line, column: position - lastEnd };
+    }
+    const STRIDE = LIMITS.LINE_INDEX_STRIDE;
+
+    function scriptOf(h, text) {
+      const at = h.object(LAYOUT.types.script, 64);
+      h.put(at, LAYOUT.script.name, h.string('/srv/big.js'));
+      h.put(at, LAYOUT.script.source, h.string(text, { twoByte: true }));
+      return at + 1;
+    }
+
+    it('counts lines as V8 does across its checkpoints: \\r\\n, a lone \\r, U+2028/9, a \\r\\n cut by a stride', function () {
+      const pieces = [];
+      let n = 0;
+      const breaks = ['\n', '\r\n', '\r', '\u2028', '\u2029'];
+      while (n < 3 * STRIDE + 100) {
+        const piece = 'x'.repeat((n * 7919) % 300) + breaks[n % breaks.length];
+        pieces.push(piece);
+        n += piece.length;
+      }
+      let text = pieces.join('');
+      // A \r\n across the first stride's end, a lone \r at the second's.
+      text = text.slice(0, STRIDE - 1) + '\r\n' + text.slice(STRIDE + 1, 2 * STRIDE - 1) + '\ry' + text.slice(2 * STRIDE + 1);
+      const h = new FakeHeap(4 << 20);
+      const script = scriptOf(h, text);
+      const heap = new Heap(h.memory(), LAYOUT);
+      const reader = new ScriptReader(heap);
+      const info = reader.script(heap.object(BigInt(script)));
+      const positions = [0, 1, 500, STRIDE - 2, STRIDE - 1, STRIDE, STRIDE + 1, 2 * STRIDE - 1, 2 * STRIDE, 2 * STRIDE + 1, 3 * STRIDE - 5, text.length - 1];
+      for (const p of [...positions].reverse()) assert.deepStrictEqual(reader.fromSource(info, p), oracle(text, p), `position ${p}`);
+      assert.ok(info.checkpoints.length <= 4, 'one checkpoint a stride, no entry per line');
+    });
+
+    it('scans at most its budget of characters in all: further positions get no line, said once', function () {
+      const said = [];
+      const restore = setLimitSink((line) => said.push(line));
+      try {
+        const h = new FakeHeap(4 << 20);
+        const text = 'a\n'.repeat(STRIDE * 2);
+        const script = scriptOf(h, text);
+        const heap = new Heap(h.memory(), LAYOUT);
+        const reader = new ScriptReader(heap);
+        reader.scanBudget = STRIDE;
+        const info = reader.script(heap.object(BigInt(script)));
+        assert.deepStrictEqual(reader.fromSource(info, 11), { line: 6, column: 2 });
+        assert.strictEqual(reader.fromSource(info, 3 * STRIDE), null);
+        assert.strictEqual(reader.fromSource(info, 3 * STRIDE + 2), null);
+        assert.deepStrictEqual(said, [`nodetrace: V8 scripts: ${LIMITS.SCRIPT_SCAN_BUDGET_CHARS.toLocaleString('en-US')} characters of source were scanned for lines: frames further into unscanned scripts show no line`]);
+      } finally {
+        setLimitSink(restore);
+      }
     });
   });
 
@@ -452,7 +516,7 @@ describe('V8 frames: what another user\'s memory may hold', function () {
     it('reads a core\'s thread, registers, command and memory', function () {
       const core = openCore(writeCore('ok.core'));
       try {
-        assert.deepStrictEqual(core.threads, [{ tid: 4242, registers: { rip: 0x401000, rsp: 0x7f0000000080, rbp: 0x7f0000000100 } }]);
+        assert.deepStrictEqual(core.threads, [{ tid: 4242, registers: { rip: 0x401000, rsp: 0x7f0000000080, rbp: 0x7f0000000100, fsBase: 0 } }]);
         assert.strictEqual(core.command, 'node');
         assert.strictEqual(core.truncated, 0);
         assert.deepStrictEqual(core.memory.read(0x7f0000000010, 2), Buffer.from([0xab, 0xab]));

@@ -150,3 +150,17 @@ describe('V8 frames from captured memory', function () {
     });
   }
 });
+
+describe('the registers a walk starts from (lib/v8/registers.js)', function () {
+  it('reads every thread\'s rip, rsp, rbp and thread pointer (fs_base) from gdb\'s output', function () {
+    const { parseRegisters } = require('../lib/v8/registers');
+    const text = fs.readFileSync(path.join(__dirname, 'fixtures', 'gdb-registers.out'), 'utf8');
+    const threads = parseRegisters(text);
+    assert.strictEqual(threads.size, 8);
+    assert.deepStrictEqual(threads.get(22105), { rip: 0x7f910ff26cae, rsp: 0x7ffe4d89fec0, rbp: 0, fsBase: 0x7f9110256340 });
+    assert.strictEqual(new Set([...threads.values()].map((r) => r.fsBase)).size, 8, 'a thread pointer each');
+    // A gdb that does not give fs_base: the thread is still walked.
+    const old = parseRegisters(text.split('\n').filter((l) => !l.startsWith('fs_base')).join('\n'));
+    assert.deepStrictEqual(old.get(22105), { rip: 0x7f910ff26cae, rsp: 0x7ffe4d89fec0, rbp: 0 });
+  });
+});

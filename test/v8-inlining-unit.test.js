@@ -23,8 +23,10 @@ const load = (name) => JSON.parse(fs.readFileSync(path.join(FIXTURES, name), 'ut
 function open(fx) {
   const layout = layoutFrom(fx.symbols);
   const namer = new V8Namer({ memory: new SnapshotMemory(fx), layout });
-  return new InliningReader({ heap: namer.heap, layout, symbols: fx.symbols, namer });
+  return new InliningReader({ heap: namer.heap, layout, symbols: fx.symbols, namer, dispatch: fx.dispatch || null });
 }
+// The thread pointer the fixture's frame ran on (V8 14: where its isolate's table is).
+const fsBaseOf = (fx) => (fx.fsBase ? parseInt(fx.fsBase, 16) : null);
 
 // V8's encoding, for hand-made tables: zigzag, then 7 bits a byte.
 function vlq(n) {
@@ -36,29 +38,40 @@ function vlq(n) {
 const position = (offset, inlining) => (BigInt(inlining + 1) << 31n) | (BigInt(offset + 1) << 1n);
 
 describe('V8 inlining: what optimized code inlined where it ran (lib/v8/inlining.js)', function () {
-  it('knows where V8 10.2, 11.3 and 12.4 keep a function\'s code, and says in one line why 13 and 14 are not read', function () {
+  it('knows where V8 10.2 to 14.6 keep a function\'s code (13 and 14: its dispatch handle), and says in one line why not without the table\'s place', function () {
     const expected = { node18: 48, host: 48, node22: 24, debian18: 48 };
     for (const [label, code] of Object.entries(expected)) {
       const fx = load(`v8-frames-${label}.json`);
       assert.strictEqual(inliningLayout(layoutFrom(fx.symbols), fx.symbols).code, code, label);
     }
     for (const label of ['node24', 'node26']) {
-      const fx = load(`v8-frames-${label}.json`);
-      const l = inliningLayout(layoutFrom(fx.symbols), fx.symbols);
-      assert.match(l.unsupported, /^V8 1[34]\.\d+\.\d+\.\d+ \(its functions hold a handle into its dispatch table, not their code\): a function its optimizing compiler inlined is counted as its caller$/);
+      const fx = load(`v8-inlining-${label}.json`);
+      const l = inliningLayout(layoutFrom(fx.symbols), fx.symbols, { dispatch: fx.dispatch });
+      assert.strictEqual(l.code, 24, label);
+      assert.strictEqual(l.handle, true, label);
+      // Where the metadata gives the Code's fields, the measured table agrees.
+      assert.deepStrictEqual([l.start.field, l.size, l.flags], [fx.symbols.v8dbg_class_Code__instruction_start__Address, fx.symbols.v8dbg_class_Code__instruction_size__int, fx.symbols.v8dbg_class_Code__flags__uint32_t], label);
+      assert.match(inliningLayout(layoutFrom(fx.symbols), fx.symbols).unsupported,
+        /^V8 1[34]\.\d+\.\d+\.\d+ \(its functions hold a handle into its dispatch table, not their code, and where that table is was not read\): a function its optimizing compiler inlined is counted as its caller$/);
+      assert.match(inliningLayout(layoutFrom(fx.symbols), fx.symbols, { dispatch: { unsupported: 'its binary keeps no symbol for js_dispatch_table_address (stripped)' } }).unsupported,
+        /not their code, and its binary keeps no symbol for js_dispatch_table_address \(stripped\)\): a function/);
     }
     const fx = load('v8-frames-node22.json');
     const future = { ...layoutFrom(fx.symbols), version: { major: 12, minor: 9 }, versionText: '12.9.1.1' };
     assert.match(inliningLayout(future, fx.symbols).unsupported, /^V8 12\.9\.1\.1 \(nodetrace has not measured where its code keeps them\)/);
   });
 
-  for (const label of ['node18', 'host', 'node22']) {
+  for (const label of ['node18', 'host', 'node22', 'node24', 'node26']) {
     it(`${label}: names the function inlined at the sampled pc of step's code, at its own line:column, the code checked to be step's`, function () {
       const fx = load(`v8-inlining-${label}.json`);
       const reader = open(fx);
-      const record = reader.describe(reader.codeOf(BigInt('0x' + fx.function)));
+      const record = reader.describe(reader.codeOf(BigInt('0x' + fx.function), { fsBase: fsBaseOf(fx) }));
       assert(record, 'step\'s code is read');
       assert.strictEqual(record.shared, BigInt('0x' + fx.sfi), 'the code is the function\'s own');
+      // Every entry of the position table lies in the code (V8 14 writes
+      // code offsets shifted left by two flags: read as 13's, they ran to
+      // 1,029 in step's 596 bytes).
+      assert(record.offsets.length > 10 && record.offsets.every((o) => o >= 0 && o < record.end - record.start), `${record.offsets}`);
       // scale, mix and clampTo, each inlined once into step.
       const names = record.inlined.map((x) => x.name && x.name.name).sort();
       assert.deepStrictEqual(names, ['clampTo', 'mix', 'scale']);
@@ -96,6 +109,20 @@ describe('V8 inlining: what optimized code inlined where it ran (lib/v8/inlining
     assert.deepStrictEqual(inlinedAt(record, 0x1000 + 120).map((r) => r.text), ['innerInlined', 'outerInlined']);
     assert.deepStrictEqual(inlinedAt(record, 0x1000 + 120, { returnAddress: true }).map((r) => r.text), ['outerInlined']);
     assert.deepStrictEqual(inlinedAt(record, 0x1000 + 20, { returnAddress: true }), []);
+  });
+
+  it('decodes V8 14\'s table: the code offset\'s delta unsigned, above two flag bits (a statement in bit 0)', function () {
+    const unsigned = (n) => { const out = []; let v = BigInt(n); do { let b = Number(v & 0x7fn); v >>= 7n; if (v) b |= 0x80; out.push(b); } while (v); return out; };
+    const bytes = Buffer.from([
+      ...unsigned((12 << 2) | 2), ...vlq(position(10, -1)),                    // offset 12, an expression
+      ...unsigned((14 << 2) | 3), ...vlq(position(30, 0) - position(10, -1)),  // offset 26, a statement
+      ...unsigned((200 << 2) | 0), ...vlq(position(40, 1) - position(30, 0)),  // offset 226
+    ]);
+    const t = decodePositionTable(bytes, { flagBits: 2 });
+    assert.deepStrictEqual([...t.offsets], [12, 26, 226]);
+    assert.deepStrictEqual([...t.inlinings], [-1, 0, 1]);
+    // The same bytes read as V8 13 writes them: offsets twice as far and more, past the code.
+    assert.deepStrictEqual([...decodePositionTable(bytes).offsets], [25, 54, 454]);
   });
 
   it('a hostile table ends: a last byte that says more follows, a cycle of parents made by hand', function () {

@@ -2,14 +2,15 @@
 // A stopped process walked as ebadf's hit and `nodetrace stack` walk it
 // (lib/v8/walk.js): the functions an optimized frame's code inlined where
 // it ran are put above it, as lib/v8/inlining.js reads them, on every build
-// whose V8 keeps a function's code where it can be read (10.2, 11.3, 12.4).
+// (V8 13.6 and 14.6: the code found through the dispatch table, 14.6's
+// through the stopped thread's own isolate).
 const assert = require('assert');
 const { requireTracing } = require('./support/harness');
 const { BUILDS, NODE18, missingReason } = require('./support/node-builds');
 const { findOnPath } = require('../lib/tracer/detect');
 const { capture } = require('./support/inlining-capture');
 
-for (const build of [...BUILDS, NODE18].filter((b) => Number(b.version) <= 22)) {
+for (const build of [...BUILDS, NODE18]) {
   describe(`V8 inlining in a stopped process: ${build.label} @tracer`, function () {
     it('stopped in an optimized arrow function: the function inlined at its pc above it, named at its own line:column', async function () {
       this.timeout(120000);

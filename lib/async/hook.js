@@ -49,8 +49,8 @@ function install(usdt, { pollMs = POLL_MS } = {}) {
   // (V8's promise hooks since Node 16). Nor process.nextTick's and
   // queueMicrotask's callbacks (TickObject, Microtask): ten a request in an
   // HTTP server, they would cost it more than all the rest
-  // (docs/performance.md#async); they run inside the callback that queued
-  // them, whose time they stay in.
+  // (docs/performance.md#nodetrace-async-what-tracing-asyncwrap-operations-costs);
+  // they run inside the callback that queued them, whose time they stay in.
   const kinds = new Map([...Object.keys(asyncWrapProviders).filter((t) => t !== 'PROMISE'), ...UNCOUNTED].map((t) => [t, 0]));
   const names = [];                 // kind - 1 -> type
   const ids = new Map();            // async ID -> kind, of the resources seen created

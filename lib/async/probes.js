@@ -9,7 +9,8 @@
 // One probe a callback, fired at its end; creations and destructions are
 // counted in the process and handed over each POLL_MS; a callback's time and
 // its resource's wait are measured in the process: a trap costs more than
-// the rest of the hook (docs/performance.md#async).
+// the rest of the hook
+// (docs/performance.md#nodetrace-async-what-tracing-asyncwrap-operations-costs).
 //
 //   nodetrace_async:::async-kind    a kind's name, once per kind per tracer
 //     arg0 int     the kind (1..MAX_KINDS), as the firing thread numbers it:

@@ -11,6 +11,7 @@
 // program's @hook part (bpftrace).
 const { UserError, EXIT } = require('../errors');
 const { planTracer, readScript } = require('../tracer/plan');
+const { attachBoundMs } = require('../tracer/attach-bounds');
 const { withoutOptional, instantiateSlot } = require('../tracer/template');
 const { rawUserStackEnv, usdtPathForPid } = require('../tracer/capabilities');
 const { librariesOf } = require('../usdt/probe-libraries');
@@ -30,13 +31,12 @@ const { parseAsync, renderAsyncText, renderAsyncJSON, functionAddresses, groupLi
 const { sharedOffset, nameFunctions } = require('../async/callback-names');
 const { targetOptions, checkTarget } = require('../targets/options');
 const { oneProcess } = require('../targets/one-process');
-const { durationOption, checkDuration, dryRunOption } = require('./common-options');
+const { durationOption, checkDuration, dryRunOption, threadOption, parseThread, checkThread } = require('./common-options');
+const { selectThread } = require('../threads/select');
+const { threadLabel } = require('../threads/roles');
 const { describeIdentity } = require('../proc/container');
 
 const SCRIPT = 'async';
-// bpftrace 0.17 attaches slowly to the large official node binaries, the
-// more so the more uprobes (docs/platforms.md, "bpftrace 0.17 attaches slowly").
-const ATTACH_TIMEOUT_MS = 180000;
 
 function builder(y) {
   targetOptions(y.usage('$0 async (<target> | -p PID) [options]\n\n'
@@ -49,12 +49,14 @@ function builder(y) {
     .option('top', { type: 'number', default: 15, describe: 'Show this many kinds, those with the most loop time first' })
     .option('stacks', { type: 'boolean', default: false, describe: 'Where the operations still alive at the end were created: native and JavaScript stacks, grouped (costs a stack walk per operation created)' })
     .option('hook', { type: 'boolean', default: true, describe: 'Where the process was started with -r nodetrace/register, also count promises, timers, immediates and AsyncResources through its hook (--no-hook: AsyncWraps only; async_hooks stays off in the process)' })
+    .option('thread', threadOption())
     .option('json', { type: 'boolean', default: false, describe: 'Print JSON instead of text (docs/json-format.md)' })
     .option('backend', { choices: ['bpftrace', 'dtrace'], describe: 'Tracer to use (default bpftrace; dtrace: d-scripts/async.d, without --stacks)' })
     .option('dry-run', dryRunOption())
     .check((a) => {
       checkTarget(a);
       checkDuration(a);
+      checkThread(a);
       if (!(Number.isInteger(a.top) && a.top >= 1)) throw new Error('--top expects a whole number from 1.');
       if (a.stacks && a.backend === 'dtrace') throw new Error('--stacks needs bpftrace: async.d has no creation stacks (docs/programs.md#async says why).');
       return true;
@@ -63,19 +65,24 @@ function builder(y) {
     .example('sudo $0 async my-service -d 60 --top 5', 'the five kinds with the most loop time; growing kinds are said so')
     .example('sudo $0 async -p 4242 -d 60 --stacks', 'and where the operations left alive (leak suspects) were created')
     .example('sudo $0 async -p 4242 --no-hook', 'a process started with -r nodetrace/register: AsyncWraps only, its async_hooks left off')
+    .example('sudo $0 async -p 4242 --thread 2', 'the loop figures of worker_threads Worker 2 (the counts are every thread\'s)')
     .example('$0 async -p 4242 -n', 'show exactly what would be loaded into the kernel, and how');
 }
 
 /** The tracer run: node's AsyncWrap functions and layout in this process, as arguments. */
 function plan(args, tracer) {
   const { pid, note, who } = oneProcess(args, { command: 'async' });
+  // Whose event loop the loop figures are of (lib/threads/select.js), as loop's --thread.
+  const want = args.thread === undefined ? { main: true } : parseThread(args.thread);
+  const chosen = want.main ? { tid: pid, identity: { tid: pid, role: 'main' } } : selectThread(pid, want);
+  const thread = { tid: chosen.tid, role: chosen.identity.role, label: threadLabel(chosen.identity), ...(chosen.identity.worker ? { worker: chosen.identity.worker } : {}) };
   const found = locateAsyncWrap(pid);
   if (found.missing) {
     throw new UserError(`cannot trace PID ${pid}'s asynchronous operations: ${found.missing}.`,
       { hint: 'nodetrace async reads node\'s AsyncWrap objects (official Node 18 to 26, Debian\'s 18).', exitCode: EXIT.NOT_FOUND });
   }
   const { sharedAt, note: functionsNote } = sharedOffset(pid);
-  if (tracer.name === 'dtrace') return planDtrace(tracer, { pid, note, who, found, sharedAt, functionsNote });
+  if (tracer.name === 'dtrace') return planDtrace(tracer, { pid, note, who, found, sharedAt, functionsNote, thread });
   const stacks = Boolean(args.stacks);
   const hook = args.hook === false ? { library: null, why: null } : hookLibrary(pid, who);
   // Without --stacks the @stacks part is left out: no stack is walked.
@@ -99,17 +106,18 @@ function plan(args, tracer) {
     // nodetrace's mount namespace, where -p leaves the files' paths alone.
     ...(hook.library ? { pid } : {}),
     args: {
-      OBJECT: found.file, PID: pid, ...found.functions, ...found.layout, SHARED_AT: sharedAt,
+      OBJECT: found.file, PID: pid, ...found.functions, ...found.layout, SHARED_AT: sharedAt, TID: thread.tid,
       ...(hook.library ? { LIBRARY: usdtPathForPid(tracer, pid, hook.library) } : {}),
     },
-    attachTimeoutMs: ATTACH_TIMEOUT_MS,
+    uprobeFiles: [found.file],
+    attachTimeoutMs: attachBoundMs(tracer, { command: 'async' }),
     // @born holds each operation until its first callback or its end.
     // With --stacks, raw user stacks, named by nodetrace from a snapshot of
     // the target (lib/loop/name-stacks.js), as loop --stacks does.
     env: { BPFTRACE_CACHE_USER_SYMBOLS: '1', BPFTRACE_MAP_KEYS_MAX: '65536', ...(stacks ? rawUserStackEnv(tracer) : {}) },
     describe: `the asynchronous operations of ${describeIdentity(who)}`,
     target: { pid },
-    details: { process: who, version: found.version, providers: found.providers, stacks, hook: Boolean(hook.library), ...(stacks && sharedAt ? { jsFrames: {} } : {}) },
+    details: { process: who, thread, version: found.version, providers: found.providers, stacks, hook: Boolean(hook.library), ...(stacks && sharedAt ? { jsFrames: {} } : {}) },
     // Said on stderr, not only in the dry run: the trace turns the
     // process's async_hooks on, which costs it (docs/performance.md).
     warnings: [...(note ? [note] : []), ...(functionsNote ? [functionsNote] : []), ...(hook.why ? [hook.why] : []),
@@ -120,7 +128,7 @@ function plan(args, tracer) {
 
 // async.d: AsyncReset's name (it lost its bool in Node 24) filled into its
 // slot, the layout as arguments; no @stacks part there.
-function planDtrace(tracer, { pid, note, who, found, sharedAt, functionsNote }) {
+function planDtrace(tracer, { pid, note, who, found, sharedAt, functionsNote, thread }) {
   const missed = pidProviderMisses(pid, found);
   if (missed) throw new UserError(`cannot trace PID ${pid}'s asynchronous operations with DTrace: ${missed}.`, { hint: 'Use --backend bpftrace.', exitCode: EXIT.NOT_FOUND });
   const program = instantiateSlot(readScript(SCRIPT, 'dtrace'), 'RESET', `pid$1::${found.functions.RESET}:entry`,
@@ -128,11 +136,11 @@ function planDtrace(tracer, { pid, note, who, found, sharedAt, functionsNote }) 
   return planTracer(tracer, {
     script: SCRIPT,
     programText: program,
-    args: { PID: pid, TYPE_AT: found.layout.TYPE_AT, ID_AT: found.layout.ID_AT, SHARED_AT: sharedAt },
-    attachTimeoutMs: ATTACH_TIMEOUT_MS,
+    args: { PID: pid, TYPE_AT: found.layout.TYPE_AT, ID_AT: found.layout.ID_AT, SHARED_AT: sharedAt, TID: thread.tid },
+    attachTimeoutMs: attachBoundMs(tracer, { command: 'async' }),
     describe: `the asynchronous operations of ${describeIdentity(who)}`,
     target: { pid },
-    details: { process: who, version: found.version, providers: found.providers, stacks: false },
+    details: { process: who, thread, version: found.version, providers: found.providers, stacks: false },
     warnings: [...(note ? [note] : []), ...(functionsNote ? [functionsNote] : []),
       ...(found.providers ? [] : [`no provider names for Node v${found.version}: kinds are shown by number`])],
   });
@@ -158,12 +166,14 @@ function hookLibrary(pid, who) {
 function report(result, { args, tracer, plan: p, snapshots }, run = {}) {
   const pid = p.target.pid;
   const { process: who, version, providers } = p.details;
-  const spanMs = tracedSpanMs(result);
+  // Rates over the program's window where it printed its report then
+  // (spanNs), else from every probe attached to the end.
+  const spanMs = result.reported ? null : tracedSpanMs(result);
   // Lines taken as they came, to name JavaScript frames meanwhile (lib/profile/js-frames.js).
   if (run.lines) Object.assign(result, splitAtEndMarker(run.lines));
   const r = parseAsync(result, { providers, attachedNs: spanMs === null ? null : spanMs * 1e6, stacks: p.details.stacks, hook: p.details.hook, tracer: tracer.name });
   r.tracedNs = spanNs(result, r.tracedNs);
-  if (r.liveStacks && snapshots) {
+  if (r.liveStacks && snapshots && args.stacks) {
     const named = nameLoopStacks(r.liveStacks.map((s) => s.stack), snapshots.symbolizer, snapshots.latest, { js: run.js });
     r.liveStacks.forEach((s, i) => { s.stack = named[i]; });
   }
@@ -172,7 +182,11 @@ function report(result, { args, tracer, plan: p, snapshots }, run = {}) {
   // there unless it exited; then they keep their addresses).
   const names = nameFunctions(pid, functionAddresses(r));
   for (const k of r.kinds) for (const f of k.functions) f.name = names.get(f.sfi) || null;
-  const o = { pid, who, version, tracer: tracer.name, top: args.top };
+  // Whose loop the loop figures are; the process's Workers, whose
+  // operations the counts hold too (merged).
+  const workers = snapshots ? snapshots.threadsSeen().filter((t) => t.role === 'worker')
+    .sort((a, b) => (a.worker.threadId || 0) - (b.worker.threadId || 0)).map((t) => ({ tid: t.tid, label: threadLabel(t) })) : [];
+  const o = { pid, who, version, tracer: tracer.name, top: args.top, thread: p.details.thread, workers };
   process.stdout.write(args.json ? renderAsyncJSON(r, o) : renderAsyncText(r, o));
   const lost = tracer.name === 'dtrace' ? dtraceLossLine(dtraceLosses(result.errors)) : null;
   if (lost) process.stderr.write(safeText(`nodetrace: ${lost}`) + '\n');
@@ -188,8 +202,9 @@ async function handler(args) {
       report: (result, ctx) => report(result, ctx, run),
       tracer: () => requireTracer(args.backend || 'bpftrace'),
       sessionOptions: (pl) => jsFramesSession(pl, run),
-      // The target's memory map and perf map, to name the creation stacks' frames.
-      snapshots: args.stacks ? { perfMap: true } : undefined,
+      // The target's memory map and perf map, to name the creation stacks'
+      // frames; its threads, to say which Workers it runs.
+      snapshots: { perfMap: Boolean(args.stacks), threads: true },
     });
   } finally {
     if (run.js) run.js.close();

@@ -20,6 +20,15 @@ function checkDuration(a, flag = '-d') {
   }
 }
 
+// Frames at the place the code was written, where a script has a source
+// map (lib/source-maps.js); --no-source-maps: where V8 runs it.
+function sourceMapsOption() {
+  return {
+    type: 'boolean', default: true,
+    describe: 'Show a JavaScript frame where its script\'s source map puts it (src/x.ts:42:3), when it has one (--no-source-maps: the generated code\'s place)',
+  };
+}
+
 function dryRunOption() {
   return { alias: 'n', type: 'boolean', default: false, describe: 'Print exactly what would run (tracer command line, environment, program) as a shell script, and exit' };
 }
@@ -66,7 +75,40 @@ function checkOutputDir(a, flag = '-o') {
   if (!String(dir).trim()) throw new Error(`${flag} expects a directory.`);
 }
 
+// --thread: which thread's event loop (the main thread's, or a
+// worker_threads Worker's: each runs a loop of its own). One grammar in
+// every command that takes it:
+//   main        the main thread (the default)
+//   N           the Worker whose threadId is N (as worker.threadId gives it)
+//   tid:N       the thread whose TID is N (a Worker's, or the main one's)
+//   NAME        the Worker given that name (new Worker(f, { name }))
+// Found in the process by lib/threads/select.js.
+function threadOption() {
+  return {
+    type: 'string',
+    describe: 'The thread whose event loop to measure: main (default), a worker_threads Worker by its thread id (2) or its name, or tid:TID',
+  };
+}
+
+// The --thread value parsed -> { main: true } | { threadId } | { tid } | { name }; throws a usage message.
+function parseThread(text) {
+  const s = String(text);
+  if (s === '' || s === 'main') return { main: true };
+  if (/^[0-9]{1,10}$/.test(s)) return { threadId: Number(s) };
+  const tid = /^tid:([1-9][0-9]{0,9})$/.exec(s);
+  if (tid) return { tid: Number(tid[1]) };
+  if (/^tid:/.test(s)) throw new Error(`--thread tid:N expects a thread ID (a whole number), not "${s}".`);
+  if (s.length > 64) throw new Error('--thread expects main, a Worker\'s thread id or name (64 characters at most), or tid:TID.');
+  return { name: s };
+}
+
+// For .check().
+function checkThread(a) {
+  if (a.thread !== undefined) parseThread(a.thread);
+}
+
 module.exports = {
-  MAX_SECONDS, STDOUT, durationOption, checkDuration, dryRunOption,
+  MAX_SECONDS, STDOUT, durationOption, checkDuration, dryRunOption, sourceMapsOption,
   outputFileOption, outputDirOption, checkOutputFiles, checkOutputDir,
+  threadOption, parseThread, checkThread,
 };

@@ -8,7 +8,7 @@ const processChecks = require('../process-checks');
 const { targetOptions, checkTarget } = require('../targets/options');
 const { resolveOneTarget, hostFacts } = require('../targets/one-process');
 const { hostPidNote } = require('../targets/containers');
-const { safeText } = require('../terminal-safe');
+const { safeText, safeJson } = require('../terminal-safe');
 
 function processHandler(args) {
   const host = hostFacts();
@@ -29,11 +29,11 @@ function handler(args) {
   if (args.pid !== undefined || args.target !== undefined || args.container !== undefined) return processHandler(args);
   const results = checks();
   if (args.json) {
-    process.stdout.write(JSON.stringify(results, null, 2) + '\n');
+    process.stdout.write(safeJson(results) + '\n');
   } else {
     for (const c of results) {
       const mark = c.ok ? 'ok  ' : c.optional ? 'warn' : 'FAIL';
-      process.stdout.write(`${mark}  ${c.name.padEnd(9)} ${c.detail}\n`);
+      process.stdout.write(safeText(`${mark}  ${c.name.padEnd(9)} ${c.detail}`, { oneLine: true }) + '\n');
     }
   }
   const essential = results.filter((c) => !c.optional && ['root', 'tracer', 'tracefs', 'uprobes'].includes(c.name));

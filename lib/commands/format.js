@@ -30,8 +30,10 @@ function builder(y) {
     .option('sort', { choices: ['total', 'count', 'name'], default: 'total', describe: 'Order entries by total time, count or name' })
     .option('breakdown', { type: 'boolean', default: false, describe: 'Full histograms for latency breakdown parts' })
     .option('addons-only', { type: 'boolean', default: false, describe: 'Hide Node\'s own work (node::..., uv_...)' })
-    .example('dtrace -s d-scripts/addon-latency.d -p 4242 | $0 format', '')
-    .example('bpftrace -p 4242 d-scripts/addon-latency.bt /proc/4242/exe > out.txt; $0 format --json < out.txt', '');
+    .example('dtrace -s d-scripts/addon-latency.d -p 4242 | $0 format', 'the D script\'s output, as latency shows it')
+    // The bpftrace program takes 20 arguments found in the process: -n writes them out.
+    .example('$0 latency -p 4242 -n > trace.sh; sudo sh trace.sh > out.txt', 'the bpftrace program run by hand, as latency would run it (Ctrl-C ends it)')
+    .example('$0 format --json < out.txt', 'its output as latency --json prints it');
 }
 
 async function handler(args) {

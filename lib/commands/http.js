@@ -30,6 +30,7 @@ const { lossLines, addMaps } = require('../usdt/loss');
 const { targetOptions, checkTarget, targetText } = require('../targets/options');
 const { resolveOneTarget, hostFacts: oneProcessHost } = require('../targets/one-process');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
+const { clusterOf } = require('../proc/cluster');
 
 // How `nodetrace http` names its targets and their probes (lib/usdt/probe-targets.js).
 const HTTP = Object.freeze({
@@ -329,7 +330,22 @@ function report(result, { args, http, broken, tracer }) {
   } else if (!shown.requests && !broken) {
     process.stderr.write(`nodetrace: no HTTP request completed${args.slowerThan ? ` slower than ${args.slowerThan} ms` : ''} while tracing.\n`);
   }
+  if (!shown.requests && args.pid !== undefined) {
+    const why = primaryLine(Number(args.pid));
+    if (why) process.stderr.write(safeText(`nodetrace: ${why}`) + '\n');
+  }
   return { gathered: shown.requests > 0 };
+}
+
+// A cluster's primary serves no request itself: its workers do, each a
+// process of its own (lib/proc/cluster.js). Said, with them, where none
+// completed in the primary.
+function primaryLine(pid) {
+  const c = clusterOf(pid);
+  if (!c || c.role !== 'primary' || !c.workers.length) return null;
+  const workers = c.workers.map((w) => `${w.pid} (worker ${w.id})`).join(', ');
+  return `PID ${pid} is a cluster primary: its ${c.workers.length === 1 ? 'worker serves' : `${c.workers.length} workers serve`} the requests, PID ${workers}. `
+    + `Trace one with nodetrace http -p ${c.workers[0].pid}.`;
 }
 
 // --container NAME: its Node process, then traced as -p PID is (its hook

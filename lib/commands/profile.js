@@ -20,11 +20,12 @@ const { summarize, renderText, renderJson } = require('../profile/report');
 const { renderFolded } = require('../profile/folded');
 const { writeOutputFile } = require('../output-file');
 const {
-  STDOUT, durationOption, checkDuration, dryRunOption, outputFileOption, checkOutputFiles,
+  STDOUT, durationOption, checkDuration, dryRunOption, outputFileOption, checkOutputFiles, sourceMapsOption,
 } = require('./common-options');
 const { describeIdentity, identityJson } = require('../proc/container');
 const { jsFramesLayout, commandJsFramesLayout, jsFramesSession } = require('../profile/js-frames');
 const { splitAtEndMarker } = require('../tracer/output-formats');
+const { threadLabel } = require('../threads/roles');
 
 // On-CPU samples, or (--off-cpu) time blocked; the program argument that
 // is the PID ($N), which -c replaces with bpftrace's cpid.
@@ -68,6 +69,7 @@ function builder(y) {
     .option('svg', outputFileOption('Also write a flame graph (self-contained SVG, searchable, click to zoom) to FILE'))
     .option('pprof', outputFileOption('Also write a gzip\'d pprof profile (go tool pprof, Pyroscope, speedscope) to FILE'))
     .option('v8-frames', { type: 'boolean', default: true, describe: 'Name JavaScript frames from V8\'s own metadata, no flag needed on the target (--no-v8-frames: from its perf map only)' })
+    .option('source-maps', sourceMapsOption())
     .option('off-cpu', { type: 'boolean', default: false, describe: 'Where the main thread waits instead: time blocked (system calls, locks, sync fs calls) by stack' })
     .option('all-threads', { type: 'boolean', default: false, describe: 'With --off-cpu: every thread, not only the main one (pool threads mostly wait for work)' })
     .option('backend', { choices: ['dtrace', 'bpftrace'], describe: 'Tracer to use (default: dtrace if present, else bpftrace)' })
@@ -115,13 +117,13 @@ function plan(args, tracer) {
   const withJsFrames = (js, pid) => {
     if (js.note) { o.warnings.push(js.note); return; }
     // (CODE: each frame's code too, where what it inlined can be read back.)
-    if (args.offCpu) o.args = { ...o.args, SHARED: js.shared, CODE: js.code };
+    if (args.offCpu) o.args = { ...o.args, SHARED: js.shared, ...js.codeArguments };
     else {
       o.script = SCRIPTS.js.script;
-      o.args = { HZ: hz, PID: pid, SHARED: js.shared, CODE: js.code };
+      o.args = { HZ: hz, PID: pid, SHARED: js.shared, ...js.codeArguments };
     }
     // -c: what the command's process is checked against once it runs.
-    o.details.jsFrames = js.binary ? { v8: js.v8, command: { binary: js.binary, shared: js.shared, code: js.code } } : { v8: js.v8 };
+    o.details.jsFrames = { v8: js.v8, sourceMaps: args.sourceMaps !== false, ...(js.binary ? { command: { binary: js.binary, shared: js.shared, codeArguments: js.codeArguments } } : {}) };
   };
   if (args.command !== undefined) {
     const resolved = resolveCommand(args.command);
@@ -181,6 +183,10 @@ function report(result, { args, tracer, plan: p, target, snapshots }, run = {}) 
   const comm = (pid && proc.processName(pid)) || 'node';
   for (const s of parsed.stacks) if (!s.comm) s.comm = comm;
   const named = nameStacks(parsed, snapshots.symbolizer, snapshots.latest, { js: run.js });
+  // Each thread by what it is (lib/threads/identify.js), read from the
+  // process while it ran; the main thread is the one whose TID is the PID.
+  const identityOf = (tid) => snapshots.identityOf(tid) || (tid === pid ? { role: 'main' } : null);
+  for (const s of named.stacks) s.thread = threadLabel(identityOf(s.tid));
   // The program's own clock where it keeps one: the tracer may take
   // seconds after the end to print (naming frames, 0.23+).
   const seconds = parsed.seconds || (result.endedAt - result.readyAt) / 1000;
@@ -189,10 +195,10 @@ function report(result, { args, tracer, plan: p, target, snapshots }, run = {}) 
   let summary;
   let text;
   if (args.offCpu) {
-    summary = summarizeOffCpu(named, { pid, who, seconds, threads: parsed.threads, allThreads: args.allThreads, top: args.top });
+    summary = summarizeOffCpu(named, { pid, who, seconds, threads: parsed.threads, allThreads: args.allThreads, top: args.top, identityOf });
     text = () => (args.json ? renderOffCpuJson(summary) : renderOffCpuText(summary, { describe: p.describe }));
   } else {
-    summary = summarize(named, { pid, who, hz: p.details.hz, seconds, top: args.top });
+    summary = summarize(named, { pid, who, hz: p.details.hz, seconds, top: args.top, identityOf });
     text = () => (args.json ? renderJson(summary) : renderText(summary, { describe: p.describe }));
   }
   const title = `${args.offCpu ? 'Off-CPU time' : 'CPU'} of ${p.describe}`;
@@ -226,7 +232,7 @@ async function handler(args) {
       dataOnStdout,
       // A -c command's perf map can no longer be read once it exits: look
       // more often, so that code compiled near its end is named too.
-      snapshots: { perfMap: true, everyMs: (pl) => (pl.target ? 2000 : 500) },
+      snapshots: { perfMap: true, threads: true, everyMs: (pl) => (pl.target ? 2000 : 500) },
     });
   } finally {
     if (run.js) run.js.close();

@@ -8,6 +8,7 @@ const { findOnPath } = require('../tracer/detect');
 const { gather, nodeProcesses, userNames } = require('../ps/facts');
 const { verdicts } = require('../ps/verdicts');
 const { renderText, renderJson } = require('../ps/render');
+const { clusterRoles, clusterFacts } = require('../proc/cluster');
 
 function handler(args) {
   // Other users' memory maps and mapped files are root's to read.
@@ -16,20 +17,24 @@ function handler(args) {
   const users = userNames();
   const gcore = Boolean(findOnPath('gcore'));
   const rows = [];
-  for (const pid of nodeProcesses()) {
+  const pids = nodeProcesses();
+  // Cluster primaries and their workers (lib/proc/cluster.js).
+  const cluster = clusterRoles(pids.map(clusterFacts).filter(Boolean));
+  for (const pid of pids) {
     const facts = gather(pid, { cache, users, gcore });
-    if (facts) rows.push({ facts, verdicts: verdicts(facts) });
+    if (facts) rows.push({ facts: { ...facts, cluster: cluster.get(pid) || null }, verdicts: verdicts(facts) });
   }
   process.stdout.write(args.json ? renderJson(rows) : renderText(rows));
 }
 
 module.exports = {
   command: 'ps',
-  describe: 'Every Node process on this host: host PID, PID in its container, container, Node version, user, probes, perf map, what works',
+  describe: 'Every Node process on this host: host PID, PID in its container, container, Node version, user, cluster role, probes, perf map, what works',
   builder: (y) => y
     .usage('$0 ps [--json]\n\n'
       + 'Every Node process on this host, one line each: its PID here and inside its container\n'
-      + '(and the container, by name and ID), its Node version and user, the probe libraries it\n'
+      + '(and the container, by name and ID), its Node version and user, whether it is a cluster\n'
+      + 'primary (with how many workers) or a worker (its id, and its primary\'s PID), the probe libraries it\n'
       + 'maps (bunyan for snoop, http), whether it writes a perf map (JavaScript names for\n'
       + 'profile, loop, ebadf), and the commands that cannot (or only partly~) work for it, with why.')
     .option('json', { type: 'boolean', default: false, describe: 'Print JSON' })

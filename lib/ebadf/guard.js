@@ -6,6 +6,9 @@ const { spawn } = require('child_process');
 const { UserError } = require('../errors');
 
 const WATCHDOG = path.join(__dirname, 'watchdog.js');
+// nodetrace says it is alive this often; the watchdog resumes what it
+// stopped once it has been silent for `silentMs` (watchdog.js).
+const HEARTBEAT_MS = 500;
 
 class Guard {
   constructor(child) {
@@ -14,17 +17,23 @@ class Guard {
     this.onDeath = null;
     child.on('exit', () => {
       this.alive = false;
+      clearInterval(this.heartbeat);
       if (this.onDeath && !this.closing) this.onDeath();
     });
     child.stdin.on('error', () => { /* exit handler reports it */ });
+    this.heartbeat = setInterval(() => this.send('alive'), HEARTBEAT_MS);
+    this.heartbeat.unref();
   }
 
   /**
    * Starts the watchdog and waits until it is ready.
-   * @param {object} cfg { pid, name }
+   * @param {object} cfg { pid, name, maxStopMs (longest one stop may
+   *   last, by the watchdog's clock), silentMs (longest nodetrace may be
+   *   silent while something is stopped) }
    */
   static start(cfg, { timeoutMs = 15000 } = {}) {
-    const child = spawn(process.execPath, [WATCHDOG, JSON.stringify({ parent: process.pid, pid: cfg.pid || 0, name: cfg.name || null })], {
+    const config = { parent: process.pid, pid: cfg.pid || 0, name: cfg.name || null, maxStopMs: cfg.maxStopMs || 0, silentMs: cfg.silentMs || 0 };
+    const child = spawn(process.execPath, [WATCHDOG, JSON.stringify(config)], {
       detached: true,
       stdio: ['pipe', 'pipe', 'inherit'],
     });
@@ -64,6 +73,7 @@ class Guard {
   // Orderly end: nothing is left to undo.
   close() {
     this.closing = true;
+    clearInterval(this.heartbeat);
     if (!this.alive) return Promise.resolve();
     this.send('bye');
     return new Promise((resolve) => {
@@ -74,4 +84,4 @@ class Guard {
   }
 }
 
-module.exports = { Guard, WATCHDOG };
+module.exports = { Guard, WATCHDOG, HEARTBEAT_MS };

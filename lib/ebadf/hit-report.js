@@ -7,6 +7,7 @@ const { displayCommand } = require('../tracer/plan');
 const { containerText } = require('../proc/container');
 const { describeErrno } = require('./errno');
 const { crossCheck } = require('./js-stack');
+const { safeText } = require('../terminal-safe');
 const { frameLines, endWorthSaying } = require('../stack/render');
 
 const MAX_FRAME = 160;
@@ -140,7 +141,8 @@ function renderHit(rec) {
     }
     lines.push(`  resumed  ${rec.resumeText || '?'}`);
   }
-  return lines.join('\n') + '\n';
+  // The thread's name, paths and frames are the target's: each line kept one.
+  return lines.map((l) => safeText(l, { oneLine: true })).join('\n') + '\n';
 }
 
 /** How to open the cores that were saved. */

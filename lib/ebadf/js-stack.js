@@ -5,8 +5,6 @@
 // when the tracer holds the process under ptrace (DTrace's ustack(): gdb
 // cannot attach then). The perf map, when the process writes one, is a
 // cross-check: a frame both name is compared by its address.
-const { registersOf } = require('../v8/registers');
-const { openProcess } = require('../v8/process');
 const { openCoreForWalk } = require('../v8/core');
 
 // gdb's attach for the registers takes 70-140 ms on an idle host
@@ -14,33 +12,16 @@ const { openCoreForWalk } = require('../v8/core');
 const REGISTERS_TIMEOUT_MS = 15000;
 
 /**
- * Walks thread `tid` of stopped process `pid` -> { frames, ended, note } or
- * { error } (one line). The process stays stopped.
+ * Walks thread `tid` of a saved core (`root`: a container's files beside
+ * it) -> { frames, ended, note, from } or { error } (one line). (A stopped
+ * process is walked in its user's worker: hit-reader-worker.js.)
  */
-async function walkStopped({ pid, tid, gdb, symbolizer }) {
-  const threads = await registersOf(pid, { gdb, timeoutMs: REGISTERS_TIMEOUT_MS });
-  if (threads.error) return { error: threads.error };
-  const registers = threads.get(tid);
-  if (!registers) return { error: `gdb found no thread ${tid} in ${pid}` };
-  let p;
-  try {
-    p = openProcess(pid, symbolizer ? { symbolizer } : {});
-  } catch (err) {
-    return { error: `cannot read the memory of ${pid}: ${err.code || err.message}` };
-  }
-  try {
-    const { frames, ended } = p.walk(registers);
-    return { frames, ended, note: p.note, from: 'process' };
-  } finally {
-    p.close();
-  }
-}
-
-/** The same from a saved core (`root`: a container's files beside it) -> as walkStopped. */
-function walkCore({ core, tid, root = null }) {
+function walkCore({ core, tid, root = null, symbolizer }) {
   let c;
   try {
-    c = openCoreForWalk(core, { root });
+    // (Each script's source map reference kept: the frames are put where
+    // their maps say once the process runs again, hit-reader-worker.js.)
+    c = openCoreForWalk(core, symbolizer ? { root, symbolizer, sourceMapUrls: true } : { root, sourceMapUrls: true });
   } catch (err) {
     return { error: err.message.split('\n')[0] };
   }
@@ -79,4 +60,4 @@ function crossCheck(walkFrames, perfFrames) {
   return { compared, differ };
 }
 
-module.exports = { walkStopped, walkCore, crossCheck, perfMapFunction };
+module.exports = { walkCore, crossCheck, perfMapFunction, REGISTERS_TIMEOUT_MS };

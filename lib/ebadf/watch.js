@@ -6,6 +6,12 @@
 // hit (the process is already stopped, in the kernel): snapshot its memory
 // map, gcore it, SIGCONT it, confirm it runs, report; until --count hits,
 // Ctrl-C, -d, or the target's exit.
+//
+// No process stays stopped on another's account: hits of different
+// processes are handled at once (reports still print in hit order), what a
+// hit reads of its process's files and memory is read in a worker thread of
+// that process's user with a deadline (hit-readers.js), and the watchdog
+// keeps the stop bound by its own clock (watchdog.js).
 const fs = require('fs');
 const path = require('path');
 const os = require('os');
@@ -25,8 +31,28 @@ const { onTerminationSignals } = require('../tracer/signals');
 const STACK_WAIT_MS = 3000;
 const CORE_STACK_TIMEOUT_MS = 120000;
 const { stackFromCore: readCoreStack } = require('./core-stack');
-const { walkStopped, walkCore } = require('./js-stack');
+const { registersOf } = require('../v8/registers');
+const { HitReaders } = require('./hit-readers');
+const { REGISTERS_TIMEOUT_MS } = require('./js-stack');
 const STOP_CONFIRM_MS = 2000;
+// What a hit reads of its process, with the process stopped (the walk:
+// V8's metadata and symbols of its files, its memory: 0.6 s of CPU the
+// first time for node, then 0.1 s; but 10 s and more of wall time on a
+// 2-core host at load 20, measured) and after (naming the tracer's frames;
+// the walk of a core), at most: past it, the reading is given up and the
+// hit said with what was read.
+const WALK_DEADLINE_MS = 30000;
+const NAMING_DEADLINE_MS = 30000;
+const RESUME_MS = 5000;
+// How long nodetrace may be silent (its event loop blocked) before the
+// watchdog resumes what it stopped.
+const SILENT_MS = 5000;
+// The longest one stop may last, by the watchdog's clock: every bound of
+// the handling in turn (the stop confirmed, the registers, the walk, gcore,
+// the resume), and some slack for a loaded host.
+function maxStopMs(gcoreTimeoutMs) {
+  return STOP_CONFIRM_MS + REGISTERS_TIMEOUT_MS + WALK_DEADLINE_MS + gcoreTimeoutMs + RESUME_MS + 10000;
+}
 const ABORT_DEATH_WAIT_MS = 10000;
 // After a SIGCONT, how long a PID found stopped again may wait for the hit that
 // stopped it to arrive before it is told SIGCONT again.
@@ -106,12 +132,16 @@ class Watch {
     this.o = o;
     this.mode = o.mode;
     this.symbolizer = new Symbolizer();
+    // A worker ready ahead for the first process's user (stop mode, where
+    // the walk counts in the stop).
+    this.readers = new HitReaders({ spare: o.mode === 'stop' && Boolean(o.v8Walk) });
     this.records = [];
     this.queue = [];          // hits being handled
     this.kernelStopped = new Map();
     this.hitsSeen = 0;
     this.handled = 0;
-    this.work = Promise.resolve();
+    this.work = Promise.resolve();   // every hit reported, in hit order
+    this.byPid = new Map();          // pid -> its last hit's handling
     this.stopAll = new AbortController();
     this.earlier = null;      // -p: facts of the target from before any hit
     this.result = {
@@ -152,10 +182,15 @@ class Watch {
       perfMap: perf && !perf.refused ? perf.path : null,
       perfMapRefused: perf && perf.refused ? `${perf.path} was not read: ${perf.refused}` : null,
     });
+    rec.uid = proc.stat.uidOf(hit.pid);
     rec.stack = new Promise((resolve) => { rec.resolveStack = resolve; });
     this.records.push(rec);
     this.queue.push(rec);
-    this.work = this.work.then(() => this.handle(rec));
+    // One process's hits in turn; other processes' at once, never waiting
+    // on this one's gcore or files. Reports in hit order.
+    const handled = (this.byPid.get(hit.pid) || Promise.resolve()).then(() => this.handle(rec));
+    this.byPid.set(hit.pid, handled);
+    this.work = this.work.then(() => handled).then(() => this.report(rec));
   }
 
   onStack(ev) {
@@ -169,10 +204,28 @@ class Watch {
     const frames = rec.coreFrames ||
       await Promise.race([rec.stack, new Promise((r) => setTimeout(() => r(null), STACK_WAIT_MS))]);
     if (!frames) { rec.stackMissing = true; return; }
-    rec.symbolized = this.symbolizer.symbolize(rec.snap, frames);
+    if (this.mode === 'abort') {
+      // At once, here: the process is dying (its files go with it), and
+      // nothing is stopped that reading could keep waiting.
+      rec.symbolized = this.symbolizer.symbolize(rec.snap, frames);
+    } else {
+      await this.symbolizeApart(rec, frames);
+    }
     if (!rec.snap.maps.length && frames.some((f) => /^0x/.test(f))) {
       rec.symbolized.unavailable = 'addresses only: the process was gone before its memory map could be read';
     }
+  }
+
+  // In the worker of the process's user: its files are its user's.
+  async symbolizeApart(rec, frames) {
+    const { elfFiles, ...snap } = rec.snap;   // (a function: the worker is given `root` instead)
+    const root = rec.sysroot && rec.sysroot.root ? rec.sysroot.root : null;
+    const r = await this.readers.run(rec.uid, { op: 'symbolize', snap, frames, root }, { deadlineMs: NAMING_DEADLINE_MS });
+    rec.symbolized = r.value || {
+      frames: frames.map((f) => ({ text: f, module: '', kind: /^0x/i.test(f) ? 'unknown' : 'named' })), perfMapUsed: false, jitUnnamed: 0, interpreted: 0,
+      unavailable: r.timedOut ? `addresses only: naming them took longer than ${NAMING_DEADLINE_MS / 1000} s (reading the process's files), and was given up`
+        : `addresses only: ${r.error}`,
+    };
   }
 
   async handleStop(rec) {
@@ -188,7 +241,7 @@ class Watch {
       await this.walkLive(rec);
       rec.core = await runGcore({
         gcore: this.o.gcore, pid, comm: rec.hit.comm, dir: this.o.coreDir, timeoutMs: this.o.gcoreTimeoutMs, signal: this.stopAll.signal,
-        onSpawn: (gchild, tmp) => { rec.gcorePgid = gchild.pid; this.guard.send(`gcore ${gchild.pid} ${tmp}`); },
+        onSpawn: (gchild, tmp) => { rec.gcorePgid = gchild.pid; this.guard.send(`gcore ${gchild.pid} ${tmp} ${pid}`); },
       });
       if (rec.gcorePgid) this.guard.send(`gcore-done ${rec.gcorePgid}`);
     }
@@ -235,7 +288,9 @@ class Watch {
     }
     // A tracer that holds the process under ptrace (no live walk): the core's.
     if (this.o.v8Walk && rec.isNode && !rec.jsStack && rec.core && rec.core.ok) {
-      rec.jsStack = walkCore({ core: rec.core.file, tid: rec.hit.tid, root: rec.sysroot ? rec.sysroot.root : null });
+      const r = await this.readers.run(rec.uid, { op: 'walkCore', core: rec.core.file, tid: rec.hit.tid, root: rec.sysroot ? rec.sysroot.root : null },
+        { deadlineMs: NAMING_DEADLINE_MS });
+      rec.jsStack = r.value || { error: r.timedOut ? `walking the core took longer than ${NAMING_DEADLINE_MS / 1000} s, and was given up` : r.error };
     }
     if (rec.core && !rec.core.ok) {
       this.result.gcoreFailed = true;
@@ -247,13 +302,36 @@ class Watch {
   // The JavaScript stack of the moment, while the process is stopped (the
   // walk's cost, docs/v8-frames.md, counts in the time it is stopped). Not where the tracer
   // itself holds it under ptrace (DTrace's ustack(): gdb cannot attach).
+  // The registers come from gdb (its own timeout); the walk reads the
+  // process's files and memory in its user's worker, within
+  // WALK_DEADLINE_MS, past which the process goes on to its core and resume.
   async walkLive(rec) {
     if (!this.o.v8Walk || !rec.isNode || this.o.stackFromCore) return;
-    try {
-      rec.jsStack = await walkStopped({ pid: rec.hit.pid, tid: rec.hit.tid, gdb: this.o.v8Walk.gdb, symbolizer: this.symbolizer });
-    } catch (err) {
-      rec.jsStack = { error: `the walk failed: ${err.message}` };
-    }
+    const { pid, tid } = rec.hit;
+    const threads = await registersOf(pid, { gdb: this.o.v8Walk.gdb, timeoutMs: REGISTERS_TIMEOUT_MS });
+    if (threads.error) { rec.jsStack = { error: threads.error }; return; }
+    const registers = threads.get(tid);
+    if (!registers) { rec.jsStack = { error: `gdb found no thread ${tid} in ${pid}` }; return; }
+    const r = await this.readers.run(rec.uid, { op: 'walk', pid, tid, registers }, { deadlineMs: WALK_DEADLINE_MS });
+    if (r.value) rec.jsStack = r.value;
+    else if (r.timedOut) rec.jsStack = { error: `the walk took longer than ${WALK_DEADLINE_MS / 1000} s (reading the process's files and memory), and was given up` };
+    else rec.jsStack = { error: `the walk failed: ${r.error}` };
+  }
+
+  // The walk's JavaScript frames where their scripts' source maps put them
+  // (lib/source-maps.js), read in the user's worker once the process runs
+  // again, inside its own root; the references were read during the walk.
+  async original(rec) {
+    const frames = rec.jsStack && rec.jsStack.frames;
+    if (!frames || !frames.some((f) => f.kind === 'js')) return;
+    const strip = (f) => {
+      if (f.kind !== 'js') return f;
+      const { sourceMapUrl, ...rest } = f;
+      return f.inlined ? { ...rest, inlined: f.inlined.map((r) => { if (!r) return r; const { sourceMapUrl: u, ...x } = r; return x; }) } : rest;
+    };
+    if (this.o.sourceMaps === false) { rec.jsStack.frames = frames.map(strip); return; }
+    const r = await this.readers.run(rec.uid, { op: 'original', frames, root: `/proc/${rec.hit.pid}/root` }, { deadlineMs: NAMING_DEADLINE_MS });
+    rec.jsStack.frames = (r.value || frames).map(strip);
   }
 
   async handleAbort(rec) {
@@ -277,6 +355,7 @@ class Watch {
         // files (the perf map) that nothing may make us wait on meanwhile.
         await this.handleStop(rec);
         await this.symbolize(rec);
+        await this.original(rec);
       } else {
         await this.symbolize(rec);
         await this.handleAbort(rec);
@@ -287,6 +366,9 @@ class Watch {
     }
     this.symbolizer.release(rec.snap);
     closeObjects(rec.objects);
+  }
+
+  report(rec) {
     this.queue.splice(this.queue.indexOf(rec), 1);
     // Process names, paths and JavaScript function names are the target's to choose.
     this.o.out.write((this.records.indexOf(rec) > 0 ? '\n' : '') + safeText(renderHit(rec)));
@@ -337,8 +419,12 @@ class Watch {
   async run() {
     const o = this.o;
     const result = this.result;
-    // 1. The watchdog, before anything can be stopped.
-    this.guard = await Guard.start(o.filter);
+    // 1. The watchdog, before anything can be stopped; it keeps the stop
+    //    bound by its own clock.
+    this.guard = await Guard.start({
+      ...o.filter,
+      ...(this.mode === 'stop' ? { maxStopMs: maxStopMs(o.gcoreTimeoutMs || 120000), silentMs: SILENT_MS } : {}),
+    });
     this.guard.onDeath = () => {
       result.watchdogDied = true;
       this.say('the watchdog died; stopping now, for safety.');
@@ -355,6 +441,11 @@ class Watch {
     });
     try {
       if (o.filter.pid && this.mode === 'abort') this.earlier = processFacts(this.symbolizer, o.filter.pid);
+      // -p: what a walk of the target reads of its files, read before any
+      // hit (its user's worker keeps it), while nothing is stopped.
+      if (o.filter.pid && this.mode === 'stop' && o.v8Walk) {
+        this.readers.run(proc.stat.uidOf(o.filter.pid), { op: 'prepare', pid: o.filter.pid }, { deadlineMs: WALK_DEADLINE_MS });
+      }
       const parser = new OutputParser((ev) => this.onEvent(ev));
       // 2. The tracer; the watchdog learns its PID at once.
       this.session = new TracerSession(o.plan, {
@@ -394,6 +485,7 @@ class Watch {
       clearInterval(poll);
       stopHandling();
       if (this.earlier) this.symbolizer.release(this.earlier.snap);
+      this.readers.close();
       // Normal and abnormal ends alike: nothing left stopped by us.
       if (this.mode === 'stop') {
         const ours = this.records.map((r) => r.hit.pid).filter((pid) => state.procState(pid) === 'T');
@@ -408,4 +500,4 @@ function watch(o) {
   return new Watch(o).run();
 }
 
-module.exports = { watch, Watch, abortCoreNote };
+module.exports = { watch, Watch, abortCoreNote, maxStopMs, SILENT_MS, WALK_DEADLINE_MS };

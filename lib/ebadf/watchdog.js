@@ -6,10 +6,19 @@
 //
 //   tracer PID          the bpftrace/dtrace process (kill it, its probes go)
 //   stopped PID         a process the probe stopped
-//   gcore PGID DIR      a gcore (and its gdb) running, writing into DIR
+//   gcore PGID DIR PID  a gcore (and its gdb) running on PID, writing into DIR
 //   gcore-done PGID     that gcore finished
 //   resumed PID         that process is running again
+//   alive               nodetrace's heartbeat, every HEARTBEAT_MS
 //   bye                 orderly end: everything is already undone
+//
+// It also keeps the stop bound by its own clock, while nodetrace lives: a
+// process stopped for longer than `maxStopMs` (the longest nodetrace's own
+// handling of a hit may take) is resumed, its gcore killed; and when
+// nodetrace has not been heard for `silentMs` (its event loop blocked, or
+// stopped itself), every process it stopped, and every process of the
+// filter stopped since the watch began (hits it has not read yet), is
+// resumed. nodetrace then finds them running and says so.
 //
 // When the pipe closes (nodetrace exited, crashed, or was killed, even with
 // SIGKILL) without "bye", it kills the tracer, kills gcore's process group
@@ -19,7 +28,7 @@
 // whose report nodetrace never read). It never reads anything else, and never
 // runs a shell.
 //
-// Run as: node watchdog.js '{"parent":PID,"pid":PID|0,"name":"comm"|null}'
+// Run as: node watchdog.js '{"parent":PID,"pid":PID|0,"name":"comm"|null,"maxStopMs":N,"silentMs":N}'
 const fs = require('fs');
 const state = require('./procstate');
 
@@ -29,25 +38,32 @@ try { process.title = 'nodetrace-wdog'; } catch (err) { /* keep going */ }
 const filter = { pid: Number(config.pid) || 0, name: config.pid ? null : String(config.name || '') };
 const alreadyStopped = new Set(filter.pid || filter.name ? state.stoppedCandidates(filter) : []);
 
+// The bounds of its own clock (0: none).
+const maxStopMs = Number(config.maxStopMs) || 0;
+const silentMs = Number(config.silentMs) || 0;
+const CLOCK_MS = 200;
+
 let tracer = null;            // { pid, start }
-const gcores = new Map();     // pgid -> dir
-const stopped = new Map();    // pid -> start time
+const gcores = new Map();     // pgid -> { dir, pid }
+const stopped = new Map();    // pid -> { start (its start time), since (ms) }
 let bye = false;
 let finishing = false;
+let heardAt = Date.now();
 
 function say(text) {
   try { fs.writeSync(2, `nodetrace ebadf watchdog: ${text}\n`); } catch (err) { /* no terminal any more */ }
 }
 
 function handle(line) {
-  const [verb, a, b] = line.trim().split(' ');
+  const [verb, a, b, c] = line.trim().split(' ');
   const n = Number(a);
+  heardAt = Date.now();
   switch (verb) {
     case 'tracer': tracer = { pid: n, start: state.startTime(n) }; break;
     case 'tracer-exited': tracer = null; break;
-    case 'stopped': if (n > 0) stopped.set(n, state.startTime(n)); break;
+    case 'stopped': if (n > 0) stopped.set(n, { start: state.startTime(n), since: Date.now() }); break;
     case 'resumed': stopped.delete(n); break;
-    case 'gcore': if (n > 0) gcores.set(n, b && b.startsWith('/') ? b : null); break;
+    case 'gcore': if (n > 0) gcores.set(n, { dir: b && b.startsWith('/') ? b : null, pid: Number(c) || 0 }); break;
     case 'gcore-done': gcores.delete(n); break;
     case 'bye': bye = true; break;
     default: break;
@@ -78,7 +94,7 @@ function finish(why) {
   }
   // 3. Resume: what nodetrace said it stopped, and (if it died) anything
   //    matching the filter that is stopped now and was not at the start.
-  const targets = new Set([...stopped].filter(([pid, start]) => start == null || state.sameProcess(pid, start)).map(([pid]) => pid));
+  const targets = new Set([...stopped].filter(([pid, s]) => s.start == null || state.sameProcess(pid, s.start)).map(([pid]) => pid));
   if (emergency && (filter.pid || filter.name)) {
     for (const pid of state.stoppedCandidates(filter)) if (!alreadyStopped.has(pid)) targets.add(pid);
   }
@@ -90,7 +106,7 @@ function finish(why) {
     still = r.stillStopped;
   }
   // 4. gcore's leftovers.
-  for (const [pgid, dir] of gcores) {
+  for (const [pgid, { dir }] of gcores) {
     waitGone(() => !state.sendSignal(-pgid, 0), 3000);
     if (dir && /\/\.nodetrace-ebadf-[^/]+$/.test(dir)) {
       try { fs.rmSync(dir, { recursive: true, force: true }); } catch (err) { /* best effort */ }
@@ -111,6 +127,37 @@ function finish(why) {
   if (emergency && did.length) say(`nodetrace (PID ${config.parent}) ${why}; ${did.join('; ')}.`);
   process.exit(0);
 }
+
+// The stop bound, by this process's own clock, while nodetrace lives.
+function release(pids, why) {
+  const pending = [...pids];
+  if (!pending.length) return;
+  for (const [pgid, g] of gcores) {
+    if (pending.includes(g.pid)) {
+      state.sendSignal(-pgid, 'SIGKILL');
+      gcores.delete(pgid);
+    }
+  }
+  const r = state.resumeSync(pending, { timeoutMs: 1000, everyMs: 20 });
+  for (const pid of [...r.resumed, ...r.gone]) stopped.delete(pid);
+  if (r.resumed.length) say(`resumed PID ${r.resumed.join(', ')} with SIGCONT: ${why}.`);
+  if (r.stillStopped.length) say(`could NOT resume PID ${r.stillStopped.join(', ')} (${why}): run kill -CONT ${r.stillStopped.join(' ')}`);
+}
+
+function keepTime() {
+  if (finishing) return;
+  const now = Date.now();
+  if (maxStopMs) {
+    const over = [...stopped].filter(([pid, s]) => now - s.since > maxStopMs && (s.start == null || state.sameProcess(pid, s.start)));
+    release(over.map(([pid]) => pid), `stopped for more than ${Math.round(maxStopMs / 1000)} s, the longest a hit's handling may take`);
+  }
+  if (silentMs && now - heardAt > silentMs) {
+    const ours = [...stopped].filter(([pid, s]) => s.start == null || state.sameProcess(pid, s.start)).map(([pid]) => pid);
+    const unread = filter.pid || filter.name ? state.stoppedCandidates(filter).filter((pid) => !alreadyStopped.has(pid)) : [];
+    release(new Set([...ours, ...unread]), `nodetrace (PID ${config.parent}) has not answered for ${Math.round((now - heardAt) / 1000)} s`);
+  }
+}
+if (maxStopMs || silentMs) setInterval(keepTime, CLOCK_MS);
 
 let buf = '';
 process.stdin.setEncoding('utf8');

@@ -4,10 +4,11 @@
 const { describeIdentity, identityJson } = require('../proc/container');
 const { parse } = require('../aggregation/parse');
 const { percentile, totalCount } = require('../aggregation/model');
-const { renderHistogram } = require('../render/histogram');
+const { renderHistogram, percentileText } = require('../render/histogram');
 const { formatDuration } = require('../render/units');
 const { jsonInteger, jsonHistogram } = require('../render/json');
-const { safeText } = require('../terminal-safe');
+const { safeText, safeJson } = require('../terminal-safe');
+const { threadLabel } = require('../threads/roles');
 
 const JSON_VERSION = 1;
 // The order kinds are shown in, and what each is.
@@ -28,7 +29,8 @@ function byKind(model, name) {
 /**
  * parseGc(maps, { tracer }) -> { kinds: [{ name, describe, entry, count,
  * totalUs, maxUs }] (kinds that paused at least once, in KINDS order),
- * tracedNs }. `maps`: the tracer's output after the END marker (the
+ * threads: [{ tid, kinds: [{ name, count, totalUs }] }] (the threads that
+ * paused: each isolate collects on its own thread), tracedNs }. `maps`: the tracer's output after the END marker (the
  * session's result.maps). Numbers are BigInt, as in lib/aggregation's model.
  */
 function parseGc(maps, { tracer } = {}) {
@@ -45,7 +47,35 @@ function parseGc(maps, { tracer } = {}) {
     const value = (m) => (m.get(name) ? m.get(name).value : null);
     kinds.push({ name, describe, entry, count: value(counts) || totalCount(entry), totalUs: value(totals), maxUs: value(maxes) });
   }
-  return { kinds, tracedNs: traced ? traced.value : null };
+  return { kinds, threads: threadPauses(model), tracedNs: traced ? traced.value : null };
+}
+
+// @thread_pauses[TID, KIND] and @thread_pause_us[TID, KIND] -> per thread, kinds in KINDS order.
+function threadPauses(model) {
+  const entries = (name) => {
+    const agg = model.aggregations.find((a) => a.name === name);
+    return agg ? agg.entries.filter((e) => e.kind === 'scalar' && e.key.length === 2 && /^\d+$/.test(e.key[0])) : [];
+  };
+  const threads = new Map();
+  const kindOf = (tid, kind) => {
+    if (!threads.has(tid)) threads.set(tid, new Map());
+    const m = threads.get(tid);
+    if (!m.has(kind)) m.set(kind, { name: kind, count: 0n, totalUs: 0n });
+    return m.get(kind);
+  };
+  for (const e of entries('thread_pauses')) kindOf(Number(e.key[0]), e.key[1]).count += e.value;
+  for (const e of entries('thread_pause_us')) kindOf(Number(e.key[0]), e.key[1]).totalUs += e.value;
+  const order = KINDS.map(([name]) => name);
+  return [...threads].map(([tid, m]) => ({ tid, kinds: [...m.values()].filter((k) => order.includes(k.name)).sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name)) }))
+    .filter((t) => t.kinds.length)
+    .sort((a, b) => Number(b.kinds.reduce((n, k) => n + k.totalUs, 0n) - a.kinds.reduce((n, k) => n + k.totalUs, 0n)) || a.tid - b.tid);
+}
+
+// A thread as the report names it: "main thread", "Worker 1 \"churn\" (TID 4250)".
+function threadName(t, identityOf) {
+  const identity = identityOf(t.tid);
+  const label = threadLabel(identity);
+  return identity && identity.role === 'main' ? label : `${label} (TID ${t.tid})`;
 }
 
 function share(us, ns) {
@@ -54,26 +84,58 @@ function share(us, ns) {
   return ` (${p > 0 && p < 0.1 ? '<0.1' : p.toFixed(1)}% of the time)`;
 }
 
-/** renderGcText(report, { pid, who }) -> string; who: lib/proc/container.js's identity */
-function renderGcText(r, { pid, who }) {
+// Where the pauses were: each isolate (the main thread's, each Worker's)
+// collects its own heap on its own thread. Said whenever a thread other
+// than the main one paused: a Worker's pauses are not the main loop's.
+function threadLines(r, identityOf, us) {
+  const threads = r.threads || [];
+  if (!threads.length || (threads.length === 1 && (identityOf(threads[0].tid) || {}).role === 'main')) return [];
+  const kinds = (t) => t.kinds.map((k) => `${k.name} ${k.count} (${us(k.totalUs)})`).join(', ');
+  if (threads.length === 1) {
+    return ['', `All of them in ${threadName(threads[0], identityOf)}, which collects its own heap: the main thread did not pause.`];
+  }
+  const names = threads.map((t) => threadName(t, identityOf));
+  const width = Math.max(...names.map((n) => n.length));
+  return ['', 'By thread (each isolate, the main thread\'s and each Worker\'s, collects its own heap; the histograms below hold every thread):',
+    ...threads.map((t, i) => `  ${names[i].padEnd(width)}  ${kinds(t)}`)];
+}
+
+/**
+ * renderGcText(report, { pid, who, identityOf }) -> string; who:
+ * lib/proc/container.js's identity; identityOf(tid): the thread's identity
+ * (lib/threads/identify.js) or null.
+ */
+function renderGcText(r, { pid, who, identityOf = (tid) => (tid === pid ? { role: 'main' } : null) }) {
   const us = (v) => formatDuration(v, 'us');
   const out = [];
   const traced = r.tracedNs !== null ? formatDuration(r.tracedNs, 'ns') : 'unknown';
   const paused = r.kinds.reduce((n, k) => n + (k.totalUs || 0n), 0n);
   out.push(`GC pauses of ${who ? describeIdentity(who) : `PID ${pid}`}, traced ${traced}: ${r.kinds.reduce((n, k) => n + k.count, 0n)} pauses, ${us(paused)} in all${share(paused, r.tracedNs)}.`);
   if (!r.kinds.length) out.push('No garbage collection ran while tracing.');
+  out.push(...threadLines(r, identityOf, us));
   for (const k of r.kinds) {
     out.push('', `${k.name}: ${k.describe}`);
     out.push(...renderHistogram(k.entry, 'us', { width: 40 }));
     const limit = k.maxUs === null ? null : Number(k.maxUs);
-    const ps = [50, 90, 99].map((p) => `p${p} ${us(percentile(k.entry, p, limit))}`);
+    // Each percentile as the bucket of the tracer's histogram that holds it.
+    const ps = [50, 90, 99].map((p) => `p${p} ${percentileText(k.entry, p, 'us', { limit })}`);
     out.push(`  count ${k.count}, ${ps.join(', ')}${k.maxUs !== null ? `, max ${us(k.maxUs)}` : ''}${k.totalUs !== null ? `, total ${us(k.totalUs)}${share(k.totalUs, r.tracedNs)}` : ''}`);
   }
   return safeText(out.join('\n') + '\n');
 }
 
-/** renderGcJSON(report, { pid, who, tracer }) -> string (docs/json-format.md) */
-function renderGcJSON(r, { pid, who, tracer }) {
+/** renderGcJSON(report, { pid, who, tracer, identityOf }) -> string (docs/json-format.md) */
+function renderGcJSON(r, { pid, who, tracer, identityOf = (tid) => (tid === pid ? { role: 'main' } : null) }) {
+  const threads = (r.threads || []).map((t) => {
+    const identity = identityOf(t.tid);
+    return {
+      tid: t.tid,
+      role: identity ? identity.role : 'exited',
+      label: threadLabel(identity),
+      ...(identity && identity.role === 'worker' ? { worker: { thread_id: identity.worker.threadId, name: identity.worker.name || null } } : {}),
+      kinds: t.kinds.map((k) => ({ name: k.name, count: jsonInteger(k.count), total_us: jsonInteger(k.totalUs) })),
+    };
+  });
   const kinds = r.kinds.map((k) => {
     const limit = k.maxUs === null ? null : Number(k.maxUs);
     return {
@@ -86,7 +148,7 @@ function renderGcJSON(r, { pid, who, tracer }) {
       histogram: jsonHistogram(k.entry),
     };
   });
-  return JSON.stringify({ version: JSON_VERSION, pid, ...(who ? { process: identityJson(who) } : {}), tracer, traced_ns: r.tracedNs === null ? null : jsonInteger(r.tracedNs), unit: 'us', kinds }, null, 2) + '\n';
+  return safeJson({ version: JSON_VERSION, pid, ...(who ? { process: identityJson(who) } : {}), tracer, traced_ns: r.tracedNs === null ? null : jsonInteger(r.tracedNs), unit: 'us', kinds, threads }) + '\n';
 }
 
 module.exports = { parseGc, renderGcText, renderGcJSON, KINDS };

@@ -7,19 +7,21 @@
 // process is comes from `identify` (lib/usdt/process-identity.js).
 const { renderHistogram } = require('../render/histogram');
 const { percentile, totalCount } = require('../aggregation/model');
+const { LogLinearHistogram, LAYOUT } = require('../aggregation/log-linear');
 const { formatDuration } = require('../render/units');
-const { safeText } = require('../terminal-safe');
+const { safeText, safeJson } = require('../terminal-safe');
 const { describeIdentity, identityJson } = require('../proc/container');
 
 // The bounds: processes with histograms of their own (the others share one
 // set, "other processes"), and groups (direction, method, route) per
 // process (the others fold into one per direction, "(other routes)"). A
-// group is about 1 KB: at most (64 + 1) x (100 + 2) groups, under 10 MB
-// however many routes and processes a flood makes (docs/security.md).
+// group holds 256 bytes per power of two its latencies reach, 9 KB at most
+// (lib/aggregation/log-linear.js): at most (64 + 1) x (100 + 2) groups,
+// under 60 MB however many routes, processes and latencies a flood makes
+// (docs/security.md).
 const LIMITS = Object.freeze({ processes: 64, groupsPerProcess: 100 });
-// log2 buckets of microseconds: [0, 1), [1, 2), [2, 4) ... [2^62, 2^63).
-const BUCKETS = 64;
-
+// Every group's histogram, as the JSON states it (docs/json-format.md).
+const HISTOGRAM_LAYOUT = Object.freeze({ ...LAYOUT, unit: 'us' });
 /**
  * The route a path belongs to, for grouping: the path without its query,
  * with segments that are numbers, UUIDs or long hex ids replaced by ":id"
@@ -37,43 +39,28 @@ function routeOf(url) {
   return origin + (route || '/');
 }
 
-function bucketIndex(us) {
-  if (!(us >= 1)) return 0;
-  return Math.min(BUCKETS - 1, Math.floor(Math.log2(us)) + 1);
-}
-
-function bucketBounds(i) {
-  if (i === 0) return { lo: 0n, hi: 1n };
-  const lo = 2n ** BigInt(i - 1);
-  return { lo, hi: lo * 2n };
-}
-
+// A group's latencies (microseconds) in log-linear buckets
+// (lib/aggregation/log-linear.js): its percentiles within 1.6% of the
+// requests' own; drawn in power-of-two rows.
 class Group {
   constructor(direction, method, group) {
     this.direction = direction;
     this.method = method;
     this.group = group;
-    this.counts = new Float64Array(BUCKETS);
-    this.n = 0;
-    this.max = 0;
+    this.histogram = new LogLinearHistogram();
   }
+
+  get n() { return this.histogram.n; }
+
+  get max() { return this.histogram.max; }
 
   add(us) {
-    this.counts[bucketIndex(us)]++;
-    this.n++;
-    if (us > this.max) this.max = us;
+    this.histogram.add(us);
   }
 
-  // -> a model entry (lib/aggregation/model.js): every bucket between the
-  //    first and last, empty ones too, as the tracers print them.
+  // -> a model entry (lib/aggregation/model.js): the buckets that counted.
   entry() {
-    let first = 0;
-    let last = BUCKETS - 1;
-    while (first < last && this.counts[first] === 0) first++;
-    while (last > first && this.counts[last] === 0) last--;
-    const buckets = [];
-    for (let i = first; i <= last; i++) buckets.push({ ...bucketBounds(i), count: BigInt(this.counts[i]) });
-    return { key: [], kind: 'log2', buckets };
+    return this.histogram.entry();
   }
 }
 
@@ -171,8 +158,9 @@ function renderGroup(g) {
   const entry = g.entry();
   const ps = [50, 90, 99].map((p) => `p${p} ${formatDuration(percentile(entry, p, g.max), 'us')}`);
   return [
-    `${g.direction} ${g.method} ${g.group}`,
-    ...renderHistogram(entry, 'us', { width: 40 }),
+    // The method and route are the process's (or a client's) to choose: on their line.
+    safeText(`${g.direction} ${g.method} ${g.group}`, { oneLine: true }),
+    ...renderHistogram(g.histogram.log2Entry(), 'us', { width: 40 }),
     `  count ${totalCount(entry)}, ${ps.join(', ')}, max ${formatDuration(g.max, 'us')}`,
   ].join('\n');
 }
@@ -209,6 +197,7 @@ function groupJSON(g, by) {
     p90: percentile(entry, 90, g.max),
     p99: percentile(entry, 99, g.max),
     max: g.max,
+    // The buckets that counted (the layout: histogram_layout).
     histogram: entry.buckets.map((b) => ({ lo: Number(b.lo), hi: Number(b.hi), count: Number(b.count) })),
   };
 }
@@ -224,21 +213,22 @@ function histogramsJSON(stats) {
   const limits = { processes: stats.limits.processes, groups_per_process: stats.limits.groupsPerProcess };
   if (stats.merge) {
     const set = sets[0];
-    return JSON.stringify({
-      version: 1, by: stats.by, limits, folded_requests: set ? set.folded : 0,
+    return safeJson({
+      version: 1, by: stats.by, limits, histogram_layout: HISTOGRAM_LAYOUT, folded_requests: set ? set.folded : 0,
       groups: set ? set.groups.map((g) => groupJSON(g, stats.by)) : [],
-    }, null, 2) + '\n';
+    }) + '\n';
   }
   const other = sets.find((s) => s.other);
-  return JSON.stringify({
+  return safeJson({
     version: 2,
     by: stats.by,
     limits,
+    histogram_layout: HISTOGRAM_LAYOUT,
     processes: sets.filter((s) => !s.other).map((s) => ({
       ...identityJson(s.identity), requests: s.n, folded_requests: s.folded, groups: s.groups.map((g) => groupJSON(g, stats.by)),
     })),
     other_processes: other ? { requests: other.n, folded_requests: other.folded, groups: other.groups.map((g) => groupJSON(g, stats.by)) } : null,
-  }, null, 2) + '\n';
+  }) + '\n';
 }
 
 module.exports = { LatencyStats, statsOf, routeOf, renderHistograms, histogramsJSON, LIMITS };

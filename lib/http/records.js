@@ -12,7 +12,7 @@
 // @errN {"PID,TID,NS": error}, @urlN {"PID,TID,NS": url}, then
 // @reqN {"PID,TID,NS,DIR,STATUS,LATENCY_US": method}, which completes the
 // batch; RequestReader takes either.
-const { safeText } = require('../terminal-safe');
+const { safeText, safeJson } = require('../terminal-safe');
 const { stringBytes } = require('../tracer/output-formats');
 
 const LINE = /^([UEH]) (\d+) (\d+) (\d+) (.*)$/;
@@ -232,9 +232,9 @@ function renderLine(r, { wallMinusMonoNs } = {}) {
 function renderJSONLine(r, { wallMinusMonoNs } = {}) {
   const time = new Date(wallMs(r, wallMinusMonoNs)).toISOString();
   if (r.connection) {
-    return JSON.stringify({ time, pid: r.pid, direction: r.direction, connection: r.connection, method: null, url: null, status: null, error: null, ms: null }) + '\n';
+    return safeJson({ time, pid: r.pid, direction: r.direction, connection: r.connection, method: null, url: null, status: null, error: null, ms: null }, 0) + '\n';
   }
-  return JSON.stringify({
+  return safeJson({
     time,
     pid: r.pid,
     direction: r.direction,
@@ -244,7 +244,7 @@ function renderJSONLine(r, { wallMinusMonoNs } = {}) {
     error: r.error,
     ms: r.us / 1000,
     ...(r.upgrade ? { upgrade: r.upgrade } : {}),
-  }) + '\n';
+  }, 0) + '\n';
 }
 
 module.exports = { RequestJoiner, RequestReader, batchRecords, parseRequests, renderLine, renderJSONLine, HEADER };

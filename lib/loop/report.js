@@ -10,10 +10,10 @@
 const { describeIdentity, identityJson } = require('../proc/container');
 const { parse } = require('../aggregation/parse');
 const { percentile, totalCount } = require('../aggregation/model');
-const { renderHistogram } = require('../render/histogram');
+const { renderHistogram, percentileText } = require('../render/histogram');
 const { formatDuration } = require('../render/units');
 const { jsonInteger, jsonEstimate, jsonHistogram } = require('../render/json');
-const { safeText } = require('../terminal-safe');
+const { safeText, safeJson } = require('../terminal-safe');
 const { foldedName } = require('../profile/folded');
 const { userFrames } = require('../tracer/stack-frames');
 
@@ -165,9 +165,28 @@ function percent(part, whole) {
   return p > 0 && p < 1 ? '<1%' : `${Math.round(p)}%`;
 }
 
+// Whose loop: "Event loop of PID 4242" (the main thread's), "Event loop of
+// Worker 2 "resize" (TID 4250) of PID 4242".
+function whoseLoop(o) {
+  const proc = o.who ? describeIdentity(o.who) : `PID ${o.pid}`;
+  return o.thread && o.thread.role !== 'main' ? `${o.thread.label} (TID ${o.thread.tid}) of ${proc}` : proc;
+}
+
+// Said where the process runs Workers: each has an event loop of its own,
+// which this one does not measure.
+function workersLine(o) {
+  const others = (o.workers || []).filter((w) => !o.thread || w.tid !== o.thread.tid);
+  if (!others.length) return [];
+  const onMain = !o.thread || o.thread.role === 'main';
+  const which = others.map((w) => `${w.label.replace(/^Worker /, '')} (TID ${w.tid})`).join(', ');
+  return ['', `${onMain ? 'This is the main thread\'s loop. ' : ''}The process also runs ${others.length === 1 ? 'a Worker, with an event loop of its own' : `${others.length} Workers, each with an event loop of its own`}: ${which}; measure one with --thread ID.`];
+}
+
 /**
- * renderLoopText(report, { pid, who, overUs, top, wallMinusMonoNs, stacksWanted, maxStacks }) -> string
- * who: the process as lib/proc/container.js identifies it
+ * renderLoopText(report, { pid, who, thread, workers, overUs, top, wallMinusMonoNs, stacksWanted, maxStacks }) -> string
+ * who: the process as lib/proc/container.js identifies it; thread: the
+ * thread measured { tid, role, label } (the main one when absent);
+ * workers: [{ tid, label }] the process's Workers
  */
 function renderLoopText(r, o) {
   const us = (v) => formatDuration(v, 'us');
@@ -178,12 +197,13 @@ function renderLoopText(r, o) {
   // to the end asked for, is not quite the window the turns fell in.
   const over = r.turnsNs || r.tracedNs;
   const busyShare = over ? percent(r.busyTotalUs * 1000n, over) : '-';
-  out.push(`Event loop of ${o.who ? describeIdentity(o.who) : `PID ${o.pid}`}, traced ${traced}: ${r.turns} turns, busy ${us(r.busyTotalUs)} in them (${busyShare} of the time).`);
+  out.push(`Event loop of ${whoseLoop(o)}, traced ${traced}: ${r.turns} turns, busy ${us(r.busyTotalUs)} in them (${busyShare} of the time).`);
   if (r.busy && totalCount(r.busy) > 0n) {
     out.push('', 'Busy time per turn (running callbacks, not waiting for I/O):');
     out.push(...renderHistogram(r.busy, 'us', { width: 40 }));
     const limit = r.busyMaxUs === null ? null : Number(r.busyMaxUs);
-    const ps = [50, 90, 99].map((p) => `p${p} ${us(percentile(r.busy, p, limit))}`);
+    // Each percentile as the bucket of the tracer's histogram that holds it.
+    const ps = [50, 90, 99].map((p) => `p${p} ${percentileText(r.busy, p, 'us', { limit })}`);
     out.push(`  count ${totalCount(r.busy)}, ${ps.join(', ')}${r.busyMaxUs !== null ? `, max ${us(r.busyMaxUs)}` : ''}`);
   }
   const stalls = longestFirst(r.stalls);
@@ -203,6 +223,7 @@ function renderLoopText(r, o) {
       ? `The loop never waited for I/O while tracing: blocked for all ${us(r.open.busyUs)} of it, since before tracing began.`
       : `Still busy when tracing ended: blocked for ${us(r.open.busyUs)} since ${clockTime(wallMs(r.open.clock, r.open.sinceNs, o.wallMinusMonoNs))}.`);
   }
+  out.push(...workersLine(o));
   if (o.stacksWanted) {
     out.push('');
     const total = r.stacks.reduce((n, s) => n + s.samples, 0);
@@ -211,7 +232,7 @@ function renderLoopText(r, o) {
       out.push(`Stacks sampled during stalls (99 Hz, after ${us(o.overUs)} of busy time), ${total} samples, most first:`);
       for (const s of topStacks(r.stacks, o.maxStacks || 5)) {
         out.push('', `  ${s.samples} samples (${percent(s.samples, total)}):`);
-        for (const f of s.frames) out.push(`    ${f}`);
+        for (const f of s.frames) out.push(`    ${safeText(f, { oneLine: true })}`);
       }
     }
   }
@@ -219,6 +240,10 @@ function renderLoopText(r, o) {
 }
 
 // ---- JSON ------------------------------------------------------------------
+
+function threadJson(t) {
+  return { tid: t.tid, role: t.role, label: t.label, ...(t.worker ? { worker: { thread_id: t.worker.threadId, name: t.worker.name || null } } : {}) };
+}
 
 function renderLoopJSON(r, o) {
   const limit = r.busyMaxUs === null ? null : Number(r.busyMaxUs);
@@ -232,11 +257,14 @@ function renderLoopJSON(r, o) {
     histogram: jsonHistogram(r.busy),
   } : null;
   const at = (clock, ns) => new Date(wallMs(clock, ns, o.wallMinusMonoNs)).toISOString();
-  return JSON.stringify({
+  return safeJson({
     version: JSON_VERSION,
     pid: o.pid,
     ...(o.who ? { process: identityJson(o.who) } : {}),
     tracer: o.tracer,
+    // The thread whose loop this is, and the process's Workers (each with a loop of its own).
+    thread: o.thread ? threadJson(o.thread) : null,
+    workers: (o.workers || []).map(threadJson),
     traced_ns: jsonInteger(r.tracedNs),
     turns_ns: jsonInteger(r.turnsNs),
     turns: jsonInteger(r.turns),
@@ -251,7 +279,7 @@ function renderLoopJSON(r, o) {
       busy_us: jsonInteger(r.open.busyUs),
     } : null,
     stacks: o.stacksWanted ? r.stacks.map((s) => ({ samples: s.samples, frames: s.frames })) : null,
-  }, null, 2) + '\n';
+  }) + '\n';
 }
 
 module.exports = { parseLoop, renderLoopText, renderLoopJSON, foldedStacks, frameName, clockTime, JSON_VERSION };

@@ -17,6 +17,7 @@
 // storage); other runtimes' containers are named by their ID.
 const fs = require('fs');
 const { openRegular, readAt } = require('../safe-open');
+const { safeText } = require('../terminal-safe');
 
 const ID = '([0-9a-f]{64})';
 const RUNTIMES = [
@@ -97,9 +98,11 @@ function shortId(id) {
 }
 
 /** Pure: "podman container web-frontend (2548ee601a87)", or null for none. */
+// A container's name and a user's are others' to choose: on one line, escaped.
 function containerText(container) {
   if (!container) return null;
-  return `${container.runtime} container ${container.name ? `${container.name} (${shortId(container.id)})` : shortId(container.id)}`;
+  const name = container.name ? safeText(container.name, { oneLine: true }) : null;
+  return `${safeText(container.runtime, { oneLine: true })} container ${name ? `${name} (${shortId(container.id)})` : shortId(container.id)}`;
 }
 
 /**
@@ -111,7 +114,7 @@ function describeIdentity(id) {
   if (!id) return '';
   const where = containerText(id.container) || (id.pidInside !== null ? 'its own PID namespace' : null);
   // Where several users' processes are traced at once, whose each is (lib/usdt/process-identity.js).
-  const owner = 'uid' in id ? id.user || (id.uid === null ? 'gone' : `uid ${id.uid}`) : null;
+  const owner = 'uid' in id ? (id.user && safeText(id.user, { oneLine: true })) || (id.uid === null ? 'gone' : `uid ${id.uid}`) : null;
   const inside = where ? `${id.pidInside !== null ? `PID ${id.pidInside} ` : ''}in ${where}` : null;
   const said = [owner, inside].filter(Boolean);
   return said.length ? `PID ${id.pid} (${said.join('; ')})` : `PID ${id.pid}`;

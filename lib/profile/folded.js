@@ -11,8 +11,9 @@ function foldedName(name) {
   return safeText(String(name).replace(/[;\r\n]/g, ' '), { oneLine: true });
 }
 
+// The thread by what it is, where the command said (s.thread: lib/threads/roles.js threadLabel).
 function rootFrame(s, pid) {
-  return s.tid === pid ? `${s.comm} (main thread)` : `${s.comm} (thread)`;
+  return `${s.comm} (${s.thread || (s.tid === pid ? 'main thread' : 'thread')})`;
 }
 
 /** Lines "root;frame;frame N", merged and sorted, from nameStacks()'s output. */

@@ -14,8 +14,10 @@ const { findV8Object } = require('../v8/process');
 const { layoutFrom } = require('../v8/metadata');
 const { commandV8Object } = require('../v8/command-object');
 const { ProcessMemory } = require('../v8/memory');
-const { V8Namer } = require('../v8/namer');
-const { InliningReader, inliningLayout, inlinedAt } = require('../v8/inlining');
+const { V8Namer, atOriginal } = require('../v8/namer');
+const { SourceMaps } = require('../source-maps');
+const { InliningReader, inliningLayout, dispatchLocationFor, inlinedAt } = require('../v8/inlining');
+const { dispatchArguments } = require('../v8/dispatch-table');
 const { safeText } = require('../terminal-safe');
 
 const DEPTH_SHIFT = 48n;
@@ -39,9 +41,10 @@ function parseJsLine(line) {
 
 /**
  * What the program needs to capture a process's JavaScript frames ->
- * { shared, v8: version text } or { note } (one line: why JavaScript is
- * named from the perf map only). Reads V8's metadata from the process's
- * node or libnode; nothing of its memory.
+ * { shared, codeArguments (CODE and, V8 13+, DISPATCH_*: each frame's code),
+ * v8: version text, ... } or { note } (one line: why JavaScript is named
+ * from the perf map only). Reads V8's metadata (and V8 13+'s dispatch
+ * table's place) from the process's node or libnode; nothing of its memory.
  */
 function jsFramesLayout(pid) {
   let maps = [];
@@ -52,20 +55,27 @@ function jsFramesLayout(pid) {
   if (!v8) return { note: 'no mapped object of the process carries V8\'s postmortem metadata: JavaScript is named from the perf map only' };
   const layout = layoutFrom(v8.symbols);
   if (layout.unsupported) return { note: `${layout.unsupported}: JavaScript is named from the perf map only` };
-  const inlining = inliningOf(layout, v8.symbols);
-  return { shared: layout.jsFunction.shared, code: inlining.code, inliningNote: inlining.note, v8: layout.versionText, object: v8.object, layout, symbols: v8.symbols };
+  const inlining = inliningOf(layout, v8.symbols, v8.source);
+  return {
+    shared: layout.jsFunction.shared, codeArguments: inlining.codeArguments, dispatch: inlining.dispatch, inliningNote: inlining.note,
+    v8: layout.versionText, object: v8.object, layout, symbols: v8.symbols,
+  };
 }
 
-// Where a JSFunction keeps its code, where what it inlined can be read back
-// (lib/v8/inlining.js), else 0 and why not (one line).
-function inliningOf(layout, symbols) {
-  const inlining = inliningLayout(layout, symbols);
-  return inlining.unsupported ? { code: 0, note: inlining.unsupported } : { code: inlining.code, note: null };
+// Where a JSFunction keeps its code (V8 13+: its handle, and where the
+// dispatch table it leads into is), where what it inlined can be read back
+// (lib/v8/inlining.js): the programs' arguments, else { CODE: 0 } and why
+// not (one line). `file`: V8's ELF file (a path, or { root, path }).
+function inliningOf(layout, symbols, file) {
+  const dispatch = dispatchLocationFor(layout, file);
+  const inlining = inliningLayout(layout, symbols, { dispatch });
+  if (inlining.unsupported) return { codeArguments: { CODE: 0 }, dispatch: null, note: inlining.unsupported };
+  return { codeArguments: { CODE: inlining.code, ...dispatchArguments(dispatch) }, dispatch, note: null };
 }
 
 /**
  * -c: what the program needs to capture the JavaScript frames of a command
- * not started yet -> { shared, v8, binary } or { note } (one line, as
+ * not started yet -> { shared, codeArguments, v8, binary } or { note } (one line, as
  * jsFramesLayout's). Reads V8's metadata from the file it will run
  * (lib/tracer/command-target.js resolveCommand's binary: root's own choice)
  * or the libnode it links (lib/v8/command-object.js): read, never run here.
@@ -77,15 +87,17 @@ function commandJsFramesLayout(binary, { env = process.env } = {}) {
   if (!v8) return { note: `${binary} carries no V8 postmortem metadata, nor a libnode it links (not node's executable, or a script): JavaScript is named from the perf map only` };
   const layout = layoutFrom(v8.symbols);
   if (layout.unsupported) return { note: `${layout.unsupported}: JavaScript is named from the perf map only` };
-  return { shared: layout.jsFunction.shared, code: inliningOf(layout, v8.symbols).code, v8: layout.versionText, binary };
+  return { shared: layout.jsFunction.shared, codeArguments: inliningOf(layout, v8.symbols, v8.file).codeArguments, v8: layout.versionText, binary };
 }
 
 /**
  * Opens what naming a process's samples takes -> { shared (the program's
- * SHARED argument), names: SampleNames } or { note } (one line: why
- * JavaScript is named from the perf map only).
+ * SHARED argument), codeArguments, names: SampleNames } or { note } (one
+ * line: why JavaScript is named from the perf map only). `sourceMaps`:
+ * frames are shown where their scripts' source maps put them (read inside
+ * the process's own root: lib/source-maps.js).
  */
-function openJsFrames(pid) {
+function openJsFrames(pid, { sourceMaps = true } = {}) {
   const found = jsFramesLayout(pid);
   if (found.note) return found;
   let memory;
@@ -95,9 +107,10 @@ function openJsFrames(pid) {
   } catch (err) {
     return { note: `cannot read the memory of ${pid} (${err.code || err.message}): JavaScript is named from the perf map only` };
   }
-  const namer = new V8Namer({ memory, layout: found.layout });
-  const inlining = new InliningReader({ heap: namer.heap, layout: found.layout, symbols: found.symbols, namer });
-  return { shared: found.shared, code: found.code, names: new SampleNames(namer, memory, inlining) };
+  const namer = new V8Namer({ memory, layout: found.layout, sourceMapUrls: sourceMaps });
+  const inlining = new InliningReader({ heap: namer.heap, layout: found.layout, symbols: found.symbols, namer, dispatch: found.dispatch });
+  const maps = sourceMaps ? new SourceMaps({ root: `/proc/${pid}/root` }) : null;
+  return { shared: found.shared, codeArguments: found.codeArguments, names: new SampleNames(namer, memory, inlining, { sourceMaps: maps }) };
 }
 
 /**
@@ -105,10 +118,10 @@ function openJsFrames(pid) {
  * binary (bpftrace forks it, then execs it once its probes are attached:
  * before that, /proc/PID/mem would be the fork's, bpftrace's) ->
  * { names } | { note } | { wait: true } (not yet: ask again).
- * `planned`: commandJsFramesLayout's result; its SHARED must be the
- * process's own, else what was captured is not what the namer reads.
+ * `planned`: commandJsFramesLayout's result; its SHARED and code arguments
+ * must be the process's own, else what was captured is not what the namer reads.
  */
-function openCommandJsFrames(pid, planned) {
+function openCommandJsFrames(pid, planned, { sourceMaps = true } = {}) {
   if (!pid) return { wait: true };
   let exe;
   let binary;
@@ -119,10 +132,11 @@ function openCommandJsFrames(pid, planned) {
     return { wait: true };
   }
   if (exe.dev !== binary.dev || exe.ino !== binary.ino) return { wait: true };
-  const opened = openJsFrames(pid);
-  if (opened.note || (opened.shared === planned.shared && opened.code === planned.code)) return opened;
+  const opened = openJsFrames(pid, { sourceMaps });
+  const said = (x) => Object.entries(x.codeArguments).map(([k, v]) => `${k} ${v}`).join(', ');
+  if (opened.note || (opened.shared === planned.shared && said(opened) === said(planned))) return opened;
   opened.names.close();
-  return { note: `the command's V8 keeps a function's SharedFunctionInfo at ${opened.shared} and its code at ${opened.code}, not ${planned.shared} and ${planned.code} as its executable said: JavaScript is named from the perf map only` };
+  return { note: `the command's V8 keeps a function's SharedFunctionInfo at ${opened.shared} and its code at ${said(opened)}, not ${planned.shared} and ${said(planned)} as its executable said: JavaScript is named from the perf map only` };
 }
 
 // Two namer results for one function: the same name at the same place.
@@ -132,11 +146,14 @@ function sameFunction(a, b) {
 
 class SampleNames {
   // namer, memory and inlining (lib/v8/inlining.js): null until attach()
-  // (-c: the command runs its own program).
-  constructor(namer = null, memory = null, inlining = null) {
+  // (-c: the command runs its own program); sourceMaps (lib/source-maps.js
+  // SourceMaps): where frames are shown at their original place, or null.
+  constructor(namer = null, memory = null, inlining = null, { sourceMaps = null } = {}) {
     this.namer = null;
     this.memory = null;
     this.inlining = null;
+    this.sourceMaps = null;
+    this.originals = new WeakMap();   // namer result -> at its original place
     this.limitation = null;
     this.inliningNote = null;
     this.codeAt = new Map();  // hash -> what its frame's code inlined (lib/v8/inlining.js describe), or null
@@ -147,13 +164,14 @@ class SampleNames {
     this.chainCodes = new Map();  // hash -> Map(depth -> what its code inlined: codeAt's record)
     this.dropped = 0;          // entries past the bounds above
     this.ambiguous = 0;        // hashes printed under two functions' names
-    if (namer) this.attach(namer, memory, inlining);
+    if (namer) this.attach(namer, memory, inlining, { sourceMaps });
   }
 
-  attach(namer, memory, inlining = null) {
+  attach(namer, memory, inlining = null, { sourceMaps = null } = {}) {
     this.namer = namer;
     this.memory = memory;
     this.inlining = inlining;
+    this.sourceMaps = sourceMaps;
     this.limitation = namer.limitation();
     this.inliningNote = inlining ? inlining.limitation() : null;
   }
@@ -231,13 +249,26 @@ class SampleNames {
    * or null when not known (no code read, the address not in it, or the
    * code not that frame's function's). `frame`: the frame as the program
    * printed it, an address ("0x..."; below the sampled one, a return
-   * address); `sfi`: the frame's SharedFunctionInfo as named.
+   * address); `sfi`: the frame's SharedFunctionInfo as named;
+   * `returnAddress`: whether the frame's address is a return address (all
+   * but the sampled pc; a frameless leaf's caller, put back at depth 0, is one).
    */
-  inlinedAt(hash, depth, frame, { sfi = null } = {}) {
+  inlinedAt(hash, depth, frame, { sfi = null, returnAddress = depth > 0 } = {}) {
     if (!/^0x[0-9a-f]+$/i.test(frame)) return null;
     this.chain(hash);
     const record = this.chainCodes.get(BigInt.asUintN(64, BigInt(hash))).get(depth);
-    return inlinedAt(record, BigInt(frame), { returnAddress: depth > 0, sfi });
+    return inlinedAt(record, BigInt(frame), { returnAddress, sfi });
+  }
+
+  /**
+   * A namer result where its script's source map puts it (file, line and
+   * column the original's, `generated` V8's), once a result; the result as
+   * it is without a map. Read at the report, not as samples are named.
+   */
+  original(r) {
+    if (!r || !this.sourceMaps) return r;
+    if (!this.originals.has(r)) this.originals.set(r, atOriginal(r, this.sourceMaps));
+    return this.originals.get(r);
   }
 
   close() {
@@ -255,7 +286,9 @@ function profileFrame(r) {
   if (r.kind === 'builtin' || r.file === null) return { name: `${shown} (native)`, category: 'v8' };
   const where = r.line === null ? r.file : `${r.file}:${r.line}:${r.column}`;
   const origin = /^node:/.test(r.file) ? 'node' : /[/\\]node_modules[/\\]/.test(r.file) ? 'node_modules' : 'app';
-  return { name: `${shown} ${where}`, category: 'js', origin };
+  // At its original place (a source map): where V8 runs it, kept for JSON.
+  const g = r.generated;
+  return { name: `${shown} ${where}`, category: 'js', origin, ...(g ? { generated: `${g.file}:${g.line}:${g.column}` } : {}) };
 }
 
 /**
@@ -292,7 +325,7 @@ function jsFramesSession(pl, run, { targetPid = () => null } = {}) {
     run.js = new SampleNames();
     waiting = true;
   } else {
-    const opened = openJsFrames(pl.target.pid);
+    const opened = openJsFrames(pl.target.pid, { sourceMaps: pl.details.jsFrames.sourceMaps !== false });
     if (opened.note) say(opened.note);
     run.js = opened.names || null;
   }
@@ -303,11 +336,11 @@ function jsFramesSession(pl, run, { targetPid = () => null } = {}) {
       if (!run.js) return;
       // (Asked at each line that holds an SFI, until the command runs its program.)
       if (waiting && parseJsLine(text)) {
-        const opened = openCommandJsFrames(targetPid(), planned);
+        const opened = openCommandJsFrames(targetPid(), planned, { sourceMaps: pl.details.jsFrames.sourceMaps !== false });
         if (!opened.wait) {
           waiting = false;
           if (opened.note) say(opened.note);
-          else run.js.attach(opened.names.namer, opened.names.memory, opened.names.inlining);
+          else run.js.attach(opened.names.namer, opened.names.memory, opened.names.inlining, { sourceMaps: opened.names.sourceMaps });
         }
       }
       run.js.take(text);

@@ -5,8 +5,9 @@
 // anon_pipe_read", "futex: futex_do_wait") and by the user frames that made
 // the call, JavaScript first. Pure: named stacks (counts in microseconds)
 // in, a summary out, then text or JSON.
-const { threadRole, pct } = require('./report');
-const { safeText } = require('../terminal-safe');
+const { pct, threadRowText } = require('./report');
+const { threadLabel, groupKey } = require('../threads/roles');
+const { safeText, safeJson } = require('../terminal-safe');
 
 const JSON_VERSION = 1;
 // The scheduler's own frames, above the function that decided to wait.
@@ -42,20 +43,24 @@ function cutShort(frames) {
 /**
  * @param {object} named nameStacks() of parseOffCpu(): counts are microseconds
  * @param {object} o { pid, who (lib/proc/container.js identityJson: host PID, PID inside, container), seconds,
- *   threads: from parseOffCpu, allThreads, top = 10 }
+ *   threads: from parseOffCpu, allThreads, top = 10, identityOf(tid): lib/threads/identify.js's identity or null }
  */
-function summarizeOffCpu(named, { pid, who = null, seconds, threads = [], allThreads = false, top = 10 } = {}) {
+function summarizeOffCpu(named, { pid, who = null, seconds, threads = [], allThreads = false, top = 10, identityOf = (tid) => (tid === pid ? { role: 'main' } : null) } = {}) {
   const tracedUs = (seconds || 0) * 1e6;
+  // Threads by what they are (lib/threads/roles.js): a row for the main
+  // thread and each Worker, one for each other role.
   const roleOf = new Map();
   for (const s of named.stacks) {
-    if (!roleOf.has(s.tid) || roleOf.get(s.tid) === 'other') roleOf.set(s.tid, threadRole(s.tid, pid, s.frames));
+    if (roleOf.has(s.tid)) continue;
+    const identity = identityOf(s.tid);
+    roleOf.set(s.tid, { key: groupKey(identity, s.tid), role: identity ? identity.role : 'exited', label: threadLabel(identity) });
   }
   const merged = new Map();
   let total = 0;
   for (const s of named.stacks) {
     total += s.count;
-    const role = roleOf.get(s.tid);
-    const key = role + '\0' + s.frames.map((f) => f.category + ':' + f.name).join('\0');
+    const role = roleOf.get(s.tid).label;
+    const key = roleOf.get(s.tid).key + '\0' + s.frames.map((f) => f.category + ':' + f.name).join('\0');
     if (!merged.has(key)) {
       merged.set(key, { us: 0, thread: role, tids: new Set(), reason: waitReason(s.frames), frames: s.frames, ongoing: false });
     }
@@ -66,13 +71,13 @@ function summarizeOffCpu(named, { pid, who = null, seconds, threads = [], allThr
   }
   const byRole = new Map();
   for (const s of named.stacks) {
-    const role = roleOf.get(s.tid);
-    if (!byRole.has(role)) byRole.set(role, { role, threads: new Set(), us: 0, blocks: 0 });
-    byRole.get(role).threads.add(s.tid);
-    byRole.get(role).us += s.count;
+    const { key, role, label } = roleOf.get(s.tid);
+    if (!byRole.has(key)) byRole.set(key, { role, label, threads: new Set(), us: 0, blocks: 0 });
+    byRole.get(key).threads.add(s.tid);
+    byRole.get(key).us += s.count;
   }
   for (const t of threads) {
-    const r = byRole.get(roleOf.get(t.tid));
+    const r = roleOf.has(t.tid) ? byRole.get(roleOf.get(t.tid).key) : null;
     if (r) r.blocks += t.blocks;
   }
   // A JavaScript function with every wait under it (V8 inlines, so one
@@ -106,7 +111,7 @@ function summarizeOffCpu(named, { pid, who = null, seconds, threads = [], allThr
     blockedUs: total,
     blocks: threads.reduce((n, t) => n + t.blocks, 0),
     threads: [...byRole.values()].sort((a, b) => b.us - a.us)
-      .map((r) => ({ role: r.role, threads: r.threads.size, us: r.us, blocks: r.blocks, ofTrace: tracedUs ? r.us / tracedUs / r.threads.size : null })),
+      .map((r) => ({ role: r.role, label: r.label, threads: r.threads.size, tids: [...r.threads].sort((a, b) => a - b), us: r.us, blocks: r.blocks, ofTrace: tracedUs ? r.us / tracedUs / r.threads.size : null })),
     stacks,
     functions: [...jsTotal].sort((a, b) => b[1] - a[1]).slice(0, top)
       .map(([name, us]) => ({ name, us, share: total ? us / total : 0 })),
@@ -127,26 +132,26 @@ function renderOffCpuText(s, { describe = '' } = {}) {
   const out = [];
   const who = s.threadsTraced === 'all' ? 'its threads' : 'its main thread';
   const secs = s.seconds == null ? '?' : s.seconds.toFixed(1);
-  out.push(`Off-CPU time of ${describe || `PID ${s.pid}`}, ${who}: blocked ${time(s.blockedUs)} in ${s.blocks} waits over ${secs} s traced.`);
+  out.push(`Off-CPU time of ${describe ? safeText(describe, { oneLine: true }) : `PID ${s.pid}`}, ${who}: blocked ${time(s.blockedUs)} in ${s.blocks} waits over ${secs} s traced.`);
   if (!s.stacks.length) {
     out.push(`No waits: ${who === 'its threads' ? 'no thread' : 'the main thread'} blocked while traced (or it was blocked throughout, since before the trace began).`);
     return safeText(out.join('\n') + '\n');
   }
   out.push('', 'Threads:');
   for (const t of s.threads) {
-    out.push(`  ${time(t.us).padStart(9)}  ${t.ofTrace == null ? '' : `${pct(t.ofTrace)} of the time`}  ${t.blocks} waits  ${t.role}${t.threads > 1 ? ` (${t.threads} threads)` : ''}`);
+    out.push(`  ${time(t.us).padStart(9)}  ${t.ofTrace == null ? '' : `${pct(t.ofTrace)} of the time`}  ${t.blocks} waits  ${threadRowText(t)}`);
   }
   out.push('', 'Where it waited, by time blocked (why: the system call and the kernel function; then the calls that led there, innermost first):');
   s.stacks.forEach((st, i) => {
     const of = st.ofTrace == null ? '' : ` ${pct(st.ofTrace).trim()} of the time`;
-    out.push(`${String(i + 1).padStart(3)}. ${time(st.us)}${of}, ${st.thread}${st.threads > 1 ? ` (${st.threads} threads)` : ''}: ${st.reason}${st.ongoing ? ' (still blocked at the end)' : ''}`);
-    for (const f of st.frames.slice(0, FRAMES_SHOWN)) out.push(`       ${(CATEGORY_SHORT[f.category] || f.category).padEnd(6)} ${f.name}`);
+    out.push(`${String(i + 1).padStart(3)}. ${time(st.us)}${of}, ${st.thread}${st.threads > 1 ? ` (${st.threads} threads)` : ''}: ${safeText(st.reason, { oneLine: true })}${st.ongoing ? ' (still blocked at the end)' : ''}`);
+    for (const f of st.frames.slice(0, FRAMES_SHOWN)) out.push(`       ${(CATEGORY_SHORT[f.category] || f.category).padEnd(6)} ${safeText(f.name, { oneLine: true })}`);
     if (st.frames.length > FRAMES_SHOWN) out.push(`       ... ${st.frames.length - FRAMES_SHOWN} more`);
     if (st.cutShort) out.push('       (the user stack stops in a C library function that keeps no frame pointer: its callers are unknown)');
   });
   if (s.functions.length) {
     out.push('', 'JavaScript functions by the time blocked under them (the function, or what it called, waited):');
-    for (const f of s.functions) out.push(`  ${time(f.us).padStart(9)} ${pct(f.share)}  ${f.name}`);
+    for (const f of s.functions) out.push(`  ${time(f.us).padStart(9)} ${pct(f.share)}  ${safeText(f.name, { oneLine: true })}`);
   }
   if (s.stacks.some((st) => st.frames.some((f) => f.category === 'jit'))) {
     out.push('', s.v8 && s.v8.used
@@ -157,7 +162,7 @@ function renderOffCpuText(s, { describe = '' } = {}) {
 }
 
 function renderOffCpuJson(s) {
-  return JSON.stringify(s, null, 2) + '\n';
+  return safeJson(s) + '\n';
 }
 
 module.exports = { summarizeOffCpu, renderOffCpuText, renderOffCpuJson, waitReason, cutShort };

@@ -30,11 +30,14 @@ function parseProfile(text) {
   const byName = new Map(model.aggregations.map((a) => [a.name, a]));
   const stacks = [];
   for (const e of (byName.get('samples') || { entries: [] }).entries) {
-    // (profile-js.bt adds the hash of the sample's JavaScript chain: lib/profile/js-frames.js.)
-    if (e.kind !== 'scalar' || (e.key.length !== 4 && e.key.length !== 5)) continue;
-    const [tid, comm, kernel, user, chain] = e.key;
+    // (profile-js.bt adds the hash of the sample's JavaScript chain,
+    // lib/profile/js-frames.js, and the return address at the stack
+    // pointer, for a leaf that keeps no frame: lib/profile/name-stacks.js.)
+    if (e.kind !== 'scalar' || e.key.length < 4 || e.key.length > 6) continue;
+    const [tid, comm, kernel, user, chain, leafRet] = e.key;
     const s = { tid: Number(tid), comm, kernel: kernelStack(kernel), user: userStack(user), count: Number(e.value) };
     if (chain !== undefined && /^-?\d+$/.test(chain) && chain !== '0') s.chain = chain;
+    if (leafRet !== undefined && /^[1-9]\d*$/.test(leafRet)) s.leafRet = '0x' + BigInt(leafRet).toString(16);
     stacks.push(s);
   }
   const threads = [];
@@ -129,6 +132,7 @@ function userAddresses(stacks) {
   const pcs = new Set();
   const returns = new Set();
   for (const s of stacks) {
+    if (s.leafRet) returns.add(s.leafRet);
     s.user.forEach((f, i) => {
       if (!/^0x[0-9a-f]+$/i.test(f)) return;
       // A sample taken in the kernel has no user pc: its first user frame is

@@ -40,7 +40,7 @@ function buildPprof(named, { pid, hz, seconds, offCpu = false }) {
     locationId: s.frames.map(locationFor).reverse(),
     value: offCpu ? [s.count * periodNs] : [s.count, s.count * periodNs],
     label: [
-      new Label({ key: st.dedup('thread'), str: st.dedup(s.tid === pid ? `${s.comm} (main thread)` : `${s.comm} (thread)`) }),
+      new Label({ key: st.dedup('thread'), str: st.dedup(`${s.comm} (${s.thread || (s.tid === pid ? 'main thread' : 'thread')})`) }),
       new Label({ key: st.dedup('tid'), num: s.tid }),
     ],
   }));

@@ -4,25 +4,35 @@
 // threads that took the samples, and what share fell in JIT code with no
 // name. Pure: named stacks in, a summary object out, then text or JSON.
 const { CATEGORIES, CATEGORY_LABELS, UNNAMED_JIT } = require('./frames');
-const { safeText } = require('../terminal-safe');
+const { safeText, safeJson } = require('../terminal-safe');
+const { threadLabel, groupKey } = require('../threads/roles');
 
 const JSON_VERSION = 1;
 
-// A thread's role, from its stacks: Node 20's threads are all named after
-// the process (comm "node"), so the frames say what a thread is.
-const ROLES = [
-  { role: 'libuv pool', test: /^(worker|uv__work_done|uv__fs_work|uv__queue_work)$/ },
-  { role: 'V8 platform worker (GC, compiler)', test: /PlatformWorkerThread|WorkerThreadsTaskRunner/ },
-  { role: 'worker_threads Worker', test: /^node::worker::Worker::/ },
-  { role: 'inspector', test: /^node::inspector::/ },
-];
-
-function threadRole(tid, pid, frames) {
-  if (tid === pid) return 'main';
-  // Names with and without a C++ parameter list ("worker", "uv_run(...)").
-  const names = frames.flatMap((f) => [f.name, f.name.replace(/\([^()]*\)$/, '')]);
-  for (const r of ROLES) if (names.some((n) => r.test.test(n))) return r.role;
-  return 'other';
+// Threads by what they are (lib/threads/roles.js), as lib/threads/identify.js
+// read them from the process: one row for the main thread and for each
+// Worker, one for each other role. `identityOf(tid)`: an identity or null
+// (a thread that came and went between two looks).
+function threadRows(perTid, identityOf) {
+  const rows = new Map();
+  for (const t of perTid.values()) {
+    const identity = identityOf(t.tid);
+    const key = groupKey(identity, t.tid);
+    if (!rows.has(key)) {
+      rows.set(key, {
+        role: identity ? identity.role : 'exited',
+        label: threadLabel(identity),
+        ...(identity && identity.role === 'worker' ? { worker: { thread_id: identity.worker.threadId, name: identity.worker.name || null } } : {}),
+        threads: 0, tids: [], samples: 0,
+      });
+    }
+    const r = rows.get(key);
+    r.threads++;
+    r.tids.push(t.tid);
+    r.samples += t.samples;
+  }
+  for (const r of rows.values()) r.tids.sort((a, b) => a - b);
+  return [...rows.values()];
 }
 
 function share(n, total) {
@@ -38,9 +48,10 @@ function topOf(map, total, limit) {
 
 /**
  * @param {object} named from nameStacks(): { stacks: [{tid, comm, frames (root first), count}], perfMap }
- * @param {object} o { pid, who (lib/proc/container.js identityJson: host PID, PID inside, container), hz, seconds, top = 15 }
+ * @param {object} o { pid, who (lib/proc/container.js identityJson: host PID, PID inside, container), hz, seconds, top = 15,
+ *   identityOf(tid): the thread's identity (lib/threads/identify.js), or null }
  */
-function summarize(named, { pid, who = null, hz, seconds, top = 15 } = {}) {
+function summarize(named, { pid, who = null, hz, seconds, top = 15, identityOf = (tid) => (tid === pid ? { role: 'main' } : null) } = {}) {
   const total = named.stacks.reduce((n, s) => n + s.count, 0);
   const self = new Map();
   const inclusive = new Map();
@@ -50,13 +61,9 @@ function summarize(named, { pid, who = null, hz, seconds, top = 15 } = {}) {
   const fnKey = (f) => f.category + '\0' + f.name;
   const entry = (map, f) => {
     const k = fnKey(f);
-    if (!map.has(k)) map.set(k, { name: f.name, category: f.category, ...(f.origin ? { origin: f.origin } : {}), samples: 0 });
+    if (!map.has(k)) map.set(k, { name: f.name, category: f.category, ...(f.origin ? { origin: f.origin } : {}), ...(f.generated ? { generated: f.generated } : {}), samples: 0 });
     return map.get(k);
   };
-  const roleOf = new Map();
-  for (const s of named.stacks) {
-    if (!roleOf.has(s.tid) || roleOf.get(s.tid) === 'other') roleOf.set(s.tid, threadRole(s.tid, pid, s.frames));
-  }
   for (const s of named.stacks) {
     const leaf = s.frames[s.frames.length - 1] || { name: '[no stack]', category: 'unknown' };
     entry(self, leaf).samples += s.count;
@@ -69,15 +76,8 @@ function summarize(named, { pid, who = null, hz, seconds, top = 15 } = {}) {
       seen.add(k);
       entry(inclusive, f).samples += s.count;
     }
-    if (!threads.has(s.tid)) threads.set(s.tid, { tid: s.tid, comm: s.comm, role: roleOf.get(s.tid), samples: 0 });
+    if (!threads.has(s.tid)) threads.set(s.tid, { tid: s.tid, samples: 0 });
     threads.get(s.tid).samples += s.count;
-  }
-  const byRole = new Map();
-  for (const t of threads.values()) {
-    if (!byRole.has(t.role)) byRole.set(t.role, { role: t.role, threads: 0, samples: 0 });
-    const r = byRole.get(t.role);
-    r.threads++;
-    r.samples += t.samples;
   }
   const jitUnnamed = categories.jit;
   return {
@@ -91,7 +91,7 @@ function summarize(named, { pid, who = null, hz, seconds, top = 15 } = {}) {
     busyCpus: hz && seconds ? total / (hz * seconds) : null,
     categories: CATEGORIES.map((c) => ({ category: c, label: CATEGORY_LABELS[c], samples: categories[c], share: share(categories[c], total) })),
     jsOrigins: Object.entries(origins).map(([origin, samples]) => ({ origin, samples, share: share(samples, total) })),
-    threads: [...byRole.values()].sort((a, b) => b.samples - a.samples).map((r) => ({ ...r, share: share(r.samples, total) })),
+    threads: threadRows(threads, identityOf).sort((a, b) => b.samples - a.samples).map((r) => ({ ...r, share: share(r.samples, total) })),
     self: topOf(self, total, top),
     total: topOf(inclusive, total, top),
     // The application's view: event-loop and V8 frames under every sample
@@ -110,7 +110,7 @@ function pct(x) {
 }
 
 function functionRows(rows) {
-  return rows.map((f) => `  ${pct(f.share)} ${String(f.samples).padStart(7)}  ${(CATEGORY_SHORT[f.category] + (f.origin && f.origin !== 'app' ? '/' + (f.origin === 'node' ? 'node' : 'npm') : '')).padEnd(9)} ${f.name}`);
+  return rows.map((f) => `  ${pct(f.share)} ${String(f.samples).padStart(7)}  ${(CATEGORY_SHORT[f.category] + (f.origin && f.origin !== 'app' ? '/' + (f.origin === 'node' ? 'node' : 'npm') : '')).padEnd(9)} ${safeText(f.name, { oneLine: true })}`);
 }
 
 // Why JIT frames have no name, and what to do, said once.
@@ -132,11 +132,17 @@ function jitAdvice(summary) {
   return lines;
 }
 
+// "Worker 1 \"resize\" (TID 4250)", "libuv pool (4 threads)".
+function threadRowText(t) {
+  if (t.threads > 1) return `${t.label} (${t.threads} threads)`;
+  return t.role === 'main' ? t.label : `${t.label} (TID ${t.tids[0]})`;
+}
+
 function renderText(summary, { describe = '' } = {}) {
   const out = [];
   const s = summary;
   const busy = s.busyCpus == null ? '' : `, ${s.busyCpus.toFixed(2)} CPUs busy on average`;
-  out.push(`Profile of ${describe || `PID ${s.pid}`}: ${s.samples} on-CPU samples at ${s.hz} Hz in ${s.seconds == null ? '?' : s.seconds.toFixed(1)} s${busy}.`);
+  out.push(`Profile of ${describe ? safeText(describe, { oneLine: true }) : `PID ${s.pid}`}: ${s.samples} on-CPU samples at ${s.hz} Hz in ${s.seconds == null ? '?' : s.seconds.toFixed(1)} s${busy}.`);
   if (!s.samples) {
     out.push('No samples: the process used no CPU while it was sampled.');
     return safeText(out.join('\n') + '\n');
@@ -150,13 +156,15 @@ function renderText(summary, { describe = '' } = {}) {
     }
   }
   out.push('', 'Threads:');
-  for (const t of s.threads) out.push(`  ${pct(t.share)} ${String(t.samples).padStart(7)}  ${t.role}${t.threads > 1 ? ` (${t.threads} threads)` : ''}`);
+  for (const t of s.threads) out.push(`  ${pct(t.share)} ${String(t.samples).padStart(7)}  ${threadRowText(t)}`);
   out.push('', 'Top functions by self samples (the function was running):');
   out.push('   share samples  kind      function', ...functionRows(s.self));
   out.push('', 'Top JavaScript functions by total samples (the function or what it called was running):');
   out.push('   share samples  kind      function', ...functionRows(s.totalJs));
   const inlining = inliningLine(s);
   if (inlining) out.push('', inlining);
+  const maps = sourceMapsLine(s);
+  if (maps) out.push(maps);
   const advice = jitAdvice(s);
   if (advice.length) out.push('', ...advice);
   return safeText(out.join('\n') + '\n');
@@ -178,8 +186,16 @@ function inliningLine(s) {
   return 'A function V8\'s optimizing compiler inlined into its caller is counted as that caller (not shown apart).';
 }
 
-function renderJson(summary) {
-  return JSON.stringify(summary, null, 2) + '\n';
+// Said where frames were shown at their original place (lib/source-maps.js).
+function sourceMapsLine(s) {
+  const maps = s.jit.v8 && s.jit.v8.sourceMaps;
+  if (!maps || !maps.found.length) return null;
+  const n = maps.found.length;
+  return `Frames of ${n} script${n === 1 ? '' : 's'} with a source map are shown where the map puts them (the place V8 runs them: "generated" in --json; --no-source-maps shows that place).`;
 }
 
-module.exports = { summarize, renderText, renderJson, threadRole, pct, inliningLine, UNNAMED_JIT, JSON_VERSION };
+function renderJson(summary) {
+  return safeJson(summary) + '\n';
+}
+
+module.exports = { summarize, renderText, renderJson, threadRows, threadRowText, pct, inliningLine, sourceMapsLine, UNNAMED_JIT, JSON_VERSION };

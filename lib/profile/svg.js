@@ -53,7 +53,7 @@ function buildTree(named, pid) {
   const root = { name: 'all', category: 'thread', samples: 0, children: new Map() };
   for (const s of named.stacks) {
     root.samples += s.count;
-    const thread = { name: s.tid === pid ? `${s.comm} (main thread)` : `${s.comm} (thread ${s.tid})`, category: 'thread' };
+    const thread = { name: s.tid === pid ? `${s.comm} (main thread)` : `${s.comm} (${s.thread || 'thread'}, TID ${s.tid})`, category: 'thread' };
     let node = root;
     for (const f of [thread, ...s.frames]) {
       const key = f.category + '\0' + f.name;

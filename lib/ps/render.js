@@ -2,7 +2,7 @@
 // `nodetrace ps` as text (one line per Node process, then why each command
 // that cannot, cannot) and as JSON. Pure: facts and verdicts in, text out.
 const { containerText, identityJson } = require('../proc/container');
-const { safeText } = require('../terminal-safe');
+const { safeText, safeJson } = require('../terminal-safe');
 
 const JSON_VERSION = 1;
 const COMMAND_CHARS = 48;
@@ -15,6 +15,12 @@ function probes(f) {
 function perfMap(f) {
   if (f.perfMap.refused) return 'refused';
   return f.perfMap.path ? 'yes' : '-';
+}
+
+// A cluster's primary, "primary (2)" (its workers), or a worker, "worker 1 of 4242" (its id, its primary).
+function clusterText(c) {
+  if (!c) return '-';
+  return c.role === 'primary' ? `primary (${c.workers.length})` : `worker ${c.id} of ${c.primary}`;
 }
 
 function shorten(text, n) {
@@ -34,14 +40,15 @@ function renderText(rows) {
       f.who.pidInside === null ? '-' : String(f.who.pidInside),
       f.who.container ? containerText(f.who.container) : f.who.pidInside !== null ? '(own PID namespace)' : '-',
       f.version ? `v${f.version}` : '?',
-      f.user === null ? '?' : f.user,
+      f.user === null ? '?' : safeText(f.user, { oneLine: true }),
+      clusterText(f.cluster),
       probes(f),
       perfMap(f),
       not.length ? not.join(' ') : '-',
       shorten(safeText(f.command, { oneLine: true }), COMMAND_CHARS),
     ];
   });
-  const head = ['PID', 'INSIDE', 'CONTAINER', 'NODE', 'USER', 'PROBES', 'PERF MAP', 'NOT / PARTLY~', 'COMMAND'];
+  const head = ['PID', 'INSIDE', 'CONTAINER', 'NODE', 'USER', 'CLUSTER', 'PROBES', 'PERF MAP', 'NOT / PARTLY~', 'COMMAND'];
   const widths = head.map((h, i) => Math.max(h.length, ...table.map((r) => r[i].length)));
   const line = (r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd();
   const out = [line(head), ...table.map(line)];
@@ -57,13 +64,14 @@ function renderText(rows) {
   }
   if (reasons.size) {
     out.push('', 'What cannot (or only partly~) work, and why:');
-    for (const [why, pids] of reasons) out.push(`  ${why} (PID ${pids.slice(0, 8).join(', ')}${pids.length > 8 ? ', ...' : ''})`);
+    // A reason may quote a path the process's user chose: on its line.
+    for (const [why, pids] of reasons) out.push(`  ${safeText(why, { oneLine: true })} (PID ${pids.slice(0, 8).join(', ')}${pids.length > 8 ? ', ...' : ''})`);
   }
   return safeText(out.join('\n') + '\n');
 }
 
 function renderJson(rows) {
-  return JSON.stringify({
+  return safeJson({
     version: JSON_VERSION,
     processes: rows.map(({ facts: f, verdicts: v }) => ({
       ...identityJson(f.who),
@@ -72,11 +80,13 @@ function renderJson(rows) {
       node: f.version,
       executable: f.exe,
       command: f.command,
+      // { role: 'primary', workers: [{ pid, id }] } or { role: 'worker', id, primary }, or null.
+      cluster: f.cluster || null,
       probe_libraries: { bunyan: f.snoop, http: f.http },
       perf_map: f.perfMap,
       commands: Object.fromEntries(v.map((x) => [x.command, { can: x.can, why: x.why }])),
     })),
-  }, null, 2).replace(/[\u007f-\u009f]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`) + '\n';
+  }) + '\n';
 }
 
 module.exports = { renderText, renderJson, JSON_VERSION };

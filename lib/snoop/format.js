@@ -4,7 +4,7 @@
 // CLI (see sink.js); this only decides the lines fed to it, and the marks for
 // records that did not arrive whole.
 const { levelName } = require('./levels');
-const { safeText, safeValue } = require('../terminal-safe');
+const { safeText, safeJson, safeJsonText, safeValue } = require('../terminal-safe');
 
 // --json and bunyan's JSON output modes (-o json, json-N, bunyan) get JSON
 // marks, so a JSON consumer downstream never sees anything but JSON.
@@ -22,7 +22,7 @@ function isJsonMode(outputMode) {
 function truncatedJson(ev) {
   const o = { nodetrace: 'truncated', pid: ev.pid, tid: ev.tid, level: ev.level, bytes_seen: ev.bytesSeen, prefix: ev.prefix };
   if (ev.complete === false) o.complete = false;
-  return JSON.stringify(o);
+  return safeJson(o, 0);
 }
 
 function truncatedText(ev) {
@@ -42,7 +42,7 @@ function safeForText(text, display = () => {}) {
   }
   if (!record || typeof record !== 'object' || Array.isArray(record)) return safeText(text, { oneLine: true });
   display(record);
-  return JSON.stringify(safeValue(record));
+  return safeJson(safeValue(record), 0);
 }
 
 /**
@@ -74,7 +74,7 @@ function displayFor(outputMode, hostPid, container) {
 // probes; another library's could pass anything):
 //   {"nodetrace":"not-json","pid":4242,"tid":4242,"text":"..."}
 function notJson(ev) {
-  return JSON.stringify({ nodetrace: 'not-json', pid: ev.pid, tid: ev.tid, text: ev.text });
+  return safeJson({ nodetrace: 'not-json', pid: ev.pid, tid: ev.tid, text: ev.text }, 0);
 }
 
 // The "pid" a record's JSON text claims, or null. A record is text its
@@ -93,7 +93,7 @@ function claimedPid(text) {
 // its own as seen in its PID namespace), shown for what it is:
 //   {"nodetrace":"pid-mismatch","pid":666,"tid":666,"claimed_pid":1,"text":"..."}
 function pidMismatchJson(ev, claimed) {
-  return JSON.stringify({ nodetrace: 'pid-mismatch', pid: ev.pid, tid: ev.tid, claimed_pid: claimed, text: ev.text });
+  return safeJson({ nodetrace: 'pid-mismatch', pid: ev.pid, tid: ev.tid, claimed_pid: claimed, text: ev.text }, 0);
 }
 
 function pidMismatchText(ev, claimed) {
@@ -114,13 +114,11 @@ function lineFor(ev, outputMode, ownPids = (pid) => [pid], containerOf = () => n
     if (claimed !== null && claimed !== ev.pid && !ownPids(ev.pid).includes(claimed)) {
       return json ? pidMismatchJson(ev, claimed) : pidMismatchText(ev, claimed);
     }
-    if (outputMode !== 'raw') return json ? ev.text : safeForText(ev.text, displayFor(outputMode, ev.pid, containerOf(ev.pid)));
-    try {
-      JSON.parse(ev.text);
-      return ev.text;
-    } catch (err) {
-      return notJson(ev);
-    }
+    if (!json) return safeForText(ev.text, displayFor(outputMode, ev.pid, containerOf(ev.pid)));
+    // As logged, but never a control or bidi character raw (\u escapes: the
+    // same record for a parser); text that is not JSON said to be so.
+    const safe = safeJsonText(ev.text);
+    return safe === null ? notJson(ev) : safe;
   }
   if (ev.type === 'truncated') return json ? truncatedJson(ev) : truncatedText(ev);
   return null;

@@ -1,13 +1,15 @@
 'use strict';
 // How a walked stack (lib/v8/walk.js frames) reads: one line a frame, for
 // ebadf's hit and `nodetrace stack`; and the stacks of a core, in text and
-// JSON. Pure: frames in, text out (the caller passes text for a terminal
-// through lib/terminal-safe.js: names are the target's).
+// JSON. Pure: frames in, text out. Names, a core's command line and notes
+// are the target's: each kept on its line, escaped (lib/terminal-safe.js).
+const { safeText, safeJson } = require('../terminal-safe');
 
 const MAX_FRAME = 160;
 
 function clip(s, n = MAX_FRAME) {
-  return s.length > n ? s.slice(0, n - 1) + '…' : s;
+  const line = safeText(s, { oneLine: true });
+  return line.length > n ? line.slice(0, n - 1) + '…' : line;
 }
 
 /** One frame: `closeTwice (/app/x.js:39:20)  [JS, interpreted]`, `uv_run+756 (node)`. */
@@ -52,14 +54,14 @@ function endWorthSaying({ frames, ended }) {
  *   threads: [{ tid, frames, ended }] }
  */
 function renderStacksText(m) {
-  const lines = [`core ${m.file}: PID ${m.pid}${m.command ? ` (${m.command})` : ''}, ${m.threads.length} thread(s)`
-    + `${m.v8 ? `, V8 ${m.v8} in ${m.object}` : ''}`];
-  for (const n of m.notes) lines.push(`note: ${n}`);
+  const lines = [safeText(`core ${m.file}: PID ${m.pid}${m.command ? ` (${m.command})` : ''}, ${m.threads.length} thread(s)`
+    + `${m.v8 ? `, V8 ${m.v8} in ${m.object}` : ''}`, { oneLine: true })];
+  for (const n of m.notes) lines.push(safeText(`note: ${n}`, { oneLine: true }));
   for (const t of m.threads) {
     const js = t.frames.filter((f) => f.kind === 'js').length;
     lines.push('', `thread ${t.tid}${t.tid === m.pid ? ' (main)' : ''}: ${t.frames.length} frame(s), ${js} JavaScript, innermost first`);
     for (const l of frameLines(t.frames)) lines.push('  ' + l);
-    if (endWorthSaying(t)) lines.push(`  (the walk ended at ${t.ended})`);
+    if (endWorthSaying(t)) lines.push(safeText(`  (the walk ended at ${t.ended})`, { oneLine: true }));
   }
   return lines.join('\n') + '\n';
 }
@@ -69,8 +71,10 @@ function frameJson(f) {
   if (f.afterGap) out.afterGap = true;
   if (f.kind === 'js') {
     Object.assign(out, { name: f.name, inferred: Boolean(f.inferred), file: f.file, line: f.line, column: f.column, jsKind: f.jsKind, tier: f.tier || null });
+    // Where a source map put it: the place V8 runs it (lib/source-maps.js).
+    if (f.generated) out.generated = f.generated;
     // Innermost first; null where a function inlined could not be named.
-    if (f.inlined) out.inlined = f.inlined.map((r) => (r ? { name: r.name, file: r.file, line: r.line, column: r.column, text: r.text } : null));
+    if (f.inlined) out.inlined = f.inlined.map((r) => (r ? { name: r.name, file: r.file, line: r.line, column: r.column, text: r.text, ...(r.generated ? { generated: r.generated } : {}) } : null));
   } else {
     if (f.symbol) Object.assign(out, { symbol: f.symbol, offset: f.offset });
     if (f.module) out.module = f.module;
@@ -80,10 +84,10 @@ function frameJson(f) {
 }
 
 function renderStacksJson(m) {
-  return JSON.stringify({
+  return safeJson({
     core: m.file, pid: m.pid, command: m.command, v8: m.v8, object: m.object, notes: m.notes,
     threads: m.threads.map((t) => ({ tid: t.tid, main: t.tid === m.pid, ended: t.ended, frames: t.frames.map(frameJson) })),
-  }, null, 2) + '\n';
+  }) + '\n';
 }
 
 module.exports = { frameLine, frameLines, endWorthSaying, renderStacksText, renderStacksJson };

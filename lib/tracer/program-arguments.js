@@ -103,11 +103,15 @@ const GC_OBJECT = arg('OBJECT', 'the file that holds V8: node, or libnode.so.*',
 const PID_OPTION = arg('PID', 'the Node process (every thread of it)', '-p');
 const QUOTED = { quoted: true };
 const LOOP = [
-  arg('PID', 'the Node process; its loop runs on its main thread, whose thread ID is the PID', '-p'),
+  arg('PID', 'the Node process', '-p'),
   arg('OVER_US', 'a stall is a turn busy for longer than this (microseconds)', '--over'),
   arg('STACKS', '1: sample the loop\'s user stack during stalls; 0: no sampling', '--stacks or --folded'),
+  arg('TID', 'the thread whose event loop is measured: the PID (the main thread) or a Worker\'s thread',
+    '--thread (lib/threads/select.js), the PID without it'),
 ];
 const ASYNC_FROM = 'lib/async/wrap-functions.js: its symbol in OBJECT';
+const ASYNC_TID = arg('TID', 'the thread whose event loop the loop figures (busy time, callbacks\' share) are of: the PID (the main thread) or a Worker\'s thread',
+  '--thread (lib/threads/select.js), the PID without it');
 const ASYNC_BT = [
   arg('OBJECT', 'the file that defines node::AsyncWrap: node, or libnode.so.*',
     'lib/async/wrap-functions.js: the mapped object that defines it, as /proc/PID/map_files/RANGE', FILE),
@@ -121,6 +125,7 @@ const ASYNC_BT = [
   arg('ID_AT', 'where an AsyncWrap holds its async ID (a double), in bytes', 'as TYPE_AT'),
   arg('SHARED_AT', 'where a JSFunction holds its SharedFunctionInfo, in bytes (0: callbacks not told apart)',
     'lib/v8/metadata.js: V8\'s postmortem metadata in OBJECT (v8dbg_class_JSFunction__shared__*)'),
+  ASYNC_TID,
   arg('LIBRARY', 'the probe library of lib/async/probes.js the process maps (node -r nodetrace/register)',
     'lib/usdt/probe-libraries.js librariesOf, as capabilities.js usdtPathForPid names it for -p', { part: 'hook', ...FILE }),
 ];
@@ -155,8 +160,16 @@ const HTTP_BT = [
   arg('MIN_US', 'only requests that took at least this long (microseconds)', '--slower-than (ms, times 1000)'),
   ...HTTP_MORE_PIDS,
 ];
-const JS_CODE = arg('CODE', 'JSFunction\'s code offset: each JavaScript frame\'s code kept too, what it inlined read back; 0: not read',
+const JS_CODE = arg('CODE', 'JSFunction\'s code offset (V8 13+: its dispatch handle\'s): each JavaScript frame\'s code kept too, what it inlined read back; 0: not read',
   'lib/v8/inlining.js InliningReader codeOffset, where the target\'s V8 is one measured (lib/profile/js-frames.js)', { optional: true });
+// V8 13+ (leap-tiering): where the code a dispatch handle leads to is.
+const JS_DISPATCH_FROM = 'lib/v8/dispatch-table.js: V8\'s js_dispatch_table_address() and symbols in the target\'s node (lib/profile/js-frames.js)';
+const JS_DISPATCH = [
+  arg('DISPATCH_AT', 'V8 13+: where the dispatch table\'s base is kept in the object holding it; 0: CODE holds the code itself', JS_DISPATCH_FROM, { optional: true }),
+  arg('DISPATCH_ROOT', 'V8 13: the address of the pointer to that object (the isolate group); 0: the thread\'s isolate', JS_DISPATCH_FROM, { optional: true }),
+  arg('DISPATCH_TLS', 'V8 14: how far below the thread pointer the thread\'s isolate is kept', JS_DISPATCH_FROM, { optional: true }),
+  arg('DISPATCH_SHIFT', 'a dispatch handle\'s entry is the handle shifted right by this', JS_DISPATCH_FROM, { optional: true }),
+];
 
 const TABLES = {
   'addon-latency.bt': LATENCY_BT,
@@ -172,21 +185,21 @@ const TABLES = {
   'async.d': [{ ...arg('PID', 'the Node process (every thread of it)', '-p'), probe: 'pid' },
     ...ASYNC_BT.filter((a) => ['TYPE_AT', 'ID_AT'].includes(a.name)),
     arg('SHARED_AT', 'offset of a JSFunction\'s SharedFunctionInfo (0: callbacks not told apart)',
-      'lib/v8/metadata.js: V8\'s postmortem metadata in the node that defines AsyncWrap (v8dbg_class_JSFunction__shared__*)')],
+      'lib/v8/metadata.js: V8\'s postmortem metadata in the node that defines AsyncWrap (v8dbg_class_JSFunction__shared__*)'), ASYNC_TID],
   'loop.bt': [...LOOP, arg('SHARED', 'with STACKS, JSFunction\'s `shared` offset: the JavaScript frames\' SharedFunctionInfos kept too; 0: no',
     'lib/profile/js-frames.js jsFramesLayout, where the target\'s V8 is known and --stacks asked (left off otherwise)', { optional: true }),
-    JS_CODE],
+    JS_CODE, ...JS_DISPATCH],
   'loop.d': LOOP,
   'profile.bt': [HZ, arg('PID', 'the process (0 with -c: cpid)', '-p, or the one process NAME finds')],
   'profile.d': [HZ],
   'profile-js.bt': [HZ, arg('PID', 'the process (0 with -c: cpid)', '-p, or the one process NAME finds'),
     arg('SHARED', 'JSFunction\'s `shared` offset, where a frame\'s function points to its SharedFunctionInfo',
       'lib/v8/metadata.js layoutFrom: the target\'s v8dbg_class_JSFunction__shared__* (lib/profile/js-frames.js; -c: its executable\'s)'),
-    JS_CODE],
+    JS_CODE, ...JS_DISPATCH],
   'offcpu.bt': [arg('PID', 'the process (0 with -c: cpid)', '-p, or the one process NAME finds'), OFFCPU_ALL,
     arg('SHARED', 'JSFunction\'s `shared` offset: the traced threads\' JavaScript frames\' SharedFunctionInfos kept too; 0: no',
       'lib/profile/js-frames.js jsFramesLayout (-c: commandJsFramesLayout), where the target\'s V8 is known (left off otherwise, and with --no-v8-frames)', { optional: true }),
-    JS_CODE],
+    JS_CODE, ...JS_DISPATCH],
   'offcpu.d': [OFFCPU_ALL],
   'ebadf-stop-gcore.bt': [...ebadf(false), EBADF_REPORT_ONLY],
   'ebadf-stop-gcore.d': [...ebadf(true), EBADF_REPORT_ONLY,

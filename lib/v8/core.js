@@ -15,9 +15,13 @@ const { codeObjects } = require('../proc/code-objects');
 const { layoutFrom, PREFIXES } = require('./metadata');
 const { openCore } = require('./core-file');
 const { V8Namer } = require('./namer');
-const { InliningReader } = require('./inlining');
+const { InliningReader, dispatchLocationFor } = require('./inlining');
 const { walkStack, nativeClassifier } = require('./walk');
 const { codeTest } = require('./process');
+
+// Files of a core searched for V8's metadata at most (a Node process maps
+// 30 to 300 with code; node or libnode is the first or second).
+const MAX_V8_CANDIDATES = 256;
 
 // Where a file the core names is on this host (never a path under /proc:
 // the core's PID may be another process's now).
@@ -42,7 +46,9 @@ function loadBias(maps, object, loads) {
  */
 function findCoreV8Object(core, { root, read = (f) => findElfData(f, PREFIXES, { followLinks: true, width: 4 }) } = {}) {
   const exe = core.files.length ? core.files[0].path : '';
-  for (const o of codeObjects(core.maps, exe)) {
+  // The executable and libnode come first; a core that names thousands of
+  // files is not searched past the first MAX_V8_CANDIDATES.
+  for (const o of codeObjects(core.maps, exe).slice(0, MAX_V8_CANDIDATES)) {
     const file = hostPath(root, o.path);
     const found = file && read(file);
     if (!found || ![...found.found.keys()].some((n) => n.startsWith('v8dbg_'))) continue;
@@ -99,10 +105,13 @@ class CoreWithFile {
 /**
  * Opens a core -> { pid, command, threads, object, layout, namer, note,
  * notes (every one-line remark), walk(registers, opts), close() }.
+ * `sourceMaps` (lib/source-maps.js SourceMaps, its root where the
+ * process's files are): JavaScript frames where their scripts' maps put them;
+ * `sourceMapUrls`: only their references kept, for a SourceMaps later.
  * Throws UserError for a file that is not a core, a truncated one, one that
  * is not a Node process's, or a binary that does not match it.
  */
-function openCoreForWalk(file, { root = null, symbolizer = new Symbolizer() } = {}) {
+function openCoreForWalk(file, { root = null, symbolizer = new Symbolizer(), sourceMaps = null, sourceMapUrls = false } = {}) {
   const core = openCore(file);
   try {
     const v8 = findCoreV8Object(core, { root });
@@ -120,8 +129,8 @@ function openCoreForWalk(file, { root = null, symbolizer = new Symbolizer() } = 
     let inlining = null;
     if (layout.unsupported) notes.push(`${layout.unsupported}: JavaScript frames are shown as addresses`);
     else {
-      namer = new V8Namer({ memory, layout });
-      inlining = new InliningReader({ heap: namer.heap, layout, symbols: v8.symbols, namer });
+      namer = new V8Namer({ memory, layout, sourceMapUrls: sourceMapUrls || Boolean(sourceMaps) });
+      inlining = new InliningReader({ heap: namer.heap, layout, symbols: v8.symbols, namer, dispatch: dispatchLocationFor(layout, v8.file) });
       if (namer.limitation()) notes.push(namer.limitation());
     }
     const snap = {
@@ -142,7 +151,7 @@ function openCoreForWalk(file, { root = null, symbolizer = new Symbolizer() } = 
       notes,
       memory,
       classify,
-      walk: (registers, opts = {}) => walkStack({ memory, registers, classify, isCode, namer, inlining, layout: namer ? layout : null, ...opts }),
+      walk: (registers, opts = {}) => walkStack({ memory, registers, classify, isCode, namer, inlining, sourceMaps, layout: namer ? layout : null, ...opts }),
       close: () => memory.close(),
     };
   } catch (err) {

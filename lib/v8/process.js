@@ -10,19 +10,21 @@ const { codeObjects, objectFiles } = require('../proc/code-objects');
 const { readMetadata, layoutFrom } = require('./metadata');
 const { ProcessMemory } = require('./memory');
 const { V8Namer } = require('./namer');
-const { InliningReader } = require('./inlining');
+const { InliningReader, dispatchLocationFor } = require('./inlining');
 const { walkStack, nativeClassifier } = require('./walk');
 
 /**
  * Pure over its inputs: which mapped object carries V8's metadata.
- * -> { object (its path in the process), file (where it was read), symbols } or null.
+ * -> { object (its path in the process), file (where it was read), source
+ * (the same, as lib/symbolize.js opens it again: a path, or { root, path }),
+ * symbols } or null.
  */
 function findV8Object({ pid, maps, exePath, read = readMetadata }) {
   for (const o of codeObjects(maps, exePath)) {
     // map_files, then inside the process's own root (never through a link out of it).
     for (const file of objectFiles(pid, o)) {
       const found = read(file);
-      if (found) return { object: o.path, file: typeof file === 'string' ? file : `${file.root}${file.path}`, symbols: found.symbols };
+      if (found) return { object: o.path, file: typeof file === 'string' ? file : `${file.root}${file.path}`, source: file, symbols: found.symbols };
     }
   }
   return null;
@@ -31,16 +33,20 @@ function findV8Object({ pid, maps, exePath, read = readMetadata }) {
 /**
  * Opens process `pid` (stopped, for a consistent walk) -> {
  *   pid, object, layout, namer (null when V8 cannot be read: `note` says why),
+ *   inlining (lib/v8/inlining.js InliningReader, with the namer),
  *   note (one line, or null), memory, classify, walk(registers, opts), close() }.
- * `wrapMemory` wraps the process's memory (a RecordingMemory, to save what a walk read).
+ * `wrapMemory` wraps the process's memory (a RecordingMemory, to save what a walk read);
+ * `readMetadata` reads a file's V8 metadata (a caller's cache of it);
+ * `sourceMapUrls`: JavaScript frames also say their script's source map
+ * reference (lib/v8/namer.js), for lib/source-maps.js, after the walk.
  * Throws a plain Error when /proc/PID/mem cannot be opened.
  */
-function openProcess(pid, { symbolizer = new Symbolizer(), wrapMemory = (m) => m } = {}) {
+function openProcess(pid, { symbolizer = new Symbolizer(), wrapMemory = (m) => m, readMetadata: read = readMetadata, sourceMapUrls = false } = {}) {
   let maps = [];
   let exePath = '';
   try { maps = parseMaps(fs.readFileSync(`/proc/${pid}/maps`, 'utf8')); } catch (err) { /* gone: no V8 below */ }
   try { exePath = fs.readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, ''); } catch (err) { /* gone */ }
-  const v8 = findV8Object({ pid, maps, exePath });
+  const v8 = findV8Object({ pid, maps, exePath, read });
   const layout = v8 ? layoutFrom(v8.symbols) : null;
   const memory = wrapMemory(new ProcessMemory(pid));
   let namer = null;
@@ -49,8 +55,8 @@ function openProcess(pid, { symbolizer = new Symbolizer(), wrapMemory = (m) => m
   if (!v8) note = 'no mapped object carries V8\'s postmortem metadata (not Node, or a build without it): JavaScript frames are shown as addresses';
   else if (layout.unsupported) note = `${layout.unsupported}: JavaScript frames are shown as addresses`;
   else {
-    namer = new V8Namer({ memory, layout });
-    inlining = new InliningReader({ heap: namer.heap, layout, symbols: v8.symbols, namer });
+    namer = new V8Namer({ memory, layout, sourceMapUrls });
+    inlining = new InliningReader({ heap: namer.heap, layout, symbols: v8.symbols, namer, dispatch: dispatchLocationFor(layout, v8.source) });
     note = namer.limitation();
   }
   const snap = { pid, maps, perfMap: null, takenAt: Date.now() };
@@ -62,6 +68,7 @@ function openProcess(pid, { symbolizer = new Symbolizer(), wrapMemory = (m) => m
     symbols: v8 ? v8.symbols : null,
     layout,
     namer,
+    inlining,
     note,
     memory,
     classify,

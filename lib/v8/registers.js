@@ -1,6 +1,7 @@
 'use strict';
 // The registers a frame walk starts from, of every thread of a stopped
-// process, asked of gdb (installed with nodetrace for ebadf's cores):
+// process (and the thread pointer, fs_base: where V8 14 keeps a thread's
+// isolate, lib/v8/dispatch-table.js), asked of gdb (installed with nodetrace for ebadf's cores):
 // attaching is the only way to read another process's registers, and gdb
 // attaches, reads and detaches in about 0.1 s when it is told to load no
 // symbols (no sysroot, no auto-loaded scripts, no init files: the
@@ -8,15 +9,17 @@
 const { runGdb } = require('../gdb-batch');
 
 const REGISTERS = ['rip', 'rsp', 'rbp'];
+// gdb's name -> ours; not required (a gdb that does not know it leaves it out).
+const MORE = { fs_base: 'fsBase' };
 
 function gdbArgs(pid) {
   return ['-nx', '-batch', '-ex', 'set auto-load off', '-ex', 'set sysroot /nonexistent', '-ex', 'set pagination off',
-    '-ex', `attach ${pid}`, '-ex', `thread apply all info registers ${REGISTERS.join(' ')}`];
+    '-ex', `attach ${pid}`, '-ex', `thread apply all info registers ${[...REGISTERS, ...Object.keys(MORE)].join(' ')}`];
 }
 
 /**
- * Pure: gdb's `thread apply all info registers rip rsp rbp` output ->
- * Map(tid -> { rip, rsp, rbp }). A thread is headed "Thread N (Thread 0x..
+ * Pure: gdb's `thread apply all info registers rip rsp rbp fs_base` output ->
+ * Map(tid -> { rip, rsp, rbp, fsBase? }). A thread is headed "Thread N (Thread 0x..
  * (LWP TID) "name"):", "(LWP TID)" alone, or "(process PID "name")" (a
  * process of one thread).
  */
@@ -30,8 +33,8 @@ function parseRegisters(text) {
       threads.set(Number(heading[1]), current);
       continue;
     }
-    const reg = /^(rip|rsp|rbp)\s+0x([0-9a-f]+)\b/.exec(line);
-    if (reg && current) current[reg[1]] = parseInt(reg[2], 16);
+    const reg = /^(rip|rsp|rbp|fs_base)\s+0x([0-9a-f]+)\b/.exec(line);
+    if (reg && current) current[MORE[reg[1]] || reg[1]] = parseInt(reg[2], 16);
   }
   for (const [tid, r] of threads) if (!REGISTERS.every((n) => Number.isSafeInteger(r[n]))) threads.delete(tid);
   return threads;

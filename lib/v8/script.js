@@ -1,23 +1,53 @@
 'use strict';
 // A function's Script: its file name, and a source position turned into a
 // line and column (1-based, as V8's stack traces print them), from the
-// script's line ends when V8 computed them, or else by counting line
-// terminators in its source text (kept per script, so a second position
-// costs nothing). Also the source text near a position, and a function's
-// name read from it (the fallback where a ScopeInfo's layout is unknown).
+// script's line ends when V8 computed them (searched in place), or else by
+// counting line terminators in its source text. The source is another
+// user's: it is scanned once, at most MAX_SCRIPT_SOURCE_CHARS of a script
+// and SCRIPT_SCAN_BUDGET_CHARS in all, and what is kept is one checkpoint
+// per LINE_INDEX_STRIDE characters (the lines before it), never one entry
+// per line: a position's line is counted again from its checkpoint. (One
+// entry per line took 1.3 GB for 4 scripts of 16 M lines.) Also the source
+// text near a position, and a function's name read from it (the fallback
+// where a ScopeInfo's layout is unknown).
 const { Heap } = require('./heap');
 const { readString } = require('./strings');
+const { LIMITS, overLimit } = require('../limits');
 
-// Source is read CHUNK characters at a time, and at most MAX_SOURCE of it
-// per script: a position further in gets no line.
-const CHUNK = 64 * 1024;
-const MAX_SOURCE = 16 * 1024 * 1024;
-const MAX_LINE_ENDS = 4 * 1024 * 1024;
+const { MAX_SCRIPT_SOURCE_CHARS: MAX_SOURCE, SCRIPT_SCAN_BUDGET_CHARS, LINE_INDEX_STRIDE: STRIDE, MAX_LINE_ENDS } = LIMITS;
+const MAX_SCRIPTS = 1024;
+
+// V8's line terminators: \n, \r not followed by \n, U+2028, U+2029.
+const LF = 10;
+const CR = 13;
+const isBreak = (c) => c === LF || c === 0x2028 || c === 0x2029;
+
+/**
+ * Pure: the line terminators of `text` (whose first character is at
+ * `from`), up to `until` (exclusive), given the state before it: { lines
+ * (terminators so far), lastEnd (the last one's position, or -1), cr (the
+ * position of a \r just before `from`, or null) } -> the state after. A
+ * \r's fate waits for the next character.
+ */
+function countBreaks(text, from, until, state) {
+  let { lines, lastEnd, cr } = state;
+  const n = Math.min(text.length, until - from);
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (cr !== null) {
+      if (c !== LF) { lines++; lastEnd = cr; }
+      cr = null;
+    }
+    if (isBreak(c)) { lines++; lastEnd = from + i; } else if (c === CR) cr = from + i;
+  }
+  return { lines, lastEnd, cr };
+}
 
 class ScriptReader {
   constructor(heap) {
     this.heap = heap;
     this.cache = new Map();   // script address -> { key, info }
+    this.scanBudget = SCRIPT_SCAN_BUDGET_CHARS;
   }
 
   /** { name (raw text or null), lineAt(pos) } for a Script object (heap.object()). */
@@ -38,10 +68,12 @@ class ScriptReader {
       source: source && heap.isString(source) ? source : null,
       address: obj.address,
       scanned: 0,          // source characters scanned for line ends so far
-      ends: [],            // line terminator positions found in them
-      pendingCR: null,
+      // The state at every STRIDE characters scanned: checkpoints[k] is the
+      // state before position k * STRIDE (countBreaks' state).
+      checkpoints: [{ lines: 0, lastEnd: -1, cr: null }],
+      state: { lines: 0, lastEnd: -1, cr: null },
     };
-    if (this.cache.size > 1024) this.cache.clear();
+    if (this.cache.size >= MAX_SCRIPTS) this.cache.clear();
     this.cache.set(obj.address, { key, info });
     return info;
   }
@@ -77,37 +109,47 @@ class ScriptReader {
     return { line: found + 1, column: position - lineStart + 1 };
   }
 
-  fromSource(script, position) {
-    if (!script.source || position > MAX_SOURCE) return null;
-    while (script.scanned < position) {
-      const chunk = readString(this.heap, script.source, { start: script.scanned, maxChars: CHUNK });
-      if (!chunk || chunk.text.length === 0) break;
-      const text = chunk.text;
-      for (let i = 0; i < text.length; i++) {
-        const c = text.charCodeAt(i);
-        const at = script.scanned + i;
-        // V8's line terminators: \n, \r not followed by \n, U+2028, U+2029
-        // (a \r that ends a chunk waits for the next one's first character).
-        if (script.pendingCR !== null) {
-          if (c !== 10) script.ends.push(script.pendingCR);
-          script.pendingCR = null;
-        }
-        if (c === 10 || c === 0x2028 || c === 0x2029) script.ends.push(at);
-        else if (c === 13) script.pendingCR = at;
+  // Scans the source (STRIDE characters a read) until `position` has been
+  // read, keeping a checkpoint at each STRIDE; false where it cannot be.
+  scanTo(script, position) {
+    while (script.scanned <= position) {
+      if (this.scanBudget <= 0) {
+        overLimit('V8 scripts', `${SCRIPT_SCAN_BUDGET_CHARS.toLocaleString('en-US')} characters of source were scanned for lines: frames further into unscanned scripts show no line`);
+        return false;
       }
-      script.scanned += text.length;
-      if (script.scanned >= chunk.length) break;
+      const chunk = readString(this.heap, script.source, { start: script.scanned, maxChars: STRIDE });
+      if (!chunk || chunk.text.length === 0) return false;
+      this.scanBudget -= chunk.text.length;
+      script.state = countBreaks(chunk.text, script.scanned, Infinity, script.state);
+      script.scanned += chunk.text.length;
+      if (script.scanned % STRIDE === 0) script.checkpoints.push(script.state);
+      if (script.scanned >= chunk.length) return script.scanned > position;
     }
-    if (position > script.scanned) return null;
-    let lo = 0;
-    let hi = script.ends.length - 1;
-    let found = script.ends.length;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (script.ends[mid] >= position) { found = mid; hi = mid - 1; } else lo = mid + 1;
+    return true;
+  }
+
+  fromSource(script, position) {
+    if (!script.source) return null;
+    if (position >= MAX_SOURCE) {
+      overLimit(this.what(script), `lines past its first ${MAX_SOURCE.toLocaleString('en-US')} characters are not counted: frames there show no line`);
+      return null;
     }
-    const lineStart = found === 0 ? 0 : script.ends[found - 1] + 1;
-    return { line: found + 1, column: position - lineStart + 1 };
+    if (!this.scanTo(script, position)) return null;
+    // The lines before `position`: from the checkpoint at or below it, the
+    // rest of its stride read again (and one character more: a \r just
+    // before `position` ends a line unless a \n is at `position`).
+    const k = Math.floor(position / STRIDE);
+    const from = k * STRIDE;
+    const text = readString(this.heap, script.source, { start: from, maxChars: position - from + 1 });
+    if (!text) return null;
+    let state = countBreaks(text.text, from, position, script.checkpoints[k]);
+    if (state.cr !== null && text.text.charCodeAt(position - from) !== LF) state = { lines: state.lines + 1, lastEnd: state.cr, cr: null };
+    return { line: state.lines + 1, column: position - (state.lastEnd + 1) + 1 };
+  }
+
+  // A script's name, as said in a line (its address where it has none).
+  what(script) {
+    return script.name !== null ? `script ${script.name}` : `the script at 0x${script.address.toString(16)}`;
   }
 
   /** Up to `count` characters of source from `position`, or null. */
@@ -154,4 +196,4 @@ function nameFromSource(text) {
   return null;
 }
 
-module.exports = { ScriptReader, nameFromSource, MAX_SOURCE };
+module.exports = { ScriptReader, nameFromSource, countBreaks, MAX_SOURCE };

@@ -17,6 +17,7 @@
 // symbol, module, offset }], lib/symbolize.js's frames: see nativeClassifier),
 // then names.
 const { inlinedAt } = require('./inlining');
+const { atOriginal } = require('./namer');
 
 const MAX_DEPTH = 256;
 const MAX_FRAME_BYTES = 8 * 1024 * 1024;
@@ -29,7 +30,7 @@ const INTERPRETER = /^(InterpreterEntryTrampoline|InterpreterEnterAtBytecode|Int
 /**
  * @param {object} o
  * @param {object} o.memory     lib/v8/memory.js
- * @param {object} o.registers  { rip, rbp, rsp } (numbers)
+ * @param {object} o.registers  { rip, rbp, rsp, fsBase? } (numbers; fsBase: the thread pointer)
  * @param {Function} o.classify pcs (numbers; return addresses already minus one) -> frames, see above
  * @param {object} [o.namer]    lib/v8/namer.js V8Namer (absent: JavaScript frames stay addresses)
  * @param {object} [o.layout]   the namer's layout (frame offsets, frame types)
@@ -37,9 +38,12 @@ const INTERPRETER = /^(InterpreterEntryTrampoline|InterpreterEnterAtBytecode|Int
  *   top frame's return address is then also looked for at rsp)
  * @param {object} [o.inlining] lib/v8/inlining.js InliningReader: a compiled
  *   JavaScript frame gets `inlined`, the functions its code inlined where it ran
+ * @param {object} [o.sourceMaps] lib/source-maps.js SourceMaps: JavaScript
+ *   frames where their scripts' source maps put them (the namer then gives
+ *   each script's reference: V8Namer's sourceMapUrls)
  * @returns {{ frames: object[], ended: string }}
  */
-function walkStack({ memory, registers, classify, namer, layout, isCode, inlining = null, maxDepth = MAX_DEPTH }) {
+function walkStack({ memory, registers, classify, namer, layout, isCode, inlining = null, sourceMaps = null, maxDepth = MAX_DEPTH }) {
   const word = (a) => {
     const b = memory.read(a, 8);
     return b ? b.readBigUInt64LE(0) : null;
@@ -78,10 +82,10 @@ function walkStack({ memory, registers, classify, namer, layout, isCode, inlinin
     const frame = nameFrame(f, natives[i] || { kind: 'unknown' }, namer, layout);
     if (f.afterGap) frame.afterGap = true;
     if (inlining && frame.kind === 'js' && frame.tier === 'compiled') {
-      const inlined = inlinedInFrame(inlining, f, frame, i > 0);
-      if (inlined) frame.inlined = inlined;
+      const inlined = inlinedInFrame(inlining, f, frame, i > 0, registers.fsBase);
+      if (inlined) frame.inlined = inlined.map((r) => atOriginal(r, sourceMaps));
     }
-    return frame;
+    return frame.kind === 'js' ? atOriginal(frame, sourceMaps) : frame;
   });
   return { frames, ended };
 }
@@ -89,8 +93,9 @@ function walkStack({ memory, registers, classify, namer, layout, isCode, inlinin
 // The functions optimized code inlined where a frame ran, innermost first
 // (lib/v8/inlining.js), or null: none, or not known (the function's code
 // now is not the code that ran: on-stack replacement, deoptimized since).
-function inlinedInFrame(inlining, f, frame, returnAddress) {
-  const at = inlinedAt(inlining.describe(inlining.codeOf(f.function)), f.pc, { returnAddress, sfi: frame.sfi });
+// (fsBase: the thread's pointer, where V8 14 finds its isolate's dispatch table.)
+function inlinedInFrame(inlining, f, frame, returnAddress, fsBase) {
+  const at = inlinedAt(inlining.describe(inlining.codeOf(f.function, { fsBase })), f.pc, { returnAddress, sfi: frame.sfi });
   return at && at.length ? at : null;
 }
 

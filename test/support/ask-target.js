@@ -5,11 +5,11 @@
 // test/support/containers.js alike (each has stdout and kill(signal)).
 
 // Sends the target SIGUSR2 and resolves with the numbers of the line it
-// answers with ("LABEL n n n").
-function askTarget(target, label) {
+// answers with ("LABEL n n n"; `fields`: how many numbers).
+function askTarget(target, label, { fields = 3 } = {}) {
   return new Promise((resolve, reject) => {
     let buf = '';
-    const re = new RegExp(`${label} (\\S+) (\\S+) (\\S+)\\n`);
+    const re = new RegExp(`${label}${' (\\S+)'.repeat(fields)}\\n`);
     const timer = setTimeout(() => reject(new Error(`the target did not answer with "${label}"`)), 10000);
     const onData = (c) => {
       buf += c;
@@ -43,10 +43,30 @@ async function askKernel(target) {
 }
 
 // What profile-worker.js says it spent: { worker, main, cpu } in ms so far
-// (workerSpin's CPU, mainSpin's, the process's).
+// (workerSpin's CPU, mainSpin's, the process's), and who its Worker is:
+// { workerTid, workerThreadId }.
 async function askThreads(target) {
-  const [worker, main, cpu] = await askTarget(target, 'threads');
-  return { worker, main, cpu };
+  const asked = Promise.all([askTarget(target, 'threads'), waitLine(target, 'worker', 2)]);
+  const [[worker, main, cpu], [workerTid, workerThreadId]] = await asked;
+  return { worker, main, cpu, workerTid, workerThreadId };
+}
+
+// The numbers of the next line "LABEL n..." the target prints (after a SIGUSR2 sent by another ask).
+function waitLine(target, label, fields) {
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    const re = new RegExp(`${label}${' (\\S+)'.repeat(fields)}\\n`);
+    const timer = setTimeout(() => reject(new Error(`the target did not answer with "${label}"`)), 10000);
+    const onData = (c) => {
+      buf += c;
+      const m = re.exec(buf);
+      if (!m) return;
+      clearTimeout(timer);
+      target.stdout.off('data', onData);
+      resolve(m.slice(1).map(Number));
+    };
+    target.stdout.on('data', onData);
+  });
 }
 
 module.exports = { askTarget, askSplit, askWaits, askKernel, askThreads };

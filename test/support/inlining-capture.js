@@ -12,6 +12,9 @@
 //   symbols   V8's metadata values
 //   function  the frame's function slot (a JSFunction, tagged, hex)
 //   sfi       the frame's SharedFunctionInfo (tagged, hex)
+//   fsBase    the thread's pointer (hex: where V8 14 finds its isolate)
+//   dispatch  V8 13+: where its dispatch table is, as read from the binary
+//             (lib/v8/dispatch-table.js), or null
 //   ranges    only the bytes of memory read ([hex address, base64])
 // Usage (as root, or as the owner of the target):
 //   node test/support/inlining-capture.js --node PATH [--label NAME] > FIXTURE.json
@@ -22,7 +25,7 @@ const { openProcess } = require('../../lib/v8/process');
 const { RecordingMemory } = require('../../lib/v8/memory');
 const { registersOf } = require('../../lib/v8/registers');
 const { Heap } = require('../../lib/v8/heap');
-const { InliningReader, inlinedAt } = require('../../lib/v8/inlining');
+const { inlinedAt } = require('../../lib/v8/inlining');
 const { findOnPath } = require('../../lib/tracer/detect');
 const { stop } = require('./v8-capture');
 
@@ -55,9 +58,11 @@ async function tryOnce(child, gdb, label, node) {
       const top = p.walk(threads.get(child.pid)).frames[0];
       if (!top || top.kind !== 'js' || top.name !== 'step') return null;
       const heap = new Heap(p.memory, p.layout);
-      const reader = new InliningReader({ heap, layout: p.layout, symbols: p.symbols, namer: p.namer });
+      const reader = p.inlining;
+      if (reader.limitation()) throw new Error(reader.limitation());
+      const { fsBase } = threads.get(child.pid);
       const fn = heap.word(top.fp + p.layout.frame.function);
-      const record = reader.describe(reader.codeOf(fn));
+      const record = reader.describe(reader.codeOf(fn, { fsBase }));
       const inlined = inlinedAt(record, top.pc);
       if (!inlined || !inlined.length) return null;
       return {
@@ -71,6 +76,8 @@ async function tryOnce(child, gdb, label, node) {
         symbols: p.symbols,
         function: fn.toString(16),
         sfi: top.sfi.toString(16),
+        fsBase: fsBase === undefined ? null : fsBase.toString(16),
+        dispatch: reader.layout.dispatch,
         ranges: recording.ranges(),
       };
     } finally {

@@ -84,6 +84,19 @@ function bpftraceVariants(tracer, { pid, bunyanLib, httpLib }) {
   add('profile -c --no-v8-frames (cpid; profile.bt)', profile.plan({ command, frequency: 99, v8Frames: false }, tracer));
   add('profile --off-cpu -p --all-threads', profile.plan({ pid: p, offCpu: true, allThreads: true }, tracer));
   add('profile --off-cpu -c (cpid, SHARED)', profile.plan({ command, offCpu: true }, tracer));
+  // V8 13 and 14 (leap-tiering): each frame's code through the dispatch
+  // table, as official Node 24.11.0 (the isolate group's, at an address)
+  // and 26.10.0 (the thread's isolate's, below its thread pointer) plan it
+  // (test/fixtures/v8-dispatch-table.json); the host's node plans neither.
+  const leap = {
+    'V8 13.6': { SHARED: 32, CODE: 24, DISPATCH_AT: 0x3268, DISPATCH_ROOT: 0x6e99908, DISPATCH_TLS: 0, DISPATCH_SHIFT: 8 },
+    'V8 14.6': { SHARED: 32, CODE: 24, DISPATCH_AT: 0x268, DISPATCH_ROOT: 0, DISPATCH_TLS: 0x178, DISPATCH_SHIFT: 8 },
+  };
+  for (const [v8, js] of Object.entries(leap)) {
+    add(`profile -p, ${v8}'s dispatch table (profile-js.bt)`, planTracer(tracer, { script: 'profile-js', args: { HZ: 99, PID: pid, ...js } }));
+    add(`profile --off-cpu -p, ${v8}'s dispatch table`, planTracer(tracer, { script: 'offcpu', args: { PID: pid, ALL: 1, ...js } }));
+    add(`loop -p --stacks, ${v8}'s dispatch table`, planTracer(tracer, { script: 'loop', args: { PID: pid, OVER_US: 100000, STACKS: 1, TID: pid, ...js } }));
+  }
 
   for (const mode of ['stop', 'abort']) {
     const o = { tracer, mode, errnos: [errno('EBADF')], count: 1 };

@@ -11,8 +11,10 @@
 // busy-waits BUSY_MS (default 0) ms, and so does, for BUSY_MS too, the
 // reaction of a promise the first fs.read callback makes (two promises,
 // one callback more: a promise's time inside an AsyncWrap's callback).
-// Then it prints what it did:
-//   done {"Timeout":N,"Immediate":N,"promises":N,"then":N,"NodetraceJob":N,"fs.read":N}
+// With FORGED_TYPE set, each round also runs an AsyncResource of that type,
+// a name made to look like a line of the tracer's output (docs/security.md,
+// 35.8). Then it prints what it did:
+//   done {"Timeout":N,"Immediate":N,"promises":N,"then":N,"NodetraceJob":N,"fs.read":N[,"forged":N]}
 // No async function or await anywhere: each promise made here is one of
 // those counted. On SIGUSR1 it says whether its hook is on: "hook on|off".
 const fs = require('fs');
@@ -20,10 +22,11 @@ const { AsyncResource } = require('async_hooks');
 
 const ROUNDS = Number(process.env.ROUNDS || 200);
 const BUSY_MS = Number(process.env.BUSY_MS || 0);
+const FORGED_TYPE = process.env.FORGED_TYPE || '';
 const hook = () => globalThis[Symbol.for('nodetrace.register.async')];
 const fd = fs.openSync(__filename, 'r');
 const into = Buffer.alloc(256);
-const done = { Timeout: 0, Immediate: 0, promises: 0, then: 0, NodetraceJob: 0, 'fs.read': 0 };
+const done = { Timeout: 0, Immediate: 0, promises: 0, then: 0, NodetraceJob: 0, 'fs.read': 0, ...(FORGED_TYPE ? { forged: 0 } : {}) };
 let busy = BUSY_MS > 0;
 let busyInRead = BUSY_MS > 0;
 
@@ -49,6 +52,11 @@ function round(next) {
   const job = new AsyncResource('NodetraceJob');
   job.runInAsyncScope(() => { done.NodetraceJob++; });
   job.emitDestroy();
+  if (FORGED_TYPE) {
+    const forged = new AsyncResource(FORGED_TYPE);
+    forged.runInAsyncScope(() => { done.forged++; });
+    forged.emitDestroy();
+  }
   one();
   fs.read(fd, into, 0, into.length, 0, (err) => {
     if (err) throw err;

@@ -4,6 +4,7 @@
 // makes requests on a line on stdin:
 //   GET /fast*      answered at once, 200
 //   GET /slow*      answered after 150 ms, 200
+//   GET /mid*       answered after 50 ms, 200
 //   GET /missing*   404
 // Prints "ready PID PORT" (with --tls: below). A line "client N" on stdin makes N keep-alive
 // http.get requests from this process to itself (/fast/c1...) and prints
@@ -28,11 +29,12 @@ const tls = process.argv[2] === '--tls' ? { key: fs.readFileSync(process.argv[3]
 const lib = tls ? https : http;
 
 const SLOW_MS = 150;
+const MID_MS = 50;
 
 const handler = (req, res) => {
   req.resume();
   if (req.url.startsWith('/missing')) { res.statusCode = 404; res.end('no'); return; }
-  const delay = req.url.startsWith('/slow') ? SLOW_MS : 0;
+  const delay = req.url.startsWith('/slow') ? SLOW_MS : req.url.startsWith('/mid') ? MID_MS : 0;
   setTimeout(() => res.end('ok'), delay);
 };
 
@@ -40,6 +42,7 @@ function expressApp() {
   const app = require('express')();
   app.get('/fast/:name', (req, res) => res.send('ok'));
   app.get('/slow/:name', (req, res) => setTimeout(() => res.send('ok'), SLOW_MS));
+  app.get('/mid/:name', (req, res) => setTimeout(() => res.send('ok'), MID_MS));
   app.get('/p1', (req, res) => res.send('ok'));
   app.get('/split/:name', (req, res) => res.send('ok'));
   // A body read by Express's own parser: its bytes counted, never copied.

@@ -1,9 +1,11 @@
 'use strict';
 // Two threads that each spend a known share of their CPU in JavaScript: a
-// worker_threads Worker runs workerSpin two calls deep (outerWork ->
-// middleWork -> workerSpin) for HOT_MS of its CPU, then workerWarm for
-// WARM_MS (8 and 4 by default), over and over, each turn an immediate of
-// its own loop; the main thread runs mainSpin in turns of MAIN_MS (10) of
+// worker_threads Worker (named "spinner") runs workerSpin two calls deep
+// (outerWork -> middleWork -> workerSpin) for HOT_MS of its CPU, then
+// workerWarm for WARM_MS (8 and 4 by default), over and over, each turn
+// called back by an fs.stat of its own loop (a completion of the thread
+// pool's work, uv__work_done, under the Worker's JavaScript: the Worker is
+// still no pool thread); the main thread runs mainSpin in turns of MAIN_MS (10) of
 // wall time. Each call's CPU is the calling thread's own, read from
 // /proc/thread-self/schedstat (nanoseconds on CPU) before and after it:
 // process.cpuUsage() counts every thread. The worker adds its figures to a
@@ -11,7 +13,9 @@
 // has run workerSpin.
 // On SIGUSR2 it prints "threads WORKER_HOT_MS MAIN_HOT_MS CPU_MS": the CPU
 // really spent in workerSpin and in mainSpin so far, and the process's CPU
-// time (process.cpuUsage). SECONDS=N exits after N seconds.
+// time (process.cpuUsage), then "worker TID THREAD_ID": the Worker's thread
+// as the kernel knows it and as worker_threads does. SECONDS=N exits after N
+// seconds.
 const fs = require('fs');
 const { Worker, isMainThread, workerData } = require('worker_threads');
 
@@ -37,11 +41,11 @@ function unsettleImmediates() {
 
 setInterval(unsettleImmediates, 100).unref();
 if (isMainThread) {
-  // [0] workerSpin's CPU in µs, [1] calls of it, written by the worker.
-  const shared = new SharedArrayBuffer(16);
+  // [0] workerSpin's CPU in µs, [1] calls of it, [2] its TID, written by the worker.
+  const shared = new SharedArrayBuffer(24);
   const fromWorker = new BigInt64Array(shared);
   let mainHotMs = 0;
-  const worker = new Worker(__filename, { workerData: shared });
+  const worker = new Worker(__filename, { workerData: shared, name: 'spinner' });
   worker.on('error', (err) => { console.error(err); process.exit(1); });
 
   // Spins on the main thread for MAIN_MS of wall time a turn; its CPU is
@@ -65,10 +69,13 @@ if (isMainThread) {
   process.on('SIGUSR2', () => {
     const u = process.cpuUsage();
     console.log(`threads ${Number(Atomics.load(fromWorker, 0)) / 1000} ${mainHotMs} ${(u.user + u.system) / 1000}`);
+    console.log(`worker ${Atomics.load(fromWorker, 2)} ${worker.threadId}`);
   });
   if (process.env.SECONDS) setTimeout(() => process.exit(0), Number(process.env.SECONDS) * 1000);
 } else {
   const toMain = new BigInt64Array(workerData);
+  // This thread's TID: /proc/thread-self is /proc/PID/task/TID.
+  Atomics.store(toMain, 2, BigInt(fs.readlinkSync('/proc/thread-self').split('/').pop()));
 
   // Each spins in its own loop (a shared helper would be the frame the
   // samples fall in) until this thread has used its budget of CPU.
@@ -83,7 +90,7 @@ if (isMainThread) {
     globalThis.hotResult = x;
     Atomics.add(toMain, 0, BigInt(Math.round((now - start) * 1000)));
     Atomics.add(toMain, 1, 1n);
-    setImmediate(workerWarm);
+    fs.stat(__filename, workerWarm);
   }
 
   function workerWarm() {
@@ -91,7 +98,7 @@ if (isMainThread) {
     let x = 1;
     while (threadCpuMs() - start < WARM_MS) { for (let i = 0; i < 200000; i++) x = (x * 17 + i) % 999983; }
     globalThis.warmResult = x;
-    setImmediate(outerWork);
+    fs.promises.stat(__filename).then(outerWork);
   }
 
   // Each called once a turn: V8 compiles and inlines only what runs often,

@@ -9,6 +9,7 @@ const { displayKey, isDistribution, percentile, totalCount } = require('../../ag
 const { jsonInteger, jsonEstimate, jsonHistogram } = require('../../render/json');
 const { PHASES } = require('./kinds');
 const { poolToJSON } = require('./pool');
+const { safeJson } = require('../../terminal-safe');
 
 const VERSION = 1;
 
@@ -128,6 +129,8 @@ function toJSON(summary, { process } = {}) {
     version: VERSION,
     tracer: summary.tracer,
     ...(process ? { process } : {}),
+    // The window the figures are of (docs/json-format.md); not for format.
+    ...(summary.tracedNs !== null && summary.tracedNs !== undefined ? { traced_ns: jsonInteger(summary.tracedNs) } : {}),
     unit: sharedUnit(summary.kinds, summary.unit),
     kinds: summary.kinds.map((kind) => kindToJSON(kind, summary.symbols)),
     discarded: {
@@ -146,9 +149,8 @@ function toJSON(summary, { process } = {}) {
 
 /** The report as JSON text, one object. */
 function renderJson(summary, options) {
-  // JSON.stringify escapes C0 controls but not DEL and C1 (which some
-  // terminals obey): paths and host names come from the traced process.
-  return JSON.stringify(toJSON(summary, options), null, 2).replace(/[\u007f-\u009f]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`) + '\n';
+  // Paths and host names come from the traced process (lib/terminal-safe.js).
+  return safeJson(toJSON(summary, options)) + '\n';
 }
 
 module.exports = { toJSON, renderJson };

@@ -9,11 +9,9 @@
 // (the name's id) and prints each distinct name once, as that id, a kind
 // code and the name's first 128 bytes as 16 hexadecimal words:
 //   NAME <id> <code> <w0> ... <w15>
-// So no path can break a line of the tracer's output or pass for another,
-// whatever bpftrace version prints it (bpftrace's JSON mangles string keys
-// differently by version: 0.22-0.23 escape them twice, 0.24+ delete their
-// spaces; measured on 0.23.2 and 0.27.1). Here the name is a subject beside
-// the kind (lib/aggregation/model.js), never part of its key.
+// So no path can break a line of the tracer's output or pass for another
+// (lib/tracer/name-words.js). Here the name is a subject beside the kind
+// (lib/aggregation/model.js), never part of its key.
 //
 // Bounds: the program reads NAME_BYTES - 1 bytes of a name (a longer one is
 // marked cut) and keeps NAMES_KEPT_IN_TRACER distinct names; operations on
@@ -23,6 +21,7 @@
 const { estimatedTotal, mergeEntriesByName, makeAggregation } = require('../../aggregation/model');
 const { latencyRole } = require('./kinds');
 const { fsType } = require('./kind-names');
+const { nameFromWords } = require('../../tracer/name-words');
 
 const NAME_BYTES = 128;            // str($at, 128) in the program: 127 bytes and the NUL
 const NAMES_KEPT_IN_TRACER = 1024; // @names_kept < 1024 in the program
@@ -62,14 +61,8 @@ function parseNameLine(line) {
   } else {
     return null;
   }
-  // Little-endian words (x86-64): the first byte of the name is the low byte of the first word.
-  const bytes = Buffer.alloc(NAME_BYTES);
-  m[3].trim().split(' ').forEach((word, i) => bytes.writeBigUInt64LE(BigInt('0x' + word), i * 8));
-  const read = bytes.subarray(0, NAME_BYTES - 1);
-  const nul = read.indexOf(0);
-  // No NUL in the first 127 bytes and more after: str() kept 127 of them.
-  const cut = nul < 0 && bytes[NAME_BYTES - 1] !== 0;
-  const text = (nul < 0 ? read : read.subarray(0, nul)).toString('utf8');
+  // The name's 128 bytes as 16 words; str() in the program kept 127 of them.
+  const { text, cut } = nameFromWords(m[3].trim().split(' '));
   return { id: m[1], key, subject: cut ? { field, text, cut: true } : { field, text } };
 }
 
