@@ -43,7 +43,7 @@ async function upgradesAndHttp2(args = []) {
   const { tracer, traced } = await traceAttached(child.pid);
   child.stdin.write('go\n');
   await finished;
-  // The last events come in a batch within 100 ms, are held 250 ms for ordering, then shown.
+  // The last events come in a batch within 100 ms, are held 400 ms for ordering, then shown.
   await new Promise((r) => setTimeout(r, 1000));
   tracer.kill('SIGINT');
   const res = await traced;
@@ -137,7 +137,7 @@ describe('nodetrace http on an unprepared process (the wire) @tracer', function 
     s.child.stdin.write('client 4\n');
     await s.finished;
     await run(process.execPath, [path.join(ROOT, 'test', 'targets', 'http-wire-clients.js'), String(s.port)]);
-    // The last events come in a batch within 100 ms, are held 250 ms for ordering, then shown.
+    // The last events come in a batch within 100 ms, are held 400 ms for ordering, then shown.
     await new Promise((r) => setTimeout(r, 1000));
     tracer.kill('SIGINT');
     const res = await traced;
