@@ -22,6 +22,10 @@
 //   sudo node bench/profile-overhead.js [--seconds 4] [--rounds 5] [--hz 99] [--churn | --steady]
 //   sudo node bench/profile-overhead.js --off-cpu [--pingpong 50] [--seconds 4] [--rounds 5]
 //   sudo node bench/profile-overhead.js --programs [--steady] ...   untraced, the walk, the perf map only
+//   ... --node PATH: the workloads run on that node (Node 24 and 26: each
+//   frame's code read through V8's dispatch table); --source-maps: the
+//   workload is run from a copy that ends with an inline source map (each
+//   frame then read where it puts them, at the report)
 // profile names JavaScript from V8's metadata by default (profile-js.bt: a
 // frame walk in each sample; with --off-cpu, in each wait of the main thread);
 // --perf-map-only passes --no-v8-frames (profile.bt; offcpu.bt without SHARED).
@@ -41,6 +45,8 @@ const OFF_CPU = options.flag('off-cpu');
 const PERF_MAP_ONLY = options.flag('perf-map-only');
 // Untraced, the V8 walk and the perf map only side by side (not with --off-cpu).
 const PROGRAMS = options.flag('programs');
+const NODE = options.string('node', process.execPath);
+const SOURCE_MAPS = options.flag('source-maps');
 const PINGPONG = OFF_CPU ? options.number('pingpong', 50) : 0;
 const { cpuTicks } = require('../lib/proc/stat');
 
@@ -48,8 +54,25 @@ const { cpuTicks } = require('../lib/proc/stat');
 const everything = [];
 function cleanup() { for (const p of everything) { try { p.kill('SIGKILL'); } catch (e) { /* gone */ } } }
 
+// With --source-maps: a copy of the workload that ends with an inline map
+// of itself (each line to itself), beside the original, as a bundler writes one.
+let mappedCopy = null;
+function workloadFile() {
+  const file = path.join(__dirname, 'cpu-workload.js');
+  if (!SOURCE_MAPS) return file;
+  if (mappedCopy) return mappedCopy;
+  const text = fs.readFileSync(file, 'utf8');
+  const lines = text.split('\n').length;
+  const map = { version: 3, sources: ['cpu-workload.ts'], names: [], mappings: ['AAAA', ...Array(lines - 1).fill('AACA')].join(';') };
+  const copy = path.join(fs.mkdtempSync(path.join(require('os').tmpdir(), 'nodetrace-bench-')), 'cpu-workload.js');
+  fs.writeFileSync(copy, `${text}\n//# sourceMappingURL=data:application/json;base64,${Buffer.from(JSON.stringify(map)).toString('base64')}\n`);
+  process.on('exit', () => fs.rmSync(path.dirname(copy), { recursive: true, force: true }));
+  mappedCopy = copy;
+  return copy;
+}
+
 function startWorkload(nodeArgs) {
-  const child = spawn(process.execPath, [...nodeArgs, path.join(__dirname, 'cpu-workload.js')], {
+  const child = spawn(NODE, [...nodeArgs, workloadFile()], {
     stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, CHURN: CHURN ? '1' : '0', STEADY: STEADY ? '1' : '0', PINGPONG: String(PINGPONG) },
   });
   everything.push(child);

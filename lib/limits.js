@@ -95,6 +95,27 @@ const LIMITS = Object.freeze({
   THREADS_MEMORY_BUDGET: 32 * MiB,
   // A Worker's name kept (a thread's comm holds 15).
   MAX_THREAD_NAME_BYTES: 64,
+
+  // --- Source maps (lib/source-maps.js): another user's files ------------
+  // One map: esbuild's map of a 5 MB bundle is about 12 MB; Node's
+  // module.SourceMap holds about 21 bytes of heap per byte of map (8 MB of
+  // mappings: 169 MB, measured on node 20), so a map this large is 340 MB.
+  MAX_SOURCE_MAP_BYTES: 16 * MiB,
+  // Maps kept parsed at once (the least recently used dropped first; read
+  // again when needed): one of the largest.
+  SOURCE_MAP_CACHE_BYTES: 16 * MiB,
+  // Maps read in one run, all told (a map dropped and read again counts again).
+  SOURCE_MAP_BUDGET_BYTES: 128 * MiB,
+  // Scripts whose map is looked for in one run (a frame's script each).
+  MAX_SOURCE_MAP_SCRIPTS: 4096,
+  // An index map's sections, and a map's sources and names.
+  MAX_SOURCE_MAP_SECTIONS: 1024,
+  MAX_SOURCE_MAP_SOURCES: 65536,
+  // The end of a script's source read for its reference (a line), and at
+  // most this much of it where the line is longer (an inline map as base64:
+  // 4 characters for 3 bytes).
+  SOURCE_MAP_TAIL_CHARS: 4096,
+  MAX_SOURCE_MAP_URL_CHARS: Math.ceil(16 * MiB * 4 / 3) + 256,
 });
 
 // Lines already said, so that each is said once per run.

@@ -19,6 +19,7 @@ const { safeText, safeJson } = require('./terminal-safe');
 // eslint-disable-next-line no-control-regex
 const UNPRINTABLE = /[\x00-\x1f\x7f-\x9f\u2028\u2029]/;
 const { jsFramesLayout } = require('./profile/js-frames');
+const { SourceMaps } = require('./source-maps');
 
 const NODETRACE = path.join(__dirname, '..', 'bin', 'nodetrace');
 
@@ -75,7 +76,22 @@ function javascriptFacts(pid, facts) {
   const note = found.layout.scopeInfo ? null
     : `V8 ${found.v8}'s ScopeInfo layout was not measured by nodetrace: function names are read from the source text, and unnamed where that fails`;
   // Functions V8 inlined: shown where their caller's code can be read (lib/v8/inlining.js).
-  return { v8: found.v8, object: found.object, note, perfMap, inlined: found.codeArguments.CODE ? 'shown' : found.inliningNote };
+  return { v8: found.v8, object: found.object, note, perfMap, inlined: found.codeArguments.CODE ? 'shown' : found.inliningNote, sourceMaps: mainScriptMap(pid) };
+}
+
+// Whether the process's main script (the first argument node was given
+// that names a .js, .mjs or .cjs file) has a source map nodetrace can read
+// (lib/source-maps.js, inside the process's own root) -> { script, found,
+// map | why } or null (no such script).
+function mainScriptMap(pid) {
+  let argv = [];
+  let cwd = null;
+  try { argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(1, 64); } catch (err) { return null; }
+  try { cwd = fs.readlinkSync(`/proc/${pid}/cwd`); } catch (err) { cwd = null; }
+  const arg = argv.find((a) => !a.startsWith('-') && /\.[cm]?js$/.test(a));
+  if (!arg || (!arg.startsWith('/') && !cwd)) return null;
+  const script = arg.startsWith('/') ? path.posix.normalize(arg) : path.posix.join(cwd, arg);
+  return { script, ...new SourceMaps({ root: `/proc/${pid}/root` }).check(script) };
 }
 
 // How functions V8 inlined into their callers are shown.
@@ -84,13 +100,20 @@ function inlinedText(inlined) {
   return inlined === 'shown' ? '; functions V8 inlined are shown above their caller' : `; not shown apart: ${inlined}`;
 }
 
+// Whether the main script's frames are shown where its source map puts them.
+function sourceMapsText(maps) {
+  if (!maps) return '';
+  if (maps.found) return `; ${maps.script} has a source map (${maps.map}): its frames are shown where it puts them`;
+  return maps.why ? `; the source map of ${maps.script} is not read: ${maps.why}` : `; ${maps.script} has no source map`;
+}
+
 /** Pure: the JavaScript line of doctor -p, from javascriptFacts(). */
 function javascriptText(js) {
   if (!js) return null;
   const alsoMap = js.perfMap ? `; ${js.perfMap} names them too (and profile -c's)` : '';
   if (js.v8) {
     return `named with no flag, from V8 ${js.v8}'s metadata in ${js.object} (profile's threads, worker threads too; ebadf's hit; `
-      + `nodetrace stack on its cores)${js.note ? ` (${js.note})` : ''}${inlinedText(js.inlined)}${alsoMap}`;
+      + `nodetrace stack on its cores)${js.note ? ` (${js.note})` : ''}${inlinedText(js.inlined)}${sourceMapsText(js.sourceMaps)}${alsoMap}`;
   }
   return `not from V8's metadata: ${js.note.replace(/: JavaScript is named from the perf map only$/, '')}; `
     + (js.perfMap ? `named from ${js.perfMap}` : 'named only if node runs with --perf-basic-prof (then from its perf map)');

@@ -35,10 +35,32 @@ class StatusLine {
   // Once the end is asked for: the tracer detaches its probes, which can
   // take many seconds on a busy host (docs/platforms.md, "Learned
   // 2026-11-27"); a terminal is told so rather than left silent.
-  ending(tracerName) {
+  // `reporting`: the program prints its report first (its window:
+  // lib/tracer/session.js), its probes still attached.
+  ending(tracerName, { reporting = false } = {}) {
     if (!this.timer || this.timer === 'once') return;
     clearInterval(this.timer);
-    this.redrawEachSecond((s) => `nodetrace: stopping: ${tracerName} is detaching its probes${s ? `, ${s}s` : ''}`);
+    const doing = reporting ? 'printing its report' : 'detaching its probes';
+    this.redrawEachSecond((s) => `nodetrace: stopping: ${tracerName} is ${doing}${s ? `, ${s}s` : ''}`);
+  }
+
+  // The report is about to be printed (on stdout, which may be the same
+  // terminal): the line is taken away first.
+  clear() {
+    if (!this.timer || this.timer === 'once') return;
+    clearInterval(this.timer);
+    this.timer = null;
+    this.redraw = null;
+    this.stream.write('\r\x1b[K');
+    this.cleared = true;
+  }
+
+  // After the report, while the tracer detaches its probes (a terminal
+  // waits for nodetrace to exit, and is told why).
+  detaching(tracerName) {
+    if (!this.cleared) return;
+    this.cleared = false;
+    this.redrawEachSecond((s) => `nodetrace: report complete; ${tracerName} is detaching its probes${s ? `, ${s}s` : ''}`);
   }
 
   // A terminal's line, drawn now and again each second from the seconds since.

@@ -67,7 +67,7 @@ describe('hardening: arguments and inputs', function () {
     const input = lines.join('\n') + '\n';
     const text = await nodetrace(['format', '--from', 'bpftrace'], { input });
     assert.strictEqual(text.code, 0, text.stderr.slice(0, 500));
-    assert.match(text.stdout, /count 125000, p50 6\d ms/);
+    assert.match(text.stdout, /count 125000, p50 6\d–6\d ms/);
     const json = await nodetrace(['format', '--from', 'bpftrace', '--json'], { input });
     assert.strictEqual(json.code, 0, json.stderr.slice(0, 500));
     assert.strictEqual(JSON.parse(json.stdout).kinds[0].count, 125000);

@@ -85,7 +85,7 @@ describe('nodetrace latency errors', function () {
       // are in memory ($9, $18, $19); no names read ($20: 0).
       const exe = `/proc/${target.pid}/(map_files/[0-9a-f]+-[0-9a-f]+|root${process.execPath})`;
       const at = '0x[0-9a-f]+';
-      assert.match(r.stdout, new RegExp(`bpftrace -p ${target.pid} \\S+/d-scripts/addon-latency.bt ${exe} ${target.pid} ${exe} ${at} ${at} \\d+ \\d+ ${at} \\d+( ${at}){8} \\d+ \\d+ 0\n`),
+      assert.match(r.stdout, new RegExp(`bpftrace -p ${target.pid} \\S+/addon-latency.bt ${exe} ${target.pid} ${exe} ${at} ${at} \\d+ \\d+ ${at} \\d+( ${at}){8} \\d+ \\d+ 0\n`),
         'the probe points by address, ScheduleWork\'s range and the pool\'s functions');
       assert.match(r.stdout, /uprobe:\$3:uv_queue_work/);
     } finally {

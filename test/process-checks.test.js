@@ -93,6 +93,12 @@ describe('doctor -p: whether JavaScript frames can be named, and how (pure)', fu
     const why = 'V8 13.6.233.10 (its functions hold a handle into its dispatch table, not their code): a function its optimizing compiler inlined is counted as its caller';
     const notShown = describeProcess({ ...base, javascript: { v8: '13.6.233.10', object: '/usr/local/bin/node', note: null, perfMap: null, inlined: why } });
     assert.match(notShown.javascript, /\); not shown apart: V8 13\.6\.233\.10 \(its functions hold a handle into its dispatch table, not their code\): a function its optimizing compiler inlined is counted as its caller$/);
+    // Whether the main script has a source map nodetrace reads (lib/source-maps.js check).
+    const js = (sourceMaps) => describeProcess({ ...base, javascript: { v8: '14.6.202.34', object: '/usr/local/bin/node', note: null, perfMap: null, inlined: 'shown', sourceMaps } }).javascript;
+    assert.match(js({ script: '/app/dist/main.js', found: true, map: '/app/dist/main.js.map' }), /above their caller; \/app\/dist\/main\.js has a source map \(\/app\/dist\/main\.js\.map\): its frames are shown where it puts them$/);
+    assert.match(js({ script: '/app/dist/main.js', found: false, why: 'its map\'s path leads out of the process\'s root: not followed' }), /; the source map of \/app\/dist\/main\.js is not read: its map's path leads out of the process's root: not followed$/);
+    assert.match(js({ script: '/app/main.js', found: false, why: null }), /; \/app\/main\.js has no source map$/);
+    assert.match(js(null), /above their caller$/, 'no main script found');
   });
 
   it('a V8 it does not know, or no metadata: said in one line, and what names them instead', function () {

@@ -185,6 +185,16 @@ describe('profile: the report', function () {
     assert.match(refused, /\/tmp\/perf-100\.map was not read: it is not a regular file/);
   });
 
+  it('a frame its source map placed: the original place in its name, V8\'s in JSON, and a line saying so', function () {
+    const frame = { ...js('scoreOrder /app/src/orders/score.ts:5:27'), generated: '/app/dist/orders/score.js:4:20' };
+    const p = { stacks: [{ tid: 100, comm: 'node', count: 7, frames: [nat('uv_run'), frame] }] };
+    const v8 = { used: true, note: null, inlining: { read: true, shown: 0, unknown: 0, note: null }, sourceMaps: { found: ['/app/dist/orders/score.js'], refused: [] } };
+    const m = summarize({ ...p, v8 }, { pid: 100, hz: 99, seconds: 1 });
+    assert.deepStrictEqual(m.self[0], { name: 'scoreOrder /app/src/orders/score.ts:5:27', category: 'js', origin: 'app', generated: '/app/dist/orders/score.js:4:20', samples: 7, share: 1 });
+    assert.match(renderText(m), /^Frames of 1 script with a source map are shown where the map puts them \(the place V8 runs them: "generated" in --json; --no-source-maps shows that place\)\.$/m);
+    assert.doesNotMatch(renderText(summarize({ ...p, v8: { ...v8, sourceMaps: { found: [], refused: [] } } }, { pid: 100, hz: 99, seconds: 1 })), /source map/);
+  });
+
   it('prints the tables, and no control character from a name reaches the terminal', function () {
     const p = sampleProfile();
     p.stacks[0].frames.push(js('evil\x1b[2J /app/x.js:1:1'));
@@ -312,6 +322,7 @@ describe('profile: the plan', function () {
       assert.strictEqual(p.target, null);
       assert.deepStrictEqual(p.warnings, []);
       assert.deepStrictEqual(p.details.jsFrames && p.details.jsFrames.command, flags.v8Frames === false ? undefined : { binary: process.execPath, shared, codeArguments });
+      if (flags.v8Frames !== false) assert.strictEqual(p.details.jsFrames.sourceMaps, true, 'frames at their source maps\' places by default');
       // Its captures printed every 200 ms: once it exits they can no longer be named.
       if (script === 'profile-js.bt') assert.match(p.programText, /^interval:ms:200$/m);
     }

@@ -36,6 +36,27 @@ function block(report, heading) {
   return lines.slice(start, end === -1 ? undefined : end);
 }
 
+describe('a percentile of a tracer\'s histogram, as its bucket (36.6)', function () {
+  const { percentileText } = require('../lib/render/histogram');
+  const entry = { kind: 'log2', buckets: [{ lo: 32768n, hi: 65536n, count: 10n }, { lo: 65536n, hi: 131072n, count: 1n }] };
+
+  it('prints the bucket that holds the rank, its top capped by the exact max', function () {
+    assert.equal(percentileText(entry, 50, 'us'), '33\u201366 ms');
+    assert.equal(percentileText(entry, 99, 'us', { limit: 70000 }), '66\u201370 ms');
+    assert.equal(percentileText(entry, 99, 'us', { limit: 65536 }), '66 ms', 'max at the bottom of its bucket: one value');
+    assert.equal(percentileText(entry, 50, 'us', { ascii: true }), '33-66 ms');
+    assert.equal(percentileText({ kind: 'linear', buckets: [{ lo: 1000n, hi: 1001n, count: 1n }] }, 50, 'us'), '1 ms', 'narrower than the digits shown');
+    assert.equal(percentileText({ kind: 'log2', buckets: [{ lo: 100n, hi: null, count: 1n }] }, 50, 'us'), '\u2265 100 \u00b5s');
+    assert.equal(percentileText(null, 50, 'us'), '-');
+  });
+
+  it('gc and loop print it so', function () {
+    const { parseGc, renderGcText } = require('../lib/gc/report');
+    const gc = parseGc('@pause_us[scavenge]:\n[16K, 32K)   3 |@@@@@|\n[32K, 64K)   1 |@|\n@pause_max_us[scavenge]: 40000\n', { tracer: 'bpftrace' });
+    assert.match(renderGcText(gc, { pid: 1 }), /count 4, p50 16\u201333 ms, p90 33\u201340 ms, p99 33\u201340 ms, max 40 ms/);
+  });
+});
+
 describe('units', function () {
   it('shows each bucket in the unit that keeps its numbers small', function () {
     assert.equal(units.formatRange(4096n, 8192n, 'ns'), '4.1\u20138.2 \u00b5s');
@@ -188,7 +209,8 @@ describe('renderReport: the article capture (DTrace, no latency names)', functio
 
   it('prints count and p50/p90/p99 in human units under each histogram', function () {
     const lines = block(report, 'node_sqlite3::Statement::Work_BeginRun(node_sqlite3::Statement::Baton*)  [node_sqlite3.node]');
-    assert.equal(lines[lines.length - 1], '  count 151669, p50 7.6 \u00b5s, p90 54 \u00b5s, p99 102 \u00b5s');
+    // Each percentile as the bucket that holds it: what DTrace's quantize() says of it.
+    assert.equal(lines[lines.length - 1], '  count 151669, p50 4.1\u20138.2 \u00b5s, p90 33\u201366 \u00b5s, p99 66\u2013131 \u00b5s');
     assert.doesNotMatch(report, /queue wait/, 'no breakdown without latency names');
   });
 
@@ -215,7 +237,8 @@ describe('renderReport: the latency convention (nodetrace latency, bpftrace)', f
     const lines = block(report, RUN);
     assert.equal(lines[1], '        value  ------------- Distribution ------------- count');
     assert.equal(lines[2], '     32\u201364 \u00b5s |@@@@@@                                   3104');
-    assert.match(lines[lines.length - 4], /^ {2}count 20257, p50 92 µs, p90 123 µs, p99 242 µs, max 3\.1 ms$/);
+    assert.match(lines[lines.length - 4], /^ {2}count 20257, p50 64–128 µs, p90 64–128 µs, p99 128–256 µs, max 3\.1 ms$/);
+    assert.match(lines[lines.length - 3], /^ {4}queue wait {2}p50 32–64 µs {2}p90 32–64 µs {2}p99 64–128 µs {2}\d+% of time$/);
     assert.deepEqual(lines.slice(-3).map((l) => l.trim().split(/\s+/)[0]), ['queue', 'run', 'loop']);
     const shares = lines.slice(-3).map((l) => Number(/(\d+)% of time$/.exec(l)[1]));
     assert.ok(Math.abs(shares.reduce((a, b) => a + b, 0) - 100) <= 2, `shares ${shares} should add up to about 100%`);
@@ -247,9 +270,10 @@ describe('renderReport: the latency convention (nodetrace latency, bpftrace)', f
     assert.equal(three.split('\n').filter((l) => /^0x[0-9a-f]+$/.test(l)).length, 3);
     // 0x7f12abcd (900 us, max 900) and 0x5581ad40 (500 us, max 500) are lumped, phases and all
     const lump = block(three, '(2 unresolved addresses)');
-    assert.equal(lump[lump.length - 4], '  count 2, p50 512 \u00b5s, p90 822 \u00b5s, p99 892 \u00b5s, max 900 \u00b5s');
-    assert.match(lump[lump.length - 3], /^ {4}queue wait {2}p50 512 µs {2}p90 922 µs {2}p99 1 ms {4}83% of time$/);
-    assert.match(lump[lump.length - 2], /^ {4}run {9}p50 192 µs/);
+    // The top bucket capped by the exact max: 512-900 us, not 512-1024.
+    assert.equal(lump[lump.length - 4], '  count 2, p50 256\u2013512 \u00b5s, p90 512\u2013900 \u00b5s, p99 512\u2013900 \u00b5s, max 900 \u00b5s');
+    assert.match(lump[lump.length - 3], /^ {4}queue wait {2}p50 256–512 µs {2}p90 512–1024 µs {2}p99 512–1024 µs {2}83% of time$/);
+    assert.match(lump[lump.length - 2], /^ {4}run {9}p50 128–256 µs/);
     const none = renderReport(convention, { maxUnresolved: 0 });
     assert.doesNotMatch(none, /^0x/m);
     // three of the five have no max_us: the lump has no max either
@@ -297,7 +321,7 @@ describe('renderReport: other aggregations', function () {
     const lines = block(report, '@only_big_ns');
     assert.deepEqual(lines.slice(2), [
       '  2.1\u20134.3 s |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ 1',
-      '  count 1, p50 3.2 s, p90 4.1 s, p99 4.3 s',
+      '  count 1, p50 2.1\u20134.3 s, p90 2.1\u20134.3 s, p99 2.1\u20134.3 s',
       '  note: bpftrace<0.20 folds values >= 4G into [2G,4G)',
     ]);
   });
@@ -305,7 +329,7 @@ describe('renderReport: other aggregations', function () {
   it('merges a usym() name printed twice before drawing it', function () {
     const report = renderReport(parse(read(path.join(__dirname, 'fixtures', 'shared', 'bpftrace', 'sqlite3-uv-queue-work-by-caller.out'))));
     assert.equal(report.split('\n').filter((l) => l === 'napi_queue_async_work').length, 1);
-    assert.ok(report.includes('\n  count 142967, p50 24K, p90 120K, p99 246K\n'));
+    assert.ok(report.includes('\n  count 142967, p50 16K\u201332K, p90 64K\u2013128K, p99 128K\u2013256K\n'));
   });
 });
 

@@ -7,7 +7,7 @@
 const assert = require('assert');
 const fs = require('fs');
 const path = require('path');
-const { TracerSession, abnormalEnd, QUIESCE_TIMEOUT_MS, tracedSpanMs, spanNs } = require('../lib/tracer/session');
+const { TracerSession, abnormalEnd, QUIESCE_TIMEOUT_MS, REPORT_TIMEOUT_MS, tracedSpanMs, spanNs } = require('../lib/tracer/session');
 const { renderPlan } = require('../lib/tracer/plan');
 
 const DEAF = path.join(__dirname, 'support', 'deaf-tracer.js');
@@ -100,6 +100,70 @@ describe('TracerSession: ending a tracer that streams events (plan.quiesce)', fu
     assert.match(r.errors.join('\n'), /discarded events/);
     const bound = 300 + QUIESCE_TIMEOUT_MS + LOADED_HOST_SLACK_MS;   // -d 0.3 s, then the give-up
     assert(Date.now() - started < bound, `took ${Date.now() - started} ms`);
+  });
+});
+
+describe('TracerSession: a program\'s window (plan.window)', function () {
+  this.timeout(20000);
+  const script = path.join(__dirname, 'support', 'windowed-tracer.js');
+  const window = { signal: 'SIGURG', line: 'Report printed.' };
+  // Its probes: its descriptors of /dev/null, as bpftrace's perf events are counted.
+  const probes = (pid) => {
+    let n = 0;
+    for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
+      try { if (fs.readlinkSync(`/proc/${pid}/fd/${fd}`) === '/dev/null') n++; } catch (e) { /* closed */ }
+    }
+    return n;
+  };
+  const sent = (r) => r.errors.map((l) => /^(\w+)(?: \d)? at (\d+)$/.exec(l)).filter(Boolean).map((m) => [m[1], Number(m[2])]);
+
+  it('opens it once the probes are attached, and hands the report over at its marker, before the tracer detaches', async function () {
+    let reported = null;
+    let child = null;
+    let atReady = 0;
+    const r = await run(fakePlan('bpftrace', script, { window }), {
+      attachProgress: probes,
+      onSpawn: (c) => { child = c; },
+      onReady: () => { atReady = probes(child.pid); },
+      onReport: (res) => { reported = { maps: res.maps, at: Date.now(), probes: probes(child.pid) }; },
+    });
+    assert.strictEqual(r.code, 0);
+    assert.deepStrictEqual(sent(r).map(([s]) => s), ['SIGURG', 'SIGURG', 'SIGTERM'], 'opened, closed, then ended once');
+    assert.strictEqual(r.reported, true);
+    assert.match(reported.maps, /^@a: 1\n@traced_ns: 5\n$/, 'the report, without its marker');
+    assert.strictEqual(reported.probes, atReady, 'handed over with every probe still attached');
+    const termAt = sent(r).find(([s]) => s === 'SIGTERM')[1];
+    assert(reported.at <= termAt, 'the report came before the tracer was told to end');
+    assert(r.endedAt - reported.at >= 1200, `the detach (4 x 400 ms) came after the report: ${r.endedAt - reported.at} ms`);
+    assert.strictEqual(r.maps, '@a: 1\n@traced_ns: 5\n', 'what it printed at exit is not taken');
+    assert.strictEqual(r.endAfterReport, true, 'END ran');
+    assert.strictEqual(abnormalEnd(r, fakePlan('bpftrace')), null, 'a clean end');
+    assert.strictEqual(spanNs(r, 5n), 5n, 'the program\'s window is the length');
+  });
+
+  it('ends the tracer the old way when the report does not come, its maps taken after END', async function () {
+    let reported = false;
+    const started = Date.now();
+    const r = await run(fakePlan('bpftrace', script, { window, env: { WINDOWED_TRACER_DEAF: '1', WINDOWED_TRACER_DETACH_MS: '10' } }),
+      { onReport: () => { reported = true; } });
+    assert.strictEqual(r.code, 0);
+    assert.strictEqual(reported, false);
+    assert.strictEqual(r.reported, false);
+    assert.match(r.maps, /@a: 1\n$/);
+    assert.notStrictEqual(spanNs(r, 5n), 5n, 'not the program\'s figure: the session\'s span');
+    const bound = 300 + REPORT_TIMEOUT_MS + LOADED_HOST_SLACK_MS;
+    assert(Date.now() - started < bound, `took ${Date.now() - started} ms`);
+  });
+
+  it('is not opened when the end comes before the probes are attached: the tracer is ended at once', async function () {
+    // Ended once it has said it is attaching (its signal handlers are in place by then).
+    const session = new TracerSession(fakePlan('bpftrace', script, { window, readyLine: 'never' }), {
+      statusStream: null, attachTimeoutMs: 10000, onLine: (line) => { if (/^Attaching/.test(line)) session.end('SIGINT'); },
+    });
+    const r = await session.run();
+    assert.strictEqual(sent(r)[0][0], 'SIGTERM', 'ended');
+    assert(!sent(r).some(([s]) => s === 'SIGURG'), 'no window opened or closed');
+    assert.strictEqual(r.ready, false);
   });
 });
 

@@ -20,6 +20,29 @@ describe('StatusLine', function () {
     assert(out.written.endsWith('\r\x1b[K'), 'the line is cleared at the end');
   });
 
+  it('with a report printed before the detach: says the tracer prints it, clears the line for it, then says the detach goes on', function () {
+    const out = stream(true);
+    const line = new StatusLine(out, 'PID 42', 10);
+    line.start();
+    line.ending('bpftrace', { reporting: true });
+    assert.match(out.written, /\r\x1b\[Knodetrace: stopping: bpftrace is printing its report$/);
+    line.clear();
+    assert(out.written.endsWith('\r\x1b[K'), 'cleared before the report');
+    out.written = '';
+    line.detaching('bpftrace');
+    assert.strictEqual(out.written, '\r\x1b[Knodetrace: report complete; bpftrace is detaching its probes');
+    line.stop();
+    assert(out.written.endsWith('\r\x1b[K'), 'the line is cleared at the end');
+    const log = stream(false);
+    const logged = new StatusLine(log, 'PID 42', 0);
+    logged.start();
+    logged.ending('bpftrace', { reporting: true });
+    logged.clear();
+    logged.detaching('bpftrace');
+    logged.stop();
+    assert.strictEqual(log.written, 'nodetrace: tracing PID 42 (Ctrl-C to stop and print)\n', 'a log gets its one line only');
+  });
+
   it('prints one line to a log, and nothing more when the trace ends', function () {
     const out = stream(false);
     const line = new StatusLine(out, 'PID 42', 0);

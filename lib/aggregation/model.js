@@ -98,6 +98,34 @@ function percentile(entry, p, limit = null) {
   return null; // unreachable with positive counts; kept for safety with float rounding
 }
 
+/**
+ * The bucket that holds the p-th percentile's rank, as { lo, hi } Numbers
+ * (an open bound null), `hi` capped by `limit` (the exact max) where it
+ * falls inside: all a tracer's hist() says of that percentile. null as for
+ * percentile(). The reports print this range for the tracer's histograms
+ * (latency, gc, loop, async), where a value read inside a power-of-two
+ * bucket could be off by half of it (docs/reading-output.md).
+ */
+function percentileBucket(entry, p, limit = null) {
+  if (!isDistribution(entry) || hasNegativeCounts(entry)) return null;
+  const total = Number(totalCount(entry));
+  if (!(total > 0)) return null;
+  const rank = (Math.min(Math.max(p, 0), 100) / 100) * total;
+  let below = 0;
+  for (const bucket of entry.buckets) {
+    const count = Number(bucket.count);
+    if (count === 0) continue;
+    if (below + count >= rank) {
+      const lo = bucket.lo === null ? null : Number(bucket.lo);
+      let hi = bucket.hi === null ? null : Number(bucket.hi);
+      if (limit !== null && (lo === null || limit >= lo) && (hi === null || limit < hi)) hi = limit;
+      return { lo, hi };
+    }
+    below += count;
+  }
+  return null;
+}
+
 function interpolate(bucket, fraction, limit) {
   const lo = bucket.lo === null ? null : Number(bucket.lo);
   let hi = bucket.hi === null ? null : Number(bucket.hi);
@@ -347,6 +375,7 @@ module.exports = {
   totalCount,
   bucketMidpoint,
   percentile,
+  percentileBucket,
   estimatedTotal,
   trimEmptyBuckets,
   mergeBuckets,

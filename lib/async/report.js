@@ -7,6 +7,7 @@ const { describeIdentity, identityJson } = require('../proc/container');
 const { parse } = require('../aggregation/parse');
 const { percentile, totalCount, mergeBuckets } = require('../aggregation/model');
 const { formatDuration } = require('../render/units');
+const { percentileText } = require('../render/histogram');
 const { jsonInteger, jsonEstimate, jsonHistogram } = require('../render/json');
 const { safeText, safeJson } = require('../terminal-safe');
 const { providerName } = require('./providers');
@@ -363,6 +364,9 @@ function loopShare(k, loopBusyNs) {
 // ---- text --------------------------------------------------------------------
 
 const us = (v) => (v === null || v === undefined ? '-' : formatDuration(v, 'us', { ascii: true }));
+// A percentile as the bucket of the tracer's histogram that holds it, its
+// top capped by the exact max.
+const range = (entry, p, maxUs) => percentileText(entry, p, 'us', { ascii: true, limit: maxUs === null ? null : Number(maxUs) });
 const rate = (v) => (v === null ? '-' : v === 0 ? '0' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
 const percent = (v) => (v === null ? '-' : v > 0 && v < 0.001 ? '<0.1%' : `${(v * 100).toFixed(1)}%`);
 
@@ -400,8 +404,8 @@ function renderAsyncText(r, { pid, who, version, top = 15, thread = null, worker
     kindLabel(k),
     rate(perSecond(k.created, r.seconds)),
     String(k.callbacks),
-    us(pct(k.wait, 50, k.waitMaxUs)), us(pct(k.wait, 99, k.waitMaxUs)), us(k.waitMaxUs),
-    us(pct(k.callback, 50, k.callbackMaxUs)), us(pct(k.callback, 99, k.callbackMaxUs)), us(k.callbackMaxUs),
+    range(k.wait, 50, k.waitMaxUs), range(k.wait, 99, k.waitMaxUs), us(k.waitMaxUs),
+    range(k.callback, 50, k.callbackMaxUs), range(k.callback, 99, k.callbackMaxUs), us(k.callbackMaxUs),
     percent(loopShare(k, r.loopBusyNs)),
     `${k.alive > 0n ? '+' : ''}${k.alive}${k.growing ? ' growing' : ''}`,
   ]);

@@ -11,6 +11,7 @@
 // program's @hook part (bpftrace).
 const { UserError, EXIT } = require('../errors');
 const { planTracer, readScript } = require('../tracer/plan');
+const { attachBoundMs } = require('../tracer/attach-bounds');
 const { withoutOptional, instantiateSlot } = require('../tracer/template');
 const { rawUserStackEnv, usdtPathForPid } = require('../tracer/capabilities');
 const { librariesOf } = require('../usdt/probe-libraries');
@@ -36,9 +37,6 @@ const { threadLabel } = require('../threads/roles');
 const { describeIdentity } = require('../proc/container');
 
 const SCRIPT = 'async';
-// bpftrace 0.17 attaches slowly to the large official node binaries, the
-// more so the more uprobes (docs/platforms.md, "bpftrace 0.17 attaches slowly").
-const ATTACH_TIMEOUT_MS = 180000;
 
 function builder(y) {
   targetOptions(y.usage('$0 async (<target> | -p PID) [options]\n\n'
@@ -111,7 +109,8 @@ function plan(args, tracer) {
       OBJECT: found.file, PID: pid, ...found.functions, ...found.layout, SHARED_AT: sharedAt, TID: thread.tid,
       ...(hook.library ? { LIBRARY: usdtPathForPid(tracer, pid, hook.library) } : {}),
     },
-    attachTimeoutMs: ATTACH_TIMEOUT_MS,
+    uprobeFiles: [found.file],
+    attachTimeoutMs: attachBoundMs(tracer, { command: 'async' }),
     // @born holds each operation until its first callback or its end.
     // With --stacks, raw user stacks, named by nodetrace from a snapshot of
     // the target (lib/loop/name-stacks.js), as loop --stacks does.
@@ -138,7 +137,7 @@ function planDtrace(tracer, { pid, note, who, found, sharedAt, functionsNote, th
     script: SCRIPT,
     programText: program,
     args: { PID: pid, TYPE_AT: found.layout.TYPE_AT, ID_AT: found.layout.ID_AT, SHARED_AT: sharedAt, TID: thread.tid },
-    attachTimeoutMs: ATTACH_TIMEOUT_MS,
+    attachTimeoutMs: attachBoundMs(tracer, { command: 'async' }),
     describe: `the asynchronous operations of ${describeIdentity(who)}`,
     target: { pid },
     details: { process: who, thread, version: found.version, providers: found.providers, stacks: false },
@@ -167,7 +166,9 @@ function hookLibrary(pid, who) {
 function report(result, { args, tracer, plan: p, snapshots }, run = {}) {
   const pid = p.target.pid;
   const { process: who, version, providers } = p.details;
-  const spanMs = tracedSpanMs(result);
+  // Rates over the program's window where it printed its report then
+  // (spanNs), else from every probe attached to the end.
+  const spanMs = result.reported ? null : tracedSpanMs(result);
   // Lines taken as they came, to name JavaScript frames meanwhile (lib/profile/js-frames.js).
   if (run.lines) Object.assign(result, splitAtEndMarker(run.lines));
   const r = parseAsync(result, { providers, attachedNs: spanMs === null ? null : spanMs * 1e6, stacks: p.details.stacks, hook: p.details.hook, tracer: tracer.name });

@@ -20,6 +20,15 @@ function checkDuration(a, flag = '-d') {
   }
 }
 
+// Frames at the place the code was written, where a script has a source
+// map (lib/source-maps.js); --no-source-maps: where V8 runs it.
+function sourceMapsOption() {
+  return {
+    type: 'boolean', default: true,
+    describe: 'Show a JavaScript frame where its script\'s source map puts it (src/x.ts:42:3), when it has one (--no-source-maps: the generated code\'s place)',
+  };
+}
+
 function dryRunOption() {
   return { alias: 'n', type: 'boolean', default: false, describe: 'Print exactly what would run (tracer command line, environment, program) as a shell script, and exit' };
 }
@@ -99,7 +108,7 @@ function checkThread(a) {
 }
 
 module.exports = {
-  MAX_SECONDS, STDOUT, durationOption, checkDuration, dryRunOption,
+  MAX_SECONDS, STDOUT, durationOption, checkDuration, dryRunOption, sourceMapsOption,
   outputFileOption, outputDirOption, checkOutputFiles, checkOutputDir,
   threadOption, parseThread, checkThread,
 };

@@ -14,7 +14,7 @@ const { parseSyscallList } = require('../ebadf/syscalls');
 const { planEbadf, MAX_ERRNOS } = require('../ebadf/program');
 const { renderPlan } = require('../tracer/plan');
 const {
-  durationOption, checkDuration, dryRunOption, outputDirOption, checkOutputDir,
+  durationOption, checkDuration, dryRunOption, outputDirOption, checkOutputDir, sourceMapsOption,
 } = require('./common-options');
 const { targetOptions, checkTarget } = require('../targets/options');
 const { resolveOneTarget, hostFacts } = require('../targets/one-process');
@@ -45,6 +45,7 @@ function builder(y) {
     .option('duration', durationOption('Give up after this many seconds'))
     .option('gcore-timeout', { type: 'number', default: 120, describe: 'Longest a core may take, in seconds; after that gcore is killed and the process resumed' })
     .option('backend', { choices: ['dtrace', 'bpftrace'], describe: 'Tracer to use (default: dtrace if present, else bpftrace)' })
+    .option('source-maps', sourceMapsOption())
     .option('dry-run', dryRunOption())
     .check((a) => {
       if (a.abort && a.outputDir !== undefined) {
@@ -186,6 +187,7 @@ async function handler(args) {
     plan: p.tracerPlan, mode, filter: p.filter, count: args.count, coreDir, gcore,
     stackFromCore: mode === 'stop' && ustackBlocksGcore(tracer) ? { gdb: findOnPath('gdb') || 'gdb' } : null,
     v8Walk: mode === 'stop' ? { gdb: findOnPath('gdb') || 'gdb' } : null,
+    sourceMaps: args.sourceMaps !== false,
     durationSeconds: args.duration, gcoreTimeoutMs: args.gcoreTimeout * 1000,
     out: process.stdout, err: process.stderr, errnoNames,
     onReady: () => (watchingSince = Date.now()) && process.stderr.write(safeText(`nodetrace: watching ${describe} for ${whatItWatches(p)} `

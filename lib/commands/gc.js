@@ -5,6 +5,7 @@
 // process's node executable or libnode (lib/gc/v8-functions.js).
 const { UserError, EXIT } = require('../errors');
 const { planTracer, readScript } = require('../tracer/plan');
+const { attachBoundMs } = require('../tracer/attach-bounds');
 const { instantiateSlot } = require('../tracer/template');
 const { runTraceCommand } = require('../tracer/run-command');
 const { spanNs } = require('../tracer/session');
@@ -16,9 +17,6 @@ const { durationOption, checkDuration, dryRunOption } = require('./common-option
 const { describeIdentity } = require('../proc/container');
 
 const SCRIPT = 'gc';
-// bpftrace 0.17 attaches slowly to the large official node binaries, the
-// more so the more uprobes (docs/platforms.md, "bpftrace 0.17 attaches slowly").
-const ATTACH_TIMEOUT_MS = 180000;
 
 function builder(y) {
   targetOptions(y.usage('$0 gc (<target> | -p PID) [options]\n\n'
@@ -66,7 +64,8 @@ function plan(args, tracer) {
     // The mapped file itself, without -p (the program filters by PID): the
     // form every bpftrace resolves right (capabilities.js uprobesWithPid).
     args: tracer.name === 'bpftrace' ? { OBJECT: gc.file, PID: pid } : { PID: pid },
-    attachTimeoutMs: ATTACH_TIMEOUT_MS,
+    attachTimeoutMs: attachBoundMs(tracer, { command: 'gc' }),
+    uprobeFiles: tracer.name === 'bpftrace' ? [gc.file] : [],
     env: tracer.name === 'bpftrace' ? { BPFTRACE_CACHE_USER_SYMBOLS: '1' } : {},
     describe: `V8's garbage collection pauses of ${describeIdentity(who)}`,
     target: { pid },

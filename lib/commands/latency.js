@@ -5,9 +5,10 @@
 const { UserError, UsageError } = require('../errors');
 const proc = require('../proc');
 const { planTracer } = require('../tracer/plan');
+const { attachBoundMs } = require('../tracer/attach-bounds');
 const { runTraceCommand } = require('../tracer/run-command');
 const { threadLabel } = require('../threads/roles');
-const { tracedSpanMs } = require('../tracer/session');
+const { spanNs, tracerRanMs } = require('../tracer/session');
 const { quietMapHelperArgs, stringLimitEnv, uprobesWithPid } = require('../tracer/capabilities');
 const { describeIdentity, identityJson } = require('../proc/container');
 const { safeText } = require('../terminal-safe');
@@ -23,9 +24,6 @@ const { findProbePoints, binaryProbePoints } = require('../latency/probe-points'
 const { latencyProgram, SCRIPT } = require('../latency/program');
 const { namesMask, NAME_BYTES, NAMES_KEPT_IN_TRACER, NAMES_SHOWN } = require('../latency/report/named-kinds');
 
-// bpftrace 0.17 attaches slowly to the large official node binaries
-// (docs/platforms.md, "bpftrace 0.17 attaches slowly").
-const LATENCY_ATTACH_TIMEOUT_MS = 60000;
 // bpftrace's output with -c, in the run's private directory.
 const OUTPUT_FILE = 'bpftrace.out';
 // Said in the dry run of a process in another mount namespace (why: capabilities.js uprobesWithPid).
@@ -107,6 +105,7 @@ function plan(args, tracer) {
   }
   if (program) {
     Object.assign(o, { args: program.args, without: program.without, programText: program.programText, extra: program.extra });
+    if (o.target) o.uprobeFiles = [...new Set([program.args.NAPI_FILE, program.args.UV_FILE])];
     // What this trace cannot see is said before it starts: a report with
     // fewer fs operations must never look like a process doing less fs.
     if (program.unseen) o.warnings = [...(o.warnings || []), program.unseen];
@@ -127,9 +126,8 @@ function plan(args, tracer) {
       + 'it runs there never reach the thread pool and are not counted.'];
   }
   // bpftrace 0.17 reads a probed file's symbol tables as it attaches: past
-  // the default bound on the official 100+ MB node binaries
-  // (docs/platforms.md).
-  o.attachTimeoutMs = LATENCY_ATTACH_TIMEOUT_MS;
+  // the default bound on the official 100+ MB node binaries.
+  o.attachTimeoutMs = attachBoundMs(tracer, { command: 'latency' });
   return planTracer(tracer, o);
 }
 
@@ -146,13 +144,16 @@ function requireProbePoints(found, what, { hint } = {}) {
 
 function report(result, { args, plan: p, snapshots, broken }) {
   // No operation it measured can have lasted longer than the tracer ran.
-  const ranMs = result.endedAt - result.startedAt;
-  // The trace, as the header says and the pool's shares are of.
-  const tracedMs = tracedSpanMs(result) || ranMs;
-  const summary = summarize(buildModel(result, {
-    tracer: p.tracer.name, addonsOnly: args.addonsOnly, resolveAddresses: snapshots.resolver(), traceNs: ranMs * 1e6,
-    poolNs: tracedMs * 1e6, symbols: args.symbols,
-  }), { sort: args.sort });
+  const ranMs = tracerRanMs(result);
+  const model = buildModel(result, {
+    tracer: p.tracer.name, addonsOnly: args.addonsOnly, resolveAddresses: snapshots.resolver(), traceNs: ranMs * 1e6, symbols: args.symbols,
+  });
+  // The trace, as the header and JSON say and the pool's shares are of: the
+  // program's window where it printed its report at the end asked for
+  // (session.js spanNs), else from every probe attached to the end.
+  const tracedNs = spanNs(result, model.programTracedNs) || BigInt(Math.round(ranMs * 1e6));
+  const tracedMs = Number(tracedNs) / 1e6;
+  const summary = summarize({ ...model, tracedNs, poolNs: Number(tracedNs) }, { sort: args.sort });
   const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
   const traceText = seconds(tracedMs);
   const who = p.details.process;

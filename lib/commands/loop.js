@@ -10,7 +10,7 @@ const { parseLoop, renderLoopText, renderLoopJSON, foldedStacks } = require('../
 const { targetOptions, checkTarget } = require('../targets/options');
 const { oneProcess } = require('../targets/one-process');
 const proc = require('../proc');
-const { durationOption, checkDuration, dryRunOption, threadOption, parseThread, checkThread } = require('./common-options');
+const { durationOption, checkDuration, dryRunOption, threadOption, parseThread, checkThread, sourceMapsOption } = require('./common-options');
 const { selectThread } = require('../threads/select');
 const { threadLabel } = require('../threads/roles');
 const { describeIdentity } = require('../proc/container');
@@ -43,6 +43,7 @@ function builder(y) {
     .option('top', { type: 'number', default: 10, describe: 'List this many of the longest stalls' })
     .option('stacks', { type: 'boolean', default: false, describe: 'Sample the loop\'s user stack (99 Hz) during stalls; JavaScript frames named from V8\'s metadata (no flag needed) or the perf map' })
     .option('folded', { type: 'boolean', default: false, describe: 'With --stacks: print only the folded stacks, for flame graph tools' })
+    .option('source-maps', sourceMapsOption())
     .option('json', { type: 'boolean', default: false, describe: 'Print JSON instead of text (docs/json-format.md)' })
     .option('backend', { choices: ['dtrace', 'bpftrace'], describe: 'Tracer to use (default: dtrace if present, else bpftrace)' })
     .option('dry-run', dryRunOption())
@@ -88,7 +89,7 @@ function plan(args, tracer) {
     env: tracer.name === 'bpftrace' && stacks ? rawUserStackEnv(tracer) : {},
     describe: `the event loop of ${thread.role === 'main' ? '' : `${thread.label} (TID ${thread.tid}) of `}${describeIdentity(who)}`,
     target: { pid },
-    details: { process: who, thread, ...(js && js.shared ? { jsFrames: { v8: js.v8 } } : {}) },
+    details: { process: who, thread, ...(js && js.shared ? { jsFrames: { v8: js.v8, sourceMaps: args.sourceMaps !== false } } : {}) },
     warnings: [note, js && js.note].filter(Boolean),
   });
 }

@@ -20,7 +20,7 @@ const { summarize, renderText, renderJson } = require('../profile/report');
 const { renderFolded } = require('../profile/folded');
 const { writeOutputFile } = require('../output-file');
 const {
-  STDOUT, durationOption, checkDuration, dryRunOption, outputFileOption, checkOutputFiles,
+  STDOUT, durationOption, checkDuration, dryRunOption, outputFileOption, checkOutputFiles, sourceMapsOption,
 } = require('./common-options');
 const { describeIdentity, identityJson } = require('../proc/container');
 const { jsFramesLayout, commandJsFramesLayout, jsFramesSession } = require('../profile/js-frames');
@@ -69,6 +69,7 @@ function builder(y) {
     .option('svg', outputFileOption('Also write a flame graph (self-contained SVG, searchable, click to zoom) to FILE'))
     .option('pprof', outputFileOption('Also write a gzip\'d pprof profile (go tool pprof, Pyroscope, speedscope) to FILE'))
     .option('v8-frames', { type: 'boolean', default: true, describe: 'Name JavaScript frames from V8\'s own metadata, no flag needed on the target (--no-v8-frames: from its perf map only)' })
+    .option('source-maps', sourceMapsOption())
     .option('off-cpu', { type: 'boolean', default: false, describe: 'Where the main thread waits instead: time blocked (system calls, locks, sync fs calls) by stack' })
     .option('all-threads', { type: 'boolean', default: false, describe: 'With --off-cpu: every thread, not only the main one (pool threads mostly wait for work)' })
     .option('backend', { choices: ['dtrace', 'bpftrace'], describe: 'Tracer to use (default: dtrace if present, else bpftrace)' })
@@ -122,7 +123,7 @@ function plan(args, tracer) {
       o.args = { HZ: hz, PID: pid, SHARED: js.shared, ...js.codeArguments };
     }
     // -c: what the command's process is checked against once it runs.
-    o.details.jsFrames = js.binary ? { v8: js.v8, command: { binary: js.binary, shared: js.shared, codeArguments: js.codeArguments } } : { v8: js.v8 };
+    o.details.jsFrames = { v8: js.v8, sourceMaps: args.sourceMaps !== false, ...(js.binary ? { command: { binary: js.binary, shared: js.shared, codeArguments: js.codeArguments } } : {}) };
   };
   if (args.command !== undefined) {
     const resolved = resolveCommand(args.command);

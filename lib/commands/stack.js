@@ -7,6 +7,8 @@ const { UsageError } = require('../errors');
 const { openCoreForWalk } = require('../v8/core');
 const { renderStacksText, renderStacksJson } = require('../stack/render');
 const { safeText } = require('../terminal-safe');
+const { sourceMapsOption } = require('./common-options');
+const { SourceMaps } = require('../source-maps');
 
 function builder(y) {
   return y
@@ -18,6 +20,7 @@ function builder(y) {
     .option('root', { type: 'string', describe: 'Where the files of a process that ran in a container are (ebadf saves them beside the core: CORE.root)' })
     .option('thread', { type: 'number', describe: 'Only this thread (its ID, as ebadf\'s hit gives it)' })
     .option('json', { type: 'boolean', default: false, describe: 'Print JSON: per thread its frames, with name, file, line and column of JavaScript ones' })
+    .option('source-maps', sourceMapsOption())
     .example('$0 stack core.node.4242.20261127T140659Z', 'every thread of the core')
     .example('$0 stack core.node.4242.X --root core.node.4242.X.root', 'a core of a process that ran in a container')
     .epilogue('Exit status: 0 when the core was read; 1 when it is not a Node process\'s core, is truncated\n'
@@ -34,7 +37,9 @@ function threadsOf(c, only) {
 async function handler(args) {
   if (!args.core) throw new UsageError('Name a core file: nodetrace stack CORE.');
   if (args.thread !== undefined && !(Number.isInteger(args.thread) && args.thread > 0)) throw new UsageError('--thread expects a thread ID.');
-  const c = openCoreForWalk(args.core, { root: args.root || null });
+  // Maps read where the process's files are: under --root, or on this host.
+  const sourceMaps = args.sourceMaps === false ? null : new SourceMaps({ root: args.root || '/' });
+  const c = openCoreForWalk(args.core, { root: args.root || null, sourceMaps });
   try {
     const threads = threadsOf(c, args.thread).map((t) => ({ tid: t.tid, ...c.walk(t.registers) }));
     const model = {

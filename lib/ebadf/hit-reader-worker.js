@@ -11,6 +11,9 @@
 //   walk      { pid, tid, registers }    lib/v8's walk of a stopped thread
 //   symbolize { snap, frames, root }     lib/symbolize.js names raw frames
 //   walkCore  { core, tid, root }        the walk from a saved core
+//   original  { frames, root }           a walk's JavaScript frames where their
+//                                        scripts' source maps put them
+//                                        (lib/source-maps.js, in that root)
 const fs = require('fs');
 const { parentPort, workerData } = require('worker_threads');
 const { Symbolizer, liveElfFiles } = require('../symbolize');
@@ -18,6 +21,8 @@ const { openProcess } = require('../v8/process');
 const { readMetadata } = require('../v8/metadata');
 const { codeObjects, objectFiles } = require('../proc/code-objects');
 const { walkCore } = require('./js-stack');
+const { SourceMaps } = require('../source-maps');
+const { atOriginal } = require('../v8/namer');
 
 const symbolizer = new Symbolizer({ cacheBytes: workerData && workerData.cacheBytes });
 // V8's metadata by file identity: a node binary read once for every hit.
@@ -60,7 +65,7 @@ const ops = {
   walk({ pid, tid, registers }) {
     let p;
     try {
-      p = openProcess(pid, { symbolizer, readMetadata: cachedMetadata });
+      p = openProcess(pid, { symbolizer, readMetadata: cachedMetadata, sourceMapUrls: true });
     } catch (err) {
       return { error: `cannot read the memory of ${pid}: ${err.code || err.message}` };
     }
@@ -80,6 +85,15 @@ const ops = {
 
   walkCore({ core, tid, root }) {
     return walkCore({ core, tid, root, symbolizer });
+  },
+
+  original({ frames, root }) {
+    const maps = new SourceMaps({ root });
+    return frames.map((f) => {
+      if (f.kind !== 'js') return f;
+      const out = atOriginal(f, maps);
+      return f.inlined ? { ...out, inlined: f.inlined.map((r) => atOriginal(r, maps)) } : out;
+    });
   },
 };
 

@@ -19,7 +19,9 @@ const REGISTERS_TIMEOUT_MS = 15000;
 function walkCore({ core, tid, root = null, symbolizer }) {
   let c;
   try {
-    c = openCoreForWalk(core, symbolizer ? { root, symbolizer } : { root });
+    // (Each script's source map reference kept: the frames are put where
+    // their maps say once the process runs again, hit-reader-worker.js.)
+    c = openCoreForWalk(core, symbolizer ? { root, symbolizer, sourceMapUrls: true } : { root, sourceMapUrls: true });
   } catch (err) {
     return { error: err.message.split('\n')[0] };
   }

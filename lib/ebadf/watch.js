@@ -318,6 +318,22 @@ class Watch {
     else rec.jsStack = { error: `the walk failed: ${r.error}` };
   }
 
+  // The walk's JavaScript frames where their scripts' source maps put them
+  // (lib/source-maps.js), read in the user's worker once the process runs
+  // again, inside its own root; the references were read during the walk.
+  async original(rec) {
+    const frames = rec.jsStack && rec.jsStack.frames;
+    if (!frames || !frames.some((f) => f.kind === 'js')) return;
+    const strip = (f) => {
+      if (f.kind !== 'js') return f;
+      const { sourceMapUrl, ...rest } = f;
+      return f.inlined ? { ...rest, inlined: f.inlined.map((r) => { if (!r) return r; const { sourceMapUrl: u, ...x } = r; return x; }) } : rest;
+    };
+    if (this.o.sourceMaps === false) { rec.jsStack.frames = frames.map(strip); return; }
+    const r = await this.readers.run(rec.uid, { op: 'original', frames, root: `/proc/${rec.hit.pid}/root` }, { deadlineMs: NAMING_DEADLINE_MS });
+    rec.jsStack.frames = (r.value || frames).map(strip);
+  }
+
   async handleAbort(rec) {
     const pid = rec.hit.pid;
     const gone = () => {
@@ -339,6 +355,7 @@ class Watch {
         // files (the perf map) that nothing may make us wait on meanwhile.
         await this.handleStop(rec);
         await this.symbolize(rec);
+        await this.original(rec);
       } else {
         await this.symbolize(rec);
         await this.handleAbort(rec);

@@ -4,7 +4,7 @@
 const { describeIdentity, identityJson } = require('../proc/container');
 const { parse } = require('../aggregation/parse');
 const { percentile, totalCount } = require('../aggregation/model');
-const { renderHistogram } = require('../render/histogram');
+const { renderHistogram, percentileText } = require('../render/histogram');
 const { formatDuration } = require('../render/units');
 const { jsonInteger, jsonHistogram } = require('../render/json');
 const { safeText, safeJson } = require('../terminal-safe');
@@ -117,7 +117,8 @@ function renderGcText(r, { pid, who, identityOf = (tid) => (tid === pid ? { role
     out.push('', `${k.name}: ${k.describe}`);
     out.push(...renderHistogram(k.entry, 'us', { width: 40 }));
     const limit = k.maxUs === null ? null : Number(k.maxUs);
-    const ps = [50, 90, 99].map((p) => `p${p} ${us(percentile(k.entry, p, limit))}`);
+    // Each percentile as the bucket of the tracer's histogram that holds it.
+    const ps = [50, 90, 99].map((p) => `p${p} ${percentileText(k.entry, p, 'us', { limit })}`);
     out.push(`  count ${k.count}, ${ps.join(', ')}${k.maxUs !== null ? `, max ${us(k.maxUs)}` : ''}${k.totalUs !== null ? `, total ${us(k.totalUs)}${share(k.totalUs, r.tracedNs)}` : ''}`);
   }
   return safeText(out.join('\n') + '\n');

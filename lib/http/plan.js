@@ -2,6 +2,7 @@
 // The tracer run of `nodetrace http` for resolved targets
 // (lib/usdt/probe-targets.js). Pure.
 const { planTracer, inTemp } = require('../tracer/plan');
+const { attachBoundMs } = require('../tracer/attach-bounds');
 const { usdtPathForPid, stringLimitEnv, filtersEveryProbeByPid } = require('../tracer/capabilities');
 const { libraryLinks } = require('../usdt/probe-targets');
 const { isMapFile } = require('../usdt/probe-libraries');
@@ -17,11 +18,6 @@ const URL_BYTES = 200;
 // processes than that, it traces every process mapping the libraries and
 // nodetrace drops the others' requests.
 const PID_SLOTS = 8;
-// bpftrace compiles the program once per probe it matches: two probes a
-// library. The attach bound grows with the libraries (lib/snoop/plan.js
-// measured about 7 s a library for six probes on a loaded host).
-const ATTACH_BASE_MS = 20000;
-const ATTACH_PER_LIBRARY_MS = 4000;
 
 /**
  * -> a plan (lib/tracer/plan.js), plus `only`: the PIDs nodetrace itself must
@@ -59,7 +55,8 @@ function planHttp(tracer, targets, minUs, { opened = new Map() } = {}) {
     }
     // Every slot given (MORE_PIDS fills with 0): bpftrace 0.27 warns of each one left out.
     o.args = { LIBRARY: one ? libs[0] : inTemp('*.so'), PID: pids[0] || 0, MIN_US: minUs, MORE_PIDS: pids.slice(1) };
-    o.attachTimeoutMs = ATTACH_BASE_MS + ATTACH_PER_LIBRARY_MS * Math.max(0, libs.length - 1);
+    // The bound grows with the libraries (lib/tracer/attach-bounds.js).
+    o.attachTimeoutMs = attachBoundMs(tracer, { command: 'http', libraries: libs.length });
   }
   o.only = overflow ? new Set(targets.pids) : null;
   // bpftrace: stop the probes first (http-batched.bt prints what the batch

@@ -47,7 +47,7 @@ function nameLoopStacks(stacks, symbolizer, snap, { js = null } = {}) {
         if (!fromV8) return [named.get(key) || f];
         // Above it (innermost first here), what its code inlined there.
         const inlined = js.inlinedAt(s.chain, i, f, { sfi: fromV8.sfi });
-        return [...(inlined || []).map((r) => inlinedFrame(r).name), profileFrame(fromV8).name];
+        return [...(inlined || []).map((r) => inlinedFrame(js.original(r)).name), profileFrame(js.original(fromV8)).name];
       }),
     };
   });

@@ -10,7 +10,7 @@
 const { describeIdentity, identityJson } = require('../proc/container');
 const { parse } = require('../aggregation/parse');
 const { percentile, totalCount } = require('../aggregation/model');
-const { renderHistogram } = require('../render/histogram');
+const { renderHistogram, percentileText } = require('../render/histogram');
 const { formatDuration } = require('../render/units');
 const { jsonInteger, jsonEstimate, jsonHistogram } = require('../render/json');
 const { safeText, safeJson } = require('../terminal-safe');
@@ -202,7 +202,8 @@ function renderLoopText(r, o) {
     out.push('', 'Busy time per turn (running callbacks, not waiting for I/O):');
     out.push(...renderHistogram(r.busy, 'us', { width: 40 }));
     const limit = r.busyMaxUs === null ? null : Number(r.busyMaxUs);
-    const ps = [50, 90, 99].map((p) => `p${p} ${us(percentile(r.busy, p, limit))}`);
+    // Each percentile as the bucket of the tracer's histogram that holds it.
+    const ps = [50, 90, 99].map((p) => `p${p} ${percentileText(r.busy, p, 'us', { limit })}`);
     out.push(`  count ${totalCount(r.busy)}, ${ps.join(', ')}${r.busyMaxUs !== null ? `, max ${us(r.busyMaxUs)}` : ''}`);
   }
   const stalls = longestFirst(r.stalls);

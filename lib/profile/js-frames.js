@@ -14,7 +14,8 @@ const { findV8Object } = require('../v8/process');
 const { layoutFrom } = require('../v8/metadata');
 const { commandV8Object } = require('../v8/command-object');
 const { ProcessMemory } = require('../v8/memory');
-const { V8Namer } = require('../v8/namer');
+const { V8Namer, atOriginal } = require('../v8/namer');
+const { SourceMaps } = require('../source-maps');
 const { InliningReader, inliningLayout, dispatchLocationFor, inlinedAt } = require('../v8/inlining');
 const { dispatchArguments } = require('../v8/dispatch-table');
 const { safeText } = require('../terminal-safe');
@@ -92,9 +93,11 @@ function commandJsFramesLayout(binary, { env = process.env } = {}) {
 /**
  * Opens what naming a process's samples takes -> { shared (the program's
  * SHARED argument), codeArguments, names: SampleNames } or { note } (one
- * line: why JavaScript is named from the perf map only).
+ * line: why JavaScript is named from the perf map only). `sourceMaps`:
+ * frames are shown where their scripts' source maps put them (read inside
+ * the process's own root: lib/source-maps.js).
  */
-function openJsFrames(pid) {
+function openJsFrames(pid, { sourceMaps = true } = {}) {
   const found = jsFramesLayout(pid);
   if (found.note) return found;
   let memory;
@@ -104,9 +107,10 @@ function openJsFrames(pid) {
   } catch (err) {
     return { note: `cannot read the memory of ${pid} (${err.code || err.message}): JavaScript is named from the perf map only` };
   }
-  const namer = new V8Namer({ memory, layout: found.layout });
+  const namer = new V8Namer({ memory, layout: found.layout, sourceMapUrls: sourceMaps });
   const inlining = new InliningReader({ heap: namer.heap, layout: found.layout, symbols: found.symbols, namer, dispatch: found.dispatch });
-  return { shared: found.shared, codeArguments: found.codeArguments, names: new SampleNames(namer, memory, inlining) };
+  const maps = sourceMaps ? new SourceMaps({ root: `/proc/${pid}/root` }) : null;
+  return { shared: found.shared, codeArguments: found.codeArguments, names: new SampleNames(namer, memory, inlining, { sourceMaps: maps }) };
 }
 
 /**
@@ -117,7 +121,7 @@ function openJsFrames(pid) {
  * `planned`: commandJsFramesLayout's result; its SHARED and code arguments
  * must be the process's own, else what was captured is not what the namer reads.
  */
-function openCommandJsFrames(pid, planned) {
+function openCommandJsFrames(pid, planned, { sourceMaps = true } = {}) {
   if (!pid) return { wait: true };
   let exe;
   let binary;
@@ -128,7 +132,7 @@ function openCommandJsFrames(pid, planned) {
     return { wait: true };
   }
   if (exe.dev !== binary.dev || exe.ino !== binary.ino) return { wait: true };
-  const opened = openJsFrames(pid);
+  const opened = openJsFrames(pid, { sourceMaps });
   const said = (x) => Object.entries(x.codeArguments).map(([k, v]) => `${k} ${v}`).join(', ');
   if (opened.note || (opened.shared === planned.shared && said(opened) === said(planned))) return opened;
   opened.names.close();
@@ -142,11 +146,14 @@ function sameFunction(a, b) {
 
 class SampleNames {
   // namer, memory and inlining (lib/v8/inlining.js): null until attach()
-  // (-c: the command runs its own program).
-  constructor(namer = null, memory = null, inlining = null) {
+  // (-c: the command runs its own program); sourceMaps (lib/source-maps.js
+  // SourceMaps): where frames are shown at their original place, or null.
+  constructor(namer = null, memory = null, inlining = null, { sourceMaps = null } = {}) {
     this.namer = null;
     this.memory = null;
     this.inlining = null;
+    this.sourceMaps = null;
+    this.originals = new WeakMap();   // namer result -> at its original place
     this.limitation = null;
     this.inliningNote = null;
     this.codeAt = new Map();  // hash -> what its frame's code inlined (lib/v8/inlining.js describe), or null
@@ -157,13 +164,14 @@ class SampleNames {
     this.chainCodes = new Map();  // hash -> Map(depth -> what its code inlined: codeAt's record)
     this.dropped = 0;          // entries past the bounds above
     this.ambiguous = 0;        // hashes printed under two functions' names
-    if (namer) this.attach(namer, memory, inlining);
+    if (namer) this.attach(namer, memory, inlining, { sourceMaps });
   }
 
-  attach(namer, memory, inlining = null) {
+  attach(namer, memory, inlining = null, { sourceMaps = null } = {}) {
     this.namer = namer;
     this.memory = memory;
     this.inlining = inlining;
+    this.sourceMaps = sourceMaps;
     this.limitation = namer.limitation();
     this.inliningNote = inlining ? inlining.limitation() : null;
   }
@@ -252,6 +260,17 @@ class SampleNames {
     return inlinedAt(record, BigInt(frame), { returnAddress, sfi });
   }
 
+  /**
+   * A namer result where its script's source map puts it (file, line and
+   * column the original's, `generated` V8's), once a result; the result as
+   * it is without a map. Read at the report, not as samples are named.
+   */
+  original(r) {
+    if (!r || !this.sourceMaps) return r;
+    if (!this.originals.has(r)) this.originals.set(r, atOriginal(r, this.sourceMaps));
+    return this.originals.get(r);
+  }
+
   close() {
     if (this.memory) this.memory.close();
   }
@@ -267,7 +286,9 @@ function profileFrame(r) {
   if (r.kind === 'builtin' || r.file === null) return { name: `${shown} (native)`, category: 'v8' };
   const where = r.line === null ? r.file : `${r.file}:${r.line}:${r.column}`;
   const origin = /^node:/.test(r.file) ? 'node' : /[/\\]node_modules[/\\]/.test(r.file) ? 'node_modules' : 'app';
-  return { name: `${shown} ${where}`, category: 'js', origin };
+  // At its original place (a source map): where V8 runs it, kept for JSON.
+  const g = r.generated;
+  return { name: `${shown} ${where}`, category: 'js', origin, ...(g ? { generated: `${g.file}:${g.line}:${g.column}` } : {}) };
 }
 
 /**
@@ -304,7 +325,7 @@ function jsFramesSession(pl, run, { targetPid = () => null } = {}) {
     run.js = new SampleNames();
     waiting = true;
   } else {
-    const opened = openJsFrames(pl.target.pid);
+    const opened = openJsFrames(pl.target.pid, { sourceMaps: pl.details.jsFrames.sourceMaps !== false });
     if (opened.note) say(opened.note);
     run.js = opened.names || null;
   }
@@ -315,11 +336,11 @@ function jsFramesSession(pl, run, { targetPid = () => null } = {}) {
       if (!run.js) return;
       // (Asked at each line that holds an SFI, until the command runs its program.)
       if (waiting && parseJsLine(text)) {
-        const opened = openCommandJsFrames(targetPid(), planned);
+        const opened = openCommandJsFrames(targetPid(), planned, { sourceMaps: pl.details.jsFrames.sourceMaps !== false });
         if (!opened.wait) {
           waiting = false;
           if (opened.note) say(opened.note);
-          else run.js.attach(opened.names.namer, opened.names.memory, opened.names.inlining);
+          else run.js.attach(opened.names.namer, opened.names.memory, opened.names.inlining, { sourceMaps: opened.names.sourceMaps });
         }
       }
       run.js.take(text);

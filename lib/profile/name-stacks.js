@@ -87,7 +87,8 @@ function nameStacks(parsed, symbolizer, snap, { js = null } = {}) {
         // compiled while it ran: on-stack replacement; or code replaced
         // since): what it inlined is not known.
         if (!inlined && readsInlining && inJit.has(key)) unknown = true;
-        return [...(inlined || []).map(inlinedFrame), profileFrame(fromV8)];
+        // (Each where its script's source map puts it, if it has one.)
+        return [...(inlined || []).map((r) => inlinedFrame(js.original(r))), profileFrame(js.original(fromV8))];
       }
       return [named.get(key) || userFrame({ kind: /^0x/i.test(f) ? 'unknown' : 'named', text: f, module: '' })];
     });
@@ -99,7 +100,11 @@ function nameStacks(parsed, symbolizer, snap, { js = null } = {}) {
   return {
     stacks,
     perfMap: { used: perfMapUsed, path: pm ? pm.path : null, refused: pm && pm.refused ? pm.refused : null },
-    v8: js ? { used: v8Named > 0, leafCallers, note: js.limitation || null, inlining: { read: readsInlining, shown: inlinedShown, unknown: inlinedUnknown, note: js.inliningNote || null } } : null,
+    v8: js ? {
+      used: v8Named > 0, leafCallers, note: js.limitation || null,
+      inlining: { read: readsInlining, shown: inlinedShown, unknown: inlinedUnknown, note: js.inliningNote || null },
+      sourceMaps: js.sourceMaps ? js.sourceMaps.summary() : null,
+    } : null,
   };
 }
 

@@ -61,7 +61,7 @@ function summarize(named, { pid, who = null, hz, seconds, top = 15, identityOf =
   const fnKey = (f) => f.category + '\0' + f.name;
   const entry = (map, f) => {
     const k = fnKey(f);
-    if (!map.has(k)) map.set(k, { name: f.name, category: f.category, ...(f.origin ? { origin: f.origin } : {}), samples: 0 });
+    if (!map.has(k)) map.set(k, { name: f.name, category: f.category, ...(f.origin ? { origin: f.origin } : {}), ...(f.generated ? { generated: f.generated } : {}), samples: 0 });
     return map.get(k);
   };
   for (const s of named.stacks) {
@@ -163,6 +163,8 @@ function renderText(summary, { describe = '' } = {}) {
   out.push('   share samples  kind      function', ...functionRows(s.totalJs));
   const inlining = inliningLine(s);
   if (inlining) out.push('', inlining);
+  const maps = sourceMapsLine(s);
+  if (maps) out.push(maps);
   const advice = jitAdvice(s);
   if (advice.length) out.push('', ...advice);
   return safeText(out.join('\n') + '\n');
@@ -184,8 +186,16 @@ function inliningLine(s) {
   return 'A function V8\'s optimizing compiler inlined into its caller is counted as that caller (not shown apart).';
 }
 
+// Said where frames were shown at their original place (lib/source-maps.js).
+function sourceMapsLine(s) {
+  const maps = s.jit.v8 && s.jit.v8.sourceMaps;
+  if (!maps || !maps.found.length) return null;
+  const n = maps.found.length;
+  return `Frames of ${n} script${n === 1 ? '' : 's'} with a source map are shown where the map puts them (the place V8 runs them: "generated" in --json; --no-source-maps shows that place).`;
+}
+
 function renderJson(summary) {
   return safeJson(summary) + '\n';
 }
 
-module.exports = { summarize, renderText, renderJson, threadRows, threadRowText, pct, inliningLine, UNNAMED_JIT, JSON_VERSION };
+module.exports = { summarize, renderText, renderJson, threadRows, threadRowText, pct, inliningLine, sourceMapsLine, UNNAMED_JIT, JSON_VERSION };

@@ -3,8 +3,8 @@
 // one every report shows a distribution with (latency's, gc's, loop's,
 // http's). Pure: an entry of the model in, lines out.
 
-const { trimEmptyBuckets } = require('../aggregation/model');
-const { formatRange } = require('./units');
+const { trimEmptyBuckets, percentileBucket } = require('../aggregation/model');
+const { formatRange, formatDuration } = require('./units');
 
 /**
  * The length of the longest string, at least `min`: a column's width.
@@ -43,4 +43,21 @@ function renderHistogram(entry, unit, options, indent = '  ') {
   return lines;
 }
 
-module.exports = { renderHistogram, longest };
+/**
+ * A percentile of a tracer's histogram as the bucket that holds it, its top
+ * capped by the exact max (`options.limit`): "33–66 ms", "'1–1.3 ms". A
+ * value read inside a power-of-two bucket would say more than the tracer
+ * measured. '-' for none.
+ */
+function percentileText(entry, p, unit, options = {}) {
+  const b = entry ? percentileBucket(entry, p, options.limit === undefined ? null : options.limit) : null;
+  if (!b) return '-';
+  if (b.lo !== null && b.hi !== null && unit) {
+    // A bucket narrower than the digits shown (lhist's, DTrace's smallest): one value.
+    const lo = formatDuration(b.lo, unit, options);
+    if (b.hi <= b.lo || lo === formatDuration(b.hi, unit, options)) return lo;
+  }
+  return formatRange(b.lo, b.hi, unit, options);
+}
+
+module.exports = { renderHistogram, percentileText, longest };

@@ -1,6 +1,7 @@
 'use strict';
 // The tracer run for resolved snoop targets (lib/snoop/targets.js). Pure.
 const { planTracer, inTemp } = require('../tracer/plan');
+const { attachBoundMs } = require('../tracer/attach-bounds');
 const { libraryLinks } = require('../usdt/probe-targets');
 const { isMapFile } = require('../usdt/probe-libraries');
 const { bpftraceProbeSlots, dtraceProbeGlob, levelName } = require('./levels');
@@ -12,12 +13,6 @@ const WHOLE_SCRIPT = 'log-snoop-whole';
 // takes up to 8 providers; with more, every bunyan process is traced and
 // the others' records are dropped by nodetrace.
 const PID_SLOTS = 8;
-// bpftrace compiles the program once per probe it matches (USDT arguments
-// differ by site), so a snoop of many probe libraries takes that much longer
-// to attach: measured 35 s for 5 libraries (30 probes) on a loaded 2-core
-// host, about 7 s a library. The attach bound grows with them.
-const ATTACH_BASE_MS = 20000;
-const ATTACH_PER_LIBRARY_MS = 8000;
 // log-snoop.bt reads a record in 200-byte strings (bpftrace 0.17's most):
 // pieces of 199 bytes. Where bpftrace copies long strings,
 // log-snoop-whole.bt reads it in one string of 4,180 bytes (the same 4,179
@@ -84,7 +79,8 @@ function planSnoop(tracer, targets, minLevel, { opened = new Map() } = {}) {
     o.env = reading.env;
     o.extra = reading.extra;
     pieceBytes = reading.pieceBytes;
-    o.attachTimeoutMs = ATTACH_BASE_MS + ATTACH_PER_LIBRARY_MS * Math.max(0, libs.length - 1);
+    // The bound grows with the libraries (lib/tracer/attach-bounds.js).
+    o.attachTimeoutMs = attachBoundMs(tracer, { command: 'snoop', libraries: libs.length });
     // Records are text the traced processes wrote: JSON keeps them in their place.
     o.output = 'json';
   } else {

@@ -40,6 +40,28 @@ function attachNotice(tracer) {
   return { env: { __BPFTRACE_NOTIFY_PROBES_ATTACHED: '1' }, line: '__BPFTRACE_NOTIFY_PROBES_ATTACHED' };
 }
 
+// How nodetrace opens and closes a program's window (its `@template WINDOW:`
+// clause): the same signal twice, the first once every probe is attached
+// (counting starts), the second at the end asked for (counting stops and
+// the program prints its report, its probes still attached; bpftrace
+// detaches them only after its main loop, before END, at about 0.1-0.3 s a
+// uprobe on Linux 6.13+: docs/platforms.md, "Learned 2026-11-27").
+//   0.22 and later  `self:signal:SIGUSR1`: bpftrace runs the clause itself
+//                   when it gets SIGUSR1 (within its poll loop's 100 ms),
+//                   in its own process: -p (which from 0.24 filters
+//                   tracepoints by the traced PID) leaves it alone.
+//   before 0.22     the script's own clause, tracepoint:signal:signal_generate
+//                   for SIGURG sent to bpftrace, which ignores it: the clause
+//                   runs in nodetrace's kill(), at once. (SIGUSR1 would make
+//                   0.17 to 0.21 print every map.)
+// Measured on 0.17.0, 0.23.2 and 0.27.1 here: the report and the marker come
+// in order, maps print as at exit. DTrace: none (its SIGTERM ends the
+// trace as asked).
+function windowSignal(tracer) {
+  if (!isBpftrace(tracer)) return null;
+  return atLeast(tracer, '0.22') ? { signal: 'SIGUSR1', probe: 'self:signal:SIGUSR1' } : { signal: 'SIGURG', probe: null };
+}
+
 // Compares a detected tracer's version with 'major.minor'.
 function atLeast(tracer, version) {
   const m = /^([0-9]+)\.([0-9]+)/.exec(tracer.version || '');
@@ -281,16 +303,8 @@ function ustackBlocksGcore(tracer) {
   return isDtraceForLinux(tracer);
 }
 
-// How long attaching may go without attaching another probe before the run
-// is given up (lib/tracer/session.js).  DTrace for Linux
-// attaches pid-provider probes slowly: 13 s for addon-latency.d's six on a
-// 2-core host, over 20 s when it is busy (measured, docs/platforms.md).
-function attachTimeoutMs(tracer) {
-  return isDtraceForLinux(tracer) ? 90000 : 20000;
-}
-
 module.exports = {
-  stopPolicy, attachNotice, atLeast, attachTimeoutMs, stringLimitEnv, readsLongStrings, usdtPathForPid, uprobesWithPid, rawUserStackEnv,
+  stopPolicy, attachNotice, windowSignal, atLeast, stringLimitEnv, readsLongStrings, usdtPathForPid, uprobesWithPid, rawUserStackEnv,
   maxStringBytes, stringTrailerEnv, strCopiesLessOne, filtersUprobesByPid, filtersEveryProbeByPid, quietMapHelperArgs, printsMapsOnSigusr1, failsIfAnyProbeMissing, jsonOutput,
   commandNotes, isDtraceForLinux, seesUsdt, demanglesStacks, ustackBlocksGcore, compileOnlyArgs, usdtArgsPastSixth, maxProbes,
 };

@@ -201,6 +201,12 @@ const SPLITTERS = {
 // scripts print the marker first in END, then printa).
 const READY_MARKER = 'Hit Ctrl-C to end.';
 const END_MARKER = 'Tracing ended.';
+// A program with a window (its `@template WINDOW:` clause, run on
+// nodetrace's second signal: lib/tracer/capabilities.js windowSignal)
+// prints END_MARKER and its maps from that clause while its probes are
+// still attached, then this line: its report is complete, before bpftrace
+// detaches anything.
+const REPORT_MARKER = 'Report printed.';
 
 /**
  * A finished trace's lines in their two parts: `during`, what the program
@@ -225,5 +231,5 @@ function splitterFor(format = 'text') {
 }
 
 module.exports = {
-  splitterFor, itemText, stringBytes, decodeBpftraceJson, splitAtEndMarker, MAX_LINE_BYTES, READY_MARKER, END_MARKER,
+  splitterFor, itemText, stringBytes, decodeBpftraceJson, splitAtEndMarker, MAX_LINE_BYTES, READY_MARKER, END_MARKER, REPORT_MARKER,
 };

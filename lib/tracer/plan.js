@@ -13,7 +13,9 @@ const fs = require('fs');
 const path = require('path');
 const { spawnSync } = require('child_process');
 const { safeText } = require('../terminal-safe');
-const { attachNotice } = require('./capabilities');
+const { attachNotice, windowSignal } = require('./capabilities');
+const { declaredSlot, instantiateSlot, withoutOptional } = require('./template');
+const { REPORT_MARKER } = require('./output-formats');
 const { programArguments, argumentNotes } = require('./program-arguments');
 
 const SCRIPT_DIR = path.join(__dirname, '..', '..', 'd-scripts');
@@ -90,15 +92,21 @@ function deathSignalLauncher() {
  *                                   (lib/tracer/session.js)
  * @param {Set<number>} [o.only]     the PIDs whose events are kept, where the
  *                                   program cannot filter them all itself
+ * @param {string[]} [o.uprobeFiles] the files the program sets uprobes in
+ *                                   (lib/tracer/neighbours.js: who else pays)
  * @param {object} [o.details]       the command's own facts about this run,
  *                                   passed through for its report
  *
  * The plan's readyLine, when not null, is the line (on stdout or stderr)
  * that says every probe is attached; otherwise the program's own ready line
- * says it.
+ * says it. Its window, when not null, is how the session opens and closes
+ * the program's window (a bpftrace program that declares `@template
+ * WINDOW:`): { signal, line } (lib/tracer/capabilities.js windowSignal).
  */
 function planTracer(tracer, o) {
   if (o.positional) throw new Error('planTracer takes the program\'s arguments by name (o.args), not as a list');
+  const windowed = programWindow(tracer, o);
+  if (windowed) o = { ...o, programText: windowed.programText };
   const generated = o.programText !== undefined;
   const programName = o.script + EXTENSION[tracer.name];
   const without = o.without || [];
@@ -149,8 +157,29 @@ function planTracer(tracer, o) {
     command: o.command || null,
     warnings: o.warnings || [],
     quiesce: o.quiesce || null,
+    window: windowed ? windowed.window : null,
     only: o.only || null,
+    uprobeFiles: o.uprobeFiles || [],
     details: o.details || {},
+  };
+}
+
+// A bpftrace program's window (its `@template WINDOW:` clause): the signal
+// that opens and closes it, and the program as this bpftrace runs it: its
+// @byhand part (the window open from BEGIN, for a run by hand) left out,
+// its clause instantiated where this bpftrace needs another. -> {
+// programText, window } or null.
+function programWindow(tracer, o) {
+  const how = windowSignal(tracer);
+  if (!how) return null;
+  const text = o.programText !== undefined ? o.programText : readScript(o.script, tracer.name);
+  if (!declaredSlot(text, 'WINDOW')) return null;
+  const clause = (t) => (how.probe ? instantiateSlot(t, 'WINDOW', how.probe) : t);
+  return {
+    programText: clause(withoutOptional(text, 'byhand')),
+    // What the dry run shows: run by hand (`-n | sudo sh`), no one opens the
+    // window, so it is open from BEGIN, and Ctrl-C prints the report.
+    window: { signal: how.signal, line: REPORT_MARKER, byHandText: clause(text) },
   };
 }
 
@@ -188,8 +217,15 @@ function renderPlan(plan, { heading, after = [] } = {}) {
   const lines = [comment(`${heading || `${plan.tracer.name} ${plan.tracer.version} would run${plan.describe ? ` (${plan.describe})` : ''}`}:`)];
   for (const note of plan.notes) lines.push(comment(note));
   const temp = usesTemp(plan);
+  if (plan.window) {
+    lines.push(comment(`nodetrace leaves out the program's @byhand part and opens its window itself (${plan.window.signal} `
+      + 'once every probe is attached; again at the end, when the program prints its report): as shown, for a run by hand, '
+      + 'the window is open from BEGIN and Ctrl-C prints the report (docs/programs.md, "The window")'));
+  }
   if (temp) lines.push('tmp=$(mktemp -d)');
-  for (const f of plan.files) lines.push(`cat > "$tmp"/${shellQuote(f.name)} <<'NODETRACE_PROGRAM'`, f.text.replace(/\n$/, ''), 'NODETRACE_PROGRAM');
+  // (The one program file of a plan with a window is shown as it runs by hand.)
+  const shown = (f) => (plan.window && f.text === plan.programText ? plan.window.byHandText : f.text);
+  for (const f of plan.files) lines.push(`cat > "$tmp"/${shellQuote(f.name)} <<'NODETRACE_PROGRAM'`, shown(f).replace(/\n$/, ''), 'NODETRACE_PROGRAM');
   for (const l of plan.links) lines.push(`ln -s ${shellQuote(l.target)} "$tmp"/${shellQuote(l.name)}`);
   // What each of the program's arguments is (the command's last words).
   for (const note of argumentNotes(plan.arguments || [])) lines.push(comment(note));

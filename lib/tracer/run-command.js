@@ -19,6 +19,7 @@ const { checkOutputFile } = require('../output-file');
 const { wallMinusMonoNs } = require('../clock');
 const { outputClosed } = require('./signals');
 const { safeText } = require('../terminal-safe');
+const { payingNeighbours, neighbourWarning } = require('./neighbours');
 
 // How often a traced PID is checked: its exit (or its PID taken by another
 // process: the start time changed) ends the trace within this long.
@@ -87,6 +88,9 @@ async function runOneSession(plan, ctx) {
         watch = setInterval(() => { if (!target.alive()) session.end('target exited'); }, TARGET_CHECK_MS);
       }
     },
+    // A program with a window prints its report before its probes are
+    // detached: the report is printed then (runTraceCommand).
+    onReport: ctx.onReport,
     ...(spec.sessionOptions ? spec.sessionOptions(plan, args, { targetPid }) : {}),
   });
   try {
@@ -132,18 +136,39 @@ async function runTraceCommand(args, spec) {
   // A report that could not be written is refused now, not after the trace.
   for (const file of spec.outputFiles ? spec.outputFiles(args) : []) checkOutputFile(file);
   for (const w of plan.warnings || []) process.stderr.write(safeText(`nodetrace: ${w}`) + '\n');
+  // Who else takes this trace's probe hits, said before attaching.
+  const neighbours = neighbourWarning(plan, payingNeighbours(plan));
+  if (neighbours) process.stderr.write(`nodetrace: ${neighbours}\n`);
   const target = new TracedProcess(plan);
   const ctx = { args, spec, tracer, plan, target, snapshots: null, wallMinusMonoNs: wallMinusMonoNs() };
+  // The report, printed once: as soon as the program's own is complete (a
+  // window, lib/tracer/session.js: before the tracer detaches its probes,
+  // which takes seconds on bpftrace 0.17 with a large node binary), else
+  // once the tracer has exited.
+  const deliver = (result, broken) => {
+    // -p's target gone before the end (a -c command ends the trace by exiting: that is no news).
+    const exited = Boolean(target.pid) && !plan.command && !target.alive();
+    if (exited && !broken) process.stderr.write(`nodetrace: PID ${target.pid} exited; here is what was gathered.\n`);
+    return spec.report(result, { ...ctx, broken, exited }) || {};
+  };
+  let early = null;
+  ctx.onReport = (result) => {
+    // (Called from the tracer's output: a failure is thrown once it has exited.)
+    try { early = outputClosed() ? {} : deliver(result, null); } catch (err) { early = { error: err }; }
+  };
   const run = await (spec.run || runOneSession)(plan, ctx);
   const { result } = run;
   try {
     if (!result.ready && result.endReason === null) throw describeTracerFailure(tracer, result, target.pid || undefined);
     if (!result.ready || outputClosed()) return;   // Ctrl-C before the probes were in place, or `| head` closed our output
     const broken = run.abnormal();
-    // -p's target gone before the end (a -c command ends the trace by exiting: that is no news).
-    const exited = Boolean(target.pid) && !plan.command && !target.alive();
-    if (exited && !broken) process.stderr.write(`nodetrace: PID ${target.pid} exited; here is what was gathered.\n`);
-    const { gathered } = spec.report(result, { ...ctx, broken, exited }) || {};
+    if (early) {
+      if (early.error) throw early.error;
+      // The report was whole; what went wrong came after it.
+      if (broken) throw new UserError(`${broken}, after it printed its report (above, complete).`);
+      return;
+    }
+    const { gathered } = deliver(result, broken);
     if (broken) {
       throw new UserError(`${broken}; ${spec.incomplete || 'the results are incomplete'}${gathered ? ' (above: what it gathered)' : ''}.`);
     }

@@ -11,12 +11,13 @@ const os = require('os');
 const path = require('path');
 const { spawn } = require('child_process');
 const { StatusLine } = require('../status-line');
-const { stopPolicy, attachTimeoutMs } = require('./capabilities');
+const { stopPolicy } = require('./capabilities');
+const { attachBoundMs } = require('./attach-bounds');
 const { attachedProbeCount } = require('./attach-progress');
 const { resolveCommand, usesTemp } = require('./plan');
 const { commandStarted } = require('./command-target');
 const { onTerminationSignals } = require('./signals');
-const { splitterFor, itemText, splitAtEndMarker, READY_MARKER, END_MARKER } = require('./output-formats');
+const { splitterFor, itemText, splitAtEndMarker, READY_MARKER, END_MARKER, REPORT_MARKER } = require('./output-formats');
 const { isNoise, tracerComplaints, StderrSorter } = require('./tracer-stderr');
 
 // READY_MARKER ends the line every program prints from BEGIN. On DTrace that
@@ -24,11 +25,10 @@ const { isNoise, tracerComplaints, StderrSorter } = require('./tracer-stderr');
 // rest, and the plan names the line it prints once they are (plan.readyLine,
 // lib/tracer/capabilities.js attachNotice). END_MARKER: the trace is over and
 // the maps follow.
-// A tracer not attached after this long is reported, not waited for. (How
-// long bpftrace takes on a large node binary: docs/platforms.md, "bpftrace
-// 0.17 attaches slowly"; a hostile file can make it wait forever.) -d counts
-// from the attach, as a trace of N seconds means N seconds of tracing.
-const ATTACH_TIMEOUT_MS = 20000;
+// A tracer whose attaching makes no progress for its bound (one table:
+// lib/tracer/attach-bounds.js) is reported, not waited for (a hostile file
+// can make it wait forever). -d counts from the attach, as a trace of N
+// seconds means N seconds of tracing.
 // How often attaching's progress is looked at.
 const ATTACH_POLL_MS = 500;
 // A streaming tracer told to stop emitting (plan.quiesce) says so within
@@ -38,6 +38,11 @@ const QUIESCE_TIMEOUT_MS = 2000;
 const QUIESCE_GRACE_MS = 150;
 // After the END marker, a tracer still printing this long is stuck.
 const AFTER_END_GIVE_UP_MS = 90000;
+// A program with a window (plan.window) prints its report within this long
+// of the signal that closes it (bpftrace 0.22+ runs the clause within its
+// poll loop's 100 ms; 0.17's runs in the kill() itself), or is ended the
+// old way, its report printed after END.
+const REPORT_TIMEOUT_MS = 2000;
 // How often a tracer's output file (-o: a -c command has its stdout) is
 // read for what it added: what the program prints is taken within this
 // long (profile -c names JavaScript frames as they are printed, while the
@@ -73,7 +78,7 @@ class TracerSession {
    * @param {object} [o]
    * @param {number} [o.durationSeconds] end the trace this long after the probes are attached
    * @param {number} [o.attachTimeoutMs] the longest the attaching may go without attaching another probe
-   *        (default: the plan's, else capabilities.attachTimeoutMs)
+   *        (default: the plan's, else lib/tracer/attach-bounds.js's default for the tracer)
    * @param {function(number): number} [o.attachProgress] the probes the tracer (its PID) has attached so far
    *        (default: lib/tracer/attach-progress.js); read again when ending it, to tell it has started detaching
    * @param {function(string|object)} [o.onLine] each item of the tracer's output (a line, or a JSON object
@@ -81,6 +86,9 @@ class TracerSession {
    *        result holds them as `during` (lines printed while tracing) and `maps` (the text after END)
    * @param {function(ChildProcess)} [o.onSpawn] at once, with the tracer's process
    * @param {function()} [o.onReady] once the probes are attached
+   * @param {function(object)} [o.onReport] a program with a window (plan.window): told, with the result so
+   *        far (`during`, `maps`), once its report is complete, before the tracer detaches its probes;
+   *        what the tracer prints after that is not taken
    * @param {function(ChildProcess): boolean} [o.readyWhen] polled: another way to tell the probes are attached
    * @param {Array} [o.stdio] stdin and stdout for the tracer (default: ignored, and piped to us)
    * @param {boolean} [o.handleSignals] end the trace on our SIGINT/SIGTERM/SIGHUP (default true)
@@ -97,6 +105,7 @@ class TracerSession {
       ready: false, code: null, signal: null, errors: [], endMarkerSeen: false,
       endRequested: false, endRequestedAt: 0, endReason: null, gaveUp: false, attachTimedOut: false,
       startedAt: 0, readyAt: 0, endedAt: 0, during: [], maps: '',
+      windowOpen: false, reported: false, reportedAt: 0, endAfterReport: false,
     };
     this.timers = [];
   }
@@ -113,7 +122,7 @@ class TracerSession {
     r.endRequested = true;
     r.endRequestedAt = Date.now();
     r.endReason = reason;
-    if (this.status) this.status.ending(this.plan.tracer.name);
+    if (this.status) this.status.ending(this.plan.tracer.name, { reporting: Boolean(this.plan.window && r.windowOpen) });
     if (this.running()) this.startEnding();
   }
 
@@ -123,6 +132,7 @@ class TracerSession {
   // (src/bpftrace.cpp, perf_event_printer: exitsig_recv), so a record fired
   // just before Ctrl-C would otherwise be counted and never printed.
   startEnding() {
+    if (this.closeWindow()) return;
     const q = this.plan.quiesce;
     if (!q || !this.result.ready || this.quiescing) {
       this.stopTracer();
@@ -140,12 +150,49 @@ class TracerSession {
     this.child.kill(q.signal);
   }
 
+  // A program with a window (plan.window), open: the signal that closes it,
+  // and the tracer ended once its report is complete (line(): REPORT_MARKER),
+  // or after REPORT_TIMEOUT_MS without it (it then prints after END).
+  closeWindow() {
+    const w = this.plan.window;
+    if (!w || !this.result.windowOpen || this.closingWindow) return false;
+    this.closingWindow = true;
+    this.afterReport = () => { clearTimeout(giveUp); this.stopTracer(); };
+    const giveUp = this.after(REPORT_TIMEOUT_MS, () => { this.afterReport = null; if (this.running()) this.stopTracer(); });
+    this.child.kill(w.signal);
+    return true;
+  }
+
+  // The report is complete: handed over now; the tracer then detaches.
+  reportComplete() {
+    const r = this.result;
+    r.reported = true;
+    r.reportedAt = Date.now();
+    if (!this.o.onLine) Object.assign(r, splitAtEndMarker(this.lines));
+    if (this.status) this.status.clear();
+    if (this.o.onReport) this.o.onReport(r);
+    if (this.status) this.status.detaching(this.plan.tracer.name);
+    const then = this.afterReport;
+    this.afterReport = null;
+    if (then) then();
+    else if (this.running() && !this.stopping) this.stopTracer();
+  }
+
+  // Whether END has run (the tracer has heard its end): its marker, after a
+  // report printed early the one END prints itself.
+  endClauseRan() {
+    const r = this.result;
+    return r.reported ? r.endAfterReport : r.endMarkerSeen;
+  }
+
   // The signal is said again (policy.resendEveryMs) only while the tracer
   // holds every probe it held when first told: once it detaches them it has
   // heard, and a second signal while it runs END would lose END's output
   // (bpftrace: a signal during the drain after END returns from the poll,
   // and perf_event_printer drops every event once exitsig_recv is set).
   stopTracer() {
+    if (this.stopping) return;
+    this.stopping = true;
     const r = this.result;
     const { signal, resendEveryMs, giveUpMs } = this.policy;
     const probes = this.o.attachProgress || attachedProbeCount;
@@ -158,12 +205,12 @@ class TracerSession {
     this.every(250, () => {
       if (!this.running()) return;
       const now = Date.now();
-      if (r.endMarkerSeen && !endSeenAt) endSeenAt = now;
+      if (this.endClauseRan() && !endSeenAt) endSeenAt = now;
       const stuck = endSeenAt ? now - endSeenAt >= AFTER_END_GIVE_UP_MS : now - since >= giveUpMs;
       if (stuck) {
         r.gaveUp = true;
         this.child.kill('SIGKILL');
-      } else if (resendEveryMs && !r.endMarkerSeen && !heard && now - lastSentAt >= resendEveryMs) {
+      } else if (resendEveryMs && !this.endClauseRan() && !heard && now - lastSentAt >= resendEveryMs) {
         if (heldAtStop > 0 && probes(this.child.pid) < heldAtStop) { heard = true; return; }
         this.child.kill(signal);
         lastSentAt = now;
@@ -189,6 +236,11 @@ class TracerSession {
     r.ready = true;
     r.readyAt = Date.now();
     clearTimeout(this.attachTimer);
+    // The program's window opens now (plan.window): it counts from here.
+    if (this.plan.window && this.running() && !r.endRequested) {
+      this.child.kill(this.plan.window.signal);
+      r.windowOpen = true;
+    }
     if (this.status) this.status.start();
     if (this.o.durationSeconds) this.after(this.o.durationSeconds * 1000, () => this.end('duration'));
     if (this.o.onReady) this.o.onReady();
@@ -207,6 +259,11 @@ class TracerSession {
   line(item) {
     const r = this.result;
     const text = itemText(item);
+    if (r.reported) {
+      // The report is out: what the tracer prints as it exits is not taken.
+      if (text === END_MARKER) r.endAfterReport = true;
+      return;
+    }
     if (text !== null) {
       if (this.tookAttachNotice(text)) return;
       if (this.plan.quiesce && text === this.plan.quiesce.line) {
@@ -222,6 +279,10 @@ class TracerSession {
         else this.markReady();
       }
       if (text === END_MARKER) r.endMarkerSeen = true;
+      if (text === REPORT_MARKER && this.plan.window && r.endMarkerSeen) {
+        this.reportComplete();
+        return;
+      }
     }
     if (this.o.onLine) this.o.onLine(item);
     else this.lines.push(text === null ? JSON.stringify(item) : text);
@@ -292,7 +353,7 @@ class TracerSession {
 
       // The bound is on attaching making no progress: each probe attached
       // (lib/tracer/attach-progress.js) starts it again.
-      const attachMs = o.attachTimeoutMs || plan.attachTimeoutMs || attachTimeoutMs(plan.tracer);
+      const attachMs = o.attachTimeoutMs || plan.attachTimeoutMs || attachBoundMs(plan.tracer);
       const probesAttached = o.attachProgress || attachedProbeCount;
       let progressAt = Date.now();
       r.probesAttached = 0;
@@ -342,8 +403,9 @@ class TracerSession {
         r.code = code;
         r.signal = signal;
         r.endedAt = Date.now();
-        // What the program printed while tracing, and the maps after END.
-        if (!o.onLine) Object.assign(r, splitAtEndMarker(this.lines));
+        // What the program printed while tracing, and the maps after END
+        // (a report printed early was split then).
+        if (!o.onLine && !r.reported) Object.assign(r, splitAtEndMarker(this.lines));
         resolve(r);
       });
     });
@@ -383,6 +445,12 @@ class FileTail {
   }
 }
 
+// How long the tracer had run when its report was complete: at its exit,
+// or, where its program printed the report early (plan.window), then. In ms.
+function tracerRanMs(result) {
+  return (result.reportedAt || result.endedAt) - result.startedAt;
+}
+
 // The trace's length, as a report says it and its rates and shares are of:
 // from the moment every probe was attached to the end asked for (or the
 // tracer's exit). Not the tracer's whole run, whose attach before and
@@ -395,13 +463,19 @@ function tracedSpanMs(result) {
   return end > result.readyAt ? end - result.readyAt : null;
 }
 
-// The same as a BigInt of ns, for reports that say traced_ns; `otherwise`
-// (the program's own figure) when the tracer was never ready.
-function spanNs(result, otherwise = null) {
+// The same as a BigInt of ns, for reports that say traced_ns. `programNs`,
+// the program's own figure, is the length where the program counted over
+// a window nodetrace opened and closed (plan.window: from the signal sent
+// once every probe was attached to the one sent at the end, on the
+// tracer's clock) and printed its report then; and where the tracer was
+// never ready.
+function spanNs(result, programNs = null) {
+  if (result.reported && programNs !== null && programNs !== undefined) return BigInt(programNs);
   const ms = tracedSpanMs(result);
-  return ms === null ? otherwise : BigInt(Math.round(ms * 1e6));
+  return ms === null ? programNs : BigInt(Math.round(ms * 1e6));
 }
 
 module.exports = {
-  TracerSession, abnormalEnd, howItExited, tracedSpanMs, spanNs, READY_MARKER, END_MARKER, ATTACH_TIMEOUT_MS, QUIESCE_TIMEOUT_MS, isNoise,
+  TracerSession, abnormalEnd, howItExited, tracedSpanMs, spanNs, tracerRanMs, READY_MARKER, END_MARKER, QUIESCE_TIMEOUT_MS,
+  REPORT_TIMEOUT_MS, isNoise,
 };

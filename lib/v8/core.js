@@ -105,10 +105,13 @@ class CoreWithFile {
 /**
  * Opens a core -> { pid, command, threads, object, layout, namer, note,
  * notes (every one-line remark), walk(registers, opts), close() }.
+ * `sourceMaps` (lib/source-maps.js SourceMaps, its root where the
+ * process's files are): JavaScript frames where their scripts' maps put them;
+ * `sourceMapUrls`: only their references kept, for a SourceMaps later.
  * Throws UserError for a file that is not a core, a truncated one, one that
  * is not a Node process's, or a binary that does not match it.
  */
-function openCoreForWalk(file, { root = null, symbolizer = new Symbolizer() } = {}) {
+function openCoreForWalk(file, { root = null, symbolizer = new Symbolizer(), sourceMaps = null, sourceMapUrls = false } = {}) {
   const core = openCore(file);
   try {
     const v8 = findCoreV8Object(core, { root });
@@ -126,7 +129,7 @@ function openCoreForWalk(file, { root = null, symbolizer = new Symbolizer() } = 
     let inlining = null;
     if (layout.unsupported) notes.push(`${layout.unsupported}: JavaScript frames are shown as addresses`);
     else {
-      namer = new V8Namer({ memory, layout });
+      namer = new V8Namer({ memory, layout, sourceMapUrls: sourceMapUrls || Boolean(sourceMaps) });
       inlining = new InliningReader({ heap: namer.heap, layout, symbols: v8.symbols, namer, dispatch: dispatchLocationFor(layout, v8.file) });
       if (namer.limitation()) notes.push(namer.limitation());
     }
@@ -148,7 +151,7 @@ function openCoreForWalk(file, { root = null, symbolizer = new Symbolizer() } = 
       notes,
       memory,
       classify,
-      walk: (registers, opts = {}) => walkStack({ memory, registers, classify, isCode, namer, inlining, layout: namer ? layout : null, ...opts }),
+      walk: (registers, opts = {}) => walkStack({ memory, registers, classify, isCode, namer, inlining, sourceMaps, layout: namer ? layout : null, ...opts }),
       close: () => memory.close(),
     };
   } catch (err) {

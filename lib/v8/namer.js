@@ -17,12 +17,18 @@
 //             scope-info.js), 'shared' (a name V8 keeps in the
 //             SharedFunctionInfo itself), 'source' (read from the source
 //             text: a V8 whose ScopeInfo layout nodetrace does not know)
+//   sourceMapUrl  with `sourceMapUrls`: the script's source map reference
+//             (the last line of its source, `//# sourceMappingURL=URL`),
+//             null for none; absent where its file name is not plain
+//             (lib/source-maps.js reads the map)
 // All text is made safe by names.js (bounded, controls escaped).
 const { Heap } = require('./heap');
 const { readString } = require('./strings');
 const { ScriptReader, nameFromSource } = require('./script');
 const { readScopeInfo } = require('./scope-info');
 const { safeName, MAX_NAME, MAX_FILE } = require('./names');
+const { sourceMappingUrlIn } = require('../source-maps');
+const { LIMITS } = require('../limits');
 
 const SOURCE_WINDOW = 400;
 const MAX_SCOPE_SLOTS = 4096;
@@ -30,13 +36,15 @@ const CACHE_LIMIT = 65536;
 
 class V8Namer {
   /**
-   * @param {object} o { memory (lib/v8/memory.js), layout (metadata.layoutFrom) }
+   * @param {object} o { memory (lib/v8/memory.js), layout (metadata.layoutFrom),
+   *   sourceMapUrls: each result also says its script's source map reference }
    */
-  constructor({ memory, layout }) {
+  constructor({ memory, layout, sourceMapUrls = false }) {
     if (!layout || layout.unsupported) throw new Error('V8Namer needs a supported layout');
     this.layout = layout;
     this.heap = new Heap(memory, layout);
     this.scripts = new ScriptReader(this.heap);
+    this.sourceMapUrls = sourceMapUrls;
     this.cache = new Map();   // SFI address -> { key, result }
   }
 
@@ -129,7 +137,28 @@ class V8Namer {
       from: name === null ? null : from,
     };
     result.text = frameText(result);
+    // (Only for a file name kept as it is: the map is found from it.)
+    if (this.sourceMapUrls && script && script.name !== null && script.name === file && result.line !== null) result.sourceMapUrl = this.mapUrlOf(script);
     return result;
+  }
+
+  // A script's source map reference, read once a script from the end of
+  // its source as V8 holds it: the last 4 KiB, or where that last line is
+  // longer (a map inline, as base64) the whole line up to
+  // MAX_SOURCE_MAP_URL_CHARS. -> URL or null.
+  mapUrlOf(script) {
+    if (script.mapUrl !== undefined) return script.mapUrl;
+    script.mapUrl = null;
+    const length = script.source ? (readString(this.heap, script.source, { maxChars: 0 }) || {}).length : null;
+    if (!length) return null;
+    const tail = (n) => this.scripts.text(script, Math.max(0, length - n), n);
+    let text = tail(LIMITS.SOURCE_MAP_TAIL_CHARS);
+    // (Only where those 4 KiB are all base64: the end of an inline map.)
+    if (text !== null && length > text.length && /^[A-Za-z0-9+/=]+$/.test(text.replace(/\s+$/, ''))) {
+      text = tail(Math.min(length, LIMITS.MAX_SOURCE_MAP_URL_CHARS));
+    }
+    script.mapUrl = sourceMappingUrlIn(text);
+    return script.mapUrl;
   }
 
   // A function that was never compiled (or whose bytecode V8 flushed) keeps
@@ -207,4 +236,20 @@ function frameText({ name, file, line, column, kind }) {
   return `${shown} (${file}:${line}:${column})`;
 }
 
-module.exports = { V8Namer, frameText, looksLikeFunction };
+/**
+ * A namer result (or a walked frame holding one) at its original place,
+ * where its script has a source map (lib/source-maps.js SourceMaps): file,
+ * line, column and text the original's, `generated` the place V8 gave.
+ * The result as it is where there is none (or no maps: null).
+ */
+function atOriginal(r, sourceMaps) {
+  if (!sourceMaps || !r || r.sourceMapUrl === undefined) return r;
+  const o = sourceMaps.original({ file: r.file, line: r.line, column: r.column, mapUrl: r.sourceMapUrl });
+  const { sourceMapUrl, ...rest } = r;
+  if (!o) return rest;
+  const out = { ...rest, file: safeName(o.file, { max: MAX_FILE }), line: o.line, column: o.column, generated: { file: r.file, line: r.line, column: r.column } };
+  out.text = frameText(out);
+  return out;
+}
+
+module.exports = { V8Namer, frameText, atOriginal, looksLikeFunction };

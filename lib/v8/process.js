@@ -36,10 +36,12 @@ function findV8Object({ pid, maps, exePath, read = readMetadata }) {
  *   inlining (lib/v8/inlining.js InliningReader, with the namer),
  *   note (one line, or null), memory, classify, walk(registers, opts), close() }.
  * `wrapMemory` wraps the process's memory (a RecordingMemory, to save what a walk read);
- * `readMetadata` reads a file's V8 metadata (a caller's cache of it).
+ * `readMetadata` reads a file's V8 metadata (a caller's cache of it);
+ * `sourceMapUrls`: JavaScript frames also say their script's source map
+ * reference (lib/v8/namer.js), for lib/source-maps.js, after the walk.
  * Throws a plain Error when /proc/PID/mem cannot be opened.
  */
-function openProcess(pid, { symbolizer = new Symbolizer(), wrapMemory = (m) => m, readMetadata: read = readMetadata } = {}) {
+function openProcess(pid, { symbolizer = new Symbolizer(), wrapMemory = (m) => m, readMetadata: read = readMetadata, sourceMapUrls = false } = {}) {
   let maps = [];
   let exePath = '';
   try { maps = parseMaps(fs.readFileSync(`/proc/${pid}/maps`, 'utf8')); } catch (err) { /* gone: no V8 below */ }
@@ -53,7 +55,7 @@ function openProcess(pid, { symbolizer = new Symbolizer(), wrapMemory = (m) => m
   if (!v8) note = 'no mapped object carries V8\'s postmortem metadata (not Node, or a build without it): JavaScript frames are shown as addresses';
   else if (layout.unsupported) note = `${layout.unsupported}: JavaScript frames are shown as addresses`;
   else {
-    namer = new V8Namer({ memory, layout });
+    namer = new V8Namer({ memory, layout, sourceMapUrls });
     inlining = new InliningReader({ heap: namer.heap, layout, symbols: v8.symbols, namer, dispatch: dispatchLocationFor(layout, v8.source) });
     note = namer.limitation();
   }

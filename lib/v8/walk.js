@@ -17,6 +17,7 @@
 // symbol, module, offset }], lib/symbolize.js's frames: see nativeClassifier),
 // then names.
 const { inlinedAt } = require('./inlining');
+const { atOriginal } = require('./namer');
 
 const MAX_DEPTH = 256;
 const MAX_FRAME_BYTES = 8 * 1024 * 1024;
@@ -37,9 +38,12 @@ const INTERPRETER = /^(InterpreterEntryTrampoline|InterpreterEnterAtBytecode|Int
  *   top frame's return address is then also looked for at rsp)
  * @param {object} [o.inlining] lib/v8/inlining.js InliningReader: a compiled
  *   JavaScript frame gets `inlined`, the functions its code inlined where it ran
+ * @param {object} [o.sourceMaps] lib/source-maps.js SourceMaps: JavaScript
+ *   frames where their scripts' source maps put them (the namer then gives
+ *   each script's reference: V8Namer's sourceMapUrls)
  * @returns {{ frames: object[], ended: string }}
  */
-function walkStack({ memory, registers, classify, namer, layout, isCode, inlining = null, maxDepth = MAX_DEPTH }) {
+function walkStack({ memory, registers, classify, namer, layout, isCode, inlining = null, sourceMaps = null, maxDepth = MAX_DEPTH }) {
   const word = (a) => {
     const b = memory.read(a, 8);
     return b ? b.readBigUInt64LE(0) : null;
@@ -79,9 +83,9 @@ function walkStack({ memory, registers, classify, namer, layout, isCode, inlinin
     if (f.afterGap) frame.afterGap = true;
     if (inlining && frame.kind === 'js' && frame.tier === 'compiled') {
       const inlined = inlinedInFrame(inlining, f, frame, i > 0, registers.fsBase);
-      if (inlined) frame.inlined = inlined;
+      if (inlined) frame.inlined = inlined.map((r) => atOriginal(r, sourceMaps));
     }
-    return frame;
+    return frame.kind === 'js' ? atOriginal(frame, sourceMaps) : frame;
   });
   return { frames, ended };
 }

@@ -87,9 +87,10 @@ function requireTracing(ctx, { also } = {}) {
 // `node`: another Node build's executable (test/support/node-builds.js);
 // `args` go to node, `scriptArgs` after the script (words a name matches).
 // What it printed up to then is the child's `startOutput`.
+// `name`: a file of test/targets/, or an absolute path (a target built for the test).
 function startTarget(name, { env = {}, args = [], scriptArgs = [], node = process.execPath } = {}) {
   return new Promise((resolve, reject) => {
-    const child = track(spawn(node, [...args, path.join(ROOT, 'test', 'targets', name), ...scriptArgs], {
+    const child = track(spawn(node, [...args, path.isAbsolute(name) ? name : path.join(ROOT, 'test', 'targets', name), ...scriptArgs], {
       env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
     }));
     let out = '';
@@ -129,4 +130,37 @@ function nodetrace(args, { input, env = {}, timeoutMs = 60000, onSpawn } = {}) {
   });
 }
 
-module.exports = { ROOT, NODETRACE, killStragglers, requireTracing, tracingUnavailableReason, startTarget, stopTarget, nodetrace };
+// A trace held to the target's own count over the same window: nodetrace
+// runs without -d; when it says it is tracing (its window is open), the
+// target is sent SIGUSR2 (its mark); SECONDS later, SIGUSR2 again and
+// nodetrace SIGINT, as Ctrl-C. `truth(text)`: what the target said of the
+// window, read from its stdout since the call (null until it has said it;
+// waited for up to 10 s after nodetrace exits). Resolves nodetrace's
+// { code, signal, stdout, stderr }, `truth`, and `tracerAtReport`: whether
+// its tracer (its child) was still running when the report's first bytes
+// came: a report printed before the probes are detached (bpftrace
+// detaches them, then runs END and exits).
+async function traceWindow(args, target, { seconds, timeoutMs, truth }) {
+  let said = '';
+  target.stdout.setEncoding('utf8');
+  target.stdout.on('data', (c) => { said += c; });
+  let tracerAtReport = null;
+  const r = await nodetrace(args, {
+    timeoutMs,
+    onSpawn: (child) => {
+      let marked = false;
+      child.stderr.on('data', (c) => {
+        if (marked || !/^nodetrace: tracing /m.test(c)) return;
+        marked = true;
+        target.kill('SIGUSR2');
+        setTimeout(() => { target.kill('SIGUSR2'); child.kill('SIGINT'); }, seconds * 1000);
+      });
+      child.stdout.once('data', () => { tracerAtReport = childPids(child.pid).some(isRunning); });
+    },
+  });
+  const until = Date.now() + 10000;
+  while (truth(said) === null && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 100));
+  return { ...r, truth: truth(said), tracerAtReport };
+}
+
+module.exports = { ROOT, NODETRACE, killStragglers, requireTracing, tracingUnavailableReason, startTarget, stopTarget, nodetrace, traceWindow };

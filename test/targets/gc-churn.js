@@ -10,6 +10,11 @@
 //                 are scavenges, major the mark-compacts), and the main
 //                 thread answers SIGUSR2 with "gc MINOR MAJOR TID THREAD_ID"
 //                 (the Worker's counts so far, its TID and threadId)
+// Otherwise its own count is the truth a trace is held to: the first
+// SIGUSR2 marks a start, the second an end, and 300 ms later (once V8 has
+// handed them over) it prints the collections that started between the
+// two by PerformanceObserver's kind, and the time between the marks:
+// "gc {"minor":N,"major":N,...,"ms":MS}".
 const { Worker, isMainThread, workerData } = require('worker_threads');
 
 const FULL_MS = Number(process.env.GC_FULL_MS || 500);
@@ -26,8 +31,36 @@ function churn() {
   if (typeof global.gc === 'function') setInterval(() => global.gc(), FULL_MS);
 }
 
+// The collections of this thread that started between each two SIGUSR2s.
+function countBetweenMarks() {
+  const { PerformanceObserver, performance, constants } = require('perf_hooks');
+  const KINDS = {
+    [constants.NODE_PERFORMANCE_GC_MINOR]: 'minor', [constants.NODE_PERFORMANCE_GC_MAJOR]: 'major',
+    [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental', [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weakcb',
+  };
+  const seen = [];
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) seen.push({ at: e.startTime, kind: KINDS[e.detail ? e.detail.kind : e.kind] || 'other' });
+    // (Kept bounded: the marks ask about the last few seconds only.)
+    if (seen.length > 100000) seen.splice(0, seen.length - 50000);
+  }).observe({ entryTypes: ['gc'] });
+  const marks = [];
+  process.on('SIGUSR2', () => {
+    marks.push(performance.now());
+    if (marks.length % 2) return;
+    const [from, to] = marks.slice(-2);
+    setTimeout(() => {
+      const counts = { minor: 0, major: 0, incremental: 0, weakcb: 0 };
+      for (const e of seen) if (e.at >= from && e.at <= to) counts[e.kind] = (counts[e.kind] || 0) + 1;
+      counts.ms = to - from;
+      process.stdout.write(`gc ${JSON.stringify(counts)}\n`);
+    }, 300);
+  });
+}
+
 if (process.env.GC_IN_WORKER !== '1') {
   churn();
+  countBetweenMarks();
   process.stdout.write(`ready ${process.pid}\n`);
 } else if (isMainThread) {
   // [0] minor GCs, [1] major GCs, [2] the Worker's TID: written by the Worker.

@@ -61,9 +61,14 @@ function renameKeys(model, names) {
 // negative ones, whatever the tracer.
 function buildModel({ during = [], maps = '' }, { tracer, addonsOnly = false, resolveAddresses, traceNs = null, poolNs = null, symbols = false } = {}) {
   let model = parse(maps, { tracer });
+  // The program's own length of the trace (@traced_ns: addon-latency.bt's
+  // window, from nodetrace's signal that opened it to the one that closed
+  // it), not a kind of work.
+  const traced = model.aggregations.find((a) => a.name === 'traced_ns');
+  const tracedEntry = traced && traced.entries.length === 1 && traced.entries[0].kind === 'scalar' ? traced.entries[0] : null;
   // The pool's own maps describe the pool, not kinds of work (./pool.js).
-  const split = splitPoolMaps(model.aggregations);
-  model = { ...model, aggregations: split.rest, pool: split.pool };
+  const split = splitPoolMaps(model.aggregations.filter((a) => a !== traced));
+  model = { ...model, aggregations: split.rest, pool: split.pool, programTracedNs: tracedEntry ? tracedEntry.value : null };
   // latency --paths / --hosts: kinds split by what they were done to.
   model = withNamedEntries(model, during);
   if (resolveAddresses) {

@@ -6,9 +6,9 @@
 // tables; the samples set apart; the thread pool's lines. Pure: a summary
 // (./summary.js) in, a string a terminal shows safely out.
 
-const { displayKey, estimatedTotal, isDistribution, percentile, totalCount } = require('../../aggregation/model');
+const { displayKey, estimatedTotal, isDistribution, totalCount } = require('../../aggregation/model');
 const { discardedSentences } = require('../../aggregation/impossible');
-const { renderHistogram, longest } = require('../../render/histogram');
+const { renderHistogram, percentileText, longest } = require('../../render/histogram');
 const { formatDuration, formatPercent, toNanoseconds } = require('../../render/units');
 const { safeText } = require('../../terminal-safe');
 const { PHASES, buildKinds, sortKinds, subjectLabel } = require('./kinds');
@@ -48,8 +48,10 @@ function kindHeading(kind, options) {
   return modules.length > 0 ? `${name}  [${modules.join(', ')}]` : name;
 }
 
+// Each percentile as the bucket of the tracer's histogram that holds it
+// (lib/render/histogram.js percentileText): what the tracer measured.
 function percentiles(entry, unit, options, limit = null) {
-  return [50, 90, 99].map((p) => `p${p} ${formatDuration(percentile(entry, p, limit), unit, options)}`);
+  return [50, 90, 99].map((p) => `p${p} ${percentileText(entry, p, unit, { ...options, limit })}`);
 }
 
 function summaryLine(kind, options) {

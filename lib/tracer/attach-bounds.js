@@ -1,0 +1,43 @@
+'use strict';
+// Every bound on attaching, in one table: how long attaching may go without
+// attaching another probe before a run is given up and reported (the
+// session counts it from the last probe attached: lib/tracer/session.js,
+// lib/tracer/attach-progress.js). Each row says what it is for and why it
+// is that long (docs/platforms.md, "bpftrace 0.17 attaches slowly" and
+// "Learned 2026-11-27": attaching and detaching uprobes on a 100 MB node
+// binary is slow, far slower on a busy host).
+const { isDtraceForLinux } = require('./capabilities');
+
+const ATTACH_BOUNDS_MS = Object.freeze({
+  // Any program: the base.
+  default: 20000,
+  // DTrace for Linux attaches pid-provider probes slowly: 13 s for
+  // addon-latency.d's six on a 2-core host, over 20 s when it is busy.
+  dtraceForLinux: 90000,
+  // latency: under the former 20 s, every run on the official 22/24/26
+  // builds ended "did not attach its probes within 20 s" at load 15 to 40.
+  latency: 60000,
+  // gc and async: ten uprobes and more by name took over a minute on a
+  // loaded host (bpftrace 0.17 reads the symbol table for each).
+  gc: 180000,
+  async: 180000,
+  // bpftrace compiles a USDT program once per probe it matches: 35 s for 5
+  // libraries (30 probes) on a loaded 2-core host, about 7 s a library
+  // (snoop: six probes a library; http: two).
+  usdtPerLibrarySnoop: 8000,
+  usdtPerLibraryHttp: 4000,
+});
+
+/**
+ * The bound for one run: `command` (a row above, or none: the default),
+ * `libraries` (USDT commands: how many probe libraries it attaches to).
+ */
+function attachBoundMs(tracer, { command, libraries = 1 } = {}) {
+  if (tracer && isDtraceForLinux(tracer)) return ATTACH_BOUNDS_MS.dtraceForLinux;
+  const extra = Math.max(0, libraries - 1);
+  if (command === 'snoop') return ATTACH_BOUNDS_MS.default + ATTACH_BOUNDS_MS.usdtPerLibrarySnoop * extra;
+  if (command === 'http') return ATTACH_BOUNDS_MS.default + ATTACH_BOUNDS_MS.usdtPerLibraryHttp * extra;
+  return ATTACH_BOUNDS_MS[command] || ATTACH_BOUNDS_MS.default;
+}
+
+module.exports = { ATTACH_BOUNDS_MS, attachBoundMs };

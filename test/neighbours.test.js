@@ -1,0 +1,31 @@
+'use strict';
+// lib/tracer/neighbours.js: who else takes a trace's uprobe hits, said before attaching.
+const assert = require('assert');
+const { payingNeighbours, neighbourWarning, mapsAny, mapsKey } = require('../lib/tracer/neighbours');
+
+describe('the processes a trace costs', function () {
+  const maps = (key) => `00400000-00500000 r-xp 00000000 ${key} /usr/bin/node\n7f00-7f01 rw-p 00000000 00:00 0 \n`;
+  const key = mapsKey(process.execPath);
+  const plan = (version, argv = []) => ({ tracer: { name: 'bpftrace', version }, target: { pid: 7 }, argv, uprobeFiles: [process.execPath] });
+  const host = { pids: () => [7, 8, 9], maps: (pid) => (pid === 9 ? maps('fe:00 1') : maps(key)), name: () => 'node' };
+
+  it('reads a mapping by device and inode, as /proc/PID/maps writes them', function () {
+    assert.match(key, /^[0-9a-f]{2,}:[0-9a-f]{2,} \d+$/);
+    assert.strictEqual(mapsAny(maps(key), new Set([key])), true);
+    assert.strictEqual(mapsAny(maps('fe:00 1'), new Set([key])), false);
+  });
+
+  it('bpftrace 0.17: every other process that maps the probed file; none from 0.20 with -p, in the kernel', function () {
+    assert.deepStrictEqual(payingNeighbours(plan('0.17.0'), host), [{ pid: 8, name: 'node' }]);
+    assert.deepStrictEqual(payingNeighbours(plan('0.27.1', ['-p', '7']), host), []);
+    assert.deepStrictEqual(payingNeighbours(plan('0.27.1'), host), [{ pid: 8, name: 'node' }], 'without -p, in the program only');
+  });
+
+  it('says so in one line, names made safe, a few shown', function () {
+    const many = Array.from({ length: 7 }, (_, i) => ({ pid: 100 + i, name: i ? 'node' : 'evil\u001b[2J' }));
+    const w = neighbourWarning(plan('0.17.0'), many);
+    assert.match(w, /^bpftrace 0\.17\.0 sets uprobes in every process that maps the probed file: 7 other processes \(PID 100 evil\\x1b\[2J, 101 node, .* and 2 more\) will take each probe hit too/);
+    assert(!/[\n\u001b]/.test(w));
+    assert.strictEqual(neighbourWarning(plan('0.17.0'), []), null);
+  });
+});

@@ -1,0 +1,131 @@
+'use strict';
+// lib/source-maps.js: a generated place to the original one, on tsc's real
+// output (test/fixtures/source-maps/, with how it was made), in a root laid
+// out here as a container's would be; and what a hostile map gets: one line.
+const assert = require('assert');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { SourceMaps, sourceMappingUrlIn, scriptPath, mapPlace, inside } = require('../lib/source-maps');
+const { atOriginal } = require('../lib/v8/namer');
+const { setLimitSink, LIMITS } = require('../lib/limits');
+
+const FIXTURES = path.join(__dirname, 'fixtures', 'source-maps');
+const SCORE_JS = fs.readFileSync(path.join(FIXTURES, 'score.js'), 'utf8');
+const SCORE_MAP = fs.readFileSync(path.join(FIXTURES, 'score.js.map'), 'utf8');
+
+describe('source maps: frames where the code was written (lib/source-maps.js)', function () {
+  let root;
+  let said;
+  let sink;
+  const put = (file, text) => {
+    fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+    fs.writeFileSync(path.join(root, file), text);
+  };
+  beforeEach(function () {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-maps-'));
+    said = [];
+    sink = setLimitSink((line) => said.push(line));
+  });
+  afterEach(function () {
+    setLimitSink(sink);
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('reads a script\'s reference from its last line, as tsc and esbuild write it', function () {
+    assert.strictEqual(sourceMappingUrlIn(SCORE_JS), 'score.js.map');
+    assert.strictEqual(sourceMappingUrlIn(`${SCORE_JS}\n\n  \n`), 'score.js.map', 'blank lines after it');
+    assert.strictEqual(sourceMappingUrlIn('x();\n/*# sourceMappingURL=a.css.map */'), 'a.css.map');
+    assert.strictEqual(sourceMappingUrlIn('x();\n//@ sourceMappingURL=old.map'), 'old.map');
+    assert.strictEqual(sourceMappingUrlIn('//# sourceMappingURL=a.map\nx();'), null, 'code after it: not the script\'s');
+    assert.strictEqual(sourceMappingUrlIn('const s = "//# sourceMappingURL=a.map";'), null);
+    assert.strictEqual(sourceMappingUrlIn(null), null);
+    assert.strictEqual(scriptPath('file:///app/dist/x.mjs'), '/app/dist/x.mjs');
+    assert.strictEqual(scriptPath('file:///app/dist/a%20b.mjs'), '/app/dist/a b.mjs');
+    assert.strictEqual(scriptPath('node:internal/timers'), null);
+    assert.strictEqual(scriptPath('evalmachine.<anonymous>'), null);
+  });
+
+  it('finds a map beside the script, or inline, or at a path in the root; nothing else', function () {
+    assert.deepStrictEqual(mapPlace('/app/dist/x.js', 'x.js.map'), { path: '/app/dist/x.js.map' });
+    assert.deepStrictEqual(mapPlace('/app/dist/x.js', '../maps/x.js.map?v=2'), { path: '/app/maps/x.js.map' });
+    assert.deepStrictEqual(mapPlace('/app/dist/x.js', '/srv/maps/x.map'), { path: '/srv/maps/x.map' });
+    assert.deepStrictEqual(mapPlace('/app/dist/x.js', 'file:///srv/x.map'), { path: '/srv/x.map' });
+    assert.deepStrictEqual(mapPlace('/app/x.js', `data:application/json;charset=utf-8;base64,${Buffer.from('{"a":1}').toString('base64')}`), { data: Buffer.from('{"a":1}') });
+    assert.deepStrictEqual(mapPlace('/app/x.js', 'data:application/json,%7B%22a%22%3A1%7D'), { data: Buffer.from('{"a":1}') });
+    assert.match(mapPlace('/app/x.js', 'data:text/html,<b>').refused, /not JSON/);
+    assert.match(mapPlace('/app/x.js', 'https://evil.example/x.map').refused, /URL \(https:\), which nodetrace does not fetch/);
+    assert.match(mapPlace('/app/dist/x.js', '../../../../etc/shadow').refused, /leads out of the process's root/);
+    assert.match(mapPlace('/app/dist/x.js', '%2e%2e/%2e%2e/%2e%2e/%2e%2e/x.map').refused, /leads out of the process's root/);
+    assert.strictEqual(inside('/a/b', '../../..'), null);
+    assert.strictEqual(inside('/a/b', '../c'), '/a/c');
+  });
+
+  it('tsc\'s output: scoreOrder\'s start in dist/orders/score.js (4:20) is src/orders/score.ts:5:27, its declaration', function () {
+    put('app/dist/orders/score.js', SCORE_JS);
+    put('app/dist/orders/score.js.map', SCORE_MAP);
+    const maps = new SourceMaps({ root });
+    // The reference as V8's copy of the source ends, or none (the map beside it).
+    for (const mapUrl of ['score.js.map', null]) {
+      const m = new SourceMaps({ root });
+      assert.deepStrictEqual(m.original({ file: '/app/dist/orders/score.js', line: 4, column: 20, mapUrl }),
+        { file: '/app/src/orders/score.ts', line: 5, column: 27 }, String(mapUrl));
+    }
+    // A line with no entry of its own is not mapped (Node's findEntry would give an earlier line's).
+    assert.strictEqual(maps.original({ file: '/app/dist/orders/score.js', line: 13, column: 1, mapUrl: 'score.js.map' }), null);
+    assert.strictEqual(maps.original({ file: 'node:internal/timers', line: 4, column: 20, mapUrl: null }), null);
+    assert.deepStrictEqual(maps.summary(), { found: ['/app/dist/orders/score.js'], refused: [] });
+    // The same map inline.
+    const inline = `data:application/json;base64,${Buffer.from(SCORE_MAP).toString('base64')}`;
+    assert.deepStrictEqual(new SourceMaps({ root }).original({ file: 'file:///app/dist/orders/score.js', line: 4, column: 20, mapUrl: inline }),
+      { file: '/app/src/orders/score.ts', line: 5, column: 27 });
+    // A namer result, or a walked frame: the original's place and text, V8's kept.
+    const r = { name: 'scoreOrder', file: '/app/dist/orders/score.js', line: 4, column: 20, kind: 'function', text: 'scoreOrder (/app/dist/orders/score.js:4:20)', sourceMapUrl: 'score.js.map' };
+    assert.deepStrictEqual(atOriginal(r, maps), {
+      name: 'scoreOrder', file: '/app/src/orders/score.ts', line: 5, column: 27, kind: 'function', text: 'scoreOrder (/app/src/orders/score.ts:5:27)',
+      generated: { file: '/app/dist/orders/score.js', line: 4, column: 20 },
+    });
+    assert.strictEqual(atOriginal(r, null), r, 'maps off');
+    assert.deepStrictEqual(said, []);
+    // Checked from the script's own file (doctor -p).
+    assert.deepStrictEqual(new SourceMaps({ root }).check('/app/dist/orders/score.js'), { found: true, map: '/app/dist/orders/score.js.map' });
+    assert.deepStrictEqual(new SourceMaps({ root }).check('/app/dist/none.js'), { found: false, why: null });
+  });
+
+  it('a hostile map is refused in one line: huge, out of the root, a link out, cyclic sections, not a map; the script keeps V8\'s place', function () {
+    const js = (url) => `f();\n//# sourceMappingURL=${url}\n`;
+    put('app/huge.js.map', '');
+    fs.truncateSync(path.join(root, 'app/huge.js.map'), LIMITS.MAX_SOURCE_MAP_BYTES + 1);
+    put('app/cyclic.js.map', JSON.stringify({ version: 3, sections: [{ offset: { line: 0, column: 0 }, url: 'cyclic.js.map' }] }));
+    put('app/nested.js.map', JSON.stringify({ version: 3, sections: [{ offset: { line: 0, column: 0 }, map: { version: 3, sections: [] } }] }));
+    put('app/notmap.js.map', '{"version":3,"mappings":42}');
+    put('app/notjson.js.map', 'root:x:0:0::/root:/bin/bash\n');
+    fs.symlinkSync('/etc/passwd', path.join(root, 'app/link.js.map'));
+    const cases = {
+      '/app/huge.js': [js('huge.js.map'), /^nodetrace: the source map of \/app\/huge\.js: its map \/app\/huge\.js\.map is more than the 16 MB nodetrace reads$/],
+      '/app/out.js': [js('../../../../../etc/passwd'), /^nodetrace: the source map of \/app\/out\.js: its map's path leads out of the process's root: not followed$/],
+      '/app/http.js': [js('http://169.254.169.254/x.map'), /map is at a URL \(http:\), which nodetrace does not fetch$/],
+      '/app/cyclic.js': [js('cyclic.js.map'), /a section names another map \(url\): not followed$/],
+      '/app/nested.js': [js('nested.js.map'), /an index map within an index map\): not followed$/],
+      '/app/notmap.js': [js('notmap.js.map'), /its mappings are no string$/],
+      '/app/notjson.js': [js('notjson.js.map'), /was not read: it is not JSON$/],
+      // A link is followed inside the root only (lib/safe-open.js openInRoot): /etc/passwd there does not exist.
+      '/app/link.js': [js('link.js.map'), /its map \/app\/link\.js\.map was not read: it cannot be opened \(ENOENT\)$/],
+    };
+    const maps = new SourceMaps({ root });
+    for (const [file, [text, re]] of Object.entries(cases)) {
+      put(file, text);
+      const mapUrl = sourceMappingUrlIn(text);
+      assert.strictEqual(maps.original({ file, line: 1, column: 1, mapUrl }), null, file);
+      assert.strictEqual(maps.original({ file, line: 1, column: 1, mapUrl }), null, `${file}, asked again`);
+      const lines = said.filter((l) => l.includes(`of ${file}:`));
+      assert.strictEqual(lines.length, 1, `${file}: said once: ${JSON.stringify(said)}`);
+      assert.match(lines[0], re);
+      assert(!lines[0].includes('\n'));
+    }
+    assert.deepStrictEqual(maps.summary().found, []);
+    assert.strictEqual(maps.summary().refused.length, Object.keys(cases).length);
+    // Nothing of the file read shows (/etc/passwd's text was never read: the link led nowhere).
+    assert(!said.some((l) => /root:x:0/.test(l)));
+  });
+});
