@@ -25,6 +25,7 @@ const { planTracer } = require('../tracer/plan');
 const { withoutOptional, instantiateSlot } = require('../tracer/template');
 const { readScript } = require('../tracer/plan');
 const { stringLimitEnv, stringTrailerEnv, readsLongStrings, quietMapHelperArgs, usdtArgsPastSixth } = require('../tracer/capabilities');
+const { attachBoundMs } = require('../tracer/attach-bounds');
 
 const SCRIPTS = Object.freeze({ lines: 'usdt-probes', count: 'usdt-count', latency: 'usdt-latency' });
 const PID_SLOTS = 8;
@@ -35,10 +36,6 @@ const SHORT_STRING_BYTES = 200;
 const LONG_STRING_BYTES = 1024;
 // Registers an argument is in before the stack, on x86-64.
 const REGISTER_ARGUMENTS = 6;
-// bpftrace compiles and attaches one program per probe site: as snoop's
-// (lib/snoop/plan.js), the attach bound grows with them.
-const ATTACH_BASE_MS = 20000;
-const ATTACH_PER_SITE_MS = 2000;
 
 const INTEGER = new Set(['int', 'int32', 'uint']);
 const STRING = new Set(['string', 'json']);
@@ -167,7 +164,8 @@ function planProbes(tracer, { mode, probes, pids = [], pid, key = 0, sites = pro
     output: 'json',
     describe,
     notes,
-    attachTimeoutMs: ATTACH_BASE_MS + ATTACH_PER_SITE_MS * Math.max(0, sites - 1),
+    // bpftrace compiles and attaches one program per probe site.
+    attachTimeoutMs: attachBoundMs(tracer, { command: 'probes', sites }),
     details: { mode, probes, stringBytes: bytes, key },
   });
 }

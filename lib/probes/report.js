@@ -4,7 +4,7 @@
 // probe library that appeared later has one of its own). Pure.
 const { parseBpftraceJson } = require('../aggregation/parse-bpftrace');
 const { percentile, totalCount, mergeTwo } = require('../aggregation/model');
-const { renderHistogram } = require('../render/histogram');
+const { renderHistogram, percentileText } = require('../render/histogram');
 const { formatDuration } = require('../render/units');
 const { jsonInteger, jsonEstimate, jsonHistogram } = require('../render/json');
 const { safeText, safeJson } = require('../terminal-safe');
@@ -123,8 +123,10 @@ function renderLatencyText(rows, { identityOf, start, end }) {
     out.push(`${describeIdentity(identityOf(r.pid))}: ${start} -> ${end}, ${paired(r)} paired (${r.starts} starts, ${r.ends} ends)`);
     if (!r.entry) { out.push('  no end met its start'); continue; }
     out.push(...renderHistogram(r.entry, 'us', { width: 40 }));
+    // Percentiles as the rows that hold them (capped by the exact max), as every report gives them.
+    const limit = r.maxUs === null ? null : Number(r.maxUs);
     out.push(`  mean ${formatDuration(meanUs(r), 'us')}  max ${formatDuration(Number(r.maxUs), 'us')}  `
-      + `${[50, 90, 99].map((p) => `p${p} ~${formatDuration(percentile(r.entry, p), 'us')}`).join('  ')} (within their power-of-two rows)`);
+      + `${[50, 90, 99].map((p) => `p${p} ${percentileText(r.entry, p, 'us', { limit })}`).join('  ')}`);
   }
   const unpaired = rows.reduce((n, r) => n + (r.ends - paired(r)), 0n);
   if (unpaired > 0n) out.push('', `${unpaired} end${unpaired === 1n ? '' : 's'} met no start: started before the trace, or keyed otherwise than the start`);
@@ -145,9 +147,9 @@ function renderLatencyJson(rows, { identityOf, start, end, key, seconds }) {
       paired: jsonInteger(paired(r)),
       mean_us: r.entry ? jsonEstimate(meanUs(r)) : null,
       max_us: r.maxUs === null ? null : jsonInteger(r.maxUs),
-      p50_us: r.entry ? jsonEstimate(percentile(r.entry, 50)) : null,
-      p90_us: r.entry ? jsonEstimate(percentile(r.entry, 90)) : null,
-      p99_us: r.entry ? jsonEstimate(percentile(r.entry, 99)) : null,
+      p50_us: r.entry ? jsonEstimate(percentile(r.entry, 50, r.maxUs === null ? null : Number(r.maxUs))) : null,
+      p90_us: r.entry ? jsonEstimate(percentile(r.entry, 90, r.maxUs === null ? null : Number(r.maxUs))) : null,
+      p99_us: r.entry ? jsonEstimate(percentile(r.entry, 99, r.maxUs === null ? null : Number(r.maxUs))) : null,
       histogram_us: r.entry ? jsonHistogram(r.entry) : [],
     })),
   }) + '\n';
