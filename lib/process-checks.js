@@ -38,9 +38,13 @@ function latencyByHand(pid, tracer = detectBpftrace()) {
     return null;
   }
   const dryRun = `${displayCommand(NODETRACE, ['latency', '-p', String(pid), '-n'])} | sh`;
-  if (plan.programText !== null || plan.files.length || plan.links.length || plan.outputFile) return dryRun;
+  // A program nodetrace only windows runs by hand from its file as it is.
+  const asFile = plan.window && plan.window.scriptAsIs && plan.files.length === 1;
+  if (!asFile && (plan.programText !== null || plan.files.length)) return dryRun;
+  if (plan.links.length || plan.outputFile) return dryRun;
+  const argv = plan.argv.map((a) => (typeof a === 'object' ? plan.scriptFile : a));
   const env = Object.entries(plan.env).map(([k, v]) => `${k}=${shellQuote(String(v))}`);
-  const line = [...env, displayCommand(plan.tracer.path, plan.argv)].join(' ');
+  const line = [...env, displayCommand(plan.tracer.path, argv)].join(' ');
   // Each word is quoted for the shell; one holding a control character or a
   // line break could be shown only escaped, and would then not run as
   // printed: the dry run's form, which holds nothing but the PID, instead.

@@ -601,7 +601,7 @@ describe('nodetrace profile @tracer', function () {
         const json = JSON.parse(r.stdout);
         const top = json.stacks[0];
         assert.strictEqual(top.reason, 'read: anon_pipe_read', JSON.stringify(json.stacks.map((s) => s.reason)));
-        assert.strictEqual(top.thread, 'main');
+        assert.strictEqual(top.thread, 'main thread');
         const jsNames = top.frames.filter((f) => f.category === 'js').map((f) => f.name);
         assert.match(jsNames[0], /^readSync node:fs:/, jsNames.join('\n'));
         assert.match(jsNames[1], /^waitForFifo .*offcpu-wait\.js:\d+:\d+$/, jsNames.join('\n'));
@@ -714,7 +714,7 @@ describe('nodetrace profile @tracer', function () {
       const after = await askWaits(target);
       assert.strictEqual(r.code, 0, r.stderr);
       const json = JSON.parse(r.stdout);
-      const reads = json.stacks.filter((s) => s.reason === 'read: anon_pipe_read' && s.thread !== 'main');
+      const reads = json.stacks.filter((s) => s.reason === 'read: anon_pipe_read' && s.thread !== 'main thread');
       assert(reads.length, JSON.stringify(json.stacks.map((s) => [s.thread, s.reason])));
       const file = path.join(__dirname, 'targets', 'offcpu-worker.js');
       const jsNames = reads[0].frames.filter((f) => f.category === 'js').map((f) => f.name);

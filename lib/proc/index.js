@@ -3,6 +3,7 @@
 // in one place. No shell is involved anywhere: names and patterns given by
 // users are only ever compared as strings.
 const fs = require('fs');
+const path = require('path');
 const { execFileSync } = require('child_process');
 const { UserError, UsageError, EXIT } = require('../errors');
 const stat = require('./stat');
@@ -125,14 +126,25 @@ function allPids() {
   return numericEntries('/proc');
 }
 
+// Another nodetrace run by root: a Node process whose script is a file
+// named nodetrace. Its command line holds the operator's pattern
+// (`nodetrace loop my-service` beside `nodetrace latency my-service` made
+// the second refuse "2 Node processes have my-service"). Only root's: the
+// real user ID from status, which another user cannot change, so that no
+// one hides a process of theirs from a name by calling it nodetrace.
+function isNodetraceRun(pid, argv = commandLine(pid)) {
+  return argv.length > 1 && path.basename(argv[1]) === 'nodetrace' && stat.uidOf(pid) === 0;
+}
+
 // PIDs of running processes whose command line contains `pattern` as a plain
-// substring (never a regex or glob handed to another program).
+// substring (never a regex or glob handed to another program), other
+// nodetrace runs left out.
 function findProcessesByCommandLine(pattern, { excludePids = [process.pid] } = {}) {
   const found = [];
   for (const pid of allPids()) {
     if (excludePids.includes(pid)) continue;
     const argv = commandLine(pid);
-    if (argv.length && argv.join(' ').includes(pattern)) found.push(pid);
+    if (argv.length && argv.join(' ').includes(pattern) && !isNodetraceRun(pid, argv)) found.push(pid);
   }
   return found;
 }
@@ -198,5 +210,5 @@ module.exports = {
   namespacePids, usesIoUring, holdsSocket,
   PID_MAX, parsePid, isRunning, readProcFile, readLink, commandLine, executableName, processName,
   isNodeImage, looksLikeNode, requireProcess, requireNodeProcess, allPids, numericEntries,
-  findProcessesByCommandLine, ancestors, coreLimit, stat,
+  findProcessesByCommandLine, isNodetraceRun, ancestors, coreLimit, stat,
 };

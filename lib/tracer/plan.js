@@ -172,6 +172,10 @@ function planTracer(tracer, o) {
 function programWindow(tracer, o) {
   const how = windowSignal(tracer);
   if (!how) return null;
+  // -c: the tracer starts the command once every probe is attached, before
+  // nodetrace could open a window (bpftrace 0.23 ran half of a 150-round
+  // mix before the signal): the window is open from BEGIN, as by hand.
+  if (o.command) return null;
   const text = o.programText !== undefined ? o.programText : readScript(o.script, tracer.name);
   if (!declaredSlot(text, 'WINDOW')) return null;
   const clause = (t) => (how.probe ? instantiateSlot(t, 'WINDOW', how.probe) : t);
@@ -179,7 +183,9 @@ function programWindow(tracer, o) {
     programText: clause(withoutOptional(text, 'byhand')),
     // What the dry run shows: run by hand (`-n | sudo sh`), no one opens the
     // window, so it is open from BEGIN, and Ctrl-C prints the report.
-    window: { signal: how.signal, line: REPORT_MARKER, byHandText: clause(text) },
+    // scriptAsIs: the program is the script file unchanged, which runs by
+    // hand as it is on any bpftrace (its default clause, a tracepoint).
+    window: { signal: how.signal, line: REPORT_MARKER, byHandText: clause(text), scriptAsIs: o.programText === undefined },
   };
 }
 
