@@ -19,7 +19,7 @@ const report = require('../lib/probes/report');
 const list = require('../lib/probes/list');
 const { notesOfOpenFile } = require('../lib/probes/object-probes');
 const libraries = require('../lib/usdt/probe-libraries');
-const { providerMatcher } = require('../lib/probes/targets');
+const { providerMatcher, clausesOf } = require('../lib/probes/targets');
 const { libraryFor } = require('../lib/usdt/paths');
 const { HTTP_PROVIDER } = require('../lib/http/probes');
 const crafted = require('./support/crafted-library');
@@ -57,6 +57,15 @@ describe('probes: globs name probes, and what a process has is said when they na
       { message: 'no provider of PID 1 matches "nope:*"; its providers: myapp (2 probes), libstdcxx (1 probe).' });
     assert.throws(() => matchProbes([parseSpec('myapp:nope')], has, { where: 'PID 1' }),
       { message: 'no probe of PID 1 matches "myapp:nope"; provider myapp has: request-done, request-start.' });
+  });
+
+  it('a glob naming more probe sites than bpftrace attaches in one program says so, and how to narrow it', function () {
+    const object = { file: '/nonexistent/libmany.so', path: '/nonexistent/libmany.so', api: false };
+    const many = Array.from({ length: 300 }, (_, i) => ({ provider: 'many', module: null, name: `p${i}`, kinds: [], sites: 2, object, pid: 1 }));
+    assert.throws(() => clausesOf(many, { tracer: BPFTRACE_017, specs: [parseSpec('many:*')], where: 'PID 1' }),
+      { message: '"many:*" names 300 probes of PID 1 at 600 sites, more than the 512 bpftrace 0.17.0 attaches in one program.' });
+    assert.strictEqual(clausesOf(many, { tracer: BPFTRACE_027, specs: [parseSpec('many:*')], where: 'PID 1' }).sites, 600, '1,024 from 0.23');
+    try { clausesOf(many, { tracer: BPFTRACE_017, specs: [parseSpec('many:*')], where: 'PID 1' }); } catch (err) { assert.match(err.hint, /Narrow it to the provider and probes you need/); }
   });
 
   it('a name a program cannot carry (a hostile library\'s *, :, a newline) is not traced', function () {

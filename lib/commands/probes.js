@@ -12,7 +12,7 @@ const { requireRoot } = require('../privilege');
 const { requireTracer } = require('../tracer/detect');
 const { runTraceCommand } = require('../tracer/run-command');
 const { tracedSpanMs } = require('../tracer/session');
-const { outputClosed } = require('../tracer/signals');
+const { LineOutput } = require('../tracer/line-output');
 const { safeText } = require('../terminal-safe');
 const { targetOptions, checkTarget, targetText } = require('../targets/options');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
@@ -67,6 +67,9 @@ function builder(y) {
     .check((a) => {
       const { target, specs } = split(a);
       checkTarget({ ...a, target }, { many: true, extra: ['container'] });
+      if (a.pid === undefined && a.container === undefined && !specs.length && a.latency === undefined && /:/.test(String(target))) {
+        throw new Error(`"${target}" is a probe: name the process first, e.g. nodetrace probes -p PID '${target}' (or '*' for every process with it).`);
+      }
       checkDuration(a);
       for (const s of specs) parseSpec(s);
       if (a.latency !== undefined) {
@@ -225,11 +228,12 @@ async function run(firstPlan, ctx) {
   const show = (gen, f) => {
     if (gen.plan.only && !gen.plan.only.has(f.pid)) return;
     shown.firings++;
-    if (outputClosed()) return;
-    if (args.json) { process.stdout.write(firings.renderJsonLine(f, { wallMinusMonoNs: ctx.wallMinusMonoNs })); return; }
-    if (!headerShown) { process.stdout.write(firings.header(probeWidth)); headerShown = true; }
-    process.stdout.write(firings.renderLine(f, { wallMinusMonoNs: ctx.wallMinusMonoNs, probeWidth }));
+    if (args.json) { output.write(firings.renderJsonLine(f, { wallMinusMonoNs: ctx.wallMinusMonoNs })); return; }
+    if (!headerShown) { output.write(firings.header(probeWidth)); headerShown = true; }
+    output.write(firings.renderLine(f, { wallMinusMonoNs: ctx.wallMinusMonoNs, probeWidth }));
   };
+  // Our stdout full, the tracers are not read: nodetrace holds no more than a read's lines.
+  let output = null;
   const follower = new ProbeFollower({
     tracer,
     provider: firstPlan.details.matcher,
@@ -241,6 +245,7 @@ async function run(firstPlan, ctx) {
     planFor: (libs, opened) => (libs === initial ? first : laterPlan(tracer, args, firstPlan, libs, opened)),
     newGeneration: (p, libs) => new ProbeGeneration(p, libs),
     durationSeconds: args.duration,
+    onEnding: () => { output.ending = true; output.resume(); },
     watch: processes.kind === 'pids' ? (known) => new ProcessLibraryWatch(processes.pids, known, firstPlan.details.matcher) : undefined,
     session: (gen) => ({
       statusStream: gen === follower.main ? undefined : null,
@@ -252,6 +257,7 @@ async function run(firstPlan, ctx) {
     }),
     ended: (gen) => { if (gen.reader) for (const f of gen.reader.end()) show(gen, f); },
   });
+  output = new LineOutput(() => follower.generations);
   // Every probe library the first tracer covers (its other objects' probes are not followed).
   const initial = targets.coveredLibraries(firstPlan.details.clauses);
   // Several processes or '*': the tracer is pointed at verified descriptors.
@@ -259,9 +265,13 @@ async function run(firstPlan, ctx) {
   if (!firstPlan.details.onePid && initial.length) {
     const opened = follower.opened.open(initial);
     for (const r of follower.opened.refused) say(`not tracing ${r.path}: ${r.why}.`);
-    first = planClauses(tracer, args, processes, firstPlan.details.clauses.filter((c) => !c.object.api || opened.includes(c.object.file)),
-      { opened: follower.opened.fds, sites: firstPlan.details.sites });
-    first.details = { ...firstPlan.details, ...first.details };
+    const kept = firstPlan.details.clauses.filter((c) => !c.object.api || opened.includes(c.object.file));
+    if (!kept.length) {
+      follower.opened.closeAll();
+      throw new UserError('none of the probe libraries passed nodetrace\'s checks (above): nothing to trace.', { exitCode: EXIT.NOT_FOUND });
+    }
+    const plan2 = planClauses(tracer, args, processes, kept, { opened: follower.opened.fds, sites: kept.reduce((n, c) => n + c.probe.sites, 0) });
+    first = Object.assign(plan2, { target: firstPlan.target, details: { ...firstPlan.details, ...plan2.details } });
   }
   // The processes traced gone, the trace is over.
   const exitWatch = processes.kind === 'pids'
@@ -290,15 +300,18 @@ function report(result, { args, probes: state }) {
     return { gathered: shown.firings > 0 };
   }
   const runs = gens.map((g) => ({ items: g.items, probes: g.plan.details.probes }));
+  // More processes than the program's slots: it counted every process mapping the libraries; the targets' are kept.
+  const only = follower.main.plan.only;
+  const kept = (rows) => (only ? rows.filter((r) => only.has(r.pid)) : rows);
   const pids = follower.main.plan.details.processes && follower.main.plan.details.processes.kind === 'pids' ? follower.main.plan.details.processes.pids : [];
   if (mode === 'count') {
     const probes = follower.generations.flatMap((g) => g.plan.details.probes);
-    const rows = probeReport.counts(runs);
+    const rows = kept(probeReport.counts(runs));
     const all = pids.length ? probeReport.withZeros(rows, probes, pids) : rows;
     process.stdout.write(args.json ? probeReport.renderCountsJson(all, { identityOf, seconds }) : probeReport.renderCountsText(all, { identityOf }));
     return { gathered: true };
   }
-  const rows = probeReport.latencies(runs);
+  const rows = kept(probeReport.latencies(runs));
   const [start, end] = args.latency;
   process.stdout.write(args.json ? probeReport.renderLatencyJson(rows, { identityOf, start, end, key: args.key, seconds })
     : probeReport.renderLatencyText(rows, { identityOf, start, end }));
