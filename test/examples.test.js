@@ -67,6 +67,9 @@ const HELP_MARKERS = {
   'sudo $0 probes -p 4242 --latency myapp:request-start myapp:request-done': 'target app',
   "sudo $0 probes '*' 'myapp:request-done'": 'target app',
   "$0 probes -p 4242 'myapp:*' -n": 'target app',
+  '$0 merge node-a/latency.json node-b/latency.json': 'not run: needs reports made on two nodes',
+  '$0 merge --by source web-*.json > all.json': 'not run: needs reports made in several pods',
+  '$0 merge a.folded b.folded > all.folded': 'not run: needs two profiles\' folded stacks',
 };
 const CONCURRENCY = 3;
 // A line that may run nodetrace (the rest of a block is not read as shell).

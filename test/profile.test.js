@@ -206,7 +206,7 @@ describe('nodetrace profile @tracer', function () {
           + `the rest: ${JSON.stringify(json.self.slice(1, 6).map((f) => [f.name, f.samples]))}, threads ${JSON.stringify(json.threads)}`);
         // Its callers, two calls up, in the stacks: outerHot < middleHot < hotSpin.
         // (Node 24 and 26 inline middleHot into outerHot once it is hot,
-        // after some seconds: then shown as `middleHot (inlined)`.)
+        // after some seconds: then marked inlined, `middleHot ..._[i]`.)
         const stacks = parseFolded(fs.readFileSync(folded, 'utf8'));
         const under = (re) => stacks.filter((st) => re.test(st.frames.join(';'))).reduce((n, st) => n + st.count, 0);
         const chained = under(/;outerHot [^;]+;(middleHot [^;]+;)?hotSpin [^;]+(;|$)/);
@@ -245,22 +245,23 @@ describe('nodetrace profile @tracer', function () {
         const rows = json.self.slice(0, 8).map((f) => `${f.samples} ${f.name}`).join('\n');
         assert(json.samples >= 150, `only ${json.samples} samples`);
         const inlining = json.jit.v8.inlining;
-        const inlined = json.self.filter((f) => / \(inlined\) /.test(f.name));
+        const inlined = json.self.filter((f) => f.inlined > 0);
         assert.strictEqual(inlining.read, true, JSON.stringify(json.jit.v8));
-        // Each function inlined named at its own place; together most of
-        // step's samples (its loop does little else).
-        const shown = new Map(inlined.map((f) => [f.name, f.samples]));
-        const scale = shown.get(`scale (inlined) ${at('scale')}`) || 0;
-        const mix = shown.get(`mix (inlined) ${at('mix')}`) || 0;
-        for (const n of shown.keys()) assert.match(n, /^(scale|mix|clampTo) \(inlined\) /, rows);
+        // Each function inlined named at its own place, by its own name (one
+        // row: here it only ran inlined); together most of step's samples
+        // (its loop does little else).
+        const shown = new Map(inlined.map((f) => [f.name, f.inlined]));
+        const scale = shown.get(`scale ${at('scale')}`) || 0;
+        const mix = shown.get(`mix ${at('mix')}`) || 0;
+        for (const n of shown.keys()) assert.match(n, /^(scale|mix|clampTo) /, rows);
         const stepSelf = (json.self.find((f) => /^step /.test(f.name)) || { samples: 0 }).samples;
-        const inStep = scale + mix + (shown.get(`clampTo (inlined) ${at('clampTo')}`) || 0);
+        const inStep = scale + mix + (shown.get(`clampTo ${at('clampTo')}`) || 0);
         console.log(`      ${build.name}: ${inStep} of ${inStep + stepSelf} samples in step's code in a function inlined there (scale ${scale}, mix ${mix})`);
         assert(scale > mix && mix > 0, rows);
         assert(inStep >= 0.5 * (inStep + stepSelf), rows);
-        // Above step, in the stacks: step < scale (inlined).
+        // Above step, in the stacks: step < scale, marked inlined (_[i]).
         const stacks = parseFolded(fs.readFileSync(folded, 'utf8'));
-        const under = stacks.filter((st) => /;step [^;]+;scale \(inlined\) [^;]+$/.test(st.frames.join(';'))).reduce((n, st) => n + st.count, 0);
+        const under = stacks.filter((st) => /;step [^;]+;scale [^;]+_\[i\]$/.test(st.frames.join(';'))).reduce((n, st) => n + st.count, 0);
         assert.strictEqual(under, scale, 'every scale sample is under step');
       } finally {
         stopTarget(target);
@@ -298,7 +299,7 @@ describe('nodetrace profile @tracer', function () {
         }
         // Its callers, two calls up, on the worker's thread: outerWork <
         // middleWork < workerSpin (Node 24 and 26 may inline middleWork, as
-        // middleHot above: `middleWork (inlined)`).
+        // middleHot above: `middleWork ..._[i]`).
         const stacks = parseFolded(fs.readFileSync(folded, 'utf8'));
         const under = (re) => stacks.filter((st) => re.test(st.frames.join(';'))).reduce((n, st) => n + st.count, 0);
         const spin = under(/;workerSpin [^;]+(;|$)/);
