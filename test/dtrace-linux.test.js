@@ -308,7 +308,7 @@ describe('DTrace for Linux @tracer @dtrace', function () {
     }
 
     // Ends the trace once the last events are out (read 10 times a second,
-    // held 250 ms for ordering): its JSON lines.
+    // held 400 ms for ordering): its JSON lines.
     async function linesOf({ tracer, traced }) {
       await new Promise((r) => setTimeout(r, 1000));
       tracer.kill('SIGINT');

@@ -173,7 +173,7 @@ for (const build of nodeBuilds('all', { except: ['node18'] })) {
         const tls = await httpWire.curl(s.port, ['/fast/tls', '/missing/tls'], 'https');
         s.child.stdin.write('client 2\n');
         await s.finished;
-        await new Promise((r) => setTimeout(r, 1000));   // the last batch: within 100 ms, held 250 ms
+        await new Promise((r) => setTimeout(r, 1000));   // the last batch: within 100 ms, held 400 ms
         tracer.kill('SIGINT');
         const res = await traced;
         assert.strictEqual(res.code, 0, res.stderr);
