@@ -9,7 +9,7 @@ const pkg = require('../package.json');
 
 // Every command, in the order --help lists them; README's opening list and
 // ARCHITECTURE.md's table name each (test/cli.test.js checks).
-const COMMANDS = Object.freeze(['latency', 'snoop', 'ebadf', 'loop', 'http', 'gc', 'async', 'profile', 'ps', 'stack', 'format', 'doctor']);
+const COMMANDS = Object.freeze(['latency', 'snoop', 'ebadf', 'loop', 'http', 'gc', 'async', 'profile', 'ps', 'stack', 'format', 'merge', 'doctor']);
 
 function loadCommands() {
   const loaded = [];
@@ -60,10 +60,19 @@ function rewriteDeprecated(argv, err = process.stderr) {
   return out;
 }
 
+// yargs 17 drops a lone "-" among a command's variadic positionals (it
+// parses them again as `--files -`, and an array option takes no "-"):
+// merge's "-" (standard input) reaches it as /dev/stdin, which it reads so.
+function stdinOperands(argv) {
+  if (argv[0] !== 'merge') return argv;
+  const end = argv.indexOf('--');
+  return argv.map((a, i) => (a === '-' && (end < 0 || i < end) ? '/dev/stdin' : a));
+}
+
 function main(argv) {
   // `nodetrace ... | head`: the reader leaving ends the trace quietly.
   endOnClosedOutput(process.stdout);
-  argv = rewriteDeprecated(argv);
+  argv = stdinOperands(rewriteDeprecated(argv));
   // Handled before yargs so that an ordinary run does not probe for tracers twice.
   if (argv[0] === '--version' || argv[0] === '-V') {
     process.stdout.write(versionText() + '\n');

@@ -12,7 +12,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { ROOT, requireTracing, startTarget, stopTarget, nodetrace, killStragglers } = require('./support/harness');
-const { BUILDS, NODE18, missingReason } = require('./support/node-builds');
+const { nodeBuilds, requireBuild } = require('./support/node-builds');
 const { ATTACH_MS, lineFrom, checkCallbacksFitLoop, onlyKind } = require('./support/async-checks');
 
 const MAIN_ROUNDS = 120;
@@ -96,10 +96,9 @@ describe('nodetrace async with the register hook in a worker thread @tracer', fu
 
   // The oldest and newest official builds of the matrix (Debian's 18 runs
   // in its own mount namespace: traced without its hook).
-  for (const build of [NODE18, ...BUILDS.filter((b) => b.name === 'node26')]) {
+  for (const build of nodeBuilds(['node18', 'node26'])) {
     it(`on ${build.label}`, async function () {
-      const why = missingReason(build);
-      if (why) { console.log(`      skipped: ${why}`); this.skip(); }
+      requireBuild(this, build);
       checkWorkerCounts(await traceWorkerMix(build.node));
     });
   }

@@ -11,7 +11,7 @@ const { locateAsyncWrap, layoutOf, FUNCTIONS, RESET_24, LAYOUTS } = require('../
 const { parseAsync, isGrowing, functionAddresses, renderAsyncText, renderAsyncJSON, groupLiveStacks, STACKS_PER_KIND } = require('../lib/async/report');
 const { splitAtEndMarker } = require('../lib/tracer/output-formats');
 const { totalCount } = require('../lib/aggregation/model');
-const { BUILDS, NODE18, missingReason } = require('./support/node-builds');
+const { nodeBuilds, requireBuild } = require('./support/node-builds');
 
 const FIXTURE = path.join(__dirname, 'fixtures', 'bpftrace-async-mix.out');
 const STACKS_FIXTURE = path.join(__dirname, 'fixtures', 'bpftrace-async-stacks.out');
@@ -39,10 +39,9 @@ describe('nodetrace async: provider names and layouts', function () {
   // Each trusted build of the matrix: its own Providers list (run here, in
   // the test only: nodetrace never runs the target's binary) is the table,
   // and its MakeCallback reads provider_type_ and async_id_ where LAYOUTS says.
-  for (const build of [NODE18, ...BUILDS]) {
+  for (const build of nodeBuilds('all')) {
     it(`${build.label}: the table names the build's own Providers, the layout is its MakeCallback's`, function () {
-      const why = missingReason(build);
-      if (why) { console.log(`      skipped: ${why}`); this.skip(); }
+      requireBuild(this, build);
       // (process.binding('async_wrap') is refused from Node 24: the internal binding.)
       const r = spawnSync(build.node, ['--expose-internals', '--no-warnings', '-e',
         'const p = require("internal/test/binding").internalBinding("async_wrap").Providers; console.log(JSON.stringify({ v: process.versions.node, p }))'],

@@ -11,7 +11,7 @@ const os = require('os');
 const path = require('path');
 const { spawn } = require('child_process');
 const { ROOT, requireTracing, startTarget, stopTarget, nodetrace, killStragglers } = require('./support/harness');
-const { BUILDS, NODE18, missingReason } = require('./support/node-builds');
+const { nodeBuilds, requireBuild, missingReason } = require('./support/node-builds');
 const { ATTACH_MS, BUSY_MS, lineFrom, traceWhile, traceMix, checkCounts, checkCallbacksFitLoop, onlyKind } = require('./support/async-checks');
 
 // --stacks on a target that leaks loopback connections from a named
@@ -303,16 +303,15 @@ describe('nodetrace async with the register hook @tracer', function () {
 
   // Every official build of the matrix (Debian's 18 runs in its own mount
   // namespace: traced without its hook, said in one line).
-  for (const build of [NODE18, ...BUILDS.filter((b) => b.name !== 'host' && !b.shared)]) {
+  for (const build of nodeBuilds('official')) {
     it(`on ${build.label}`, async function () {
-      const why = missingReason(build);
-      if (why) { console.log(`      skipped: ${why}`); this.skip(); }
+      requireBuild(this, build);
       checkHookCounts(await traceHookMix(build.node));
     });
   }
 });
 
-for (const build of [NODE18, ...BUILDS.filter((b) => b.name !== 'host')]) {
+for (const build of nodeBuilds('all', { except: ['host'] })) {
   describe(`nodetrace async on ${build.label} @tracer`, function () {
     this.timeout(ATTACH_MS + 240000);
     before(function () { requireTracing(this, { also: () => missingReason(build) }); });

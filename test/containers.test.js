@@ -146,7 +146,7 @@ describe('Node in containers, traced from the host @tracer', function () {
           err += d;
           if (/tracing HTTP/.test(err) && !child.told) { child.told = true; c.kill('SIGUSR2'); }
         });
-        // Its client's requests done, and the last batch shown (within 100 ms, held 250 ms): stopped.
+        // Its client's requests done, and the last batch shown (within 100 ms, held 400 ms): stopped.
         const poll = setInterval(() => {
           if (!/client done/.test(c.output())) return;
           clearInterval(poll);

@@ -19,7 +19,7 @@ const wireServer = require('./support/http-wire');
 const { planWire } = require('../lib/http/wire-plan');
 const asyncCommand = require('../lib/commands/async');
 const { traceMix, checkCounts } = require('./support/async-checks');
-const { BUILDS, NODE18, missingReason } = require('./support/node-builds');
+const { nodeBuilds, buildNamed, requireBuild } = require('./support/node-builds');
 const { DTRACE, dtraceUnavailableReason } = require('./support/dtrace-build');
 
 const EBADF = { name: 'EBADF', number: 9 };
@@ -308,7 +308,7 @@ describe('DTrace for Linux @tracer @dtrace', function () {
     }
 
     // Ends the trace once the last events are out (read 10 times a second,
-    // held 250 ms for ordering): its JSON lines.
+    // held 400 ms for ordering): its JSON lines.
     async function linesOf({ tracer, traced }) {
       await new Promise((r) => setTimeout(r, 1000));
       tracer.kill('SIGINT');
@@ -417,9 +417,9 @@ describe('DTrace for Linux @tracer @dtrace', function () {
 
     // The official builds of the matrix: AsyncReset without its bool from
     // Node 24, the layout at 48/56 there, SFIs at 24 (V8 11) or 32.
-    for (const build of [NODE18, ...BUILDS.filter((b) => b.name !== 'host' && !b.shared)]) {
+    for (const build of nodeBuilds('official')) {
       it(`counts each kind the target counted itself on ${build.label}`, async function () {
-        if (missingReason(build)) this.skip();
+        requireBuild(this, build);
         const r = await traceMix(build.node, { more: ['--backend', 'dtrace'], env: ENV });
         assert.strictEqual(r.json.node_version.split('.')[0], build.version);
         checkCounts(r);
@@ -429,8 +429,8 @@ describe('DTrace for Linux @tracer @dtrace', function () {
     // Debian's node 18 runs in its own mount tree (test/support/node-builds.js):
     // its libnode.so.108 is no file of the host's, where DTrace looks for it.
     it('refuses, in one line, a process whose node is in another mount namespace (Debian\'s node 18)', async function () {
-      const debian = BUILDS.find((b) => b.name === 'debian18');
-      if (missingReason(debian)) this.skip();
+      const debian = buildNamed('debian18');
+      requireBuild(this, debian);
       const target = await startTarget('async-mix.js', { node: debian.node });
       try {
         const r = await nodetrace(['async', '--backend', 'dtrace', '-p', String(target.pid), '-d', '1'], { env: ENV });

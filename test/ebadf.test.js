@@ -16,7 +16,7 @@ const { detectBpftrace, findOnPath } = require('../lib/tracer/detect');
 const { syscallEventsDir } = require('../lib/ebadf/syscalls');
 const { procState } = require('../lib/ebadf/procstate');
 const { requireTracing } = require('./support/harness');
-const { BUILDS, NODE18, missingReason } = require('./support/node-builds');
+const { nodeBuilds, requireBuild } = require('./support/node-builds');
 
 const ROOT = path.join(__dirname, '..');
 const NODETRACE = path.join(ROOT, 'bin', 'nodetrace');
@@ -475,10 +475,9 @@ describe('nodetrace ebadf: JavaScript frames on every Node build @tracer', funct
   });
   afterEach(() => leaveNothingBehind(dirs));
 
-  for (const build of [...BUILDS.filter((b) => b.name !== 'host'), NODE18]) {
+  for (const build of nodeBuilds('all', { except: ['host'] })) {
     it(`${build.label}: the hit names the function that closed the bad descriptor, and so does its core`, async function () {
-      const missing = missingReason(build);
-      if (missing) this.skip(missing);
+      requireBuild(this, build);
       const cores = tmpDir('ebadf-cores-');
       dirs.push(cores);
       const t = startNodeTarget({ EBADF_ON_SIGNAL: '1', EBADF_SAY_WHERE: '1' }, { nodeFlags: SMALL_CORE, argv0File: build.node });

@@ -59,6 +59,9 @@ const HELP_MARKERS = {
   '$0 stack core.node.4242.X --root core.node.4242.X.root': 'not run: needs a core and the files ebadf saves beside it',
   'sudo $0 loop -p 4242 --thread 2': 'target workers',
   'sudo $0 async -p 4242 --thread 2': 'target workers',
+  '$0 merge node-a/latency.json node-b/latency.json': 'not run: needs reports made on two nodes',
+  '$0 merge --by source web-*.json > all.json': 'not run: needs reports made in several pods',
+  '$0 merge a.folded b.folded > all.folded': 'not run: needs two profiles\' folded stacks',
 };
 const CONCURRENCY = 3;
 // A line that may run nodetrace (the rest of a block is not read as shell).

@@ -5,7 +5,7 @@
 const assert = require('assert');
 const fs = require('fs');
 const path = require('path');
-const { BUILDS, NODE18, missingReason } = require('./support/node-builds');
+const { nodeBuilds, requireBuild } = require('./support/node-builds');
 const { requireTracing, startTarget, stopTarget, nodetrace, killStragglers } = require('./support/harness');
 const { askTarget } = require('./support/ask-target');
 
@@ -65,11 +65,10 @@ describe('nodetrace loop @tracer', function () {
 
   // No flag on the target: the stall's function named from V8's metadata,
   // on every Node build.
-  for (const build of [...BUILDS, NODE18]) {
+  for (const build of nodeBuilds('all')) {
     it(`${build.label}, no flag: --stacks names the function that stalls the loop, with its file${build.name === 'host' ? ' @core' : ''}`, async function () {
       this.timeout(300000);
-      const missing = missingReason(build);
-      if (missing) this.skip(missing);
+      requireBuild(this, build);
       const target = await startTarget('loop-stall.js', { node: build.node });
       try {
         const run = await nodetrace(['loop', '-p', String(target.pid), '-d', '6', '--json', '--stacks'], { timeoutMs: 200000 });

@@ -190,7 +190,7 @@ describe('profile: the report', function () {
     const p = { stacks: [{ tid: 100, comm: 'node', count: 7, frames: [nat('uv_run'), frame] }] };
     const v8 = { used: true, note: null, inlining: { read: true, shown: 0, unknown: 0, note: null }, sourceMaps: { found: ['/app/dist/orders/score.js'], refused: [] } };
     const m = summarize({ ...p, v8 }, { pid: 100, hz: 99, seconds: 1 });
-    assert.deepStrictEqual(m.self[0], { name: 'scoreOrder /app/src/orders/score.ts:5:27', category: 'js', origin: 'app', generated: '/app/dist/orders/score.js:4:20', samples: 7, share: 1 });
+    assert.deepStrictEqual(m.self[0], { name: 'scoreOrder /app/src/orders/score.ts:5:27', category: 'js', origin: 'app', generated: '/app/dist/orders/score.js:4:20', samples: 7, inlined: 0, share: 1 });
     assert.match(renderText(m), /^Frames of 1 script with a source map are shown where the map puts them \(the place V8 runs them: "generated" in --json; --no-source-maps shows that place\)\.$/m);
     assert.doesNotMatch(renderText(summarize({ ...p, v8: { ...v8, sourceMaps: { found: [], refused: [] } } }, { pid: 100, hz: 99, seconds: 1 })), /source map/);
   });
@@ -457,3 +457,61 @@ describe('profile --off-cpu: what offcpu.bt printed, ranked by time blocked', fu
       /--off-cpu runs on bpftrace only/);
   });
 });
+
+// 36.7: a function that ran both inlined and not is one row. A real capture
+// (test/fixtures/profile-inline-both.folded, how made in its .cmd): scale
+// inlined into step in 26 samples, on its own under coldCaller in 21.
+describe('profile: a function that ran both inlined and on its own', function () {
+  const { renderFolded, parseFolded } = require('../lib/profile/folded');
+  const { buildPprof } = require('../lib/profile/pprof');
+  const { renderJson } = require('../lib/profile/report');
+  const FOLDED = fs.readFileSync(path.join(__dirname, 'fixtures', 'profile-inline-both.folded'), 'utf8');
+  // The named stacks back from the folded lines: the thread its root frame,
+  // a frame marked _[i] inlined; JavaScript by its file:line:column.
+  const named = {
+    stacks: parseFolded(FOLDED).map(({ frames, count }) => ({
+      tid: 1, comm: 'node', count,
+      frames: frames.slice(1).map((f) => {
+        const inlined = f.endsWith('_[i]');
+        const name = inlined ? f.slice(0, -4) : f;
+        const isJs = / \S+:\d+:\d+$/.test(name);
+        return { name, category: isJs ? 'js' : 'node', ...(isJs ? { origin: /^\S+ node:/.test(name) ? 'node' : 'app' } : {}), ...(inlined ? { inlined: true } : {}) };
+      }),
+    })),
+  };
+  const SCALE = 'scale /app/test/targets/profile-inline.js:14:15';
+
+  it('one row, its samples either way, how many inlined; in text and JSON', function () {
+    const s = summarize(named, { pid: 1, hz: 99, seconds: 15, top: 100 });
+    for (const table of [s.self, s.total, s.totalJs]) {
+      const rows = table.filter((f) => f.name.startsWith('scale '));
+      assert.deepStrictEqual(rows.map((f) => [f.name, f.samples, f.inlined]), [[SCALE, 47, 26]]);
+    }
+    const text = renderText(s);
+    assert.match(text, /\n +29\.9% +47 +JS +scale \/app\/test\/targets\/profile-inline\.js:14:15 {2}\(55% inlined\)\n/);
+    assert.match(text, /\n +1\.9% +3 +JS +mix \S+ {2}\(inlined\)\n/);
+    assert.doesNotMatch(text, /scale \(inlined\)/);
+    const json = JSON.parse(renderJson(s));
+    assert.deepStrictEqual(json.total.filter((f) => f.name === SCALE).map((f) => [f.samples, f.inlined]), [[47, 26]]);
+    assert.strictEqual(json.self.find((f) => f.name.startsWith('coldCaller ')).inlined, 0);
+  });
+
+  it('--folded marks the frame inlined, as read (the capture again, line for line)', function () {
+    assert.strictEqual(renderFolded(named, { pid: 1 }), FOLDED);
+    assert.match(FOLDED, /;step \S+;scale \S+_\[i\] 26\n/);
+    assert.match(FOLDED, /;coldCaller \S+;scale \S+ 21\n/);
+  });
+
+  it('pprof: one function scale; inlined, a line of step\'s location', function () {
+    const p = buildPprof(named, { pid: 1, hz: 99, seconds: 15 });
+    const str = (i) => p.stringTable.strings[Number(i)];
+    const scale = p.function.filter((f) => str(f.name) === 'scale');
+    assert.strictEqual(scale.length, 1);
+    const fnName = (id) => str(p.function.find((f) => Number(f.id) === Number(id)).name);
+    const shapes = p.location.map((l) => l.line.map((ln) => fnName(ln.functionId)).join('<')).filter((x) => x.includes('scale'));
+    assert.deepStrictEqual(shapes.sort(), ['scale', 'scale<step']);
+    // Every sample's samples add up as before: 157.
+    assert.strictEqual(p.sample.reduce((n, x) => n + Number(x.value[0]), 0), 157);
+  });
+});
+

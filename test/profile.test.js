@@ -14,7 +14,7 @@ const { parseFolded } = require('../lib/profile/folded');
 const { decodePprof } = require('../lib/profile/pprof');
 const { askSplit, askWaits, askKernel, askThreads } = require('./support/ask-target');
 const { profileUntilSamples } = require('./support/profile-runs');
-const { BUILDS, NODE18, missingReason } = require('./support/node-builds');
+const { nodeBuilds, requireBuild } = require('./support/node-builds');
 
 function findChromium() {
   for (const name of ['chromium', 'chromium-browser', 'google-chrome']) {
@@ -183,11 +183,10 @@ describe('nodetrace profile @tracer', function () {
   // each sample (d-scripts/profile-js.bt). On the host's node; every other
   // build runs the Worker's test below, which names the same way on two
   // threads (and keeps make test's time: README, Set-up).
-  for (const build of BUILDS.filter((b) => b.name === 'host')) {
+  for (const build of nodeBuilds(['host'])) {
     it(`${build.label}, no flag: hotSpin two calls deep named, with its callers, its self share within 5 points of the target's own measure @core`, async function () {
       this.timeout(420000);
-      const missing = missingReason(build);
-      if (missing) this.skip(missing);
+      requireBuild(this, build);
       const target = await startTarget('profile-hot.js', { node: build.node, env: { HOT_DEPTH: '2' } });
       const folded = path.join(dir, `${build.name}.folded`);
       try {
@@ -206,7 +205,7 @@ describe('nodetrace profile @tracer', function () {
           + `the rest: ${JSON.stringify(json.self.slice(1, 6).map((f) => [f.name, f.samples]))}, threads ${JSON.stringify(json.threads)}`);
         // Its callers, two calls up, in the stacks: outerHot < middleHot < hotSpin.
         // (Node 24 and 26 inline middleHot into outerHot once it is hot,
-        // after some seconds: then shown as `middleHot (inlined)`.)
+        // after some seconds: then marked inlined, `middleHot ..._[i]`.)
         const stacks = parseFolded(fs.readFileSync(folded, 'utf8'));
         const under = (re) => stacks.filter((st) => re.test(st.frames.join(';'))).reduce((n, st) => n + st.count, 0);
         const chained = under(/;outerHot [^;]+;(middleHot [^;]+;)?hotSpin [^;]+(;|$)/);
@@ -222,11 +221,10 @@ describe('nodetrace profile @tracer', function () {
   // caller's code (V8 13 and 14: found through the dispatch table,
   // docs/v8-frames.md), with shares like those measured on Node 18-22
   // (scale 70-80% of the arrow's samples, mix 11-23%).
-  for (const build of [...BUILDS, NODE18]) {
+  for (const build of nodeBuilds('all')) {
     it(`${build.label}, no flag: functions inlined into a hot arrow function shown above it, at their own line:column`, async function () {
       this.timeout(300000);
-      const missing = missingReason(build);
-      if (missing) this.skip(missing);
+      requireBuild(this, build);
       const file = path.join(__dirname, 'targets', 'profile-inline.js');
       const source = fs.readFileSync(file, 'utf8').split('\n');
       // Where each function starts as V8 names it: the '(' of its parameters.
@@ -245,22 +243,23 @@ describe('nodetrace profile @tracer', function () {
         const rows = json.self.slice(0, 8).map((f) => `${f.samples} ${f.name}`).join('\n');
         assert(json.samples >= 150, `only ${json.samples} samples`);
         const inlining = json.jit.v8.inlining;
-        const inlined = json.self.filter((f) => / \(inlined\) /.test(f.name));
+        const inlined = json.self.filter((f) => f.inlined > 0);
         assert.strictEqual(inlining.read, true, JSON.stringify(json.jit.v8));
-        // Each function inlined named at its own place; together most of
-        // step's samples (its loop does little else).
-        const shown = new Map(inlined.map((f) => [f.name, f.samples]));
-        const scale = shown.get(`scale (inlined) ${at('scale')}`) || 0;
-        const mix = shown.get(`mix (inlined) ${at('mix')}`) || 0;
-        for (const n of shown.keys()) assert.match(n, /^(scale|mix|clampTo) \(inlined\) /, rows);
+        // Each function inlined named at its own place, by its own name (one
+        // row: here it only ran inlined); together most of step's samples
+        // (its loop does little else).
+        const shown = new Map(inlined.map((f) => [f.name, f.inlined]));
+        const scale = shown.get(`scale ${at('scale')}`) || 0;
+        const mix = shown.get(`mix ${at('mix')}`) || 0;
+        for (const n of shown.keys()) assert.match(n, /^(scale|mix|clampTo) /, rows);
         const stepSelf = (json.self.find((f) => /^step /.test(f.name)) || { samples: 0 }).samples;
-        const inStep = scale + mix + (shown.get(`clampTo (inlined) ${at('clampTo')}`) || 0);
+        const inStep = scale + mix + (shown.get(`clampTo ${at('clampTo')}`) || 0);
         console.log(`      ${build.name}: ${inStep} of ${inStep + stepSelf} samples in step's code in a function inlined there (scale ${scale}, mix ${mix})`);
         assert(scale > mix && mix > 0, rows);
         assert(inStep >= 0.5 * (inStep + stepSelf), rows);
-        // Above step, in the stacks: step < scale (inlined).
+        // Above step, in the stacks: step < scale, marked inlined (_[i]).
         const stacks = parseFolded(fs.readFileSync(folded, 'utf8'));
-        const under = stacks.filter((st) => /;step [^;]+;scale \(inlined\) [^;]+$/.test(st.frames.join(';'))).reduce((n, st) => n + st.count, 0);
+        const under = stacks.filter((st) => /;step [^;]+;scale [^;]+_\[i\]$/.test(st.frames.join(';'))).reduce((n, st) => n + st.count, 0);
         assert.strictEqual(under, scale, 'every scale sample is under step');
       } finally {
         stopTarget(target);
@@ -270,11 +269,10 @@ describe('nodetrace profile @tracer', function () {
 
   // A worker_threads Worker's JavaScript, named with no flag as the main
   // thread's: profile-js.bt walks the frames of every thread of the process.
-  for (const build of [...BUILDS, NODE18]) {
+  for (const build of nodeBuilds('all')) {
     it(`${build.label}, no flag: a Worker's workerSpin two calls deep named, with its callers, while the main thread runs mainSpin; each share within 5 points of the target's own measure`, async function () {
       this.timeout(420000);
-      const missing = missingReason(build);
-      if (missing) this.skip(missing);
+      requireBuild(this, build);
       const target = await startTarget('profile-worker.js', { node: build.node });
       const folded = path.join(dir, `${build.name}-worker.folded`);
       try {
@@ -298,7 +296,7 @@ describe('nodetrace profile @tracer', function () {
         }
         // Its callers, two calls up, on the worker's thread: outerWork <
         // middleWork < workerSpin (Node 24 and 26 may inline middleWork, as
-        // middleHot above: `middleWork (inlined)`).
+        // middleHot above: `middleWork ..._[i]`).
         const stacks = parseFolded(fs.readFileSync(folded, 'utf8'));
         const under = (re) => stacks.filter((st) => re.test(st.frames.join(';'))).reduce((n, st) => n + st.count, 0);
         const spin = under(/;workerSpin [^;]+(;|$)/);
@@ -330,11 +328,10 @@ describe('nodetrace profile @tracer', function () {
   // ieee754::sin on its fast path) lost its JavaScript caller on Node 20
   // and 22: 97 of 463 went from the leaf to the caller's caller, and
   // betaFloat's total read 24.8% against 31.8% in --cpu-prof.
-  for (const build of BUILDS.filter((b) => b.name === 'host' || b.name === 'node22')) {
+  for (const build of nodeBuilds(['host', 'node22'])) {
     it(`${build.label}, a frameless leaf: every Math.sin sample under betaFloat, whose total is within 5 points of --cpu-prof's`, async function () {
       this.timeout(420000);
-      const missing = missingReason(build);
-      if (missing) this.skip(missing);
+      requireBuild(this, build);
       const profDir = fs.mkdtempSync(path.join(dir, 'cpu-prof-'));
       const folded = path.join(dir, `${build.name}-sin.folded`);
       // No inlining (a V8 flag of the target's): --cpu-prof puts what
@@ -425,11 +422,10 @@ describe('nodetrace profile @tracer', function () {
   // compacting collections; what it knows it ran is the truth. Once per V8
   // layout: Node 24's 13.6 is laid out as 26's 14.6, Debian's 18 has
   // official 18's V8 (its libnode is read by every other test here).
-  for (const build of [...BUILDS, NODE18].filter((b) => b.name !== 'node24' && b.name !== 'debian18')) {
+  for (const build of nodeBuilds('all', { except: ['node24', 'debian18'] })) {
     it(`${build.label}, no flag but for forced compactions: each phase's function named as itself, its samples in proportion to its CPU, none named as another`, async function () {
       this.timeout(300000);
-      const missing = missingReason(build);
-      if (missing) this.skip(missing);
+      requireBuild(this, build);
       const HZ = 299;
       // Four phases (four compactions that move the SFIs, ~120 samples each).
       const target = await startTarget('profile-compact.js', { node: build.node, args: ['--expose-gc', '--stress-compaction'], env: { PHASES: '4' } });

@@ -12,7 +12,7 @@ const os = require('os');
 const path = require('path');
 const { execFileSync } = require('child_process');
 const { requireTracing, startTarget, stopTarget, ROOT } = require('./support/harness');
-const { BUILDS, missingReason } = require('./support/node-builds');
+const { nodeBuilds, missingReason } = require('./support/node-builds');
 const { profileUntilSamples } = require('./support/profile-runs');
 
 const APP = path.join(ROOT, 'test', 'targets', 'ts-app');
@@ -42,7 +42,7 @@ describe('source maps: a TypeScript app profiled at its .ts lines @tracer', func
   const made = [];
   after(() => { for (const m of made) fs.rmSync(m.dir, { recursive: true, force: true }); });
 
-  for (const build of BUILDS.filter((b) => b.name in builds)) {
+  for (const build of nodeBuilds(Object.keys(builds))) {
     const inline = builds[build.name];
     it(`${build.label}, no flag, ${inline ? 'maps inline' : 'maps beside the files'}: scoreOrder and parseOrder at the .ts lines its own --enable-source-maps stack traces give`, async function () {
       this.timeout(900000);

@@ -6,7 +6,7 @@
 // another process's memory needs root (or its user): no tracer.
 const assert = require('assert');
 const { startTarget, stopTarget, killStragglers } = require('./support/harness');
-const { BUILDS, NODE18, missingReason } = require('./support/node-builds');
+const { nodeBuilds, requireBuild } = require('./support/node-builds');
 const { ThreadRoster } = require('../lib/threads/identify');
 const { threadLabel } = require('../lib/threads/roles');
 
@@ -23,10 +23,9 @@ describe('threads by what they are, read from the process', function () {
   });
   afterEach(killStragglers);
 
-  for (const build of [...BUILDS, NODE18]) {
+  for (const build of nodeBuilds('all')) {
     it(`${build.label}: main, each Worker by its thread id and name, the pool's ${POOL} threads, the platform's`, async function () {
-      const missing = missingReason(build);
-      if (missing) this.skip(missing);
+      requireBuild(this, build);
       const target = await startTarget('threads-mix.js', { node: build.node, args: [`--v8-pool-size=${V8_POOL}`], env: { UV_THREADPOOL_SIZE: String(POOL) } });
       const roster = new ThreadRoster(target.pid);
       try {

@@ -11,7 +11,7 @@ const path = require('path');
 const { spawnSync } = require('child_process');
 const { commandV8Object, librarySearchPath } = require('../lib/v8/command-object');
 const { layoutFrom } = require('../lib/v8/metadata');
-const { BUILDS, CACHE } = require('./support/node-builds');
+const { buildNamed, CACHE } = require('./support/node-builds');
 
 describe('profile -c: the V8 of a command not started yet', function () {
   it('searches as the loader does: DT_RPATH only without DT_RUNPATH, LD_LIBRARY_PATH between, $ORIGIN expanded, then the system\'s directories', function () {
@@ -30,7 +30,7 @@ describe('profile -c: the V8 of a command not started yet', function () {
     assert.strictEqual(commandV8Object('/bin/sh'), null, 'a shell: no V8, no libnode');
   });
 
-  const debian = BUILDS.find((b) => b.name === 'debian18');
+  const debian = buildNamed('debian18');
   const root = path.join(CACHE, 'debian18', 'root');
   const exe = path.join(root, 'usr', 'bin', 'node');
 

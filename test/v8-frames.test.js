@@ -11,7 +11,7 @@ const os = require('os');
 const path = require('path');
 const { spawnSync } = require('child_process');
 const { requireTracing } = require('./support/harness');
-const { BUILDS, NODE18, CACHE, missingReason } = require('./support/node-builds');
+const { nodeBuilds, CACHE, missingReason } = require('./support/node-builds');
 const { startSpinning, stop } = require('./support/v8-capture');
 const { openProcess } = require('../lib/v8/process');
 const { openCoreForWalk } = require('../lib/v8/core');
@@ -44,7 +44,7 @@ function assertChain(frames, truth) {
 const settle = () => new Promise((r) => setTimeout(r, 500));
 const state = (pid) => (/\) (\S) /.exec(readProcFile(pid, 'stat') || '') || [])[1];
 
-for (const build of [...BUILDS, NODE18]) {
+for (const build of nodeBuilds('all')) {
   describe(`V8 frames: ${build.label} @tracer`, function () {
     this.timeout(120000);
     let gdb;

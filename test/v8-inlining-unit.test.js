@@ -135,8 +135,8 @@ describe('V8 inlining: what optimized code inlined where it ran (lib/v8/inlining
 
   it('profile says once how inlined functions are shown: above their caller, where not (1% of the samples or more), or why never', function () {
     const summary = (inlining) => ({ samples: 200, categories: [{ category: 'js', samples: 150 }], jit: { v8: inlining === undefined ? null : { inlining } } });
-    assert.strictEqual(inliningLine(summary({ read: true, shown: 90, unknown: 1, note: null })), 'A function V8\'s optimizing compiler inlined into its caller is shown above it, marked "(inlined)".');
-    assert.match(inliningLine(summary({ read: true, shown: 0, unknown: 150, note: null })), /marked "\(inlined\)"\. Not in 75\.0% of the samples: there a frame ran optimized code that is not its function's own \(a loop V8 optimized while it ran, on-stack replacement; or code replaced since\)/);
+    assert.strictEqual(inliningLine(summary({ read: true, shown: 90, unknown: 1, note: null })), 'A function V8\'s optimizing compiler inlined into its caller is shown above it in the stacks; its row says how much of it ran inlined ("(inlined)", "(40% inlined)").');
+    assert.match(inliningLine(summary({ read: true, shown: 0, unknown: 150, note: null })), /ran inlined \("\(inlined\)", "\(40% inlined\)"\)\. Not in 75\.0% of the samples: there a frame ran optimized code that is not its function's own \(a loop V8 optimized while it ran, on-stack replacement; or code replaced since\)/);
     assert.strictEqual(inliningLine(summary({ read: false, shown: 0, unknown: 0, note: 'V8 14.6.202.34 (why): a function its optimizing compiler inlined is counted as its caller' })),
       'Not shown apart: V8 14.6.202.34 (why): a function its optimizing compiler inlined is counted as its caller.');
     assert.match(inliningLine(summary(undefined)), /is counted as that caller \(not shown apart\)\.$/, 'the perf map only');
@@ -175,7 +175,8 @@ describe('V8 inlining: what optimized code inlined where it ran (lib/v8/inlining
       }),
     };
     const named = nameStacks(parsed, symbolizer, { maps: [] }, { js: names });
-    assert.deepStrictEqual(named.stacks[0].frames.map((f) => f.name), ['uv_run', 'step /app/x.js:22:14', 'scale (inlined) /app/x.js:10:15']);
+    // Inlined, a function keeps its own name (one row in the tables), marked.
+    assert.deepStrictEqual(named.stacks[0].frames.map((f) => f.name), ['uv_run', 'step /app/x.js:22:14', 'scale /app/x.js:10:15']);
     assert.strictEqual(named.stacks[0].frames[2].inlined, true);
     assert.deepStrictEqual(named.v8.inlining, { read: true, shown: 7, unknown: 0, note: null });
     // A sample in generated code that is not the function's code now

@@ -6,11 +6,11 @@
 // through the stopped thread's own isolate).
 const assert = require('assert');
 const { requireTracing } = require('./support/harness');
-const { BUILDS, NODE18, missingReason } = require('./support/node-builds');
+const { nodeBuilds, missingReason } = require('./support/node-builds');
 const { findOnPath } = require('../lib/tracer/detect');
 const { capture } = require('./support/inlining-capture');
 
-for (const build of [...BUILDS, NODE18]) {
+for (const build of nodeBuilds('all')) {
   describe(`V8 inlining in a stopped process: ${build.label} @tracer`, function () {
     it('stopped in an optimized arrow function: the function inlined at its pc above it, named at its own line:column', async function () {
       this.timeout(120000);

@@ -572,7 +572,7 @@ function renderAsyncJSON(r, { pid, who, tracer, version, thread = null, workers 
     } : {}),
   }));
   return safeJson({
-    version: JSON_VERSION, pid, ...(who ? { process: identityJson(who) } : {}), tracer,
+    version: JSON_VERSION, command: 'async', pid, ...(who ? { process: identityJson(who) } : {}), tracer,
     node_version: version || null,
     seconds: r.seconds === null ? null : jsonEstimate(r.seconds),
     traced_ns: jsonInteger(r.tracedNs),

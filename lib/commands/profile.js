@@ -25,6 +25,7 @@ const {
 const { describeIdentity, identityJson } = require('../proc/container');
 const { jsFramesLayout, commandJsFramesLayout, jsFramesSession } = require('../profile/js-frames');
 const { splitAtEndMarker } = require('../tracer/output-formats');
+const { tracedSpanMs } = require('../tracer/session');
 const { threadLabel } = require('../threads/roles');
 
 // On-CPU samples, or (--off-cpu) time blocked; the program argument that
@@ -187,9 +188,13 @@ function report(result, { args, tracer, plan: p, target, snapshots }, run = {}) 
   // process while it ran; the main thread is the one whose TID is the PID.
   const identityOf = (tid) => snapshots.identityOf(tid) || (tid === pid ? { role: 'main' } : null);
   for (const s of named.stacks) s.thread = threadLabel(identityOf(s.tid));
-  // The program's own clock where it keeps one: the tracer may take
-  // seconds after the end to print (naming frames, 0.23+).
-  const seconds = parsed.seconds || (result.endedAt - result.readyAt) / 1000;
+  // The program's own clock where it keeps one (--off-cpu); else the
+  // trace's length as every report says it (attach notice to the end
+  // asked for), which the samples are of: the tracer's exit comes seconds
+  // after the end (detaching, naming frames on 0.23+), and counted to it
+  // the busy CPUs read 15-20% low against the target's own
+  // process.cpuUsage() (-d 6: 7.0 to 7.2 s; test/oracle.test.js).
+  const seconds = parsed.seconds || (tracedSpanMs(result) || result.endedAt - result.readyAt) / 1000;
   const meta = { pid, hz: args.offCpu ? null : p.details.hz, seconds, offCpu: args.offCpu };
   const who = p.details.process ? identityJson(p.details.process) : null;
   let summary;

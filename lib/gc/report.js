@@ -148,7 +148,7 @@ function renderGcJSON(r, { pid, who, tracer, identityOf = (tid) => (tid === pid 
       histogram: jsonHistogram(k.entry),
     };
   });
-  return safeJson({ version: JSON_VERSION, pid, ...(who ? { process: identityJson(who) } : {}), tracer, traced_ns: r.tracedNs === null ? null : jsonInteger(r.tracedNs), unit: 'us', kinds, threads }) + '\n';
+  return safeJson({ version: JSON_VERSION, command: 'gc', pid, ...(who ? { process: identityJson(who) } : {}), tracer, traced_ns: r.tracedNs === null ? null : jsonInteger(r.tracedNs), unit: 'us', kinds, threads }) + '\n';
 }
 
 module.exports = { parseGc, renderGcText, renderGcJSON, KINDS };

@@ -214,13 +214,14 @@ function histogramsJSON(stats) {
   if (stats.merge) {
     const set = sets[0];
     return safeJson({
-      version: 1, by: stats.by, limits, histogram_layout: HISTOGRAM_LAYOUT, folded_requests: set ? set.folded : 0,
+      version: 1, command: 'http', by: stats.by, limits, histogram_layout: HISTOGRAM_LAYOUT, folded_requests: set ? set.folded : 0,
       groups: set ? set.groups.map((g) => groupJSON(g, stats.by)) : [],
     }) + '\n';
   }
   const other = sets.find((s) => s.other);
   return safeJson({
     version: 2,
+    command: 'http',
     by: stats.by,
     limits,
     histogram_layout: HISTOGRAM_LAYOUT,

@@ -1,6 +1,7 @@
 'use strict';
 // Where one process's TLS library is: the mapped object that defines
-// OpenSSL's SSL_read, SSL_write and SSL_free (node itself for official
+// OpenSSL's SSL_read, SSL_write, SSL_free and SSL_set_bio (which node calls
+// once on each new connection) (node itself for official
 // builds, which link OpenSSL statically and export it; libnode or the
 // system's libssl.so.3 for distribution builds). d-scripts/http-wire.bt's
 // @tls part puts uprobes on them (facts.md, "HTTP on the wire").
@@ -8,7 +9,7 @@ const fs = require('fs');
 const { findElfSymbols, parseMaps } = require('../symbolize');
 const { codeObjects, objectFiles, mapFile } = require('../proc/code-objects');
 
-const TLS_FUNCTIONS = Object.freeze(['SSL_read', 'SSL_write', 'SSL_free']);
+const TLS_FUNCTIONS = Object.freeze(['SSL_read', 'SSL_write', 'SSL_free', 'SSL_set_bio']);
 
 /**
  * Pure over its inputs (the map, a symbol finder: findElfSymbols' contract).

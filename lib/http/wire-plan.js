@@ -7,10 +7,25 @@ const { stringLimitEnv, stringTrailerEnv, strCopiesLessOne } = require('../trace
 const { withoutOptional } = require('../tracer/template');
 
 const WIRE_SCRIPT = 'http-wire';
-// The bytes copied of a call that starts an HTTP message: a request line
-// and the first headers. 200: the longest buffer bpftrace 0.17 copies (its
-// BPF stack); the same on every tier, so the output is the same.
-const PREFIX_BYTES = 200;
+// What the programs copy of a call (their PIECE, HEAD_BYTES, IOVECS;
+// test/http-wire-unit.test.js holds them to these):
+// - PIECE_BYTES at a time: the longest string bpftrace 0.17 copies (its
+//   BPF stack holds BPFTRACE_STRLEN=200 at most, the NUL included: str(p,
+//   200) gave 199 bytes there, measured); the same on every tier, so the
+//   output is the same;
+// - of a call that starts with a start word, up to HEAD_BYTES (a head:
+//   browsers' run to 1-2 KB with cookies; Express's responses ~300 bytes),
+//   in pieces; a longer head is not followed (lib/http/wire-framing.js);
+// - of a writev of more than two iovecs (node's chunked bodies), the first
+//   PIECE_BYTES of each of the first IOVECS (node 20 wrote 13 for three
+//   res.write() calls in one tick).
+const PIECE_BYTES = 199;
+const HEAD_BYTES = 2000;
+const IOVECS = 16;
+// Connections followed at once: the program's maps (@conn) hold this many
+// keys, as does the reader (lib/http/wire.js MAX_CONNECTIONS); the batch
+// maps as many calls each.
+const MAP_KEYS = 16384;
 
 /**
  * -> the plan (lib/tracer/plan.js) that reads one process's HTTP off its
@@ -27,7 +42,12 @@ function planWire(tracer, pid, tls = {}) {
     // would filter out the signal that stops the probes, below).
     // NUL_BYTE: where str(p, n) copies n - 1 bytes and a NUL, one more is asked for.
     args: { PID: pid, NUL_BYTE: strCopiesLessOne(tracer) ? 1 : 0 },
-    env: { ...stringLimitEnv(tracer, PREFIX_BYTES + (strCopiesLessOne(tracer) ? 1 : 0)), ...stringTrailerEnv(tracer) },
+    env: {
+      // Room for the NUL: str(p, n) asks for n + 1 on 0.17, and is given n + 1 (NUL_BYTE) from 0.23.
+      ...stringLimitEnv(tracer, PIECE_BYTES + 1),
+      ...stringTrailerEnv(tracer),
+      BPFTRACE_MAP_KEYS_MAX: String(MAP_KEYS),
+    },
     output: 'json',
     describe: `HTTP on the sockets of PID ${pid}`,
     target: { pid },
@@ -65,4 +85,4 @@ function planWireDtrace(tracer, pid, tls) {
   return planTracer(tracer, o);
 }
 
-module.exports = { WIRE_SCRIPT, PREFIX_BYTES, planWire };
+module.exports = { WIRE_SCRIPT, PIECE_BYTES, HEAD_BYTES, IOVECS, MAP_KEYS, planWire };

@@ -1,233 +1,115 @@
 'use strict';
-// `nodetrace http --source wire`: the lines of d-scripts/http-wire.bt (the
-// first bytes of each socket read/write that starts an HTTP message) ->
-// request records, the shape lib/http/records.js gives, so that the same
+// `nodetrace http --source wire`: what d-scripts/http-wire.bt (or .d) prints
+// -> request records, the shape lib/http/records.js gives, so that the same
 // lines, JSON and histograms render them. Pure.
 //
-// Per connection (PID, fd; for TLS, PID and the SSL object), per side (what
-// it read, what it wrote):
+// The program hands over every call on each connection the process accepts
+// or opens while traced (its length, and the pieces of its bytes it copied),
+// from the connection's first call. Per connection (PID and fd; for TLS,
+// PID and the SSL object) each side is followed by HTTP/1.1's framing
+// (lib/http/wire-framing.js): its messages where their lengths put them,
+// never where bytes look like one.
 //   - a request read, then a response written: a request served, its
-//     latency from the read's return to the response head's write;
-//   - a request written, then a response head read: a request made, its
-//     latency from the write's return to the read's return;
-//   - keep-alive (one after another), pipelined requests (several heads in
-//     one read, bodies skipped by Content-Length), a start line split
-//     across reads (kept, at most CARRY_BYTES, until its CRLF comes);
-//   - a request line longer than the prefix copied: its URL cut, ending in …;
-//   - a request whose body goes on past its call (Content-Length, chunked):
-//     that side's calls until the request is answered are its body, not
-//     requests, whatever they start with (a body may hold "GET / HTTP/1.1");
-//     a request pipelined behind such a body before its answer is not seen;
+//     latency from the return of the read that brought its first byte to
+//     that of the write of the response's head;
+//   - a request written, then a response read: a request made, from the
+//     write's return to the read's;
+//   - an answer before the request's body was read is the request's answer,
+//     and the body is still counted off the reads that follow;
 //   - a socket closed with requests unanswered: each reported, status 0,
 //     error "closed";
-//   - a connection that leaves HTTP/1: a request answered 101 (Upgrade:
-//     websocket, h2c, ...) or a CONNECT answered 2xx is reported with what
-//     it became (`upgrade`), and nothing after it on that connection is read
-//     as HTTP/1 (a WebSocket frame may hold "GET / HTTP/1.1"); HTTP/2's
-//     preface ("PRI * HTTP/2.0", prior knowledge, or over TLS after ALPN
-//     h2) makes one record of its own per side, `connection: 'HTTP/2'`:
-//     HTTP/2 is not decoded, its requests are not read.
-// Events come in batches (every 100 ms) whose entries have no order: they
-// are held REORDER_NS and handled in the order of their times.
+//   - a connection that leaves HTTP/1 (a 101, a CONNECT answered 2xx, HTTP/2's
+//     preface) is said with what it became (`upgrade`, `connection:
+//     'HTTP/2'`) and read no more;
+//   - a connection that cannot be followed any more (a head longer than what
+//     was copied, a coding not followed, events lost) is not guessed at: its
+//     requests from then on are counted, not reported, and the closing line
+//     says how many; so are connections opened before the trace began (their
+//     first message's start is not known).
+// Events come in batches (every 100 ms) whose entries have no order: they are
+// held REORDER_NS and handled in the order of their times.
 const { stringBytes, splitterFor } = require('../tracer/output-formats');
 const { lossLines, addMaps } = require('../usdt/loss');
+const { Framer, Call } = require('./wire-framing');
+const { PIECE_BYTES, HEAD_BYTES, MAP_KEYS } = require('./wire-plan');
 
-// rd, wr, cl: socket reads, writes, closes (by fd); tr, tw, tf: TLS reads,
-// writes, SSL_free (by the SSL object's address).
-const BATCH_MAP = /^@(rd|wr|cl|tr|tw|tf)([01])$/;
-const IO_KEY = /^(\d{1,10}),(\d{1,20}),(\d{1,20}),(-?\d{1,20}),(\d{1,4})$/;
-const CLOSE_KEY = /^(\d{1,10}),(\d{1,20}),(\d{1,20})$/;
-const KINDS = { rd: 'read', wr: 'write', cl: 'close', tr: 'read', tw: 'write', tf: 'close' };
-const REQUEST_LINE = /^([A-Z]{1,20}) ([^ \r\n]{1,8192}) HTTP\/1\.[01]$/;
-const CUT_REQUEST_LINE = /^([A-Z]{1,20}) ([^ \r\n]{1,8192})$/;
-const CUT_MARK = '…';
-const STATUS_LINE = /^HTTP\/1\.[01] (\d{3})(?: .*)?$/;
-const HOST = /\r\nhost:[ \t]*([A-Za-z0-9.:[\]_-]{1,255})[ \t]*\r\n/i;
-const CONTENT_LENGTH = /\r\ncontent-length:[ \t]*(\d{1,15})[ \t]*\r\n/i;
-// A chunked body's end: its last chunk, no trailers (at the end of a call).
-const LAST_CHUNK = /(^|\r\n)0\r\n\r\n$/;
-// HTTP/2's connection preface starts with this line (RFC 9113 3.4): no HTTP/1 request line.
-const HTTP2_PREFACE_LINE = 'PRI * HTTP/2.0';
-// An Upgrade header: the protocols asked for, or (in a 101) the one switched to.
-const UPGRADE = /\r\nupgrade:[ \t]*([^\r\n]{0,200})\r\n/i;
-// A protocol's name as shown: a token (RFC 9110 16.7), at most 32 bytes; other text is no name.
-const PROTOCOL_TOKEN = /^[A-Za-z0-9!#$%&'*+.^_`|~/-]{1,32}$/;
-const UNKNOWN_PROTOCOL = 'unknown';
+// KIND of an event, as the programs write it (their #defines, held to these
+// by test/http-wire-unit.test.js): what the call was, and flags.
+const EVENT = Object.freeze({ READ: 1, WRITE: 2, CLOSE: 3, BEFORE: 4, FIRST: 16, LAST: 32, TLS: 64 });
+const KIND_BITS = 15;
+const FLAG_BITS = EVENT.FIRST | EVENT.LAST | EVENT.TLS;
+
+const BATCH_MAP = /^@ev([01])$/;
+const COUNT_MAP = /^@n([01])$/;
+const EVENT_KEY = /^(\d{1,3}),(\d{1,10}),(\d{1,20}),(-?\d{1,20}),(-?\d{1,20}),(\d{1,10}),(\d{1,5})$/;
 
 // Bounds: nodetrace's memory stays bounded however busy or hostile the
-// process. A connection beyond MAX_CONNECTIONS evicts the oldest; a
-// connection's unanswered requests beyond MAX_PENDING are dropped, counted.
-const CARRY_BYTES = 1024;
-const MAX_CONNECTIONS = 4096;
+// process. A connection beyond MAX_CONNECTIONS evicts the oldest (its later
+// calls are then a connection not seen from its start: not read, counted);
+// a connection's unanswered requests beyond MAX_PENDING are dropped, counted.
+const MAX_CONNECTIONS = MAP_KEYS;
 const MAX_PENDING = 64;
-// Batches come every 100 ms; an event taken just before a turn may land in
-// the next batch: held 250 ms, every event is in order.
-const REORDER_NS = 250000000n;
+// Batches come every 100 ms, printed by bpftrace at the next turn but one at
+// worst: an event is held 400 ms, so that one in a later batch is never
+// handled before it.
+const REORDER_NS = 400000000n;
 
 /**
- * One batch map of http-wire.bt (-f json): its name, its entries -> events
- * { type: 'read'|'write'|'close', pid, fd, ns, ret, bytes }, or null when
- * the map is none of the batch's. An entry not as the program writes it
- * is told to `refused(why)`.
+ * One piece of a call (a bpftrace batch entry, or an http-wire.d event) ->
+ * { kind, tid, ns, fd, ret, off, bytes } or null (told to `refused(why)`)
+ * when it is not as the programs write it.
  */
-function batchEvents(name, map, pid, refused) {
-  const m = BATCH_MAP.exec(name);
-  if (!m || !map || typeof map !== 'object') return null;
-  const out = [];
-  const tls = m[1].startsWith('t');
-  // A connection: an fd, or for TLS the SSL object (no fd behind node's memory BIOs).
-  const conn = (n) => (tls ? `tls:${n}` : n);
-  for (const [key, value] of Object.entries(map)) {
-    if (KINDS[m[1]] === 'close') {
-      const k = CLOSE_KEY.exec(key);
-      if (!k) { refused('an entry not as the program writes it'); continue; }
-      out.push({ type: 'close', pid, fd: conn(k[3]), ns: BigInt(k[2]), tls });
-      continue;
-    }
-    const k = IO_KEY.exec(key);
-    const bytes = typeof value === 'string' ? stringBytes(value) : null;
-    // The bytes end at a NUL (a string): never more than were copied.
-    if (!k || !bytes || bytes.length > Number(k[5]) || Number(k[5]) > Number(k[4])) {
-      refused('an entry not as the program writes it');
-      continue;
-    }
-    out.push({ type: KINDS[m[1]], pid, fd: conn(k[3]), ns: BigInt(k[2]), ret: Number(k[4]), bytes, tls });
-  }
-  return out;
-}
-
-/**
- * One event of http-wire.d (lib/tracer/output-formats.js 'wire': { kind,
- * tid, ns, fd, ret, copied, bytes }) -> the event batchEvents makes of a
- * batch entry, or null (told to `refused(why)`) when it is not as the
- * program writes it.
- */
-function wireEvent(item, pid, refused) {
-  const kind = BATCH_MAP.exec(`@${item.kind}0`) ? item.kind : null;
-  const tls = kind !== null && kind.startsWith('t');
-  const conn = tls ? `tls:${item.fd}` : item.fd;
-  if (kind === null) { refused('an entry not as the program writes it'); return null; }
-  if (KINDS[kind] === 'close') {
-    if (item.bytes.length) { refused('an entry not as the program writes it'); return null; }
-    return { type: 'close', pid, fd: conn, ns: BigInt(item.ns), tls };
-  }
-  // The bytes end at a NUL (a string): never more than were copied.
-  if (item.bytes.length > Number(item.copied) || Number(item.copied) > Number(item.ret)) {
-    refused('an entry not as the program writes it');
-    return null;
-  }
-  return { type: KINDS[kind], pid, fd: conn, ns: BigInt(item.ns), ret: Number(item.ret), bytes: Buffer.from(item.bytes), tls };
-}
-
-/**
- * The HTTP messages that start in `data` (a side's bytes: what it carried
- * over, then this call's), from a message's start. -> { messages, carry }:
- * messages { kind: 'request', method, url, host, upgrade } |
- * { kind: 'response', status, upgrade } | { kind: 'http2' } (its preface);
- * `upgrade`: the protocol an Upgrade header names (a request's first), or
- * null; a request's `bodyOpen`: its body goes on past this call. Nothing
- * after a preface, a request asking to upgrade or a 101 is read: those
- * bytes may be the next protocol's. carry: bytes to keep for the next call
- * (a start line not ended yet), or null. `total`: how long the call's data
- * was, cut or not (data holds the whole call when it is data.length).
- */
-function messagesIn(data, total = data.length) {
-  const whole = total === data.length;
-  const messages = [];
-  let i = 0;
-  while (i < data.length) {
-    const eol = data.indexOf('\r\n', i, 'latin1');
-    if (eol < 0) {
-      // A start line not ended: kept for the next read, if this one was
-      // whole; cut at the prefix, a request line longer than it: its URL
-      // as far as it was copied, marked cut.
-      const rest = data.subarray(i);
-      const cut = whole ? null : CUT_REQUEST_LINE.exec(rest.toString('latin1'));
-      if (cut) messages.push({ kind: 'request', method: cut[1], url: Buffer.from(cut[2], 'latin1').toString('utf8') + CUT_MARK });
-      return { messages, carry: whole && rest.length <= CARRY_BYTES && looksLikeStart(rest) ? rest : null };
-    }
-    const line = data.subarray(i, eol).toString('latin1');
-    if (line === HTTP2_PREFACE_LINE) {
-      messages.push({ kind: 'http2' });
-      break;
-    }
-    const req = REQUEST_LINE.exec(line);
-    const res = req ? null : STATUS_LINE.exec(line);
-    const upgrade = req || res ? upgradeIn(data, eol) : null;
-    if (req) messages.push({ kind: 'request', method: req[1], url: Buffer.from(req[2], 'latin1').toString('utf8'), host: hostIn(data, eol), upgrade });
-    else if (res) messages.push({ kind: 'response', status: Number(res[1]), upgrade });
-    else break;
-    if ((req && upgrade) || (res && Number(res[1]) === 101)) break;
-    // The next message (pipelined) after this head and its body, where the
-    // head ends here and says its body's length.
-    const end = data.indexOf('\r\n\r\n', i, 'latin1');
-    if (end < 0) break;
-    const head = data.subarray(i, end + 2).toString('latin1');
-    const cl = CONTENT_LENGTH.exec(head);
-    const chunked = !cl && /\r\ntransfer-encoding:/i.test(head);
-    if (req) {
-      // Its body past this call: by its length, or chunked and not ended here.
-      messages[messages.length - 1].bodyOpen = cl ? end + 4 + Number(cl[1]) > total
-        : chunked && !(whole && LAST_CHUNK.test(data.subarray(end + 4).toString('latin1')));
-    }
-    if (!cl && (res || chunked)) break;   // a body of unknown length
-    i = end + 4 + (cl ? Number(cl[1]) : 0);
-  }
-  return { messages, carry: null };
-}
-
-// The Host header of the head whose start line ends at `eol`, as far as copied, or null.
-function hostIn(data, eol) {
-  const end = data.indexOf('\r\n\r\n', eol, 'latin1');
-  const head = data.subarray(eol, end < 0 ? data.length : end + 2).toString('latin1');
-  const m = HOST.exec(head);
-  return m ? m[1] : null;
-}
-
-// The protocol the Upgrade header of the head whose start line ends at
-// `eol` names first, as far as copied; UNKNOWN_PROTOCOL when it names no
-// token; null without one.
-function upgradeIn(data, eol) {
-  const end = data.indexOf('\r\n\r\n', eol, 'latin1');
-  const head = data.subarray(eol, end < 0 ? data.length : end + 2).toString('latin1');
-  const m = UPGRADE.exec(head);
-  if (!m) return null;
-  const first = m[1].split(',')[0].trim();
-  return PROTOCOL_TOKEN.test(first) ? first : UNKNOWN_PROTOCOL;
-}
-
-// Could these bytes be the start of a start line (a method, or "HTTP/")?
-function looksLikeStart(b) {
-  const s = b.subarray(0, 5).toString('latin1');
-  return /^[A-Z]{1,5}$/.test(s) || /^[A-Z]{1,20} /.test(b.subarray(0, 21).toString('latin1')) || 'HTTP/'.startsWith(s);
+function pieceOf({ kind, tid, ns, fd, ret, off, asked }, bytes, refused) {
+  const k = Number(kind);
+  const base = k & KIND_BITS;
+  const known = base >= EVENT.READ && base <= EVENT.BEFORE && (k & ~(KIND_BITS | FLAG_BITS)) === 0;
+  const r = Number(ret);
+  const at = Number(off);
+  const n = Number(asked);
+  // The bytes end at a NUL (a string): never more than were asked for, nor past what the call returned.
+  // A close carries no bytes (what a tracer puts there is not read: bpftrace
+  // 0.27 gave str(fd, 0) a string of its own).
+  const fits = base === EVENT.CLOSE ? r === 0 && at === 0 && n === 0
+    : r > 0 && at >= 0 && n <= HEAD_BYTES && at + n <= r && bytes.length <= n;
+  if (!known || !fits) { refused('an entry not as the program writes it'); return null; }
+  return { kind: k, tid: Number(tid), ns: BigInt(ns), fd: String(fd), ret: r, off: at, bytes };
 }
 
 class Connection {
-  constructor() {
-    this.carry = { read: null, write: null };
-    // A side whose last request's body goes on: its calls are that body
-    // until the request is answered.
-    this.inBody = { read: false, write: false };
-    this.served = [];   // requests read, awaiting the response written
-    this.made = [];     // requests written, awaiting the response read
-    // Once the connection leaves HTTP/1 (an upgrade, a tunnel, HTTP/2): what
-    // it became; its bytes are not read any more.
-    this.left = null;
+  constructor(server, tls) {
+    this.server = server;
+    this.tls = tls;
+    // A server reads requests and writes responses; a client the other way.
+    // Its writes are node's own output (`trusted`: its chunks end in CRLF).
+    this.framers = {
+      read: new Framer({ carries: server ? 'request' : 'response' }),
+      write: new Framer({ carries: server ? 'response' : 'request', trusted: true }),
+    };
+    this.requestSide = server ? 'read' : 'write';
+    this.responseSide = server ? 'write' : 'read';
+    this.pending = [];    // requests awaiting their answer
+    this.left = null;     // what it became once it left HTTP/1
+    this.unreadable = null;   // why it is not followed any more (counted once)
+    this.lossTaken = { read: false, write: false };   // each side's loss, counted
   }
 }
 
 /**
- * The tracer's lines -> completed request records ({ pid, ns, direction,
- * status, us, method, url, error }, as lib/http/records.js). push(line) and
+ * The tracer's output -> completed request records ({ pid, ns, direction,
+ * status, us, method, url, error }, as lib/http/records.js). push(item) and
  * flush(nowNs) return the records completed; end() returns the rest.
- * Counts, for lib/usdt/loss.js: firedBy (the program's @events), fullBy
- * (left out of a full batch), arrivedBy (events read), malformedBy/
- * malformedWhy (entries refused), droppedBy (requests given up: bounds).
+ * Counts, per process: firedBy (calls the program handed over, its @nN),
+ * arrivedBy (calls read), malformedBy/malformedWhy (pieces refused),
+ * droppedBy (requests given up at the bounds), http2By, beforeBy
+ * (connections opened before the trace), unreadableBy ({ connections,
+ * requests, why }: connections not followed after a point).
  */
 class WireReader {
   constructor({ pid = null, reorderNs = REORDER_NS } = {}) {
     this.reorderNs = reorderNs;
     this.held = [];
+    this.first = 0;
+    this.heldCalls = new Map();   // a call's key -> its held event, while its pieces arrive
     this.latest = 0n;
     this.connections = new Map();
     this.firedBy = new Map();
@@ -235,8 +117,11 @@ class WireReader {
     this.malformedBy = new Map();
     this.malformedWhy = new Map();
     this.droppedBy = new Map();
-    this.fullBy = new Map();
-    this.http2By = new Map();   // pid -> { server, client }: HTTP/2 connections seen, not read
+    this.http2By = new Map();
+    this.beforeBy = new Map();
+    this.unreadableBy = new Map();
+    this.batchCalls = [0, 0];    // calls of each set's batch, against its @nN
+    this.batchLatest = [0n, 0n];
     this.pid = pid;   // the traced process (the program's output does not repeat it)
   }
 
@@ -245,32 +130,61 @@ class WireReader {
    * http-wire.bt's batches; 'wire', http-wire.d's events) -> the records completed.
    */
   push(item) {
+    const refused = (why) => this.refuse(this.pid, why);
     if (item && item.type === 'wire') {
-      const ev = wireEvent(item, this.pid, (why) => this.refuse(this.pid, why));
-      if (ev) this.take([ev]);
+      const piece = pieceOf(item, Buffer.from(item.bytes), refused);
+      if (piece) {
+        const isNew = this.take(piece);
+        if (isNew) bump(this.firedBy, this.pid);   // DTrace's losses it says itself
+      }
       return this.release(this.latest - this.reorderNs);
     }
     if (!item || item.type !== 'map' || !item.data) return [];
     for (const [name, value] of Object.entries(item.data)) {
-      // At exit; bpftrace may print them again, cleared: the larger is the count.
-      if (name === '@events' || name === '@full') {
-        if (Number.isSafeInteger(value) && value >= 0 && this.pid !== null) {
-          const into = name === '@events' ? this.firedBy : this.fullBy;
-          into.set(this.pid, Math.max(into.get(this.pid) || 0, value));
+      const batch = BATCH_MAP.exec(name);
+      if (batch && value && typeof value === 'object') {
+        const set = Number(batch[1]);
+        for (const [key, bytes] of Object.entries(value)) {
+          const k = EVENT_KEY.exec(key);
+          const b = typeof bytes === 'string' ? stringBytes(bytes) : null;
+          const piece = k && b ? pieceOf({ kind: k[1], tid: k[2], ns: k[3], fd: k[4], ret: k[5], off: k[6], asked: k[7] }, b, refused) : null;
+          if (!k || !b) refused('an entry not as the program writes it');
+          if (!piece) continue;
+          if (this.take(piece)) this.batchCalls[set]++;
+          if (piece.ns > this.batchLatest[set]) this.batchLatest[set] = piece.ns;
         }
         continue;
       }
-      this.take(batchEvents(name, value, this.pid, (why) => this.refuse(this.pid, why)) || []);
+      const count = COUNT_MAP.exec(name);
+      if (count && Number.isSafeInteger(value) && value >= 0) this.counted(Number(count[1]), value);
     }
     return this.release(this.latest - this.reorderNs);
   }
 
-  take(events) {
-    for (const ev of events) {
-      bump(this.arrivedBy, ev.pid);
-      this.hold(ev);
-      if (ev.ns > this.latest) this.latest = ev.ns;
+  // A set's count of calls: those of its batch that did not arrive were lost
+  // (the batch map full, or left behind): from that batch's last event on,
+  // no connection then open is followed.
+  counted(set, n) {
+    if (this.pid !== null) bump(this.firedBy, this.pid, n);
+    if (n > this.batchCalls[set]) {
+      const ns = this.batchLatest[set] > this.latest ? this.batchLatest[set] : this.latest;
+      this.hold({ kind: 'loss', pid: this.pid, ns });
     }
+    this.batchCalls[set] = 0;
+    this.batchLatest[set] = 0n;
+  }
+
+  // A piece: joined to its call while held, else a call of its own. -> whether it is a new call.
+  take(piece) {
+    const key = `${piece.kind},${piece.tid},${piece.ns},${piece.fd},${piece.ret}`;
+    const held = this.heldCalls.get(key);
+    if (held) { held.pieces.push(piece); return false; }
+    const ev = { kind: piece.kind, pid: this.pid, ns: piece.ns, fd: piece.fd, ret: piece.ret, pieces: [piece], key };
+    this.heldCalls.set(key, ev);
+    bump(this.arrivedBy, this.pid);
+    this.hold(ev);
+    if (piece.ns > this.latest) this.latest = piece.ns;
+    return true;
   }
 
   // Events older than `nowNs` less the reorder time: handled now.
@@ -279,22 +193,30 @@ class WireReader {
   }
 
   end() {
-    const out = this.release(null);
     // Connections still open keep their unanswered requests: not complete, not reported.
-    return out;
+    return this.release(null);
   }
 
+  // Held events in the order of their times, from this.first on (a queue:
+  // released from the front, compacted now and then).
   hold(ev) {
     let i = this.held.length;
-    while (i > 0 && this.held[i - 1].ns > ev.ns) i--;
-    this.held.splice(i, 0, ev);
+    while (i > this.first && this.held[i - 1].ns > ev.ns) i--;
+    if (i === this.held.length) this.held.push(ev); else this.held.splice(i, 0, ev);
   }
 
   release(before) {
-    let n = 0;
-    while (n < this.held.length && (before === null || this.held[n].ns <= before)) n++;
     const out = [];
-    for (const ev of this.held.splice(0, n)) this.handle(ev, out);
+    while (this.first < this.held.length && (before === null || this.held[this.first].ns <= before)) {
+      const ev = this.held[this.first];
+      this.held[this.first++] = undefined;
+      if (ev.key) this.heldCalls.delete(ev.key);
+      this.handle(ev, out);
+    }
+    if (this.first > 1024 && this.first * 2 > this.held.length) {
+      this.held = this.held.slice(this.first);
+      this.first = 0;
+    }
     return out;
   }
 
@@ -303,90 +225,154 @@ class WireReader {
     if (!this.malformedWhy.has(pid)) this.malformedWhy.set(pid, why);
   }
 
-  connection(ev, create) {
-    const key = `${ev.pid}:${ev.fd}`;
-    let c = this.connections.get(key);
-    if (!c && create) {
-      if (this.connections.size >= MAX_CONNECTIONS) {
-        const [oldest, conn] = this.connections.entries().next().value;
-        this.connections.delete(oldest);
-        const dropped = conn.served.length + conn.made.length;
-        if (dropped) bump(this.droppedBy, ev.pid, dropped);
-      }
-      c = new Connection();
-      this.connections.set(key, c);
-    }
-    return c;
-  }
-
   handle(ev, out) {
-    if (ev.type === 'close') {
-      const c = this.connection(ev, false);
-      if (!c) return;
-      this.connections.delete(`${ev.pid}:${ev.fd}`);
-      for (const r of c.served) out.push(record(ev, r, 'server', 0, 'closed'));
-      for (const r of c.made) out.push(record(ev, r, 'client', 0, 'closed'));
+    if (ev.kind === 'loss') {
+      for (const c of this.connections.values()) this.giveUp(ev.pid, c, 'events lost');
       return;
     }
-    const { bytes } = ev;
-    const c = this.connection(ev, true);
-    if (c.left) return;   // no more HTTP/1 here: an upgraded connection's or HTTP/2's bytes
-    const side = ev.type;
-    if (c.inBody[side]) return;   // a request's body, whatever it starts with
-    const carried = c.carry[side];
-    const data = carried ? Buffer.concat([carried.bytes, bytes]) : bytes;
-    const startNs = carried ? carried.ns : ev.ns;
-    c.carry[side] = null;
-    const { messages, carry } = messagesIn(data, data.length - bytes.length + ev.ret);
-    if (carry) c.carry[side] = { bytes: carry, ns: carry.length === data.length ? startNs : ev.ns };
-    for (const m of messages) {
-      if (m.kind === 'http2') {
-        c.left = 'HTTP/2';
-        c.carry = { read: null, write: null };
-        // The preface read: a connection served; written: one made.
-        const direction = side === 'read' ? 'server' : 'client';
-        const n = this.http2By.get(ev.pid) || { server: 0, client: 0 };
-        n[direction]++;
-        this.http2By.set(ev.pid, n);
-        out.push({ pid: ev.pid, ns: ev.ns, direction, connection: 'HTTP/2', tls: ev.tls });
-        break;
-      }
-      if (m.kind === 'request') {
-        const queue = side === 'read' ? c.served : c.made;
-        if (queue.length >= MAX_PENDING) { queue.shift(); bump(this.droppedBy, ev.pid); }
-        // A request made is named by its URL, as the hook names it.
-        const url = side === 'write' && m.host && m.url.startsWith('/') ? `${ev.tls ? 'https' : 'http'}://${m.host}${m.url}` : m.url;
-        queue.push({ method: m.method, url, ns: side === 'read' ? startNs : ev.ns, upgrade: m.upgrade });
-        if (m.bodyOpen) c.inBody[side] = true;
-      } else if (m.status >= 200 || m.status === 101) {
-        // 1xx (100 Continue) is not the response; 101 (an upgrade) is.
-        c.inBody[side === 'write' ? 'read' : 'write'] = false;
-        const queue = side === 'write' ? c.served : c.made;
-        const r = queue.shift();
-        // What the connection becomes: the protocol of the 101 (its own
-        // Upgrade header, else the request's), or a CONNECT's tunnel.
-        let left = null;
-        if (m.status === 101) left = m.upgrade || (r && r.upgrade) || UNKNOWN_PROTOCOL;
-        else if (r && r.method === 'CONNECT' && m.status < 300) left = 'tunnel';
-        if (r) out.push(record(ev, r, side === 'write' ? 'server' : 'client', m.status, null, left));
-        if (left) {
-          c.left = left;
-          c.carry = { read: null, write: null };
-          break;
-        }
+    const kind = ev.kind & KIND_BITS;
+    const tls = (ev.kind & EVENT.TLS) !== 0;
+    const id = `${ev.pid}:${tls ? 'tls:' : ''}${ev.fd}`;
+    let c = this.connections.get(id);
+    if (kind === EVENT.BEFORE) {
+      // One followed until now: the program lost its state (its map full, or
+      // http-wire.d's slot taken), and reads no more of it.
+      if (c) this.giveUp(ev.pid, c, 'the tracer lost track of it');
+      else bump(this.beforeBy, ev.pid);
+      return;
+    }
+    if (kind === EVENT.CLOSE) {
+      if (!c) return;
+      this.connections.delete(id);
+      // Unanswered, where answers were still followed: closed with no answer.
+      if (!c.left && !c.framers[c.responseSide].lost) for (const r of c.pending) out.push(record(ev.pid, ev.ns, r, c.server, 0, 'closed'));
+      return;
+    }
+    if (ev.kind & EVENT.FIRST) {
+      // Its first call (an fd or SSL object used again: a new connection).
+      c = new Connection(kind === EVENT.READ, tls);
+      this.add(id, c, ev.pid);
+    } else if (!c) {
+      // A connection not seen from its start (events lost, or given up at the bounds).
+      c = new Connection(true, tls);
+      this.add(id, c, ev.pid);
+      this.giveUp(ev.pid, c, 'events lost');
+    }
+    if (!c.left) this.read(ev, c, kind === EVENT.READ ? 'read' : 'write', out);
+    if (ev.kind & EVENT.LAST) {
+      // The program reads no more of it: it left HTTP/1, or it is given up.
+      if (!c.left) this.giveUp(ev.pid, c, 'an upgrade\'s answer inside a body');
+      this.connections.delete(id);
+    }
+  }
+
+  add(id, c, pid) {
+    if (this.connections.size >= MAX_CONNECTIONS) {
+      const [oldest, conn] = this.connections.entries().next().value;
+      this.connections.delete(oldest);
+      if (conn.pending.length) bump(this.droppedBy, pid, conn.pending.length);
+    }
+    this.connections.set(id, c);
+  }
+
+  // One call on one side of a connection, by that side's framing.
+  read(ev, c, side, out) {
+    const framer = c.framers[side];
+    framer.take(new Call(ev.ns, ev.ret, ev.pieces), (head, ns) => this.message(ev.pid, c, side, head, ns, out));
+    this.lossOf(ev.pid, c);
+  }
+
+  // A head found on a side: a request kept, a response matched to its request.
+  message(pid, c, side, head, ns, out) {
+    const { tls } = c;
+    if (head.kind === 'http2') {
+      c.left = 'HTTP/2';
+      // The preface read: a connection served; written: one made.
+      const direction = side === 'read' ? 'server' : 'client';
+      const n = this.http2By.get(pid) || { server: 0, client: 0 };
+      n[direction]++;
+      this.http2By.set(pid, n);
+      out.push({ pid, ns, direction, connection: 'HTTP/2', tls });
+      return null;
+    }
+    if (head.kind === 'request') {
+      // Its answer cannot be seen any more: counted, not reported.
+      if (c.framers[c.responseSide].lost) { this.countUnread(pid, 1); return null; }
+      if (c.pending.length >= MAX_PENDING) { c.pending.shift(); bump(this.droppedBy, pid); }
+      // A request made is named by its URL, as the hook names it.
+      const url = !c.server && head.host && head.url.startsWith('/') ? `${tls ? 'https' : 'http'}://${head.host}${head.url}` : head.url;
+      c.pending.push({ method: head.method, url, ns, upgrade: head.upgrade, connect: head.connect });
+      return null;
+    }
+    // 1xx (100 Continue) is not the response; 101 (an upgrade) is.
+    if (head.status < 200 && head.status !== 101) return { request: c.pending[0] || null };
+    const r = c.pending.shift() || null;
+    // A response whose request was not read: counted (its request not reported).
+    if (!r && c.framers[c.requestSide].lost) this.countUnread(pid, 1);
+    // What the connection becomes: the protocol of the 101 (its own Upgrade
+    // header, else the request's), or a CONNECT's tunnel.
+    let left = null;
+    if (head.status === 101) left = head.upgrade || (r && r.upgrade) || 'unknown';
+    else if (r && r.connect && head.status < 300) left = 'tunnel';
+    if (r) out.push(record(pid, ns, r, c.server, head.status, null, left));
+    // The request side, held after a request to leave HTTP/1, goes on or ends.
+    const requests = c.framers[c.requestSide];
+    if (left) c.left = left;
+    if (r && (r.upgrade || r.connect)) {
+      requests.answered(Boolean(left), (h, hns) => this.message(pid, c, c.requestSide, h, hns, out));
+      this.lossOf(pid, c);
+    }
+    return { request: r, ends: Boolean(left) };
+  }
+
+  // A side that cannot be followed any more: the connection is counted, and
+  // where answers can no longer be seen, the requests awaiting one.
+  lossOf(pid, c) {
+    for (const side of ['read', 'write']) {
+      const why = c.framers[side].lost;
+      if (!why || c.lossTaken[side]) continue;
+      c.lossTaken[side] = true;
+      this.countConnection(pid, c, why);
+      if (side === c.responseSide) {
+        this.countUnread(pid, c.pending.length);
+        c.pending = [];
       }
     }
+  }
+
+  // Neither side followed any more (events lost, its start not seen).
+  giveUp(pid, c, why) {
+    if (c.left) return;
+    for (const f of Object.values(c.framers)) f.lose(why);
+    this.lossOf(pid, c);
+  }
+
+  countConnection(pid, c, why) {
+    if (c.unreadable) return;
+    c.unreadable = why;
+    const u = this.unread(pid);
+    u.connections++;
+    u.why.set(why, (u.why.get(why) || 0) + 1);
+  }
+
+  countUnread(pid, n) {
+    if (n) this.unread(pid).requests += n;
+  }
+
+  unread(pid) {
+    if (!this.unreadableBy.has(pid)) this.unreadableBy.set(pid, { connections: 0, requests: 0, why: new Map() });
+    return this.unreadableBy.get(pid);
   }
 }
 
-function record(ev, r, direction, status, error, upgrade = null) {
-  const ns = ev.ns > r.ns ? ev.ns - r.ns : 0n;
+function record(pid, ns, r, server, status, error, upgrade = null) {
+  const us = ns > r.ns ? ns - r.ns : 0n;
   const out = {
-    pid: ev.pid,
-    ns: ev.ns,
-    direction,
+    pid,
+    ns,
+    direction: server ? 'server' : 'client',
     status,
-    us: Number(ns / 1000n),
+    us: Number(us / 1000n),
     method: r.method,
     url: r.url,
     error,
@@ -400,28 +386,40 @@ function bump(map, pid, n = 1) {
   map.set(pid, (map.get(pid) || 0) + n);
 }
 
+const plural = (n, one, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+
 /**
  * What the reader's events came to, per process, as the hook's losses are
- * said (lib/usdt/loss.js): left out of a full batch, refused, lost; and the
- * requests given up at the bounds. `describe(pid)` names a process.
+ * said (lib/usdt/loss.js): calls refused or lost; connections left to
+ * HTTP/2, not followed after a point, opened before the trace; requests
+ * given up at the bounds. `describe(pid)` names a process.
  */
 function wireLossLines(reader, describe) {
-  const counts = addMaps(new Map(), { fired: reader.firedBy, full: reader.fullBy, arrived: reader.arrivedBy, malformed: reader.malformedBy },
-    reader.malformedWhy);
+  const counts = addMaps(new Map(), { fired: reader.firedBy, arrived: reader.arrivedBy, malformed: reader.malformedBy }, reader.malformedWhy);
   const lines = lossLines(counts, {
     describe,
-    noun: 'socket event',
-    nouns: 'socket events',
+    noun: 'socket call',
+    nouns: 'socket calls',
     share: '',
-    lostWhy: 'nodetrace could not read them before the tracer ended: their requests may be missing',
+    lostWhy: 'the batch was full, or it was not printed before the tracer ended: the connections they were on are not followed after them',
   });
   for (const [pid, n] of reader.http2By) {
     const sides = [n.server && `${n.server} served`, n.client && `${n.client} made`].filter(Boolean).join(', ');
-    lines.push(`${describe(pid)}: ${n.server + n.client} HTTP/2 connection${n.server + n.client === 1 ? '' : 's'} (${sides}): `
+    lines.push(`${describe(pid)}: ${plural(n.server + n.client, 'HTTP/2 connection')} (${sides}): `
       + 'HTTP/2 is not decoded, their requests are not reported.');
   }
+  for (const [pid, u] of reader.unreadableBy) {
+    const why = [...u.why.entries()].sort((a, b) => b[1] - a[1]).map(([w, n]) => `${w}: ${n.toLocaleString('en-US')}`).join('; ');
+    const requests = u.requests ? `; ${plural(u.requests, 'request')} on ${u.connections === 1 ? 'it' : 'them'} from then on `
+      + `${u.requests === 1 ? 'is' : 'are'} not reported` : '';
+    lines.push(`${describe(pid)}: ${plural(u.connections, 'connection')} could not be followed after a point (${why})${requests}.`);
+  }
+  for (const [pid, n] of reader.beforeBy) {
+    lines.push(`${describe(pid)}: ${plural(n, 'connection')} opened before tracing began ${n === 1 ? 'was' : 'were'} not read `
+      + '(where a message starts inside a connection cannot be known): trace longer, or from before its clients connect.');
+  }
   for (const [pid, n] of reader.droppedBy) {
-    lines.push(`${describe(pid)}: ${n.toLocaleString('en-US')} request${n === 1 ? '' : 's'} given up `
+    lines.push(`${describe(pid)}: ${plural(n, 'request')} given up `
       + `(more than ${MAX_PENDING} unanswered on a connection, or more than ${MAX_CONNECTIONS.toLocaleString('en-US')} connections).`);
   }
   return lines;
@@ -441,4 +439,4 @@ function parseWire(text, { format = 'json', ...o } = {}) {
   return { records: out, reader };
 }
 
-module.exports = { WireReader, parseWire, batchEvents, wireEvent, messagesIn, wireLossLines, CARRY_BYTES, MAX_CONNECTIONS, MAX_PENDING, REORDER_NS };
+module.exports = { WireReader, parseWire, wireLossLines, EVENT, MAX_CONNECTIONS, MAX_PENDING, REORDER_NS, PIECE_BYTES };

@@ -7,7 +7,7 @@
 // "uv_run+123"), but for the kernel's pages, named as what they are
 // ("[vdso]"). A frame nothing names stays an address.
 const { userAddresses } = require('../profile/parse');
-const { profileFrame, inlinedFrame } = require('../profile/js-frames');
+const { profileFrame, inlinedText } = require('../profile/js-frames');
 const { isV8Code } = require('../profile/name-stacks');
 
 function frameText(f) {
@@ -47,7 +47,7 @@ function nameLoopStacks(stacks, symbolizer, snap, { js = null } = {}) {
         if (!fromV8) return [named.get(key) || f];
         // Above it (innermost first here), what its code inlined there.
         const inlined = js.inlinedAt(s.chain, i, f, { sfi: fromV8.sfi });
-        return [...(inlined || []).map((r) => inlinedFrame(js.original(r)).name), profileFrame(js.original(fromV8)).name];
+        return [...(inlined || []).map((r) => inlinedText(js.original(r))), profileFrame(js.original(fromV8)).name];
       }),
     };
   });

@@ -259,6 +259,7 @@ function renderLoopJSON(r, o) {
   const at = (clock, ns) => new Date(wallMs(clock, ns, o.wallMinusMonoNs)).toISOString();
   return safeJson({
     version: JSON_VERSION,
+    command: 'loop',
     pid: o.pid,
     ...(o.who ? { process: identityJson(o.who) } : {}),
     tracer: o.tracer,

@@ -16,11 +16,16 @@ function rootFrame(s, pid) {
   return `${s.comm} (${s.thread || (s.tid === pid ? 'main thread' : 'thread')})`;
 }
 
+// A function inlined into its caller: its name marked `_[i]`, as perf's
+// stackcollapse marks one, which flamegraph.pl (--color=java) draws in its
+// own colour and strips from the name it shows.
+const INLINED = '_[i]';
+
 /** Lines "root;frame;frame N", merged and sorted, from nameStacks()'s output. */
 function foldedLines(named, { pid } = {}) {
   const counts = new Map();
   for (const s of named.stacks) {
-    const line = [rootFrame(s, pid), ...s.frames.map((f) => f.name)].map(foldedName).join(';');
+    const line = [foldedName(rootFrame(s, pid)), ...s.frames.map((f) => foldedName(f.name) + (f.inlined ? INLINED : ''))].join(';');
     counts.set(line, (counts.get(line) || 0) + s.count);
   }
   return [...counts.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1));

@@ -293,13 +293,24 @@ function profileFrame(r) {
 
 /**
  * Pure: a function V8 inlined where a frame ran (lib/v8/inlining.js), as
- * profile names a frame: `scale (inlined) /app/x.js:10:15` (unnamed:
- * `(unknown) (inlined)`), `inlined: true`.
+ * profile names a frame: by the name it has where it runs on its own
+ * (`scale /app/x.js:10:15`; unnamed: `(unknown) (inlined)`), marked
+ * `inlined: true`. One function, one name: a function that ran both
+ * inlined and not is one row in profile's tables (it was two, `json
+ * (inlined)` 29.1% and `json` 4.2%), which say how much of it ran inlined;
+ * --folded marks the frame `_[i]`, pprof puts it in its caller's location
+ * (lib/profile/report.js, folded.js, pprof.js).
  */
 function inlinedFrame(r) {
   if (!r) return { name: '(unknown) (inlined)', category: 'js', origin: 'app', inlined: true };
+  return { ...profileFrame(r), inlined: true };
+}
+
+/** A function inlined, as a line of text shows it (loop --stacks): `scale (inlined) /app/x.js:10:15`. */
+function inlinedText(r) {
+  if (!r) return '(unknown) (inlined)';
   const shown = r.name === null ? '(unknown)' : r.name || '(anonymous)';
-  return { ...profileFrame({ ...r, name: `${shown} (inlined)` }), inlined: true };
+  return profileFrame({ ...r, name: `${shown} (inlined)` }).name;
 }
 
 /**
@@ -349,5 +360,5 @@ function jsFramesSession(pl, run, { targetPid = () => null } = {}) {
 }
 
 module.exports = {
-  MAX_SFIS, jsFramesSession, openJsFrames, jsFramesLayout, commandJsFramesLayout, openCommandJsFrames, SampleNames, parseJsLine, profileFrame, inlinedFrame,
+  MAX_SFIS, jsFramesSession, openJsFrames, jsFramesLayout, commandJsFramesLayout, openCommandJsFrames, SampleNames, parseJsLine, profileFrame, inlinedFrame, inlinedText,
 };

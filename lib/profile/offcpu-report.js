@@ -103,6 +103,7 @@ function summarizeOffCpu(named, { pid, who = null, seconds, threads = [], allThr
   });
   return {
     version: JSON_VERSION,
+    command: 'profile',
     kind: 'off-cpu',
     pid,
     ...(who ? { process: who } : {}),

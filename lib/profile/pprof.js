@@ -22,22 +22,43 @@ function buildPprof(named, { pid, hz, seconds, offCpu = false }) {
   const st = new StringTable();
   const functions = [];
   const locations = [];
-  const idOf = new Map();
-  const locationFor = (f) => {
+  const functionIds = new Map();
+  const locationIds = new Map();
+  // One function however it ran (its id by its name); one location per
+  // frame with the functions inlined there, as pprof keeps inlining: the
+  // location's lines innermost first, its last the frame's own function.
+  const functionFor = (f) => {
     const key = f.category + '\0' + f.name;
-    if (idOf.has(key)) return idOf.get(key);
+    if (functionIds.has(key)) return functionIds.get(key);
     const id = functions.length + 1;
     const { name, file, line } = splitJsName(f);
     functions.push(new PFunction({ id, name: st.dedup(name), systemName: st.dedup(f.name), filename: st.dedup(file || `[${f.category}]`), startLine: line }));
-    locations.push(new Location({ id, line: [new Line({ functionId: id, line })] }));
-    idOf.set(key, id);
+    functionIds.set(key, id);
     return id;
+  };
+  const locationFor = (group) => {
+    const ids = group.map(functionFor);
+    const key = ids.join(',');
+    if (locationIds.has(key)) return locationIds.get(key);
+    const id = locations.length + 1;
+    locations.push(new Location({ id, line: group.map((f, i) => new Line({ functionId: ids[i], line: splitJsName(f).line })).reverse() }));
+    locationIds.set(key, id);
+    return id;
+  };
+  // Root first: a frame, then the functions inlined where it ran (nameStacks puts them above it).
+  const locationsOf = (frames) => {
+    const groups = [];
+    for (const f of frames) {
+      if (f.inlined && groups.length) groups[groups.length - 1].push(f);
+      else groups.push([f]);
+    }
+    return groups.map(locationFor);
   };
   const periodNs = offCpu ? 1000 : Math.round(1e9 / hz);
   const cpu = new ValueType({ type: st.dedup(offCpu ? 'off-cpu' : 'cpu'), unit: st.dedup('nanoseconds') });
   const samples = named.stacks.map((s) => new Sample({
     // pprof lists a sample's locations leaf first.
-    locationId: s.frames.map(locationFor).reverse(),
+    locationId: locationsOf(s.frames).reverse(),
     value: offCpu ? [s.count * periodNs] : [s.count, s.count * periodNs],
     label: [
       new Label({ key: st.dedup('thread'), str: st.dedup(`${s.comm} (${s.thread || (s.tid === pid ? 'main thread' : 'thread')})`) }),

@@ -59,22 +59,30 @@ function summarize(named, { pid, who = null, hz, seconds, top = 15, identityOf =
   const origins = { app: 0, node: 0, node_modules: 0 };
   const threads = new Map();
   const fnKey = (f) => f.category + '\0' + f.name;
+  // A function is one row however it ran: `inlined` counts the samples
+  // in which it ran only inlined into a caller (lib/profile/js-frames.js).
   const entry = (map, f) => {
     const k = fnKey(f);
-    if (!map.has(k)) map.set(k, { name: f.name, category: f.category, ...(f.origin ? { origin: f.origin } : {}), ...(f.generated ? { generated: f.generated } : {}), samples: 0 });
+    if (!map.has(k)) map.set(k, { name: f.name, category: f.category, ...(f.origin ? { origin: f.origin } : {}), ...(f.generated ? { generated: f.generated } : {}), samples: 0, inlined: 0 });
     return map.get(k);
   };
   for (const s of named.stacks) {
     const leaf = s.frames[s.frames.length - 1] || { name: '[no stack]', category: 'unknown' };
-    entry(self, leaf).samples += s.count;
+    const own = entry(self, leaf);
+    own.samples += s.count;
+    if (leaf.inlined) own.inlined += s.count;
     categories[leaf.category] += s.count;
     if (leaf.origin) origins[leaf.origin] += s.count;
-    const seen = new Set();
+    // Recursion counts once; inlined, where every frame of it was.
+    const seen = new Map();
     for (const f of s.frames) {
       const k = fnKey(f);
-      if (seen.has(k)) continue;   // recursion counts once
-      seen.add(k);
-      entry(inclusive, f).samples += s.count;
+      seen.set(k, { f, inlined: (seen.has(k) ? seen.get(k).inlined : true) && Boolean(f.inlined) });
+    }
+    for (const { f, inlined } of seen.values()) {
+      const e = entry(inclusive, f);
+      e.samples += s.count;
+      if (inlined) e.inlined += s.count;
     }
     if (!threads.has(s.tid)) threads.set(s.tid, { tid: s.tid, samples: 0 });
     threads.get(s.tid).samples += s.count;
@@ -82,6 +90,7 @@ function summarize(named, { pid, who = null, hz, seconds, top = 15, identityOf =
   const jitUnnamed = categories.jit;
   return {
     version: JSON_VERSION,
+    command: 'profile',
     pid,
     ...(who ? { process: who } : {}),
     hz: hz == null ? null : hz,
@@ -109,8 +118,16 @@ function pct(x) {
   return (100 * x).toFixed(1).padStart(5) + '%';
 }
 
+// How much of a row's samples its function ran inlined into a caller.
+function inlinedNote(f) {
+  if (!f.inlined) return '';
+  if (f.inlined === f.samples) return '  (inlined)';
+  const p = (100 * f.inlined) / f.samples;
+  return `  (${p < 1 ? '<1' : Math.round(p)}% inlined)`;
+}
+
 function functionRows(rows) {
-  return rows.map((f) => `  ${pct(f.share)} ${String(f.samples).padStart(7)}  ${(CATEGORY_SHORT[f.category] + (f.origin && f.origin !== 'app' ? '/' + (f.origin === 'node' ? 'node' : 'npm') : '')).padEnd(9)} ${safeText(f.name, { oneLine: true })}`);
+  return rows.map((f) => `  ${pct(f.share)} ${String(f.samples).padStart(7)}  ${(CATEGORY_SHORT[f.category] + (f.origin && f.origin !== 'app' ? '/' + (f.origin === 'node' ? 'node' : 'npm') : '')).padEnd(9)} ${safeText(f.name, { oneLine: true })}${inlinedNote(f)}`);
 }
 
 // Why JIT frames have no name, and what to do, said once.
@@ -176,7 +193,7 @@ function inliningLine(s) {
   if (!s.categories.some((c) => c.category === 'js' && c.samples)) return null;
   const inlining = s.jit.v8 && s.jit.v8.inlining;
   if (inlining && inlining.read) {
-    const line = 'A function V8\'s optimizing compiler inlined into its caller is shown above it, marked "(inlined)".';
+    const line = 'A function V8\'s optimizing compiler inlined into its caller is shown above it in the stacks; its row says how much of it ran inlined ("(inlined)", "(40% inlined)").';
     // Under 1%: code replaced while sampled, not worth a line.
     if (!inlining.unknown || !s.samples || inlining.unknown < 0.01 * s.samples) return line;
     return `${line} Not in ${pct(inlining.unknown / s.samples).trim()} of the samples: there a frame ran optimized code that is not its function's own `

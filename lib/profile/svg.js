@@ -57,9 +57,10 @@ function buildTree(named, pid) {
     let node = root;
     for (const f of [thread, ...s.frames]) {
       const key = f.category + '\0' + f.name;
-      if (!node.children.has(key)) node.children.set(key, { name: f.name, category: f.category, origin: f.origin, samples: 0, children: new Map() });
+      if (!node.children.has(key)) node.children.set(key, { name: f.name, category: f.category, origin: f.origin, samples: 0, inlined: 0, children: new Map() });
       node = node.children.get(key);
       node.samples += s.count;
+      if (f.inlined) node.inlined += s.count;
     }
   }
   return root;
@@ -122,7 +123,8 @@ text { font-family: monospace; font-size: ${FONT_PX}px; fill: #000; }
     const x = 10 + b.x * scale;
     const y = graphBottom - (b.depth + 1) * ROW;
     const pctText = (100 * b.node.samples / total).toFixed(2);
-    const label = `${b.node.name} (${amount(b.node.samples, unit)}, ${pctText}%)`;
+    const inlined = b.node.inlined ? `, ${b.node.inlined === b.node.samples ? '' : `${Math.round((100 * b.node.inlined) / b.node.samples)}% `}inlined` : '';
+    const label = `${b.node.name} (${amount(b.node.samples, unit)}, ${pctText}%${inlined})`;
     parts.push(`<g class="f" id="f${i}" data-x="${b.x}" data-w="${b.node.samples}" data-d="${b.depth}" data-name="${escapeXml(b.node.name)}">`
       + `<title>${escapeXml(label)}</title><rect x="${x.toFixed(2)}" y="${y}" width="${w.toFixed(2)}" height="${ROW - 1}" fill="${colour(b.node)}" rx="2"/>`
       + `<text x="${(x + 3).toFixed(2)}" y="${y + ROW - 5}">${escapeXml(fitText(b.node.name, w))}</text></g>`);

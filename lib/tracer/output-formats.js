@@ -14,9 +14,9 @@
 //              { type: 'record', pid, tid, cut, bytes }; any other line as a string.
 //              The length, not a separator, ends a record: its text may hold
 //              anything.
-//   'wire'     http-wire.d's length-prefixed events, `W KIND TID NS FD RET
-//              COPIED LEN ` then exactly LEN bytes, then a newline, as
-//              { type: 'wire', kind, tid, ns, fd, ret, copied, bytes }
+//   'wire'     http-wire.d's length-prefixed pieces of calls, `W KIND TID NS
+//              FD RET OFF ASKED LEN ` then exactly LEN bytes, then a newline,
+//              as { type: 'wire', kind, tid, ns, fd, ret, off, asked, bytes }
 //              (numbers as decimal strings); any other line as a string.
 // Beyond this, a line without its newline is cut off and passed on as it is
 // (a runaway tracer must not grow nodetrace's memory without bound).
@@ -133,11 +133,11 @@ const SNOOP_RECORD = {
   item: (h, bytes) => ({ type: 'record', pid: Number(h[1]), tid: Number(h[2]), cut: h[3] === '1', bytes }),
 };
 const WIRE_EVENT = {
-  head: /^W (rd|wr|cl|tr|tw|tf) (\d{1,10}) (\d{1,20}) (\d{1,20}) (-?\d{1,20}) (\d{1,4}) (\d{1,4}) /,
-  // "W " + KIND + TID (10 digits), NS, FD (20), RET (21), COPIED, LEN (4), spaces.
-  maxHead: 2 + 2 + 1 + 10 + 1 + 20 + 1 + 20 + 1 + 21 + 1 + 4 + 1 + 4 + 1,
-  length: 7,
-  item: (h, bytes) => ({ type: 'wire', kind: h[1], tid: h[2], ns: h[3], fd: h[4], ret: h[5], copied: h[6], bytes }),
+  head: /^W (\d{1,3}) (\d{1,10}) (\d{1,20}) (-?\d{1,20}) (-?\d{1,20}) (\d{1,10}) (\d{1,5}) (\d{1,5}) /,
+  // "W " + KIND (3 digits), TID (10), NS (20), FD, RET (21), OFF (10), ASKED, LEN (5), spaces.
+  maxHead: 2 + 3 + 1 + 10 + 1 + 20 + 1 + 21 + 1 + 21 + 1 + 10 + 1 + 5 + 1 + 5 + 1,
+  length: 8,
+  item: (h, bytes) => ({ type: 'wire', kind: h[1], tid: h[2], ns: h[3], fd: h[4], ret: h[5], off: h[6], asked: h[7], bytes }),
 };
 const MAX_RECORD_BYTES = 1 << 20;
 

@@ -220,7 +220,7 @@ const TABLES = {
     arg('PID', 'the process: every probe fires for it alone, in the kernel', '-p'),
     arg('NUL_BYTE', '1 where str(p, n) copies n - 1 bytes and a NUL, 0 where it copies n',
       'lib/tracer/capabilities.js strCopiesLessOne (bpftrace 0.23+: 1)'),
-    arg('TLS_FILE', 'the object that defines its SSL_read, SSL_write, SSL_free',
+    arg('TLS_FILE', 'the object that defines its SSL_read, SSL_write, SSL_free, SSL_set_bio',
       'lib/http/tls-object.js: the mapped object that defines them, as /proc/PID/map_files/RANGE', { part: 'tls' }),
   ],
   'http-wire.d': [{ ...arg('PID', 'the process: every probe fires for it alone, in the kernel', '-p'), probe: 'pid' }],

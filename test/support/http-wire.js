@@ -30,7 +30,8 @@ async function certificate(dir) {
 
 // test/targets/http-wire-server.js with `args`, run by `node` (a build of
 // the matrix): { child, port, plainPort (with --tls: its plain server's),
-// results (what its own client measured), finished (its client's end) }.
+// results (what its own client measured), finished (its client's end),
+// closed (what its closing client counted, once stopped) }.
 function startServer(args = [], { node = process.execPath } = {}) {
   return new Promise((resolve, reject) => {
     const child = spawn(node, [path.join(ROOT, 'test', 'targets', 'http-wire-server.js'), ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
@@ -38,10 +39,13 @@ function startServer(args = [], { node = process.execPath } = {}) {
     const results = [];
     let clientDone;
     const finished = new Promise((r) => { clientDone = r; });
+    let closingDone;
+    const closed = new Promise((r) => { closingDone = r; });
     readline.createInterface({ input: child.stdout }).on('line', (line) => {
       const m = /^ready (\d+) (\d+)(?: (\d+))?$/.exec(line);
-      if (m) resolve({ child, port: Number(m[2]), plainPort: m[3] ? Number(m[3]) : null, results, finished });
+      if (m) resolve({ child, port: Number(m[2]), plainPort: m[3] ? Number(m[3]) : null, results, finished, closed });
       else if (line === 'client done') clientDone();
+      else if (line.startsWith('{"closing"')) closingDone(JSON.parse(line));
       else if (line.startsWith('{')) results.push(JSON.parse(line));
     });
     child.on('exit', (code) => reject(new Error(`http-wire-server exited (${code})`)));

@@ -8,7 +8,11 @@
 //   GET /missing*   404
 // Prints "ready PID PORT" (with --tls: below). A line "client N" on stdin makes N keep-alive
 // http.get requests from this process to itself (/fast/c1...) and prints
-// what the client measured, one JSON line each, then "client done".
+// what the client measured, one JSON line each, then "client done". A line
+// "closing" starts requests asking the server to close each connection
+// (Connection: close, a new connection each), one after another, until a
+// line "stop"; then it prints {"closing": N, "statuses": {STATUS: COUNT}}
+// and "closing done".
 // With `--tls KEY CERT` (files): HTTPS, and its client https.get (the
 // certificate not checked: the test makes a self-signed one). With
 // `--express`: the same routes in an Express app (express from npm), whose
@@ -72,6 +76,23 @@ async function client(n) {
   process.stdout.write('client done\n');
 }
 
+// Requests with Connection: close, one after another, until `closing.stop`.
+const closing = { stop: false };
+async function closeEach() {
+  closing.stop = false;
+  const statuses = {};
+  let n = 0;
+  while (!closing.stop) {
+    const path = `/fast/close${++n}`;
+    const status = await new Promise((resolve) => {
+      lib.get({ host: '127.0.0.1', port: server.address().port, path, agent: false, headers: { connection: 'close' }, rejectUnauthorized: false },
+        (res) => { res.resume(); res.on('end', () => resolve(res.statusCode)); }).on('error', (err) => resolve(err.code));
+    });
+    statuses[status] = (statuses[status] || 0) + 1;
+  }
+  process.stdout.write(JSON.stringify({ closing: n, statuses }) + '\nclosing done\n');
+}
+
 let input = '';
 process.stdin.setEncoding('utf8');
 process.stdin.on('data', (c) => {
@@ -82,6 +103,8 @@ process.stdin.on('data', (c) => {
     input = input.slice(i + 1);
     const m = /^client (\d{1,3})$/.exec(line);
     if (m) client(Number(m[1]));
+    else if (line === 'closing') closeEach();
+    else if (line === 'stop') closing.stop = true;
   }
 });
 

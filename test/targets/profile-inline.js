@@ -6,7 +6,11 @@
 // loop in runFor, many times a millisecond, so V8 optimizes it as a function
 // of its own (not only its loop, on the stack: OSR); it is too big to be
 // inlined into runFor (more bytecode than --max-inlined-bytecode-size, 460:
-// a branch never taken). Prints "ready PID"; with SECONDS=N exits after N s.
+// a branch never taken). With BOTH=1, runFor also calls scale from a
+// function V8 is told never to optimize (%NeverOptimizeFunction, natives
+// syntax turned on at run time), so that scale runs both inlined into step
+// and as a frame of its own, about as long each way (issue 36.7).
+// Prints "ready PID"; with SECONDS=N exits after N s.
 function scale(x) {
   return (x * 31 + 7) % 1000003;
 }
@@ -68,10 +72,24 @@ const step = (x, k) => {
   return x;
 };
 
+const BOTH = process.env.BOTH === '1';
+function coldCaller(x) {
+  for (let i = 0; i < 40; i++) x = scale(x + i);
+  return x;
+}
+if (BOTH) {
+  require('v8').setFlagsFromString('--allow-natives-syntax');
+  // eslint-disable-next-line no-new-func
+  new Function('f', '%NeverOptimizeFunction(f)')(coldCaller);
+}
+
 function runFor(ms) {
   const end = Date.now() + ms;
   let x = 1;
-  while (Date.now() < end) for (let k = 0; k < 1000; k++) x = step(x, k);
+  while (Date.now() < end) {
+    for (let k = 0; k < 1000; k++) x = step(x, k);
+    if (BOTH) for (let k = 0; k < 1000; k++) x = coldCaller(x);
+  }
   globalThis.sink = x;
   setImmediate(runFor, ms);
 }

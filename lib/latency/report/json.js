@@ -127,6 +127,7 @@ function sharedUnit(kinds, fallback) {
 function toJSON(summary, { process } = {}) {
   return {
     version: VERSION,
+    command: 'latency',
     tracer: summary.tracer,
     ...(process ? { process } : {}),
     // The window the figures are of (docs/json-format.md); not for format.
