@@ -1,6 +1,9 @@
 # nodetrace: the two set-up commands of the README.
 #   make demo   trace the bundled sqlite3 demo workload with `nodetrace latency`
 #   make test   run every test (unit and, as root, integration with the real tracer)
+# and the shorter loops of test/README.md: `make unit` (no tracer), `make
+# check` (unit and each command's @core tests), `make test-command
+# COMMAND=latency TIER=sid` (one command's tests under one bpftrace).
 # Both install what they need first: bpftrace (apt-get) when no tracer is
 # present, gdb for `nodetrace ebadf`, the npm packages and the native part,
 # and they mount tracefs when it is not mounted.
@@ -21,7 +24,7 @@ APT_GET := apt-get -o DPkg::Lock::Timeout=600
 ROOT_ENV := env $(if $(CI),CI=$(CI)) $(if $(NODETRACE_CACHE),NODETRACE_CACHE=$(NODETRACE_CACHE))
 DEMO_SECONDS ?= 5
 
-.PHONY: all deps system-deps browser podman container-image tracefs checkout-readable demo test unit bench clean node-builds bpftrace-tiers bpftrace-tiers-if-available test-tiers dtrace dtrace-if-available
+.PHONY: all deps system-deps browser podman debootstrap container-image tracefs checkout-readable demo test test-packages test-builds check test-command unit bench clean node-builds bpftrace-tiers bpftrace-tiers-if-available test-tiers dtrace dtrace-if-available
 
 all: deps
 
@@ -46,6 +49,13 @@ podman:
 	@if ! command -v podman >/dev/null || ! command -v runc >/dev/null; then \
 	  echo "Installing podman and runc for the container tests (apt-get)..."; \
 	  $(SUDO) $(APT_GET) update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive $(APT_GET) install -y -qq podman runc >/dev/null; \
+	fi
+
+# The Debian roots of the bpftrace tiers and of the container image.
+debootstrap:
+	@if ! command -v debootstrap >/dev/null; then \
+	  echo "Installing debootstrap for the bpftrace tiers and the container image (apt-get)..."; \
+	  $(SUDO) $(APT_GET) update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive $(APT_GET) install -y -qq debootstrap >/dev/null; \
 	fi
 
 # Their image: a Debian 12 root (debootstrap) with the official Node 22 of
@@ -80,13 +90,35 @@ demo: deps
 # Everything. First what the tests assert exists, each made once into
 # $${NODETRACE_CACHE:-/var/cache/nodetrace} (outside the checkout; a no-op
 # once made): chromium, the Node builds of the matrix, the container image
-# (podman), DTrace for Linux and the bpftrace tiers. Then the full suite in the main cell (the host's
-# bpftrace and node, those builds, DTrace), then each command's core tests
-# (@core) under the newer bpftrace tiers. How long it takes: README's Set-up.
-# The tiers run even when the main suite failed: one run shows every failure,
-# each tier's again at the end (scripts/test-matrix.sh, tier main first).
-test: checkout-readable deps browser node-builds container-image dtrace-if-available bpftrace-tiers-if-available
-	$(SUDO) $(ROOT_ENV) scripts/test-matrix.sh main $(BPFTRACE_TIERS)
+# (podman), DTrace for Linux and the bpftrace tiers. The packages come first,
+# one apt-get after another (two at once fail on apt's lock); then the
+# builds, side by side (downloads, debootstrap and DTrace's compile wait on
+# different things). Then the cells of test/README.md side by side: the full
+# suite in the main cell (the host's bpftrace and node, those builds, DTrace,
+# containers) and each command's core tests (@core) under each newer bpftrace
+# tier (TEST_JOBS=N: files side by side in each cell; 1: one by one).
+# Every cell runs to its end: one run shows every failure, each cell's
+# again at the end (scripts/test-matrix.sh). How long it takes: test/README.md.
+test: checkout-readable
+	@$(MAKE) --no-print-directory test-packages
+	@$(MAKE) --no-print-directory -j 4 --output-sync=target test-builds
+	$(SUDO) $(ROOT_ENV) scripts/test-matrix.sh $(if $(TEST_JOBS),--jobs $(TEST_JOBS)) main $(BPFTRACE_TIERS)
+
+test-packages: deps browser podman debootstrap
+test-builds: node-builds container-image dtrace-if-available bpftrace-tiers-if-available
+
+# `make unit` and each command's core tests (@core) on the host's bpftrace
+# and node: the loop to run before landing a change (test/README.md).
+check: unit
+	$(SUDO) $(ROOT_ENV) scripts/test-matrix.sh host
+
+# One command's tests (its own files, and the tests of shared files whose
+# title names it) under one bpftrace: TIER is host (default), trixie or sid.
+#   make test-command COMMAND=latency TIER=sid
+TIER ?= host
+test-command: deps
+	@[ -n "$(COMMAND)" ] || { echo "make test-command: say which, e.g. COMMAND=latency (TIER=sid)" >&2; exit 2; }
+	$(SUDO) $(ROOT_ENV) scripts/test-matrix.sh --command '$(COMMAND)' '$(TIER)'
 
 # Some tests run processes as nobody and as a throwaway user (not root, a
 # hostile local user) from the checkout: say so at once where those cannot
@@ -113,12 +145,13 @@ BPFTRACE_TIERS ?= trixie sid
 bpftrace-tiers:
 	@for suite in $(BPFTRACE_TIERS); do $(SUDO) $(ROOT_ENV) scripts/bpftrace-tier.sh $$suite >/dev/null || exit 1; done
 
-bpftrace-tiers-if-available:
-	@for suite in $(BPFTRACE_TIERS); do \
-	  $(SUDO) $(ROOT_ENV) scripts/bpftrace-tier.sh $$suite >/dev/null && continue; \
-	  if [ -n "$(CI)" ]; then echo "bpftrace tier $$suite could not be made (above); CI runs every tier" >&2; exit 1; fi; \
-	  echo "bpftrace tier $$suite could not be made (above); its tests will be skipped" >&2; \
-	done
+# One target per tier, so that `make -j` makes them side by side.
+bpftrace-tiers-if-available: $(addprefix bpftrace-tier-if-available-,$(BPFTRACE_TIERS))
+
+bpftrace-tier-if-available-%:
+	@$(SUDO) $(ROOT_ENV) scripts/bpftrace-tier.sh $* >/dev/null && exit 0; \
+	if [ -n "$(CI)" ]; then echo "bpftrace tier $* could not be made (above); CI runs every tier" >&2; exit 1; fi; \
+	echo "bpftrace tier $* could not be made (above); its tests will be skipped" >&2
 
 # Each command's core integration tests (@core) under each bpftrace tier.
 # A tier that cannot be made is skipped with the reason, but not in CI.

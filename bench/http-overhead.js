@@ -11,7 +11,8 @@
 //   wire      (--wire) a server started plain (no hook) while `nodetrace
 //             http -p PID --json` reads its requests off its socket system
 //             calls and, with --tls, its OpenSSL (d-scripts/http-wire.bt:
-//             maps of the calls that start an HTTP message, every 100 ms)
+//             each call on a connection it follows, its length and first
+//             bytes, in maps printed every 100 ms)
 //   wirefloor (--wire) a server started plain while a bpftrace program
 //             that only counts the wire's probes is attached (the same
 //             syscall tracepoints for its PID; with --tls the same uprobes

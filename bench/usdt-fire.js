@@ -4,6 +4,9 @@
 //   empty     an empty function called with a callback (the floor)
 //   disabled  probe.fire(cb) while no tracer is attached
 //   enabled   probe.fire(cb) while bpftrace counts the probe (Linux, root)
+//   and, as `nodetrace probes` traces it (lib/probes/program.js's programs):
+//   a line per firing (d-scripts/usdt-probes.bt), and --count
+//   (d-scripts/usdt-count.bt)
 //
 //   node bench/usdt-fire.js [--seconds-per-case 1]
 //
@@ -67,17 +70,40 @@ function loopProbe(n) {
   return fired;
 }
 
-function startTracer(libPath) {
+// `nodetrace probes`' program for the tick probe (lines or count), written
+// to a private directory: [bpftrace's arguments, its environment].
+function probesProgram(mode, libPath) {
+  const fs = require('fs');
+  const path = require('path');
+  const tracer = require('../lib/tracer/detect').detectBpftrace();
+  const plan = require('../lib/probes/program').planProbes(tracer, {
+    mode, pids: [process.pid], probes: [{ library: libPath, provider: 'nodetrace_bench', name: 'tick', kinds: ['int'], api: true }],
+  });
+  const dir = fs.mkdtempSync(path.join(require('os').tmpdir(), 'nodetrace-bench-'));
+  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  for (const f of plan.files) fs.writeFileSync(path.join(dir, f.name), f.text);
+  return [plan.argv.map((a) => (typeof a === 'object' ? path.join(dir, a.temp) : a)), plan.env];
+}
+
+function startTracer(libPath, mode = null) {
   return new Promise((resolve, reject) => {
-    const bt = spawn(BPFTRACE, ['-e', `usdt:${libPath}:nodetrace_bench:tick { @fired = count(); }`],
-      { stdio: ['ignore', 'pipe', 'pipe'] });
+    const [argv, env] = mode ? probesProgram(mode, libPath) : [['-e', `usdt:${libPath}:nodetrace_bench:tick { @fired = count(); }`], {}];
+    const bt = spawn(BPFTRACE, argv, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     let out = '';
     let err = '';
     // Attached once bpftrace says "Attaching N probes..." on stdout.
     const timer = setTimeout(() => { bt.kill('SIGKILL'); reject(new Error('bpftrace did not attach: ' + err)); }, 20000);
+    let lines = 0;
+    let attached = false;
     bt.stdout.on('data', (d) => {
-      out += d;
-      if (/Attaching \d+ probe/.test(out)) { clearTimeout(timer); resolve({ bt, output: () => out }); }
+      // A line per firing is read and dropped, as nodetrace reads it: only the count is kept.
+      if (mode === 'lines') lines += String(d).split('\n').length - 1;
+      else out += d;
+      if (!attached && (/Attaching \d+ probe|attached_probes/.test(mode === 'lines' ? String(d) : out))) {
+        attached = true;
+        clearTimeout(timer);
+        resolve({ bt, output: () => out, lines: () => lines });
+      }
     });
     bt.stderr.on('data', (d) => { err += d; });
     bt.on('error', (e) => { clearTimeout(timer); reject(e); });
@@ -127,6 +153,19 @@ async function main() {
     const m = /@fired: (\d+)/.exec(out);
     seen = m ? `bpftrace counted ${m[1]} of ${fires} fires` : 'bpftrace printed no count';
   }
+  // nodetrace probes' programs: --count, and a line per firing.
+  const probes = {};
+  if (canTrace) {
+    for (const mode of ['count', 'lines']) {
+      const t = await startTracer(lib, mode);
+      const before = sink;
+      const r = timeLoop(loopProbe);
+      const fires = sink - before;
+      const out = await stopTracer(t);
+      const m = /"@count": \{"\d+,1": (\d+)\}/.exec(out);
+      probes[mode] = { ...r, seen: mode === 'count' ? (m ? `counted ${m[1]} of ${fires} fires` : 'no count printed') : `${t.lines()} lines for ${fires} fires` };
+    }
+  }
 
   // CPU time per call is what the caller pays; wall time also counts time
   // spent waiting for a CPU on a busy host. Both are the best of the rounds.
@@ -139,6 +178,10 @@ async function main() {
     row('probe.fire(cb) enabled', enabled, `${(enabled.cpu / empty.cpu).toFixed(0)}x empty, ` +
       `${(enabled.cpu / disabled.cpu).toFixed(0)}x disabled`);
     console.log(`  (${seen})`);
+    for (const [mode, r] of Object.entries(probes)) {
+      row(`  nodetrace probes ${mode === 'count' ? '--count' : '(lines)'}`, r, `${(r.cpu / empty.cpu).toFixed(0)}x empty, ${(r.cpu / enabled.cpu).toFixed(2)}x counting`);
+      console.log(`    (${r.seen})`);
+    }
   } else {
     console.log('probe.fire(cb) enabled    skipped: needs Linux, root, bpftrace and the native addon');
   }

@@ -9,7 +9,7 @@ const pkg = require('../package.json');
 
 // Every command, in the order --help lists them; README's opening list and
 // ARCHITECTURE.md's table name each (test/cli.test.js checks).
-const COMMANDS = Object.freeze(['latency', 'snoop', 'ebadf', 'loop', 'http', 'gc', 'async', 'profile', 'ps', 'stack', 'format', 'merge', 'doctor']);
+const COMMANDS = Object.freeze(['latency', 'snoop', 'ebadf', 'loop', 'http', 'gc', 'async', 'profile', 'probes', 'ps', 'stack', 'format', 'merge', 'doctor']);
 
 function loadCommands() {
   const loaded = [];

@@ -351,7 +351,8 @@ describe('DTrace for Linux @tracer @dtrace', function () {
       const served = (p) => lines.filter((l) => l.direction === 'server' && l.url === p);
       assert.deepStrictEqual(['/p1', '/slow/p2', '/missing/p3', '/split/s1', '/fake\\x0d\\x0aHTTP/1.1'].map((p) => served(p).map((l) => l.status)),
         [[200], [200], [404], [200], [200]], res.stdout);
-      assert(served('/split/s1')[0].ms >= 100 - TIMER_EARLY_MS, 'timed from its first byte');
+      // At least one of its two 50 ms gaps (a busy server reads its first piece late).
+      assert(served('/split/s1')[0].ms >= 50 - TIMER_EARLY_MS, 'timed from its first byte');
       assert.strictEqual(lines.length, 7 + 4 + 5, res.stdout);
       assert(!/refused|not reported|left out|DTrace lost data/.test(res.stderr), res.stderr);
     });

@@ -21,6 +21,9 @@
 //   <!-- example: target workers -->  its PIDs are a Node process with
 //                                     worker_threads Workers 2, 3 and 4
 //                                     (test/targets/threads-mix.js)
+//   <!-- example: target app -->      its PIDs are an application with a
+//                                     provider of its own, myapp
+//                                     (test/targets/usdt-app.js)
 //   <!-- example: output of: nodetrace ARGS < FILE -->
 //                                     the block is what that prints for FILE,
 //                                     a file of this repository; compared
@@ -44,7 +47,7 @@ const { COMMANDS } = require('../lib/cli');
 // target has them all in its own.
 const NAMES = ['my-service', 'checkout-api', 'bunyan-service'];
 // Commands that trace: run with -n. The others run as written.
-const TRACING = new Set(['latency', 'snoop', 'ebadf', 'loop', 'http', 'gc', 'async', 'profile']);
+const TRACING = new Set(['latency', 'snoop', 'ebadf', 'loop', 'http', 'gc', 'async', 'profile', 'probes']);
 // What a format example reads when its input is no file of this repository
 // (a tracer's output, piped or saved): a capture of that tracer.
 const CAPTURE = {
@@ -59,6 +62,11 @@ const HELP_MARKERS = {
   '$0 stack core.node.4242.X --root core.node.4242.X.root': 'not run: needs a core and the files ebadf saves beside it',
   'sudo $0 loop -p 4242 --thread 2': 'target workers',
   'sudo $0 async -p 4242 --thread 2': 'target workers',
+  "sudo $0 probes -p 4242 'myapp:*'": 'target app',
+  "sudo $0 probes -p 4242 'myapp:*' --count -d 10": 'target app',
+  'sudo $0 probes -p 4242 --latency myapp:request-start myapp:request-done': 'target app',
+  "sudo $0 probes '*' 'myapp:request-done'": 'target app',
+  "$0 probes -p 4242 'myapp:*' -n": 'target app',
   '$0 merge node-a/latency.json node-b/latency.json': 'not run: needs reports made on two nodes',
   '$0 merge --by source web-*.json > all.json': 'not run: needs reports made in several pods',
   '$0 merge a.folded b.folded > all.folded': 'not run: needs two profiles\' folded stacks',
@@ -162,7 +170,7 @@ function parseMarker(text) {
     let x;
     if ((x = /^not run:\s*(\S.*)$/.exec(part))) marker.notRun = x[1];
     else if ((x = /^exit (\d+)$/.exec(part))) marker.exit = Number(x[1]);
-    else if ((x = /^target (plain|prepared|workers)$/.exec(part))) marker.target = x[1];
+    else if ((x = /^target (plain|prepared|workers|app)$/.exec(part))) marker.target = x[1];
     else if ((x = /^output of:\s*(\S.*)$/.exec(part))) marker.outputOf = x[1];
     else throw new Error(`unknown example marker: ${part}`);
   }
@@ -276,7 +284,7 @@ function argvFor(ex, targets) {
   const takes = valueOptions(command);
   const pidsOf = (text) => {
     const n = text.split(',').length;
-    const pool = { plain: [targets.plain], workers: [targets.workers], prepared: [targets.prepared, targets.second] }[ex.target];
+    const pool = { plain: [targets.plain], workers: [targets.workers], app: [targets.app], prepared: [targets.prepared, targets.second] }[ex.target];
     if (n > pool.length) throw new Error(`${ex.where}: ${n} PIDs, and the test starts ${pool.length} such targets`);
     return pool.slice(0, n).map((c) => c.pid).join(',');
   };
@@ -422,11 +430,12 @@ describe('examples: every one runs as written, every link resolves', function ()
     }
     // An hour between rounds: the targets stay quiet.
     const env = { INTERVAL: '3600000' };
-    [targets.prepared, targets.second, targets.plain, targets.workers] = await Promise.all([
+    [targets.prepared, targets.second, targets.plain, targets.workers, targets.app] = await Promise.all([
       startTarget('bunyan-debug-loop.js', { env, args: ['-r', path.join(ROOT, 'register.js')], scriptArgs: NAMES }),
       startTarget('bunyan-debug-loop.js', { env, args: ['-r', path.join(ROOT, 'register.js')] }),
       startTarget('loop-stall.js', { env: { LOOP_STALL_MS: '0', LOOP_INTERVAL_MS: '3600000' } }),
       startTarget('threads-mix.js'),
+      startTarget('usdt-app.js'),
     ]);
   });
 

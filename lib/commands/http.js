@@ -15,7 +15,7 @@ const { resolveTargets, hostFacts, parseTarget } = require('../usdt/probe-target
 const { HTTP_PROVIDER } = require('../http/probes');
 const { planHttp } = require('../http/plan');
 const { safeText } = require('../terminal-safe');
-const { outputClosed } = require('../tracer/signals');
+const { LineOutput } = require('../tracer/line-output');
 const records = require('../http/records');
 const { LatencyStats, renderHistograms, histogramsJSON } = require('../http/histograms');
 const { planWire } = require('../http/wire-plan');
@@ -167,35 +167,6 @@ class HttpGeneration extends Generation {
 // What a batch's fair share is, for the loss messages (d-scripts/http-batched.bt).
 const SHARE = 'when several processes are traced, one gets at most 2,048 requests of a batch, and its last 1,024 places go to those with fewer than 512';
 const LOST_WHY = 'the batch map was full, or nodetrace could not read them before the tracer ended';
-
-// Where the lines go: our stdout, with back-pressure. While stdout is full
-// the tracers are not read (their batch maps fill, and the loss is counted),
-// so nodetrace holds no more than one batch of lines, however fast requests
-// come.
-class LineOutput {
-  constructor(generations) {
-    this.generations = generations;
-    this.paused = false;
-  }
-
-  streams() {
-    return this.generations().map((g) => g.session && g.session.child && g.session.child.stdout).filter(Boolean);
-  }
-
-  write(text) {
-    if (outputClosed() || process.stdout.write(text) || this.paused || this.ending) return;
-    this.paused = true;
-    for (const s of this.streams()) s.pause();
-    process.stdout.once('drain', () => this.resume());
-  }
-
-  // The trace is ending: the tracers are read to their end (a tracer whose
-  // output is not read never gets to its END), whatever our stdout does.
-  resume() {
-    this.paused = false;
-    for (const s of this.streams()) s.resume();
-  }
-}
 
 // The trace: the first tracer, and new ones as probe libraries appear ('*').
 async function follow(firstPlan, ctx) {

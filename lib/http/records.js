@@ -247,4 +247,4 @@ function renderJSONLine(r, { wallMinusMonoNs } = {}) {
   }, 0) + '\n';
 }
 
-module.exports = { RequestJoiner, RequestReader, batchRecords, parseRequests, renderLine, renderJSONLine, HEADER };
+module.exports = { RequestJoiner, RequestReader, batchRecords, parseRequests, renderLine, renderJSONLine, HEADER, clockTime, wallMs };

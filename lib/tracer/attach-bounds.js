@@ -26,14 +26,19 @@ const ATTACH_BOUNDS_MS = Object.freeze({
   // (snoop: six probes a library; http: two).
   usdtPerLibrarySnoop: 8000,
   usdtPerLibraryHttp: 4000,
+  // nodetrace probes: one clause per probe, one program per site it
+  // matches (the 30 probes above: about 1.2 s each).
+  usdtPerSiteProbes: 2000,
 });
 
 /**
  * The bound for one run: `command` (a row above, or none: the default),
- * `libraries` (USDT commands: how many probe libraries it attaches to).
+ * `libraries` (USDT commands: how many probe libraries it attaches to),
+ * `sites` (probes: how many probe sites).
  */
-function attachBoundMs(tracer, { command, libraries = 1 } = {}) {
+function attachBoundMs(tracer, { command, libraries = 1, sites = 1 } = {}) {
   if (tracer && isDtraceForLinux(tracer)) return ATTACH_BOUNDS_MS.dtraceForLinux;
+  if (command === 'probes') return ATTACH_BOUNDS_MS.default + ATTACH_BOUNDS_MS.usdtPerSiteProbes * Math.max(0, sites - 1);
   const extra = Math.max(0, libraries - 1);
   if (command === 'snoop') return ATTACH_BOUNDS_MS.default + ATTACH_BOUNDS_MS.usdtPerLibrarySnoop * extra;
   if (command === 'http') return ATTACH_BOUNDS_MS.default + ATTACH_BOUNDS_MS.usdtPerLibraryHttp * extra;

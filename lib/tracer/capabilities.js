@@ -216,6 +216,22 @@ function printsMapsOnSigusr1(tracer) {
   return isBpftrace(tracer) && !atLeast(tracer, '0.22');
 }
 
+// USDT arguments past the sixth (arg6 ... arg11): before 0.24 bpftrace
+// takes argN for USDT as it does for uprobes, registers only ("x86_64
+// doesn't support arg6": 0.17.0 and 0.23.2 measured; 0.27.1 reads all 12 of
+// a lib/usdt probe); bpftrace PR #4118, 0.24.
+function usdtArgsPastSixth(tracer) {
+  return isBpftrace(tracer) && atLeast(tracer, '0.24');
+}
+
+// The most probes (probe sites) one program may attach to: BPFTRACE_MAX_PROBES,
+// 512 by default on 0.17.0 and 1024 on 0.23.2 (its --help; 0.27.1 keeps the
+// setting as max_probes). Versions between are given the smaller.
+function maxProbes(tracer) {
+  if (!isBpftrace(tracer)) return Infinity;
+  return atLeast(tracer, '0.23') ? 1024 : 512;
+}
+
 // From 0.24 a program whose probes do not all attach fails as a whole
 // (before, bpftrace warned and ran with the rest).
 function failsIfAnyProbeMissing(tracer) {
@@ -290,5 +306,5 @@ function ustackBlocksGcore(tracer) {
 module.exports = {
   stopPolicy, attachNotice, windowSignal, atLeast, stringLimitEnv, readsLongStrings, usdtPathForPid, uprobesWithPid, rawUserStackEnv,
   maxStringBytes, stringTrailerEnv, strCopiesLessOne, filtersUprobesByPid, filtersEveryProbeByPid, quietMapHelperArgs, printsMapsOnSigusr1, failsIfAnyProbeMissing, jsonOutput,
-  commandNotes, isDtraceForLinux, seesUsdt, demanglesStacks, ustackBlocksGcore, compileOnlyArgs,
+  commandNotes, isDtraceForLinux, seesUsdt, demanglesStacks, ustackBlocksGcore, compileOnlyArgs, usdtArgsPastSixth, maxProbes,
 };

@@ -37,6 +37,12 @@
 //   quoted    (D) the program reads it as a string, $$N; every other
 //             argument of a D program is read as a number or an
 //             identifier ($N) and must be one (D_WORD below)
+//   each      entries that come once per clause nodetrace makes of the
+//             program (lib/probes/program.js: one clause per probe
+//             traced): the last entries of the table, given as an array
+//             of { NAME: value } under the name `each` says, in the
+//             program's order from the first clause's on; the header
+//             lists them once, as the script's example clause uses them
 // Pure.
 
 const { UserError } = require('../errors');
@@ -171,6 +177,20 @@ const JS_DISPATCH = [
   arg('DISPATCH_SHIFT', 'a dispatch handle\'s entry is the handle shifted right by this', JS_DISPATCH_FROM, { optional: true }),
 ];
 
+// nodetrace probes (lib/probes/program.js): the processes, then three
+// arguments per clause, one clause per probe traced.
+const USDT_PROBES = [
+  arg('PID', 'only this process; 0: every process mapping the libraries', 'the first target\'s PID (0: \'*\')'),
+  ...numbered('PID', 2, 8, 'another process to trace beside PID (0: none)', 'the targets\' PIDs (lib/probes/targets.js)',
+    { group: 'MORE_PIDS', fill: 0 }),
+  arg('LIBRARY', 'the file that holds the clause\'s probe',
+    'lib/probes/inventory.js: the object the process maps (a probe library checked as lib/usdt/probe-libraries.js checks them; -p: as capabilities.js usdtPathForPid names it)',
+    { each: 'PROBES', ...FILE }),
+  arg('PROVIDER', 'the clause\'s probe\'s provider', 'its stapsdt note (lib/probes/spec.js: a name of letters, digits, _ and - only)',
+    { each: 'PROBES', probe: 'probe-name' }),
+  arg('PROBE', 'the clause\'s probe\'s name', 'its stapsdt note, as PROVIDER', { each: 'PROBES', probe: 'probe-name' }),
+];
+
 const TABLES = {
   'addon-latency.bt': LATENCY_BT,
   'addon-latency.d': [],
@@ -215,6 +235,9 @@ const TABLES = {
     ...numbered('PID', 2, 8, 'another process (0: none)', 'the targets\' PIDs', { group: 'MORE_PIDS', optional: true }),
   ],
   'http.bt': HTTP_BT,
+  'usdt-probes.bt': USDT_PROBES,
+  'usdt-count.bt': USDT_PROBES,
+  'usdt-latency.bt': USDT_PROBES,
   'http-batched.bt': HTTP_BT,
   'http-wire.bt': [
     arg('PID', 'the process: every probe fires for it alone, in the kernel', '-p'),
@@ -261,7 +284,35 @@ function checkProbeValue(program, position, e, v) {
  * @returns {Array<{position, name, meaning, value}>}
  */
 function programArguments(program, values = {}, { without = [] } = {}) {
-  const table = tableOf(program);
+  const whole = tableOf(program);
+  const each = whole.filter((e) => e.each);
+  const table = whole.filter((e) => !e.each);
+  if (each.length) {
+    if (whole.slice(table.length).some((e) => !e.each)) throw new Error(`${program}: its \`each\` arguments are not the last`);
+    const name = each[0].each;
+    const clauses = values[name] || [];
+    if (!Array.isArray(clauses)) throw new Error(`${program}: ${name} takes an array, one { NAME: value } per clause`);
+    const rest = { ...values };
+    delete rest[name];
+    const kept = fixedArguments(program, rest, { without, table });
+    // The clauses' arguments follow every other: none may be left off before them.
+    if (kept.length !== table.length) throw new Error(`${program}: every argument before ${name}'s is given (optional ones too)`);
+    let position = kept.length;
+    for (const [k, clause] of clauses.entries()) {
+      for (const e of each) {
+        const v = clause[e.name];
+        position++;
+        if (!given(v)) throw new Error(`${program}: missing ${e.name} of clause ${k + 1} ($${position})`);
+        if (e.probe) checkProbeValue(program, position, e, v);
+        kept.push({ position, name: k ? `${e.name}${k + 1}` : e.name, meaning: k ? `${e.meaning} (clause ${k + 1})` : e.meaning, value: v });
+      }
+    }
+    return kept;
+  }
+  return fixedArguments(program, values, { without, table });
+}
+
+function fixedArguments(program, values, { without, table }) {
   const groups = new Map();
   for (const e of table) if (e.group) groups.set(e.group, [...(groups.get(e.group) || []), e]);
   for (const key of Object.keys(values)) {

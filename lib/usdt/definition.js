@@ -58,4 +58,28 @@ function normalizeDefinition(provider, probes, module) {
   return { provider, module: module == null ? null : module, probes: sorted, truncated };
 }
 
-module.exports = { normalizeDefinition, kindOf, checkName };
+// The type each kind is declared as: dtrace-provider's names (and
+// 'int32_t', nodetrace's own), what `nodetrace probes` shows.
+const TYPE_OF_KIND = Object.freeze({ int: 'int', int32: 'int32_t', string: 'char *', json: 'json' });
+
+/**
+ * The provider a probe library's own definition (its .nodetrace.usdt JSON,
+ * lib/usdt/elf.js) declares, as { name, module, probes: [[name, ...types]] },
+ * or null when it is not one lib/usdt could have written: the file is
+ * another user's, so every part is checked (a string name, at most
+ * `maxProbes` probes of at most MAX_ARGS arguments of the kinds above).
+ */
+function providerFromDefinition(def, { maxProbes = 64 } = {}) {
+  if (!def || typeof def !== 'object' || typeof def.provider !== 'string' || !def.provider || !Array.isArray(def.probes)) return null;
+  if (def.module !== null && def.module !== undefined && typeof def.module !== 'string') return null;
+  if (def.probes.length > maxProbes) return null;
+  const probes = [];
+  for (const p of def.probes) {
+    if (!p || typeof p.name !== 'string' || !p.name || !Array.isArray(p.args) || p.args.length > MAX_ARGS) return null;
+    if (!p.args.every((k) => Object.prototype.hasOwnProperty.call(TYPE_OF_KIND, k))) return null;
+    probes.push([p.name, ...p.args.map((k) => TYPE_OF_KIND[k])]);
+  }
+  return { name: def.provider, module: def.module == null ? null : def.module, probes };
+}
+
+module.exports = { normalizeDefinition, kindOf, checkName, providerFromDefinition, TYPE_OF_KIND };

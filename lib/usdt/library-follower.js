@@ -83,6 +83,9 @@ class LibraryFollower {
    *   onEnding(reason) once the trace is ending
    *   durationSeconds: -d, a deadline for the whole trace from the first
    *             tracer's attach, whatever is re-planned
+   *   watch(known) (optional) -> { newLibraries() }: where later libraries
+   *             are looked for (default: the host's, LibraryWatch;
+   *             nodetrace probes -p: the processes' own maps)
    */
   constructor(o) {
     this.o = o;
@@ -316,7 +319,7 @@ class LibraryFollower {
       if (first.result === null && !this.ending) {
         this.armDeadline();
         if (follow) {
-          this.watch = new libraries.LibraryWatch(this.o.provider, known);
+          this.watch = this.o.watch ? this.o.watch(known) : new libraries.LibraryWatch(this.o.provider, known);
           this.every(WATCH_EVERY_MS, () => this.watchLibraries());
         }
         onReady();

@@ -55,13 +55,27 @@ function declares(def, provider) {
   return provider.probes.every(([name]) => names.has(name));
 }
 
+// The provider a library's definition is checked against: `provider` itself
+// where it declares it, or, where `provider` is a function (nodetrace probes:
+// any provider, or those a glob names), what it makes of the definition
+// (null: not one wanted).
+function wantedProvider(def, provider) {
+  if (typeof provider === 'function') return provider(def);
+  return declares(def, provider) ? provider : null;
+}
+
+function providerText(provider) {
+  return typeof provider === 'function' ? 'a provider nodetrace was asked for' : `the ${provider.name} provider`;
+}
+
 /**
  * A probe library another user's process maps, checked before a tracer is
  * pointed at it: a regular file (not a link, FIFO or device; opened without
  * blocking) of at most 64 KB, owned by the owner of its directory, writable
  * by no one else, whose name is the hash of its bytes (lib/usdt names every
  * library so), declaring the provider, with probe sites a tracer can attach
- * to (library-check.js). -> { fd, path, inode, uid } (keep the
+ * to (library-check.js). -> { fd, path, inode, uid, provider: what its
+ * notes were checked against } (keep the
  * fd open: a tracer is given /proc/<our PID>/fd/<fd>, that very file, so
  * nothing swapped in at the path afterwards is ever opened) or { refused }.
  */
@@ -80,22 +94,30 @@ function openVerified(file, provider) {
   try { dir = fs.statSync(path.dirname(file)); } catch (err) { return refuse('its directory is gone'); }
   const st = fs.fstatSync(fd);
   if (st.uid !== dir.uid) return refuse(`it belongs to uid ${st.uid}, its directory to uid ${dir.uid}`);
-  const why = bytesRefusal(fd, name, provider);
-  if (why) return { ...refuse(why.refused), declared: why.declared };
-  return { fd, path: file, inode: `${st.dev}:${st.ino}`, uid: st.uid };
+  const verdict = bytesVerdict(fd, name, provider);
+  if (verdict.refused) return { ...refuse(verdict.refused), declared: verdict.declared };
+  return { fd, path: file, inode: `${st.dev}:${st.ino}`, uid: st.uid, provider: verdict.provider };
 }
 
 // What is wrong with an open library's bytes as they are now, or null.
 function bytesRefusal(fd, name, provider) {
+  const verdict = bytesVerdict(fd, name, provider);
+  return verdict.refused ? verdict : null;
+}
+
+// An open library's bytes as they are now: { refused, declared } or
+// { provider: the provider its notes were checked against }.
+function bytesVerdict(fd, name, provider) {
   const st = fs.fstatSync(fd);
   if (st.mode & 0o022) return { refused: 'others may write to it' };
   if (st.size > MAX_LIBRARY_BYTES) return { refused: `it is larger than ${MAX_LIBRARY_BYTES / 1024} KB` };
   const bytes = readAt(fd, 0, st.size);
   if (paths.libraryFileName(bytes) !== name) return { refused: 'its name is not the hash of its bytes' };
-  if (!declares(definitionIn(bytes), provider)) return { refused: `it does not declare the ${provider.name} provider` };
+  const want = wantedProvider(definitionIn(bytes), provider);
+  if (!want) return { refused: `it does not declare ${providerText(provider)}` };
   // It says it is one: a refusal from here on is worth saying.
-  const check = checkLibrary(bytes, provider);
-  return check.refused ? { refused: check.refused, declared: true } : null;
+  const check = checkLibrary(bytes, want);
+  return check.refused ? { refused: check.refused, declared: true } : { provider: want };
 }
 
 // Does the file declare `provider` ({ name, probes: [[name, ...types]] })
@@ -167,6 +189,26 @@ function librariesOf(pid, provider) {
   for (const mapped of mappedLibraries(pid)) {
     const p = reachablePath(pid, mapped);
     if (p && declaresProvider(p, provider)) out.push(p);
+  }
+  return out;
+}
+
+// Every probe library process `pid` maps, each checked by openVerified()
+// for `provider` (a definition, or a function of the library's own:
+// wantedProvider()): [{ path (as reachable from here), mapped (the path the
+// process maps it by), provider, uid } or { path, mapped, refused, declared }].
+function verifiedLibrariesOf(pid, provider) {
+  const out = [];
+  for (const mapped of mappedLibraries(pid)) {
+    const p = reachablePath(pid, mapped);
+    if (!p) continue;
+    const v = openVerified(p, provider);
+    if (v.refused) {
+      out.push({ path: p, mapped: mapped.path, refused: v.refused, declared: Boolean(v.declared) });
+      continue;
+    }
+    fs.closeSync(v.fd);
+    out.push({ path: p, mapped: mapped.path, provider: v.provider, uid: v.uid });
   }
   return out;
 }
@@ -538,6 +580,6 @@ function ownLibraryPath(provider) {
 }
 
 module.exports = {
-  libraryDefinition, declaresProvider, openVerified, OpenedLibraries, librariesOf, allLibraries, uniqueByInode, pidsMapping,
-  LibraryScan, LibraryWatch, scanFor, createOwnLibrary, ownLibraryPath, isMapFile, MAX_LIBRARY_BYTES, VERIFY_PER_SCAN,
+  libraryDefinition, declaresProvider, openVerified, OpenedLibraries, librariesOf, verifiedLibrariesOf, allLibraries, uniqueByInode, pidsMapping,
+  LibraryScan, LibraryWatch, scanFor, createOwnLibrary, ownLibraryPath, isMapFile, reachablePath, mappedLibraries, inode, MAX_LIBRARY_BYTES, VERIFY_PER_SCAN,
 };

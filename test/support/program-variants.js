@@ -31,6 +31,11 @@ const { planWire } = require('../../lib/http/wire-plan');
 const { findTlsObject } = require('../../lib/http/tls-object');
 const { planEbadf } = require('../../lib/ebadf/program');
 const { LINUX_ERRNO } = require('../../lib/ebadf/errno');
+const { planProbes } = require('../../lib/probes/program');
+const { processProbes } = require('../../lib/probes/inventory');
+const { libraryFor } = require('../../lib/usdt/paths');
+const store = require('../../lib/usdt/store');
+const { kindOf } = require('../../lib/usdt/definition');
 
 const ROOT = path.join(__dirname, '..', '..');
 const ADDON = path.join(ROOT, 'node_modules', 'sqlite3', 'build', 'Release', 'node_sqlite3.node');
@@ -131,6 +136,34 @@ function bpftraceVariants(tracer, { pid, bunyanLib, httpLib }) {
   if (!tls.file) throw new Error(`the compile test's node has no OpenSSL the wire can probe: ${tls.why}`);
   add('http --source wire -p (TLS in node)', planWire(tracer, pid, tls));
   add('http --source wire -p, no OpenSSL (@tls left out)', planWire(tracer, pid, {}));
+  out.push(...probesVariants(tracer, { pid, httpLib }));
+  return out;
+}
+
+// nodetrace probes (lib/probes/program.js): firings of the HTTP provider's
+// probes (integers and strings), of a library's own note (unsigned
+// integers: libstdc++'s, where the target maps one with notes), and of a
+// probe with 12 arguments (past the sixth read from the stack before
+// bpftrace 0.24); --count; --latency paired by an integer and by a string.
+function probesVariants(tracer, { pid, httpLib }) {
+  const out = [];
+  const add = (name, plan) => out.push({ name, plan });
+  const api = (library, provider, name, types) => ({ library, provider, name, kinds: types.map(kindOf), api: true });
+  const httpTypes = ['int', 'int', 'char *', 'char *', 'char *'];
+  const server = api(httpLib, 'nodetrace', 'http-server-request-done', httpTypes);
+  const client = api(httpLib, 'nodetrace', 'http-client-request-done', httpTypes);
+  const wideTypes = ['int', 'int32_t', 'char *', 'int', 'json', 'int', 'int', 'int32_t', 'char *', 'int', 'json', 'int'];
+  const wide = libraryFor('nt_wide', [['twelve', ...wideTypes]]);
+  const dir = path.dirname(httpLib);
+  const wideLib = store.install(store.prepareDir({ dir, root: path.dirname(dir) }), wide.fileName, wide.bytes);
+  const twelve = api(wideLib, 'nt_wide', 'twelve', wideTypes);
+  const noted = (processProbes(pid) || { objects: [] }).objects.find((o) => !o.api && !o.refused && o.probes.length);
+  const foreign = noted ? [{ ...noted.probes[0], library: noted.file }] : [];
+  add('probes PID (lines: ints and strings, 12 arguments, a library\'s own note)', planProbes(tracer, { mode: 'lines', pids: [pid], probes: [server, client, twelve, ...foreign] }));
+  add('probes PID --count', planProbes(tracer, { mode: 'count', pids: [pid], probes: [server, client, twelve, ...foreign] }));
+  add('probes PID --latency (an integer key)', planProbes(tracer, { mode: 'latency', pids: [pid], key: 0, probes: [{ ...client, role: 'start' }, { ...server, role: 'end' }, { ...twelve, role: 'end' }] }));
+  add('probes PID --latency --key 2 (a string key)', planProbes(tracer, { mode: 'latency', pids: [pid], key: 2, probes: [{ ...client, role: 'start' }, { ...server, role: 'end' }] }));
+  add('probes \'*\' --latency --key 8 (past the sixth)', planProbes(tracer, { mode: 'latency', key: 8, probes: [{ ...twelve, role: 'start' }, { ...twelve, role: 'end' }] }));
   return out;
 }
 
