@@ -107,8 +107,10 @@ test: checkout-readable
 test-packages: deps browser podman debootstrap
 test-builds: node-builds container-image dtrace-if-available bpftrace-tiers-if-available
 
-# `make unit` and each command's core tests (@core) on the host's bpftrace
-# and node: the loop to run before landing a change (test/README.md).
+# `make unit`, then each command's core tests (@core) on the host's
+# bpftrace and node: the loop to run before landing a change
+# (test/README.md). One after the other: side by side (test-matrix.sh
+# unit host) the unit tests' CPU stretched a callback async times.
 check: unit
 	$(SUDO) $(ROOT_ENV) scripts/test-matrix.sh host
 

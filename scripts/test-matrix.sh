@@ -6,6 +6,7 @@
 #
 #   main      every test file under the host's bpftrace: with it the Node
 #             builds, DTrace for Linux and the containers (make test)
+#   unit      the tests not tagged @tracer (make unit), files one by one
 #   host, trixie, sid
 #             each command's core tests (@core) under that bpftrace: the
 #             host's, Debian 13's 0.23 or Debian unstable's 0.27 (made by
@@ -15,7 +16,7 @@
 #             (test/NAME.test.js, test/NAME-*.test.js) and, in the other
 #             files, the tests whose title names it (make test-command)
 #   --jobs N  test files run side by side in a cell (mocha --parallel);
-#             default 2 in main or a cell run alone, else 1 (one by one);
+#             default 2 in main, host or a cell run alone, else 1;
 #             a file marked "// test-matrix: alone" always runs by itself
 #   MATRIX_GREP='@core' MATRIX_FILES='test/latency.test.js ...' to run others
 #
@@ -117,6 +118,7 @@ run_files() {
 run_cell() {
   local status=0 what="each command's core tests"
   [ "$cell" = main ] && what="every test"
+  [ "$cell" = unit ] && what="the tests not tagged @tracer"
   [ -n "$command" ] && what="the tests of nodetrace $command"
   version="$(${bpftrace:-bpftrace} --version 2>/dev/null)"
   echo "=== cell $cell: $what under ${version:-bpftrace} ${bpftrace:+($bpftrace) }(test files: $cell_jobs at a time)"
@@ -125,6 +127,8 @@ run_cell() {
     run_files "$title_names_command" "${other_files[@]}" || status=1
   elif [ "$cell" = main ]; then
     run_files "" test/*.test.js || status=1
+  elif [ "$cell" = unit ]; then
+    run_mocha 1 --grep '@tracer' --invert test/*.test.js || status=1
   else
     run_files "$grep_for" "${core_files[@]}" || status=1
   fi
@@ -134,7 +138,7 @@ run_cell() {
 streamed=yes
 started=()
 for cell in "${cells[@]}"; do
-  if [ "$cell" = host ] || [ "$cell" = main ]; then
+  if [ "$cell" = host ] || [ "$cell" = main ] || [ "$cell" = unit ]; then
     bpftrace=""
   elif ! bpftrace="$(scripts/bpftrace-tier.sh "$cell")"; then
     if [ -n "${CI:-}" ]; then
@@ -146,10 +150,11 @@ for cell in "${cells[@]}"; do
     fi
     continue
   fi
-  # Two files at once in a cell run alone or in main; one in a tier run
+  # Two files at once in main, host or a cell run alone; one in a tier run
   # beside others: the 2 CPUs stay enough for the targets that spin.
-  if [ -n "$jobs" ]; then cell_jobs="$jobs"
-  elif [ "$cell" = main ] || [ ${#cells[@]} -eq 1 ]; then cell_jobs=2
+  if [ "$cell" = unit ]; then cell_jobs=1
+  elif [ -n "$jobs" ]; then cell_jobs="$jobs"
+  elif [ "$cell" = main ] || [ "$cell" = host ] || [ ${#cells[@]} -eq 1 ]; then cell_jobs=2
   else cell_jobs=1; fi
   if [ "$streamed" = yes ]; then
     ( run_cell; echo $? > "$reports/$cell.status" ) 2>&1 | tee "$reports/$cell" &
