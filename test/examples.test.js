@@ -44,8 +44,12 @@ const { ROOT, nodetrace, startTarget, stopTarget, killStragglers, tracingUnavail
 const { COMMANDS } = require('../lib/cli');
 
 // Names examples give as targets (part of a command line): the prepared
-// target has them all in its own.
+// target has them all in its own, each with this run's suffix, and so do
+// the command lines run, so that another run of this test on the machine
+// (its own suffix) is never a second match.
 const NAMES = ['my-service', 'checkout-api', 'bunyan-service'];
+const RUN_SUFFIX = `-run${process.pid}`;
+const RUN_NAMES = NAMES.map((n) => n + RUN_SUFFIX);
 // Commands that trace: run with -n. The others run as written.
 const TRACING = new Set(['latency', 'snoop', 'ebadf', 'loop', 'http', 'gc', 'async', 'profile', 'probes']);
 // What a format example reads when its input is no file of this repository
@@ -292,6 +296,7 @@ function argvFor(ex, targets) {
     const prev = args[i - 1];
     if ((prev === '-p' || prev === '--pid') && PIDS.test(args[i])) args[i] = pidsOf(args[i]);
     else if (!args[i].startsWith('-') && !takes.has(prev) && PIDS.test(args[i])) args[i] = pidsOf(args[i]);
+    else if (NAMES.includes(args[i])) args[i] += RUN_SUFFIX;
   }
   if (TRACING.has(command) && !args.some((a) => ['-n', '--dry-run', '--help', '-h'].includes(a))) args.push('-n');
   return args;
@@ -431,7 +436,7 @@ describe('examples: every one runs as written, every link resolves', function ()
     // An hour between rounds: the targets stay quiet.
     const env = { INTERVAL: '3600000' };
     [targets.prepared, targets.second, targets.plain, targets.workers, targets.app] = await Promise.all([
-      startTarget('bunyan-debug-loop.js', { env, args: ['-r', path.join(ROOT, 'register.js')], scriptArgs: NAMES }),
+      startTarget('bunyan-debug-loop.js', { env, args: ['-r', path.join(ROOT, 'register.js')], scriptArgs: RUN_NAMES }),
       startTarget('bunyan-debug-loop.js', { env, args: ['-r', path.join(ROOT, 'register.js')] }),
       startTarget('loop-stall.js', { env: { LOOP_STALL_MS: '0', LOOP_INTERVAL_MS: '3600000' } }),
       startTarget('threads-mix.js'),
@@ -458,7 +463,7 @@ describe('examples: every one runs as written, every link resolves', function ()
     }
     // A run given a name is alone: another nodetrace's command line holding
     // that name would be a second match (its own it leaves out).
-    const named = (job) => job.argv.some((a) => NAMES.includes(a));
+    const named = (job) => job.argv.some((a) => RUN_NAMES.includes(a));
     const list = [...jobs.values()].sort((a, b) => named(a) - named(b));
     const run = (job) => nodetrace(job.argv, { input: job.input, timeoutMs: 120000 });
     const results = [

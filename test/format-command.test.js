@@ -20,6 +20,19 @@ describe('nodetrace format', function () {
     assert.match(r.stdout, /µs/);
   });
 
+  it('renders a real bpftrace capture of addon-latency.bt as latency does: histograms with human units, percentiles and the breakdown', async function () {
+    const r = await nodetrace(['format'], { input: fs.readFileSync(OURS, 'utf8') });
+    assert.strictEqual(r.code, 0, r.stderr);
+    const text = r.stdout;
+    for (const kind of ['Work_BeginOpen', 'Work_BeginExec', 'Work_BeginClose', 'Work_BeginPrepare', 'Work_BeginRun']) assert(text.includes(kind), `text output lacks ${kind}`);
+    assert.match(text, /µs/);
+    assert.match(text, /p50/);
+    assert.match(text, /p99/);
+    assert.match(text, /queue wait/i);
+    assert.match(text, /loop wait/i);
+    assert.match(text, /@@@/);
+  });
+
   it('renders a real bpftrace capture of addon-latency.bt the same way latency does, also as JSON', async function () {
     const r = await nodetrace(['format', '--json'], { input: fs.readFileSync(OURS, 'utf8') });
     assert.strictEqual(r.code, 0, r.stderr);

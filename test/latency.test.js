@@ -24,21 +24,16 @@ describe('nodetrace latency @tracer', function () {
     let target;
     let other;
     let json;
-    let text;
+    // One trace, its JSON asserted; the text rendering of the same report is
+    // checked on a capture (test/format-command.test.js).
     before(async function () {
-      this.timeout(2 * TRACE_BOUND_MS + 10000);   // two traces
       // A uprobe fires in every process that maps the binary: the other
       // process's work must not show up in this one's trace.
       other = await startTarget('crypto-loop.js');
       target = await startTarget('sqlite-loop.js');
-      const [j, t] = [
-        await nodetrace(['latency', '-p', String(target.pid), '-d', '3', '--json'], { timeoutMs: TRACE_BOUND_MS }),
-        await nodetrace(['latency', '-p', String(target.pid), '-d', '3'], { timeoutMs: TRACE_BOUND_MS }),
-      ];
+      const j = await nodetrace(['latency', '-p', String(target.pid), '-d', '3', '--json'], { timeoutMs: TRACE_BOUND_MS });
       assert.strictEqual(j.code, 0, j.stderr);
-      assert.strictEqual(t.code, 0, t.stderr);
       json = JSON.parse(j.stdout);
-      text = t.stdout;
     });
     after(() => { stopTarget(target); stopTarget(other); });
 
@@ -70,18 +65,12 @@ describe('nodetrace latency @tracer', function () {
       }
     });
 
-    it('prints histograms with human units, percentiles and the breakdown as text', function () {
-      for (const kind of SQLITE_KINDS) assert(text.includes(kind), `text output lacks ${kind}`);
-      assert.match(text, /µs/);
+    it('traced the window asked for, -d 3, as its header says it to a tenth of a second', function () {
       // The trace asked for (-d 3, from the probes in place to the end), not
-      // the tracer's whole run with its attach and detach.
-      const traced = Number(/^Thread-pool latency of .*, traced (\d+\.\d) s:$/m.exec(text)[1]);
+      // the tracer's whole run with its attach and detach: the figure the
+      // text header prints (lib/commands/latency.js, one decimal).
+      const traced = Number((json.traced_ns / 1e9).toFixed(1));
       assert(traced >= 3 && traced < 3.5, `traced ${traced} s for -d 3`);
-      assert.match(text, /p50/);
-      assert.match(text, /p99/);
-      assert.match(text, /queue wait/i);
-      assert.match(text, /loop wait/i);
-      assert.match(text, /@@@/);
     });
   });
 
@@ -141,6 +130,7 @@ describe('nodetrace latency @tracer', function () {
     });
     assert.strictEqual(r.code, 0, r.stderr);
     assert.match(r.stderr, /exited/);
+    assert.match(r.stdout, /^Thread-pool latency of .*, traced \d+\.\d s:$/m);
     assert.match(r.stdout, /Work_BeginExec/);
   });
 

@@ -31,8 +31,9 @@ const path = require('path');
 const { requireTracing, startTarget, stopTarget, nodetrace, killStragglers } = require('./support/harness');
 const { nodeBuilds, requireBuild } = require('./support/node-builds');
 
-// -d, and the app's window.
-const SECONDS = 6;
+// -d, and the app's window: room for two bursts and the guard after them
+// (twice the longest) where a burst takes 2 s (load 15).
+const SECONDS = 8;
 // bpftrace 0.17 attaches gc's and async's uprobes in up to a minute and
 // more on a loaded host (lib/tracer/attach-bounds.js).
 const RUN_MS = 240000;
@@ -48,7 +49,8 @@ function lineFrom(target, label, timeoutMs) {
     const timer = setTimeout(() => { target.stdout.off('data', onData); reject(new Error(`the app did not print "${label}"`)); }, timeoutMs);
     function onData(c) {
       buf += c;
-      const m = new RegExp(`^${label} (.*)$`, 'm').exec(buf);
+      // The whole line: a long one comes in pieces of 64 KB.
+      const m = new RegExp(`^${label} (.*)\n`, 'm').exec(buf);
       if (!m) return;
       clearTimeout(timer);
       target.stdout.off('data', onData);
@@ -104,7 +106,7 @@ async function traceApp(build, command, more, { env = {}, nodeArgs = [], lines =
 function edgesQuiet(truth) {
   const late = truth.bursts.filter(([, end]) => end === null || end > SECONDS * 1000 - EDGE_MS);
   assert.deepStrictEqual(late, [], `a burst ran into the last ${EDGE_MS} ms of the window: the host is too loaded for counts at its edges (bursts, ms: ${JSON.stringify(truth.bursts)})`);
-  assert(truth.bursts.length >= 3, `${truth.bursts.length} bursts in ${SECONDS} s`);
+  assert(truth.bursts.length >= 2, `${truth.bursts.length} bursts in ${SECONDS} s`);
 }
 
 // |got - want| within `share` of want, or `floor` (the same unit).

@@ -106,7 +106,7 @@ describe('TracerSession: ending a tracer that streams events (plan.quiesce)', fu
 describe('TracerSession: a program\'s window (plan.window)', function () {
   this.timeout(20000);
   const script = path.join(__dirname, 'support', 'windowed-tracer.js');
-  const window = { signal: 'SIGURG', line: 'Report printed.' };
+  const window = { signal: 'SIGURG', line: 'Report printed.', opened: 'Window opened.' };
   // Its probes: its descriptors of /dev/null, as bpftrace's perf events are counted.
   const probes = (pid) => {
     let n = 0;
@@ -116,6 +116,8 @@ describe('TracerSession: a program\'s window (plan.window)', function () {
     return n;
   };
   const sent = (r) => r.errors.map((l) => /^(\w+)(?: \d)? at (\d+)$/.exec(l)).filter(Boolean).map((m) => [m[1], Number(m[2])]);
+  // When the fake tracer said its window was open (its stderr: "opened at T").
+  const openedAt = (r) => (sent(r).find(([s]) => s === 'opened') || [])[1];
 
   it('opens it once the probes are attached, and hands the report over at its marker, before the tracer detaches', async function () {
     let reported = null;
@@ -128,7 +130,7 @@ describe('TracerSession: a program\'s window (plan.window)', function () {
       onReport: (res) => { reported = { maps: res.maps, at: Date.now(), probes: probes(child.pid) }; },
     });
     assert.strictEqual(r.code, 0);
-    assert.deepStrictEqual(sent(r).map(([s]) => s), ['SIGURG', 'SIGURG', 'SIGTERM'], 'opened, closed, then ended once');
+    assert.deepStrictEqual(sent(r).map(([s]) => s), ['SIGURG', 'opened', 'SIGURG', 'SIGTERM'], 'opened, closed, then ended once');
     assert.strictEqual(r.reported, true);
     assert.match(reported.maps, /^@a: 1\n@traced_ns: 5\n$/, 'the report, without its marker');
     assert.strictEqual(reported.probes, atReady, 'handed over with every probe still attached');
@@ -139,6 +141,39 @@ describe('TracerSession: a program\'s window (plan.window)', function () {
     assert.strictEqual(r.endAfterReport, true, 'END ran');
     assert.strictEqual(abnormalEnd(r, fakePlan('bpftrace')), null, 'a clean end');
     assert.strictEqual(spanNs(r, 5n), 5n, 'the program\'s window is the length');
+  });
+
+  it('starts the trace (onReady, -d) when the program says its window is open, not at the signal', async function () {
+    let readyAt = 0;
+    const r = await run(fakePlan('bpftrace', script, { window, env: { WINDOWED_TRACER_OPEN_MS: '600', WINDOWED_TRACER_DETACH_MS: '10' } }),
+      { onReady: () => { readyAt = Date.now(); } });
+    assert.strictEqual(r.code, 0);
+    const [signalAt, saidAt, closedAt] = sent(r).map(([, at]) => at);
+    assert(saidAt - signalAt >= 600 && openedAt(r) === saidAt, JSON.stringify(sent(r)));
+    assert(readyAt >= saidAt, `onReady ${saidAt - readyAt} ms before the window was said open`);
+    assert(closedAt - saidAt >= 300, `-d 0.3 s counted from the window's opening: closed ${closedAt - saidAt} ms after it`);
+    assert(!r.during.includes('Window opened.'), 'the marker is taken, not passed on');
+    assert.strictEqual(r.reported, true);
+  });
+
+  it('closes it only once it is said open when the end comes first (a second signal could merge with the first)', async function () {
+    const session = new TracerSession(fakePlan('bpftrace', script, { window, env: { WINDOWED_TRACER_OPEN_MS: '500', WINDOWED_TRACER_DETACH_MS: '10' } }), {
+      statusStream: null, onSpawn: () => {}, onLine: (line) => { if (line === 'Hit Ctrl-C to end.') setTimeout(() => session.end('SIGINT'), 100); },
+    });
+    const r = await session.run();
+    const [first, said, second] = sent(r);
+    assert.deepStrictEqual([first[0], said[0], second[0]], ['SIGURG', 'opened', 'SIGURG'], JSON.stringify(sent(r)));
+    assert(second[1] >= said[1], 'closed after it was said open');
+    assert.strictEqual(r.reported, true);
+  });
+
+  it('ends the trace saying so when the program never says its window is open', async function () {
+    let ready = false;
+    const r = await run(fakePlan('bpftrace', script, { window, env: { WINDOWED_TRACER_OPEN_MS: 'never', WINDOWED_TRACER_DETACH_MS: '10' } }),
+      { durationSeconds: 0, onReady: () => { ready = true; } });
+    assert.strictEqual(ready, false, 'never said to be tracing');
+    assert.strictEqual(r.windowNotOpened, true);
+    assert.match(abnormalEnd(r, fakePlan('bpftrace')), /^bpftrace did not open its program's window within 5 s of the signal for it: nothing was counted/);
   });
 
   it('ends the tracer the old way when the report does not come, its maps taken after END', async function () {

@@ -24,6 +24,9 @@ const MAX_SPEC_CHARS = 256;
 // library's `*`, `,` or `:`) would be more than one probe there: listed,
 // never traced.
 const TRACEABLE_NAME = /^[A-Za-z0-9_-]{1,128}$/;
+// Nothing named: a provider made later cannot be waited for (its library
+// is named by its definition, unknown before it is made: docs/probes.md).
+const HINT = 'List them with: nodetrace probes -p PID. A provider the application has not made yet cannot be waited for: trace once it has.';
 
 function globRegExp(glob) {
   const body = glob.split('').map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[.+^${}()|[\]\\]/g, '\\$&'))).join('');
@@ -96,11 +99,11 @@ function matchProbes(specs, candidates, { where }) {
       const ofProvider = candidates.filter((p) => spec.provider.test(p.provider));
       if (!ofProvider.length) {
         throw new UserError(`no provider of ${where} matches "${spec.text}"; its providers: ${providersText(candidates)}.`,
-          { hint: 'List them with: nodetrace probes -p PID', exitCode: EXIT.NOT_FOUND });
+          { hint: HINT, exitCode: EXIT.NOT_FOUND });
       }
       const one = new Set(ofProvider.map((p) => p.provider)).size === 1;
       throw new UserError(`no probe of ${where} matches "${spec.text}"; ${one ? `provider ${nameText(ofProvider[0].provider)} has` : 'those providers have'}: ${probesText(ofProvider)}.`,
-        { hint: 'List them with: nodetrace probes -p PID', exitCode: EXIT.NOT_FOUND });
+        { hint: HINT, exitCode: EXIT.NOT_FOUND });
     }
     for (const p of hits) chosen.add(p);
   }

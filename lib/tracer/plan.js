@@ -15,7 +15,7 @@ const { spawnSync } = require('child_process');
 const { safeText } = require('../terminal-safe');
 const { attachNotice, windowSignal } = require('./capabilities');
 const { declaredSlot, instantiateSlot, withoutOptional } = require('./template');
-const { REPORT_MARKER } = require('./output-formats');
+const { REPORT_MARKER, WINDOW_MARKER } = require('./output-formats');
 const { programArguments, argumentNotes } = require('./program-arguments');
 
 const SCRIPT_DIR = path.join(__dirname, '..', '..', 'd-scripts');
@@ -101,7 +101,7 @@ function deathSignalLauncher() {
  * that says every probe is attached; otherwise the program's own ready line
  * says it. Its window, when not null, is how the session opens and closes
  * the program's window (a bpftrace program that declares `@template
- * WINDOW:`): { signal, line } (lib/tracer/capabilities.js windowSignal).
+ * WINDOW:`): { signal, line, opened } (lib/tracer/capabilities.js windowSignal).
  */
 function planTracer(tracer, o) {
   if (o.positional) throw new Error('planTracer takes the program\'s arguments by name (o.args), not as a list');
@@ -185,7 +185,7 @@ function programWindow(tracer, o) {
     // window, so it is open from BEGIN, and Ctrl-C prints the report.
     // scriptAsIs: the program is the script file unchanged, which runs by
     // hand as it is on any bpftrace (its default clause, a tracepoint).
-    window: { signal: how.signal, line: REPORT_MARKER, byHandText: clause(text), scriptAsIs: o.programText === undefined },
+    window: { signal: how.signal, line: REPORT_MARKER, opened: WINDOW_MARKER, byHandText: clause(text), scriptAsIs: o.programText === undefined },
   };
 }
 

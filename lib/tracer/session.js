@@ -43,6 +43,10 @@ const AFTER_END_GIVE_UP_MS = 90000;
 // poll loop's 100 ms; 0.17's runs in the kill() itself), or is ended the
 // old way, its report printed after END.
 const REPORT_TIMEOUT_MS = 2000;
+// ... and says its window is open (WINDOW_MARKER) within this long of the
+// signal that opens it (0.22+: about 100 ms; 0.17: at once), or nothing it
+// counts can be trusted to start anywhere: the trace ends, saying so.
+const WINDOW_OPEN_TIMEOUT_MS = 5000;
 // How often a tracer's output file (-o: a -c command has its stdout) is
 // read for what it added: what the program prints is taken within this
 // long (profile -c names JavaScript frames as they are printed, while the
@@ -66,6 +70,10 @@ function abnormalEnd(result, plan) {
   const name = plan.tracer.name;
   const after = result.readyAt ? ` after ${Math.round((result.endedAt - result.readyAt) / 1000)} s` : '';
   if (result.gaveUp) return `${name} did not end when asked and was killed${after}`;
+  if (result.windowNotOpened) {
+    return `${name} did not open its program's window within ${WINDOW_OPEN_TIMEOUT_MS / 1000} s of the signal for it: nothing was counted;`
+      + ' try again, or a newer bpftrace';
+  }
   const last = tracerComplaints(result.errors).slice(-2).join('; ');
   if (result.signal || result.code !== 0) return `${name} ${howItExited(result)}${after}${last ? `: ${last}` : ''}`;
   if (!result.endMarkerSeen) return `${name} exited${after} without running its END clause${last ? `: ${last}` : ''}`;
@@ -85,7 +93,8 @@ class TracerSession {
    *        with plan.output 'json'; lib/tracer/output-formats.js); without it, lines are collected and the
    *        result holds them as `during` (lines printed while tracing) and `maps` (the text after END)
    * @param {function(ChildProcess)} [o.onSpawn] at once, with the tracer's process
-   * @param {function()} [o.onReady] once the probes are attached
+   * @param {function()} [o.onReady] once the probes are attached (a program with a window: once it
+   *        has said its window is open, WINDOW_MARKER); -d counts from then too
    * @param {function(object)} [o.onReport] a program with a window (plan.window): told, with the result so
    *        far (`during`, `maps`), once its report is complete, before the tracer detaches its probes;
    *        what the tracer prints after that is not taken
@@ -156,6 +165,12 @@ class TracerSession {
   closeWindow() {
     const w = this.plan.window;
     if (!w || !this.result.windowOpen || this.closingWindow) return false;
+    // Not yet said open: closed once it is (a second signal sent before the
+    // first was handled could be merged with it, and the window never close).
+    if (!this.windowSaidOpen) {
+      this.closeWhenOpened = true;
+      return true;
+    }
     this.closingWindow = true;
     this.afterReport = () => { clearTimeout(giveUp); this.stopTracer(); };
     const giveUp = this.after(REPORT_TIMEOUT_MS, () => { this.afterReport = null; if (this.running()) this.stopTracer(); });
@@ -236,11 +251,34 @@ class TracerSession {
     r.ready = true;
     r.readyAt = Date.now();
     clearTimeout(this.attachTimer);
-    // The program's window opens now (plan.window): it counts from here.
+    // The program's window (plan.window) is opened now; the trace starts
+    // once the program says it is open (windowOpened()): until then the
+    // target's operations are not counted.
     if (this.plan.window && this.running() && !r.endRequested) {
       this.child.kill(this.plan.window.signal);
       r.windowOpen = true;
+      this.windowTimer = this.after(WINDOW_OPEN_TIMEOUT_MS, () => {
+        if (this.windowSaidOpen || !this.running()) return;
+        r.windowNotOpened = true;
+        this.stopTracer();
+      });
+      return;
     }
+    this.tracing();
+  }
+
+  // The program has said that its window is open (plan.window.opened).
+  windowOpened() {
+    const r = this.result;
+    this.windowSaidOpen = true;
+    r.windowOpenedAt = Date.now();
+    clearTimeout(this.windowTimer);
+    if (this.closeWhenOpened) this.closeWindow();
+    else if (!r.endRequested) this.tracing();
+  }
+
+  // The trace has started: counting from now.
+  tracing() {
     if (this.status) this.status.start();
     if (this.o.durationSeconds) this.after(this.o.durationSeconds * 1000, () => this.end('duration'));
     if (this.o.onReady) this.o.onReady();
@@ -277,6 +315,11 @@ class TracerSession {
       if (!r.ready && !this.plan.readyLine && text.endsWith(READY_MARKER)) {
         if (this.o.readyWhen && this.running()) this.readyLineAt = this.readyLineAt || Date.now();
         else this.markReady();
+      }
+      const w = this.plan.window;
+      if (w && w.opened && text === w.opened && r.windowOpen && !this.windowSaidOpen) {
+        this.windowOpened();
+        return;
       }
       if (text === END_MARKER) r.endMarkerSeen = true;
       if (text === REPORT_MARKER && this.plan.window && r.endMarkerSeen) {

@@ -1,16 +1,21 @@
 'use strict';
 // Acts out a bpftrace program with a window (plan.window: lib/tracer/
 // capabilities.js windowSignal), for test/session.test.js: its first SIGURG
-// opens the window, its second prints the report (END_MARKER, its maps,
+// opens the window, saying so ("Window opened.") OPEN_MS later (bpftrace
+// 0.22+ runs the clause in its poll loop, about 100 ms after the signal),
+// its second prints the report (END_MARKER, its maps,
 // REPORT_MARKER) with its "probes" (descriptors of /dev/null) still held;
 // SIGTERM then closes them one by one, DETACH_MS apart (uprobes detach
 // serially on Linux 6.13+), runs END and prints its maps again, as bpftrace
 // does at exit. It writes what it was sent, with times, to its stderr.
 // WINDOWED_TRACER_DEAF=1: it never prints the report (a tracer that did not
 // run the clause), and prints its maps after END only.
+// WINDOWED_TRACER_OPEN_MS=N: says the window is open N ms after the first
+// SIGURG (default 150; "never": it does not).
 const fs = require('fs');
 
 const DETACH_MS = Number(process.env.WINDOWED_TRACER_DETACH_MS || 400);
+const OPEN_MS = process.env.WINDOWED_TRACER_OPEN_MS || '150';
 const probes = Array.from({ length: 4 }, () => fs.openSync('/dev/null', 'r'));
 const keepAlive = setInterval(() => {}, 1000);
 let urgs = 0;
@@ -20,6 +25,9 @@ const say = (what) => process.stderr.write(`${what} at ${Date.now()}\n`);
 process.on('SIGURG', () => {
   urgs++;
   say(`SIGURG ${urgs}`);
+  if (urgs === 1 && OPEN_MS !== 'never') {
+    setTimeout(() => { say('opened'); process.stdout.write('Window opened.\n'); }, Number(OPEN_MS));
+  }
   if (urgs === 2 && process.env.WINDOWED_TRACER_DEAF !== '1') {
     process.stdout.write('Tracing ended.\n@a: 1\n@traced_ns: 5\nReport printed.\n');
   }

@@ -6,6 +6,8 @@
 // into a caller of ours). Budgets are CPU time (process.cpuUsage), not wall
 // time, so a busy machine does not shift the split. Prints "ready PID".
 // With POOL=N, also keeps N crypto.pbkdf2 calls running on libuv's pool.
+// SECONDS=N: exits after N s; CPU_SECONDS=N: once the process has used N s
+// of CPU, however long a busy machine makes that (what a profile samples).
 // With HOT_DEPTH=2, hotSpin is called two calls deep: outerHot -> middleHot
 // -> hotSpin (each caller called once per turn: V8 compiles and inlines
 // only what runs often, so they stay frames of their own).
@@ -66,6 +68,10 @@ function pbkdf2Forever() {
 for (let i = 0; i < Number(process.env.POOL || 0); i++) pbkdf2Forever();
 if (process.env.HOT_MS !== '0') setImmediate(startHot);
 if (process.env.SECONDS) setTimeout(() => process.exit(0), Number(process.env.SECONDS) * 1000);
+if (process.env.CPU_SECONDS) {
+  const limitMs = Number(process.env.CPU_SECONDS) * 1000;
+  setInterval(() => { if (cpuMs() >= limitMs) process.exit(0); }, 50);
+}
 process.on('SIGUSR2', () => console.log(`split ${hotMs} ${warmMs} ${cpuMs()}`));
 // With SPLIT_AT_EXIT=1, the same line as it exits (its whole life: what `profile -c` samples).
 if (process.env.SPLIT_AT_EXIT) process.on('exit', () => console.log(`split ${hotMs} ${warmMs} ${cpuMs()}`));
