@@ -57,6 +57,10 @@ const ABORT_DEATH_WAIT_MS = 10000;
 // After a SIGCONT, how long a PID found stopped again may wait for the hit that
 // stopped it to arrive before it is told SIGCONT again.
 const RESTOP_SETTLE_MS = 500;
+// How long after the target's exit was seen the tracer is ended: a hit it
+// made as it died (--abort) may still be unread in the tracer's buffers,
+// which a tracer ended at once discards (bpftrace reads them as they fill).
+const TARGET_GONE_GRACE_MS = 1000;
 // Lines the scripts print that are neither hits nor errors.
 const QUIET = /^Attaching \d+ probes?\.\.\.$|^@hits: \d+$/;
 
@@ -390,6 +394,11 @@ class Watch {
     const pid = this.o.filter.pid;
     const s = state.procState(pid);
     if (s === null || s === 'Z') {
+      // Its hit may still be unread in the tracer's buffers (--abort: it
+      // dies at the hit), and a tracer ended now discards them: its exit
+      // is acted on a grace period after it was seen.
+      if (!this.targetGoneAt) this.targetGoneAt = Date.now();
+      if (Date.now() - this.targetGoneAt < TARGET_GONE_GRACE_MS) return;
       if (!this.queue.length && !this.result.targetExited) {
         this.result.targetExited = true;
         this.endTracer('target exited');
