@@ -50,6 +50,12 @@ describe('cli: one list of commands', function () {
   const { COMMANDS } = require('../lib/cli');
   const read = (file) => fs.readFileSync(path.join(__dirname, '..', file), 'utf8');
 
+  // A newcomer reads README in minutes; a command's detail is its docs/ page.
+  it('README.md stays short: at most 350 lines', function () {
+    const lines = read('README.md').split('\n').length - 1;
+    assert(lines <= 350, `README.md has ${lines} lines: move detail to docs/<command>.md`);
+  });
+
   it('README\'s opening list, ARCHITECTURE.md\'s table and --help each name every command, and no other', async function () {
     // README: the bullets before the set-up, each `nodetrace <command> ...`.
     const intro = read('README.md').split('\n## ')[0];
