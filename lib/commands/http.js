@@ -6,7 +6,7 @@
 // the hook); any one process, unprepared, is read off its socket system
 // calls (d-scripts/http-wire.bt, lib/http/wire.js: the wire). --source auto:
 // the hook where the process has it, the wire otherwise.
-const { UserError } = require('../errors');
+const { UserError, EXIT } = require('../errors');
 const proc = require('../proc');
 const { requireTracer } = require('../tracer/detect');
 const { runTraceCommand } = require('../tracer/run-command');
@@ -31,6 +31,9 @@ const { targetOptions, checkTarget, targetText } = require('../targets/options')
 const { resolveOneTarget, hostFacts: oneProcessHost } = require('../targets/one-process');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
 const { clusterOf } = require('../proc/cluster');
+const fs = require('fs');
+const { matchingPids } = require('../targets/resolve');
+const { MORE_PIDS } = require('../http/wire-plan');
 
 // How `nodetrace http` names its targets and their probes (lib/usdt/probe-targets.js).
 const HTTP = Object.freeze({
@@ -50,8 +53,9 @@ function builder(y) {
       + '(every process started with the hook, including ones started later), PIDs (4242 or\n'
       + '4242,4343), or text found in their command lines. The processes run with\n'
       + '`node -r nodetrace/register`; untraced, that costs a semaphore read per request.\n'
-      + 'One process without the hook (-p PID) is read off the wire: its socket system calls\n'
-      + 'and its OpenSSL (--source).'), { many: true, container: true });
+      + 'Processes without the hook are read off the wire: their socket system calls and their\n'
+      + 'OpenSSL (--source): one (-p PID), or up to 8 of one binary by PIDs or a name (a cluster\n'
+      + 'or PM2 app: its primary and workers; workers forked later are not read).'), { many: true, container: true });
   return y
     .option('duration', durationOption('Stop after this many seconds (default: Ctrl-C)'))
     .option('slower-than', { type: 'number', describe: 'Only requests that took at least this many ms (filtered in the tracer; on the wire, by nodetrace)' })
@@ -77,12 +81,13 @@ function builder(y) {
       const s = a.slowerThan;
       if (s !== undefined && !(Number.isFinite(s) && s >= 0 && s <= 86400000)) throw new Error('--slower-than expects milliseconds, e.g. --slower-than 100.');
       if (a.merge && !a.latency) throw new Error('--merge merges the histograms of --latency; lines name their process anyway.');
-      if (a.source === 'wire' && onePid(a) === null && a.container === undefined) throw new Error('--source wire traces one process: give its PID (-p PID).');
+      if (a.source === 'wire' && a.pid === undefined && a.target === undefined && a.container === undefined) throw new Error('--source wire reads given processes: give their PIDs (-p PID, 4242,4343) or a name.');
       return true;
     })
     .example('sudo $0 http -p 4242', 'every request of process 4242, as it completes (no hook needed: read off its sockets)')
     .example('sudo $0 http --container web', 'the Node process of container web (by name or ID start), off the wire')
-    .example('sudo $0 http my-service', 'processes whose command line contains "my-service"')
+    .example('sudo $0 http my-service', 'processes whose command line contains "my-service" (a cluster\'s primary and workers: off the wire where none has the hook)')
+    .example('sudo $0 http 4242,4243,4244', 'a cluster primary and its workers, unprepared: one tracer reads them all')
     .example("sudo $0 http '*' --slower-than 100", 'requests over 100 ms in every prepared process, also those started later')
     .example('sudo $0 http -p 4242 --latency -d 30', 'latency histograms per route after 30 seconds')
     .example('$0 http -p 4242 -n', 'show exactly what would run');
@@ -106,13 +111,58 @@ function onePid(args) {
 }
 
 // Which source traces this target: the wire for one process without the
-// hook (auto) or when asked; the hook otherwise.
+// hook (auto) or when asked, and for PIDs or a name none of whose Node
+// processes has the hook (a cluster: its primary and workers); the hook
+// otherwise.
 function sourceFor(args, tracer) {
   if (args.source === 'hook') return 'hook';
   const pid = onePid(args);
-  if (pid === null) return 'hook';
+  if (pid === null) return wireSet(args, tracer) ? 'wire' : 'hook';
   if (args.source === 'wire' || tracer.name === 'dtrace') return 'wire';
   return hostFacts(HTTP_PROVIDER).librariesOf(pid).length ? 'hook' : 'wire';
+}
+
+// PIDs or a name (not '*'), on bpftrace, none of whose Node processes has
+// the hook: those processes, read off the wire by one tracer. Else null.
+function wireSet(args, tracer) {
+  if (tracer.name !== 'bpftrace' || args.pid === undefined && args.target === undefined) return null;
+  const t = parseTarget(targetText(args), HTTP.command);
+  if (t.kind === 'all') return null;
+  const host = hostFacts(HTTP_PROVIDER);
+  const pids = matchingPids(t, host, { command: HTTP.command }).filter((p) => host.looksLikeNode(p));
+  if (!pids.length || (args.source !== 'wire' && pids.some((p) => host.librariesOf(p).length))) return null;
+  return pids.sort((a, b) => a - b);
+}
+
+// The OpenSSL of several processes: one probe set reads them all where they
+// map one file (a cluster: one binary); else refused, each to be read alone.
+function sharedTls(pids) {
+  const found = pids.map((p) => ({ pid: p, tls: findTlsObject(p) }));
+  const withTls = found.filter((f) => f.tls.file);
+  if (!withTls.length) return found[0].tls;
+  const idOf = (f) => { try { const st = fs.statSync(f.tls.file); return `${st.dev}:${st.ino}`; } catch { return null; } };
+  const first = idOf(withTls[0]);
+  if (withTls.length !== found.length || !first || withTls.some((f) => idOf(f) !== first)) {
+    throw new UserError(`PIDs ${pids.join(', ')} do not all map one OpenSSL (different binaries): one trace reads the HTTPS of one binary.`,
+      { hint: `Trace each apart: nodetrace http -p ${pids[0]}`, exitCode: EXIT.USAGE });
+  }
+  return withTls[0].tls;
+}
+
+// Several processes without the hook (a cluster): one tracer reads them all
+// off their sockets, and off their OpenSSL (one binary's), up to 8.
+function wireSetPlan(args, tracer, pids) {
+  if (pids.length > 1 + MORE_PIDS) {
+    throw new UserError(`${pids.length} Node processes match, and one trace reads at most ${1 + MORE_PIDS} off the wire: ${pids.join(', ')}.`,
+      { hint: 'Name fewer (PIDs: 4242,4343), or start them with node -r nodetrace/register and trace them by the hook.', exitCode: EXIT.USAGE });
+  }
+  const tls = sharedTls(pids);
+  const p = planWire(tracer, pids, tls);
+  const how = tls.file ? `and their HTTPS off the OpenSSL in ${tls.object} (HTTP/1.x, served and made)`
+    : `(plaintext HTTP/1.x, served and made; HTTPS is not seen: ${tls.why})`;
+  const warnings = [`PIDs ${pids.join(', ')} have no nodetrace hook: reading their HTTP off their socket system calls ${how}; `
+    + 'processes started later (a worker forked anew) are not read.'];
+  return { ...p, describe: `HTTP on the sockets of PIDs ${pids.join(', ')}`, warnings: [...(p.warnings || []), ...warnings], details: { source: 'wire', pids } };
 }
 
 // One process read off its sockets, and off its OpenSSL where it has one
@@ -141,6 +191,7 @@ function plan(args, tracer) {
   if (args.pid !== undefined && !String(args.pid).includes(',')) proc.requireNodeProcess(proc.parsePid(args.pid));
   if (sourceFor(args, tracer) === 'wire') {
     const pid = onePid(args);
+    if (pid === null) return wireSetPlan(args, tracer, wireSet(args, tracer));
     proc.requireNodeProcess(pid);
     return wirePlan(args, tracer, pid);
   }
@@ -233,8 +284,13 @@ const WIRE_FLUSH_MS = 100;
 // reassembled into requests, shown as the hook's are.
 async function runWire(plan, ctx) {
   const { args } = ctx;
-  const reader = new WireReader({ pid: plan.details.pid });
-  const identityOf = (() => { let who = null; return (pid) => (who = who || identify(pid)); })();
+  const { pids } = plan.details;
+  const reader = pids ? new WireReader({ pids }) : new WireReader({ pid: plan.details.pid });
+  const identities = new Map();
+  const identityOf = (pid) => {
+    if (!identities.has(pid)) identities.set(pid, identify(pid));
+    return identities.get(pid);
+  };
   const stats = new LatencyStats({ by: args.by, merge: args.merge, identify: identityOf });
   const shown = { requests: 0 };
   const minUs = Math.round((args.slowerThan || 0) * 1000);

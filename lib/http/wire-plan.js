@@ -26,6 +26,9 @@ const IOVECS = 16;
 // keys, as does the reader (lib/http/wire.js MAX_CONNECTIONS); the batch
 // maps as many calls each.
 const MAP_KEYS = 16384;
+// Processes read by one run beside the first (a cluster's workers): the
+// program checks each PID in its filters, unrolled (no loops on 0.17).
+const MORE_PIDS = 7;
 
 /**
  * -> the plan (lib/tracer/plan.js) that reads one process's HTTP off its
@@ -33,15 +36,19 @@ const MAP_KEYS = 16384;
  *    findTlsObject: { file } or { why }) found one; without it, the program's
  *    @tls part is left out.
  */
-function planWire(tracer, pid, tls = {}) {
+function planWire(tracer, pidOrPids, tls = {}) {
+  const pids = [].concat(pidOrPids);
+  const pid = pids[0];
   if (tracer.name === 'dtrace') return planWireDtrace(tracer, pid, tls);
+  if (pids.length > 1 + MORE_PIDS) throw new Error(`http-wire.bt reads at most ${1 + MORE_PIDS} processes at once`);
+  const who = pids.length === 1 ? `PID ${pid}` : `PIDs ${pids.join(', ')}`;
   const o = {
     script: WIRE_SCRIPT,
     // No -p: the program filters every probe on PID in the kernel itself,
     // on every bpftrace (-p filters tracepoints only from 0.24, and there
     // would filter out the signal that stops the probes, below).
     // NUL_BYTE: where str(p, n) copies n - 1 bytes and a NUL, one more is asked for.
-    args: { PID: pid, NUL_BYTE: strCopiesLessOne(tracer) ? 1 : 0 },
+    args: { PID: pid, NUL_BYTE: strCopiesLessOne(tracer) ? 1 : 0, MORE_PIDS: pids.slice(1) },
     env: {
       // Room for the NUL: str(p, n) asks for n + 1 on 0.17, and is given n + 1 (NUL_BYTE) from 0.23.
       ...stringLimitEnv(tracer, PIECE_BYTES + 1),
@@ -49,7 +56,7 @@ function planWire(tracer, pid, tls = {}) {
       BPFTRACE_MAP_KEYS_MAX: String(MAP_KEYS),
     },
     output: 'json',
-    describe: `HTTP on the sockets of PID ${pid}`,
+    describe: `HTTP on the sockets of ${who}`,
     target: { pid },
     // As http-batched.bt's (lib/http/plan.js): the probes stopped first, both
     // sets of maps printed, then bpftrace ended, which drops what it has not
@@ -85,4 +92,4 @@ function planWireDtrace(tracer, pid, tls) {
   return planTracer(tracer, o);
 }
 
-module.exports = { WIRE_SCRIPT, PIECE_BYTES, HEAD_BYTES, IOVECS, MAP_KEYS, planWire };
+module.exports = { WIRE_SCRIPT, PIECE_BYTES, HEAD_BYTES, IOVECS, MAP_KEYS, MORE_PIDS, planWire };

@@ -41,7 +41,9 @@ const FLAG_BITS = EVENT.FIRST | EVENT.LAST | EVENT.TLS;
 
 const BATCH_MAP = /^@ev([01])$/;
 const COUNT_MAP = /^@n([01])$/;
-const EVENT_KEY = /^(\d{1,3}),(\d{1,10}),(\d{1,20}),(-?\d{1,20}),(-?\d{1,20}),(\d{1,10}),(\d{1,5})$/;
+// KIND,TID,NS,FD,RET,OFF,LEN,PID (PID: of the process among those traced;
+// captures made before it was added hold one process, the reader's `pid`).
+const EVENT_KEY = /^(\d{1,3}),(\d{1,10}),(\d{1,20}),(-?\d{1,20}),(-?\d{1,20}),(\d{1,10}),(\d{1,5})(?:,(\d{1,10}))?$/;
 
 // Bounds: nodetrace's memory stays bounded however busy or hostile the
 // process. A connection beyond MAX_CONNECTIONS evicts the oldest (its later
@@ -59,7 +61,7 @@ const REORDER_NS = 400000000n;
  * { kind, tid, ns, fd, ret, off, bytes } or null (told to `refused(why)`)
  * when it is not as the programs write it.
  */
-function pieceOf({ kind, tid, ns, fd, ret, off, asked }, bytes, refused) {
+function pieceOf({ kind, tid, ns, fd, ret, off, asked, pid = null }, bytes, refused) {
   const k = Number(kind);
   const base = k & KIND_BITS;
   const known = base >= EVENT.READ && base <= EVENT.BEFORE && (k & ~(KIND_BITS | FLAG_BITS)) === 0;
@@ -72,7 +74,7 @@ function pieceOf({ kind, tid, ns, fd, ret, off, asked }, bytes, refused) {
   const fits = base === EVENT.CLOSE ? r === 0 && at === 0 && n === 0
     : r > 0 && at >= 0 && n <= HEAD_BYTES && at + n <= r && bytes.length <= n;
   if (!known || !fits) { refused('an entry not as the program writes it'); return null; }
-  return { kind: k, tid: Number(tid), ns: BigInt(ns), fd: String(fd), ret: r, off: at, bytes };
+  return { kind: k, tid: Number(tid), ns: BigInt(ns), fd: String(fd), ret: r, off: at, bytes, pid };
 }
 
 class Connection {
@@ -105,7 +107,7 @@ class Connection {
  * requests, why }: connections not followed after a point).
  */
 class WireReader {
-  constructor({ pid = null, reorderNs = REORDER_NS } = {}) {
+  constructor({ pid = null, pids = null, reorderNs = REORDER_NS } = {}) {
     this.reorderNs = reorderNs;
     this.held = [];
     this.first = 0;
@@ -122,7 +124,12 @@ class WireReader {
     this.unreadableBy = new Map();
     this.batchCalls = [0, 0];    // calls of each set's batch, against its @nN
     this.batchLatest = [0n, 0n];
-    this.pid = pid;   // the traced process (the program's output does not repeat it)
+    this.pid = pid;   // the traced process, where one is (http-wire.d's output does not repeat it)
+    // The processes traced: an entry that names another is refused.
+    this.pids = new Set(pids || (pid === null ? [] : [pid]));
+    // Calls lost where several processes are traced: the batch's count is
+    // of them all, so whose they were is not known.
+    this.lostOfAll = 0;
   }
 
   /**
@@ -147,8 +154,10 @@ class WireReader {
         for (const [key, bytes] of Object.entries(value)) {
           const k = EVENT_KEY.exec(key);
           const b = typeof bytes === 'string' ? stringBytes(bytes) : null;
-          const piece = k && b ? pieceOf({ kind: k[1], tid: k[2], ns: k[3], fd: k[4], ret: k[5], off: k[6], asked: k[7] }, b, refused) : null;
-          if (!k || !b) refused('an entry not as the program writes it');
+          const pid = k && k[8] !== undefined ? Number(k[8]) : this.pid;
+          const piece = k && b && this.traces(pid)
+            ? pieceOf({ kind: k[1], tid: k[2], ns: k[3], fd: k[4], ret: k[5], off: k[6], asked: k[7], pid }, b, refused) : null;
+          if (!k || !b || !this.traces(pid)) refused('an entry not as the program writes it');
           if (!piece) continue;
           if (this.take(piece)) this.batchCalls[set]++;
           if (piece.ns > this.batchLatest[set]) this.batchLatest[set] = piece.ns;
@@ -161,11 +170,17 @@ class WireReader {
     return this.release(this.latest - this.reorderNs);
   }
 
+  // Whether an entry's PID is one traced (any, where the reader was told none).
+  traces(pid) {
+    return this.pids.size === 0 || this.pids.has(pid);
+  }
+
   // A set's count of calls: those of its batch that did not arrive were lost
   // (the batch map full, or left behind): from that batch's last event on,
   // no connection then open is followed.
   counted(set, n) {
     if (this.pid !== null) bump(this.firedBy, this.pid, n);
+    else if (n > this.batchCalls[set]) this.lostOfAll += n - this.batchCalls[set];
     if (n > this.batchCalls[set]) {
       const ns = this.batchLatest[set] > this.latest ? this.batchLatest[set] : this.latest;
       this.hold({ kind: 'loss', pid: this.pid, ns });
@@ -176,12 +191,15 @@ class WireReader {
 
   // A piece: joined to its call while held, else a call of its own. -> whether it is a new call.
   take(piece) {
-    const key = `${piece.kind},${piece.tid},${piece.ns},${piece.fd},${piece.ret}`;
+    const pid = piece.pid === null ? this.pid : piece.pid;
+    const key = `${piece.kind},${pid},${piece.tid},${piece.ns},${piece.fd},${piece.ret}`;
     const held = this.heldCalls.get(key);
     if (held) { held.pieces.push(piece); return false; }
-    const ev = { kind: piece.kind, pid: this.pid, ns: piece.ns, fd: piece.fd, ret: piece.ret, pieces: [piece], key };
+    const ev = { kind: piece.kind, pid, ns: piece.ns, fd: piece.fd, ret: piece.ret, pieces: [piece], key };
     this.heldCalls.set(key, ev);
-    bump(this.arrivedBy, this.pid);
+    bump(this.arrivedBy, pid);
+    // Several processes: each one's calls as they arrived (the lost, lostOfAll).
+    if (this.pid === null) bump(this.firedBy, pid);
     this.hold(ev);
     if (piece.ns > this.latest) this.latest = piece.ns;
     return true;
@@ -227,7 +245,7 @@ class WireReader {
 
   handle(ev, out) {
     if (ev.kind === 'loss') {
-      for (const c of this.connections.values()) this.giveUp(ev.pid, c, 'events lost');
+      for (const c of this.connections.values()) this.giveUp(c.pid, c, 'events lost');
       return;
     }
     const kind = ev.kind & KIND_BITS;
@@ -272,6 +290,7 @@ class WireReader {
       this.connections.delete(oldest);
       if (conn.pending.length) bump(this.droppedBy, pid, conn.pending.length);
     }
+    c.pid = pid;
     this.connections.set(id, c);
   }
 
@@ -403,6 +422,10 @@ function wireLossLines(reader, describe) {
     share: '',
     lostWhy: 'the batch was full, or it was not printed before the tracer ended: the connections they were on are not followed after them',
   });
+  if (reader.lostOfAll) {
+    lines.push(`${plural(reader.lostOfAll, 'socket call')} of the processes traced did not arrive (the batch was full, or it was not printed `
+      + 'before the tracer ended): the connections then open are not followed after them.');
+  }
   for (const [pid, n] of reader.http2By) {
     const sides = [n.server && `${n.server} served`, n.client && `${n.client} made`].filter(Boolean).join(', ');
     lines.push(`${describe(pid)}: ${plural(n.server + n.client, 'HTTP/2 connection')} (${sides}): `

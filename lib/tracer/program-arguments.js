@@ -240,9 +240,11 @@ const TABLES = {
   'usdt-latency.bt': USDT_PROBES,
   'http-batched.bt': HTTP_BT,
   'http-wire.bt': [
-    arg('PID', 'the process: every probe fires for it alone, in the kernel', '-p'),
+    arg('PID', 'the process: every probe fires for it (and MORE_PIDS) alone, in the kernel', '-p, or the first target\'s PID'),
     arg('NUL_BYTE', '1 where str(p, n) copies n - 1 bytes and a NUL, 0 where it copies n',
       'lib/tracer/capabilities.js strCopiesLessOne (bpftrace 0.23+: 1)'),
+    ...numbered('PID', 2, 8, 'another process of the same binary to read (0: none)', 'the targets\' PIDs (lib/commands/http.js)',
+      { group: 'MORE_PIDS', fill: 0 }),
     arg('TLS_FILE', 'the object that defines its SSL_read, SSL_write, SSL_free, SSL_set_bio',
       'lib/http/tls-object.js: the mapped object that defines them, as /proc/PID/map_files/RANGE', { part: 'tls' }),
   ],
