@@ -541,7 +541,7 @@ describe('http on the wire: the plan (lib/http/wire-plan.js)', function () {
 
   it('asks str() for one byte more where it copies n - 1 and a NUL (0.23+), with room for the NUL on every tier', function () {
     const old = planWire(bpftraceOf('0.17.0'), 42, { file: '/proc/42/map_files/1-2' });
-    assert.deepStrictEqual(argsOf(old), { PID: '42', NUL_BYTE: '0', TLS_FILE: '/proc/42/map_files/1-2' });
+    assert.deepStrictEqual(argsOf(old), { PID: '42', NUL_BYTE: '0', PID2: '0', PID3: '0', PID4: '0', PID5: '0', PID6: '0', PID7: '0', PID8: '0', TLS_FILE: '/proc/42/map_files/1-2' });
     assert.strictEqual(old.env.BPFTRACE_STRLEN, String(PIECE_BYTES + 1));
     assert.strictEqual(old.env.BPFTRACE_MAP_KEYS_MAX, String(MAP_KEYS));
     const now = planWire(bpftraceOf('0.23.2'), 42, { file: '/proc/42/map_files/1-2' });
@@ -550,9 +550,17 @@ describe('http on the wire: the plan (lib/http/wire-plan.js)', function () {
     assert.strictEqual(now.env.BPFTRACE_STR_TRUNC_TRAILER, '');
   });
 
+  it('reads a set of processes (a cluster): the first as PID, the others in PID2-PID8, at most 8', function () {
+    const plan = planWire(bpftraceOf('0.17.0'), [42, 43, 44], { file: '/proc/42/map_files/1-2' });
+    const a = argsOf(plan);
+    assert.deepStrictEqual([a.PID, a.PID2, a.PID3, a.PID4, a.PID8], ['42', '43', '44', '0', '0']);
+    assert.strictEqual(plan.target, null, 'no one process whose exit ends the trace');
+    assert.throws(() => planWire(bpftraceOf('0.17.0'), [1, 2, 3, 4, 5, 6, 7, 8, 9], {}), /at most 8/);
+  });
+
   it('leaves the @tls part and TLS_FILE out where the process has no OpenSSL', function () {
     const plan = planWire(bpftraceOf('0.17.0'), 42, { why: 'none' });
-    assert.deepStrictEqual(Object.keys(argsOf(plan)), ['PID', 'NUL_BYTE']);
+    assert.deepStrictEqual(Object.keys(argsOf(plan)), ['PID', 'NUL_BYTE', 'PID2', 'PID3', 'PID4', 'PID5', 'PID6', 'PID7', 'PID8']);
     assert.ok(!/SSL_read/.test(plan.programText.replace(/\/\*[^]*?\*\//g, '')), 'no TLS probe left');
     assert.ok(plan.argv.includes('-f') && plan.quiesce && plan.quiesce.line === 'Tracing stopped.');
   });

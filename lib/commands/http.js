@@ -87,7 +87,7 @@ function builder(y) {
     .example('sudo $0 http -p 4242', 'every request of process 4242, as it completes (no hook needed: read off its sockets)')
     .example('sudo $0 http --container web', 'the Node process of container web (by name or ID start), off the wire')
     .example('sudo $0 http my-service', 'processes whose command line contains "my-service" (a cluster\'s primary and workers: off the wire where none has the hook)')
-    .example('sudo $0 http 4242,4243,4244', 'a cluster primary and its workers, unprepared: one tracer reads them all')
+    .example('sudo $0 http 4242,4243', 'two processes (a cluster\'s workers, unprepared: one tracer reads both off the wire)')
     .example("sudo $0 http '*' --slower-than 100", 'requests over 100 ms in every prepared process, also those started later')
     .example('sudo $0 http -p 4242 --latency -d 30', 'latency histograms per route after 30 seconds')
     .example('$0 http -p 4242 -n', 'show exactly what would run');

@@ -57,7 +57,8 @@ function planWire(tracer, pidOrPids, tls = {}) {
     },
     output: 'json',
     describe: `HTTP on the sockets of ${who}`,
-    target: { pid },
+    // One process: its exit ends the trace; of several, none does.
+    target: pids.length === 1 ? { pid } : null,
     // As http-batched.bt's (lib/http/plan.js): the probes stopped first, both
     // sets of maps printed, then bpftrace ended, which drops what it has not
     // printed when its end signal arrives.

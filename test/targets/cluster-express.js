@@ -58,6 +58,9 @@ if (cluster.isPrimary) {
       else if (kind === 2) await request('POST', '/items');
       else await request('GET', `/missing/${i}`);
     }
+    // A response's 'finish' (where a worker counts it) comes after its
+    // client has read it: a moment for the last one's.
+    await new Promise((r) => setTimeout(r, 300));
     for (const r of await reports()) console.log(JSON.stringify(r));
     console.log('client done');
   });
