@@ -15,10 +15,11 @@ const { spawn } = require('child_process');
 const { requireTracing, nodetrace, killStragglers, ROOT } = require('./support/harness');
 const { certificate, targets } = require('./support/http-wire');
 
-// The app's /slow answers after 100 ms: its p50 as the app timed it (from its
-// first middleware to its call of res.send(), which writes the response)
-// and as traced (from the request's read to the response's write) agree
-// within 2%.
+// The app's /slow answers after 100 ms: its p50 as traced (from the
+// request's read to the response's write) lies within 2% of the app's own,
+// timed from its first middleware to its call of res.send() and to that
+// call's return (the write is inside it; on a busy machine, HTTPS's
+// encryption there took 6 ms: bpftrace 0.23, load 10 on 2 cores).
 const P50_TOLERANCE = 0.02;
 const REQUESTS = 40;
 
@@ -90,8 +91,9 @@ function assertAsServed(app, lines, stdout) {
   const ownMs = app.reports.flatMap((r) => r.slowMs);
   const tracedMs = served.filter((l) => l.url.startsWith('/slow/')).map((l) => l.ms);
   assert.strictEqual(tracedMs.length, ownMs.length);
-  const [own, seen] = [median(ownMs), median(tracedMs)];
-  assert(Math.abs(seen - own) <= own * P50_TOLERANCE, `/slow p50: traced ${seen} ms, the app's own ${own} ms`);
+  const [before, after, seen] = [median(ownMs), median(app.reports.flatMap((r) => r.sentMs)), median(tracedMs)];
+  assert(seen >= before * (1 - P50_TOLERANCE) && seen <= after * (1 + P50_TOLERANCE),
+    `/slow p50: traced ${seen} ms, the app's own ${before} ms to its res.send() call, ${after} ms to its return`);
 }
 
 describe('nodetrace http on a cluster app, unprepared (the wire, several processes) @tracer', function () {
