@@ -3,6 +3,7 @@
 // so `nodetrace doctor` can print it and tests can assert on it.
 const fs = require('fs');
 const { detectDtrace, detectBpftrace, chooseTracer, findOnPath, INSTALL_HINT } = require('./tracer/detect');
+const { hostNeighbourNote } = require('./tracer/neighbours');
 const { commandNotes } = require('./tracer/capabilities');
 
 function exists(p) {
@@ -28,6 +29,8 @@ function checks() {
   out.push({ name: 'bpftrace', ok: bpftrace.available, optional: true, detail: bpftrace.available ? `bpftrace ${bpftrace.version} at ${bpftrace.path}${chosen}` : bpftrace.reason });
   const { tracer } = chooseTracer(undefined, { dtrace: () => dtrace, bpftrace: () => bpftrace });
   out.push({ name: 'tracer', ok: Boolean(tracer), detail: tracer ? `nodetrace will use ${tracer.name} ${tracer.version}` : 'no tracer: ' + INSTALL_HINT });
+  // What a trace costs the other Node processes (lib/tracer/neighbours.js).
+  if (tracer) out.push({ name: 'others', optional: true, ...hostNeighbourNote(tracer) });
   // What each command does with this bpftrace (snoop always uses bpftrace on Linux).
   if (bpftrace.available) {
     for (const c of commandNotes(bpftrace)) out.push({ name: c.command, ok: c.ok, optional: true, detail: c.detail });

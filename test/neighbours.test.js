@@ -1,7 +1,8 @@
 'use strict';
 // lib/tracer/neighbours.js: who else takes a trace's uprobe hits, said before attaching.
 const assert = require('assert');
-const { payingNeighbours, neighbourWarning, mapsAny, mapsKey } = require('../lib/tracer/neighbours');
+const { payingNeighbours, neighbourWarning, hostNeighbourNote, mapsAny, mapsKey } = require('../lib/tracer/neighbours');
+const { renderText } = require('../lib/ps/render');
 
 describe('the processes a trace costs', function () {
   const maps = (key) => `00400000-00500000 r-xp 00000000 ${key} /usr/bin/node\n7f00-7f01 rw-p 00000000 00:00 0 \n`;
@@ -27,5 +28,29 @@ describe('the processes a trace costs', function () {
     assert.match(w, /^bpftrace 0\.17\.0 sets uprobes in every process that maps the probed file: 7 other processes \(PID 100 evil\\x1b\[2J, 101 node, .* and 2 more\) will take each probe hit too/);
     assert(!/[\n\u001b]/.test(w));
     assert.strictEqual(neighbourWarning(plan('0.17.0'), []), null);
+  });
+
+  it('gc plans -p for a process in nodetrace\'s mounts, so that bpftrace 0.20+ traps in it only', function () {
+    // This process is Node and sees nodetrace's mounts.
+    const gc = require('../lib/commands/gc');
+    const p = gc.plan({ pid: process.pid, _: [] }, { name: 'bpftrace', version: '0.27.1', path: '/usr/bin/bpftrace' });
+    assert.deepStrictEqual(p.argv.slice(0, 2), ['-p', String(process.pid)]);
+    assert.deepStrictEqual(payingNeighbours(p, { ...host, pids: () => [process.pid, 8] }), []);
+  });
+
+  it('doctor and ps say what a trace costs the others, and how to avoid it, before any trace', function () {
+    const old = hostNeighbourNote({ name: 'bpftrace', version: '0.17.0' });
+    assert.strictEqual(old.ok, false);
+    assert.match(old.detail, /every process that maps the probed file: latency, gc and async .* bpftrace 0\.20 or later \(NODETRACE_BPFTRACE=/);
+    assert.strictEqual(hostNeighbourNote({ name: 'bpftrace', version: '0.23.2' }).ok, true);
+    assert.strictEqual(hostNeighbourNote({ name: 'dtrace', version: '2.0' }).ok, true);
+    const row = (pid) => ({
+      facts: { pid, who: { pidInside: null, container: null }, version: '20.0.0', user: 'u', perfMap: {}, command: 'node a.js' },
+      verdicts: [],
+    });
+    const text = renderText([row(7), row(8)], { tracerCost: old });
+    assert.match(text, /\nTracing one of these costs the others: bpftrace 0\.17\.0 sets uprobes/);
+    assert.doesNotMatch(renderText([row(7)], { tracerCost: old }), /costs the others/, 'one process: no other pays');
+    assert.doesNotMatch(renderText([row(7), row(8)], { tracerCost: hostNeighbourNote({ name: 'bpftrace', version: '0.27.1' }) }), /costs the others/);
   });
 });

@@ -13,7 +13,7 @@ const { UserError, EXIT } = require('../errors');
 const { planTracer, readScript } = require('../tracer/plan');
 const { attachBoundMs } = require('../tracer/attach-bounds');
 const { withoutOptional, instantiateSlot } = require('../tracer/template');
-const { rawUserStackEnv, usdtPathForPid } = require('../tracer/capabilities');
+const { rawUserStackEnv, usdtPathForPid, uprobesWithPid } = require('../tracer/capabilities');
 const { librariesOf } = require('../usdt/probe-libraries');
 const { PROBE_VALUE } = require('../tracer/program-arguments');
 const { ASYNC_PROVIDER, POLL_MS } = require('../async/probes');
@@ -99,12 +99,12 @@ function plan(args, tracer) {
   return planTracer(tracer, {
     script: SCRIPT,
     ...(without.length ? { programText, without } : {}),
-    // The mapped file itself, without -p (the program filters by PID): the
-    // form every bpftrace resolves right (capabilities.js uprobesWithPid).
-    // With the hook, -p: only this process's semaphores are set (another
-    // process mapping the library keeps its hook off); the process is in
-    // nodetrace's mount namespace, where -p leaves the files' paths alone.
-    ...(hook.library ? { pid } : {}),
+    // -p where the process sees nodetrace's mounts (capabilities.js
+    // uprobesWithPid): bpftrace 0.20+ then sets the uprobes in this process
+    // only (without it, even 0.27 trapped in every node process on the
+    // host), and with the hook only this process's semaphores are set
+    // (another process mapping the library keeps its hook off).
+    ...(hook.library || uprobesWithPid(tracer, who) ? { pid } : {}),
     args: {
       OBJECT: found.file, PID: pid, ...found.functions, ...found.layout, SHARED_AT: sharedAt, TID: thread.tid,
       ...(hook.library ? { LIBRARY: usdtPathForPid(tracer, pid, hook.library) } : {}),

@@ -6,6 +6,7 @@
 const { UserError, EXIT } = require('../errors');
 const { planTracer, readScript } = require('../tracer/plan');
 const { attachBoundMs } = require('../tracer/attach-bounds');
+const { uprobesWithPid } = require('../tracer/capabilities');
 const { instantiateSlot } = require('../tracer/template');
 const { runTraceCommand } = require('../tracer/run-command');
 const { spanNs } = require('../tracer/session');
@@ -61,8 +62,11 @@ function plan(args, tracer) {
   return planTracer(tracer, {
     script: SCRIPT,
     programText: program,
-    // The mapped file itself, without -p (the program filters by PID): the
-    // form every bpftrace resolves right (capabilities.js uprobesWithPid).
+    // -p where the process sees nodetrace's mounts: bpftrace 0.20+ then sets
+    // the uprobes in this process only (0.17 in every process that maps the
+    // file, the program keeping this one's). Without it, even 0.27 trapped
+    // in every node process on the host (capabilities.js uprobesWithPid).
+    ...(tracer.name === 'bpftrace' && uprobesWithPid(tracer, who) ? { pid } : {}),
     args: tracer.name === 'bpftrace' ? { OBJECT: gc.file, PID: pid } : { PID: pid },
     attachTimeoutMs: attachBoundMs(tracer, { command: 'gc' }),
     uprobeFiles: tracer.name === 'bpftrace' ? [gc.file] : [],

@@ -4,7 +4,8 @@
 // with its Node version and user, the probe libraries it maps, whether it
 // writes a perf map, and what each command can and cannot do for it.
 const { requireRoot } = require('../privilege');
-const { findOnPath } = require('../tracer/detect');
+const { findOnPath, chooseTracer } = require('../tracer/detect');
+const { hostNeighbourNote } = require('../tracer/neighbours');
 const { gather, nodeProcesses, userNames } = require('../ps/facts');
 const { verdicts } = require('../ps/verdicts');
 const { renderText, renderJson } = require('../ps/render');
@@ -24,7 +25,8 @@ function handler(args) {
     const facts = gather(pid, { cache, users, gcore });
     if (facts) rows.push({ facts: { ...facts, cluster: cluster.get(pid) || null }, verdicts: verdicts(facts) });
   }
-  process.stdout.write(args.json ? renderJson(rows) : renderText(rows));
+  const { tracer } = chooseTracer(undefined);
+  process.stdout.write(args.json ? renderJson(rows) : renderText(rows, { tracerCost: tracer ? hostNeighbourNote(tracer) : null }));
 }
 
 module.exports = {

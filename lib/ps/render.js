@@ -29,9 +29,10 @@ function shorten(text, n) {
 
 /**
  * @param {Array<{facts, verdicts}>} rows
+ * @param {object} [o.tracerCost] { ok, detail }: what a trace costs the other processes
  * @returns {string}
  */
-function renderText(rows) {
+function renderText(rows, { tracerCost = null } = {}) {
   if (!rows.length) return 'No Node process is running on this host.\n';
   const table = rows.map(({ facts: f, verdicts: v }) => {
     const not = v.filter((x) => x.can !== 'yes').map((x) => (x.can === 'partly' ? `${x.command}~` : x.command));
@@ -67,6 +68,8 @@ function renderText(rows) {
     // A reason may quote a path the process's user chose: on its line.
     for (const [why, pids] of reasons) out.push(`  ${safeText(why, { oneLine: true })} (PID ${pids.slice(0, 8).join(', ')}${pids.length > 8 ? ', ...' : ''})`);
   }
+  // What tracing one of them costs the others (lib/tracer/neighbours.js hostNeighbourNote).
+  if (tracerCost && !tracerCost.ok && rows.length > 1) out.push('', `Tracing one of these costs the others: ${tracerCost.detail}.`);
   return safeText(out.join('\n') + '\n');
 }
 

@@ -69,4 +69,26 @@ function neighbourWarning(plan, neighbours) {
     + '(NODETRACE_BPFTRACE=/path/to/bpftrace; docs/platforms.md, "bpftrace versions").', { oneLine: true });
 }
 
-module.exports = { payingNeighbours, neighbourWarning, mapsAny, mapsKey };
+// The commands that set uprobes in node's own code (lib/commands: those
+// whose plan gives uprobeFiles).
+const UPROBE_COMMANDS = 'latency, gc and async';
+
+/**
+ * Pure: what a trace with this tracer costs the host's other Node
+ * processes, one line for `doctor` and `ps` -> { ok, detail }. Said before
+ * any trace, so that the cost is known before it is paid.
+ */
+function hostNeighbourNote(tracer) {
+  if (!tracer || tracer.name !== 'bpftrace') return { ok: true, detail: 'the tracer sets its probes in the traced process only: other processes do not pay' };
+  if (filtersUprobesByPid(tracer)) {
+    return { ok: true, detail: `bpftrace ${tracer.version} sets uprobes in the traced process only (-p, in the kernel): other Node processes do not pay` };
+  }
+  return {
+    ok: false,
+    detail: `bpftrace ${tracer.version} sets uprobes in every process that maps the probed file: ${UPROBE_COMMANDS} on one process `
+      + 'slow every other process running the same node while they run (to 0.33x measured); to avoid it, bpftrace 0.20 or later '
+      + '(NODETRACE_BPFTRACE=/path/to/bpftrace; docs/platforms.md, "bpftrace versions")',
+  };
+}
+
+module.exports = { payingNeighbours, neighbourWarning, hostNeighbourNote, mapsAny, mapsKey };
