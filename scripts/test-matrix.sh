@@ -15,6 +15,9 @@
 #             instead of the core tests, one command's: its own files
 #             (test/NAME.test.js, test/NAME-*.test.js) and, in the other
 #             files, the tests whose title names it (make test-command)
+#   --one-at-a-time
+#             cells one after another, and in each its files one by one
+#             (make test's default: what CI runs, robust on a loaded host)
 #   --jobs N  test files run side by side in a cell (mocha --parallel);
 #             default 2 in main, host or a cell run alone, else 1;
 #             a file marked "// test-matrix: alone" always runs by itself
@@ -39,11 +42,13 @@ usage() { echo "usage: scripts/test-matrix.sh [--command NAME] [--jobs N] [main|
 
 command=""
 jobs=""
+serial=no
 cells=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --command) [ $# -ge 2 ] || usage; command="$2"; shift 2 ;;
     --jobs) [ $# -ge 2 ] || usage; jobs="$2"; shift 2 ;;
+    --one-at-a-time) serial=yes; jobs=1; shift ;;
     -*) usage ;;
     *) cells+=("$1"); shift ;;
   esac
@@ -137,6 +142,7 @@ run_cell() {
 
 streamed=yes
 started=()
+shown=()
 for cell in "${cells[@]}"; do
   if [ "$cell" = host ] || [ "$cell" = main ] || [ "$cell" = unit ]; then
     bpftrace=""
@@ -156,8 +162,15 @@ for cell in "${cells[@]}"; do
   elif [ -n "$jobs" ]; then cell_jobs="$jobs"
   elif [ "$cell" = main ] || [ "$cell" = host ] || [ ${#cells[@]} -eq 1 ]; then cell_jobs=2
   else cell_jobs=1; fi
-  if [ "$streamed" = yes ]; then
+  if [ "$serial" = yes ]; then
+    # Each cell shown as it comes, the next once it has ended.
+    ( run_cell; echo $? > "$reports/$cell.status" ) 2>&1 | tee "$reports/$cell"
+    shown+=("$cell")
+    started+=("$cell")
+    continue
+  elif [ "$streamed" = yes ]; then
     ( run_cell; echo $? > "$reports/$cell.status" ) 2>&1 | tee "$reports/$cell" &
+    shown+=("$cell")
     streamed=no
   else
     ( run_cell > "$reports/$cell" 2>&1; echo $? > "$reports/$cell.status" ) &
@@ -168,7 +181,8 @@ done
 wait
 
 # The report of each cell not shown as it came.
-for cell in "${started[@]:1}"; do
+for cell in "${started[@]}"; do
+  [[ " ${shown[*]} " == *" $cell "* ]] && continue
   echo
   cat "$reports/$cell"
 done
