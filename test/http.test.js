@@ -363,11 +363,12 @@ describe('nodetrace http, by name and \'*\' @tracer', function () {
     }
   });
 
-  it('says how to start the processes a name matches when none has the hook', async function () {
+  // (Without --source, such processes are read off the wire: test/http-wire-cluster.test.js.)
+  it('--source hook: says how to start the processes a name matches when none has the hook', async function () {
     const name = uniqueName('plain');
     const plain = startPlain(name);
     await new Promise((r) => setTimeout(r, 300));
-    const res = await nodetrace(['http', name, '-d', '1']);
+    const res = await nodetrace(['http', name, '--source', 'hook', '-d', '1']);
     assert.strictEqual(res.code, 3, res.stderr);
     assert.match(res.stderr, new RegExp(`the process matching "${name}" has no nodetrace HTTP probes:\\n  ${plain.pid} `));
     assert.match(res.stderr, /node -r nodetrace\/register app\.js/);
