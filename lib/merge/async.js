@@ -72,15 +72,8 @@ function mergePart(parts, what) {
 function merge(inputs, { bySource = false } = {}) {
   const reports = inputs.map((i) => i.report);
   const loopBusy = sum(reports.map((r) => r.loop_busy_ns));
-  const byKind = new Map();
-  for (const { source, report } of inputs) {
-    for (const kind of report.kinds) {
-      const id = JSON.stringify([kind.source, kind.provider, kind.name]);
-      if (!byKind.has(id)) byKind.set(id, []);
-      byKind.get(id).push({ source, kind });
-    }
-  }
-  const kinds = [...byKind.values()].map((parts) => {
+  const alike = F.gatherRows(inputs, (r) => r.kinds, (k) => JSON.stringify([k.source, k.provider, k.name]), 'kind');
+  const kinds = alike.map((parts) => {
     const k0 = parts[0].kind;
     const ks = parts.map((p) => p.kind);
     const what = `the ${k0.name} operations`;

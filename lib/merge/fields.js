@@ -83,10 +83,28 @@ function podOf(v, what) {
 }
 
 /** The value all of `values` share, or null when they differ. */
+/**
+ * Each report's rows (kinds, groups) gathered with the like rows of the
+ * others, the rows of one id together, in the order first seen ->
+ * [[{ source, [as]: row }, ...], ...]. `rowsOf(report)`: its rows;
+ * `idOf(row)`: what makes two rows one.
+ */
+function gatherRows(inputs, rowsOf, idOf, as) {
+  const byId = new Map();
+  for (const { source, report } of inputs) {
+    for (const row of rowsOf(report)) {
+      const id = idOf(row);
+      if (!byId.has(id)) byId.set(id, []);
+      byId.get(id).push({ source, [as]: row });
+    }
+  }
+  return [...byId.values()];
+}
+
 function common(values) {
   return values.every((v) => v === values[0]) ? values[0] : null;
 }
 
 module.exports = {
-  object, objectOrNull, list, text, textOrNull, integer, integerOrNull, number, numberOrNull, boolean, processOf, common, MAX_BUCKETS,
+  object, objectOrNull, list, text, textOrNull, integer, integerOrNull, number, numberOrNull, boolean, processOf, common, gatherRows, MAX_BUCKETS,
 };

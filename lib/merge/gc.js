@@ -28,14 +28,7 @@ function read(report) {
 }
 
 function merge(inputs, { bySource = false } = {}) {
-  const byName = new Map();
-  for (const { source, report } of inputs) {
-    for (const kind of report.kinds) {
-      if (!byName.has(kind.name)) byName.set(kind.name, []);
-      byName.get(kind.name).push({ source, kind });
-    }
-  }
-  const kinds = [...byName.values()].map((parts) => {
+  const kinds = F.gatherRows(inputs, (r) => r.kinds, (k) => k.name, 'kind').map((parts) => {
     const buckets = addBuckets(parts.map((p) => p.kind.buckets), `the ${parts[0].kind.name} pauses`);
     const max = maxOf(parts.map((p) => p.kind.max_us));
     const totals = parts.map((p) => p.kind.total_us);

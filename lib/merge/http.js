@@ -57,15 +57,8 @@ function merge(inputs, { bySource = false } = {}) {
   const layouts = [...new Set(reports.map((r) => r.layout))];
   if (layouts.length > 1) throw new MergeError('the reports\' histograms have different layouts (histogram_layout): their buckets do not add');
   const by = bys[0];
-  const groups = new Map();
-  for (const { source, report } of inputs) {
-    for (const g of report.groups) {
-      const id = JSON.stringify([g.direction, g.method, g.group]);
-      if (!groups.has(id)) groups.set(id, []);
-      groups.get(id).push({ source, g });
-    }
-  }
-  const merged = [...groups.values()].map((parts) => {
+  const alike = F.gatherRows(inputs, (r) => r.groups, (g) => JSON.stringify([g.direction, g.method, g.group]), 'g');
+  const merged = alike.map((parts) => {
     const g0 = parts[0].g;
     const buckets = addBuckets(parts.map((p) => p.g.buckets), `${g0.direction} ${g0.method} ${g0.group}`);
     const maxes = parts.map((p) => p.g.max);

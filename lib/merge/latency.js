@@ -200,15 +200,7 @@ function mergeOther(reports) {
  * with `sources` (each report's process and pool) instead of `process`.
  */
 function merge(inputs, { bySource = false } = {}) {
-  const kinds = new Map();
-  for (const { source, report } of inputs) {
-    for (const kind of report.kinds) {
-      const id = kindId(kind);
-      if (!kinds.has(id)) kinds.set(id, []);
-      kinds.get(id).push({ source, kind });
-    }
-  }
-  const merged = [...kinds.values()].map((parts) => mergeKind(parts, bySource));
+  const merged = F.gatherRows(inputs, (r) => r.kinds, kindId, 'kind').map((parts) => mergeKind(parts, bySource));
   // Most time first, as latency's default order (--sort total).
   const total = (k) => estimatedTotal({ buckets: k.histogram.map((b) => ({ lo: b.lo === null ? null : BigInt(b.lo), hi: b.hi === null ? null : BigInt(b.hi), count: BigInt(b.count) })) });
   merged.sort((a, b) => total(b) - total(a));
