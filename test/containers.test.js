@@ -12,7 +12,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { spawn, spawnSync } = require('child_process');
-const { requireTracing, nodetrace, killStragglers } = require('./support/harness');
+const { requireTracing, nodetrace, killStragglers, functionAt, escapeRegExp } = require('./support/harness');
 const { containerUnavailableReason, startContainer, removeContainers } = require('./support/containers');
 const { askSplit, askWaits } = require('./support/ask-target');
 const { profileUntilSamples } = require('./support/profile-runs');
@@ -174,10 +174,7 @@ describe('Node in containers, traced from the host @tracer', function () {
     assertIsContainer(json.process, c);
     assert(json.stalls.length >= 3 && json.stalls.every((s) => s.busy_us >= 200000), JSON.stringify(json.stalls));
     // Named from V8's metadata read through the container's map_files (or, for what it leaves, its perf map).
-    // Where spinTheLoop is in the file the container runs (1-based line; V8's column is its '(').
-    const source = fs.readFileSync(path.join(__dirname, 'targets', 'loop-stall.js'), 'utf8').split('\n');
-    const line = source.findIndex((l) => l.startsWith('function spinTheLoop(')) + 1;
-    const at = new RegExp(`^(JS:\\*?)?spinTheLoop /app/loop-stall\\.js:${line}:21`);
+    const at = new RegExp(`^(JS:\\*?)?spinTheLoop ${escapeRegExp(functionAt('loop-stall.js', 'spinTheLoop', '/app'))}`);
     assert(json.stacks.some((s) => s.frames.some((f) => at.test(f))), `${at} ${JSON.stringify(json.stacks.slice(0, 2))}`);
   });
 

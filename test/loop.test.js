@@ -3,10 +3,9 @@
 // that blocks its loop with a 200 ms busy-wait every second
 // (test/targets/loop-stall.js), asserting on the stalls really traced.
 const assert = require('assert');
-const fs = require('fs');
 const path = require('path');
 const { nodeBuilds, requireBuild } = require('./support/node-builds');
-const { requireTracing, startTarget, stopTarget, nodetrace, killStragglers } = require('./support/harness');
+const { requireTracing, startTarget, stopTarget, nodetrace, killStragglers, functionAt } = require('./support/harness');
 const { askTarget } = require('./support/ask-target');
 
 const STALL_US = 200000;
@@ -82,11 +81,7 @@ describe('nodetrace loop @tracer', function () {
           total = json.stacks.reduce((n, s) => n + s.samples, 0);
           if (total >= 10) break;
         }
-        const file = path.join(__dirname, 'targets', 'loop-stall.js');
-        // V8's position of a function: its line, and the column of its parameters' "(".
-        const lines = fs.readFileSync(file, 'utf8').split('\n');
-        const at = lines.findIndex((l) => l.startsWith('function spinTheLoop('));
-        const where = `${file}:${at + 1}:${lines[at].indexOf('(') + 1}`;
+        const where = functionAt('loop-stall.js', 'spinTheLoop');
         const named = json.stacks.filter((s) => s.frames.some((f) => f.startsWith(`spinTheLoop ${where}`))).reduce((n, s) => n + s.samples, 0);
         // The loop is in spinTheLoop for the whole of a stall: nearly every sample.
         assert(total >= 10 && named >= 0.8 * total, `${named} of ${total} samples name spinTheLoop: ${JSON.stringify(json.stacks.slice(0, 2), null, 1)}`);

@@ -9,7 +9,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { spawnSync } = require('child_process');
-const { requireTracing, startTarget, stopTarget, nodetrace, killStragglers } = require('./support/harness');
+const { requireTracing, startTarget, stopTarget, nodetrace, killStragglers, functionAt, escapeRegExp } = require('./support/harness');
 const { parseFolded } = require('../lib/profile/folded');
 const { decodePprof } = require('../lib/profile/pprof');
 const { askSplit, askWaits, askKernel, askThreads } = require('./support/ask-target');
@@ -197,7 +197,7 @@ describe('nodetrace profile @tracer', function () {
         const truth = (after.hot - before.hot) / (after.cpu - before.cpu);
         const file = path.join(__dirname, 'targets', 'profile-hot.js');
         const hot = json.self[0];
-        assert.match(hot.name, new RegExp(`^hotSpin ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+$`), JSON.stringify(json.self.slice(0, 5)));
+        assert.match(hot.name, new RegExp(`^hotSpin ${escapeRegExp(file)}:\\d+:\\d+$`), JSON.stringify(json.self.slice(0, 5)));
         assert.strictEqual(hot.category, 'js');
         const share = hot.samples / json.samples;
         console.log(`      ${build.name}: hotSpin ${(share * 100).toFixed(1)}% of ${json.samples} samples, truth ${(truth * 100).toFixed(1)}%`);
@@ -225,13 +225,7 @@ describe('nodetrace profile @tracer', function () {
     it(`${build.label}, no flag: functions inlined into a hot arrow function shown above it, at their own line:column`, async function () {
       this.timeout(300000);
       requireBuild(this, build);
-      const file = path.join(__dirname, 'targets', 'profile-inline.js');
-      const source = fs.readFileSync(file, 'utf8').split('\n');
-      // Where each function starts as V8 names it: the '(' of its parameters.
-      const at = (name) => {
-        const line = source.findIndex((l) => l.startsWith(`function ${name}(`));
-        return `${file}:${line + 1}:${source[line].indexOf('(') + 1}`;
-      };
+      const at = (name) => functionAt('profile-inline.js', name);
       const target = await startTarget('profile-inline.js', { node: build.node });
       const folded = path.join(dir, `inline-${build.name}.folded`);
       try {
@@ -280,7 +274,7 @@ describe('nodetrace profile @tracer', function () {
         // 600 samples or more, as above: 5 points is three standard errors.
         const { json, before, after } = await profileUntilSamples(target, askThreads, { minSamples: 600, args: ['--folded', folded] });
         const cpu = after.cpu - before.cpu;
-        const file = path.join(__dirname, 'targets', 'profile-worker.js').replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        const file = escapeRegExp(path.join(__dirname, 'targets', 'profile-worker.js'));
         const rows = `total ${JSON.stringify(json.total.slice(0, 14).map((f) => [f.name, f.samples]))}, self ${JSON.stringify(json.self.slice(0, 8).map((f) => [f.name, f.samples]))}`;
         // Shares of all the process's samples against the CPU each function
         // took of the process's (each measured by its own thread, inclusive
@@ -403,7 +397,7 @@ describe('nodetrace profile @tracer', function () {
       const file = path.join(__dirname, 'targets', 'profile-kernel.js');
       const fn = json.total.find((f) => /^syscallLoop /.test(f.name));
       assert(fn, `syscallLoop is not named: ${JSON.stringify(json.total.slice(0, 20).map((f) => [f.name, f.samples]))}`);
-      assert.match(fn.name, new RegExp(`^syscallLoop ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+$`));
+      assert.match(fn.name, new RegExp(`^syscallLoop ${escapeRegExp(file)}:\\d+:\\d+$`));
       const share = fn.samples / json.samples;
       console.log(`      syscallLoop under ${(share * 100).toFixed(1)}% of ${json.samples} samples, truth ${(truth * 100).toFixed(1)}% (${(system * 100).toFixed(1)}% of the CPU in the kernel)`);
       // (Before the walk started from the saved user registers, only the
@@ -528,7 +522,7 @@ describe('nodetrace profile @tracer', function () {
     assert(json.samples >= 600, `only ${json.samples} samples in ${json.seconds} s: is the machine that busy?`);
     assert(json.jit.v8 && json.jit.v8.used, `named from V8's metadata: ${JSON.stringify(json.jit)}`);
     assert(!(json.jit.perfMap && json.jit.perfMap.used), 'no perf map: the command has no flag');
-    const file = path.join(__dirname, 'targets', 'profile-hot.js').replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const file = escapeRegExp(path.join(__dirname, 'targets', 'profile-hot.js'));
     const hot = json.self[0];
     assert.match(hot.name, new RegExp(`^hotSpin ${file}:\\d+:\\d+$`), rows);
     assert.strictEqual(hot.category, 'js');

@@ -11,14 +11,13 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { execFileSync } = require('child_process');
-const { requireTracing, startTarget, stopTarget, ROOT } = require('./support/harness');
+const { requireTracing, startTarget, stopTarget, ROOT, escapeRegExp } = require('./support/harness');
 const { nodeBuilds, missingReason } = require('./support/node-builds');
 const { profileUntilSamples } = require('./support/profile-runs');
 
 const APP = path.join(ROOT, 'test', 'targets', 'ts-app');
 const TSC = path.join(ROOT, 'node_modules', '.bin', 'tsc');
 const HOT = ['scoreOrder', 'parseOrder'];
-const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 // The app compiled into a directory of its own: { dir, main } (dist/main.js).
 function compile(inline) {
@@ -60,12 +59,12 @@ describe('source maps: a TypeScript app profiled at its .ts lines @tracer', func
         for (const name of HOT) {
           const t = truth.get(name);
           // (Inlined into turn once it is hot, as V8 does: marked so.)
-          const re = new RegExp(`^${name}( \\(inlined\\))? ${escape(t.file)}:${t.line}:\\d+$`);
+          const re = new RegExp(`^${name}( \\(inlined\\))? ${escapeRegExp(t.file)}:${t.line}:\\d+$`);
           const f = json.total.find((x) => re.test(x.name));
           assert(f, `${name} at ${t.file}:${t.line}:\n${rows}`);
           assert(f.samples >= 0.05 * json.samples, `${name}: ${f.samples} of ${json.samples} samples\n${rows}`);
           // V8's own place kept: the .js tsc wrote.
-          assert.match(f.generated, new RegExp(`^${escape(path.join(app.dir, 'dist'))}[/\\\\]orders[/\\\\]\\w+\\.js:\\d+:\\d+$`), rows);
+          assert.match(f.generated, new RegExp(`^${escapeRegExp(path.join(app.dir, 'dist'))}[/\\\\]orders[/\\\\]\\w+\\.js:\\d+:\\d+$`), rows);
           assert(!json.total.some((x) => new RegExp(`^${name}( \\(inlined\\))? .*\\.js:`).test(x.name)), `${name} also at a .js place:\n${rows}`);
         }
         assert.strictEqual(json.jit.v8.sourceMaps.refused.length, 0, JSON.stringify(json.jit.v8.sourceMaps));

@@ -5,7 +5,7 @@
 // (V8 13.6 and 14.6: the code found through the dispatch table, 14.6's
 // through the stopped thread's own isolate).
 const assert = require('assert');
-const { requireTracing } = require('./support/harness');
+const { requireTracing, functionAt, escapeRegExp } = require('./support/harness');
 const { nodeBuilds, missingReason } = require('./support/node-builds');
 const { findOnPath } = require('../lib/tracer/detect');
 const { capture } = require('./support/inlining-capture');
@@ -16,9 +16,7 @@ for (const build of nodeBuilds('all')) {
       this.timeout(120000);
       requireTracing(this, { also: () => missingReason(build) || (findOnPath('gdb') ? null : 'gdb is not installed (make deps installs it)') });
       const fx = await capture({ node: build.node, label: build.name });
-      // Where each function is in the target (V8's column: its '('), read from the file.
-      const source = require('fs').readFileSync(require('path').join(__dirname, 'targets', 'profile-inline.js'), 'utf8').split('\n');
-      const at = ['scale', 'mix', 'clampTo'].map((f) => `${f} \\(.*test/targets/profile-inline\\.js:${source.findIndex((l) => l.startsWith(`function ${f}(`)) + 1}:${`function ${f}(`.length}\\)`);
+      const at = ['scale', 'mix', 'clampTo'].map((f) => `${f} \\(.*test/targets${escapeRegExp(functionAt('profile-inline.js', f, ''))}\\)`);
       assert.match(fx.made.inlined[0], new RegExp(`^(${at.join('|')})$`));
       assert.deepStrictEqual(fx.made.walked, fx.made.inlined);
     });

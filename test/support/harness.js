@@ -163,4 +163,23 @@ async function traceWindow(args, target, { seconds, timeoutMs, truth }) {
   return { ...r, truth: truth(said), tracerAtReport };
 }
 
-module.exports = { ROOT, NODETRACE, killStragglers, requireTracing, tracingUnavailableReason, startTarget, stopTarget, nodetrace, traceWindow };
+/** `s` as a regular expression that matches it literally (a path in a pattern). */
+function escapeRegExp(s) {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * Where V8 places a function of a file in test/targets/, as nodetrace names
+ * it: `PATH:LINE:COLUMN`, the line of its `function NAME(` and the column
+ * of that '(' (1-based), read from the file so that a target's edits never
+ * leave a test behind. `dir`: the directory shown in its place (a
+ * container's /app).
+ */
+function functionAt(target, name, dir = path.join(ROOT, 'test', 'targets')) {
+  const lines = fs.readFileSync(path.join(ROOT, 'test', 'targets', target), 'utf8').split('\n');
+  const line = lines.findIndex((l) => l.startsWith(`function ${name}(`));
+  if (line < 0) throw new Error(`test/targets/${target} has no function ${name}`);
+  return `${dir}/${target}:${line + 1}:${lines[line].indexOf('(') + 1}`;
+}
+
+module.exports = { ROOT, NODETRACE, functionAt, escapeRegExp, killStragglers, requireTracing, tracingUnavailableReason, startTarget, stopTarget, nodetrace, traceWindow };
