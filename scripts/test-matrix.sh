@@ -142,7 +142,6 @@ run_cell() {
 
 streamed=yes
 started=()
-shown=()
 for cell in "${cells[@]}"; do
   if [ "$cell" = host ] || [ "$cell" = main ] || [ "$cell" = unit ]; then
     bpftrace=""
@@ -162,27 +161,22 @@ for cell in "${cells[@]}"; do
   elif [ -n "$jobs" ]; then cell_jobs="$jobs"
   elif [ "$cell" = main ] || [ "$cell" = host ] || [ ${#cells[@]} -eq 1 ]; then cell_jobs=2
   else cell_jobs=1; fi
-  if [ "$serial" = yes ]; then
-    # Each cell shown as it comes, the next once it has ended.
-    ( run_cell; echo $? > "$reports/$cell.status" ) 2>&1 | tee "$reports/$cell"
-    shown+=("$cell")
-    started+=("$cell")
-    continue
-  elif [ "$streamed" = yes ]; then
+  if [ "$streamed" = yes ]; then
     ( run_cell; echo $? > "$reports/$cell.status" ) 2>&1 | tee "$reports/$cell" &
-    shown+=("$cell")
-    streamed=no
+    # --one-at-a-time: every cell shown as it comes, the next once it has ended.
+    [ "$serial" = yes ] || streamed=no
   else
     ( run_cell > "$reports/$cell" 2>&1; echo $? > "$reports/$cell.status" ) &
   fi
   pids+=("$!")
   started+=("$cell")
+  [ "$serial" = yes ] && wait "$!"
 done
 wait
 
-# The report of each cell not shown as it came.
-for cell in "${started[@]}"; do
-  [[ " ${shown[*]} " == *" $cell "* ]] && continue
+# The report of each cell not shown as it came: all but the first, or
+# none when they ran one at a time.
+[ "$serial" = yes ] || for cell in "${started[@]:1}"; do
   echo
   cat "$reports/$cell"
 done
