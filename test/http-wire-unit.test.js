@@ -547,6 +547,7 @@ describe('http on the wire: the plan (lib/http/wire-plan.js)', function () {
     const now = planWire(bpftraceOf('0.23.2'), 42, { file: '/proc/42/map_files/1-2' });
     assert.strictEqual(argsOf(now).NUL_BYTE, '1');
     assert.strictEqual(now.env.BPFTRACE_MAX_STRLEN, String(PIECE_BYTES + 1));
+    assert.deepStrictEqual([now.env.BPFTRACE_MAX_MAP_KEYS, now.env.BPFTRACE_MAP_KEYS_MAX], [String(MAP_KEYS), undefined], 'the map size by the name 0.20+ reads (0.24+ ignores the old)');
     assert.strictEqual(now.env.BPFTRACE_STR_TRUNC_TRAILER, '');
   });
 

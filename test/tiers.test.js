@@ -4,11 +4,12 @@
 // the @core integration tests through scripts/test-matrix.sh.
 const assert = require('assert');
 const fs = require('fs');
+const os = require('os');
 const path = require('path');
 const { execFileSync } = require('child_process');
 const { detectBpftrace, chooseTracer, parseBpftraceVersion } = require('../lib/tracer/detect');
 const caps = require('../lib/tracer/capabilities');
-const { nodetrace, ROOT } = require('./support/harness');
+const { nodetrace, ROOT, requireTracing } = require('./support/harness');
 
 const FAKE = path.join(__dirname, 'support', 'versioned-bpftrace.sh');
 const bpftraceOf = (version) => ({ name: 'bpftrace', path: '/x/bpftrace', version, versionParts: parseBpftraceVersion('bpftrace v' + version) });
@@ -92,6 +93,12 @@ describe('per-version choices (lib/tracer/capabilities.js)', function () {
     assert.deepStrictEqual([caps.stringTrailerEnv(v17), caps.stringTrailerEnv(v27)], [{}, { BPFTRACE_STR_TRUNC_TRAILER: '' }]);
   });
 
+  it('the map size by the name each version reads: the old name before 0.20, the new from 0.20 (0.24 ignores the old)', function () {
+    assert.deepStrictEqual(caps.mapKeysEnv(v17, 65536), { BPFTRACE_MAP_KEYS_MAX: '65536' });
+    for (const v of [v20, v23, v27]) assert.deepStrictEqual(caps.mapKeysEnv(v, 65536), { BPFTRACE_MAX_MAP_KEYS: '65536' }, v.version);
+    assert.deepStrictEqual(caps.mapKeysEnv({ name: 'dtrace', version: '2.0' }, 65536), {});
+  });
+
   it('PID filtering of uprobes in the kernel from 0.20; SIGUSR1 maps before 0.22; strict attach and new JSON from 0.24', function () {
     assert.deepStrictEqual([v17, v20, v23, v27].map(caps.filtersUprobesByPid), [false, true, true, true]);
     assert.deepStrictEqual([v17, v20, v23, v27].map(caps.printsMapsOnSigusr1), [true, true, false, false]);
@@ -130,6 +137,29 @@ describe('the bpftrace tiers @tracer', function () {
       assert.match(out, /^tier 2 bpftrace$/m);
     });
   }
+});
+
+// The bpftrace under test (a tier in its cell) given maps larger than its
+// default 4,096 keys as nodetrace asks for them: 0.27 silently ignores the
+// name 0.17 reads, and a full map drops what it would hold without a word.
+describe('the map size nodetrace asks for, on the bpftrace under test @tracer @core', function () {
+  before(function () { requireTracing(this); });
+
+  it('a map asked for 8,192 keys holds 6,000 (the default holds 4,096)', function () {
+    const tracer = detectBpftrace();
+    // 6,000 failed close() calls of this test's own child, each a key.
+    const program = 'tracepoint:syscalls:sys_exit_close /pid == cpid/ { @n = @n + 1; @keys[@n] = 1; } END { clear(@n); }';
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-keys-'));
+    const script = path.join(dir, 'close-many.js');
+    fs.writeFileSync(script, 'for (let i = 0; i < 6000; i++) try { require("fs").closeSync(1e6); } catch (e) {}\n');
+    const child = `${process.execPath} ${script}`;
+    const out = execFileSync(tracer.path, ['-e', program, '-c', child], {
+      encoding: 'utf8', env: { ...process.env, ...caps.mapKeysEnv(tracer, 8192) }, stdio: ['ignore', 'pipe', 'ignore'], timeout: 120000, maxBuffer: 64 * 1024 * 1024,
+    });
+    fs.rmSync(dir, { recursive: true, force: true });
+    const keys = out.split('\n').filter((l) => l.startsWith('@keys[')).length;
+    assert.ok(keys >= 6000, `bpftrace ${tracer.version} kept ${keys} keys of 6,000+ (${JSON.stringify(caps.mapKeysEnv(tracer, 8192))})`);
+  });
 });
 
 describe('raw user stacks on each bpftrace (ebadf)', function () {

@@ -13,7 +13,7 @@ const { UserError, EXIT } = require('../errors');
 const { planTracer, readScript } = require('../tracer/plan');
 const { attachBoundMs } = require('../tracer/attach-bounds');
 const { withoutOptional, instantiateSlot } = require('../tracer/template');
-const { rawUserStackEnv, usdtPathForPid, uprobesWithPid } = require('../tracer/capabilities');
+const { rawUserStackEnv, mapKeysEnv, usdtPathForPid, uprobesWithPid } = require('../tracer/capabilities');
 const { librariesOf } = require('../usdt/probe-libraries');
 const { PROBE_VALUE } = require('../tracer/program-arguments');
 const { ASYNC_PROVIDER, POLL_MS } = require('../async/probes');
@@ -114,7 +114,7 @@ function plan(args, tracer) {
     // @born holds each operation until its first callback or its end.
     // With --stacks, raw user stacks, named by nodetrace from a snapshot of
     // the target (lib/loop/name-stacks.js), as loop --stacks does.
-    env: { BPFTRACE_CACHE_USER_SYMBOLS: '1', BPFTRACE_MAP_KEYS_MAX: '65536', ...(stacks ? rawUserStackEnv(tracer) : {}) },
+    env: { BPFTRACE_CACHE_USER_SYMBOLS: '1', ...mapKeysEnv(tracer, 65536), ...(stacks ? rawUserStackEnv(tracer) : {}) },
     describe: `the asynchronous operations of ${describeIdentity(who)}`,
     target: { pid },
     details: { process: who, thread, version: found.version, providers: found.providers, stacks, hook: Boolean(hook.library), ...(stacks && sharedAt ? { jsFrames: {} } : {}) },

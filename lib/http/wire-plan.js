@@ -3,7 +3,7 @@
 // (or .d, with --backend dtrace) on one process, which needs no preparation
 // (no hook). Pure.
 const { planTracer, readScript } = require('../tracer/plan');
-const { stringLimitEnv, stringTrailerEnv, strCopiesLessOne } = require('../tracer/capabilities');
+const { stringLimitEnv, mapKeysEnv, stringTrailerEnv, strCopiesLessOne } = require('../tracer/capabilities');
 const { withoutOptional } = require('../tracer/template');
 
 const WIRE_SCRIPT = 'http-wire';
@@ -53,7 +53,7 @@ function planWire(tracer, pidOrPids, tls = {}) {
       // Room for the NUL: str(p, n) asks for n + 1 on 0.17, and is given n + 1 (NUL_BYTE) from 0.23.
       ...stringLimitEnv(tracer, PIECE_BYTES + 1),
       ...stringTrailerEnv(tracer),
-      BPFTRACE_MAP_KEYS_MAX: String(MAP_KEYS),
+      ...mapKeysEnv(tracer, MAP_KEYS),
     },
     output: 'json',
     describe: `HTTP on the sockets of ${who}`,

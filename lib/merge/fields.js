@@ -6,7 +6,7 @@
 const { MergeError, toBigInt } = require('./histogram');
 
 // Lists in a report: kinds, groups, stalls, stacks, frames. The largest a
-// command writes: profile's 65,536 distinct stacks (BPFTRACE_MAP_KEYS_MAX).
+// command writes: profile's 65,536 distinct stacks (its maps' size, mapKeysEnv).
 const MAX_LIST = 65536;
 // Histogram buckets: log-linear ones reach 36 x 64 (lib/aggregation/log-linear.js).
 const MAX_BUCKETS = 4096;

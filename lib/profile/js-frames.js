@@ -27,7 +27,7 @@ const MAX_CHAIN = 256;
 const MEMORY_BUDGET = 512 * 1024 * 1024;
 // What is kept at most: a target's own memory decides what the program
 // captures, and a hostile one can make every word look like a new SFI (the
-// kernel's maps are bounded too: BPFTRACE_MAP_KEYS_MAX). Past these, new
+// kernel's maps are bounded too: mapKeysEnv). Past these, new
 // entries are dropped: their frames stay unnamed, never misnamed.
 const MAX_SFIS = 100000;
 const MAX_ENTRIES = 1000000;

@@ -89,6 +89,17 @@ function stringLimitEnv(tracer, bytes) {
   return { BPFTRACE_STRLEN: String(bytes) };
 }
 
+// How many keys a map may hold (bpftrace's default is 4,096): 0.17-0.19 read
+// BPFTRACE_MAP_KEYS_MAX only; 0.20 adds BPFTRACE_MAX_MAP_KEYS and warns that
+// the old name is deprecated; 0.24 reads the new name only, and ignores the
+// old one without a word (bpftrace's src/config.cpp by tag; 0.27.1 measured:
+// a map given 65,536 keys by the old name held 4,096, profile's JavaScript
+// chains were cut and a third of a hot function's samples went unnamed).
+function mapKeysEnv(tracer, keys) {
+  if (!isBpftrace(tracer)) return {};
+  return atLeast(tracer, '0.20') ? { BPFTRACE_MAX_MAP_KEYS: String(keys) } : { BPFTRACE_MAP_KEYS_MAX: String(keys) };
+}
+
 // The longest string str() can copy: 200 bytes on 0.17 (its strings live on
 // the 512-byte BPF stack); from 0.21 strings live in maps and the limit is
 // what BPFTRACE_MAX_STRLEN says (a 5,000-byte string came whole with 8192 on
@@ -304,7 +315,7 @@ function ustackBlocksGcore(tracer) {
 }
 
 module.exports = {
-  stopPolicy, attachNotice, windowSignal, atLeast, stringLimitEnv, readsLongStrings, usdtPathForPid, uprobesWithPid, rawUserStackEnv,
+  stopPolicy, attachNotice, windowSignal, atLeast, stringLimitEnv, mapKeysEnv, readsLongStrings, usdtPathForPid, uprobesWithPid, rawUserStackEnv,
   maxStringBytes, stringTrailerEnv, strCopiesLessOne, filtersUprobesByPid, filtersEveryProbeByPid, quietMapHelperArgs, printsMapsOnSigusr1, failsIfAnyProbeMissing, jsonOutput,
   commandNotes, isDtraceForLinux, seesUsdt, demanglesStacks, ustackBlocksGcore, compileOnlyArgs, usdtArgsPastSixth, maxProbes,
 };
