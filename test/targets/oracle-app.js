@@ -27,10 +27,12 @@
 //              from the server's 'request' event: to the call of res.end()
 //              (`ending_ms`: the response not yet written), to its return
 //              (`sent_ms`: written), and to res.on('finish') (`ms`); `at`,
-//              when it finished (epoch ms); counted by when they finished
+//              when it finished (epoch ms); `gc_before_ms`, the GC pauses
+//              that ran back to back up to its 'request' event (gcBefore);
+//              counted by when they finished
 //   pool       the pool operations it started, by kind (fs, zlib, crypto, dns)
 //   gc         PerformanceObserver 'gc' entries that started in the
-//              window: count and total duration (ms) by kind
+//              window: count, total and longest duration (ms) by kind
 //   elu        performance.eventLoopUtilization()'s active ms over it
 //   cpu_ms     process.cpuUsage() over it (user + system), and
 //   threads_cpu_ms  each thread's, by TID (/proc/self/task/TID/schedstat)
@@ -96,13 +98,18 @@ const GC_KINDS = {
   [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental',
   [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weakcb',
 };
+// Every GC pause from a second before the window on, [start, end] in
+// performance.now() ms: what delayed a request's 'request' event (below).
+const gcSpans = [];
 new PerformanceObserver((list) => {
   for (const e of list.getEntries()) {
+    if (openedPerf !== null && e.startTime >= openedPerf - 1000) gcSpans.push([e.startTime, e.startTime + e.duration]);
     if (openedPerf === null || e.startTime < openedPerf || e.startTime >= openedPerf + WINDOW_MS) continue;
     const kind = GC_KINDS[(e.detail || e).kind] || String((e.detail || e).kind);
-    const k = report.gc[kind] || (report.gc[kind] = { count: 0, ms: 0 });
+    const k = report.gc[kind] || (report.gc[kind] = { count: 0, ms: 0, max_ms: 0 });
     k.count++;
     k.ms += e.duration;
+    k.max_ms = Math.max(k.max_ms, e.duration);
   }
 }).observe({ entryTypes: ['gc'] });
 
@@ -178,9 +185,26 @@ const task = () => piscina.run({ rounds: TASK_ROUNDS }).then(({ s, threadId, cpu
 // return of the res.end() that wrote it (`sent_ms`): 'finish' comes from
 // the write's callback, a turn of the loop later, after whatever else that
 // turn runs (in a burst, the other requests' handlers).
+// The GC pauses that ran back to back up to a request's 'request' event
+// (ms): the one that ended within 1 ms before it, and the one that ended
+// within 1 ms before that one's start, ... A pause there held up the
+// parse of the request's bytes, read before it began (llhttp consumes the
+// socket in C++; JavaScript first runs at the event).
+function gcBefore(at) {
+  let ms = 0;
+  let cursor = at;
+  for (const [start, end] of [...gcSpans].sort((a, b) => b[1] - a[1])) {
+    if (end > at || end < cursor - 1) continue;
+    ms += end - start;
+    cursor = start;
+  }
+  return ms;
+}
+
 function timed(server, app) {
   server.prependListener('request', (req, res) => {
     const t = now();
+    const perfAt = performance.now();
     let ending = null;
     let sent = null;
     const end = res.end;
@@ -192,7 +216,7 @@ function timed(server, app) {
     };
     res.on('finish', () => {
       const done = now();
-      if (inWindow(done)) report.requests.push({ app, route: req.url, status: res.statusCode, ms: Number(done - t) / 1e6, ending_ms: Number((ending || done) - t) / 1e6, sent_ms: Number((sent || done) - t) / 1e6, at: performance.timeOrigin + performance.now() });
+      if (inWindow(done)) report.requests.push({ app, route: req.url, status: res.statusCode, ms: Number(done - t) / 1e6, ending_ms: Number((ending || done) - t) / 1e6, sent_ms: Number((sent || done) - t) / 1e6, at: performance.timeOrigin + performance.now(), perf_at: perfAt });
     });
   });
 }
@@ -278,6 +302,10 @@ async function main() {
         end_us: Number(closes / 1000n),
         pool_thread_ids: piscina.threads.map((w) => w.threadId),
       };
+      for (const r of report.requests) {
+        r.gc_before_ms = gcBefore(r.perf_at);
+        delete r.perf_at;
+      }
       process.stdout.write(`oracle ${JSON.stringify(report)}\n`);
     }, WINDOW_MS + PRINT_MS - sinceOpened());
   });
