@@ -223,7 +223,10 @@ function startCounting(pid, lines) {
   child.tracer = `bpftrace ${tracer.version}`;
   return new Promise((resolve, reject) => {
     let out = '';
-    const take = (d) => { out += d; if (/Attach/.test(out) && !child.ready) { child.ready = true; setTimeout(() => resolve(child), 2000); } };
+    const take = (d) => {
+      out += d;
+      if (/Attach/.test(out) && !child.ready) { child.ready = true; setTimeout(() => resolve(child), 2000); }
+    };
     child.stdout.on('data', take);
     child.stderr.on('data', take);
     child.output = () => out;
@@ -310,7 +313,7 @@ async function servers(dir) {
       // The hook's probe hits per request (one a callback, at its end), and
       // what was made, from the traced run's own report (warm-up included).
       let json = null;
-      try { json = JSON.parse(attached.traced.report()); } catch (err) { /* no report */ }
+      try { json = JSON.parse(attached.traced.report()); } catch { /* no report */ }
       const total = requests + RATE;
       if (json) {
         const hook = json.kinds.filter((k) => k.source === 'async_hooks');

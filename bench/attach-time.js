@@ -59,7 +59,8 @@ function once(args, env) {
     child.on('close', (code) => {
       const exitAt = process.hrtime.bigint();
       if (attachedAt === null || endAt === null) { reject(new Error(`${args.join(' ')}: no "tracing" line or ended early (${code}): ${err.trim()}`)); return; }
-      resolve({ attached: seconds(attachedAt - t0), report: reportAt === null ? null : seconds(reportAt - endAt), exit: seconds(exitAt - endAt), code });
+      resolve({ attached: seconds(attachedAt - t0), report: reportAt === null ? null : seconds(reportAt - endAt),
+        exit: seconds(exitAt - endAt), code });
     });
   });
 }

@@ -21,10 +21,10 @@ function programStats(pid) {
   const out = [];
   for (const fd of fs.readdirSync(`/proc/${pid}/fd`).map(Number).sort((a, b) => a - b)) {
     let link;
-    try { link = fs.readlinkSync(`/proc/${pid}/fd/${fd}`); } catch (err) { continue; }
+    try { link = fs.readlinkSync(`/proc/${pid}/fd/${fd}`); } catch { continue; }
     if (link !== 'anon_inode:bpf-prog') continue;
     let info;
-    try { info = fs.readFileSync(`/proc/${pid}/fdinfo/${fd}`, 'utf8'); } catch (err) { continue; }
+    try { info = fs.readFileSync(`/proc/${pid}/fdinfo/${fd}`, 'utf8'); } catch { continue; }
     const field = (k) => Number((new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(info) || [])[1]);
     out.push({ fd, id: field('prog_id'), type: field('prog_type'), runs: field('run_cnt'), ns: field('run_time_ns') });
   }
@@ -43,7 +43,7 @@ function between(before, after) {
 /** The bpftrace that a nodetrace command (PID) runs: its child of that name. */
 function bpftraceChild(pid) {
   const children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).map(Number);
-  const found = children.find((c) => { try { return fs.readFileSync(`/proc/${c}/comm`, 'utf8').trim() === 'bpftrace'; } catch (err) { return false; } });
+  const found = children.find((c) => { try { return fs.readFileSync(`/proc/${c}/comm`, 'utf8').trim() === 'bpftrace'; } catch { return false; } });
   if (!found) throw new Error(`no bpftrace under nodetrace (PID ${pid})`);
   return found;
 }

@@ -17,6 +17,7 @@ const STEADY = process.env.STEADY === '1';
 const CHURN = process.env.CHURN === '1';
 const PINGPONG = Number(process.env.PINGPONG || 0);
 let rounds = 0;
+// eslint-disable-next-line no-unused-vars -- written so that V8 cannot drop the work as dead code
 let sink = 0;
 const doc = { id: 1, name: 'widget', tags: ['a', 'b', 'c'], nested: { x: 1.5, y: [1, 2, 3] } };
 

@@ -159,7 +159,8 @@ async function main() {
     floorOpsPerSec: Math.round(f),
     floorOverheadPercent: Number(((u - f) / u * 100).toFixed(2)),
     pairedFloorOverheadPercent: paired(floor),
-    host: { cpus: os.cpus().length, loadavg: os.loadavg().map((x) => Number(x.toFixed(2))), kernel: os.release(), node: process.version },
+    host: { cpus: os.cpus().length, loadavg: os.loadavg().map((x) => Number(x.toFixed(2))), kernel: os.release(),
+      node: process.version },
   };
   if (JSON_OUT) {
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');

@@ -18,7 +18,7 @@ function cpuNs(pid) {
   for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
     try {
       total += Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-    } catch (err) { /* the thread ended */ }
+    } catch { /* the thread ended */ }
   }
   return total;
 }

@@ -119,8 +119,14 @@ function median(xs) {
           for (let i = 0; i < ROUNDS; i++) {
             let untraced;
             let traced;
-            if (i % 2 === 0) { untraced = await rateOver(samples, WINDOW_S); traced = await tracedRate(command, target.pid, env, samples); }
-            else { traced = await tracedRate(command, target.pid, env, samples); await sleep(500); untraced = await rateOver(samples, WINDOW_S); }
+            if (i % 2 === 0) {
+              untraced = await rateOver(samples, WINDOW_S);
+              traced = await tracedRate(command, target.pid, env, samples);
+            } else {
+              traced = await tracedRate(command, target.pid, env, samples);
+              await sleep(500);
+              untraced = await rateOver(samples, WINDOW_S);
+            }
             rounds.push({ untraced, ratio: traced / untraced });
             await sleep(500);
           }

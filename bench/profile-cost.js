@@ -49,7 +49,7 @@ const PERF_EVENT = 7;
 const TRACEPOINT = 5;
 
 const everything = [];
-function cleanup() { for (const p of everything) { try { p.kill('SIGKILL'); } catch (e) { /* gone */ } } }
+function cleanup() { for (const p of everything) { try { p.kill('SIGKILL'); } catch { /* gone */ } } }
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-profile-cost-'));
 
@@ -67,7 +67,7 @@ function startWorkload(kind, depth) {
 }
 
 function childrenOf(pid) {
-  try { return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number); } catch (e) { return []; }
+  try { return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number); } catch { return []; }
 }
 
 // nodetrace profile of one stopped workload, until SIGINT: resolves once its bpftrace runs.
@@ -87,7 +87,7 @@ function startProfiler(m) {
   p.done = new Promise((resolve) => p.on('close', resolve));
   p.ready = (async () => {
     for (let i = 0; i < 1200; i++) {
-      const tracer = childrenOf(p.pid).find((c) => { try { return /(profile|profile-js|offcpu)\.bt/.test(fs.readFileSync(`/proc/${c}/cmdline`, 'utf8')); } catch (e) { return false; } });
+      const tracer = childrenOf(p.pid).find((c) => { try { return /(profile|profile-js|offcpu)\.bt/.test(fs.readFileSync(`/proc/${c}/cmdline`, 'utf8')); } catch { return false; } });
       // (loaded once its program fds are there: the run counts start then)
       if (tracer && programStats(tracer).some((s) => s.type === m.type)) { p.tracerPid = tracer; return; }
       await sleep(100);
@@ -108,14 +108,15 @@ function loadAverage() { return fs.readFileSync('/proc/loadavg', 'utf8').split('
 // Main-thread stacks of a folded file -> { frames: weighted median of frames a stack, down: the same of down() frames }.
 function depthOf(file) {
   let stacks = [];
-  try { stacks = parseFolded(fs.readFileSync(file, 'utf8')).filter((s) => /\(main thread\)$/.test(s.frames[0])); } catch (e) { return {}; }
+  try { stacks = parseFolded(fs.readFileSync(file, 'utf8')).filter((s) => /\(main thread\)$/.test(s.frames[0])); } catch { return {}; }
   const median = (key) => {
     const xs = stacks.map((s) => ({ v: key(s), n: s.count })).sort((a, b) => a.v - b.v);
     let left = xs.reduce((t, x) => t + x.n, 0) / 2;
     for (const x of xs) { left -= x.n; if (left <= 0) return x.v; }
     return NaN;
   };
-  return { frames: median((s) => s.frames.length - 1), down: median((s) => s.frames.filter((f) => /^down /.test(f)).length) };
+  return { frames: median((s) => s.frames.length - 1),
+    down: median((s) => s.frames.filter((f) => /^down /.test(f)).length) };
 }
 
 async function main() {
@@ -169,7 +170,7 @@ async function main() {
       const report = JSON.parse(m.profiler.out);
       m.events = m.kind === 'wait' ? report.blocks : (report.threads.find((t) => t.role === 'main') || { samples: 0 }).samples;
       m.inKernel = m.kind === 'kernel' ? (report.categories.find((c) => c.category === 'kernel') || { share: NaN }).share : null;
-    } catch (e) { m.events = NaN; m.error = (m.profiler.err || m.profiler.out).trim().split('\n').slice(-2).join(' '); }
+    } catch { m.events = NaN; m.error = (m.profiler.err || m.profiler.out).trim().split('\n').slice(-2).join(' '); }
     Object.assign(m, depthOf(m.folded));
   }
   cleanup();

@@ -120,7 +120,9 @@ function compare({ pid, parsed, names, symbolizer, snap }) {
   pcs.forEach((x, i) => perf.set('pc:' + x, a.frames[i]));
   returns.forEach((x, i) => perf.set('ret:' + x, b.frames[i]));
   const reused = reusedCode(snap, stacks);
-  const c = { samples: 0, ambiguous: 0, ambiguousWrong: 0, jsFrames: 0, both: 0, sameFunction: 0, sameText: 0, unnamed: 0, inKernel: 0, jsInKernel: 0, wrongInKernel: 0, noChain: 0, beyondWalk: 0, v8Only: 0, jitUnnamedByMap: 0, wrong: new Map(), wrongAt: new Map(), missed: new Map() };
+  const c = { samples: 0, ambiguous: 0, ambiguousWrong: 0, jsFrames: 0, both: 0, sameFunction: 0, sameText: 0,
+    unnamed: 0, inKernel: 0, jsInKernel: 0, wrongInKernel: 0, noChain: 0, beyondWalk: 0, v8Only: 0, jitUnnamedByMap: 0,
+    wrong: new Map(), wrongAt: new Map(), missed: new Map() };
   for (const s of stacks) {
     c.samples += s.count;
     const chain = s.chain ? names.chain(s.chain) : new Map();
@@ -171,7 +173,9 @@ function compare({ pid, parsed, names, symbolizer, snap }) {
 // during the run (entries of the perf map as the snapshot saw it).
 function reusedCode(snap, stacks) {
   const wanted = new Set();
-  for (const s of stacks) s.user.forEach((f, i) => { if (/^0x/i.test(f)) wanted.add(parseInt(f, 16) - (i === 0 ? 0 : 1)); });
+  for (const s of stacks) {
+    s.user.forEach((f, i) => { if (/^0x/i.test(f)) wanted.add(parseInt(f, 16) - (i === 0 ? 0 : 1)); });
+  }
   const names = new Map();
   const pm = snap.perfMap;
   if (!pm || pm.fd === undefined) return new Set();
@@ -216,7 +220,8 @@ async function accuracy(tracer, mode, o) {
     const run = await profileOnce(tracer, child, o);
     try {
       const c = compare(run);
-      return { mode, seconds: o.seconds, hz: o.hz, ...c, wrongFrames: c.both - c.sameFunction, wrong: top(c.wrong, 8), missed: top(c.missed, 8) };
+      return { mode, seconds: o.seconds, hz: o.hz, ...c, wrongFrames: c.both - c.sameFunction, wrong: top(c.wrong, 8),
+        missed: top(c.missed, 8) };
     } finally {
       run.symbolizer.release(run.snap);
       run.names.close();
@@ -234,7 +239,8 @@ async function namingTime(tracer, o) {
     await sleep(3000);
     const run = await profileOnce(tracer, child, { hz: o.hz, seconds: o.manySeconds });
     try {
-      const timed = (f) => { const t0 = process.hrtime.bigint(); const r = f(); return { r, ms: Number(process.hrtime.bigint() - t0) / 1e6 }; };
+      const timed = (f) => { const t0 = process.hrtime.bigint(); const r = f(); return { r,
+        ms: Number(process.hrtime.bigint() - t0) / 1e6 }; };
       // First without V8's names (loads the ELF symbols: the same either way), then again, then with them.
       const cold = timed(() => nameStacks(run.parsed, run.symbolizer, run.snap));
       const plain = timed(() => nameStacks(run.parsed, run.symbolizer, run.snap));
@@ -252,9 +258,12 @@ async function namingTime(tracer, o) {
       }
       const distinct = [...run.names.names.values()].filter(Boolean).length;
       return {
-        functions: o.functions, seconds: o.manySeconds, hz: o.hz, samples: run.parsed.stacks.filter((s) => s.tid === run.pid).reduce((x, s) => x + s.count, 0),
-        distinctSfis: run.names.names.size, distinctNamed: distinct, sfiNamingDuringMs: run.duringMs, sfiNamingAfterMs: run.afterMs,
-        tracerExitMs: run.tracerExitMs, nameStacksColdMs: cold.ms, nameStacksPlainMs: plain.ms, nameStacksWithV8Ms: withV8.ms,
+        functions: o.functions, seconds: o.manySeconds, hz: o.hz,
+        samples: run.parsed.stacks.filter((s) => s.tid === run.pid).reduce((x, s) => x + s.count, 0),
+        distinctSfis: run.names.names.size, distinctNamed: distinct, sfiNamingDuringMs: run.duringMs,
+        sfiNamingAfterMs: run.afterMs,
+        tracerExitMs: run.tracerExitMs, nameStacksColdMs: cold.ms, nameStacksPlainMs: plain.ms,
+        nameStacksWithV8Ms: withV8.ms,
         addedAfterEndMs: run.afterMs + Math.max(0, withV8.ms - plain.ms), jsNamed: named, jitUnnamed: jit, frames,
       };
     } finally {

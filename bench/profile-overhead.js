@@ -52,7 +52,7 @@ const { cpuTicks } = require('../lib/proc/stat');
 
 
 const everything = [];
-function cleanup() { for (const p of everything) { try { p.kill('SIGKILL'); } catch (e) { /* gone */ } } }
+function cleanup() { for (const p of everything) { try { p.kill('SIGKILL'); } catch { /* gone */ } } }
 
 // With --source-maps: a copy of the workload that ends with an inline map
 // of itself (each line to itself), beside the original, as a bundler writes one.
@@ -101,7 +101,7 @@ function contextSwitches() {
 }
 
 function childrenOf(pid) {
-  try { return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number); } catch (e) { return []; }
+  try { return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number); } catch { return []; }
 }
 
 // nodetrace profile -p PID until SIGINT: resolves once its tracer is ready.
@@ -114,7 +114,7 @@ function startProfiler(pid, perfMapOnly) {
   p.stdout.on('data', (c) => { p.out += c; });
   p.ready = (async () => {
     for (let i = 0; i < 600; i++) {
-      const tracer = childrenOf(p.pid).find((c) => { try { return /(profile|profile-js|offcpu)\.bt/.test(fs.readFileSync(`/proc/${c}/cmdline`, 'utf8')); } catch (e) { return false; } });
+      const tracer = childrenOf(p.pid).find((c) => { try { return /(profile|profile-js|offcpu)\.bt/.test(fs.readFileSync(`/proc/${c}/cmdline`, 'utf8')); } catch { return false; } });
       // (not `bpftrace --version`, which nodetrace runs first to learn the version)
       if (tracer) { p.tracerPid = tracer; await sleep(3000); return; }
       await sleep(100);
@@ -134,10 +134,10 @@ const PROG_TYPE = OFF_CPU ? 5 : 7;
 function bpfRunTime(pid) {
   const total = { runs: 0, ns: 0 };
   let fds = [];
-  try { fds = fs.readdirSync(`/proc/${pid}/fdinfo`); } catch (e) { return total; }
+  try { fds = fs.readdirSync(`/proc/${pid}/fdinfo`); } catch { return total; }
   for (const fd of fds) {
     let info;
-    try { info = fs.readFileSync(`/proc/${pid}/fdinfo/${fd}`, 'utf8'); } catch (e) { continue; }
+    try { info = fs.readFileSync(`/proc/${pid}/fdinfo/${fd}`, 'utf8'); } catch { continue; }
     if (!new RegExp(`^prog_type:\\s*${PROG_TYPE}$`, 'm').test(info)) continue;
     const ns = /^run_time_ns:\s*(\d+)$/m.exec(info);
     const runs = /^run_cnt:\s*(\d+)$/m.exec(info);
@@ -171,7 +171,9 @@ async function measureRounds(modes) {
 
 async function main() {
   // `baseline`: the untraced mode each is compared with, round by round.
-  const mode = (name, nodeArgs, profiled, baseline, perfMapOnly = PERF_MAP_ONLY) => ({ name, child: startWorkload(nodeArgs), profiled, baseline, perfMapOnly, rates: [], perCpu: [], tracerCpu: [], nodetraceCpu: [] });
+  const mode = (name, nodeArgs, profiled, baseline,
+    perfMapOnly = PERF_MAP_ONLY) => ({ name, child: startWorkload(nodeArgs), profiled, baseline, perfMapOnly, rates: [],
+      perCpu: [], tracerCpu: [], nodetraceCpu: [] });
   const modes = PROGRAMS ? [
     mode('untraced', [], false, 0),
     mode(`nodetrace profile at ${HZ} Hz (V8 walk)`, [], true, 0, false),
@@ -191,7 +193,7 @@ async function main() {
     await m.profiler.ready;
   }
   let statsBefore = null;
-  try { statsBefore = fs.readFileSync(STATS, 'utf8').trim(); fs.writeFileSync(STATS, '1'); } catch (e) { statsBefore = null; }
+  try { statsBefore = fs.readFileSync(STATS, 'utf8').trim(); fs.writeFileSync(STATS, '1'); } catch { statsBefore = null; }
   const statsFrom = Date.now();
   const loadBefore = loadAverage();
   const switchesFrom = contextSwitches();
@@ -211,7 +213,7 @@ async function main() {
     try {
       const report = JSON.parse(m.profiler.out);
       m.gathered = OFF_CPU ? `${report.blocks} waits (${(report.blocks / report.seconds).toFixed(0)} a second, counting the rounds it was stopped)` : `${report.samples} samples`;
-    } catch (e) { m.gathered = '?'; }
+    } catch { m.gathered = '?'; }
   }
   cleanup();
   const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];

@@ -29,6 +29,7 @@ provider.enable();
 let sink = 0;
 function args() { sink++; return [sink]; }
 
+// eslint-disable-next-line no-unused-vars -- takes the callback as probe.fire(cb) does
 const obj = { empty(cb) { return undefined; } };
 
 function timeLoop(loop) {

@@ -21,7 +21,7 @@ function runGdb(gdb, args, { timeoutMs, slow }) {
       if (done) return;
       done = true;
       clearTimeout(timer);
-      try { process.kill(-child.pid, 'SIGKILL'); } catch (e) { /* gone */ }
+      try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ }
       resolve(value);
     };
     const timer = setTimeout(() => finish({ error: slow }), timeoutMs);

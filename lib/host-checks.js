@@ -7,7 +7,7 @@ const { hostNeighbourNote } = require('./tracer/neighbours');
 const { commandNotes } = require('./tracer/capabilities');
 
 function exists(p) {
-  try { fs.accessSync(p); return true; } catch (err) { return false; }
+  try { fs.accessSync(p); return true; } catch { return false; }
 }
 
 function tracefsDir() {
@@ -51,7 +51,7 @@ function checks() {
   try {
     const usdt = require('./usdt').status();
     out.push({ name: 'usdt', ok: usdt.native, optional: true, detail: usdt.native ? `USDT provider active (${usdt.dir || 'ok'})` : `USDT provider inactive: ${usdt.reason}` });
-  } catch (err) {
+  } catch {
     out.push({ name: 'usdt', ok: false, optional: true, detail: 'USDT provider not available in this build' });
   }
   return out;

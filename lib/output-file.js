@@ -71,7 +71,7 @@ function writeOutputFile(file, data, { mode = 0o644 } = {}) {
     }
     fs.renameSync(out.name, file);
   } catch (err) {
-    try { fs.unlinkSync(out.name); } catch (e) { /* already gone */ }
+    try { fs.unlinkSync(out.name); } catch { /* already gone */ }
     throw err instanceof UserError ? err : new UserError(`cannot write ${file}: ${err.code || err.message}.`, { hint: HINT });
   }
 }

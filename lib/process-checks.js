@@ -34,7 +34,7 @@ function latencyByHand(pid, tracer = detectBpftrace()) {
   let plan;
   try {
     plan = require('./commands/latency').plan({ pid: String(pid), force: true }, tracer);
-  } catch (err) {
+  } catch {
     return null;
   }
   const dryRun = `${displayCommand(NODETRACE, ['latency', '-p', String(pid), '-n'])} | sh`;
@@ -53,7 +53,7 @@ function latencyByHand(pid, tracer = detectBpftrace()) {
 
 function gather(pid) {
   let exePath = '';
-  try { exePath = fs.readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, ''); } catch (err) { /* gone or not ours */ }
+  try { exePath = fs.readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, ''); } catch { /* gone or not ours */ }
   const found = findProbePoints(pid);
   const napi = found.points.napi_create_async_work;
   const who = identityOf(pid);
@@ -90,8 +90,8 @@ function javascriptFacts(pid, facts) {
 function mainScriptMap(pid) {
   let argv = [];
   let cwd = null;
-  try { argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(1, 64); } catch (err) { return null; }
-  try { cwd = fs.readlinkSync(`/proc/${pid}/cwd`); } catch (err) { cwd = null; }
+  try { argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(1, 64); } catch { return null; }
+  try { cwd = fs.readlinkSync(`/proc/${pid}/cwd`); } catch { cwd = null; }
   const arg = argv.find((a) => !a.startsWith('-') && /\.[cm]?js$/.test(a));
   if (!arg || (!arg.startsWith('/') && !cwd)) return null;
   const script = arg.startsWith('/') ? path.posix.normalize(arg) : path.posix.join(cwd, arg);
@@ -124,7 +124,8 @@ function javascriptText(js) {
 }
 
 /** The report as data (pure): { pid, process, build, probes: [...], commands, wontWork: [...] }. */
-function describe({ pid, who = null, exePath, found, version, otherMountNamespace, byHand = null, commands = [], javascript = null }) {
+function describe({ pid, who = null, exePath, found, version, otherMountNamespace, byHand = null, commands = [],
+  javascript = null }) {
   const build = describeBuild(found, exePath);
   const probes = [...NAPI, ...LIBUV, ...QUEUE].map((name) => {
     const p = found.points[name];

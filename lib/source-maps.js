@@ -46,7 +46,7 @@ function scriptPath(name) {
   if (typeof name !== 'string') return null;
   if (name.startsWith('/')) return path.posix.normalize(name);
   if (name.startsWith('file:')) {
-    try { return fileURLToPath(name); } catch (err) { return null; }
+    try { return fileURLToPath(name); } catch { return null; }
   }
   return null;
 }
@@ -82,18 +82,18 @@ function mapPlace(script, url) {
     const body = url.slice(comma + 1);
     try {
       return { data: meta.includes('base64') ? Buffer.from(body, 'base64') : Buffer.from(decodeURIComponent(body), 'utf8') };
-    } catch (err) {
+    } catch {
       return { refused: 'its inline map cannot be decoded' };
     }
   }
   let target;
   if (url.startsWith('file:')) {
-    try { target = fileURLToPath(url); } catch (err) { return { refused: 'its map\'s file: URL is no path' }; }
+    try { target = fileURLToPath(url); } catch { return { refused: 'its map\'s file: URL is no path' }; }
   } else if (/^[a-z][a-z0-9+.-]*:/i.test(url)) {
     return { refused: `its map is at a URL (${url.split(':')[0]}:), which nodetrace does not fetch` };
   } else {
     let decoded;
-    try { decoded = decodeURIComponent(url.split(/[?#]/)[0]); } catch (err) { return { refused: 'its map\'s path cannot be decoded' }; }
+    try { decoded = decodeURIComponent(url.split(/[?#]/)[0]); } catch { return { refused: 'its map\'s path cannot be decoded' }; }
     target = decoded.startsWith('/') ? decoded : inside(path.posix.dirname(script), decoded);
   }
   if (target === null || inside('/', target) === null || target.split('/').includes('..')) return { refused: 'its map\'s path leads out of the process\'s root: not followed' };
@@ -107,7 +107,7 @@ function mapPlace(script, url) {
  */
 function parseMap(text, base) {
   let payload;
-  try { payload = JSON.parse(text); } catch (err) { return { refused: 'it is not JSON' }; }
+  try { payload = JSON.parse(text); } catch { return { refused: 'it is not JSON' }; }
   if (!payload || typeof payload !== 'object' || Array.isArray(payload)) return { refused: 'it is not a source map (no object)' };
   if (payload.version !== 3) return { refused: `it is a version ${JSON.stringify(payload.version).slice(0, 20)} map, not 3` };
   if (payload.sections !== undefined) {
@@ -125,7 +125,7 @@ function parseMap(text, base) {
     if (bad) return { refused: bad };
   }
   let map;
-  try { map = new SourceMap(payload); } catch (err) { return { refused: 'its mappings cannot be read' }; }
+  try { map = new SourceMap(payload); } catch { return { refused: 'its mappings cannot be read' }; }
   const dir = path.posix.dirname(base);
   const root = typeof payload.sourceRoot === 'string' ? payload.sourceRoot : '';
   const display = new Map();
@@ -137,7 +137,7 @@ function parseMap(text, base) {
     if (display.has(s)) return display.get(s);
     let name = s;
     if (/^file:/.test(s)) {
-      try { name = fileURLToPath(s); } catch (err) { name = s; }
+      try { name = fileURLToPath(s); } catch { name = s; }
     } else if (!/^[a-z][a-z0-9+.-]*:/i.test(s) && !s.startsWith('/')) {
       const joined = root ? `${root.replace(/\/+$/, '')}/${s}` : s;
       if (/^[a-z][a-z0-9+.-]*:/i.test(root)) name = joined;
@@ -184,7 +184,7 @@ class SourceMaps {
     const map = this.mapOf(script, mapUrl);
     if (!map) return null;
     let e;
-    try { e = map.map.findEntry(line - 1, column - 1); } catch (err) { return null; }
+    try { e = map.map.findEntry(line - 1, column - 1); } catch { return null; }
     // Node's findEntry gives the last entry at or before the position, on
     // an earlier line too: a line without an entry of its own is not mapped.
     if (!e || e.generatedLine !== line - 1 || typeof e.originalSource !== 'string' || !Number.isInteger(e.originalLine)) return null;

@@ -15,7 +15,8 @@ const { openRegular, openInRoot, readAt } = require('./safe-open');
 const { stat: procStat } = require('./proc');
 const { parseNsPids, otherMountNamespace } = require('./proc/container');
 const {
-  STT_NOTYPE, STT_OBJECT, STT_FUNC, STT_TLS, STT_GNU_IFUNC, SHT_SYMTAB, SHT_DYNSYM, SHT_STRTAB, SHT_HASH, SHT_GNU_HASH, PT_LOAD, PT_NOTE, PT_DYNAMIC, PT_TLS,
+  STT_NOTYPE, STT_OBJECT, STT_FUNC, STT_TLS, STT_GNU_IFUNC, SHT_SYMTAB, SHT_DYNSYM, SHT_STRTAB, SHT_HASH, SHT_GNU_HASH,
+  PT_LOAD, PT_NOTE, PT_DYNAMIC, PT_TLS,
   DT_NULL, DT_NEEDED, DT_STRTAB, DT_STRSZ, DT_RPATH, DT_RUNPATH,
 } = require('./elf-constants');
 const { lastAtOrBelow } = require('./sorted');
@@ -39,7 +40,8 @@ function elfHeader(eh) {
   return {
     type: eh.readUInt16LE(16), machine: eh.readUInt16LE(18),
     phoff: Number(eh.readBigUInt64LE(32)), shoff: Number(eh.readBigUInt64LE(40)),
-    phentsize: eh.readUInt16LE(54), phnum: eh.readUInt16LE(56), shentsize: eh.readUInt16LE(58), shnum: eh.readUInt16LE(60),
+    phentsize: eh.readUInt16LE(54), phnum: eh.readUInt16LE(56), shentsize: eh.readUInt16LE(58),
+    shnum: eh.readUInt16LE(60),
   };
 }
 
@@ -50,7 +52,8 @@ function programHeaders(ph, phnum, phentsize) {
     const o = i * phentsize;
     out.push({
       type: ph.readUInt32LE(o), flags: ph.readUInt32LE(o + 4), offset: Number(ph.readBigUInt64LE(o + 8)),
-      vaddr: Number(ph.readBigUInt64LE(o + 16)), filesz: Number(ph.readBigUInt64LE(o + 32)), memsz: Number(ph.readBigUInt64LE(o + 40)),
+      vaddr: Number(ph.readBigUInt64LE(o + 16)), filesz: Number(ph.readBigUInt64LE(o + 32)),
+      memsz: Number(ph.readBigUInt64LE(o + 40)),
       align: Number(ph.readBigUInt64LE(o + 48)),
     });
   }
@@ -65,7 +68,8 @@ const SYMBOL_CHUNK = ELF64_SYM * 43690;
 
 // Whether [offset, offset + size) lies inside a file of `fileSize` bytes.
 function inFile(offset, size, fileSize) {
-  return Number.isSafeInteger(offset) && Number.isSafeInteger(size) && offset >= 0 && size >= 0 && offset + size <= fileSize;
+  return Number.isSafeInteger(offset) && Number.isSafeInteger(size) && offset >= 0 && size >= 0
+    && offset + size <= fileSize;
 }
 
 /** An open ELF file's program headers, bounded: -> [headers] or { refused }. */
@@ -98,7 +102,8 @@ function elfSymbolTables(fd, fileSize, { name, key = null }) {
   for (const p of phs) {
     if (p.type === PT_LOAD) loads.push({ offset: p.offset, vaddr: p.vaddr, filesz: p.filesz });
     if (p.type === PT_TLS && !tls) tls = { vaddr: p.vaddr, memsz: p.memsz, align: p.align };
-    if (p.type === PT_NOTE && !buildId && p.filesz <= LIMITS.MAX_BUILD_ID_NOTES_BYTES && inFile(p.offset, p.filesz, fileSize)) {
+    if (p.type === PT_NOTE && !buildId && p.filesz <= LIMITS.MAX_BUILD_ID_NOTES_BYTES
+      && inFile(p.offset, p.filesz, fileSize)) {
       buildId = findBuildId(readAt(fd, p.offset, p.filesz));
     }
   }
@@ -110,7 +115,8 @@ function elfSymbolTables(fd, fileSize, { name, key = null }) {
   const sh = readAt(fd, h.shoff, h.shentsize * h.shnum);
   const section = (i) => {
     const o = i * h.shentsize;
-    return { index: i, type: sh.readUInt32LE(o + 4), offset: Number(sh.readBigUInt64LE(o + 24)), size: Number(sh.readBigUInt64LE(o + 32)), link: sh.readUInt32LE(o + 40) };
+    return { index: i, type: sh.readUInt32LE(o + 4), offset: Number(sh.readBigUInt64LE(o + 24)),
+      size: Number(sh.readBigUInt64LE(o + 32)), link: sh.readUInt32LE(o + 40) };
   };
   const found = [];
   const hashes = [];
@@ -141,7 +147,8 @@ function elfSymbolTables(fd, fileSize, { name, key = null }) {
     let strtab = null;
     Object.defineProperty(table, 'strtab', { enumerable: true, get: () => strtab || (strtab = readAt(fd, strs.offset, strs.size)) });
     // .dynsym's hash table (GNU's, else System V's), where names are looked up.
-    const hash = hashes.filter((x) => x.link === s.index).sort((a, b) => (b.type === SHT_GNU_HASH) - (a.type === SHT_GNU_HASH))[0];
+    const hash = hashes.filter((x) => x.link === s.index)
+      .sort((a, b) => (b.type === SHT_GNU_HASH) - (a.type === SHT_GNU_HASH))[0];
     if (kind === '.dynsym' && hash) table.hash = { gnu: hash.type === SHT_GNU_HASH, offset: hash.offset, size: hash.size };
     tables.push(table);
   }
@@ -198,7 +205,8 @@ function hashLookup(fd, t, bytes) {
     const name = e.readUInt32LE(0);
     const value = Number(e.readBigUInt64LE(8));
     const size = Number(e.readBigUInt64LE(16));
-    const match = name + bytes.length <= t.strtab.length && t.strtab.compare(bytes, 0, bytes.length, name, name + bytes.length) === 0;
+    const match = name + bytes.length <= t.strtab.length
+      && t.strtab.compare(bytes, 0, bytes.length, name, name + bytes.length) === 0;
     return match && definesKind(e.readUInt16LE(6), value, e[4] & 0xf, size) ? { value, size } : null;
   };
   const name = bytes.subarray(0, bytes.length - 1);
@@ -266,7 +274,7 @@ function eachSymbol(fd, tables, onSymbol, { data = false, any = false } = {}) {
 function fileName(file) {
   if (typeof file === 'object') return `${file.root}${file.path}`;
   if (/^\/proc\/\d+\/map_files\//.test(file)) {
-    try { return `${fs.readlinkSync(file)} (${file})`; } catch (err) { /* gone */ }
+    try { return `${fs.readlinkSync(file)} (${file})`; } catch { /* gone */ }
   }
   return file;
 }
@@ -294,7 +302,7 @@ function withElf(file, followLinks, read, { tables = true } = {}) {
       return null;
     }
     return read(opened.fd, elf, opened.size);
-  } catch (err) {
+  } catch {
     return null;
   } finally {
     fs.closeSync(opened.fd);
@@ -326,7 +334,8 @@ function loadElfSymbols(file, { followLinks = false } = {}) {
     const order = new Uint32Array(n);
     for (let i = 0; i < n; i++) order[i] = i;
     order.sort((a, b) => values[a] - values[b] || sizes[b] - sizes[a]);
-    const sorted = { values: new Float64Array(n), sizes: new Float64Array(n), names: new Uint32Array(n), which: new Uint8Array(n) };
+    const sorted = { values: new Float64Array(n), sizes: new Float64Array(n), names: new Uint32Array(n),
+      which: new Uint8Array(n) };
     for (let i = 0; i < n; i++) {
       const k = order[i];
       sorted.values[i] = values[k];
@@ -369,7 +378,8 @@ function findElfSymbols(file, names, { followLinks = false } = {}) {
     if (!rest.size) return { loads: elf.loads, found };
     eachSymbol(fd, elf.tables.filter((t) => t !== dynsym), (value, size, strtab, name) => {
       for (const [n, bytes] of rest) {
-        if (!found.has(n) && strtab[name] === bytes[0] && strtab.compare(bytes, 0, bytes.length, name, name + bytes.length) === 0) {
+        if (!found.has(n) && strtab[name] === bytes[0]
+          && strtab.compare(bytes, 0, bytes.length, name, name + bytes.length) === 0) {
           found.set(n, { value, size });
         }
       }
@@ -417,12 +427,14 @@ function findElfData(file, prefixes, { followLinks = false, width = 4, any = fal
     const symbols = new Map();
     eachSymbol(fd, elf.tables, (value, size, strtab, name, type) => {
       if (symbols.size >= MAX_DATA_SYMBOLS) return;
-      if (!wanted.some((p) => strtab[name] === p[0] && strtab.compare(p, 0, p.length, name, name + p.length) === 0)) return;
+      if (!wanted.some((p) => strtab[name] === p[0]
+        && strtab.compare(p, 0, p.length, name, name + p.length) === 0)) return;
       const text = nameIn(strtab, name);
       if (!symbols.has(text)) symbols.set(text, { value, size, type });
     }, { data: !any, any });
     for (const sym of symbols.values()) {
-      const seg = sym.type !== STT_TLS && elf.loads.find((l) => sym.value >= l.vaddr && sym.value + width <= l.vaddr + l.filesz);
+      const seg = sym.type !== STT_TLS
+        && elf.loads.find((l) => sym.value >= l.vaddr && sym.value + width <= l.vaddr + l.filesz);
       const at = seg ? sym.value - seg.vaddr + seg.offset : -1;
       sym.bytes = seg && inFile(at, width, fileSize) ? readAt(fd, at, width) : Buffer.alloc(width);
     }
@@ -459,7 +471,8 @@ function elfDynamic(file, { followLinks = false } = {}) {
     const strtab = entries.find((e) => e.tag === DT_STRTAB);
     const strsz = entries.find((e) => e.tag === DT_STRSZ);
     // DT_STRTAB is an address: its file offset from the load segment holding it.
-    const seg = strtab && phs.find((p) => p.type === PT_LOAD && strtab.value >= p.vaddr && strtab.value < p.vaddr + p.filesz);
+    const seg = strtab && phs.find((p) => p.type === PT_LOAD && strtab.value >= p.vaddr
+      && strtab.value < p.vaddr + p.filesz);
     if (!seg || !strsz) return null;
     const at = strtab.value - seg.vaddr + seg.offset;
     const text = (off) => {
@@ -626,7 +639,7 @@ function openPerfMap(pid) {
 }
 
 function readStatus(pid) {
-  try { return fs.readFileSync(`/proc/${pid}/status`, 'utf8'); } catch (err) { return null; }
+  try { return fs.readFileSync(`/proc/${pid}/status`, 'utf8'); } catch { return null; }
 }
 
 const STALE_SLACK_MS = 2000;
@@ -700,7 +713,7 @@ class Symbolizer {
     // be read by their paths once it was gone: an add-on's kind unnamed.
     const otherMounts = otherMountNamespace(pid);
     let maps = [];
-    try { maps = parseMaps(fs.readFileSync(`/proc/${pid}/maps`, 'utf8')); } catch (err) { /* gone */ }
+    try { maps = parseMaps(fs.readFileSync(`/proc/${pid}/maps`, 'utf8')); } catch { /* gone */ }
     return { pid, maps, perfMap: perfMap ? openPerfMap(pid) : null, otherMounts, takenAt: Date.now() };
   }
 
@@ -824,4 +837,6 @@ class Symbolizer {
   }
 }
 
-module.exports = { Symbolizer, liveElfFiles, loadElfSymbols, findElfSymbols, findElfSymbolsAt, findElfData, elfDynamic, elfNotes, eachNote, elfHeader, programHeaders, lookupSymbol, parseMaps, scanPerfMap, openPerfMap, elfSymbolTables, MAX_PERF_MAP_BYTES };
+module.exports = { Symbolizer, liveElfFiles, loadElfSymbols, findElfSymbols, findElfSymbolsAt, findElfData, elfDynamic,
+  elfNotes, eachNote, elfHeader, programHeaders, lookupSymbol, parseMaps, scanPerfMap, openPerfMap, elfSymbolTables,
+  MAX_PERF_MAP_BYTES };

@@ -107,7 +107,8 @@ class TargetSnapshots {
     return (addresses) => {
       const entries = this.symbolizer.symbolize(snap, addresses, { allPcs: true }).frames;
       const returns = this.symbolizer.symbolize(snap, addresses, { allReturnAddresses: true }).frames;
-      return new Map(addresses.map((a, i) => [a, entries[i].symbol && entries[i].offset === 0 ? entries[i].symbol : returns[i].symbol])
+      return new Map(addresses.map((a, i) => [a, entries[i].symbol && entries[i].offset === 0 ? entries[i].symbol
+        : returns[i].symbol])
         .filter(([, name]) => name));
     };
   }

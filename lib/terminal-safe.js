@@ -19,9 +19,7 @@
 // which JSON.stringify leaves out for all but C0: the same value for a
 // parser, nothing raw for a terminal that shows the file.
 const BIDI_AND_SEPARATORS = '\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069';
-// eslint-disable-next-line no-control-regex
 const UNSAFE = new RegExp(`[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f${BIDI_AND_SEPARATORS}]`, 'g');
-// eslint-disable-next-line no-control-regex
 const UNSAFE_ONE_LINE = new RegExp(`[\\x00-\\x1f\\x7f-\\x9f${BIDI_AND_SEPARATORS}]`, 'g');
 // What JSON.stringify leaves raw of the set (it escapes every C0 control).
 const UNSAFE_IN_JSON = new RegExp(`[\\x7f-\\x9f${BIDI_AND_SEPARATORS}]`, 'g');
@@ -65,7 +63,7 @@ function safeJson(value, indent = 2) {
 function safeJsonText(text) {
   try {
     JSON.parse(text);
-  } catch (err) {
+  } catch {
     return null;
   }
   return String(text).replace(UNSAFE_IN_JSON, jsonEscape);

@@ -18,7 +18,7 @@ function findNodeGyp() {
   const candidates = [];
   // npm points install scripts at its own bundled node-gyp.
   if (process.env.npm_config_node_gyp) candidates.push(process.env.npm_config_node_gyp);
-  try { candidates.push(require.resolve('node-gyp/bin/node-gyp.js', { paths: [ROOT] })); } catch (err) { /* not a dependency */ }
+  try { candidates.push(require.resolve('node-gyp/bin/node-gyp.js', { paths: [ROOT] })); } catch { /* not a dependency */ }
   const prefix = path.join(path.dirname(process.execPath), '..');
   candidates.push(path.join(prefix, 'lib', 'node_modules', 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js'));
   candidates.push('/usr/share/nodejs/node-gyp/bin/node-gyp.js');

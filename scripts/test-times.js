@@ -50,9 +50,9 @@ function timeFile(file, { grep, out }) {
   try {
     const [user, sys] = fs.readFileSync(cpuFile, 'utf8').trim().split('\n').pop().split(' ').map(Number);
     cpuMs = (user + sys) * 1000;
-  } catch (err) { /* no figure */ }
+  } catch { /* no figure */ }
   let json = { stats: {}, tests: [] };
-  try { json = JSON.parse(fs.readFileSync(report, 'utf8')); } catch (err) { /* no report: counted as failed */ }
+  try { json = JSON.parse(fs.readFileSync(report, 'utf8')); } catch { /* no report: counted as failed */ }
   const slowest = json.tests.filter((t) => t.duration).sort((a, b) => b.duration - a.duration).slice(0, 3);
   return {
     file, wallMs, cpuMs, status: run.status,

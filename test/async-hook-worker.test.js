@@ -41,7 +41,9 @@ async function traceWorkerMix(node) {
           child.told = true;
           const lines = ['state', 'worker-state', 'done', 'worker-done'].map((p) => lineFrom(target, p));
           target.kill('SIGUSR2');
-          truth = Promise.all(lines).then(([state, workerState, main, worker]) => ({ state, workerState, main: JSON.parse(main), worker: JSON.parse(worker) }));
+          truth = Promise.all(lines)
+            .then(([state, workerState, main, worker]) => ({ state, workerState, main: JSON.parse(main),
+              worker: JSON.parse(worker) }));
           truth.catch(() => {});
         });
       },

@@ -66,7 +66,8 @@ describe('nodetrace async: finding the AsyncWrap functions', function () {
     return {
       maps: () => '00400000-00500000 r-xp 00000000 fe:00 11 /usr/bin/node',
       exePath: () => '/usr/bin/node',
-      findSymbols: (file, wanted) => ({ loads: [], found: new Map(wanted.filter((n) => names.includes(n)).map((n) => [n, { value: 1, size: 1 }])) }),
+      findSymbols: (file, wanted) => ({ loads: [],
+        found: new Map(wanted.filter((n) => names.includes(n)).map((n) => [n, { value: 1, size: 1 }])) }),
       nodeVersion: () => version,
     };
   }
@@ -84,7 +85,8 @@ describe('nodetrace async: finding the AsyncWrap functions', function () {
   it('says in one sentence which build and what is missing', function () {
     assert.match(locateAsyncWrap(7, host({ version: '30.1.0' })).missing,
       /^\/usr\/bin\/node is Node v30\.1\.0, whose AsyncWrap layout nodetrace does not know \(it knows Node 18, 20, 22, 24, 26\)$/);
-    assert.match(locateAsyncWrap(7, host({ names: [FUNCTIONS.CALLBACK] })).missing, /defines AsyncWrap::MakeCallback but not RESET, DESTROY, DTOR, DELETING_DTOR/);
+    assert.match(locateAsyncWrap(7, host({ names: [FUNCTIONS.CALLBACK] })).missing,
+      /defines AsyncWrap::MakeCallback but not RESET, DESTROY, DTOR, DELETING_DTOR/);
     assert.match(locateAsyncWrap(7, host({ names: [] })).missing, /^no object of the process defines/);
   });
 });
@@ -373,7 +375,7 @@ describe('nodetrace async --stacks: where the live operations were created', fun
     assert.strictEqual(kind(r, 'FSREQCALLBACK').live.tracked, 0);
     const text = renderAsyncText(r, { pid: 1 });
     assert.match(text, /TCPWRAP +24 alive\n/);
-    assert.match(text, /\n +12  openLeakedConnection app\.js:1:1\n/);
+    assert.match(text, /\n +12 {2}openLeakedConnection app\.js:1:1\n/);
     const json = JSON.parse(renderAsyncJSON(r, { pid: 1, tracer: 'bpftrace' }));
     assert.deepStrictEqual(json.live_stacks_kept.per_kind, STACKS_PER_KIND);
     const tcp = json.kinds.find((k) => k.name === 'TCPWRAP').live_stacks;
@@ -399,8 +401,8 @@ describe('nodetrace async --stacks: where the live operations were created', fun
     r.liveStacks = r.liveStacks.map((g, i) => ({ ...g, stack: { frames: g.stack.chain ? (i % 2 ? js : ['Builtins_JSBuiltinsConstructStub+207', ...js]) : native } }));
     groupLiveStacks(r);
     const text = renderAsyncText(r, { pid: 1 });
-    assert.match(text, /\n +12  \(node's and V8's own frames above this one: --json has them\)\n +Socket\.connect node:net:1202:36\n +openLeakedConnection \/app\/leak\.js:93:30\n/);
-    assert.match(text, /\n +12  \(node's and V8's own frames above this one: --json has them\)\n +node::TCPWrap::New\(/);
+    assert.match(text, /\n +12 {2}\(node's and V8's own frames above this one: --json has them\)\n +Socket\.connect node:net:1202:36\n +openLeakedConnection \/app\/leak\.js:93:30\n/);
+    assert.match(text, /\n +12 {2}\(node's and V8's own frames above this one: --json has them\)\n +node::TCPWrap::New\(/);
     assert.doesNotMatch(text, /more stack/);
   });
 

@@ -55,7 +55,8 @@ async function traceLeakStacks(node) {
     // The client end of each: created under openLeakedConnection, named
     // as lib/v8 names frames (`name file:line:column`); however many
     // stacks V8's tiers made of it, together exactly what the target opened.
-    const leaking = tcp.stacks.filter((s) => s.frames.some((f) => /^openLeakedConnection \S+async-mix\.js:\d+:\d+$/.test(f)));
+    const leaking = tcp.stacks.filter((s) =>
+      s.frames.some((f) => /^openLeakedConnection \S+async-mix\.js:\d+:\d+$/.test(f)));
     assert(leaking.length >= 1, show);
     assert.strictEqual(tcp.other_stacks, 0, show);
     assert.strictEqual(leaking.reduce((n, s) => n + s.count, 0), opened, show);

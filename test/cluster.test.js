@@ -35,7 +35,7 @@ describe('cluster apps', function () {
       assert.match(text.stdout, new RegExp(`^${workers[0].pid} .* worker ${workers[0].id} of ${target.pid} `, 'm'));
     } finally {
       stopTarget(target);
-      for (const w of (target.startOutput ? clusterLine(target).workers : [])) { try { process.kill(w.pid, 'SIGKILL'); } catch (err) { /* gone */ } }
+      for (const w of (target.startOutput ? clusterLine(target).workers : [])) { try { process.kill(w.pid, 'SIGKILL'); } catch { /* gone */ } }
     }
   });
 
@@ -60,7 +60,7 @@ describe('cluster apps', function () {
       stop = true;
       await load;
       stopTarget(target);
-      for (const w of workers) { try { process.kill(w.pid, 'SIGKILL'); } catch (err) { /* gone */ } }
+      for (const w of workers) { try { process.kill(w.pid, 'SIGKILL'); } catch { /* gone */ } }
     }
   });
 });

@@ -23,7 +23,8 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // The identity every report gives a container's process.
 function assertIsContainer(processJson, c) {
   assert.deepStrictEqual(
-    [processJson.pid, processJson.pid_inside, processJson.container && processJson.container.id, processJson.container && processJson.container.name, processJson.container && processJson.container.runtime],
+    [processJson.pid, processJson.pid_inside, processJson.container && processJson.container.id, processJson.container
+      && processJson.container.name, processJson.container && processJson.container.runtime],
     [c.pid, 1, c.id, c.name, 'podman'], JSON.stringify(processJson));
 }
 
@@ -126,7 +127,8 @@ describe('Node in containers, traced from the host @tracer', function () {
     const json = JSON.parse(r.stdout);
     assertIsContainer(json.process, c);
     const tcp = json.kinds.find((k) => k.name === 'TCPWRAP');
-    assert(tcp && tcp.growing && tcp.alive_delta >= 20, JSON.stringify(json.kinds.map((k) => [k.name, k.created, k.alive_delta, k.growing])));
+    assert(tcp && tcp.growing && tcp.alive_delta >= 20,
+      JSON.stringify(json.kinds.map((k) => [k.name, k.created, k.alive_delta, k.growing])));
   });
 
   it('http --container: HTTPS read off the container\'s own node (its OpenSSL by map_files), served and made, each once', async function () {
@@ -294,7 +296,8 @@ describe('Node in containers, traced from the host @tracer', function () {
     // names its JavaScript; http: off the wire, HTTPS from the OpenSSL that
     // node links statically and exports.
     assert.deepStrictEqual(can, { latency: 'yes', gc: 'yes', async: 'yes', loop: 'yes', profile: 'yes', ebadf: 'yes', snoop: 'no', http: 'yes' });
-    assert.match(report.javascript, /^named with no flag, from V8 12\.4\.254\.21's metadata in \/usr\/local\/bin\/node /);
+    assert.match(report.javascript,
+      /^named with no flag, from V8 12\.4\.254\.21's metadata in \/usr\/local\/bin\/node /);
     assert(!/ -p /.test(report.latencyByHand), report.latencyByHand);
     // As printed, through a shell, until it has traced a second; then Ctrl-C.
     const sh = spawn('sh', ['-c', report.latencyByHand], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -91,7 +91,8 @@ describe('cores a hostile user crafts (issue 35, points 4 and 5)', function () {
 
   it('overlapTest: a range meets one of ranges, overlapping or nested, in any order', function () {
     const meets = overlapTest([{ start: 50, end: 60 }, { start: 10, end: 40 }, { start: 15, end: 20 }]);
-    assert.deepStrictEqual([[0, 10], [0, 11], [39, 50], [40, 50], [25, 26], [59, 70], [60, 70]].map(([a, b]) => meets(a, b)),
+    assert.deepStrictEqual([[0, 10], [0, 11], [39, 50], [40, 50], [25, 26], [59, 70], [60, 70]]
+      .map(([a, b]) => meets(a, b)),
       [false, true, true, false, true, true, false]);
     assert.strictEqual(overlapTest([])(0, 100), false);
   });
@@ -114,7 +115,7 @@ describe('cores a hostile user crafts (issue 35, points 4 and 5)', function () {
     child.stderr.on('data', (d) => { err += d; });
     let peak = 0;
     const sample = setInterval(() => {
-      try { peak = Math.max(peak, Number(/^VmHWM:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))[1])); } catch (e) { /* gone */ }
+      try { peak = Math.max(peak, Number(/^VmHWM:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))[1])); } catch { /* gone */ }
     }, 50);
     const t0 = Date.now();
     const code = await new Promise((resolve) => child.on('close', resolve));

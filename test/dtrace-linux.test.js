@@ -208,7 +208,7 @@ describe('DTrace for Linux @tracer @dtrace', function () {
     assert.match(r.stdout, /^talker: on stdout$/m);
     assert.match(r.stderr, /^talker: first line on stderr$/m);
     assert.match(r.stderr, /^talker: 20 stats done$/m);
-    assert.match(r.stdout, /^fs\.stat\n(?:.*\n)*?  count 20,/m);
+    assert.match(r.stdout, /^fs\.stat\n(?:.*\n)*? {2}count 20,/m);
   });
 
   describe('latency -p on a pool of 2 threads kept busy by crypto.pbkdf2 while fs.stat waits behind it', function () {
@@ -261,7 +261,8 @@ describe('DTrace for Linux @tracer @dtrace', function () {
 
     it('samples the loop thread\'s stack during the stalls: the timer that runs the busy-wait (native frames; JIT frames stay addresses)', function () {
       assert(json.stacks.length > 0, 'no stack sampled during a stall');
-      assert(json.stacks.some((s) => s.frames.some((f) => /uv__run_timers|RunTimers/.test(f))), JSON.stringify(json.stacks.slice(0, 2), null, 1));
+      assert(json.stacks.some((s) => s.frames.some((f) => /uv__run_timers|RunTimers/.test(f))),
+        JSON.stringify(json.stacks.slice(0, 2), null, 1));
     });
   });
 

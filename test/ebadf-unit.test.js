@@ -238,7 +238,8 @@ describe('ebadf: report', () => {
     assert.match(text, /JavaScript frames are not named: gdb could not read the registers of 42 \(ptrace not permitted\)\.\n/);
     assert.doesNotMatch(text, /perf-basic-prof/, 'no advice to restart the process');
     const unknownV8 = renderHit({ ...base, mode: 'stop', perfMap: null, jsStack: { frames: [], note: 'V8 15.1.2.3 is not a version nodetrace knows: JavaScript frames are shown as addresses' }, resumeText: 'yes' });
-    assert.match(unknownV8, /JavaScript frames are not named: V8 15\.1\.2\.3 is not a version nodetrace knows: JavaScript frames are shown as addresses\.\n/);
+    assert.match(unknownV8,
+      /JavaScript frames are not named: V8 15\.1\.2\.3 is not a version nodetrace knows: JavaScript frames are shown as addresses\.\n/);
     assert.match(text, /core {5}NOT SAVED: gcore failed/);
     const interp = renderHit({ ...base, mode: 'stop', perfMap: '/tmp/perf-42.map', symbolized: { ...base.symbolized, interpreted: 3 }, core: null, resumeText: 'yes' });
     assert.match(interp, /--interpreted-frames-native-stack/);
@@ -298,7 +299,7 @@ describe('ebadf: watchdog', function () {
       assert.match(err, new RegExp(`killed gcore \\(process group ${gcore.pid}\\).*resumed PID ${victim.pid} with SIGCONT`));
     } finally {
       victim.kill('SIGKILL');
-      try { process.kill(-gcore.pid, 'SIGKILL'); } catch (e) { /* gone */ }
+      try { process.kill(-gcore.pid, 'SIGKILL'); } catch { /* gone */ }
     }
   });
   // The stop bound by the watchdog's own clock, while nodetrace lives
@@ -333,7 +334,7 @@ describe('ebadf: watchdog', function () {
     } finally {
       if (c) c.child.kill('SIGKILL');
       victim.kill('SIGKILL');
-      try { process.kill(-gcore.pid, 'SIGKILL'); } catch (e) { /* gone */ }
+      try { process.kill(-gcore.pid, 'SIGKILL'); } catch { /* gone */ }
     }
   });
 

@@ -68,7 +68,8 @@ function lineWaiter(stream) {
 }
 
 function exited(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  if (child.exitCode !== null
+    || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
   return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
 }
 
@@ -129,7 +130,8 @@ function closerAt(targetOut) {
 // process, the target started with no flag.
 function assertNamesCloser(out, targetOut) {
   const at = closerAt(targetOut);
-  assert.match(out, /stack {4}innermost first; walked in the stopped process, JavaScript frames named from V8's own metadata\n/, out);
+  assert.match(out, /stack {4}innermost first; walked in the stopped process, JavaScript frames named from V8's own metadata\n/,
+    out);
   const stack = out.split('\n').filter((l) => /^ {6}\S/.test(l));
   const closer = stack.findIndex((l) => l.includes(`closeTwice (${TARGET_JS}:${at})  [JS`));
   assert.ok(closer > 0, `closeTwice at ${at} in:\n${out}`);
@@ -159,8 +161,8 @@ function assertStackFromCore(ebadfOut, pid, targetOut) {
 function leaveNothingBehind(dirs) {
   for (const c of started.splice(0)) {
     if (c.exitCode === null && c.signalCode === null) {
-      try { process.kill(c.pid, 'SIGCONT'); } catch (err) { /* gone */ }
-      try { c.kill('SIGKILL'); } catch (err) { /* gone */ }
+      try { process.kill(c.pid, 'SIGCONT'); } catch { /* gone */ }
+      try { c.kill('SIGKILL'); } catch { /* gone */ }
     }
   }
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
@@ -234,7 +236,7 @@ describe('nodetrace ebadf @tracer (root, bpftrace, real processes)', function ()
     const out = nt.out.text;
     assert.strictEqual(code, 0, `exit ${code}\nstdout:\n${out}\nstderr:\n${nt.err.text}`);
     for (const n of [1, 2, 3]) assert.match(out, new RegExp(`hit ${n} of 3 at `), `hit ${n}:\n${out}`);
-    assert.strictEqual(out.match(/resumed  yes/g).length, 3, out);
+    assert.strictEqual(out.match(/resumed {2}yes/g).length, 3, out);
     const texit = await withTimeout(t.exit, 20000, 'target to finish');
     assert.deepStrictEqual(texit, { code: 0, signal: null });
     assert.match(t.out.text, /finished: \d+ ticks, 3 bad closes/);
@@ -327,7 +329,8 @@ describe('nodetrace ebadf @tracer (root, bpftrace, real processes)', function ()
     t.child.kill('SIGUSR2');
     const { code } = await withTimeout(nt.exit, 60000, 'nodetrace to finish');
     assert.strictEqual(code, 1, nt.err.text);
-    assert.match(nt.out.text, /core {5}NOT SAVED: gcore failed \(exit status 1\): fake gcore: .*No space left on device/);
+    assert.match(nt.out.text,
+      /core {5}NOT SAVED: gcore failed \(exit status 1\): fake gcore: .*No space left on device/);
     assert.match(nt.out.text, new RegExp(`resumed  yes, PID ${pid} is running again`));
     assert.match(nt.err.text, new RegExp(`the core of PID ${pid} could not be saved`));
     // Walked with V8's metadata; the perf map, there too, names the same.
@@ -353,7 +356,7 @@ describe('nodetrace ebadf @tracer (root, bpftrace, real processes)', function ()
       const { code } = await withTimeout(nt.exit, 60000, 'nodetrace to finish');
       assert.strictEqual(code, 1, nt.err.text);
       assert.match(nt.out.text, /core {5}NOT SAVED: cannot write to .*EROFS/);
-      assert.match(nt.out.text, /resumed  yes/);
+      assert.match(nt.out.text, /resumed {2}yes/);
       const texit = await withTimeout(t.exit, 20000, 'target to finish');
       assert.deepStrictEqual(texit, { code: 0, signal: null });
     } finally {
@@ -396,7 +399,8 @@ describe('nodetrace ebadf @tracer (root, bpftrace, real processes)', function ()
     await waitFor(() => procState(gcorePid) === null, 5000, 'gcore (gdb) to be killed');
     await waitFor(() => /watchdog: nodetrace \(PID \d+\) went away/.test(nt.err.text), 5000, 'the watchdog to say what it did');
     // (The tracer may have exited on its own by then: it ends after its one hit.)
-    assert.match(nt.err.text, /(killed the tracer \(PID \d+\); )?killed gcore \(process group \d+\) and removed its partial core; resumed PID \d+ with SIGCONT/);
+    assert.match(nt.err.text,
+      /(killed the tracer \(PID \d+\); )?killed gcore \(process group \d+\) and removed its partial core; resumed PID \d+ with SIGCONT/);
     const texit = await withTimeout(t.exit, 20000, 'target to finish');
     assert.deepStrictEqual(texit, { code: 0, signal: null });
     assert.match(t.out.text, /finished:/);
@@ -427,7 +431,8 @@ describe('nodetrace ebadf @tracer (root, bpftrace, real processes)', function ()
       const nt = runNodetrace(['-p', String(pid), '-o', mnt]);
       const { code } = await withTimeout(nt.exit, 30000, 'nodetrace to refuse');
       assert.strictEqual(code, 1);
-      assert.match(nt.err.text, /not enough room for a core: .* has [\d.]+ MB free, and a core of PID \d+ needs about [\d.]+ (MB|GB)/);
+      assert.match(nt.err.text,
+        /not enough room for a core: .* has [\d.]+ MB free, and a core of PID \d+ needs about [\d.]+ (MB|GB)/);
       assert.match(nt.err.text, /nothing was stopped/);
       assert.doesNotMatch(nt.err.text, /watching/);
     } finally {
@@ -443,7 +448,8 @@ describe('nodetrace ebadf @tracer (root, bpftrace, real processes)', function ()
 
     const none = runNodetrace([]);
     assert.strictEqual((await none.exit).code, 2);
-    assert.match(none.err.text, /Give a process: a PID \(-p PID\), part of its command line, --container NAME or --name NAME/);
+    assert.match(none.err.text,
+      /Give a process: a PID \(-p PID\), part of its command line, --container NAME or --name NAME/);
 
     const sys = runNodetrace(['-p', '1', '--syscall', 'clsoe', '--dry-run']);
     assert.strictEqual((await sys.exit).code, 2);

@@ -112,7 +112,9 @@ describe('ELF readers bounded by the file and lib/limits.js (issue 35)', functio
     const shoff = Number(bytes.readBigUInt64LE(40));
     const shnum = bytes.readUInt16LE(60);
     let hashAt = -1;
-    for (let i = 0; i < shnum; i++) if (bytes.readUInt32LE(shoff + i * 64 + 4) === 5) hashAt = Number(bytes.readBigUInt64LE(shoff + i * 64 + 24));
+    for (let i = 0; i < shnum; i++) {
+      if (bytes.readUInt32LE(shoff + i * 64 + 4) === 5) hashAt = Number(bytes.readBigUInt64LE(shoff + i * 64 + 24));
+    }
     const nbucket = bytes.readUInt32LE(hashAt);
     // chain[1] = 2: 2 -> 1 -> 2 -> ...
     bytes.writeUInt32LE(2, hashAt + 8 + nbucket * 4 + 4);

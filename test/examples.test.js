@@ -192,7 +192,8 @@ function fencedBlocks(text) {
     const indent = open[1].length;
     const start = i;
     const body = [];
-    for (i++; i < lines.length && !/^\s*```\s*$/.test(lines[i]); i++) body.push(lines[i].slice(Math.min(indent, /^\s*/.exec(lines[i])[0].length)));
+    for (i++; i < lines.length && !/^\s*```\s*$/.test(lines[i]); i++) body.push(lines[i]
+      .slice(Math.min(indent, /^\s*/.exec(lines[i])[0].length)));
     blocks.push({ line: start + 1, marker: start > 0 ? parseMarker(lines[start - 1]) : null, lines: body });
   }
   return blocks;
@@ -206,7 +207,8 @@ function markdownExamples(file) {
     const where = `${file}:${block.line}`;
     if (marker.outputOf) {
       const [cmd] = shellCommands(marker.outputOf);
-      out.push({ where, args: nodetraceArgs(cmd.words), stdin: cmd.stdin, exit: marker.exit, target: marker.target, expect: block.lines });
+      out.push({ where, args: nodetraceArgs(cmd.words), stdin: cmd.stdin, exit: marker.exit, target: marker.target,
+        expect: block.lines });
       continue;
     }
     const prompted = block.lines.some((l) => /^\$ /.test(l));
@@ -288,7 +290,8 @@ function argvFor(ex, targets) {
   const takes = valueOptions(command);
   const pidsOf = (text) => {
     const n = text.split(',').length;
-    const pool = { plain: [targets.plain], workers: [targets.workers], app: [targets.app], prepared: [targets.prepared, targets.second] }[ex.target];
+    const pool = { plain: [targets.plain], workers: [targets.workers], app: [targets.app],
+      prepared: [targets.prepared, targets.second] }[ex.target];
     if (n > pool.length) throw new Error(`${ex.where}: ${n} PIDs, and the test starts ${pool.length} such targets`);
     return pool.slice(0, n).map((c) => c.pid).join(',');
   };
@@ -371,7 +374,8 @@ function prose(text) {
 
 function brokenReference(fromFile, target) {
   const [file, anchor] = target.split('#');
-  const resolved = file ? path.join(path.dirname(path.join(ROOT, fromFile)), decodeURI(file)) : path.join(ROOT, fromFile);
+  const resolved = file ? path.join(path.dirname(path.join(ROOT, fromFile)), decodeURI(file))
+    : path.join(ROOT, fromFile);
   if (!fs.existsSync(resolved)) return `${target}: no such file`;
   if (anchor === undefined) return null;
   if (!resolved.endsWith('.md')) return `${target}: an anchor in a file that is not markdown`;
@@ -517,7 +521,8 @@ describe('examples: every one runs as written, every link resolves', function ()
     const missing = [];
     for (const file of markdownFiles()) {
       // (a name cut short, `…`, as ps shows a long command line, is not one)
-      for (const m of read(file).matchAll(/\btest\/(fixtures|targets)\/([A-Za-z0-9_.*-]*[A-Za-z0-9_*])(?![A-Za-z0-9_.*-]*…)/g)) {
+      for (const m of read(file)
+        .matchAll(/\btest\/(fixtures|targets)\/([A-Za-z0-9_.*-]*[A-Za-z0-9_*])(?![A-Za-z0-9_.*-]*…)/g)) {
         const [dir, name] = [`test/${m[1]}`, m[2]];
         const re = new RegExp(`^${name.replace(/[.]/g, '\\.').replace(/\*/g, '.*')}$`);
         if (!fs.readdirSync(path.join(ROOT, dir)).some((f) => re.test(f))) missing.push(`${file}: ${dir}/${name}`);
@@ -527,4 +532,5 @@ describe('examples: every one runs as written, every link resolves', function ()
   });
 });
 
-module.exports = { shellCommands, nodetraceArgs, matchesShown, slug, anchorsOf, markdownFiles, markdownExamples, helpExamples };
+module.exports = { shellCommands, nodetraceArgs, matchesShown, slug, anchorsOf, markdownFiles, markdownExamples,
+  helpExamples };

@@ -29,7 +29,9 @@ describe('nodetrace gc: V8\'s functions', function () {
     return {
       maps: () => maps,
       exePath: () => '/usr/bin/node',
-      findSymbols: (file, wanted) => ({ loads: [], found: new Map(file === holder ? wanted.filter((n) => names.includes(n)).map((n) => [n, { value: 1, size: 1 }]) : []) }),
+      findSymbols: (file, wanted) => ({ loads: [],
+        found: new Map(file === holder ? wanted.filter((n) => names.includes(n)).map((n) => [n, { value: 1, size: 1 }])
+          : []) }),
       symbolNames: (file) => (file === holder ? steps : []),
     };
   }
@@ -44,7 +46,8 @@ describe('nodetrace gc: V8\'s functions', function () {
 
   it('says which are missing rather than trace part of the pauses', function () {
     const r = locateGc(7, host({ inExe: true, names: [FIXED['mark-compact']], steps: [] }));
-    assert.match(r.missing, /^\/usr\/bin\/node defines V8's collector but not its scavenge, weak-first, weak-second, incremental functions$/);
+    assert.match(r.missing,
+      /^\/usr\/bin\/node defines V8's collector but not its scavenge, weak-first, weak-second, incremental functions$/);
     assert.match(locateGc(7, host({ inExe: true, names: [] })).missing, /no object of the process defines/);
   });
 });
@@ -63,7 +66,8 @@ describe('nodetrace gc @tracer', function () {
       // counts its collections by their start (test/support/harness.js).
       // bpftrace 0.17 attaches uprobes to node slowly (a minute on a loaded host).
       const r = await traceWindow(['gc', '-p', String(target.pid), '--json'], target, {
-        seconds: SECONDS, timeoutMs: 380000, truth: (said) => { const m = /^gc (\{.*\})$/m.exec(said); return m && JSON.parse(m[1]); },
+        seconds: SECONDS, timeoutMs: 380000,
+        truth: (said) => { const m = /^gc (\{.*\})$/m.exec(said); return m && JSON.parse(m[1]); },
       });
       assert.strictEqual(r.code, 0, r.stderr);
       const json = JSON.parse(r.stdout);

@@ -58,6 +58,7 @@ describe('hardening: arguments and inputs', function () {
     assert.strictEqual(r.code, 2, r.stderr);
     assert(r.stderr.length < 400, `echoed ${r.stderr.length} characters`);
     assert.match(r.stderr, /no running process has "x{59}…" in its command line/);
+    // eslint-disable-next-line no-control-regex -- no escape byte may reach the terminal
     assert.doesNotMatch(r.stderr, /\x1b/);
   });
 
@@ -77,6 +78,7 @@ describe('hardening: arguments and inputs', function () {
     const input = '@calls[evil\x1b]0;pwned\x07name]: 3\n';
     const r = await nodetrace(['format', '--from', 'bpftrace'], { input });
     assert.strictEqual(r.code, 0, r.stderr);
+    // eslint-disable-next-line no-control-regex -- no BEL or escape byte may reach the terminal
     assert.doesNotMatch(r.stdout, /[\x07\x1b]/);
     assert.match(r.stdout, /evil\\x1b\]0;pwned\\x07name/);
   });

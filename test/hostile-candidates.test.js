@@ -32,6 +32,7 @@ describe('27.13: a command line forges no candidate row @tracer', function () {
     const nt = runNodetrace(['profile', token, '-d', '2']);
     const r = await nt.exit;
     assert.strictEqual(r.code, 2, nt.stderr);
+    // eslint-disable-next-line no-control-regex -- no escape byte may reach the terminal
     assert.doesNotMatch(nt.stderr, /\x1b/);
     const rows = nt.stderr.split('\n').filter((l) => /% CPU/.test(l));
     assert.strictEqual(rows.length, 2, nt.stderr);

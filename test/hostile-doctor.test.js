@@ -65,8 +65,8 @@ describe('27.10: doctor -p shows a hostile path, never obeys it @tracer', functi
       await out.wait('stdout', /Hit Ctrl-C to end\./, 180000);
     } finally {
       // Ended as nodetrace ends bpftrace: SIGTERM, again every second (0.17 can miss one).
-      const nudge = setInterval(() => { try { process.kill(-sh.pid, 'SIGTERM'); } catch (e) { /* gone */ } }, 1000);
-      try { process.kill(-sh.pid, 'SIGTERM'); } catch (e) { /* gone */ }
+      const nudge = setInterval(() => { try { process.kill(-sh.pid, 'SIGTERM'); } catch { /* gone */ } }, 1000);
+      try { process.kill(-sh.pid, 'SIGTERM'); } catch { /* gone */ }
       await out.exit;
       clearInterval(nudge);
     }

@@ -38,7 +38,7 @@ function watchPeak(pid) {
     try {
       const m = /^VmHWM:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
       if (m) peak = Math.max(peak, Number(m[1]));
-    } catch (err) { /* exited */ }
+    } catch { /* exited */ }
   }, 50);
   return { stop: () => { clearInterval(t); return peak; } };
 }
@@ -71,7 +71,7 @@ describe('35: executables a hostile user crafts stall nothing', function () {
   after(function () {
     for (const c of [honest, ...started]) {
       if (!c) continue;
-      try { process.kill(c.pid, 'SIGCONT'); c.kill('SIGKILL'); } catch (err) { /* gone */ }
+      try { process.kill(c.pid, 'SIGCONT'); c.kill('SIGKILL'); } catch { /* gone */ }
     }
     for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
     user.remove();
@@ -106,7 +106,8 @@ describe('35: executables a hostile user crafts stall nothing', function () {
     assert.ok(Date.now() - t0 < 60000, `doctor took ${Date.now() - t0} ms`);
     // (1: latency will not work for it, and doctor says so.)
     assert.strictEqual(end.code, 1, nt.stderr);
-    assert.match(nt.stdout, /what each command can do for it:\n {4}latency {2}no: its node defines no N-API and uv_queue_work symbols\n/);
+    assert.match(nt.stdout,
+      /what each command can do for it:\n {4}latency {2}no: its node defines no N-API and uv_queue_work symbols\n/);
     const lines = nt.stderr.split('\n').filter((l) => l.includes(hostileNode));
     assert.strictEqual(lines.length, 1, nt.stderr);
     assert.match(lines[0], /its symbols were not read: it has 65\d\d\d sections, more than the 4096 nodetrace reads$/);
@@ -170,6 +171,8 @@ describe('35: executables a hostile user crafts stall nothing', function () {
     assert.match(hits[1], /closeTwice \(\S+ebadf-close\.js:\d+:\d+\) {2}\[JS/, hits[1]);
     for (const hit of hits) assert.match(hit, /running again/, hit);
     const said = nt.stderr.split('\n').filter((l) => l.includes(hostileNode));
-    assert.ok(said.length >= 1 && said.every((l) => /its symbols were not read: it has 65\d\d\d sections, more than the 4096 nodetrace reads$/.test(l)), nt.stderr);
+    assert.ok(said.length >= 1
+      && said.every((l) => /its symbols were not read: it has 65\d\d\d sections, more than the 4096 nodetrace reads$/.test(l)),
+      nt.stderr);
   });
 });

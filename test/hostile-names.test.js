@@ -24,7 +24,8 @@ function notXmlChars(text) {
   const bad = [];
   for (const ch of text) {
     const c = ch.codePointAt(0);
-    if (!(c === 0x9 || c === 0xa || c === 0xd || (c >= 0x20 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd) || c >= 0x10000)) bad.push(c.toString(16));
+    if (!(c === 0x9 || c === 0xa || c === 0xd || (c >= 0x20 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd)
+      || c >= 0x10000)) bad.push(c.toString(16));
   }
   return bad;
 }

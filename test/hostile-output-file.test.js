@@ -51,7 +51,8 @@ describe('27.9: report files another user prepared are refused before the trace 
       assert.match(nt.stderr, new RegExp(`^nodetrace: refusing to write ${file.replace(/[.]/g, '\\.')}: ${why.source}`));
       assert.doesNotMatch(nt.stderr, /profiling|\n\s+at /);
       const after = fs.lstatSync(file);
-      assert.deepStrictEqual([after.uid, after.size, after.ino, after.mtimeMs], [before.uid, before.size, before.ino, before.mtimeMs]);
+      assert.deepStrictEqual([after.uid, after.size, after.ino, after.mtimeMs],
+        [before.uid, before.size, before.ino, before.mtimeMs]);
       if (fs.existsSync(victim)) assert.strictEqual(fs.readFileSync(victim, 'utf8').trim(), 'precious');
       fs.rmSync(file, { force: true });
     });

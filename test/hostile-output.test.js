@@ -41,7 +41,7 @@ function assertJson(out, what, holds = true) {
   let values;
   try {
     values = [JSON.parse(out)];
-  } catch (err) {
+  } catch {
     values = out.trim().split('\n').map((l) => JSON.parse(l));
   }
   if (holds) assert(JSON.stringify(values).includes(JSON.stringify(HOSTILE).slice(1, -1)), `${what}: the hostile text not given back whole`);
@@ -117,7 +117,8 @@ describe('35.9: one escaping for every output', function () {
     assertJson(renderJson(s), 'profile --json');
     assertText(renderFolded(p, { pid: 4242, processName: HOSTILE }), 'profile --folded');
     const parsed = parseOffCpu(splitAtEndMarker(fixture('bpftrace-offcpu.out').split('\n')).maps);
-    const off = summarizeOffCpu(hostileFrames(nameStacks(parsed, null, null)), { pid: 4242, who: WHO, seconds: 3, threads: parsed.threads.map((t) => ({ ...t, comm: HOSTILE })) });
+    const off = summarizeOffCpu(hostileFrames(nameStacks(parsed, null, null)),
+      { pid: 4242, who: WHO, seconds: 3, threads: parsed.threads.map((t) => ({ ...t, comm: HOSTILE })) });
     assertText(renderOffCpuText(off), 'profile --off-cpu text');
     assertJson(renderOffCpuJson(off), 'profile --off-cpu --json');
   });

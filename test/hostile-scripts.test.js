@@ -24,7 +24,7 @@ function watchPeak(pid) {
     try {
       const m = /^VmHWM:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
       if (m) peak = Math.max(peak, Number(m[1]));
-    } catch (err) { /* exited */ }
+    } catch { /* exited */ }
   }, 50);
   return { stop: () => { clearInterval(t); return peak; } };
 }
@@ -63,7 +63,8 @@ describe('35.3: a target\'s scripts of millions of lines exhaust nothing @tracer
     console.log(`      profile peaked at ${Math.round(peakKb / 1024)} MB; ${withLines} of ${hot.length} hot functions with their line`);
     assert.ok(withLines > 0, `lines where it scanned: ${hot.map((f) => f.name).join(', ')}\n${nt.stderr}`);
     if (hot.some((f) => /\.js$/.test(f.name))) {
-      assert.match(nt.stderr, /^nodetrace: V8 scripts: 268,435,456 characters of source were scanned for lines: frames further into unscanned scripts show no line$/m);
+      assert.match(nt.stderr,
+        /^nodetrace: V8 scripts: 268,435,456 characters of source were scanned for lines: frames further into unscanned scripts show no line$/m);
     }
   });
 });

@@ -50,7 +50,8 @@ describe('27.7: a target\'s exit ends its trace @tracer', function () {
 
   it('a PID whose start time changed is not the process planned for (PID reuse)', function () {
     assert.strictEqual(new TracedProcess({ target: { pid: process.pid } }).alive(), true);
-    const reused = new TracedProcess({ target: { pid: process.pid, startTime: String(Number(startTime(process.pid)) - 1) } });
+    const reused = new TracedProcess({ target: { pid: process.pid,
+      startTime: String(Number(startTime(process.pid)) - 1) } });
     assert.strictEqual(reused.alive(), false);
   });
 });

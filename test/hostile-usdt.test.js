@@ -26,7 +26,7 @@ function peakRssMb(pid) {
   try {
     const m = /^VmHWM:\s+(\d+) kB$/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Number(m[1]) / 1024 : 0;
-  } catch (err) {
+  } catch {
     return 0;
   }
 }
@@ -47,8 +47,8 @@ describe('snoop and http beside a hostile local user @tracer', function () {
   after(() => user.remove());
   afterEach(() => {
     killStragglers();
-    for (const c of started.splice(0)) { try { c.kill('SIGKILL'); } catch (err) { /* gone */ } }
-    for (const c of user.children) { try { c.kill('SIGKILL'); } catch (err) { /* gone */ } }
+    for (const c of started.splice(0)) { try { c.kill('SIGKILL'); } catch { /* gone */ } }
+    for (const c of user.children) { try { c.kill('SIGKILL'); } catch { /* gone */ } }
     // The user's probe libraries and whatever else it left go with each test.
     fs.rmSync(path.join(user.home, '.cache'), { recursive: true, force: true });
     fs.rmSync(`/tmp/nodetrace-${user.uid}`, { recursive: true, force: true });

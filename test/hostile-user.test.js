@@ -29,7 +29,7 @@ function bpftraceChildren(pid) {
       const comm = stat.slice(stat.indexOf('(') + 1, close);
       const ppid = Number(stat.slice(close + 2).split(' ')[1]);
       if (ppid === pid && comm === 'bpftrace') n++;
-    } catch (err) { /* gone */ }
+    } catch { /* gone */ }
   }
   return n;
 }

@@ -32,7 +32,8 @@ function startCluster(args = []) {
     const finished = new Promise((r) => { done = r; });
     readline.createInterface({ input: child.stdout }).on('line', (line) => {
       const m = /^ready (\d+) (\d+) (\d+) (\d+)$/.exec(line);
-      if (m) resolve({ child, primary: Number(m[1]), port: Number(m[2]), workers: [Number(m[3]), Number(m[4])], reports, finished });
+      if (m) resolve({ child, primary: Number(m[1]), port: Number(m[2]), workers: [Number(m[3]), Number(m[4])], reports,
+        finished });
       else if (line.startsWith('{')) reports.push(JSON.parse(line));
       else if (line === 'client done') done();
     });

@@ -30,9 +30,11 @@ const TIMER_EARLY_US = 2000;   // a timer may fire up to 2 ms early by a fresh c
 const START = /^(GET |POST|PUT |HEAD|DELE|PATC|OPTI|CONN|TRAC|HTTP|PRI )/;
 function call(side, fd, ms, bytes, { ret = Buffer.byteLength(bytes, 'latin1'), first = false, last = false, tls = false, copied, pieces } = {}) {
   const kind = (side === 'R' ? EVENT.READ : EVENT.WRITE) | (first ? EVENT.FIRST : 0) | (last ? EVENT.LAST : 0) | (tls ? EVENT.TLS : 0);
-  const upTo = Math.min(ret, bytes.length, copied !== undefined ? copied : START.test(bytes) ? HEAD_BYTES : PIECE_BYTES);
+  const upTo = Math.min(ret, bytes.length, copied !== undefined ? copied : START.test(bytes) ? HEAD_BYTES
+    : PIECE_BYTES);
   const list = pieces || [];
-  for (let off = 0; !pieces && off < upTo; off += PIECE_BYTES) list.push([off, bytes.slice(off, Math.min(upTo, off + PIECE_BYTES))]);
+  for (let off = 0; !pieces
+    && off < upTo; off += PIECE_BYTES) list.push([off, bytes.slice(off, Math.min(upTo, off + PIECE_BYTES))]);
   const entries = {};
   for (const [off, b] of list) entries[`${kind},1,${ms * 1000000},${fd},${ret},${off},${b.length}`] = b;
   return { type: 'map', data: { '@ev0': entries } };
@@ -197,7 +199,9 @@ describe('http on the wire: reassembly (lib/http/wire.js)', function () {
       for (const head of ['Content-Length: 3\r\nTransfer-Encoding: chunked', 'Content-Length: 3\r\nContent-Length: 4', 'X: a\r\n b', 'Transfer-Encoding: gzip']) {
         const { records, reader } = feed([R(5, 1, `POST /x HTTP/1.1\r\n${head}\r\n\r\nabc`, { first: true }), W(5, 2, OK), close(5, 3)]);
         assert.deepStrictEqual(records, [], head);
-        assert.match(said(reader)[0], /1 connection could not be followed after a point \((a head node would refuse|a transfer coding nodetrace does not follow): 1\); 1 request/, head);
+        assert.match(said(reader)[0],
+          /1 connection could not be followed after a point \((a head node would refuse|a transfer coding nodetrace does not follow): 1\); 1 request/,
+          head);
       }
     });
 
@@ -289,7 +293,8 @@ describe('http on the wire: reassembly (lib/http/wire.js)', function () {
         R(5, 3, 'GET /next HTTP/1.1\r\n\r\n'), W(5, 4, body, { last: true }),
       ]);
       assert.deepStrictEqual(brief(records), ['server GET /echo 200']);
-      assert.match(said(reader)[0], /1 connection could not be followed after a point \(an upgrade's answer inside a body: 1\); 1 request on it/);
+      assert.match(said(reader)[0],
+        /1 connection could not be followed after a point \(an upgrade's answer inside a body: 1\); 1 request on it/);
     });
 
     it('a CONNECT answered 2xx is a tunnel; an Upgrade naming no protocol token is "unknown", never text of the peer\'s', function () {
@@ -463,7 +468,8 @@ describe('http on the wire: reassembly (lib/http/wire.js)', function () {
 
     it('renders an upgrade and an HTTP/2 connection as such, in lines and JSON', function () {
       const chat = real.records.find((x) => x.url === '/chat');
-      assert.match(renderLine(chat), / server GET +101 +\d+\.\d {2}\/chat {2}\(upgraded to websocket: not read further\)\n$/);
+      assert.match(renderLine(chat),
+        / server GET +101 +\d+\.\d {2}\/chat {2}\(upgraded to websocket: not read further\)\n$/);
       assert.strictEqual(JSON.parse(renderJSONLine(chat)).upgrade, 'websocket');
       assert.ok(!('upgrade' in JSON.parse(renderJSONLine(real.records.find((x) => x.url === '/plain/1')))), 'a request that stays HTTP/1 has no upgrade field');
       const h2 = real.records.find((x) => x.connection && x.direction === 'client');
@@ -537,7 +543,8 @@ describe('http on the wire: where a process\'s OpenSSL is (lib/http/tls-object.j
 describe('http on the wire: the plan (lib/http/wire-plan.js)', function () {
   const { planWire, MAP_KEYS } = require('../lib/http/wire-plan');
   const { bpftraceOf } = require('./support/program-variants');
-  const argsOf = (plan) => Object.fromEntries(plan.arguments.map((a, i) => [a.name, plan.argv[plan.argv.length - plan.arguments.length + i]]));
+  const argsOf = (plan) => Object.fromEntries(plan.arguments.map((a, i) => [a.name,
+    plan.argv[plan.argv.length - plan.arguments.length + i]]));
 
   it('asks str() for one byte more where it copies n - 1 and a NUL (0.23+), with room for the NUL on every tier', function () {
     const old = planWire(bpftraceOf('0.17.0'), 42, { file: '/proc/42/map_files/1-2' });

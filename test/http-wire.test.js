@@ -119,7 +119,8 @@ async function attacked(serverArgs, clientArgs) {
   // The request answered before its body was read is the quick one, not the body's time.
   assert.ok(lines.find((l) => l.url === '/fast/early').ms < 100, res.stdout);
   // The head no trace copies whole: its connection counted, its two requests not reported.
-  assert.match(res.stderr, /: 1 connection could not be followed after a point \(a head longer than the bytes copied of it: 1\); 2 requests on it from then on are not reported\./);
+  assert.match(res.stderr,
+    /: 1 connection could not be followed after a point \(a head longer than the bytes copied of it: 1\); 2 requests on it from then on are not reported\./);
   assert.doesNotMatch(res.stderr, /refused|seen by the probes but not reported|opened before tracing/);
 }
 

@@ -118,7 +118,7 @@ describe('nodetrace http, pure parts', function () {
     }
     // Text: power-of-two rows to read, the percentiles from the fine buckets.
     const text = histograms.renderHistograms(histograms.statsOf(mid));
-    assert.match(text, /\n  count 200, p50 59 ms, p90 84 ms, p99 172 ms, max 228 ms\n/);
+    assert.match(text, /\n {2}count 200, p50 59 ms, p90 84 ms, p99 172 ms, max 228 ms\n/);
     assert.match(text, /33–66 ms \|@+ +\d+/);
   });
 
@@ -184,7 +184,8 @@ describe('nodetrace http @tracer', function () {
       const res = await run;
       assert.strictEqual(res.code, 0, res.stderr);
       const lines = res.stdout.trim().split('\n').map((l) => JSON.parse(l));
-      const find = (direction, method, p) => lines.find((l) => l.direction === direction && l.method === method && l.url.endsWith(p));
+      const find = (direction, method, p) => lines.find((l) => l.direction === direction && l.method === method
+        && l.url.endsWith(p));
       for (const c of t.results) {
         const server = find('server', c.method, c.path);
         const client = find('client', c.method, c.path);
@@ -378,7 +379,8 @@ describe('nodetrace http, by name and \'*\' @tracer', function () {
   it('says so when a name matches nothing, and takes no PID that is not running', async function () {
     const none = await nodetrace(['http', uniqueName('none'), '-d', '1']);
     assert.strictEqual(none.code, 2, none.stderr);
-    assert.match(none.stderr, /^nodetrace: no running process has "nodetrace-http-none-[\d-]+" in its command line\.$/m);
+    assert.match(none.stderr,
+      /^nodetrace: no running process has "nodetrace-http-none-[\d-]+" in its command line\.$/m);
     const gone = await nodetrace(['http', '3999999', '-d', '1']);
     assert.strictEqual(gone.code, 3, gone.stderr);
     assert.match(gone.stderr, /no process with PID 3999999 is running/);

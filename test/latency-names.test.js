@@ -63,7 +63,8 @@ describe('nodetrace latency --paths --hosts @tracer', function () {
     assert(!/[\x00-\x08\x0b-\x1f\x7f-\x9f]/.test(report), 'no control character reaches the terminal');
     assert(report.split('\n').includes('fs.stat /nonexistent/a",b\\x0a\\x1b[2J\\x1b]0;pwned\\x07\\u009b31m c'), 'the hostile path, on one line');
     // Every fs.stat heading, and the count under it.
-    const stats = [...report.matchAll(/^fs\.stat (.*)\n(?:.*\n)*?  count (\d+),/gm)].map((m) => ({ name: m[1], count: Number(m[2]) }));
+    const stats = [...report.matchAll(/^fs\.stat (.*)\n(?:.*\n)*? {2}count (\d+),/gm)]
+      .map((m) => ({ name: m[1], count: Number(m[2]) }));
     assert(stats.length <= NAMES_SHOWN + 1, `${stats.length} fs.stat kinds`);
     const other = stats.find((s) => s.name === '(other paths)');
     assert(other, stats.map((s) => s.name).join('; '));

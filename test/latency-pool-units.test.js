@@ -52,7 +52,8 @@ describe('latency: the pool as a resource, from a real capture', function () {
     const out = JSON.parse(renderJson(summarize(model)));
     const count = (name) => (out.kinds.find((k) => k.name === name) || { count: 0 }).count;
     for (const name of ['fs.stat', 'fs.open', 'fs.fstat', 'fs.close']) assert.strictEqual(count(name), 100, name);
-    assert(!out.kinds.some((k) => /pool_|queue_len/.test(k.name)) && !out.other.some((a) => /pool_|queue_len/.test(a.name)));
+    assert(!out.kinds.some((k) => /pool_|queue_len/.test(k.name))
+      && !out.other.some((a) => /pool_|queue_len/.test(a.name)));
     assert.deepStrictEqual(out.kinds.find((k) => k.name === 'fs.stat').symbols, ['uv__fs_work UV_FS_STAT']);
     assert.strictEqual(out.pool.threads, 4);
     // @pool_busy_us in the capture: 11,618 + 27,964 + 14,990 + 32,828 µs over 4 threads and 5 s.
@@ -83,13 +84,14 @@ describe('latency: the pool as a resource, from a real capture', function () {
     assert(!poolLines(idle).join('\n').includes('saturated'));
     // A pool that did little: its share is not rounded to nothing.
     const little = { pool_busy_us: { entries: [{ key: ['1'], value: 4000n }] }, pool_waiting_us: { entries: [{ key: [], value: 0n }] }, queue_len: null };
-    assert.match(poolLines(summarizePool(little, kinds, 1e6)).join('\n'), /1 thread ran work, busy at least <1% of the time .*\n  operations waited for a free thread 0% of the time/);
+    assert.match(poolLines(summarizePool(little, kinds, 1e6)).join('\n'), /1 thread ran work, busy at least <1% of the time .*\n {2}operations waited for a free thread 0% of the time/);
   });
 
   it('does not call a pool saturated whose waits were its idle threads waking up (the sqlite3 demo: waited 34%, busy 4%, nothing queued behind)', function () {
     // Each of thousands of short operations waits ~100 µs for a thread to wake.
     const nothingBehind = { entries: [{ key: [], buckets: [{ lo: 0n, hi: 1n, count: 813n }] }] };
-    const idle = { pool_busy_us: { entries: [1, 2, 3, 4].map((t) => ({ key: [String(t)], value: 10000n })) }, pool_waiting_us: { entries: [{ key: [], value: 340000n }] }, queue_len: nothingBehind };
+    const idle = { pool_busy_us: { entries: [1, 2, 3, 4].map((t) => ({ key: [String(t)], value: 10000n })) },
+      pool_waiting_us: { entries: [{ key: [], value: 340000n }] }, queue_len: nothingBehind };
     const s = summarizePool(idle, [{ name: 'Work_BeginRun', runUs: 40000 }], 1e6);
     assert.strictEqual(s.saturated, false);
     assert.deepStrictEqual([s.queue.p50, s.queue.p99, s.queue.maxAtMost], [0, 0, 0], 'no percentile above the bound');
@@ -97,7 +99,8 @@ describe('latency: the pool as a resource, from a real capture', function () {
     assert(!text.includes('was saturated'), text);
     assert.match(text, /waited for a free thread 34% of the time \(the threads were mostly idle: that is the time a thread takes to wake up/);
     // The same waits with operations queued behind: saturated, however little the finished work counted.
-    const queued = { entries: [{ key: [], buckets: [{ lo: 0n, hi: 1n, count: 400n }, { lo: 1n, hi: 2n, count: 0n }, { lo: 2n, hi: 4n, count: 413n }] }] };
+    const queued = { entries: [{ key: [],
+      buckets: [{ lo: 0n, hi: 1n, count: 400n }, { lo: 1n, hi: 2n, count: 0n }, { lo: 2n, hi: 4n, count: 413n }] }] };
     assert.strictEqual(summarizePool({ ...idle, queue_len: queued }, [{ name: 'Work_BeginRun', runUs: 40000 }], 1e6).saturated, true);
   });
 });
@@ -124,7 +127,8 @@ describe('latency: the same report whichever tracer ran (real captures of pool-m
     assert.strictEqual(count(d, '0xdbe950'), 200, 'a write and a flush per gzip');
     assert.deepStrictEqual(d.kinds.filter((k) => /^0x7f/.test(k.name)).map((k) => k.count).sort(), ['1', '1', '100'].map(Number).sort(),
       'sqlite3: Work_BeginExec 100 times, Open and Close once');
-    for (const k of d.kinds.filter((x) => x.count > 1)) assert(k.breakdown && k.breakdown.run && k.breakdown.queue_wait, k.name);
+    for (const k of d.kinds.filter((x) => x.count > 1)) assert(k.breakdown && k.breakdown.run && k.breakdown.queue_wait,
+      k.name);
     assert.strictEqual(d.discarded.out_of_order, 0);
   });
 

@@ -12,7 +12,9 @@ const fixture = (name) => fs.readFileSync(path.join(__dirname, 'fixtures', name)
 
 // What lib/symbolize.js findElfSymbols() returns for one file holding `symbols`.
 function table(symbols, loads = [{ offset: 0, vaddr: 0, filesz: 0x40000 }]) {
-  return (file, names) => ({ loads, found: new Map(Object.entries(symbols).filter(([n]) => names.includes(n)).map(([n, [value, size]]) => [n, { value, size }])) });
+  return (file, names) => ({ loads,
+    found: new Map(Object.entries(symbols).filter(([n]) => names.includes(n))
+      .map(([n, [value, size]]) => [n, { value, size }])) });
 }
 
 describe('stripped libuv: uv__queue_work and uv__queue_done from uv_queue_work\'s code', function () {
@@ -56,7 +58,8 @@ describe('where each probe point is, from the process\'s own memory map', functi
     '7f2000000000-7f2000008000 r-xp 00008000 fe:00 302 /usr/lib/x86_64-linux-gnu/libuv.so.1.0.0',
     '7f2000010000-7f2000012000 rw-p 0002e000 fe:00 302 /usr/lib/x86_64-linux-gnu/libuv.so.1.0.0',
   ].join('\n'));
-  const ALL = { napi_create_async_work: [0x1000, 10], napi_queue_async_work: [0x1100, 10], uv_queue_work: [0x2000, 10], uv_async_send: [0x2100, 10], uv__queue_work: [0x2200, 10], uv__queue_done: [0x2300, 10] };
+  const ALL = { napi_create_async_work: [0x1000, 10], napi_queue_async_work: [0x1100, 10], uv_queue_work: [0x2000, 10],
+    uv_async_send: [0x2100, 10], uv__queue_work: [0x2200, 10], uv__queue_done: [0x2300, 10] };
 
   it('finds all six by name in a static node (official builds)', function () {
     const found = locate({
@@ -75,8 +78,10 @@ describe('where each probe point is, from the process\'s own memory map', functi
   });
 
   it('finds the rest of the pool (uv__work_submit, fs, dns, random) with uv__fs_work\'s and uv__queue_work\'s places, or none of it', function () {
-    const POOLED = { ...ALL, uv__work_submit: [0x3000, 10], uv__fs_work: [0x3100, 10], uv__getaddrinfo_work: [0x3200, 10], uv__getnameinfo_work: [0x3300, 10],
-      uv__random_work: [0x3400, 10], uv__fs_done: [0x3500, 10], uv__getaddrinfo_done: [0x3600, 10], uv__getnameinfo_done: [0x3700, 10], uv__random_done: [0x3800, 10] };
+    const POOLED = { ...ALL, uv__work_submit: [0x3000, 10], uv__fs_work: [0x3100, 10],
+      uv__getaddrinfo_work: [0x3200, 10], uv__getnameinfo_work: [0x3300, 10],
+      uv__random_work: [0x3400, 10], uv__fs_done: [0x3500, 10], uv__getaddrinfo_done: [0x3600, 10],
+      uv__getnameinfo_done: [0x3700, 10], uv__random_done: [0x3800, 10] };
     const run = (symbols) => locate({
       pid: PID, maps: staticMaps, exePath: '/opt/node/bin/node',
       findSymbols: (file, names) => (file.includes('400000-e0c000') ? table(symbols, [{ offset: 0, vaddr: 0x400000, filesz: 0x4000000 }]) : table({}))(file, names),
@@ -93,7 +98,8 @@ describe('where each probe point is, from the process\'s own memory map', functi
     const without = run(partial);
     assert(POOL.every((n) => !without.points[n]), 'a partial pool is no pool');
     assert.deepStrictEqual(without.missing, [], 'the pool is optional');
-    assert.match(unseenPoolWork(without.points), /^fs, dns\.lookup and dns\.lookupService work is not seen: node has no symbols/);
+    assert.match(unseenPoolWork(without.points),
+      /^fs, dns\.lookup and dns\.lookupService work is not seen: node has no symbols/);
   });
 
   it('finds N-API in libnode and libuv\'s stripped statics by address (Debian\'s nodejs)', function () {

@@ -89,7 +89,8 @@ describe('nodetrace latency @tracer', function () {
       assert(pbkdf2.count > 5);
       const raw = await nodetrace(['latency', '-p', String(target.pid), '-d', '2', '--json', '--symbols'], { timeoutMs: TRACE_BOUND_MS });
       assert.strictEqual(raw.code, 0, raw.stderr);
-      assert(JSON.parse(raw.stdout).kinds.some((k) => /PBKDF2Traits/.test(k.name)), names(JSON.parse(raw.stdout).kinds));
+      assert(JSON.parse(raw.stdout).kinds.some((k) => /PBKDF2Traits/.test(k.name)),
+        names(JSON.parse(raw.stdout).kinds));
       const addons = await nodetrace(['latency', '-p', String(target.pid), '-d', '2', '--json', '--addons-only'], { timeoutMs: TRACE_BOUND_MS });
       assert.strictEqual(addons.code, 0, addons.stderr);
       assert(!JSON.parse(addons.stdout).kinds.some((k) => /pbkdf2|PBKDF2/.test(k.name)));
@@ -144,7 +145,8 @@ describe('nodetrace latency @tracer', function () {
         seconds: SECONDS, timeoutMs: TRACE_BOUND_MS,
         truth: (said) => {
           const m = [...said.matchAll(/^started (\d+) at (\d+)$/gm)];
-          return m.length >= 2 ? { started: Number(m[1][1]) - Number(m[0][1]), ns: Number(m[1][2]) - Number(m[0][2]) } : null;
+          return m.length >= 2 ? { started: Number(m[1][1]) - Number(m[0][1]), ns: Number(m[1][2]) - Number(m[0][2]) }
+            : null;
         },
       });
       assert.strictEqual(r.code, 0, r.stderr);

@@ -101,7 +101,8 @@ describe('nodetrace loop, pure parts', function () {
     const text = 'Tracing the event loop of PID 7... Hit Ctrl-C to end.\nOPEN mono 546628626217 917427 1\nTracing ended.\n\n@traced_ns: 917457049\n@turns: 0\n';
     const r = parseLoop(splitAtEndMarker(text.split('\n')), { tracer: 'bpftrace' });
     assert.deepStrictEqual(r.open, { clock: 'mono', sinceNs: 546628626217n, busyUs: 917427n, sinceBeforeTrace: true });
-    assert.match(renderLoopText(r, { ...OPTIONS, stacksWanted: false }), /never waited for I\/O while tracing: blocked for all 917 ms/);
+    assert.match(renderLoopText(r, { ...OPTIONS, stacksWanted: false }),
+      /never waited for I\/O while tracing: blocked for all 917 ms/);
     assert.strictEqual(JSON.parse(renderLoopJSON(r, OPTIONS)).open.since_before_trace, true);
   });
 
@@ -109,7 +110,8 @@ describe('nodetrace loop, pure parts', function () {
     // A loop busy all the time, bpftrace 0.17: 3.08 s of turns in a trace of 3.00 s (by hand, 2026-11-28).
     const text = 'Tracing the event loop of PID 7... Hit Ctrl-C to end.\nTracing ended.\n\n@traced_ns: 3001000000\n@turns: 154\n@busy_total_us: 3076872\n@turns_ns: 3080051979\n';
     const r = parseLoop(splitAtEndMarker(text.split('\n')), { tracer: 'bpftrace' });
-    assert.match(renderLoopText(r, { ...OPTIONS, stacksWanted: false }), /traced 3 s: 154 turns, busy 3\.1 s in them \(100% of the time\)/);
+    assert.match(renderLoopText(r, { ...OPTIONS, stacksWanted: false }),
+      /traced 3 s: 154 turns, busy 3\.1 s in them \(100% of the time\)/);
     assert.strictEqual(JSON.parse(renderLoopJSON(r, OPTIONS)).turns_ns, 3080051979);
   });
 

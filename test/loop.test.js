@@ -178,7 +178,7 @@ describe('nodetrace loop @tracer', function () {
     const notNode = await nodetrace(['loop', '-p', '1', '-d', '1']);
     assert.notStrictEqual(notNode.code, 0);
     assert.match(notNode.stderr, /not a Node process/);
-    assert.doesNotMatch(notNode.stderr, /    at /);
+    assert.doesNotMatch(notNode.stderr, / {4}at /);
     const bad = await nodetrace(['loop', '-p', String(process.pid), '--over', 'soon']);
     assert.strictEqual(bad.code, 2);
     assert.match(bad.stderr, /--over expects a duration/);

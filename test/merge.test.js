@@ -25,7 +25,6 @@ function sumByBounds(...histograms) {
   return out;
 }
 const byBounds = (h) => Object.fromEntries(h.map((b) => [`${b.lo},${b.hi}`, Number(b.count)]));
-const countOf = (h) => h.reduce((n, b) => n + Number(b.count), 0);
 
 function mergeJson(names, o) {
   const r = mergeTexts(names.map((n) => input(n)), o);
@@ -47,7 +46,8 @@ describe('nodetrace merge', function () {
     assert.strictEqual(km.count, ka.count + kb.count);
     assert.strictEqual(km.max, Math.max(ka.max, kb.max));
     for (const phase of ['queue_wait', 'run', 'loop_wait']) {
-      assert.deepStrictEqual(byBounds(km.breakdown[phase].histogram), sumByBounds(ka.breakdown[phase].histogram, kb.breakdown[phase].histogram), phase);
+      assert.deepStrictEqual(byBounds(km.breakdown[phase].histogram),
+        sumByBounds(ka.breakdown[phase].histogram, kb.breakdown[phase].histogram), phase);
     }
     // The percentiles read again from the sum: p99 inside the bucket that holds the 99th rank.
     const rank = 0.99 * km.count;
@@ -82,7 +82,8 @@ describe('nodetrace merge', function () {
     assert.strictEqual(m.turns, a.turns + b.turns);
     assert.strictEqual(m.busy_total_us, a.busy_total_us + b.busy_total_us);
     assert.strictEqual(m.stalls.length, a.stalls.length + b.stalls.length);
-    assert.deepStrictEqual(m.stalls.map((s) => s.busy_us), [...a.stalls, ...b.stalls].map((s) => s.busy_us).sort((x, y) => y - x));
+    assert.deepStrictEqual(m.stalls.map((s) => s.busy_us), [...a.stalls, ...b.stalls].map((s) => s.busy_us)
+      .sort((x, y) => y - x));
     assert(m.stalls.every((s) => ['loop-a.json', 'loop-b.json'].includes(s.source)));
   });
 
@@ -101,7 +102,8 @@ describe('nodetrace merge', function () {
       const parts = [a, b].map((r) => r.kinds.find((k) => id(k) === id(km))).filter(Boolean);
       assert.strictEqual(km.created, parts.reduce((n, k) => n + k.created, 0), id(km));
       assert.strictEqual(km.callbacks, parts.reduce((n, k) => n + k.callbacks, 0), id(km));
-      assert.deepStrictEqual(byBounds(km.callback.histogram), sumByBounds(...parts.map((k) => k.callback.histogram)), id(km));
+      assert.deepStrictEqual(byBounds(km.callback.histogram), sumByBounds(...parts.map((k) => k.callback.histogram)),
+        id(km));
       assert.deepStrictEqual(byBounds(km.wait.histogram), sumByBounds(...parts.map((k) => k.wait.histogram)), id(km));
       assert.strictEqual(km.callback.functions, null, 'top-10 lists do not add');
       assert.strictEqual(km.by_source.length, parts.length);

@@ -26,6 +26,7 @@ describe('the processes a trace costs', function () {
     const many = Array.from({ length: 7 }, (_, i) => ({ pid: 100 + i, name: i ? 'node' : 'evil\u001b[2J' }));
     const w = neighbourWarning(plan('0.17.0'), many);
     assert.match(w, /^bpftrace 0\.17\.0 sets uprobes in every process that maps the probed file: 7 other processes \(PID 100 evil\\x1b\[2J, 101 node, .* and 2 more\) will take each probe hit too/);
+    // eslint-disable-next-line no-control-regex -- no escape byte may reach the terminal
     assert(!/[\n\u001b]/.test(w));
     assert.strictEqual(neighbourWarning(plan('0.17.0'), []), null);
   });
@@ -41,7 +42,8 @@ describe('the processes a trace costs', function () {
   it('doctor and ps say what a trace costs the others, and how to avoid it, before any trace', function () {
     const old = hostNeighbourNote({ name: 'bpftrace', version: '0.17.0' });
     assert.strictEqual(old.ok, false);
-    assert.match(old.detail, /every process that maps the probed file: latency, gc and async .* bpftrace 0\.20 or later \(NODETRACE_BPFTRACE=/);
+    assert.match(old.detail,
+      /every process that maps the probed file: latency, gc and async .* bpftrace 0\.20 or later \(NODETRACE_BPFTRACE=/);
     assert.strictEqual(hostNeighbourNote({ name: 'bpftrace', version: '0.23.2' }).ok, true);
     assert.strictEqual(hostNeighbourNote({ name: 'dtrace', version: '2.0' }).ok, true);
     const row = (pid) => ({

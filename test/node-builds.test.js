@@ -91,7 +91,8 @@ for (const build of nodeBuilds('all', { except: ['node18'] })) {
         // DeriveBitsJob<PBKDF2Traits>::DoThreadPoolWork().
         const pbkdf2 = kinds.find((k) => k.name === 'crypto.pbkdf2');
         assert(pbkdf2, `no crypto.pbkdf2 kind in ${names(kinds)}`);
-        assert(pbkdf2.symbols.some((sym) => /^node::crypto::(CryptoJob|DeriveBitsJob)<node::crypto::PBKDF2Traits>::/.test(sym)),
+        assert(pbkdf2.symbols.some((sym) =>
+          /^node::crypto::(CryptoJob|DeriveBitsJob)<node::crypto::PBKDF2Traits>::/.test(sym)),
           `crypto.pbkdf2 found from ${pbkdf2.symbols}`);
         assert(pbkdf2.count > 5, names(kinds));
         // 2,000 iterations of PBKDF2-SHA256 take about a millisecond of CPU;
@@ -177,7 +178,8 @@ for (const build of nodeBuilds('all', { except: ['node18'] })) {
         tracer.kill('SIGINT');
         const res = await traced;
         assert.strictEqual(res.code, 0, res.stderr);
-        assert.match(res.stderr, build.shared ? /its HTTPS off the OpenSSL in \S*libssl\.so\.3 / : /its HTTPS off the OpenSSL in \S*\/bin\/node /);
+        assert.match(res.stderr, build.shared ? /its HTTPS off the OpenSSL in \S*libssl\.so\.3 /
+          : /its HTTPS off the OpenSSL in \S*\/bin\/node /);
         const lines = res.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
         httpWire.eachOnceAsMeasured(lines, plain, s, res.stdout, { port: s.plainPort });
         httpWire.eachOnceAsMeasured(lines, [...tls, ...s.results], s, res.stdout, { scheme: 'https' });
@@ -254,7 +256,8 @@ describe('nodetrace doctor -p on Debian\'s nodejs 18 in its own mount namespace 
       const text = await nodetrace(['doctor', '-p', String(target.pid)]);
       assert.match(text.stdout, /Node {5}v18\.20\.4; N-API shared libnode\.so\.108/);
       // JavaScript frames: named from the metadata in Debian's libnode, with no flag on the process.
-      assert.match(text.stdout, /^ {2}JS {7}named with no flag, from V8 10\.2\.154\.26's metadata in \/usr\/lib\/x86_64-linux-gnu\/libnode\.so\.108 /m);
+      assert.match(text.stdout,
+        /^ {2}JS {7}named with no flag, from V8 10\.2\.154\.26's metadata in \/usr\/lib\/x86_64-linux-gnu\/libnode\.so\.108 /m);
       assert.match(report.javascript, /^named with no flag, from V8 10\.2\.154\.26's metadata/);
       // HTTPS off the wire: Debian's node links the system's OpenSSL.
       const http = report.commands.find((c) => c.command === 'http');

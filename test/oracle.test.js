@@ -200,7 +200,8 @@ describe('each command against the app\'s own instruments: Express, Fastify, pis
           // ended after it (wall clock, whole ms), at least as long.
           const stalls = json.stalls.map((s) => ({ end: Date.parse(s.ended_at), ms: s.busy_us / 1000 }));
           for (const [ms, at] of truth.stalls) {
-            const holder = stalls.find((s) => s.end >= Math.floor(at) - 1 && s.end - s.ms <= at - ms + 1 && s.ms >= ms - 0.1);
+            const holder = stalls.find((s) => s.end >= Math.floor(at) - 1 && s.end - s.ms <= at - ms + 1
+              && s.ms >= ms - 0.1);
             assert(holder, `a spin of ${ms} ms that ended at ${new Date(at).toISOString()} is in no stall: ${JSON.stringify(json.stalls)}`);
           }
           assert(truth.stalls.length >= 3, `${truth.stalls.length} spins`);

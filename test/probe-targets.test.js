@@ -46,7 +46,8 @@ describe('probe targets (shared by snoop and http)', function () {
 
   it('a name whose processes have no probes: what they are and how to start them, exit 3', function () {
     assert.throws(() => resolve('web-plain'), (e) => e.exitCode === 3
-      && /^the process matching "web-plain" has no HTTP probes:\n {2}12 node web-plain\.js$/.test(e.message) && e.hint === KIND.hint);
+      && /^the process matching "web-plain" has no HTTP probes:\n {2}12 node web-plain\.js$/.test(e.message)
+        && e.hint === KIND.hint);
     assert.throws(() => resolve('nothing-like-this'), (e) => e.exitCode === 2 && /no running process has "nothing-like-this"/.test(e.message));
   });
 

@@ -82,7 +82,8 @@ describe('probes: the program, one clause per probe, everything a target chose a
 
   it('reads each argument as its type: integers on the F line, one S line per string', function () {
     const p = planProbes(BPFTRACE_017, { mode: 'lines', pids: [42], probes: clauses });
-    assert.match(p.programText, /usdt:\$9:\$10:\$11\n.*\n\{\n\t\$t = nsecs;\n\tprintf\("F 1 %d %d %lu %ld %ld\\n", pid, tid, \$t, arg0, arg3\);\n\tprintf\("S 1 %d %d %lu 1 %s\\n", pid, tid, \$t, str\(arg1\)\);\n\tprintf\("S 1 %d %d %lu 2 %s\\n", pid, tid, \$t, str\(arg2\)\);\n\}/);
+    assert.match(p.programText,
+      /usdt:\$9:\$10:\$11\n.*\n\{\n\t\$t = nsecs;\n\tprintf\("F 1 %d %d %lu %ld %ld\\n", pid, tid, \$t, arg0, arg3\);\n\tprintf\("S 1 %d %d %lu 1 %s\\n", pid, tid, \$t, str\(arg1\)\);\n\tprintf\("S 1 %d %d %lu 2 %s\\n", pid, tid, \$t, str\(arg2\)\);\n\}/);
     assert.match(p.programText, /usdt:\$12:\$13:\$14\n/);
     const code = p.programText.slice(p.programText.indexOf('BEGIN'));
     assert.ok(!code.includes('myapp') && !code.includes(lib), 'names and paths are arguments, not program text');
@@ -107,7 +108,8 @@ describe('probes: the program, one clause per probe, everything a target chose a
     assert.match(text, /@start\[pid, str\(arg1\)\] = nsecs;/);
     assert.match(text, /\$began = @start\[pid, str\(arg1\)\];/);
     assert.strictEqual(latencyKeyRefusal(BPFTRACE_017, [START, DONE], 0), null);
-    assert.match(latencyKeyRefusal(BPFTRACE_017, [START, DONE], 2), /myapp:request-start has no argument 2 \(it has 2\)/);
+    assert.match(latencyKeyRefusal(BPFTRACE_017, [START, DONE], 2),
+      /myapp:request-start has no argument 2 \(it has 2\)/);
     assert.match(latencyKeyRefusal(BPFTRACE_017, [START, { ...DONE, kinds: ['string'] }], 0), /a string in some of the probes and an integer in others/);
   });
 
@@ -133,8 +135,10 @@ describe('probes: what the tracer printed, read back and shown', function () {
     assert.deepStrictEqual(done.args, [BigInt(id), `/orders/${id}?q="a b"\n\u001b[31m\u202e`, `{"id":${id},"user":"o\\"brien","ms":12.5}`, 200n]);
     const line = renderLine(done, { wallMinusMonoNs: 0n });
     assert.match(line, new RegExp(`^\\S+ +29773  myapp:request-done  ${id} "/orders/${id}\\?q=\\\\"a b\\\\"\\\\n\\\\u001b\\[31m\\\\u202e" \\{"id":${id},"user":"o\\\\"brien","ms":12\\.5\\} 200\\n$`));
+    // eslint-disable-next-line no-control-regex -- no escape byte may reach the terminal
     assert.ok(!/[\u001b\u202e]/.test(line));
     const json = renderJsonLine(done, { wallMinusMonoNs: 0n });
+    // eslint-disable-next-line no-control-regex -- no escape byte may reach the JSON
     assert.ok(!/[\u001b\u202e]/.test(json));
     assert.deepStrictEqual(JSON.parse(json).arguments, [id, `/orders/${id}?q="a b"\n\u001b[31m\u202e`, { id, user: 'o"brien', ms: 12.5 }, 200]);
   });
@@ -171,7 +175,8 @@ describe('probes: what the tracer printed, read back and shown', function () {
     const zero = { provider: 'myapp', name: 'cache-miss', kinds: ['string'] };
     assert.deepStrictEqual(report.withZeros(rows, [DONE, START, zero], [29773]).map((r) => [r.probe.name, r.count]), [['cache-miss', 0n], ['request-done', 15n], ['request-start', 15n]]);
     const identityOf = (pid) => ({ pid, pidInside: null, container: null });
-    assert.match(report.renderCountsText(rows, { identityOf }), /^PID 29773\n {2}PROBE +COUNT\n {2}myapp:request-done +15\n {2}myapp:request-start +15\n$/);
+    assert.match(report.renderCountsText(rows, { identityOf }),
+      /^PID 29773\n {2}PROBE +COUNT\n {2}myapp:request-done +15\n {2}myapp:request-start +15\n$/);
   });
 
   it('latency: the histogram, and starts and ends as the program counted them', function () {
@@ -180,7 +185,8 @@ describe('probes: what the tracer printed, read back and shown', function () {
     const identityOf = (pid) => ({ pid, pidInside: null, container: null });
     const json = JSON.parse(report.renderLatencyJson([r], { identityOf, start: 's', end: 'e', key: 0, seconds: 5 }));
     const p = json.processes[0];
-    assert.deepStrictEqual([p.paired, p.mean_us, p.max_us, p.histogram_us], [13, 21462.385, 25152, [{ lo: 16384, hi: 32768, count: 13 }]]);
+    assert.deepStrictEqual([p.paired, p.mean_us, p.max_us, p.histogram_us],
+      [13, 21462.385, 25152, [{ lo: 16384, hi: 32768, count: 13 }]]);
     assert.ok(p.p50_us >= 16384 && p.p50_us <= 25152);
     assert.match(report.renderLatencyText([r], { identityOf, start: 's', end: 'e' }), /^ {2}mean 21 ms {2}max 25 ms {2}p50 16–25 ms {2}p90 16–25 ms {2}p99 16–25 ms$/m);
   });
@@ -190,6 +196,7 @@ describe('probes: what the tracer printed, read back and shown', function () {
     const objects = [{ path: '/tmp/x\u001b[2J/lib.so', api: false, refused: null, probes: [{ provider: 'evil\u202e', module: null, name: 'p\nq', types: ['uint64'], format: '8@%rdi', sites: 2, enabled: null }] },
       { path: '/tmp/bad.so', api: true, refused: 'it has more than 64 probe sites', probes: [] }];
     const text = list.renderText([{ who, command: 'node\u009b31m app.js', objects }]);
+    // eslint-disable-next-line no-control-regex -- no ESC or CSI may reach the terminal
     assert.ok(!/[\u001b\u202e\u009b]/.test(text) && !/p\nq/.test(text), text);
     assert.match(text, /not read: \/tmp\/bad\.so: it has more than 64 probe sites/);
     assert.match(text, /uint64 +- +2 sites/);
@@ -238,9 +245,11 @@ describe('probes: objects\' notes and probe libraries are checked before a trace
     fs.closeSync(v.fd);
     assert.deepStrictEqual(v.provider.probes.map(([n]) => n), ['http-client-request-done', 'http-server-request-done']);
     const other = libraryFor('myapp', [['request-start', 'int', 'char *']]);
-    assert.match(libraries.openVerified(lib(other.bytes, other.fileName), matcher).refused, /does not declare a provider nodetrace was asked for/);
+    assert.match(libraries.openVerified(lib(other.bytes, other.fileName), matcher).refused,
+      /does not declare a provider nodetrace was asked for/);
     const bad = crafted.siteAt(HTTP_PROVIDER, 'http-server-request-done', 0x7fffffff);
-    assert.match(libraries.openVerified(lib(bad.bytes, bad.fileName), matcher).refused, /site at 0x7fffffff, outside the file's code/);
+    assert.match(libraries.openVerified(lib(bad.bytes, bad.fileName), matcher).refused,
+      /site at 0x7fffffff, outside the file's code/);
   });
 });
 

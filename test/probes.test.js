@@ -109,6 +109,7 @@ describe('nodetrace probes: an application\'s own provider @tracer @core', funct
     assert.deepStrictEqual(of('request-done'), [1, 2, 3, 10].map((id) => [id, urlOf(id), { id, user: 'o"brien', ms: 12.5 }, 200]));
     assert.deepStrictEqual(of('cache-miss'), [['user:0'], ['user:1']]);
     // The raw output carries the escapes, not the characters.
+    // eslint-disable-next-line no-control-regex -- no escape byte may reach the terminal
     assert.ok(!/[\u001b\u202e]/.test(r.stdout));
   });
 

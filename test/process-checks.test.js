@@ -89,10 +89,12 @@ describe('doctor -p: whether JavaScript frames can be named, and how (pure)', fu
     assert.match(withMap.javascript, /; \/tmp\/perf-7\.map names them too \(and profile -c's\)$/);
     // Functions V8 inlined: shown above their caller where its code can be read, else why not.
     const inlined = describeProcess({ ...base, javascript: { v8: '12.4.254.21', object: '/usr/local/bin/node', note: null, perfMap: null, inlined: 'shown' } });
-    assert.match(inlined.javascript, /nodetrace stack on its cores\); functions V8 inlined are shown above their caller$/);
+    assert.match(inlined.javascript,
+      /nodetrace stack on its cores\); functions V8 inlined are shown above their caller$/);
     const why = 'V8 13.6.233.10 (its functions hold a handle into its dispatch table, not their code): a function its optimizing compiler inlined is counted as its caller';
     const notShown = describeProcess({ ...base, javascript: { v8: '13.6.233.10', object: '/usr/local/bin/node', note: null, perfMap: null, inlined: why } });
-    assert.match(notShown.javascript, /\); not shown apart: V8 13\.6\.233\.10 \(its functions hold a handle into its dispatch table, not their code\): a function its optimizing compiler inlined is counted as its caller$/);
+    assert.match(notShown.javascript,
+      /\); not shown apart: V8 13\.6\.233\.10 \(its functions hold a handle into its dispatch table, not their code\): a function its optimizing compiler inlined is counted as its caller$/);
     // Whether the main script has a source map nodetrace reads (lib/source-maps.js check).
     const js = (sourceMaps) => describeProcess({ ...base, javascript: { v8: '14.6.202.34', object: '/usr/local/bin/node', note: null, perfMap: null, inlined: 'shown', sourceMaps } }).javascript;
     assert.match(js({ script: '/app/dist/main.js', found: true, map: '/app/dist/main.js.map' }), /above their caller; \/app\/dist\/main\.js has a source map \(\/app\/dist\/main\.js\.map\): its frames are shown where it puts them$/);
@@ -143,7 +145,7 @@ describe('doctor -p: the by-hand command runs as printed @tracer', function () {
       sh.on('close', () => { clearTimeout(timer); reject(new Error(`ended before it was ready: ${err}`)); });
     });
     await new Promise((resolve) => setTimeout(resolve, 8000));
-    const nudge = setInterval(() => { try { process.kill(-sh.pid, 'SIGTERM'); } catch (e) { /* gone */ } }, 1000);
+    const nudge = setInterval(() => { try { process.kill(-sh.pid, 'SIGTERM'); } catch { /* gone */ } }, 1000);
     process.kill(-sh.pid, 'SIGTERM');
     const how = await ended;
     clearInterval(nudge);

@@ -111,11 +111,14 @@ describe('profile: JavaScript frames from V8\'s metadata (pure)', () => {
     assert(opened.names, JSON.stringify(opened));
     opened.names.close();
     const other = openCommandJsFrames(process.pid, { ...planned, shared: planned.shared + 8 });
-    assert.match(other.note, /^the command's V8 keeps a function's SharedFunctionInfo at \d+ and its code at CODE \d+, not \d+ and CODE \d+ as its executable said: JavaScript is named from the perf map only$/);
-    const otherCode = openCommandJsFrames(process.pid, { ...planned, codeArguments: { CODE: planned.codeArguments.CODE + 8 } });
+    assert.match(other.note,
+      /^the command's V8 keeps a function's SharedFunctionInfo at \d+ and its code at CODE \d+, not \d+ and CODE \d+ as its executable said: JavaScript is named from the perf map only$/);
+    const otherCode = openCommandJsFrames(process.pid,
+      { ...planned, codeArguments: { CODE: planned.codeArguments.CODE + 8 } });
     assert.match(otherCode.note, /its code at CODE \d+, not \d+ and CODE \d+ as its executable said/);
     // V8 13+: where its dispatch table is must agree too.
-    const otherTable = openCommandJsFrames(process.pid, { ...planned, codeArguments: { ...planned.codeArguments, DISPATCH_AT: 616 } });
+    const otherTable = openCommandJsFrames(process.pid,
+      { ...planned, codeArguments: { ...planned.codeArguments, DISPATCH_AT: 616 } });
     assert.match(otherTable.note, /its code at CODE \d+, not \d+ and CODE \d+, DISPATCH_AT 616 as its executable said/);
     assert.match(commandJsFramesLayout('/bin/sh').note, /^\/bin\/sh carries no V8 postmortem metadata/);
   });
@@ -155,24 +158,32 @@ describe('profile: JavaScript frames from V8\'s metadata (pure)', () => {
         perfMapUsed: false,
       }),
     };
-    const js = { chain: () => new Map([[0, HOT], [1, MID], [2, HOT]]), inlinedAt: () => null, original: (r) => r, limitation: null };
+    const js = { chain: () => new Map([[0, HOT], [1, MID], [2, HOT]]), inlinedAt: () => null, original: (r) => r,
+      limitation: null };
     const named = nameStacks(parsed, symbolizer, { maps: [] }, { js });
     const frames = named.stacks[0].frames.map((f) => f.name);
     assert.deepStrictEqual(frames.slice(-3), ['uv_run', 'middleHot /app/hot.js:48:19', 'hotSpin /app/hot.js:28:17'], 'the C++ frame keeps its own name');
-    assert.deepStrictEqual(named.v8, { used: true, leafCallers: 0, note: null, inlining: { read: false, shown: 0, unknown: 0, note: null }, sourceMaps: null });
+    assert.deepStrictEqual(named.v8,
+      { used: true, leafCallers: 0, note: null, inlining: { read: false, shown: 0, unknown: 0, note: null },
+        sourceMaps: null });
     // A native leaf that kept no frame pointer: the walk's first frame (the
     // chain's depth 0) is its JavaScript caller's, which the return address
     // at the stack pointer (the sixth key) names; put back between them.
     const leaf = parseProfile('@samples[42, node, \n, \n        0x401000\n        0x10000020\n, -5, 268435504]: 3\n');
     assert.strictEqual(leaf.stacks[0].leafRet, '0x10000030');
-    const put = nameStacks(leaf, symbolizer, { maps: [] }, { js: { chain: () => new Map([[0, MID], [1, HOT]]), inlinedAt: () => null, original: (r) => r, limitation: null } });
+    const put = nameStacks(leaf, symbolizer, { maps: [] },
+      { js: { chain: () => new Map([[0, MID], [1, HOT]]), inlinedAt: () => null, original: (r) => r,
+        limitation: null } });
     assert.deepStrictEqual(put.stacks[0].frames.map((f) => f.name), ['hotSpin /app/hot.js:28:17', 'middleHot /app/hot.js:48:19', 'uv_run']);
     assert.strictEqual(put.v8.leafCallers, 3);
     // Not where the leaf is V8's own code (it keeps a frame), nor where no
     // JavaScript frame is at depth 0.
     const jitLeaf = parseProfile('@samples[42, node, \n, \n        0x10000010\n        0x10000020\n, -5, 268435504]: 3\n');
-    assert.strictEqual(nameStacks(jitLeaf, symbolizer, { maps: [] }, { js: { chain: () => new Map([[0, MID], [1, HOT]]), inlinedAt: () => null, original: (r) => r, limitation: null } }).stacks[0].frames.length, 2);
-    const noJs = nameStacks(leaf, symbolizer, { maps: [] }, { js: { chain: () => new Map([[1, HOT]]), inlinedAt: () => null, original: (r) => r, limitation: null } });
+    assert.strictEqual(nameStacks(jitLeaf, symbolizer, { maps: [] },
+      { js: { chain: () => new Map([[0, MID], [1, HOT]]), inlinedAt: () => null, original: (r) => r,
+        limitation: null } }).stacks[0].frames.length, 2);
+    const noJs = nameStacks(leaf, symbolizer, { maps: [] },
+      { js: { chain: () => new Map([[1, HOT]]), inlinedAt: () => null, original: (r) => r, limitation: null } });
     assert.strictEqual(noJs.v8.leafCallers, 0);
     const without = nameStacks(parsed, symbolizer, { maps: [] });
     assert.deepStrictEqual(without.stacks[0].frames.slice(-1)[0].category, 'jit');
@@ -190,7 +201,8 @@ describe('profile: JavaScript frames from V8\'s metadata (pure)', () => {
         perfMapUsed: false,
       }),
     };
-    const js = { chain: () => new Map([[0, HOT], [1, MID], [2, HOT]]), inlinedAt: () => null, original: (r) => r, limitation: null };
+    const js = { chain: () => new Map([[0, HOT], [1, MID], [2, HOT]]), inlinedAt: () => null, original: (r) => r,
+      limitation: null };
     const frames = nameStacks(parsed, symbolizer, { maps: [] }, { js }).stacks[0].frames.map((f) => f.name);
     assert.deepStrictEqual(frames.slice(-3), ['uv_run', 'middleHot /app/hot.js:48:19', 'hotSpin /app/hot.js:28:17']);
   });

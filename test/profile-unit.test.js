@@ -136,7 +136,8 @@ describe('profile: frames and their categories', function () {
 describe('profile: the report', function () {
   // Threads as lib/threads/identify.js read them from the process.
   const identities = new Map([[100, { role: 'main' }], [104, { role: 'libuv-pool' }]]);
-  const s = summarize(sampleProfile(), { pid: 100, hz: 99, seconds: 2, identityOf: (tid) => identities.get(tid) || null });
+  const s = summarize(sampleProfile(),
+    { pid: 100, hz: 99, seconds: 2, identityOf: (tid) => identities.get(tid) || null });
 
   it('ranks functions by self and by total samples with their shares', function () {
     assert.strictEqual(s.samples, 100);
@@ -177,7 +178,8 @@ describe('profile: the report', function () {
 
   it('says how much JIT code had no name and how to name it', function () {
     assert.strictEqual(s.jit.unnamedShare, 0.05);
-    const unnamed = summarize({ ...sampleProfile(), perfMap: { used: false, path: null, refused: null } }, { pid: 100, hz: 99, seconds: 2 });
+    const unnamed = summarize({ ...sampleProfile(), perfMap: { used: false, path: null, refused: null } },
+      { pid: 100, hz: 99, seconds: 2 });
     const text = renderText(unnamed);
     assert.match(text, /5\.0% of samples were in JIT-compiled JavaScript that has no name/);
     assert.match(text, /--perf-basic-prof/);
@@ -191,8 +193,10 @@ describe('profile: the report', function () {
     const v8 = { used: true, note: null, inlining: { read: true, shown: 0, unknown: 0, note: null }, sourceMaps: { found: ['/app/dist/orders/score.js'], refused: [] } };
     const m = summarize({ ...p, v8 }, { pid: 100, hz: 99, seconds: 1 });
     assert.deepStrictEqual(m.self[0], { name: 'scoreOrder /app/src/orders/score.ts:5:27', category: 'js', origin: 'app', generated: '/app/dist/orders/score.js:4:20', samples: 7, inlined: 0, share: 1 });
-    assert.match(renderText(m), /^Frames of 1 script with a source map are shown where the map puts them \(the place V8 runs them: "generated" in --json; --no-source-maps shows that place\)\.$/m);
-    assert.doesNotMatch(renderText(summarize({ ...p, v8: { ...v8, sourceMaps: { found: [], refused: [] } } }, { pid: 100, hz: 99, seconds: 1 })), /source map/);
+    assert.match(renderText(m),
+      /^Frames of 1 script with a source map are shown where the map puts them \(the place V8 runs them: "generated" in --json; --no-source-maps shows that place\)\.$/m);
+    assert.doesNotMatch(renderText(summarize({ ...p, v8: { ...v8, sourceMaps: { found: [], refused: [] } } },
+      { pid: 100, hz: 99, seconds: 1 })), /source map/);
   });
 
   it('prints the tables, and no control character from a name reaches the terminal', function () {
@@ -230,7 +234,9 @@ describe('profile: folded, pprof and SVG hold the same totals', function () {
     assert.deepStrictEqual(p.sampleType.map((t) => str(t.type) + '/' + str(t.unit)), ['samples/count', 'cpu/nanoseconds']);
     assert.strictEqual(p.sample.reduce((n, s) => n + Number(s.value[0]), 0), 100);
     assert.strictEqual(p.sample.reduce((n, s) => n + Number(s.value[1]), 0), 100 * 1e7);
-    const fnName = (locId) => str(p.function.find((f) => Number(f.id) === Number(p.location.find((l) => Number(l.id) === Number(locId)).line[0].functionId)).name);
+    const fnName = (locId) =>
+      str(p.function.find((f) => Number(f.id) === Number(p.location.find((l) => Number(l.id) === Number(locId)).line[0]
+        .functionId)).name);
     const first = p.sample[0];
     assert.strictEqual(fnName(first.locationId[0]), 'hotSpin');
     assert.strictEqual(fnName(first.locationId[first.locationId.length - 1]), 'uv_run');
@@ -258,7 +264,8 @@ describe('27.12: the SVG is valid XML whatever a name holds', function () {
     const bad = [];
     for (const ch of text) {   // by code point: a pair is one character, a lone surrogate is one too
       const c = ch.codePointAt(0);
-      const ok = c === 0x9 || c === 0xa || c === 0xd || (c >= 0x20 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd) || (c >= 0x10000 && c <= 0x10ffff);
+      const ok = c === 0x9 || c === 0xa || c === 0xd || (c >= 0x20 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd)
+        || (c >= 0x10000 && c <= 0x10ffff);
       if (!ok) bad.push(c.toString(16));
     }
     return bad;
@@ -275,7 +282,8 @@ describe('27.12: the SVG is valid XML whatever a name holds', function () {
     const svg = renderSvg(named, { pid: 100, hz: 99, seconds: 1, title: 'CPU \ufffe flame graph' });
     assert.deepStrictEqual(notXmlChars(svg), []);
     // Every box there: each g opened is closed, and each name shown.
-    assert.strictEqual((svg.match(/<g class="f"/g) || []).length, (svg.match(/<\/g>/g) || []).length - (svg.match(/<g(?! class="f")[ >]/g) || []).length);
+    assert.strictEqual((svg.match(/<g class="f"/g) || []).length, (svg.match(/<\/g>/g) || [])
+      .length - (svg.match(/<g(?! class="f")[ >]/g) || []).length);
     for (const word of ['ev\ufffdil\ufffd', 'lone\ufffdhigh', 'lone\ufffdlow', 'c0\ufffd\ufffd\ufffd\ufffd\ufffd\ufffd[2J']) {
       assert(svg.includes(`data-name="${word}`), word);
     }
@@ -321,7 +329,8 @@ describe('profile: the plan', function () {
       assert.deepStrictEqual(p.argv.slice(p.argv.indexOf('-o'), p.argv.indexOf('-o') + 2), ['-o', { temp: 'bpftrace.out' }]);
       assert.strictEqual(p.target, null);
       assert.deepStrictEqual(p.warnings, []);
-      assert.deepStrictEqual(p.details.jsFrames && p.details.jsFrames.command, flags.v8Frames === false ? undefined : { binary: process.execPath, shared, codeArguments });
+      assert.deepStrictEqual(p.details.jsFrames && p.details.jsFrames.command, flags.v8Frames === false ? undefined
+        : { binary: process.execPath, shared, codeArguments });
       if (flags.v8Frames !== false) assert.strictEqual(p.details.jsFrames.sourceMaps, true, 'frames at their source maps\' places by default');
       // Its captures printed every 200 ms: once it exits they can no longer be named.
       if (script === 'profile-js.bt') assert.match(p.programText, /^interval:ms:200$/m);
@@ -341,7 +350,6 @@ describe('profile: the plan', function () {
 describe('profile: the command line', function () {
   this.timeout(480000);   // each run starts node and yargs; slow on a busy machine
   const { nodetrace } = require('./support/harness');
-  const os = require('os');
 
   it('-n prints the bpftrace command line and profile.bt, and runs nothing', async function () {
     const r = await nodetrace(['profile', '-p', String(process.pid), '-F', '49', '-n', '--backend', 'bpftrace', '--no-v8-frames'], { timeoutMs: 110000 });

@@ -368,7 +368,8 @@ describe('nodetrace profile @tracer', function () {
         const total = count(() => true);
         const underBeta = count((st) => st.frames.some((x) => /^betaFloat /.test(x)));
         const sin = count((st) => st.frames.some((x) => /ieee754::sin\(/.test(x)));
-        const sinLost = count((st) => st.frames.some((x) => /ieee754::sin\(/.test(x)) && !st.frames.some((x) => /^betaFloat /.test(x)));
+        const sinLost = count((st) => st.frames.some((x) => /ieee754::sin\(/.test(x))
+          && !st.frames.some((x) => /^betaFloat /.test(x)));
         console.log(`      ${build.name}: betaFloat under ${(100 * underBeta / total).toFixed(1)}% of ${total} main-thread samples, --cpu-prof ${(100 * truth).toFixed(1)}% of ${all}; ${sinLost} of ${sin} sin samples without it`);
         assert(total >= 150, `only ${total} samples`);
         assert(sin > 0, 'no sample in ieee754::sin');
@@ -429,9 +430,10 @@ describe('nodetrace profile @tracer', function () {
         const run = nodetrace(['profile', '-p', String(target.pid), '-F', String(HZ), '--json', '--folded', folded],
           { timeoutMs: 240000, onSpawn: (c) => { profiler = c; } });
         // Its phases start once the program samples (bpftrace's process is there, plus 2 s to attach).
-        const children = (pid) => { try { return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean); } catch (e) { return []; } };
-        const cmdline = (pid) => { try { return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8'); } catch (e) { return ''; } };
-        for (let i = 0; i < 1200 && !children(profiler.pid).some((c) => /profile-js\.bt/.test(cmdline(c))); i++) await new Promise((r) => setTimeout(r, 100));
+        const children = (pid) => { try { return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean); } catch { return []; } };
+        const cmdline = (pid) => { try { return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8'); } catch { return ''; } };
+        for (let i = 0; i < 1200 && !children(profiler.pid)
+          .some((c) => /profile-js\.bt/.test(cmdline(c))); i++) await new Promise((r) => setTimeout(r, 100));
         await new Promise((r) => setTimeout(r, 2000));
         const done = new Promise((resolve) => {
           let out = '';

@@ -28,14 +28,16 @@ describe('program arguments: one table per program, and each program\'s header',
   for (const file of PROGRAMS) {
     it(`${file}: its header lists $N NAME as its table does, and it uses exactly those arguments`, function () {
       const text = read(file);
-      const listed = [...headerOf(text).matchAll(/^ \*\s+\$(\d+)\s+([A-Z][A-Z0-9_]*)\s/gm)].map((m) => [Number(m[1]), m[2]]);
+      const listed = [...headerOf(text).matchAll(/^ \*\s+\$(\d+)\s+([A-Z][A-Z0-9_]*)\s/gm)]
+        .map((m) => [Number(m[1]), m[2]]);
       assert.deepStrictEqual(listed, tableOf(file).map((e, i) => [i + 1, e.name]));
       if (!listed.length) assert.match(headerOf(text), /ARGUMENTS: none/);
       const used = new Set([...codeOf(text).matchAll(/\$\$?(\d+)/g)].map((m) => Number(m[1])));
       // A table's `each` arguments come once per clause: the example may use them again, a whole clause's more.
       const each = tableOf(file).filter((e) => e.each).length;
       const expected = tableOf(file).map((e, i) => i + 1);
-      while (each && used.size > expected.length) expected.push(...Array.from({ length: each }, (_, j) => expected.length + 1 + j));
+      while (each && used.size > expected.length) expected.push(...Array.from({ length: each },
+        (_, j) => expected.length + 1 + j));
       assert.deepStrictEqual([...used].sort((a, b) => a - b), expected, 'the arguments the code uses');
     });
   }
@@ -137,7 +139,8 @@ describe('27.1: values that land in a probe description are of a strict set', fu
       const { UserError } = require('../lib/errors');
       assert.throws(() => programArguments(program, values, program === 'addon-latency.bt' ? without : {}), (err) => {
         assert(err instanceof UserError, err.stack);
-        assert.match(err.message, /^refusing to trace: a (path|function|probe name|PID) for a probe of \S+ \([A-Z_0-9]+, \$\d+\) holds characters/);
+        assert.match(err.message,
+          /^refusing to trace: a (path|function|probe name|PID) for a probe of \S+ \([A-Z_0-9]+, \$\d+\) holds characters/);
         assert(!/\n/.test(err.message));
         return true;
       });

@@ -39,7 +39,8 @@ function tiers() {
 // The tracer's errors, without its warnings (0.27 warns of much that is fine).
 const errorsOf = (stderr) => stderr.split('\n').filter((l) => /ERROR|error:/.test(l)).join('\n') || stderr.trim().slice(-2000);
 
-const libraryPath = (dir, provider) => path.join(dir, libraryFor(provider.name, provider.probes.map((p) => [...p]), provider.module).fileName);
+const libraryPath = (dir, provider) => path.join(dir,
+  libraryFor(provider.name, provider.probes.map((p) => [...p]), provider.module).fileName);
 
 describe('every program compiles on every bpftrace tier @tracer', function () {
   this.timeout(900000);
@@ -55,7 +56,8 @@ describe('every program compiles on every bpftrace tier @tracer', function () {
     // library (it logs through bunyan), the HTTP one and the async one (the
     // register hook: async's @hook part).
     target = await startTarget('bunyan-debug-loop.js', { env: { NODETRACE_USDT_DIR: usdtDir, INTERVAL: '1000' }, args: ['-r', path.join(ROOT, 'register.js')] });
-    ctx = { pid: target.pid, bunyanLib: libraryPath(usdtDir, BUNYAN_PROVIDER), httpLib: libraryPath(usdtDir, HTTP_PROVIDER) };
+    ctx = { pid: target.pid, bunyanLib: libraryPath(usdtDir, BUNYAN_PROVIDER),
+      httpLib: libraryPath(usdtDir, HTTP_PROVIDER) };
     const maps = fs.readFileSync(`/proc/${target.pid}/maps`, 'utf8');
     for (const lib of [ctx.bunyanLib, ctx.httpLib, libraryPath(usdtDir, ASYNC_PROVIDER)]) assert.ok(maps.includes(lib), `the target maps ${lib}`);
   });

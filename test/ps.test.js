@@ -25,7 +25,8 @@ describe('ps: what each command can do for a process', function () {
   });
 
   it('no perf map, a refused one, no symbols, no gcore: said as partly or no, with why', function () {
-    const v = verdicts(facts({ perfMap: { path: null, refused: null }, latency: false, gc: false, async: false, gcore: false, http: false }));
+    const v = verdicts(facts({ perfMap: { path: null, refused: null }, latency: false, gc: false, async: false,
+      gcore: false, http: false }));
     const by = Object.fromEntries(v.map((x) => [x.command, x]));
     assert.deepStrictEqual([by.profile.can, by.latency.can, by.gc.can, by.ebadf.can, by.http.can], ['partly', 'no', 'no', 'partly', 'partly']);
     assert.strictEqual(by.http.why, 'with -p PID, off the wire: plain HTTP from its socket calls; no HTTPS: no OpenSSL found');
@@ -84,11 +85,13 @@ describe('ps: cluster primaries and their workers (lib/proc/cluster.js)', functi
       101: { role: 'worker', id: 2, primary: 100 },
       102: { role: 'worker', id: 1, primary: 100 },
     });
-    const rows = [100, 101].map((pid) => facts({ pid, who: { pid, pidInside: null, container: null, otherMounts: false }, cluster: roles.get(pid) }));
+    const rows = [100, 101].map((pid) => facts({ pid,
+      who: { pid, pidInside: null, container: null, otherMounts: false }, cluster: roles.get(pid) }));
     const lines = renderText(rows.map((f) => ({ facts: f, verdicts: verdicts(f) }))).split('\n');
     assert.match(lines[1], /^100 .* root +primary \(2\) +http /);
     assert.match(lines[2], /^101 .* root +worker 2 of 100 +http /);
-    assert.deepStrictEqual(JSON.parse(renderJson(rows.map((f) => ({ facts: f, verdicts: verdicts(f) })))).processes.map((p) => p.cluster),
+    assert.deepStrictEqual(JSON.parse(renderJson(rows.map((f) => ({ facts: f, verdicts: verdicts(f) }))))
+      .processes.map((p) => p.cluster),
       [roles.get(100), roles.get(101)]);
   });
 });

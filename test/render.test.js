@@ -53,7 +53,8 @@ describe('a percentile of a tracer\'s histogram, as its bucket (36.6)', function
   it('gc and loop print it so', function () {
     const { parseGc, renderGcText } = require('../lib/gc/report');
     const gc = parseGc('@pause_us[scavenge]:\n[16K, 32K)   3 |@@@@@|\n[32K, 64K)   1 |@|\n@pause_max_us[scavenge]: 40000\n', { tracer: 'bpftrace' });
-    assert.match(renderGcText(gc, { pid: 1 }), /count 4, p50 16\u201333 ms, p90 33\u201340 ms, p99 33\u201340 ms, max 40 ms/);
+    assert.match(renderGcText(gc, { pid: 1 }),
+      /count 4, p50 16\u201333 ms, p90 33\u201340 ms, p99 33\u201340 ms, max 40 ms/);
   });
 });
 
@@ -121,7 +122,8 @@ describe('model helpers', function () {
     const trimmed = model.trimEmptyBuckets({
       key: [],
       kind: 'log2',
-      buckets: [0n, 0n, 5n, 0n, 7n, 0n, 0n].map((count, i) => ({ lo: BigInt(2 ** i), hi: BigInt(2 ** (i + 1)), count })),
+      buckets: [0n, 0n, 5n, 0n, 7n, 0n, 0n]
+        .map((count, i) => ({ lo: BigInt(2 ** i), hi: BigInt(2 ** (i + 1)), count })),
     });
     assert.deepEqual(trimmed.buckets.map((b) => [b.lo, b.count]), [
       [2n, 0n],
@@ -203,7 +205,8 @@ describe('renderReport: the article capture (DTrace, no latency names)', functio
       const func = keyLine.trim().split('`')[1];
       const ours = block(report, `${func}  [node_sqlite3.node]`).slice(2, 2 + rows.length);
       assert.deepEqual(barsOf(ours), barsOf(rows), func);
-      assert.deepEqual(ours.map((l) => l.trim().split(/\s+/).pop()), rows.map((l) => l.trim().split(/\s+/).pop()), func);
+      assert.deepEqual(ours.map((l) => l.trim().split(/\s+/).pop()), rows.map((l) => l.trim().split(/\s+/).pop()),
+        func);
     }
   });
 
@@ -237,8 +240,10 @@ describe('renderReport: the latency convention (nodetrace latency, bpftrace)', f
     const lines = block(report, RUN);
     assert.equal(lines[1], '        value  ------------- Distribution ------------- count');
     assert.equal(lines[2], '     32\u201364 \u00b5s |@@@@@@                                   3104');
-    assert.match(lines[lines.length - 4], /^ {2}count 20257, p50 64–128 µs, p90 64–128 µs, p99 128–256 µs, max 3\.1 ms$/);
-    assert.match(lines[lines.length - 3], /^ {4}queue wait {2}p50 32–64 µs {2}p90 32–64 µs {2}p99 64–128 µs {2}\d+% of time$/);
+    assert.match(lines[lines.length - 4],
+      /^ {2}count 20257, p50 64–128 µs, p90 64–128 µs, p99 128–256 µs, max 3\.1 ms$/);
+    assert.match(lines[lines.length - 3],
+      /^ {4}queue wait {2}p50 32–64 µs {2}p90 32–64 µs {2}p99 64–128 µs {2}\d+% of time$/);
     assert.deepEqual(lines.slice(-3).map((l) => l.trim().split(/\s+/)[0]), ['queue', 'run', 'loop']);
     const shares = lines.slice(-3).map((l) => Number(/(\d+)% of time$/.exec(l)[1]));
     assert.ok(Math.abs(shares.reduce((a, b) => a + b, 0) - 100) <= 2, `shares ${shares} should add up to about 100%`);
@@ -272,7 +277,8 @@ describe('renderReport: the latency convention (nodetrace latency, bpftrace)', f
     const lump = block(three, '(2 unresolved addresses)');
     // The top bucket capped by the exact max: 512-900 us, not 512-1024.
     assert.equal(lump[lump.length - 4], '  count 2, p50 256\u2013512 \u00b5s, p90 512\u2013900 \u00b5s, p99 512\u2013900 \u00b5s, max 900 \u00b5s');
-    assert.match(lump[lump.length - 3], /^ {4}queue wait {2}p50 256–512 µs {2}p90 512–1024 µs {2}p99 512–1024 µs {2}83% of time$/);
+    assert.match(lump[lump.length - 3],
+      /^ {4}queue wait {2}p50 256–512 µs {2}p90 512–1024 µs {2}p99 512–1024 µs {2}83% of time$/);
     assert.match(lump[lump.length - 2], /^ {4}run {9}p50 128–256 µs/);
     const none = renderReport(convention, { maxUnresolved: 0 });
     assert.doesNotMatch(none, /^0x/m);

@@ -55,7 +55,7 @@ describe('TracerSession: ending a tracer', function () {
     const probes = (pid) => {
       let n = 0;
       for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
-        try { if (fs.readlinkSync(`/proc/${pid}/fd/${fd}`) === '/dev/null') n++; } catch (e) { /* closed */ }
+        try { if (fs.readlinkSync(`/proc/${pid}/fd/${fd}`) === '/dev/null') n++; } catch { /* closed */ }
       }
       return n;
     };
@@ -111,11 +111,12 @@ describe('TracerSession: a program\'s window (plan.window)', function () {
   const probes = (pid) => {
     let n = 0;
     for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
-      try { if (fs.readlinkSync(`/proc/${pid}/fd/${fd}`) === '/dev/null') n++; } catch (e) { /* closed */ }
+      try { if (fs.readlinkSync(`/proc/${pid}/fd/${fd}`) === '/dev/null') n++; } catch { /* closed */ }
     }
     return n;
   };
-  const sent = (r) => r.errors.map((l) => /^(\w+)(?: \d)? at (\d+)$/.exec(l)).filter(Boolean).map((m) => [m[1], Number(m[2])]);
+  const sent = (r) => r.errors.map((l) => /^(\w+)(?: \d)? at (\d+)$/.exec(l)).filter(Boolean)
+    .map((m) => [m[1], Number(m[2])]);
   // When the fake tracer said its window was open (its stderr: "opened at T").
   const openedAt = (r) => (sent(r).find(([s]) => s === 'opened') || [])[1];
 

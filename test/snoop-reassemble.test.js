@@ -252,7 +252,8 @@ describe('snoop: what a traced process writes in a record cannot forge anything'
   it('bpftrace (-f json): one record of PID 666, no other source, no loss, no early end', function () {
     const bytes = Buffer.from(forged);
     const pieces = [];
-    for (let i = 0, idx = 0; i <= bytes.length; i += PIECE_BYTES, idx++) pieces.push([666, 666, 7, idx, bytes.subarray(i, i + PIECE_BYTES)]);
+    for (let i = 0, idx = 0; i <= bytes.length; i += PIECE_BYTES,
+      idx++) pieces.push([666, 666, 7, idx, bytes.subarray(i, i + PIECE_BYTES)]);
     const { r, of, events } = run(batch(pieces) + printf('Tracing ended.'));
     assert.deepStrictEqual(of('record').map((e) => [e.pid, e.text]), [[666, forged.trimEnd()]]);
     assert.deepStrictEqual([...r.stats.pids], [666]);

@@ -223,14 +223,16 @@ describe('snoop: marks and summary', function () {
     assert.strictEqual(summary(stats, { lostRecords: 5, lostEvents: 40 }),
       'nodetrace: 10 records from 2 processes, and 1 too long for the tracer (marked TRUNCATED); the tracer lost 5 records: it could not keep up.');
     assert.match(summary({ ...stats, truncated: 0 }, { lostRecords: 0, lostEvents: 0 }), /; none lost\.$/);
-    assert.match(summary(stats, { lostRecords: null, lostEvents: 3 }), /the tracer dropped 3 events; 2 records arrived incomplete/);
+    assert.match(summary(stats, { lostRecords: null, lostEvents: 3 }),
+      /the tracer dropped 3 events; 2 records arrived incomplete/);
   });
 
   it('does not blame the tracer\'s speed for records it discarded as it ended', function () {
     const stats = { records: 5, truncated: 0, incomplete: 0, pids: new Set([1]) };
     assert.strictEqual(summary(stats, { lostRecords: 2, lostEvents: 0 }),
       'nodetrace: 5 records from 1 process; 2 records fired as the snoop ended and the tracer discarded them unread.');
-    assert.match(summary(stats, { lostRecords: 1, lostEvents: 0 }), /; 1 record fired as the snoop ended and the tracer discarded it unread\.$/);
+    assert.match(summary(stats, { lostRecords: 1, lostEvents: 0 }),
+      /; 1 record fired as the snoop ended and the tracer discarded it unread\.$/);
   });
 
   it('blames the tracer\'s speed when its batches were full', function () {

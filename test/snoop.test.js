@@ -98,7 +98,8 @@ describe('nodetrace snoop @tracer', function () {
   it('shows the debug records of an app logging at level info, formatted by bunyan @core', async function () {
     const app = await startBunyan({ NAME: 'snoop-debug' });
     started.push(app);
-    const r = await snoop([String(app.pid)], (lines) => lines.some((l) => / DEBUG: snoop-debug\/\d+ on .*: something went wrong \d+/.test(l)));
+    const r = await snoop([String(app.pid)],
+      (lines) => lines.some((l) => / DEBUG: snoop-debug\/\d+ on .*: something went wrong \d+/.test(l)));
     assert(r.satisfied, `no DEBUG record appeared:\n${r.stdout}\n${r.stderr}`);
     assert.strictEqual(r.code, 0, r.stderr);
     assert.match(r.stdout, /^\[\d{4}-\d\d-\d\dT[\d:.]+Z\] DEBUG: snoop-debug\/\d+ on \S+: something went wrong \d+ \(seq=\d+\)$/m);

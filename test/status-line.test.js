@@ -15,6 +15,7 @@ describe('StatusLine', function () {
     line.start();
     assert.match(out.written, /tracing PID 42, 0s elapsed \(ends in 10s or on Ctrl-C\)/);
     line.ending('bpftrace');
+    // eslint-disable-next-line no-control-regex -- the status line is erased by ESC [K
     assert.match(out.written, /\r\x1b\[Knodetrace: stopping: bpftrace is detaching its probes$/);
     line.stop();
     assert(out.written.endsWith('\r\x1b[K'), 'the line is cleared at the end');
@@ -25,6 +26,7 @@ describe('StatusLine', function () {
     const line = new StatusLine(out, 'PID 42', 10);
     line.start();
     line.ending('bpftrace', { reporting: true });
+    // eslint-disable-next-line no-control-regex -- the status line is erased by ESC [K
     assert.match(out.written, /\r\x1b\[Knodetrace: stopping: bpftrace is printing its report$/);
     line.clear();
     assert(out.written.endsWith('\r\x1b[K'), 'cleared before the report');

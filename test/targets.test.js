@@ -39,7 +39,8 @@ describe('one process from a target (latency, gc, loop, profile, ebadf, doctor)'
   it('several Node processes: refuses (exit 2), listing them busiest first with their CPU now', function () {
     assert.throws(() => resolveOneProcess('api', host(procs), PROFILE), (e) => {
       assert.strictEqual(e.exitCode, 2);
-      assert.match(e.message, /^2 Node processes have "api" in their command lines, and nodetrace profile traces one process:/);
+      assert.match(e.message,
+        /^2 Node processes have "api" in their command lines, and nodetrace profile traces one process:/);
       const rows = e.message.split('\n').slice(2);
       assert.match(rows[0], /^\s+90% CPU {2}102 node api\.js --worker 2$/);
       assert.match(rows[1], /^\s+10% CPU {2}101 node api\.js --worker 1$/);

@@ -68,7 +68,8 @@ describe('choosing the bpftrace (NODETRACE_BPFTRACE)', function () {
     const r = await nodetrace(['doctor', '--json'], { env: { NODETRACE_BPFTRACE: FAKE, FAKE_BPFTRACE_VERSION: '0.17.0' } });
     const checks = JSON.parse(r.stdout);
     const byName = Object.fromEntries(checks.map((c) => [c.name, c]));
-    assert.match(byName.bpftrace.detail, /^bpftrace 0\.17\.0 at .*versioned-bpftrace\.sh \(chosen by NODETRACE_BPFTRACE\)$/);
+    assert.match(byName.bpftrace.detail,
+      /^bpftrace 0\.17\.0 at .*versioned-bpftrace\.sh \(chosen by NODETRACE_BPFTRACE\)$/);
     assert.match(byName.latency.detail, /filtered in the program/);
     assert.match(byName.snoop.detail, /199-byte pieces/);
     assert.ok(byName.ebadf);
@@ -107,8 +108,10 @@ describe('per-version choices (lib/tracer/capabilities.js)', function () {
   });
 
   it('uprobes on a process in another mount namespace: no -p on any version (it would rewrite the paths); DTrace always -p', function () {
-    assert.deepStrictEqual([v17, v20, v23, v27].map((t) => caps.uprobesWithPid(t, { otherMounts: true })), [false, false, false, false]);
-    assert.deepStrictEqual([v17, v20, v23, v27].map((t) => caps.uprobesWithPid(t, { otherMounts: false })), [true, true, true, true]);
+    assert.deepStrictEqual([v17, v20, v23, v27].map((t) => caps.uprobesWithPid(t, { otherMounts: true })),
+      [false, false, false, false]);
+    assert.deepStrictEqual([v17, v20, v23, v27].map((t) => caps.uprobesWithPid(t, { otherMounts: false })),
+      [true, true, true, true]);
     assert.strictEqual(caps.uprobesWithPid({ name: 'dtrace', version: '2.0' }, { otherMounts: true }), true);
   });
 
@@ -176,7 +179,8 @@ describe('raw user stacks on each bpftrace (ebadf)', function () {
     const plan = (version) => planEbadf({ tracer: bpftraceOf(version), mode: 'stop', pid: 4242, syscalls: ['close'],
       errnos: [{ name: 'EBADF', number: 9 }], count: 1 }).env;
     // Only the stack settings (plans carry others, such as the attach notice).
-    const stackEnv = (env) => Object.fromEntries(Object.entries(env).filter(([k]) => /USER_SYMBOLS|STACK_MODE/.test(k)));
+    const stackEnv = (env) => Object.fromEntries(Object.entries(env)
+      .filter(([k]) => /USER_SYMBOLS|STACK_MODE/.test(k)));
     assert.deepStrictEqual(stackEnv(plan('0.17.0')), { BPFTRACE_NO_USER_SYMBOLS: '1' });
     assert.deepStrictEqual(stackEnv(plan('0.23.2')), { BPFTRACE_STACK_MODE: 'raw' });
     assert.deepStrictEqual(stackEnv(plan('0.27.1')), { BPFTRACE_STACK_MODE: 'raw' });
@@ -203,7 +207,8 @@ describe('snoop\'s reading of records by bpftrace version', function () {
   it('0.23 and 0.27: one string of 4,180 bytes (log-snoop-whole.bt), no deprecated name, no trailer', function () {
     for (const v of ['0.23.2', '0.27.1']) {
       const p = one(v);
-      assert.deepStrictEqual([p.script, p.details.pieceBytes, p.env.BPFTRACE_MAX_STRLEN, p.env.BPFTRACE_STR_TRUNC_TRAILER, p.env.BPFTRACE_STRLEN],
+      assert.deepStrictEqual([p.script, p.details.pieceBytes, p.env.BPFTRACE_MAX_STRLEN,
+        p.env.BPFTRACE_STR_TRUNC_TRAILER, p.env.BPFTRACE_STRLEN],
         [WHOLE_SCRIPT, 4179, '4180', '', undefined], v);
     }
   });

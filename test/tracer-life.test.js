@@ -17,18 +17,18 @@ const TRACER_EXIT_BOUND_MS = 30000;
 function tracerOf(pid, name = 'bpftrace') {
   for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
     let kids = '';
-    try { kids = fs.readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim(); } catch (err) { continue; }
+    try { kids = fs.readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim(); } catch { continue; }
     for (const kid of kids.split(/\s+/).filter(Boolean).map(Number)) {
       try {
         if (fs.readFileSync(`/proc/${kid}/comm`, 'utf8').trim() === name) return kid;
-      } catch (err) { /* gone */ }
+      } catch { /* gone */ }
     }
   }
   return null;
 }
 
 function alive(pid) {
-  try { process.kill(pid, 0); return true; } catch (err) { return false; }
+  try { process.kill(pid, 0); return true; } catch { return false; }
 }
 
 // Runs nodetrace; once it says it is tracing, calls act(nodetraceChild).

@@ -12,7 +12,7 @@ const paths = require('../lib/usdt/paths');
 const usdt = require('../lib/usdt');
 
 function haveReadelf() {
-  try { execFileSync('readelf', ['--version'], { stdio: 'ignore' }); return true; } catch (err) { return false; }
+  try { execFileSync('readelf', ['--version'], { stdio: 'ignore' }); return true; } catch { return false; }
 }
 
 describe('usdt: probe library bytes', function () {
@@ -68,7 +68,7 @@ describe('usdt: probe library bytes', function () {
       assert.match(out, /GNU_STACK\s+0x0+ 0x0+ 0x0+ 0x0+ 0x0+ RW /);
       assert.match(out, /DYNAMIC/);
       // Every segment at vaddr == file offset; text R E; semaphores file-backed RW.
-      const loads = [...out.matchAll(/LOAD\s+(0x[0-9a-f]+) (0x[0-9a-f]+) \S+ (0x[0-9a-f]+) (0x[0-9a-f]+) (R E|RW |R  )/g)];
+      const loads = [...out.matchAll(/LOAD\s+(0x[0-9a-f]+) (0x[0-9a-f]+) \S+ (0x[0-9a-f]+) (0x[0-9a-f]+) (R E|RW |R {2})/g)];
       assert.deepStrictEqual(loads.map((m) => m[5].trim()), ['R', 'R E', 'RW']);
       for (const m of loads) {
         assert.strictEqual(Number(m[1]), Number(m[2]), m[0]);

@@ -29,17 +29,22 @@ describe('usdt: a probe library is checked before a tracer reads it', function (
   });
 
   it('refuses a site outside the file\'s code, or not on a nop', function () {
-    assert.match(checkLibrary(crafted.siteAt(HTTP_PROVIDER, SERVER, 0x7fffffff).bytes, HTTP_PROVIDER).refused, /site at 0x7fffffff, outside the file's code/);
-    assert.match(checkLibrary(crafted.siteAt(HTTP_PROVIDER, SERVER, 0x1001).bytes, HTTP_PROVIDER).refused, /site at 0x1001, not on a nop/);
+    assert.match(checkLibrary(crafted.siteAt(HTTP_PROVIDER, SERVER, 0x7fffffff).bytes, HTTP_PROVIDER).refused,
+      /site at 0x7fffffff, outside the file's code/);
+    assert.match(checkLibrary(crafted.siteAt(HTTP_PROVIDER, SERVER, 0x1001).bytes, HTTP_PROVIDER).refused,
+      /site at 0x1001, not on a nop/);
     assert.match(checkLibrary(crafted.siteAt(HTTP_PROVIDER, SERVER, 0x10).bytes, HTTP_PROVIDER).refused, /outside the file's code/, 'in the file, not in code');
   });
 
   it('refuses too many sites, a second site of a probe, and a probe the provider does not have', function () {
     assert.match(checkLibrary(crafted.manySites(HTTP_PROVIDER, SERVER, 1000).bytes, HTTP_PROVIDER).refused, new RegExp(`more than ${MAX_NOTES} probe sites`));
-    assert.match(checkLibrary(crafted.manySites(HTTP_PROVIDER, SERVER, 200).bytes, HTTP_PROVIDER).refused, /more than 64 probe sites/);
-    assert.match(checkLibrary(crafted.manySites(HTTP_PROVIDER, SERVER, 2).bytes, HTTP_PROVIDER).refused, /has more than one site/);
+    assert.match(checkLibrary(crafted.manySites(HTTP_PROVIDER, SERVER, 200).bytes, HTTP_PROVIDER).refused,
+      /more than 64 probe sites/);
+    assert.match(checkLibrary(crafted.manySites(HTTP_PROVIDER, SERVER, 2).bytes, HTTP_PROVIDER).refused,
+      /has more than one site/);
     const extra = libraryFor('bunyan', [...BUNYAN_PROVIDER.probes, ['log-extra', 'char *']]).bytes;
-    assert.match(checkLibrary(extra, BUNYAN_PROVIDER).refused, /declares probe bunyan:log-extra, which the bunyan provider does not have/);
+    assert.match(checkLibrary(extra, BUNYAN_PROVIDER).refused,
+      /declares probe bunyan:log-extra, which the bunyan provider does not have/);
   });
 
   it('refuses a semaphore outside the file\'s data, a moved base, other argument places, a missing probe', function () {
@@ -48,10 +53,12 @@ describe('usdt: a probe library is checked before a tracer reads it', function (
       fn(bytes, crafted.notesOf(bytes).find((n) => n.name === SERVER));
       return checkLibrary(bytes, HTTP_PROVIDER).refused;
     };
-    assert.match(patch((b, n) => b.writeBigUInt64LE(0x1000n, n.at + 16)), /semaphore at 0x1000, outside the file's data/);
+    assert.match(patch((b, n) => b.writeBigUInt64LE(0x1000n, n.at + 16)),
+      /semaphore at 0x1000, outside the file's data/);
     assert.match(patch((b, n) => b.writeBigUInt64LE(0n, n.at + 8)), /base that is not its .stapsdt.base/);
     assert.match(patch((b, n) => b.write('8@%rsi', n.nameAt + SERVER.length + 1, 'latin1')), /reads its arguments from other places/);
-    assert.match(checkLibrary(own(BUNYAN_PROVIDER), HTTP_PROVIDER).refused, /no site for probe nodetrace:http-client-request-done/);
+    assert.match(checkLibrary(own(BUNYAN_PROVIDER), HTTP_PROVIDER).refused,
+      /no site for probe nodetrace:http-client-request-done/);
     assert.match(checkLibrary(Buffer.from('not an ELF file at all, not at all, no, not at all, not at all....'), HTTP_PROVIDER).refused, /not an ELF64/);
   });
 });
@@ -78,7 +85,8 @@ describe('http: histograms per process, within bounds', function () {
     assert.strictEqual(json.version, 2);
     assert.deepStrictEqual(json.processes.map((p) => [p.pid, p.user, p.groups[0].count, p.groups[0].max]), [[1, 'root', 5, 1000], [2, 'mallory', 3, 4000000]]);
     const merged = JSON.parse(histogramsJSON(statsOf([req(1, '/checkout'), req(2, '/checkout', 4000000)])));
-    assert.deepStrictEqual([merged.version, merged.groups.length, merged.groups[0].count, merged.groups[0].max], [1, 1, 2, 4000000]);
+    assert.deepStrictEqual([merged.version, merged.groups.length, merged.groups[0].count, merged.groups[0].max],
+      [1, 1, 2, 4000000]);
   });
 
   it('folds routes beyond a process\'s bound and processes beyond the bound, counting what it folded', function () {

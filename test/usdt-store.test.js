@@ -46,7 +46,8 @@ describe('usdt: store (file safety rules)', function () {
     const gw = path.join(root, 'gw');
     fs.mkdirSync(gw, { mode: 0o700 });
     fs.chmodSync(gw, 0o770);
-    assert.throws(() => store.prepareDir({ dir: gw, root }), (e) => e.refused && /writable by group or others/.test(e.message));
+    assert.throws(() => store.prepareDir({ dir: gw, root }), (e) => e.refused
+      && /writable by group or others/.test(e.message));
     const real = path.join(root, 'real');
     fs.mkdirSync(real, { mode: 0o700 });
     fs.symlinkSync(real, path.join(root, 'link'));
@@ -55,7 +56,8 @@ describe('usdt: store (file safety rules)', function () {
       const foreign = path.join(root, 'foreign');
       fs.mkdirSync(foreign, { mode: 0o700 });
       fs.chownSync(foreign, NOBODY, NOBODY);
-      assert.throws(() => store.prepareDir({ dir: foreign, root }), (e) => e.refused && /owned by uid 65534/.test(e.message));
+      assert.throws(() => store.prepareDir({ dir: foreign, root }), (e) => e.refused
+        && /owned by uid 65534/.test(e.message));
     }
   });
 
@@ -86,7 +88,8 @@ describe('usdt: store (file safety rules)', function () {
     plant(bytes.subarray(0, 100), 0o555);
     assert.throws(() => store.install(dir, fileName, bytes), (e) => e.refused && /size 100/.test(e.message));
     plant(bytes, 0o575);
-    assert.throws(() => store.install(dir, fileName, bytes), (e) => e.refused && /writable by group or others/.test(e.message));
+    assert.throws(() => store.install(dir, fileName, bytes), (e) => e.refused
+      && /writable by group or others/.test(e.message));
     fs.rmSync(file);
     const elsewhere = path.join(root, 'elsewhere.so');
     fs.writeFileSync(elsewhere, bytes, { mode: 0o555 });
@@ -95,7 +98,8 @@ describe('usdt: store (file safety rules)', function () {
     if (isRoot) {
       plant(bytes, 0o555);
       fs.chownSync(file, NOBODY, NOBODY);
-      assert.throws(() => store.install(dir, fileName, bytes), (e) => e.refused && /owned by uid 65534/.test(e.message));
+      assert.throws(() => store.install(dir, fileName, bytes), (e) => e.refused
+        && /owned by uid 65534/.test(e.message));
     }
   });
 });
@@ -114,7 +118,7 @@ describe('usdt: a process never loads a refused file', function () {
   afterEach(async function () {
     while (targets.length) await targets.pop().stop();
     if (root) {
-      try { execFileSync('umount', [path.join(root, 'noexec')], { stdio: 'ignore' }); } catch (err) { /* not mounted */ }
+      try { execFileSync('umount', [path.join(root, 'noexec')], { stdio: 'ignore' }); } catch { /* not mounted */ }
       fs.rmSync(root, { recursive: true, force: true });
     }
   });
@@ -180,7 +184,8 @@ describe('usdt: a process never loads a refused file', function () {
     assert.deepStrictEqual(r.maps, []);
     assert.deepStrictEqual([r.fired.calls, r.fired.fired], [0, 0]);
     assert.strictEqual(r.warnings.length, 1, r.warnings.join('\n'));
-    assert.match(r.warnings[0], /NODETRACE_USDT: USDT probes for provider "nt_store" are disabled \(no-ops\).*writable by group or others.*symbolic link/);
+    assert.match(r.warnings[0],
+      /NODETRACE_USDT: USDT probes for provider "nt_store" are disabled \(no-ops\).*writable by group or others.*symbolic link/);
     assert.match(r.status.reason, /symbolic link/);
     assert.match(r.stderr(), /USDT probes for provider "nt_store" are disabled/);
   });
@@ -191,7 +196,7 @@ describe('usdt: a process never loads a refused file', function () {
     fs.mkdirSync(noexec, { mode: 0o700 });
     try {
       execFileSync('mount', ['-t', 'tmpfs', '-o', 'noexec,mode=0700', 'tmpfs', noexec], { stdio: 'ignore' });
-    } catch (err) {
+    } catch {
       this.skip();
     }
     const second = path.join(root, 'second');

@@ -50,8 +50,11 @@ describe('V8 13 and 14: where a function\'s code is, through the dispatch table 
     assert.deepStrictEqual(dispatchArguments(null), {});
     for (const file of ['profile-js.bt', 'offcpu.bt', 'loop.bt']) {
       const text = fs.readFileSync(path.join(PROGRAMS, file), 'utf8');
-      const defined = Object.fromEntries([...text.matchAll(/^#define (JS_DISPATCH_[A-Z_]+) (\d+)$/gm)].map((m) => [m[1], Number(m[2])]));
-      assert.deepStrictEqual(defined, { JS_DISPATCH_ENTRY_BYTES: ENTRY.bytes, JS_DISPATCH_CODE_AT: ENTRY.codeAt, JS_DISPATCH_CODE_SHIFT: ENTRY.codeShift }, file);
+      const defined = Object.fromEntries([...text.matchAll(/^#define (JS_DISPATCH_[A-Z_]+) (\d+)$/gm)]
+        .map((m) => [m[1], Number(m[2])]));
+      assert.deepStrictEqual(defined,
+        { JS_DISPATCH_ENTRY_BYTES: ENTRY.bytes, JS_DISPATCH_CODE_AT: ENTRY.codeAt,
+          JS_DISPATCH_CODE_SHIFT: ENTRY.codeShift }, file);
     }
   });
 
@@ -94,7 +97,14 @@ describe('V8 13 and 14: where a function\'s code is, through the dispatch table 
     // A memory laid out by hand: a thread pointer, the isolate below it, the table.
     const words = new Map();
     const put = (a, v) => words.set(a, BigInt(v));
-    const memory = { read: (a, n) => { if (!words.has(a)) return null; const b = Buffer.alloc(8); b.writeBigUInt64LE(words.get(a)); return b.subarray(0, n); } };
+    const memory = {
+      read: (a, n) => {
+        if (!words.has(a)) return null;
+        const b = Buffer.alloc(8);
+        b.writeBigUInt64LE(words.get(a));
+        return b.subarray(0, n);
+      },
+    };
     const heap = new Heap(memory, {});
     const fsBase = 0x7f0000001000;
     const isolate = 0x50000000;

@@ -240,7 +240,8 @@ describe('V8 frames: what another user\'s memory may hold', function () {
       let lastEnd = -1;
       for (let i = 0; i < position; i++) {
         const c = text.charCodeAt(i);
-        if (c === 10 || c === 0x2028 || c === 0x2029 || (c === 13 && text.charCodeAt(i + 1) !== 10)) { line++; lastEnd = i; }
+        if (c === 10 || c === 0x2028 || c === 0x2029
+          || (c === 13 && text.charCodeAt(i + 1) !== 10)) { line++; lastEnd = i; }
       }
       return { line, column: position - lastEnd };
     }
@@ -270,7 +271,8 @@ describe('V8 frames: what another user\'s memory may hold', function () {
       const heap = new Heap(h.memory(), LAYOUT);
       const reader = new ScriptReader(heap);
       const info = reader.script(heap.object(BigInt(script)));
-      const positions = [0, 1, 500, STRIDE - 2, STRIDE - 1, STRIDE, STRIDE + 1, 2 * STRIDE - 1, 2 * STRIDE, 2 * STRIDE + 1, 3 * STRIDE - 5, text.length - 1];
+      const positions = [0, 1, 500, STRIDE - 2, STRIDE - 1, STRIDE, STRIDE + 1, 2 * STRIDE - 1, 2 * STRIDE,
+        2 * STRIDE + 1, 3 * STRIDE - 5, text.length - 1];
       for (const p of [...positions].reverse()) assert.deepStrictEqual(reader.fromSource(info, p), oracle(text, p), `position ${p}`);
       assert.ok(info.checkpoints.length <= 4, 'one checkpoint a stride, no entry per line');
     });
@@ -321,13 +323,16 @@ describe('V8 frames: what another user\'s memory may hold', function () {
     it('ends at a frame pointer that goes down, jumps beyond the stack, or points at nothing', function () {
       const base = 0x7ff000000000;
       const down = stack([[base + 0x200, base + 0x100, 0x401000]]);
-      assert.match(walkStack({ memory: down.memory, registers: { rip: 0x401000, rbp: base + 0x200 }, classify: native }).ended, /does not climb/);
+      assert.match(walkStack({ memory: down.memory, registers: { rip: 0x401000, rbp: base + 0x200 }, classify: native })
+        .ended, /does not climb/);
       const far = stack([[base + 0x200, base + 0x10000000, 0x401000]]);
-      assert.match(walkStack({ memory: far.memory, registers: { rip: 0x401000, rbp: base + 0x200 }, classify: native }).ended, /beyond the stack/);
+      assert.match(walkStack({ memory: far.memory, registers: { rip: 0x401000, rbp: base + 0x200 }, classify: native })
+        .ended, /beyond the stack/);
       const gone = walkStack({ memory: down.memory, registers: { rip: 0x401000, rbp: 0x12345678 }, classify: native });
       assert.match(gone.ended, /unreadable frame pointer \(0x12345678\)/);
       const low = stack([[base + 0x200, base + 0x300, 0x10]]);
-      assert.match(walkStack({ memory: low.memory, registers: { rip: 0x401000, rbp: base + 0x200 }, classify: native }).ended, /no code/);
+      assert.match(walkStack({ memory: low.memory, registers: { rip: 0x401000, rbp: base + 0x200 }, classify: native })
+        .ended, /no code/);
     });
 
     it('finds the caller of a native function without a frame pointer from the top of the stack', function () {
@@ -349,7 +354,8 @@ describe('V8 frames: what another user\'s memory may hold', function () {
       const base = 0x7ff000000000;
       const isCode = (a) => a >= 0x400000 && a < 0x500000;
       // The real frames further up: records, each returning into code.
-      const { memory } = stack([[base + 0x200, base + 0x300, 0x402000], [base + 0x300, base + 0x400, 0x403000], [base + 0x400, base + 0x500, 0x404000], [base + 0x500, base + 0x600, 0x405000], [base + 0x600, 0, 0x406000],
+      const { memory } = stack([[base + 0x200, base + 0x300, 0x402000], [base + 0x300, base + 0x400, 0x403000],
+        [base + 0x400, base + 0x500, 0x404000], [base + 0x500, base + 0x600, 0x405000], [base + 0x600, 0, 0x406000],
         // A stale record below them that leads nowhere (one frame).
         [base + 0x140, base + 0x160, 0x401000], [base + 0x160, 0, 0x401000]]);
       memory.ranges[0].bytes.writeBigUInt64LE(0x480000n, 0x100);  // the return address of a function that keeps no frame pointer
@@ -440,7 +446,8 @@ describe('V8 frames: what another user\'s memory may hold', function () {
     });
 
     it('on a V8 version it has not measured, names from the source text and says so', function () {
-      const future = layoutFrom({ ...SYMBOLS, _ZN2v88internal7Version6major_E: 15, _ZN2v88internal7Version6minor_E: 1 });
+      const future = layoutFrom({ ...SYMBOLS, _ZN2v88internal7Version6major_E: 15,
+        _ZN2v88internal7Version6minor_E: 1 });
       assert.strictEqual(future.scopeInfo, null);
       const namer = new V8Namer({ memory: new RangeMemory([]), layout: future });
       assert.strictEqual(namer.limitation(), 'V8 15.1.254.21\'s ScopeInfo layout was not measured by nodetrace: function names are read from the source text, and unnamed where that fails');
@@ -454,7 +461,8 @@ describe('V8 frames: what another user\'s memory may hold', function () {
 
     // A small x86-64 ELF core: one thread (NT_PRSTATUS), optional NT_FILE,
     // one PT_LOAD of `memory` bytes at `vaddr`.
-    function writeCore(name, { type = 4, machine = 62, files = [], memory = Buffer.alloc(4096, 0xab), vaddr = 0x7f0000000000, cut = 0 } = {}) {
+    function writeCore(name,
+      { type = 4, machine = 62, files = [], memory = Buffer.alloc(4096, 0xab), vaddr = 0x7f0000000000, cut = 0 } = {}) {
       const note = (ntype, ownerName, desc) => {
         const owner = Buffer.from(ownerName + '\0');
         const head = Buffer.alloc(12);
@@ -516,7 +524,8 @@ describe('V8 frames: what another user\'s memory may hold', function () {
     it('reads a core\'s thread, registers, command and memory', function () {
       const core = openCore(writeCore('ok.core'));
       try {
-        assert.deepStrictEqual(core.threads, [{ tid: 4242, registers: { rip: 0x401000, rsp: 0x7f0000000080, rbp: 0x7f0000000100, fsBase: 0 } }]);
+        assert.deepStrictEqual(core.threads,
+          [{ tid: 4242, registers: { rip: 0x401000, rsp: 0x7f0000000080, rbp: 0x7f0000000100, fsBase: 0 } }]);
         assert.strictEqual(core.command, 'node');
         assert.strictEqual(core.truncated, 0);
         assert.deepStrictEqual(core.memory.read(0x7f0000000010, 2), Buffer.from([0xab, 0xab]));

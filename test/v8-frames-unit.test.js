@@ -157,7 +157,8 @@ describe('the registers a walk starts from (lib/v8/registers.js)', function () {
     const text = fs.readFileSync(path.join(__dirname, 'fixtures', 'gdb-registers.out'), 'utf8');
     const threads = parseRegisters(text);
     assert.strictEqual(threads.size, 8);
-    assert.deepStrictEqual(threads.get(22105), { rip: 0x7f910ff26cae, rsp: 0x7ffe4d89fec0, rbp: 0, fsBase: 0x7f9110256340 });
+    assert.deepStrictEqual(threads.get(22105),
+      { rip: 0x7f910ff26cae, rsp: 0x7ffe4d89fec0, rbp: 0, fsBase: 0x7f9110256340 });
     assert.strictEqual(new Set([...threads.values()].map((r) => r.fsBase)).size, 8, 'a thread pointer each');
     // A gdb that does not give fs_base: the thread is still walked.
     const old = parseRegisters(text.split('\n').filter((l) => !l.startsWith('fs_base')).join('\n'));

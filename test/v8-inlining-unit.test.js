@@ -50,7 +50,9 @@ describe('V8 inlining: what optimized code inlined where it ran (lib/v8/inlining
       assert.strictEqual(l.code, 24, label);
       assert.strictEqual(l.handle, true, label);
       // Where the metadata gives the Code's fields, the measured table agrees.
-      assert.deepStrictEqual([l.start.field, l.size, l.flags], [fx.symbols.v8dbg_class_Code__instruction_start__Address, fx.symbols.v8dbg_class_Code__instruction_size__int, fx.symbols.v8dbg_class_Code__flags__uint32_t], label);
+      assert.deepStrictEqual([l.start.field, l.size, l.flags],
+        [fx.symbols.v8dbg_class_Code__instruction_start__Address, fx.symbols.v8dbg_class_Code__instruction_size__int,
+          fx.symbols.v8dbg_class_Code__flags__uint32_t], label);
       assert.match(inliningLayout(layoutFrom(fx.symbols), fx.symbols).unsupported,
         /^V8 1[34]\.\d+\.\d+\.\d+ \(its functions hold a handle into its dispatch table, not their code, and where that table is was not read\): a function its optimizing compiler inlined is counted as its caller$/);
       assert.match(inliningLayout(layoutFrom(fx.symbols), fx.symbols, { dispatch: { unsupported: 'its binary keeps no symbol for js_dispatch_table_address (stripped)' } }).unsupported,
@@ -58,7 +60,8 @@ describe('V8 inlining: what optimized code inlined where it ran (lib/v8/inlining
     }
     const fx = load('v8-frames-node22.json');
     const future = { ...layoutFrom(fx.symbols), version: { major: 12, minor: 9 }, versionText: '12.9.1.1' };
-    assert.match(inliningLayout(future, fx.symbols).unsupported, /^V8 12\.9\.1\.1 \(nodetrace has not measured where its code keeps them\)/);
+    assert.match(inliningLayout(future, fx.symbols).unsupported,
+      /^V8 12\.9\.1\.1 \(nodetrace has not measured where its code keeps them\)/);
   });
 
   for (const label of ['node18', 'host', 'node22', 'node24', 'node26']) {
@@ -112,7 +115,12 @@ describe('V8 inlining: what optimized code inlined where it ran (lib/v8/inlining
   });
 
   it('decodes V8 14\'s table: the code offset\'s delta unsigned, above two flag bits (a statement in bit 0)', function () {
-    const unsigned = (n) => { const out = []; let v = BigInt(n); do { let b = Number(v & 0x7fn); v >>= 7n; if (v) b |= 0x80; out.push(b); } while (v); return out; };
+    const unsigned = (n) => {
+      const out = [];
+      let v = BigInt(n);
+      do { let b = Number(v & 0x7fn); v >>= 7n; if (v) b |= 0x80; out.push(b); } while (v);
+      return out;
+    };
     const bytes = Buffer.from([
       ...unsigned((12 << 2) | 2), ...vlq(position(10, -1)),                    // offset 12, an expression
       ...unsigned((14 << 2) | 3), ...vlq(position(30, 0) - position(10, -1)),  // offset 26, a statement
@@ -136,7 +144,8 @@ describe('V8 inlining: what optimized code inlined where it ran (lib/v8/inlining
   it('profile says once how inlined functions are shown: above their caller, where not (1% of the samples or more), or why never', function () {
     const summary = (inlining) => ({ samples: 200, categories: [{ category: 'js', samples: 150 }], jit: { v8: inlining === undefined ? null : { inlining } } });
     assert.strictEqual(inliningLine(summary({ read: true, shown: 90, unknown: 1, note: null })), 'A function V8\'s optimizing compiler inlined into its caller is shown above it in the stacks; its row says how much of it ran inlined ("(inlined)", "(40% inlined)").');
-    assert.match(inliningLine(summary({ read: true, shown: 0, unknown: 150, note: null })), /ran inlined \("\(inlined\)", "\(40% inlined\)"\)\. Not in 75\.0% of the samples: there a frame ran optimized code that is not its function's own \(a loop V8 optimized while it ran, on-stack replacement; or code replaced since\)/);
+    assert.match(inliningLine(summary({ read: true, shown: 0, unknown: 150, note: null })),
+      /ran inlined \("\(inlined\)", "\(40% inlined\)"\)\. Not in 75\.0% of the samples: there a frame ran optimized code that is not its function's own \(a loop V8 optimized while it ran, on-stack replacement; or code replaced since\)/);
     assert.strictEqual(inliningLine(summary({ read: false, shown: 0, unknown: 0, note: 'V8 14.6.202.34 (why): a function its optimizing compiler inlined is counted as its caller' })),
       'Not shown apart: V8 14.6.202.34 (why): a function its optimizing compiler inlined is counted as its caller.');
     assert.match(inliningLine(summary(undefined)), /is counted as that caller \(not shown apart\)\.$/, 'the perf map only');
@@ -155,9 +164,12 @@ describe('V8 inlining: what optimized code inlined where it ran (lib/v8/inlining
     const STEP = { name: 'step', file: '/app/x.js', line: 22, column: 14, kind: 'function', sfi: 0x1001 };
     const SCALE = { name: 'scale', file: '/app/x.js', line: 10, column: 15, kind: 'function', sfi: 0x2001 };
     const namer = { limitation: () => null, nameSfi: (w) => (w === 0x1001n ? STEP : null) };
-    const record = { start: 0x50000000, end: 0x50001000, shared: 0x1001n, optimized: true, offsets: Int32Array.from([0, 0x100]), inlinings: Int32Array.from([-1, 0]), inlined: [{ parent: -1, name: SCALE }] };
+    const record = { start: 0x50000000, end: 0x50001000, shared: 0x1001n, optimized: true,
+      offsets: Int32Array.from([0, 0x100]), inlinings: Int32Array.from([-1, 0]),
+      inlined: [{ parent: -1, name: SCALE }] };
     const reads = [];
-    const inlining = { limitation: () => null, describe: (w) => { reads.push(w); return w === 0x7001n ? record : null; } };
+    const inlining = { limitation: () => null,
+      describe: (w) => { reads.push(w); return w === 0x7001n ? record : null; } };
     const names = new SampleNames(namer, { close() {} }, inlining);
     names.take('@js_sfi[5]: 4097');
     names.take('@js_code[5]: 28673');

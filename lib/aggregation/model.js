@@ -230,7 +230,8 @@ function mergeTwo(a, b, combine = (x, y) => x + y) {
     const zero = { outOfOrder: 0n, longerThanTrace: 0n };
     const x = a.discarded || zero;
     const y = b.discarded || zero;
-    merged.discarded = { outOfOrder: x.outOfOrder + y.outOfOrder, longerThanTrace: x.longerThanTrace + y.longerThanTrace };
+    merged.discarded = { outOfOrder: x.outOfOrder + y.outOfOrder,
+      longerThanTrace: x.longerThanTrace + y.longerThanTrace };
   }
   return merged;
 }

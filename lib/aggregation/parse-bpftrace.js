@@ -262,7 +262,7 @@ function parseJsonWithBigInts(text) {
     const result = value();
     skipSpace();
     return at === text.length ? result : null;
-  } catch (err) {
+  } catch {
     return null;
   }
 }
@@ -321,7 +321,8 @@ function parseBpftraceJson(text) {
     if (!message || !['map', 'hist', 'stats'].includes(message.type) || !message.data) continue;
     for (const [mapName, value] of Object.entries(message.data)) {
       const name = mapName.replace(/^@/, '');
-      const keyed = isUnkeyedValue(message.type, value) ? [[[], value]] : Object.entries(value || {}).map(([k, v]) => [splitJsonKey(k), v]);
+      const keyed = isUnkeyedValue(message.type, value) ? [[[], value]] : Object.entries(value || {})
+        .map(([k, v]) => [splitJsonKey(k), v]);
       for (const [key, entryValue] of keyed) {
         const entry = jsonEntry(message.type, key, entryValue);
         if (entry) maps.add(name, entry);

@@ -43,9 +43,9 @@ function nameFunctions(pid, addresses) {
       try {
         const r = opened.namer.nameSfi(BigInt(a));
         if (r && r.text) names.set(a, r.text);
-      } catch (err) { /* moved or freed: left unnamed */ }
+      } catch { /* moved or freed: left unnamed */ }
     }
-  } catch (err) {
+  } catch {
     /* the process is gone */
   } finally {
     if (opened) opened.close();

@@ -102,7 +102,8 @@ function parseAsync({ during = [], maps = '' } = {}, { providers = null, attache
   const numbers = new Set();
   for (const map of Object.values(m)) for (const k of map.keys()) if (/^\d+$/.test(k)) numbers.add(k);
   const value = (map, k) => (map.get(k) && typeof map.get(k).value === 'bigint' ? map.get(k).value : null);
-  const hist = (map, k) => (map.get(k) && Array.isArray(map.get(k).buckets) && totalCount(map.get(k)) > 0n ? map.get(k) : null);
+  const hist = (map, k) => (map.get(k) && Array.isArray(map.get(k).buckets) && totalCount(map.get(k)) > 0n ? map.get(k)
+    : null);
   const perThread = [...numbers].map((k) => {
     // The hook's kinds are counted in the process and summed (@hook_*).
     const created = value(m.created, k) || value(m.hook_created, k) || 0n;
@@ -335,7 +336,8 @@ function functionsByKind(model) {
     if (!out.has(kind)) out.set(kind, []);
     out.get(kind).push({ sfi, ns: e.value, calls: c && typeof c.value === 'bigint' ? c.value : null, name: null });
   }
-  for (const [kind, list] of out) out.set(kind, list.sort((a, b) => cmp(b.ns, a.ns) || (a.sfi < b.sfi ? -1 : 1)).slice(0, FUNCTIONS_PER_KIND));
+  for (const [kind, list] of out) out.set(kind, list.sort((a, b) => cmp(b.ns, a.ns) || (a.sfi < b.sfi ? -1 : 1))
+    .slice(0, FUNCTIONS_PER_KIND));
   return { functions: out, totals };
 }
 
@@ -590,6 +592,7 @@ function renderAsyncJSON(r, { pid, who, tracer, version, thread = null, workers 
 }
 
 module.exports = {
-  parseAsync, parseAliveSamples, isGrowing, splitHookNames, functionAddresses, renderAsyncText, renderAsyncJSON, groupLiveStacks, splitLiveStacks,
+  parseAsync, parseAliveSamples, isGrowing, splitHookNames, functionAddresses, renderAsyncText, renderAsyncJSON,
+  groupLiveStacks, splitLiveStacks,
   MIN_TREND_SAMPLES, STACKS_PER_KIND, LIVE_KEPT,
 };

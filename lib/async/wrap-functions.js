@@ -78,7 +78,7 @@ function realHost() {
   const fs = require('fs');
   return {
     maps: (pid) => readProcFile(pid, 'maps'),
-    exePath: (pid) => { try { return fs.readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, ''); } catch (err) { return null; } },
+    exePath: (pid) => { try { return fs.readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, ''); } catch { return null; } },
     findSymbols: (file, names) => findElfSymbols(file, names, { followLinks: true }),
     nodeVersion: (file) => nodeVersionOf(file),
   };

@@ -75,7 +75,8 @@ function plan(args, tracer) {
   // Whose event loop the loop figures are of (lib/threads/select.js), as loop's --thread.
   const want = args.thread === undefined ? { main: true } : parseThread(args.thread);
   const chosen = want.main ? { tid: pid, identity: { tid: pid, role: 'main' } } : selectThread(pid, want);
-  const thread = { tid: chosen.tid, role: chosen.identity.role, label: threadLabel(chosen.identity), ...(chosen.identity.worker ? { worker: chosen.identity.worker } : {}) };
+  const thread = { tid: chosen.tid, role: chosen.identity.role, label: threadLabel(chosen.identity),
+    ...(chosen.identity.worker ? { worker: chosen.identity.worker } : {}) };
   const found = locateAsyncWrap(pid);
   if (found.missing) {
     throw new UserError(`cannot trace PID ${pid}'s asynchronous operations: ${found.missing}.`,
@@ -117,7 +118,8 @@ function plan(args, tracer) {
     env: { BPFTRACE_CACHE_USER_SYMBOLS: '1', ...mapKeysEnv(tracer, 65536), ...(stacks ? rawUserStackEnv(tracer) : {}) },
     describe: `the asynchronous operations of ${describeIdentity(who)}`,
     target: { pid },
-    details: { process: who, thread, version: found.version, providers: found.providers, stacks, hook: Boolean(hook.library), ...(stacks && sharedAt ? { jsFrames: {} } : {}) },
+    details: { process: who, thread, version: found.version, providers: found.providers, stacks,
+      hook: Boolean(hook.library), ...(stacks && sharedAt ? { jsFrames: {} } : {}) },
     // Said on stderr, not only in the dry run: the trace turns the
     // process's async_hooks on, which costs it (docs/performance.md).
     warnings: [...(note ? [note] : []), ...(functionsNote ? [functionsNote] : []), ...(hook.why ? [hook.why] : []),
@@ -171,10 +173,13 @@ function report(result, { args, tracer, plan: p, snapshots }, run = {}) {
   const spanMs = result.reported ? null : tracedSpanMs(result);
   // Lines taken as they came, to name JavaScript frames meanwhile (lib/profile/js-frames.js).
   if (run.lines) Object.assign(result, splitAtEndMarker(run.lines));
-  const r = parseAsync(result, { providers, attachedNs: spanMs === null ? null : spanMs * 1e6, stacks: p.details.stacks, hook: p.details.hook, tracer: tracer.name });
+  const r = parseAsync(result,
+    { providers, attachedNs: spanMs === null ? null : spanMs * 1e6, stacks: p.details.stacks, hook: p.details.hook,
+      tracer: tracer.name });
   r.tracedNs = spanNs(result, r.tracedNs);
   if (r.liveStacks && snapshots && args.stacks) {
-    const named = nameLoopStacks(r.liveStacks.map((s) => s.stack), snapshots.symbolizer, snapshots.latest, { js: run.js });
+    const named = nameLoopStacks(r.liveStacks.map((s) => s.stack), snapshots.symbolizer, snapshots.latest,
+      { js: run.js });
     r.liveStacks.forEach((s, i) => { s.stack = named[i]; });
   }
   groupLiveStacks(r);
@@ -185,7 +190,8 @@ function report(result, { args, tracer, plan: p, snapshots }, run = {}) {
   // Whose loop the loop figures are; the process's Workers, whose
   // operations the counts hold too (merged).
   const workers = snapshots ? snapshots.threadsSeen().filter((t) => t.role === 'worker')
-    .sort((a, b) => (a.worker.threadId || 0) - (b.worker.threadId || 0)).map((t) => ({ tid: t.tid, label: threadLabel(t) })) : [];
+    .sort((a, b) => (a.worker.threadId || 0) - (b.worker.threadId || 0))
+      .map((t) => ({ tid: t.tid, label: threadLabel(t) })) : [];
   const o = { pid, who, version, tracer: tracer.name, top: args.top, thread: p.details.thread, workers };
   process.stdout.write(args.json ? renderAsyncJSON(r, o) : renderAsyncText(r, o));
   const lost = tracer.name === 'dtrace' ? dtraceLossLine(dtraceLosses(result.errors)) : null;

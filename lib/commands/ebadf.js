@@ -3,7 +3,7 @@
 // (or another errno), save a core with gcore, and let it run on; or, with
 // --abort, kill it with SIGABRT right there. The article's "stopping a broken
 // program in its tracks", made safe for production: see docs/ebadf.md.
-const { UsageError, UserError, EXIT } = require('../errors');
+const { UsageError, UserError } = require('../errors');
 const proc = require('../proc');
 const { requireRoot } = require('../privilege');
 const { requireTracer, findOnPath } = require('../tracer/detect');
@@ -144,7 +144,7 @@ function dryRun(p, args) {
 // nodetrace and its watchdog are node processes: a `--name node` must never stop them.
 function requireNotOurselves(filter) {
   if (!filter.name) return;
-  try { process.title = 'nodetrace'; } catch (err) { /* keep going */ }
+  try { process.title = 'nodetrace'; } catch { /* keep going */ }
   if (proc.processName(process.pid) === filter.name) {
     throw new UserError(`nodetrace itself runs as a process named "${filter.name}" here, so --name ${filter.name} could stop nodetrace.`,
       { hint: 'Run nodetrace with a longer command line (e.g. the full path: sudo /path/to/bin/nodetrace ...) so that it can rename itself, or watch by PID.' });

@@ -86,7 +86,8 @@ function report(result, { args, tracer, plan: p, snapshots }) {
   // Each thread that paused by what it is (lib/threads/identify.js): the
   // main thread, a Worker (each isolate collects its own heap).
   const identityOf = (tid) => (snapshots && snapshots.identityOf(tid)) || (tid === pid ? { role: 'main' } : null);
-  process.stdout.write(args.json ? renderGcJSON(r, { pid, who, tracer: tracer.name, identityOf }) : renderGcText(r, { pid, who, identityOf }));
+  process.stdout.write(args.json ? renderGcJSON(r, { pid, who, tracer: tracer.name, identityOf })
+    : renderGcText(r, { pid, who, identityOf }));
   return { gathered: r.kinds.length > 0 };
 }
 

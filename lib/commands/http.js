@@ -196,7 +196,8 @@ function plan(args, tracer) {
     return wirePlan(args, tracer, pid);
   }
   // A dry run only names this user's own probe library; a real run makes it.
-  const targets = resolveTargets(HTTP, targetText(args), tracer.name, hostFacts(HTTP_PROVIDER), { create: !args.dryRun });
+  const targets = resolveTargets(HTTP, targetText(args), tracer.name, hostFacts(HTTP_PROVIDER),
+    { create: !args.dryRun });
   const p = planHttp(tracer, targets, minUs(args));
   const one = targets.kind === 'pids' && targets.pids.length === 1 ? targets.pids[0] : null;
   return { ...p, target: one ? { pid: one } : null, details: { ...p.details, targets } };
@@ -338,14 +339,16 @@ function lossCounts(follower) {
   const counts = new Map();
   for (const g of follower.generations) {
     const r = g.reader;
-    addMaps(counts, { fired: r.firedBy, over: r.overBy, full: r.fullBy, arrived: g.arrivedBy, malformed: r.malformedBy }, r.malformedWhy);
+    addMaps(counts, { fired: r.firedBy, over: r.overBy, full: r.fullBy, arrived: g.arrivedBy,
+      malformed: r.malformedBy }, r.malformedWhy);
   }
   return counts;
 }
 
 function report(result, { args, http, broken, tracer }) {
   const { follower, stats, shown, identityOf } = http;
-  const lines = http.wire ? wireLossLines(http.wire, (pid) => describeIdentity(identityOf(pid))) : lossLines(lossCounts(follower), {
+  const lines = http.wire ? wireLossLines(http.wire, (pid) => describeIdentity(identityOf(pid)))
+    : lossLines(lossCounts(follower), {
     describe: (pid) => describeIdentity(identityOf(pid)), noun: 'request', nouns: 'requests', share: SHARE, lostWhy: LOST_WHY,
   });
   // http-wire.d has no count of its own: what DTrace lost, it says on stderr.

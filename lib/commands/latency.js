@@ -104,7 +104,8 @@ function plan(args, tracer) {
     o.describe = `"${args.command}"`;
   }
   if (program) {
-    Object.assign(o, { args: program.args, without: program.without, programText: program.programText, extra: program.extra });
+    Object.assign(o, { args: program.args, without: program.without, programText: program.programText,
+      extra: program.extra });
     if (o.target) o.uprobeFiles = [...new Set([program.args.NAPI_FILE, program.args.UV_FILE])];
     // What this trace cannot see is said before it starts: a report with
     // fewer fs operations must never look like a process doing less fs.
@@ -146,7 +147,8 @@ function report(result, { args, plan: p, snapshots, broken }) {
   // No operation it measured can have lasted longer than the tracer ran.
   const ranMs = tracerRanMs(result);
   const model = buildModel(result, {
-    tracer: p.tracer.name, addonsOnly: args.addonsOnly, resolveAddresses: snapshots.resolver(), traceNs: ranMs * 1e6, symbols: args.symbols,
+    tracer: p.tracer.name, addonsOnly: args.addonsOnly, resolveAddresses: snapshots.resolver(), traceNs: ranMs * 1e6,
+    symbols: args.symbols,
   });
   // The trace, as the header and JSON say and the pool's shares are of: the
   // program's window where it printed its report at the end asked for

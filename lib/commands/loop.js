@@ -73,7 +73,8 @@ function plan(args, tracer) {
   // (lib/threads/select.js finds it in the process).
   const want = args.thread === undefined ? { main: true } : parseThread(args.thread);
   const chosen = want.main ? { tid: pid, identity: { tid: pid, role: 'main' } } : selectThread(pid, want);
-  const thread = { tid: chosen.tid, role: chosen.identity.role, label: threadLabel(chosen.identity), ...(chosen.identity.worker ? { worker: chosen.identity.worker } : {}) };
+  const thread = { tid: chosen.tid, role: chosen.identity.role, label: threadLabel(chosen.identity),
+    ...(chosen.identity.worker ? { worker: chosen.identity.worker } : {}) };
   const stacks = Boolean(args.stacks || args.folded);
   // JavaScript frames of the stacks named from V8's metadata where it is known (lib/profile/js-frames.js).
   const js = stacks && tracer.name === 'bpftrace' ? jsFramesLayout(pid) : null;
@@ -81,7 +82,8 @@ function plan(args, tracer) {
     script: SCRIPT,
     // The program filters on the PID itself: bpftrace 0.17's -p filters no
     // tracepoint, and DTrace's $target would need -p, which stops nothing here.
-    args: { PID: pid, OVER_US: overUs, STACKS: stacks ? 1 : 0, TID: thread.tid, ...(js && js.shared ? { SHARED: js.shared, ...js.codeArguments } : {}) },
+    args: { PID: pid, OVER_US: overUs, STACKS: stacks ? 1 : 0, TID: thread.tid,
+      ...(js && js.shared ? { SHARED: js.shared, ...js.codeArguments } : {}) },
     // Raw user stacks, named by nodetrace from a snapshot of the target
     // (lib/loop/name-stacks.js): bpftrace would read the perf map itself,
     // through any link (out of a container's root, too) and blocking on a
@@ -89,7 +91,8 @@ function plan(args, tracer) {
     env: tracer.name === 'bpftrace' && stacks ? rawUserStackEnv(tracer) : {},
     describe: `the event loop of ${thread.role === 'main' ? '' : `${thread.label} (TID ${thread.tid}) of `}${describeIdentity(who)}`,
     target: { pid },
-    details: { process: who, thread, ...(js && js.shared ? { jsFrames: { v8: js.v8, sourceMaps: args.sourceMaps !== false } } : {}) },
+    details: { process: who, thread,
+      ...(js && js.shared ? { jsFrames: { v8: js.v8, sourceMaps: args.sourceMaps !== false } } : {}) },
     warnings: [note, js && js.note].filter(Boolean),
   });
 }
@@ -99,13 +102,16 @@ function report(result, { args, tracer, plan: p, broken, wallMinusMonoNs, snapsh
   if (run.lines) Object.assign(result, splitAtEndMarker(run.lines));
   const r = parseLoop(result, { tracer: tracer.name });
   r.tracedNs = spanNs(result, r.tracedNs);
-  if (snapshots && (args.stacks || args.folded)) r.stacks = nameLoopStacks(r.stacks, snapshots.symbolizer, snapshots.latest, { js: run.js });
+  if (snapshots && (args.stacks || args.folded)) r.stacks = nameLoopStacks(r.stacks, snapshots.symbolizer,
+    snapshots.latest, { js: run.js });
   // The process's Workers, as its threads were read while tracing: each
   // has a loop of its own, which the report points to.
   const workers = snapshots ? snapshots.threadsSeen().filter((t) => t.role === 'worker')
-    .sort((a, b) => (a.worker.threadId || 0) - (b.worker.threadId || 0)).map((t) => ({ tid: t.tid, role: t.role, label: threadLabel(t), worker: t.worker })) : [];
+    .sort((a, b) => (a.worker.threadId || 0) - (b.worker.threadId || 0))
+      .map((t) => ({ tid: t.tid, role: t.role, label: threadLabel(t), worker: t.worker })) : [];
   const o = {
-    pid, who: p.details.process, thread: p.details.thread, workers, tracer: tracer.name, overUs: parseThreshold(args.over), top: args.top,
+    pid, who: p.details.process, thread: p.details.thread, workers, tracer: tracer.name,
+    overUs: parseThreshold(args.over), top: args.top,
     wallMinusMonoNs, stacksWanted: args.stacks || args.folded,
   };
   if (args.folded) process.stdout.write(foldedStacks(r.stacks, { processName: proc.processName(pid) || 'node' }));

@@ -67,7 +67,8 @@ function builder(y) {
     .check((a) => {
       const { target, specs } = split(a);
       checkTarget({ ...a, target }, { many: true, extra: ['container'] });
-      if (a.pid === undefined && a.container === undefined && !specs.length && a.latency === undefined && /:/.test(String(target))) {
+      if (a.pid === undefined && a.container === undefined && !specs.length && a.latency === undefined
+        && /:/.test(String(target))) {
         throw new Error(`"${target}" is a probe: name the process first, e.g. nodetrace probes -p PID '${target}' (or '*' for every process with it).`);
       }
       checkDuration(a);
@@ -129,7 +130,8 @@ function modeOf(args) {
 
 // The probes asked for, each with its role (latency: start or end).
 function chosenProbes(args, candidates, where) {
-  if (!args.latency) return targets.matchProbes(split(args).specs.map(parseSpec), candidates, { where }).map((p) => ({ ...p, role: null }));
+  if (!args.latency) return targets.matchProbes(split(args).specs.map(parseSpec), candidates, { where })
+    .map((p) => ({ ...p, role: null }));
   const [start, end] = args.latency.map(parseSpec);
   const starts = targets.matchProbes([start], candidates, { where });
   const ends = targets.matchProbes([end], candidates, { where });
@@ -270,7 +272,8 @@ async function run(firstPlan, ctx) {
       follower.opened.closeAll();
       throw new UserError('none of the probe libraries passed nodetrace\'s checks (above): nothing to trace.', { exitCode: EXIT.NOT_FOUND });
     }
-    const plan2 = planClauses(tracer, args, processes, kept, { opened: follower.opened.fds, sites: kept.reduce((n, c) => n + c.probe.sites, 0) });
+    const plan2 = planClauses(tracer, args, processes, kept,
+      { opened: follower.opened.fds, sites: kept.reduce((n, c) => n + c.probe.sites, 0) });
     first = Object.assign(plan2, { target: firstPlan.target, details: { ...firstPlan.details, ...plan2.details } });
   }
   // The processes traced gone, the trace is over.
@@ -289,7 +292,8 @@ async function run(firstPlan, ctx) {
 function report(result, { args, probes: state }) {
   const { follower, identityOf, shown, mode } = state;
   const gens = follower.generations.filter((g) => g.result && g.result.ready);
-  const seconds = follower.main && follower.main.result ? Math.round(tracedSpanMs(follower.main.result) / 100) / 10 : null;
+  const seconds = follower.main && follower.main.result ? Math.round(tracedSpanMs(follower.main.result) / 100) / 10
+    : null;
   if (mode === 'lines') {
     const s = gens.reduce((t, g) => {
       for (const k of Object.keys(t)) t[k] += g.reader.stats[k];
@@ -308,12 +312,14 @@ function report(result, { args, probes: state }) {
     const probes = follower.generations.flatMap((g) => g.plan.details.probes);
     const rows = kept(probeReport.counts(runs));
     const all = pids.length ? probeReport.withZeros(rows, probes, pids) : rows;
-    process.stdout.write(args.json ? probeReport.renderCountsJson(all, { identityOf, seconds }) : probeReport.renderCountsText(all, { identityOf }));
+    process.stdout.write(args.json ? probeReport.renderCountsJson(all, { identityOf, seconds })
+      : probeReport.renderCountsText(all, { identityOf }));
     return { gathered: true };
   }
   const rows = kept(probeReport.latencies(runs));
   const [start, end] = args.latency;
-  process.stdout.write(args.json ? probeReport.renderLatencyJson(rows, { identityOf, start, end, key: args.key, seconds })
+  process.stdout.write(args.json
+    ? probeReport.renderLatencyJson(rows, { identityOf, start, end, key: args.key, seconds })
     : probeReport.renderLatencyText(rows, { identityOf, start, end }));
   return { gathered: true };
 }

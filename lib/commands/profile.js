@@ -124,7 +124,8 @@ function plan(args, tracer) {
       o.args = { HZ: hz, PID: pid, SHARED: js.shared, ...js.codeArguments };
     }
     // -c: what the command's process is checked against once it runs.
-    o.details.jsFrames = { v8: js.v8, sourceMaps: args.sourceMaps !== false, ...(js.binary ? { command: { binary: js.binary, shared: js.shared, codeArguments: js.codeArguments } } : {}) };
+    o.details.jsFrames = { v8: js.v8, sourceMaps: args.sourceMaps !== false,
+      ...(js.binary ? { command: { binary: js.binary, shared: js.shared, codeArguments: js.codeArguments } } : {}) };
   };
   if (args.command !== undefined) {
     const resolved = resolveCommand(args.command);
@@ -204,7 +205,8 @@ function report(result, { args, tracer, plan: p, target, snapshots }, run = {}) 
   let summary;
   let text;
   if (args.offCpu) {
-    summary = summarizeOffCpu(named, { pid, who, seconds, threads: parsed.threads, allThreads: args.allThreads, top: args.top, identityOf });
+    summary = summarizeOffCpu(named,
+      { pid, who, seconds, threads: parsed.threads, allThreads: args.allThreads, top: args.top, identityOf });
     text = () => (args.json ? renderOffCpuJson(summary) : renderOffCpuText(summary, { describe: p.describe }));
   } else {
     summary = summarize(named, { pid, who, hz: p.details.hz, seconds, top: args.top, identityOf });

@@ -73,7 +73,7 @@ function chooseTracer(backend) {
   }
   try {
     return requireTracer('bpftrace');
-  } catch (err) {
+  } catch {
     throw new UserError('snoop needs bpftrace on Linux: bunyan\'s probes there are USDT probes in the '
       + 'stapsdt format, which DTrace for Linux does not see.', { hint: INSTALL_HINT });
   }

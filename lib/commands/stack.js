@@ -6,7 +6,6 @@
 const { UsageError } = require('../errors');
 const { openCoreForWalk } = require('../v8/core');
 const { renderStacksText, renderStacksJson } = require('../stack/render');
-const { safeText } = require('../terminal-safe');
 const { sourceMapsOption } = require('./common-options');
 const { SourceMaps } = require('../source-maps');
 

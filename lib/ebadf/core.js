@@ -52,7 +52,7 @@ function checkCoreDir(dir) {
   let st;
   try {
     st = fs.statSync(abs);
-  } catch (err) {
+  } catch {
     throw new UsageError(`-o ${dir}: no such directory.`, 'Create it first (mkdir -p), or point -o at an existing directory.');
   }
   if (!st.isDirectory()) throw new UsageError(`-o ${dir}: not a directory.`);
@@ -146,7 +146,7 @@ function runGcore(o) {
   } catch (err) {
     return Promise.resolve({ ok: false, reason: `cannot write to ${o.dir}: ${err.code || err.message}`, ms: ms() });
   }
-  const cleanup = () => { try { fs.rmSync(tmp, { recursive: true, force: true }); } catch (err) { /* best effort */ } };
+  const cleanup = () => { try { fs.rmSync(tmp, { recursive: true, force: true }); } catch { /* best effort */ } };
   const problem = roomProblem(o.dir, o.pid);
   if (problem) {
     cleanup();
@@ -169,7 +169,7 @@ function runGcore(o) {
     const killGroup = (why) => {
       if (killedWhy) return;
       killedWhy = why;
-      try { process.kill(-child.pid, 'SIGKILL'); } catch (err) { /* gone */ }
+      try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ }
     };
     const timer = setTimeout(() => killGroup(`gcore took longer than ${Math.round(o.timeoutMs / 1000)} s`), o.timeoutMs);
     const onAbort = () => killGroup('interrupted');
@@ -180,10 +180,10 @@ function runGcore(o) {
       clearTimeout(timer);
       if (o.signal) o.signal.removeEventListener('abort', onAbort);
       // gdb may leave children in the group; make sure none survive.
-      try { process.kill(-child.pid, 'SIGKILL'); } catch (err) { /* none */ }
+      try { process.kill(-child.pid, 'SIGKILL'); } catch { /* none */ }
       const produced = `${prefix}.${o.pid}`;
       let size = 0;
-      try { size = fs.statSync(produced).size; } catch (err) { /* none */ }
+      try { size = fs.statSync(produced).size; } catch { /* none */ }
       if (killedWhy || code !== 0 || size === 0) {
         cleanup();
         const why = killedWhy || (sig ? `gcore was killed by ${sig}` : `gcore failed (exit status ${code})`);
@@ -205,5 +205,6 @@ function runGcore(o) {
 }
 
 module.exports = {
-  requireGcore, checkCoreDir, coreEstimate, freeBytes, roomProblem, requireRoom, runGcore, formatBytes, safeName, stamp, publish,
+  requireGcore, checkCoreDir, coreEstimate, freeBytes, roomProblem, requireRoom, runGcore, formatBytes, safeName, stamp,
+  publish,
 };

@@ -32,7 +32,8 @@ class Guard {
    *   silent while something is stopped) }
    */
   static start(cfg, { timeoutMs = 15000 } = {}) {
-    const config = { parent: process.pid, pid: cfg.pid || 0, name: cfg.name || null, maxStopMs: cfg.maxStopMs || 0, silentMs: cfg.silentMs || 0 };
+    const config = { parent: process.pid, pid: cfg.pid || 0, name: cfg.name || null, maxStopMs: cfg.maxStopMs || 0,
+      silentMs: cfg.silentMs || 0 };
     const child = spawn(process.execPath, [WATCHDOG, JSON.stringify(config)], {
       detached: true,
       stdio: ['pipe', 'pipe', 'inherit'],
@@ -41,7 +42,7 @@ class Guard {
       let out = '';
       const fail = (why) => {
         clearTimeout(timer);
-        try { child.kill('SIGKILL'); } catch (err) { /* gone */ }
+        try { child.kill('SIGKILL'); } catch { /* gone */ }
         reject(new UserError(`could not start the watchdog that resumes stopped processes if nodetrace dies (${why}); nothing was stopped.`));
       };
       const timer = setTimeout(() => fail('it did not answer'), timeoutMs);
@@ -65,7 +66,7 @@ class Guard {
     try {
       this.child.stdin.write(line + '\n');
       return true;
-    } catch (err) {
+    } catch {
       return false;
     }
   }

@@ -33,7 +33,7 @@ function identity(file) {
   try {
     const st = typeof file === 'string' ? fs.statSync(file) : null;
     return st ? `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}` : null;
-  } catch (err) {
+  } catch {
     return null;
   }
 }
@@ -53,7 +53,7 @@ const ops = {
   prepare({ pid }) {
     const snap = symbolizer.snapshot(pid, { perfMap: false });
     let exe = '';
-    try { exe = fs.readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, ''); } catch (err) { /* gone */ }
+    try { exe = fs.readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, ''); } catch { /* gone */ }
     for (const o of codeObjects(snap.maps, exe)) {
       for (const file of objectFiles(pid, o)) if (typeof file === 'string' && cachedMetadata(file)) break;
       const map = snap.maps.find((m) => m.dev === o.dev && m.inode === o.inode);
@@ -62,7 +62,7 @@ const ops = {
     return { objects: codeObjects(snap.maps, exe).length };
   },
 
-  walk({ pid, tid, registers }) {
+  walk({ pid, registers }) {
     let p;
     try {
       p = openProcess(pid, { symbolizer, readMetadata: cachedMetadata, sourceMapUrls: true });

@@ -75,7 +75,8 @@ class HitReaders {
   readerFor(key) {
     if (this.readers.has(key)) return this.readers.get(key);
     if (this.readers.size >= this.maxWorkers) {
-      const idle = [...this.readers].filter(([, r]) => !r.current && !r.queue.length).sort((a, b) => a[1].usedAt - b[1].usedAt)[0];
+      const idle = [...this.readers].filter(([, r]) => !r.current && !r.queue.length)
+        .sort((a, b) => a[1].usedAt - b[1].usedAt)[0];
       if (idle) {
         this.retire(idle[1]);
         this.readers.delete(idle[0]);

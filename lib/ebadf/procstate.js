@@ -16,7 +16,7 @@ function candidates({ pid, name }) {
   if (pid) return procState(pid) ? [pid] : [];
   const out = [];
   let entries = [];
-  try { entries = fs.readdirSync('/proc'); } catch (err) { return out; }
+  try { entries = fs.readdirSync('/proc'); } catch { return out; }
   for (const e of entries) {
     if (!/^[0-9]+$/.test(e)) continue;
     const st = readStat(Number(e));
@@ -33,7 +33,7 @@ function sendSignal(pid, signal) {
   try {
     process.kill(pid, signal);
     return true;
-  } catch (err) {
+  } catch {
     return false;
   }
 }

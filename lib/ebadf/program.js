@@ -45,7 +45,8 @@ function planEbadf(o) {
   if (o.mode === 'stop' && isD) args.USTACK = ustackBlocksGcore(o.tracer) ? 0 : 1;
   let programText;
   if (!(o.syscalls.length === 1 && o.syscalls[0] === 'close')) {
-    programText = instantiateProbes(readScript(script, o.tracer.name), o.syscalls.map((s) => probeFor(o.tracer.name, s)),
+    programText = instantiateProbes(readScript(script, o.tracer.name),
+      o.syscalls.map((s) => probeFor(o.tracer.name, s)),
       `Instantiated by nodetrace ebadf from d-scripts/${script}${isD ? '.d' : '.bt'} for system calls ${o.syscalls.join(', ')}.`);
   }
   return planTracer(o.tracer, {

@@ -17,7 +17,7 @@ function syscallEventsDir(dirs = TRACEFS_DIRS) {
     try {
       fs.readdirSync(events);
       return events;
-    } catch (err) { /* not mounted, or not readable by us */ }
+    } catch { /* not mounted, or not readable by us */ }
   }
   return null;
 }

@@ -42,7 +42,7 @@ function openMappedObjects(pid, maps, exePath) {
 function closeObjects(captured) {
   for (const o of (captured && captured.objects) || []) {
     if (o.fd === undefined) continue;
-    try { fs.closeSync(o.fd); } catch (err) { /* already */ }
+    try { fs.closeSync(o.fd); } catch { /* already */ }
     delete o.fd;
   }
 }
@@ -93,7 +93,7 @@ function saveSysroot(captured, coreFile) {
       try {
         fs.mkdirSync(path.dirname(link), { recursive: true, mode: 0o755 });
         fs.symlinkSync(path.relative(path.dirname(link), path.join(tmp, n.path)), link);
-      } catch (err) { /* a name that clashes with another: gdb falls back to the path */ }
+      } catch { /* a name that clashes with another: gdb falls back to the path */ }
     }
     fs.renameSync(tmp, root);
     return { root, bytes: need };

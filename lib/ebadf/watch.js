@@ -75,7 +75,7 @@ function wallFromKernel(kernelNs) {
 function abortCoreNote(rec) {
   if (rec.coreLimit === '0') return 'none: its core size limit (ulimit -c) was 0; raise it next time with: prlimit --pid PID --core=unlimited';
   let pattern = '';
-  try { pattern = fs.readFileSync('/proc/sys/kernel/core_pattern', 'utf8').trim(); } catch (err) { return null; }
+  try { pattern = fs.readFileSync('/proc/sys/kernel/core_pattern', 'utf8').trim(); } catch { return null; }
   if (pattern.startsWith('|')) {
     const helper = pattern.slice(1).split(' ')[0];
     return `piped to ${helper}${/systemd-coredump/.test(helper) ? ` (coredumpctl info ${rec.hit.pid})` : ''}`;
@@ -83,13 +83,13 @@ function abortCoreNote(rec) {
   if (/%[^pe%h]/.test(pattern)) return `per kernel.core_pattern "${pattern}"`;
   let name = pattern.replace(/%%|%p|%e|%h/g, (m) => ({ '%%': '%', '%p': String(rec.hit.pid), '%e': rec.hit.comm, '%h': os.hostname() }[m]));
   let usesPid = '0';
-  try { usesPid = fs.readFileSync('/proc/sys/kernel/core_uses_pid', 'utf8').trim(); } catch (err) { /* default */ }
+  try { usesPid = fs.readFileSync('/proc/sys/kernel/core_uses_pid', 'utf8').trim(); } catch { /* default */ }
   if (usesPid === '1' && !pattern.includes('%p')) name += '.' + rec.hit.pid;
   const file = name.startsWith('/') ? name : (rec.cwd ? path.join(rec.cwd, name) : name);
   try {
     const st = fs.statSync(file);
     return `${file} (${formatBytes(st.size)}, mode ${(st.mode & 0o777).toString(8)})`;
-  } catch (err) {
+  } catch {
     return `expected at ${file} (kernel.core_pattern "${pattern}"), not found: the kernel may have declined to write it`;
   }
 }
@@ -168,7 +168,8 @@ class Watch {
     this.hitsSeen++;
     const rec = {
       n: this.hitsSeen, of: this.o.count, mode: this.mode, hit, receivedHr: hrNow(),
-      wallMs: hit.kernelNs != null ? wallFromKernel(hit.kernelNs) : hit.wallNs != null ? Number(hit.wallNs / 1000000n) : Date.now(),
+      wallMs: hit.kernelNs != null ? wallFromKernel(hit.kernelNs) : hit.wallNs != null ? Number(hit.wallNs / 1000000n)
+        : Date.now(),
       errnoName: (this.o.errnoNames || {})[hit.errno],
       beyondCount: this.hitsSeen > this.o.count,
     };
@@ -244,7 +245,8 @@ class Watch {
     } else {
       await this.walkLive(rec);
       rec.core = await runGcore({
-        gcore: this.o.gcore, pid, comm: rec.hit.comm, dir: this.o.coreDir, timeoutMs: this.o.gcoreTimeoutMs, signal: this.stopAll.signal,
+        gcore: this.o.gcore, pid, comm: rec.hit.comm, dir: this.o.coreDir, timeoutMs: this.o.gcoreTimeoutMs,
+        signal: this.stopAll.signal,
         onSpawn: (gchild, tmp) => { rec.gcorePgid = gchild.pid; this.guard.send(`gcore ${gchild.pid} ${tmp} ${pid}`); },
       });
       if (rec.gcorePgid) this.guard.send(`gcore-done ${rec.gcorePgid}`);
@@ -255,7 +257,8 @@ class Watch {
     // SIGCONT whatever happened above: gdb leaves a SIGSTOPped process stopped.
     // A newer hit may stop it again at once (--count > 1): leave that stop be.
     const laterHit = () => this.records.find((r) => r.hit.pid === pid && r.n > rec.n);
-    const r = await state.resume([pid], { timeoutMs: 5000, restopped: () => Boolean(laterHit()), settleMs: RESTOP_SETTLE_MS });
+    const r = await state.resume([pid],
+      { timeoutMs: 5000, restopped: () => Boolean(laterHit()), settleMs: RESTOP_SETTLE_MS });
     const resumedHr = hrNow();
     if (r.resumed.length) {
       const next = laterHit();
@@ -271,7 +274,8 @@ class Watch {
       rec.resumeText = `NO: PID ${pid} is still stopped; run: kill -CONT ${pid}`;
       this.result.stillStopped.push(pid);
     }
-    rec.stoppedMs = rec.hit.kernelNs != null ? Number(resumedHr - rec.hit.kernelNs) / 1e6 : (Date.now() - Number(rec.hit.wallNs / 1000000n));
+    rec.stoppedMs = rec.hit.kernelNs != null ? Number(resumedHr - rec.hit.kernelNs) / 1e6
+      : (Date.now() - Number(rec.hit.wallNs / 1000000n));
     // A process in a container: its executable and libraries beside the
     // core (copied from what was opened at the hit, after the resume).
     if (rec.core && rec.core.ok && rec.objects) rec.sysroot = saveSysroot(rec.objects, rec.core.file);
@@ -284,7 +288,8 @@ class Watch {
     }
     if (stackFromCore) {
       const exe = rec.sysroot && rec.sysroot.root && rec.exe ? path.join(rec.sysroot.root, rec.exe) : rec.exe;
-      const got = await readCoreStack({ gdb: this.o.stackFromCore.gdb, exe, core: rec.core.file, tid: rec.hit.tid, timeoutMs: CORE_STACK_TIMEOUT_MS });
+      const got = await readCoreStack({ gdb: this.o.stackFromCore.gdb, exe, core: rec.core.file, tid: rec.hit.tid,
+        timeoutMs: CORE_STACK_TIMEOUT_MS });
       if (got.frames) rec.coreFrames = got.frames;
       else rec.coreStackError = got.error;
     } else if (this.o.stackFromCore) {
@@ -331,7 +336,8 @@ class Watch {
     const strip = (f) => {
       if (f.kind !== 'js') return f;
       const { sourceMapUrl, ...rest } = f;
-      return f.inlined ? { ...rest, inlined: f.inlined.map((r) => { if (!r) return r; const { sourceMapUrl: u, ...x } = r; return x; }) } : rest;
+      return f.inlined ? { ...rest,
+        inlined: f.inlined.map((r) => { if (!r) return r; const { sourceMapUrl: u, ...x } = r; return x; }) } : rest;
     };
     if (this.o.sourceMaps === false) { rec.jsStack.frames = frames.map(strip); return; }
     const r = await this.readers.run(rec.uid, { op: 'original', frames, root: `/proc/${rec.hit.pid}/root` }, { deadlineMs: NAMING_DEADLINE_MS });

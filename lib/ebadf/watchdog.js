@@ -34,7 +34,7 @@ const state = require('./procstate');
 
 const config = JSON.parse(process.argv[2] || '{}');
 // A `-n node` must not match the watchdog itself (its argv is long enough for the name to fit).
-try { process.title = 'nodetrace-wdog'; } catch (err) { /* keep going */ }
+try { process.title = 'nodetrace-wdog'; } catch { /* keep going */ }
 const filter = { pid: Number(config.pid) || 0, name: config.pid ? null : String(config.name || '') };
 const alreadyStopped = new Set(filter.pid || filter.name ? state.stoppedCandidates(filter) : []);
 
@@ -51,7 +51,7 @@ let finishing = false;
 let heardAt = Date.now();
 
 function say(text) {
-  try { fs.writeSync(2, `nodetrace ebadf watchdog: ${text}\n`); } catch (err) { /* no terminal any more */ }
+  try { fs.writeSync(2, `nodetrace ebadf watchdog: ${text}\n`); } catch { /* no terminal any more */ }
 }
 
 function handle(line) {
@@ -94,7 +94,8 @@ function finish(why) {
   }
   // 3. Resume: what nodetrace said it stopped, and (if it died) anything
   //    matching the filter that is stopped now and was not at the start.
-  const targets = new Set([...stopped].filter(([pid, s]) => s.start == null || state.sameProcess(pid, s.start)).map(([pid]) => pid));
+  const targets = new Set([...stopped].filter(([pid, s]) => s.start == null || state.sameProcess(pid, s.start))
+    .map(([pid]) => pid));
   if (emergency && (filter.pid || filter.name)) {
     for (const pid of state.stoppedCandidates(filter)) if (!alreadyStopped.has(pid)) targets.add(pid);
   }
@@ -109,7 +110,7 @@ function finish(why) {
   for (const [pgid, { dir }] of gcores) {
     waitGone(() => !state.sendSignal(-pgid, 0), 3000);
     if (dir && /\/\.nodetrace-ebadf-[^/]+$/.test(dir)) {
-      try { fs.rmSync(dir, { recursive: true, force: true }); } catch (err) { /* best effort */ }
+      try { fs.rmSync(dir, { recursive: true, force: true }); } catch { /* best effort */ }
     }
     did.push(`killed gcore (process group ${pgid}) and removed its partial core`);
   }
@@ -148,12 +149,15 @@ function keepTime() {
   if (finishing) return;
   const now = Date.now();
   if (maxStopMs) {
-    const over = [...stopped].filter(([pid, s]) => now - s.since > maxStopMs && (s.start == null || state.sameProcess(pid, s.start)));
+    const over = [...stopped]
+      .filter(([pid, s]) => now - s.since > maxStopMs && (s.start == null || state.sameProcess(pid, s.start)));
     release(over.map(([pid]) => pid), `stopped for more than ${Math.round(maxStopMs / 1000)} s, the longest a hit's handling may take`);
   }
   if (silentMs && now - heardAt > silentMs) {
-    const ours = [...stopped].filter(([pid, s]) => s.start == null || state.sameProcess(pid, s.start)).map(([pid]) => pid);
-    const unread = filter.pid || filter.name ? state.stoppedCandidates(filter).filter((pid) => !alreadyStopped.has(pid)) : [];
+    const ours = [...stopped].filter(([pid, s]) => s.start == null || state.sameProcess(pid, s.start))
+      .map(([pid]) => pid);
+    const unread = filter.pid || filter.name ? state.stoppedCandidates(filter).filter((pid) => !alreadyStopped.has(pid))
+      : [];
     release(new Set([...ours, ...unread]), `nodetrace (PID ${config.parent}) has not answered for ${Math.round((now - heardAt) / 1000)} s`);
   }
 }

@@ -45,7 +45,8 @@ function parseGc(maps, { tracer } = {}) {
     const entry = hists.get(name);
     if (!entry || !Array.isArray(entry.buckets) || totalCount(entry) === 0n) continue;
     const value = (m) => (m.get(name) ? m.get(name).value : null);
-    kinds.push({ name, describe, entry, count: value(counts) || totalCount(entry), totalUs: value(totals), maxUs: value(maxes) });
+    kinds.push({ name, describe, entry, count: value(counts) || totalCount(entry), totalUs: value(totals),
+      maxUs: value(maxes) });
   }
   return { kinds, threads: threadPauses(model), tracedNs: traced ? traced.value : null };
 }
@@ -66,9 +67,11 @@ function threadPauses(model) {
   for (const e of entries('thread_pauses')) kindOf(Number(e.key[0]), e.key[1]).count += e.value;
   for (const e of entries('thread_pause_us')) kindOf(Number(e.key[0]), e.key[1]).totalUs += e.value;
   const order = KINDS.map(([name]) => name);
-  return [...threads].map(([tid, m]) => ({ tid, kinds: [...m.values()].filter((k) => order.includes(k.name)).sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name)) }))
+  return [...threads].map(([tid, m]) => ({ tid, kinds: [...m.values()].filter((k) => order.includes(k.name))
+    .sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name)) }))
     .filter((t) => t.kinds.length)
-    .sort((a, b) => Number(b.kinds.reduce((n, k) => n + k.totalUs, 0n) - a.kinds.reduce((n, k) => n + k.totalUs, 0n)) || a.tid - b.tid);
+    .sort((a, b) => Number(b.kinds.reduce((n, k) => n + k.totalUs, 0n) - a.kinds.reduce((n, k) => n + k.totalUs, 0n))
+      || a.tid - b.tid);
 }
 
 // A thread as the report names it: "main thread", "Worker 1 \"churn\" (TID 4250)".

@@ -70,7 +70,7 @@ function realHost() {
   const fs = require('fs');
   return {
     maps: (pid) => readProcFile(pid, 'maps'),
-    exePath: (pid) => { try { return fs.readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, ''); } catch (err) { return null; } },
+    exePath: (pid) => { try { return fs.readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, ''); } catch { return null; } },
     findSymbols: (file, names) => findElfSymbols(file, names, { followLinks: true }),
     symbolNames: (file, prefix) => {
       const t = loadElfSymbols(file, { followLinks: true });

@@ -34,7 +34,8 @@ function routeOf(url) {
   const m = /^([a-z][a-z0-9+.-]*:\/\/[^/]*)?([^]*)$/i.exec(noQuery);
   const origin = m[1] || '';
   const route = (m[2] || '/').split('/').map((seg) => (
-    /^\d+$/.test(seg) || /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(seg) || /^[0-9a-f]{16,}$/i.test(seg)
+    /^\d+$/.test(seg) || /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(seg)
+      || /^[0-9a-f]{16,}$/i.test(seg)
       ? ':id' : seg)).join('/');
   return origin + (route || '/');
 }
@@ -135,10 +136,13 @@ class LatencyStats {
 
   /** -> [{ identity (null: merged or other processes), other (boolean), n, folded, groups: [Group] }], most requests first. */
   sets() {
-    if (this.merge) return this.merged.n ? [{ identity: null, other: false, n: this.merged.n, folded: this.merged.folded, groups: this.merged.list() }] : [];
+    if (this.merge) return this.merged.n
+      ? [{ identity: null, other: false, n: this.merged.n, folded: this.merged.folded, groups: this.merged.list() }]
+        : [];
     const out = [...this.byPid.values()].sort((a, b) => b.n - a.n)
       .map((p) => ({ identity: p.identity, other: false, n: p.n, folded: p.folded, groups: p.list() }));
-    if (this.others.n) out.push({ identity: null, other: true, n: this.others.n, folded: this.others.folded, groups: this.others.list() });
+    if (this.others.n) out.push({ identity: null, other: true, n: this.others.n, folded: this.others.folded,
+      groups: this.others.list() });
     return out;
   }
 }
@@ -226,9 +230,11 @@ function histogramsJSON(stats) {
     limits,
     histogram_layout: HISTOGRAM_LAYOUT,
     processes: sets.filter((s) => !s.other).map((s) => ({
-      ...identityJson(s.identity), requests: s.n, folded_requests: s.folded, groups: s.groups.map((g) => groupJSON(g, stats.by)),
+      ...identityJson(s.identity), requests: s.n, folded_requests: s.folded,
+      groups: s.groups.map((g) => groupJSON(g, stats.by)),
     })),
-    other_processes: other ? { requests: other.n, folded_requests: other.folded, groups: other.groups.map((g) => groupJSON(g, stats.by)) } : null,
+    other_processes: other ? { requests: other.n, folded_requests: other.folded,
+      groups: other.groups.map((g) => groupJSON(g, stats.by)) } : null,
   }) + '\n';
 }
 

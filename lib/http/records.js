@@ -247,4 +247,5 @@ function renderJSONLine(r, { wallMinusMonoNs } = {}) {
   }, 0) + '\n';
 }
 
-module.exports = { RequestJoiner, RequestReader, batchRecords, parseRequests, renderLine, renderJSONLine, HEADER, clockTime, wallMs };
+module.exports = { RequestJoiner, RequestReader, batchRecords, parseRequests, renderLine, renderJSONLine, HEADER,
+  clockTime, wallMs };

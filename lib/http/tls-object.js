@@ -37,8 +37,9 @@ function findTlsObject(pid) {
   } catch (err) {
     return { why: `cannot read /proc/${pid}/maps (${err.code || err.message})` };
   }
-  try { exePath = fs.readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, ''); } catch (err) { /* gone */ }
-  return locateTls({ pid, maps, exePath, findSymbols: (file, names) => findElfSymbols(file, names, { followLinks: true }) });
+  try { exePath = fs.readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, ''); } catch { /* gone */ }
+  return locateTls({ pid, maps, exePath,
+    findSymbols: (file, names) => findElfSymbols(file, names, { followLinks: true }) });
 }
 
 module.exports = { TLS_FUNCTIONS, locateTls, findTlsObject };

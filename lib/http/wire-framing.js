@@ -125,7 +125,7 @@ function parseHead(buf) {
     return {
       kind: 'request',
       method: req[1],
-      url: /[^\x00-\x7f]/.test(req[2]) ? Buffer.from(req[2], 'latin1').toString('utf8') : req[2],
+      url: /[\u0080-\uffff]/.test(req[2]) ? Buffer.from(req[2], 'latin1').toString('utf8') : req[2],
       host: hostOf(host),
       // Asks to leave HTTP/1: an upgrade, or a tunnel.
       upgrade: upgrade && connection.toLowerCase().split(',').some((t) => t.trim() === 'upgrade') ? upgrade : null,

@@ -156,7 +156,8 @@ class WireReader {
           const b = typeof bytes === 'string' ? stringBytes(bytes) : null;
           const pid = k && k[8] !== undefined ? Number(k[8]) : this.pid;
           const piece = k && b && this.traces(pid)
-            ? pieceOf({ kind: k[1], tid: k[2], ns: k[3], fd: k[4], ret: k[5], off: k[6], asked: k[7], pid }, b, refused) : null;
+            ? pieceOf({ kind: k[1], tid: k[2], ns: k[3], fd: k[4], ret: k[5], off: k[6], asked: k[7], pid }, b, refused)
+              : null;
           if (!k || !b || !this.traces(pid)) refused('an entry not as the program writes it');
           if (!piece) continue;
           if (this.take(piece)) this.batchCalls[set]++;
@@ -414,7 +415,8 @@ const plural = (n, one, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n =
  * given up at the bounds. `describe(pid)` names a process.
  */
 function wireLossLines(reader, describe) {
-  const counts = addMaps(new Map(), { fired: reader.firedBy, arrived: reader.arrivedBy, malformed: reader.malformedBy }, reader.malformedWhy);
+  const counts = addMaps(new Map(), { fired: reader.firedBy, arrived: reader.arrivedBy, malformed: reader.malformedBy },
+    reader.malformedWhy);
   const lines = lossLines(counts, {
     describe,
     noun: 'socket call',

@@ -83,7 +83,8 @@ function locate({ pid, maps, exePath, findSymbols, disassemble }) {
   // run of its own process) inside the process's root; the tracer is given
   // map_files, the mapped file itself, whatever its mount namespace
   // (lib/tracer/capabilities.js uprobeTarget).
-  const objects = codeObjects(maps, exePath).map((o) => ({ ...o, file: mapFile(pid, o), alternatives: objectFiles(pid, o) }));
+  const objects = codeObjects(maps, exePath)
+    .map((o) => ({ ...o, file: mapFile(pid, o), alternatives: objectFiles(pid, o) }));
   const points = {};
   const want = [...NAPI, ...LIBUV, ...QUEUE, WRAPPER, ...POOL];
   const symbols = new Map();   // object path -> what findSymbols said
@@ -174,7 +175,7 @@ function findProbePoints(pid) {
     const why = `cannot read /proc/${pid}/maps (${err.code || err.message})`;
     return { pid, objects: [], points: {}, missing: [...NAPI, ...LIBUV, ...QUEUE].map((name) => ({ name, why })) };
   }
-  try { exePath = fs.readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, ''); } catch (err) { /* gone */ }
+  try { exePath = fs.readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, ''); } catch { /* gone */ }
   return locate({
     pid, maps, exePath,
     findSymbols: (file, names) => findElfSymbols(file, names, { followLinks: true }),
@@ -192,7 +193,8 @@ function binaryProbePoints(file) {
   // functions where the symbols say (first segment not at 0).
   for (const name of IN_MEMORY) {
     if (points[name] && table.loads.length && Math.min(...table.loads.map((l) => l.vaddr)) > 0) {
-      points[name].range = runtimeRange(table.found.get(name), table.loads, Math.min(...table.loads.map((l) => l.vaddr - l.offset)));
+      points[name].range = runtimeRange(table.found.get(name), table.loads,
+        Math.min(...table.loads.map((l) => l.vaddr - l.offset)));
     }
   }
   keepPoolWithLibuv(points);

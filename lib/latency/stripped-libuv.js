@@ -21,7 +21,8 @@ const DONE_OFFSET = 96;
 function parseLine(line) {
   const m = /^\s*([0-9a-f]+):\s+([a-z0-9]+)\s*([^#]*?)\s*(?:#\s*([0-9a-f]+)\b.*)?$/.exec(line);
   if (!m) return null;
-  return { addr: parseInt(m[1], 16), op: m[2], args: m[3] ? m[3].split(/,(?![^(]*\))/) : [], target: m[4] ? parseInt(m[4], 16) : null };
+  return { addr: parseInt(m[1], 16), op: m[2], args: m[3] ? m[3].split(/,(?![^(]*\))/) : [], target: m[4]
+    ? parseInt(m[4], 16) : null };
 }
 
 function memOperand(text) {

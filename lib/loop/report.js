@@ -242,7 +242,8 @@ function renderLoopText(r, o) {
 // ---- JSON ------------------------------------------------------------------
 
 function threadJson(t) {
-  return { tid: t.tid, role: t.role, label: t.label, ...(t.worker ? { worker: { thread_id: t.worker.threadId, name: t.worker.name || null } } : {}) };
+  return { tid: t.tid, role: t.role, label: t.label,
+    ...(t.worker ? { worker: { thread_id: t.worker.threadId, name: t.worker.name || null } } : {}) };
 }
 
 function renderLoopJSON(r, o) {
@@ -273,7 +274,8 @@ function renderLoopJSON(r, o) {
     over_us: o.overUs,
     busy,
     stalls: longestFirst(r.stalls).map((s) => ({ ended_at: at(s.clock, s.atNs), busy_us: jsonInteger(s.busyUs) })),
-    early: r.early ? { ended_at: at(r.early.clock, r.early.atNs), busy_us_at_least: jsonInteger(r.early.busyUs) } : null,
+    early: r.early ? { ended_at: at(r.early.clock, r.early.atNs), busy_us_at_least: jsonInteger(r.early.busyUs) }
+      : null,
     open: r.open ? {
       since: r.open.sinceBeforeTrace ? null : at(r.open.clock, r.open.sinceNs),
       since_before_trace: r.open.sinceBeforeTrace,

@@ -66,7 +66,8 @@ const sum = (values) => (values.includes(null) ? null : values.reduce((a, b) => 
 function mergePart(parts, what) {
   const buckets = addBuckets(parts.map((p) => p.buckets), what);
   const max = maxOf(parts.map((p) => p.max));
-  return { buckets, max, json: { p50_us: percentileOf(buckets, 50, max), p99_us: percentileOf(buckets, 99, max), max_us: jsonInteger(max) } };
+  return { buckets, max, json: { p50_us: percentileOf(buckets, 50, max), p99_us: percentileOf(buckets, 99, max),
+    max_us: jsonInteger(max) } };
 }
 
 function merge(inputs, { bySource = false } = {}) {
@@ -104,7 +105,8 @@ function merge(inputs, { bySource = false } = {}) {
       },
       ...(bySource ? {
         by_source: parts.map(({ source, kind: k }) => ({
-          source, created: jsonInteger(k.created), callbacks: jsonInteger(k.callbacks), destroyed: jsonInteger(k.destroyed),
+          source, created: jsonInteger(k.created), callbacks: jsonInteger(k.callbacks),
+          destroyed: jsonInteger(k.destroyed),
           growing: k.growing, callback_p99_us: k.callback.p99, functions: k.callback.functions,
         })),
       } : {}),
@@ -124,7 +126,8 @@ function merge(inputs, { bySource = false } = {}) {
     hook: reports.every((r) => r.hook),
     unit: 'us',
     kinds,
-    sources: inputs.map(({ source, report }) => ({ source, process: report.process, tracer: report.tracer, node_version: report.node_version, traced_ns: jsonInteger(report.traced_ns), hook: report.hook })),
+    sources: inputs.map(({ source, report }) => ({ source, process: report.process, tracer: report.tracer,
+      node_version: report.node_version, traced_ns: jsonInteger(report.traced_ns), hook: report.hook })),
   };
 }
 

@@ -106,5 +106,6 @@ function common(values) {
 }
 
 module.exports = {
-  object, objectOrNull, list, text, textOrNull, integer, integerOrNull, number, numberOrNull, boolean, processOf, common, gatherRows, MAX_BUCKETS,
+  object, objectOrNull, list, text, textOrNull, integer, integerOrNull, number, numberOrNull, boolean, processOf,
+  common, gatherRows, MAX_BUCKETS,
 };

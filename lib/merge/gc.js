@@ -41,7 +41,8 @@ function merge(inputs, { bySource = false } = {}) {
       p99_us: percentileOf(buckets, 99, max),
       histogram: bucketsJson(buckets),
       ...(bySource ? {
-        by_source: parts.map((p) => ({ source: p.source, count: jsonInteger(countOf(p.kind.buckets)), total_us: jsonInteger(p.kind.total_us), max_us: jsonInteger(p.kind.max_us), p99_us: p.kind.p99_us })),
+        by_source: parts.map((p) => ({ source: p.source, count: jsonInteger(countOf(p.kind.buckets)),
+          total_us: jsonInteger(p.kind.total_us), max_us: jsonInteger(p.kind.max_us), p99_us: p.kind.p99_us })),
       } : {}),
     };
   });
@@ -53,7 +54,8 @@ function merge(inputs, { bySource = false } = {}) {
     unit: 'us',
     kinds,
     threads: [],
-    sources: inputs.map(({ source, report }) => ({ source, process: report.process, tracer: report.tracer, traced_ns: jsonInteger(report.traced_ns) })),
+    sources: inputs.map(({ source, report }) => ({ source, process: report.process, tracer: report.tracer,
+      traced_ns: jsonInteger(report.traced_ns) })),
   };
 }
 

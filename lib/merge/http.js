@@ -82,7 +82,8 @@ function merge(inputs, { bySource = false } = {}) {
       p99: percentileOf(buckets, 99, max),
       max,
       histogram: bucketsJson(buckets),
-      ...(bySource ? { by_source: [...bySourceCounts.values()].map((s) => ({ source: s.source, count: Number(s.count), max: s.max })) } : {}),
+      ...(bySource ? { by_source: [...bySourceCounts.values()]
+        .map((s) => ({ source: s.source, count: Number(s.count), max: s.max })) } : {}),
     };
   });
   // Most requests first, the folded groups last (as http's own).
@@ -96,7 +97,8 @@ function merge(inputs, { bySource = false } = {}) {
     requests: merged.reduce((n, g) => n + g.count, 0),
     folded_requests: reports.reduce((n, r) => n + r.folded, 0),
     groups: merged,
-    sources: inputs.map(({ source, report }) => ({ source, processes: report.processes, requests: report.groups.reduce((n, g) => n + Number(countOf(g.buckets)), 0) })),
+    sources: inputs.map(({ source, report }) => ({ source, processes: report.processes,
+      requests: report.groups.reduce((n, g) => n + Number(countOf(g.buckets)), 0) })),
   };
 }
 

@@ -60,12 +60,14 @@ function mergeTexts(inputs, { bySource = false } = {}) {
       throw new MergeError(`${r.source} is a ${command} report of version ${r.report.version}; this nodetrace merges version ${merger.VERSIONS.join(' and ')}: merge it with the nodetrace that made it`);
     }
   }
-  const read = recognized.map((r) => ({ source: r.source, report: within(r.source, () => merger.read(r.report, { version: r.report.version })) }));
+  const read = recognized.map((r) => ({ source: r.source,
+    report: within(r.source, () => merger.read(r.report, { version: r.report.version })) }));
   const merged = merger.merge(read, { bySource });
   const { sources, ...rest } = merged;
   return {
     format: 'json',
-    report: { version: merger.OUTPUT_VERSION || recognized[0].report.version, command, merged: sources.length, ...rest, sources },
+    report: { version: merger.OUTPUT_VERSION || recognized[0].report.version, command, merged: sources.length, ...rest,
+      sources },
   };
 }
 

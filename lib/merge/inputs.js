@@ -61,7 +61,7 @@ function recognize(text) {
   if (!trimmed) throw new MergeError('it is empty');
   if (trimmed.startsWith('{')) {
     let report;
-    try { report = JSON.parse(trimmed); } catch (err) { throw new MergeError('it is not JSON (one report, as a command\'s --json prints it)'); }
+    try { report = JSON.parse(trimmed); } catch { throw new MergeError('it is not JSON (one report, as a command\'s --json prints it)'); }
     if (!report || typeof report !== 'object' || Array.isArray(report)) throw new MergeError('it is not a report');
     if (typeof report.command !== 'string') {
       throw new MergeError('it names no command ("command"): a report of a nodetrace older than merge, or not a report; run the command again with this nodetrace');

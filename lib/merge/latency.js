@@ -86,7 +86,8 @@ const addDiscarded = (list) => ({
   longer_than_trace: jsonInteger(list.reduce((n, d) => n + d.longer_than_trace, 0n)),
 });
 
-const kindId = (k) => JSON.stringify([k.name, k.key, k.aggregation, k.subject && k.subject.field, k.subject && k.subject.text]);
+const kindId = (k) => JSON.stringify([k.name, k.key, k.aggregation, k.subject && k.subject.field, k.subject
+  && k.subject.text]);
 
 function sameUnit(units, what) {
   const set = new Set(units);
@@ -124,7 +125,8 @@ function mergeKind(parts, bySource) {
   }
   out.symbols = (parts.find((p) => p.kind.symbols) || { kind: { symbols: null } }).kind.symbols;
   if (bySource) {
-    out.by_source = parts.map((p) => ({ source: p.source, count: jsonInteger(countOf(p.kind.buckets)), p50: p.kind.p50, p99: p.kind.p99, max: jsonInteger(p.kind.max) }));
+    out.by_source = parts.map((p) => ({ source: p.source, count: jsonInteger(countOf(p.kind.buckets)), p50: p.kind.p50,
+      p99: p.kind.p99, max: jsonInteger(p.kind.max) }));
   }
   return out;
 }
@@ -183,7 +185,9 @@ function mergeOther(reports) {
       if (e.kind === 'stats') {
         const count = es.reduce((n, x) => n + x.count, 0n);
         const total = es.reduce((n, x) => n + x.total, 0n);
-        return { key: e.key, kind: e.kind, stats: { count: jsonInteger(count), average: jsonInteger(count === 0n ? 0n : total / count), total: jsonInteger(total) } };
+        return { key: e.key, kind: e.kind,
+          stats: { count: jsonInteger(count), average: jsonInteger(count === 0n ? 0n : total / count),
+            total: jsonInteger(total) } };
       }
       const buckets = addBuckets(es.map((x) => x.buckets), what);
       return {
@@ -202,7 +206,8 @@ function mergeOther(reports) {
 function merge(inputs, { bySource = false } = {}) {
   const merged = F.gatherRows(inputs, (r) => r.kinds, kindId, 'kind').map((parts) => mergeKind(parts, bySource));
   // Most time first, as latency's default order (--sort total).
-  const total = (k) => estimatedTotal({ buckets: k.histogram.map((b) => ({ lo: b.lo === null ? null : BigInt(b.lo), hi: b.hi === null ? null : BigInt(b.hi), count: BigInt(b.count) })) });
+  const total = (k) => estimatedTotal({ buckets: k.histogram.map((b) => ({ lo: b.lo === null ? null : BigInt(b.lo),
+    hi: b.hi === null ? null : BigInt(b.hi), count: BigInt(b.count) })) });
   merged.sort((a, b) => total(b) - total(a));
   const reports = inputs.map((i) => i.report);
   const units = new Set(merged.map((k) => k.unit));
@@ -217,7 +222,8 @@ function merge(inputs, { bySource = false } = {}) {
     },
     other: mergeOther(reports),
     pool: null,
-    sources: inputs.map(({ source, report }) => ({ source, process: report.process, tracer: report.tracer, traced_ns: jsonInteger(report.traced_ns), pool: report.pool })),
+    sources: inputs.map(({ source, report }) => ({ source, process: report.process, tracer: report.tracer,
+      traced_ns: jsonInteger(report.traced_ns), pool: report.pool })),
   };
 }
 

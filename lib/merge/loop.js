@@ -45,7 +45,9 @@ function merge(inputs, { bySource = false } = {}) {
       unit: 'us', count: jsonInteger(countOf(buckets)),
       p50: percentileOf(buckets, 50, max), p90: percentileOf(buckets, 90, max), p99: percentileOf(buckets, 99, max),
       max: jsonInteger(max), histogram: bucketsJson(buckets),
-      ...(bySource ? { by_source: withBusy.map((i) => ({ source: i.source, count: jsonInteger(countOf(i.report.busy.buckets)), p99: i.report.busy.p99, max: jsonInteger(i.report.busy.max) })) } : {}),
+      ...(bySource ? { by_source: withBusy.map((i) => ({ source: i.source,
+        count: jsonInteger(countOf(i.report.busy.buckets)), p99: i.report.busy.p99,
+        max: jsonInteger(i.report.busy.max) })) } : {}),
     };
   }
   const turnsNs = reports.map((r) => r.turns_ns);
@@ -68,7 +70,8 @@ function merge(inputs, { bySource = false } = {}) {
     open: null,
     stacks: reports.every((r) => r.stacks) ? mergeStacks(reports.map((r) => r.stacks)) : null,
     sources: inputs.map(({ source, report }) => ({
-      source, process: report.process, tracer: report.tracer, thread: report.thread, traced_ns: jsonInteger(report.traced_ns), early: report.early, open: report.open,
+      source, process: report.process, tracer: report.tracer, thread: report.thread,
+      traced_ns: jsonInteger(report.traced_ns), early: report.early, open: report.open,
     })),
   };
 }

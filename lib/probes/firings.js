@@ -63,7 +63,8 @@ class FiringReader {
     if (ints.length !== intPlaces.length) { this.stats.malformed++; return []; }
     const args = new Array(n).fill(null);
     intPlaces.forEach((i, j) => { args[i] = BigInt(ints[j]); });
-    const firing = { probe, pid: Number(m[2]), tid: Number(m[3]), ns: BigInt(m[4]), args, cut: [], missing: new Set(strings), unread: probe.kinds.length - n };
+    const firing = { probe, pid: Number(m[2]), tid: Number(m[3]), ns: BigInt(m[4]), args, cut: [],
+      missing: new Set(strings), unread: probe.kinds.length - n };
     const out = this.flushThread(firing.tid);
     if (!strings.length) return [...out, this.done(firing)];
     this.pending.set(`${k} ${firing.tid} ${firing.ns}`, firing);
@@ -109,7 +110,8 @@ class FiringReader {
   done(f) {
     this.stats.firings++;
     if (f.missing.size) this.stats.incomplete++;
-    return { probe: f.probe, pid: f.pid, tid: f.tid, ns: f.ns, args: f.args, cut: f.cut, incomplete: f.missing.size > 0, unread: f.unread };
+    return { probe: f.probe, pid: f.pid, tid: f.tid, ns: f.ns, args: f.args, cut: f.cut, incomplete: f.missing.size > 0,
+      unread: f.unread };
   }
 
   end() {
@@ -119,7 +121,7 @@ class FiringReader {
 
 // A JSON argument as the value it is, or null when it is not JSON (cut at the limit).
 function jsonValue(text) {
-  try { return JSON.parse(text); } catch (err) { return undefined; }
+  try { return JSON.parse(text); } catch { return undefined; }
 }
 
 // The most of one string argument a line shows; --json has all the tracer read.

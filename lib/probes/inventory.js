@@ -89,7 +89,7 @@ function processProbes(pid) {
   const objects = codeObjects(maps, exe).slice(0, LIMITS.MAX_SYMBOL_FILES);
   const verified = new Map(libraries.verifiedLibrariesOf(pid, ANY_PROVIDER).map((l) => [l.mapped, l]));
   let memory = null;
-  try { memory = new ProcessMemory(pid, { budget: SEMAPHORE_BUDGET }); } catch (err) { /* gone, or not ours to read */ }
+  try { memory = new ProcessMemory(pid, { budget: SEMAPHORE_BUDGET }); } catch { /* gone, or not ours to read */ }
   const out = [];
   try {
     for (const o of objects) {

@@ -56,7 +56,8 @@ function fileOffset(loads, address) {
  * -> { notes: [{ provider, name, format, args, pc, semaphore, semaphoreOffset }] } or { refused }.
  */
 function notesOfOpenFile(fd, size) {
-  const read = (offset, length) => (offset >= 0 && length >= 0 && offset + length <= size ? readAt(fd, offset, length) : null);
+  const read = (offset, length) => (offset >= 0 && length >= 0 && offset + length <= size ? readAt(fd, offset, length)
+    : null);
   const layout = elfLayout(read, size, { maxSections: LIMITS.MAX_SECTIONS });
   if (layout.refused) return layout;
   const found = stapsdtNotes(read, layout, size, { maxNotes: MAX_OBJECT_NOTES, maxNoteBytes: MAX_OBJECT_NOTE_BYTES });
@@ -66,7 +67,8 @@ function notesOfOpenFile(fd, size) {
     const why = siteRefusal(n, layout, read, size);
     if (why) return { refused: why };
     notes.push({
-      provider: n.provider, name: n.name, format: n.args, args: parseArguments(n.args), pc: n.pc, semaphore: n.semaphore,
+      provider: n.provider, name: n.name, format: n.args, args: parseArguments(n.args), pc: n.pc,
+      semaphore: n.semaphore,
       semaphoreOffset: fileOffset(layout.loads, n.semaphore),
     });
   }
@@ -84,7 +86,8 @@ const CACHE_MAX = 4096;
  * -> { notes } (none: []) or { refused }.
  */
 function objectNotes(file) {
-  const opened = openRegular(file, { maxBytes: LIMITS.MAX_ELF_BYTES, followLinks: /^\/proc\/\d+\/map_files\//.test(file) });
+  const opened = openRegular(file,
+    { maxBytes: LIMITS.MAX_ELF_BYTES, followLinks: /^\/proc\/\d+\/map_files\//.test(file) });
   if (opened.refused) return opened;
   try {
     const st = fs.fstatSync(opened.fd, { bigint: true });

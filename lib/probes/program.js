@@ -170,4 +170,5 @@ function planProbes(tracer, { mode, probes, pids = [], pid, key = 0, sites = pro
   });
 }
 
-module.exports = { planProbes, argumentsRead, latencyKeyRefusal, stringBytes, SCRIPTS, PID_SLOTS, REGISTER_ARGUMENTS, INTEGER, STRING };
+module.exports = { planProbes, argumentsRead, latencyKeyRefusal, stringBytes, SCRIPTS, PID_SLOTS, REGISTER_ARGUMENTS,
+  INTEGER, STRING };

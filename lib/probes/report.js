@@ -47,7 +47,8 @@ function withZeros(rows, probes, pids) {
   const out = [...rows];
   for (const pid of pids) {
     for (const probe of probes) {
-      if (!out.some((r) => r.pid === pid && r.probe.provider === probe.provider && r.probe.name === probe.name)) out.push({ pid, probe, count: 0n });
+      if (!out.some((r) => r.pid === pid && r.probe.provider === probe.provider
+        && r.probe.name === probe.name)) out.push({ pid, probe, count: 0n });
     }
   }
   return out.sort((a, b) => (a.pid - b.pid) || `${a.probe.provider}:${a.probe.name}`.localeCompare(`${b.probe.provider}:${b.probe.name}`));
@@ -74,7 +75,8 @@ function renderCountsJson(rows, { identityOf, seconds }) {
   return safeJson({
     version: JSON_VERSION,
     seconds,
-    counts: rows.map((r) => ({ ...identityJson(identityOf(r.pid)), provider: r.probe.provider, probe: r.probe.name, count: jsonInteger(r.count) })),
+    counts: rows.map((r) => ({ ...identityJson(identityOf(r.pid)), provider: r.probe.provider, probe: r.probe.name,
+      count: jsonInteger(r.count) })),
   }) + '\n';
 }
 
@@ -155,4 +157,5 @@ function renderLatencyJson(rows, { identityOf, start, end, key, seconds }) {
   }) + '\n';
 }
 
-module.exports = { counts, withZeros, renderCountsText, renderCountsJson, latencies, renderLatencyText, renderLatencyJson, JSON_VERSION };
+module.exports = { counts, withZeros, renderCountsText, renderCountsJson, latencies, renderLatencyText,
+  renderLatencyJson, JSON_VERSION };

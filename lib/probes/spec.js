@@ -54,11 +54,13 @@ function parseSpec(text) {
   }
   if (!provider) provider = '*';
   if (!probe) probe = '*';
-  return { text: s, provider: globRegExp(provider), module: module === null ? null : globRegExp(module), probe: globRegExp(probe) };
+  return { text: s, provider: globRegExp(provider), module: module === null ? null : globRegExp(module),
+    probe: globRegExp(probe) };
 }
 
 function specMatches(spec, p) {
-  return spec.provider.test(p.provider) && spec.probe.test(p.name) && (spec.module === null || (p.module !== null && spec.module.test(p.module)));
+  return spec.provider.test(p.provider) && spec.probe.test(p.name)
+    && (spec.module === null || (p.module !== null && spec.module.test(p.module)));
 }
 
 /** Is this probe's provider and name one a program may name? */
@@ -110,4 +112,5 @@ function matchProbes(specs, candidates, { where }) {
   return [...chosen];
 }
 
-module.exports = { parseSpec, specMatches, matchProbes, traceable, globRegExp, nameText, TRACEABLE_NAME, MAX_SPEC_CHARS };
+module.exports = { parseSpec, specMatches, matchProbes, traceable, globRegExp, nameText, TRACEABLE_NAME,
+  MAX_SPEC_CHARS };

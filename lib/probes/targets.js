@@ -63,7 +63,8 @@ function providerMatcher(specs) {
 function libraryProbes(lib) {
   const found = objectNotes(lib.path);
   const notes = found.refused ? [] : found.notes;
-  return apiProbes(lib.provider, notes).map((p) => ({ ...p, object: { path: lib.path, file: lib.path, api: true, uid: lib.uid } }));
+  return apiProbes(lib.provider, notes)
+    .map((p) => ({ ...p, object: { path: lib.path, file: lib.path, api: true, uid: lib.uid } }));
 }
 
 /**
@@ -81,7 +82,8 @@ function candidatesOf(processes, specs) {
       const v = libraries.openVerified(file, matcher);
       if (v.refused) continue;
       fs.closeSync(v.fd);
-      candidates.push(...libraryProbes({ path: file, provider: v.provider, uid: v.uid }).map((p) => ({ ...p, pid: null })));
+      candidates.push(...libraryProbes({ path: file, provider: v.provider, uid: v.uid })
+        .map((p) => ({ ...p, pid: null })));
     }
     return { candidates, where: 'any process on this host', refused: scan.takeRefusals(), matcher };
   }
@@ -104,7 +106,7 @@ function fileKey(o) {
   try {
     const st = fs.statSync(o.file);
     return `${st.dev}:${st.ino}`;
-  } catch (err) {
+  } catch {
     return o.file;
   }
 }
@@ -116,7 +118,7 @@ function rootsOwn(file) {
   try {
     const st = fs.lstatSync(file);
     return st.isFile() && st.uid === 0 && !(st.mode & 0o022);
-  } catch (err) {
+  } catch {
     return false;
   }
 }
@@ -171,7 +173,8 @@ function attachment(tracer, processes, clauses, opened = new Map(), { later = fa
   const pinned = (c) => libraries.isMapFile(c.object.file);
   const names = clauses.map((c) => `${c.probe.provider}\0${c.probe.name}`);
   const twice = new Set(names).size !== names.length;
-  if (one && !later && !twice && !clauses.some(pinned)) return { pid: one, libraryOf: (c) => usdtPathForPid(tracer, one, c.object.file) };
+  if (one && !later && !twice && !clauses.some(pinned)) return { pid: one,
+    libraryOf: (c) => usdtPathForPid(tracer, one, c.object.file) };
   return {
     pid: undefined,
     libraryOf: (c) => {
@@ -198,6 +201,7 @@ function coveredLibraries(clauses) {
 }
 
 module.exports = {
-  resolveProcesses, processesWithProviders, candidatesOf, clausesOf, attachment, pidSlots, coveredLibraries, libraryProbes,
+  resolveProcesses, processesWithProviders, candidatesOf, clausesOf, attachment, pidSlots, coveredLibraries,
+  libraryProbes,
   providerMatcher, matchProbes,
 };

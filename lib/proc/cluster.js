@@ -32,7 +32,7 @@ function readEnviron(pid) {
     let n = 0;
     for (let got = 1; got > 0 && n < buf.length; n += got) got = fs.readSync(fd, buf, n, buf.length - n, null);
     return buf.toString('latin1', 0, n);
-  } catch (err) {
+  } catch {
     return null;
   } finally {
     if (fd !== undefined) fs.closeSync(fd);
@@ -71,11 +71,11 @@ function clusterFacts(pid) {
 function childrenOf(pid) {
   const out = [];
   let tasks = [];
-  try { tasks = fs.readdirSync(`/proc/${pid}/task`); } catch (err) { return out; }
+  try { tasks = fs.readdirSync(`/proc/${pid}/task`); } catch { return out; }
   for (const t of tasks.slice(0, 4096)) {
     try {
       for (const c of fs.readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').trim().split(/\s+/)) if (/^[0-9]+$/.test(c)) out.push(Number(c));
-    } catch (err) { /* gone */ }
+    } catch { /* gone */ }
   }
   return out;
 }

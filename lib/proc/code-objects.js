@@ -20,7 +20,8 @@ function codeObjects(maps, exePath) {
   }
   const rank = (o) => (o.path === exePath ? 0 : /\/libnode\.so/.test(o.path) ? 1 : /\/libuv\.so/.test(o.path) ? 2 : 3);
   // (Ranked once each: a core may name 65,536 objects.)
-  return [...seen.values()].filter((o) => o.exec).map((o) => [rank(o), o]).sort((a, b) => a[0] - b[0]).map(([, o]) => o);
+  return [...seen.values()].filter((o) => o.exec).map((o) => [rank(o), o]).sort((a, b) => a[0] - b[0])
+    .map(([, o]) => o);
 }
 
 // Where a mapped object of process `pid` can be read from here, best first:

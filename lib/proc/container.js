@@ -66,7 +66,7 @@ function containerOfCgroups(cgroups) {
 function parsePodmanStore(text) {
   const names = new Map();
   let list;
-  try { list = JSON.parse(text); } catch (err) { return names; }
+  try { list = JSON.parse(text); } catch { return names; }
   if (!Array.isArray(list)) return names;
   for (const c of list) {
     if (c && typeof c.id === 'string' && Array.isArray(c.names) && typeof c.names[0] === 'string') names.set(c.id, c.names[0]);
@@ -136,11 +136,11 @@ function identityJson(id) {
 // ---- reading a live process ----------------------------------------------
 
 function readText(file) {
-  try { return fs.readFileSync(file, 'utf8'); } catch (err) { return null; }
+  try { return fs.readFileSync(file, 'utf8'); } catch { return null; }
 }
 
 function mountNamespace(pid) {
-  try { return fs.readlinkSync(`/proc/${pid}/ns/mnt`); } catch (err) { return null; }
+  try { return fs.readlinkSync(`/proc/${pid}/ns/mnt`); } catch { return null; }
 }
 
 /** Whether process `pid` sees another mount tree than nodetrace (a container), or null when unknown. */
@@ -180,6 +180,7 @@ function identityOf(pid) {
 }
 
 module.exports = {
-  parseNsPids, parseCgroup, containerOfCgroups, parsePodmanStore, identityFrom, describeIdentity, identityJson, containerText, shortId,
+  parseNsPids, parseCgroup, containerOfCgroups, parsePodmanStore, identityFrom, describeIdentity, identityJson,
+  containerText, shortId,
   identityOf, otherMountNamespace, containerNames,
 };

@@ -33,7 +33,7 @@ function isRunning(pid) {
 function readProcFile(pid, name) {
   try {
     return fs.readFileSync(`/proc/${pid}/${name}`, 'utf8');
-  } catch (err) {
+  } catch {
     return null;
   }
 }
@@ -41,7 +41,7 @@ function readProcFile(pid, name) {
 function readLink(file) {
   try {
     return fs.readlinkSync(file);
-  } catch (err) {
+  } catch {
     return null;
   }
 }
@@ -52,7 +52,7 @@ function commandLine(pid) {
   if (raw !== null) return raw.split('\0').filter(Boolean);
   try {
     return execFileSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8' }).trim().split(/\s+/);
-  } catch (err) {
+  } catch {
     return [];
   }
 }
@@ -117,7 +117,7 @@ function requireNodeProcess(pid, { canForce = false } = {}) {
 function numericEntries(dir) {
   try {
     return fs.readdirSync(dir).filter((e) => /^[0-9]+$/.test(e)).map(Number);
-  } catch (err) {
+  } catch {
     return [];
   }
 }
@@ -178,7 +178,7 @@ function holdsDescriptor(pid, is, { limit = 4096 } = {}) {
   let fds;
   try {
     fds = fs.readdirSync(`/proc/${pid}/fd`);
-  } catch (err) {
+  } catch {
     return null;
   }
   return fds.slice(0, limit).some((fd) => {

@@ -52,7 +52,7 @@ function loaderNames(pid, maps, exe) {
   let memory;
   try {
     memory = new ProcessMemory(pid, { budget: 1 << 20 });
-  } catch (err) {
+  } catch {
     return [];
   }
   try {

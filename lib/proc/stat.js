@@ -7,7 +7,7 @@ const fs = require('fs');
 function readText(file) {
   try {
     return fs.readFileSync(file, 'utf8');
-  } catch (err) {
+  } catch {
     return null;
   }
 }
@@ -93,4 +93,5 @@ function tgidOf(id) {
   return v && /^[0-9]+$/.test(v) ? Number(v) : null;
 }
 
-module.exports = { parseStat, readStat, procState, startTime, startedAtMs, cpuTicks, sameProcess, statusValue, statusBytes, uidOf, tgidOf };
+module.exports = { parseStat, readStat, procState, startTime, startedAtMs, cpuTicks, sameProcess, statusValue,
+  statusBytes, uidOf, tgidOf };

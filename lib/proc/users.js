@@ -21,10 +21,10 @@ function userNames() {
   try {
     const st = fs.statSync('/etc/passwd');
     stamp = `${st.ino}:${st.mtimeMs}:${st.size}`;
-  } catch (err) { /* none */ }
+  } catch { /* none */ }
   if (!cached || cached.stamp !== stamp) {
     let text = '';
-    try { text = fs.readFileSync('/etc/passwd', 'utf8'); } catch (err) { /* none */ }
+    try { text = fs.readFileSync('/etc/passwd', 'utf8'); } catch { /* none */ }
     cached = { stamp, names: parsePasswd(text) };
   }
   return cached.names;

@@ -84,4 +84,5 @@ function userFrame(f) {
   return { name, category: 'addon' };
 }
 
-module.exports = { CATEGORIES, CATEGORY_LABELS, UNNAMED_JIT, parseJsName, jsOrigin, userFrame, kernelFrame, stripOffset };
+module.exports = { CATEGORIES, CATEGORY_LABELS, UNNAMED_JIT, parseJsName, jsOrigin, userFrame, kernelFrame,
+  stripOffset };

@@ -49,15 +49,16 @@ function parseJsLine(line) {
 function jsFramesLayout(pid) {
   let maps = [];
   let exe = '';
-  try { maps = parseMaps(fs.readFileSync(`/proc/${pid}/maps`, 'utf8')); } catch (err) { /* gone */ }
-  try { exe = fs.readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, ''); } catch (err) { /* gone */ }
+  try { maps = parseMaps(fs.readFileSync(`/proc/${pid}/maps`, 'utf8')); } catch { /* gone */ }
+  try { exe = fs.readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, ''); } catch { /* gone */ }
   const v8 = findV8Object({ pid, maps, exePath: exe });
   if (!v8) return { note: 'no mapped object of the process carries V8\'s postmortem metadata: JavaScript is named from the perf map only' };
   const layout = layoutFrom(v8.symbols);
   if (layout.unsupported) return { note: `${layout.unsupported}: JavaScript is named from the perf map only` };
   const inlining = inliningOf(layout, v8.symbols, v8.source);
   return {
-    shared: layout.jsFunction.shared, codeArguments: inlining.codeArguments, dispatch: inlining.dispatch, inliningNote: inlining.note,
+    shared: layout.jsFunction.shared, codeArguments: inlining.codeArguments, dispatch: inlining.dispatch,
+    inliningNote: inlining.note,
     v8: layout.versionText, object: v8.object, layout, symbols: v8.symbols,
   };
 }
@@ -87,7 +88,8 @@ function commandJsFramesLayout(binary, { env = process.env } = {}) {
   if (!v8) return { note: `${binary} carries no V8 postmortem metadata, nor a libnode it links (not node's executable, or a script): JavaScript is named from the perf map only` };
   const layout = layoutFrom(v8.symbols);
   if (layout.unsupported) return { note: `${layout.unsupported}: JavaScript is named from the perf map only` };
-  return { shared: layout.jsFunction.shared, codeArguments: inliningOf(layout, v8.symbols, v8.file).codeArguments, v8: layout.versionText, binary };
+  return { shared: layout.jsFunction.shared, codeArguments: inliningOf(layout, v8.symbols, v8.file).codeArguments,
+    v8: layout.versionText, binary };
 }
 
 /**
@@ -108,9 +110,11 @@ function openJsFrames(pid, { sourceMaps = true } = {}) {
     return { note: `cannot read the memory of ${pid} (${err.code || err.message}): JavaScript is named from the perf map only` };
   }
   const namer = new V8Namer({ memory, layout: found.layout, sourceMapUrls: sourceMaps });
-  const inlining = new InliningReader({ heap: namer.heap, layout: found.layout, symbols: found.symbols, namer, dispatch: found.dispatch });
+  const inlining = new InliningReader({ heap: namer.heap, layout: found.layout, symbols: found.symbols, namer,
+    dispatch: found.dispatch });
   const maps = sourceMaps ? new SourceMaps({ root: `/proc/${pid}/root` }) : null;
-  return { shared: found.shared, codeArguments: found.codeArguments, names: new SampleNames(namer, memory, inlining, { sourceMaps: maps }) };
+  return { shared: found.shared, codeArguments: found.codeArguments,
+    names: new SampleNames(namer, memory, inlining, { sourceMaps: maps }) };
 }
 
 /**
@@ -128,7 +132,7 @@ function openCommandJsFrames(pid, planned, { sourceMaps = true } = {}) {
   try {
     exe = fs.statSync(`/proc/${pid}/exe`);
     binary = fs.statSync(planned.binary);
-  } catch (err) {
+  } catch {
     return { wait: true };
   }
   if (exe.dev !== binary.dev || exe.ino !== binary.ino) return { wait: true };
@@ -180,14 +184,15 @@ class SampleNames {
   take(line) {
     const e = parseJsLine(line);
     if (!e) return false;
-    if (this.prev.size >= MAX_ENTRIES || this.sfiAt.size >= MAX_ENTRIES || this.codeAt.size >= MAX_ENTRIES) { this.dropped++; return true; }
+    if (this.prev.size >= MAX_ENTRIES || this.sfiAt.size >= MAX_ENTRIES
+      || this.codeAt.size >= MAX_ENTRIES) { this.dropped++; return true; }
     if (e.map === 'js_prev') this.prev.set(e.key, e.value);
     else if (e.map === 'js_code') {
       // Read as printed (code moves and is freed): the hash holds the code's
       // address, so it stands for this code; printed again where it can no
       // longer be read, it keeps what was read.
       let record = null;
-      try { record = this.inlining ? this.inlining.describe(e.value) : null; } catch (err) { record = null; }
+      try { record = this.inlining ? this.inlining.describe(e.value) : null; } catch { record = null; }
       if (record || !this.codeAt.has(e.key)) this.codeAt.set(e.key, record);
     } else {
       // Named as printed (within a second of its capture), kept with the
@@ -218,7 +223,7 @@ class SampleNames {
     if (!this.namer) return null;
     if (!this.names.has(sfi) && this.names.size >= MAX_SFIS) { this.dropped++; return null; }
     let r = null;
-    try { r = this.namer.nameSfi(sfi); } catch (err) { r = null; }
+    try { r = this.namer.nameSfi(sfi); } catch { r = null; }
     this.names.set(sfi, r);
     return r;
   }
@@ -347,11 +352,13 @@ function jsFramesSession(pl, run, { targetPid = () => null } = {}) {
       if (!run.js) return;
       // (Asked at each line that holds an SFI, until the command runs its program.)
       if (waiting && parseJsLine(text)) {
-        const opened = openCommandJsFrames(targetPid(), planned, { sourceMaps: pl.details.jsFrames.sourceMaps !== false });
+        const opened = openCommandJsFrames(targetPid(), planned,
+          { sourceMaps: pl.details.jsFrames.sourceMaps !== false });
         if (!opened.wait) {
           waiting = false;
           if (opened.note) say(opened.note);
-          else run.js.attach(opened.names.namer, opened.names.memory, opened.names.inlining, { sourceMaps: opened.names.sourceMaps });
+          else run.js.attach(opened.names.namer, opened.names.memory, opened.names.inlining,
+            { sourceMaps: opened.names.sourceMaps });
         }
       }
       run.js.take(text);
@@ -360,5 +367,6 @@ function jsFramesSession(pl, run, { targetPid = () => null } = {}) {
 }
 
 module.exports = {
-  MAX_SFIS, jsFramesSession, openJsFrames, jsFramesLayout, commandJsFramesLayout, openCommandJsFrames, SampleNames, parseJsLine, profileFrame, inlinedFrame, inlinedText,
+  MAX_SFIS, jsFramesSession, openJsFrames, jsFramesLayout, commandJsFramesLayout, openCommandJsFrames, SampleNames,
+  parseJsLine, profileFrame, inlinedFrame, inlinedText,
 };

@@ -94,7 +94,8 @@ function nameStacks(parsed, symbolizer, snap, { js = null } = {}) {
     });
     if (unknown) inlinedUnknown += s.count;
     const kernel = s.kernel.map(kernelFrame);
-    return { tid: s.tid, comm: s.comm, frames: [...kernel, ...user].reverse(), count: s.count, ...(s.ongoing ? { ongoing: true } : {}) };
+    return { tid: s.tid, comm: s.comm, frames: [...kernel, ...user].reverse(), count: s.count,
+      ...(s.ongoing ? { ongoing: true } : {}) };
   });
   const pm = snap && snap.perfMap;
   return {

@@ -62,7 +62,8 @@ function summarizeOffCpu(named, { pid, who = null, seconds, threads = [], allThr
     const role = roleOf.get(s.tid).label;
     const key = roleOf.get(s.tid).key + '\0' + s.frames.map((f) => f.category + ':' + f.name).join('\0');
     if (!merged.has(key)) {
-      merged.set(key, { us: 0, thread: role, tids: new Set(), reason: waitReason(s.frames), frames: s.frames, ongoing: false });
+      merged.set(key, { us: 0, thread: role, tids: new Set(), reason: waitReason(s.frames), frames: s.frames,
+        ongoing: false });
     }
     const m = merged.get(key);
     m.us += s.count;
@@ -112,7 +113,8 @@ function summarizeOffCpu(named, { pid, who = null, seconds, threads = [], allThr
     blockedUs: total,
     blocks: threads.reduce((n, t) => n + t.blocks, 0),
     threads: [...byRole.values()].sort((a, b) => b.us - a.us)
-      .map((r) => ({ role: r.role, label: r.label, threads: r.threads.size, tids: [...r.threads].sort((a, b) => a - b), us: r.us, blocks: r.blocks, ofTrace: tracedUs ? r.us / tracedUs / r.threads.size : null })),
+      .map((r) => ({ role: r.role, label: r.label, threads: r.threads.size, tids: [...r.threads].sort((a, b) => a - b),
+        us: r.us, blocks: r.blocks, ofTrace: tracedUs ? r.us / tracedUs / r.threads.size : null })),
     stacks,
     functions: [...jsTotal].sort((a, b) => b[1] - a[1]).slice(0, top)
       .map(([name, us]) => ({ name, us, share: total ? us / total : 0 })),

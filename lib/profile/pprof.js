@@ -41,7 +41,8 @@ function buildPprof(named, { pid, hz, seconds, offCpu = false }) {
     const key = ids.join(',');
     if (locationIds.has(key)) return locationIds.get(key);
     const id = locations.length + 1;
-    locations.push(new Location({ id, line: group.map((f, i) => new Line({ functionId: ids[i], line: splitJsName(f).line })).reverse() }));
+    locations.push(new Location({ id,
+      line: group.map((f, i) => new Line({ functionId: ids[i], line: splitJsName(f).line })).reverse() }));
     locationIds.set(key, id);
     return id;
   };

@@ -63,7 +63,9 @@ function summarize(named, { pid, who = null, hz, seconds, top = 15, identityOf =
   // in which it ran only inlined into a caller (lib/profile/js-frames.js).
   const entry = (map, f) => {
     const k = fnKey(f);
-    if (!map.has(k)) map.set(k, { name: f.name, category: f.category, ...(f.origin ? { origin: f.origin } : {}), ...(f.generated ? { generated: f.generated } : {}), samples: 0, inlined: 0 });
+    if (!map.has(k)) map.set(k,
+      { name: f.name, category: f.category, ...(f.origin ? { origin: f.origin } : {}),
+        ...(f.generated ? { generated: f.generated } : {}), samples: 0, inlined: 0 });
     return map.get(k);
   };
   for (const s of named.stacks) {
@@ -98,15 +100,18 @@ function summarize(named, { pid, who = null, hz, seconds, top = 15, identityOf =
     samples: total,
     // On-CPU samples over the samples one always-busy thread would give.
     busyCpus: hz && seconds ? total / (hz * seconds) : null,
-    categories: CATEGORIES.map((c) => ({ category: c, label: CATEGORY_LABELS[c], samples: categories[c], share: share(categories[c], total) })),
+    categories: CATEGORIES.map((c) => ({ category: c, label: CATEGORY_LABELS[c], samples: categories[c],
+      share: share(categories[c], total) })),
     jsOrigins: Object.entries(origins).map(([origin, samples]) => ({ origin, samples, share: share(samples, total) })),
-    threads: threadRows(threads, identityOf).sort((a, b) => b.samples - a.samples).map((r) => ({ ...r, share: share(r.samples, total) })),
+    threads: threadRows(threads, identityOf).sort((a, b) => b.samples - a.samples)
+      .map((r) => ({ ...r, share: share(r.samples, total) })),
     self: topOf(self, total, top),
     total: topOf(inclusive, total, top),
     // The application's view: event-loop and V8 frames under every sample
     // say nothing; JavaScript functions with what they call do.
     totalJs: topOf(new Map([...inclusive].filter(([, f]) => f.category === 'js')), total, top),
-    jit: { unnamedSamples: jitUnnamed, unnamedShare: share(jitUnnamed, total), perfMap: named.perfMap || null, v8: named.v8 || null },
+    jit: { unnamedSamples: jitUnnamed, unnamedShare: share(jitUnnamed, total), perfMap: named.perfMap || null,
+      v8: named.v8 || null },
   };
 }
 
@@ -215,4 +220,5 @@ function renderJson(summary) {
   return safeJson(summary) + '\n';
 }
 
-module.exports = { summarize, renderText, renderJson, threadRows, threadRowText, pct, inliningLine, sourceMapsLine, UNNAMED_JIT, JSON_VERSION };
+module.exports = { summarize, renderText, renderJson, threadRows, threadRowText, pct, inliningLine, sourceMapsLine,
+  UNNAMED_JIT, JSON_VERSION };

@@ -57,7 +57,8 @@ function buildTree(named, pid) {
     let node = root;
     for (const f of [thread, ...s.frames]) {
       const key = f.category + '\0' + f.name;
-      if (!node.children.has(key)) node.children.set(key, { name: f.name, category: f.category, origin: f.origin, samples: 0, inlined: 0, children: new Map() });
+      if (!node.children.has(key)) node.children.set(key,
+        { name: f.name, category: f.category, origin: f.origin, samples: 0, inlined: 0, children: new Map() });
       node = node.children.get(key);
       node.samples += s.count;
       if (f.inlined) node.inlined += s.count;

@@ -37,7 +37,7 @@ function safeForText(text, display = () => {}) {
   let record;
   try {
     record = JSON.parse(text);
-  } catch (err) {
+  } catch {
     return safeText(text, { oneLine: true });
   }
   if (!record || typeof record !== 'object' || Array.isArray(record)) return safeText(text, { oneLine: true });
@@ -83,7 +83,7 @@ function claimedPid(text) {
   let record;
   try {
     record = JSON.parse(text);
-  } catch (err) {
+  } catch {
     return null;
   }
   return record && typeof record === 'object' && Number.isInteger(record.pid) ? record.pid : null;

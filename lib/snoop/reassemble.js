@@ -74,7 +74,8 @@ function parseBatch(name, entries) {
 // A per-process count map ({"PID": N}) -> Map pid -> N (entries not so left out).
 function perPid(map) {
   const out = new Map();
-  for (const [pid, n] of Object.entries(map)) if (/^\d{1,10}$/.test(pid) && Number.isSafeInteger(n) && n >= 0) out.set(Number(pid), n);
+  for (const [pid, n] of Object.entries(map)) if (/^\d{1,10}$/.test(pid) && Number.isSafeInteger(n)
+    && n >= 0) out.set(Number(pid), n);
   return out;
 }
 
@@ -174,7 +175,8 @@ class Reassembler {
     // Names (PID TID ID) of the records of the last few batches: a batch
     // printed twice shows once.
     this.recent = { pieces: [new Set(), new Set(), new Set()], cuts: [new Set(), new Set(), new Set()] };
-    this.stats = { records: 0, truncated: 0, incomplete: 0, lostEvents: 0, fullBatches: 0, fired: null, pids: new Set() };
+    this.stats = { records: 0, truncated: 0, incomplete: 0, lostEvents: 0, fullBatches: 0, fired: null,
+      pids: new Set() };
     // Per process: what its probes fired, what was left out of a crowded
     // batch (over its share), and what arrived (whole or marked truncated),
     // however it was then shown.
@@ -332,7 +334,8 @@ class Reassembler {
   // marked truncated). null when the tracer did not say how many it saw.
   lostRecords() {
     if (this.stats.fired === null) return null;
-    return Math.max(0, this.stats.fired - (this.stats.over || 0) - (this.stats.full || 0) - this.stats.records - this.stats.truncated);
+    const { fired, over, full, records, truncated } = this.stats;
+    return Math.max(0, fired - (over || 0) - (full || 0) - records - truncated);
   }
 }
 

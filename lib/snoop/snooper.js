@@ -161,11 +161,13 @@ class Snooper {
   }
 
   pauseAll() {
-    for (const g of this.generations) if (g.session && g.session.child && g.session.child.stdout) g.session.child.stdout.pause();
+    for (const g of this.generations) if (g.session && g.session.child
+      && g.session.child.stdout) g.session.child.stdout.pause();
   }
 
   resumeAll() {
-    for (const g of this.generations) if (g.session && g.session.child && g.session.child.stdout) g.session.child.stdout.resume();
+    for (const g of this.generations) if (g.session && g.session.child
+      && g.session.child.stdout) g.session.child.stdout.resume();
   }
 
   checkTargetsAlive() {
@@ -221,7 +223,8 @@ class Snooper {
 
   // Totals over every tracer, for the summary line.
   totals() {
-    const t = { records: 0, truncated: 0, incomplete: 0, lostEvents: 0, fullBatches: 0, pids: new Set(), lostRecords: 0, over: 0, full: 0 };
+    const t = { records: 0, truncated: 0, incomplete: 0, lostEvents: 0, fullBatches: 0, pids: new Set(), lostRecords: 0,
+      over: 0, full: 0 };
     for (const g of this.generations) {
       const s = g.reassembler.stats;
       t.records += g.kept.records;

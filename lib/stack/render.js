@@ -70,11 +70,14 @@ function frameJson(f) {
   const out = { kind: f.kind, text: f.text, pc: '0x' + f.pc.toString(16) };
   if (f.afterGap) out.afterGap = true;
   if (f.kind === 'js') {
-    Object.assign(out, { name: f.name, inferred: Boolean(f.inferred), file: f.file, line: f.line, column: f.column, jsKind: f.jsKind, tier: f.tier || null });
+    Object.assign(out, { name: f.name, inferred: Boolean(f.inferred), file: f.file, line: f.line, column: f.column,
+      jsKind: f.jsKind, tier: f.tier || null });
     // Where a source map put it: the place V8 runs it (lib/source-maps.js).
     if (f.generated) out.generated = f.generated;
     // Innermost first; null where a function inlined could not be named.
-    if (f.inlined) out.inlined = f.inlined.map((r) => (r ? { name: r.name, file: r.file, line: r.line, column: r.column, text: r.text, ...(r.generated ? { generated: r.generated } : {}) } : null));
+    if (f.inlined) out.inlined = f.inlined.map((r) => (r
+      ? { name: r.name, file: r.file, line: r.line, column: r.column, text: r.text,
+        ...(r.generated ? { generated: r.generated } : {}) } : null));
   } else {
     if (f.symbol) Object.assign(out, { symbol: f.symbol, offset: f.offset });
     if (f.module) out.module = f.module;
@@ -86,7 +89,8 @@ function frameJson(f) {
 function renderStacksJson(m) {
   return safeJson({
     core: m.file, pid: m.pid, command: m.command, v8: m.v8, object: m.object, notes: m.notes,
-    threads: m.threads.map((t) => ({ tid: t.tid, main: t.tid === m.pid, ended: t.ended, frames: t.frames.map(frameJson) })),
+    threads: m.threads.map((t) => ({ tid: t.tid, main: t.tid === m.pid, ended: t.ended,
+      frames: t.frames.map(frameJson) })),
   }) + '\n';
 }
 

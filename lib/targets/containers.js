@@ -107,4 +107,5 @@ function commandOf(host, pid) {
   return text.length > 50 ? text.slice(0, 47) + '...' : text;
 }
 
-module.exports = { containersOn, containerProcesses, insideMatches, insideHint, refuseHostPidMeantInside, hostPidNote, matchesContainer };
+module.exports = { containersOn, containerProcesses, insideMatches, insideHint, refuseHostPidMeantInside, hostPidNote,
+  matchesContainer };

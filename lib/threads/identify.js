@@ -39,8 +39,10 @@ const { LIMITS } = require('../limits');
 
 const DESCRIPTOR = Object.freeze({ TCB: 0, SELF: 16, TID: 0x2d0, ENTRY_FROM: 0x2d8, ENTRY_TO: 0x900, ALIGN: 64 });
 const STACK_TOP_BYTES = LIMITS.THREAD_STACK_TOP_BYTES;
-const WORKER = Object.freeze({ TID_AT: [0x88, 0x90, 0x98, 0xa0], THREAD_ID_AFTER: 0x70, NAME_AFTER: 0x80, BYTES: 0x140 });
-const { MAX_THREADS, MAX_STACK_MAPPINGS, MAX_THREAD_NAME_BYTES: MAX_NAME_BYTES, THREADS_MEMORY_BUDGET: MEMORY_BUDGET } = LIMITS;
+const WORKER = Object.freeze({ TID_AT: [0x88, 0x90, 0x98, 0xa0], THREAD_ID_AFTER: 0x70, NAME_AFTER: 0x80,
+  BYTES: 0x140 });
+const { MAX_THREADS, MAX_STACK_MAPPINGS, MAX_THREAD_NAME_BYTES: MAX_NAME_BYTES,
+  THREADS_MEMORY_BUDGET: MEMORY_BUDGET } = LIMITS;
 
 function u64(buf, off) {
   if (off < 0 || off + 8 > buf.length) return -1;
@@ -72,7 +74,8 @@ function stackMappings(maps) {
 function findDescriptors(tops, tids) {
   const found = new Map();
   for (const { address, bytes } of tops) {
-    for (let o = (DESCRIPTOR.ALIGN - (address % DESCRIPTOR.ALIGN)) % DESCRIPTOR.ALIGN; o + DESCRIPTOR.TID + 4 <= bytes.length; o += DESCRIPTOR.ALIGN) {
+    const first = (DESCRIPTOR.ALIGN - (address % DESCRIPTOR.ALIGN)) % DESCRIPTOR.ALIGN;
+    for (let o = first; o + DESCRIPTOR.TID + 4 <= bytes.length; o += DESCRIPTOR.ALIGN) {
       const pd = address + o;
       if (u64(bytes, o + DESCRIPTOR.TCB) !== pd || u64(bytes, o + DESCRIPTOR.SELF) !== pd) continue;
       const tid = bytes.readInt32LE(o + DESCRIPTOR.TID);
@@ -128,7 +131,7 @@ function stdString(object, objectAddress, at, readAt) {
 function listTids(pid) {
   try {
     return fs.readdirSync(`/proc/${pid}/task`).filter((e) => /^[0-9]+$/.test(e)).map(Number).slice(0, MAX_THREADS);
-  } catch (err) {
+  } catch {
     return [];
   }
 }
@@ -136,7 +139,7 @@ function listTids(pid) {
 function taskStat(pid, tid) {
   try {
     return parseStat(fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'));
-  } catch (err) {
+  } catch {
     return null;
   }
 }
@@ -151,7 +154,8 @@ class ThreadRoster {
    * @param {object} [o] { openMemory(pid) -> lib/v8/memory.js memory (tests),
    *   symbolsAt(file, offsets) -> Map(offset -> name) (lib/symbolize.js findElfSymbolsAt) }
    */
-  constructor(pid, { openMemory, symbolsAt = (file, offsets) => findElfSymbolsAt(file, offsets, { followLinks: true }) } = {}) {
+  constructor(pid, { openMemory,
+    symbolsAt = (file, offsets) => findElfSymbolsAt(file, offsets, { followLinks: true }) } = {}) {
     this.pid = pid;
     this.openMemory = openMemory || ((p) => new ProcessMemory(p, { budget: MEMORY_BUDGET }));
     this.symbolsAt = symbolsAt;
@@ -162,7 +166,7 @@ class ThreadRoster {
 
   memoryOf() {
     if (this.memory === undefined) {
-      try { this.memory = this.openMemory(this.pid); } catch (err) { this.memory = null; }
+      try { this.memory = this.openMemory(this.pid); } catch { this.memory = null; }
     }
     return this.memory;
   }
@@ -182,7 +186,9 @@ class ThreadRoster {
     for (const t of fresh) {
       const f = facts.get(t.tid) || {};
       const r = roleOf({ tid: t.tid, pid: this.pid, comm: t.comm, entry: f.entry || null, worker: f.worker || null });
-      this.threads.set(t.tid, { tid: t.tid, comm: t.comm, startTime: t.startTime, role: r.role, how: r.how, ...(r.worker ? { worker: r.worker } : {}), ...(f.entry && f.entry.name ? { entry: f.entry.name } : {}) });
+      this.threads.set(t.tid,
+        { tid: t.tid, comm: t.comm, startTime: t.startTime, role: r.role, how: r.how,
+          ...(r.worker ? { worker: r.worker } : {}), ...(f.entry && f.entry.name ? { entry: f.entry.name } : {}) });
     }
     return this;
   }
@@ -193,7 +199,7 @@ class ThreadRoster {
     const mem = this.memoryOf();
     if (!mem) return out;
     let maps;
-    try { maps = parseMaps(fs.readFileSync(`/proc/${this.pid}/maps`, 'utf8')); } catch (err) { return out; }
+    try { maps = parseMaps(fs.readFileSync(`/proc/${this.pid}/maps`, 'utf8')); } catch { return out; }
     const tids = new Set(fresh.map((t) => t.tid).filter((tid) => tid !== this.pid));
     if (!tids.size) return out;
     const tops = [];
@@ -272,4 +278,5 @@ class ThreadRoster {
   }
 }
 
-module.exports = { ThreadRoster, stackMappings, findDescriptors, startRoutine, workerFacts, stdString, DESCRIPTOR, WORKER };
+module.exports = { ThreadRoster, stackMappings, findDescriptors, startRoutine, workerFacts, stdString, DESCRIPTOR,
+  WORKER };

@@ -12,10 +12,10 @@ const PROBE_FILE = /^anon_inode:(\[perf_event\]|bpf_link)$/;
 /** The tracer's perf events and BPF links, 0 if they cannot be read. */
 function attachedProbeCount(pid) {
   let names;
-  try { names = fs.readdirSync(`/proc/${pid}/fd`); } catch (_) { return 0; }
+  try { names = fs.readdirSync(`/proc/${pid}/fd`); } catch { return 0; }
   let n = 0;
   for (const fd of names) {
-    try { if (PROBE_FILE.test(fs.readlinkSync(`/proc/${pid}/fd/${fd}`))) n++; } catch (_) { /* closed meanwhile */ }
+    try { if (PROBE_FILE.test(fs.readlinkSync(`/proc/${pid}/fd/${fd}`))) n++; } catch { /* closed meanwhile */ }
   }
   return n;
 }

@@ -315,7 +315,10 @@ function ustackBlocksGcore(tracer) {
 }
 
 module.exports = {
-  stopPolicy, attachNotice, windowSignal, atLeast, stringLimitEnv, mapKeysEnv, readsLongStrings, usdtPathForPid, uprobesWithPid, rawUserStackEnv,
-  maxStringBytes, stringTrailerEnv, strCopiesLessOne, filtersUprobesByPid, filtersEveryProbeByPid, quietMapHelperArgs, printsMapsOnSigusr1, failsIfAnyProbeMissing, jsonOutput,
-  commandNotes, isDtraceForLinux, seesUsdt, demanglesStacks, ustackBlocksGcore, compileOnlyArgs, usdtArgsPastSixth, maxProbes,
+  stopPolicy, attachNotice, windowSignal, atLeast, stringLimitEnv, mapKeysEnv, readsLongStrings, usdtPathForPid,
+  uprobesWithPid, rawUserStackEnv,
+  maxStringBytes, stringTrailerEnv, strCopiesLessOne, filtersUprobesByPid, filtersEveryProbeByPid, quietMapHelperArgs,
+  printsMapsOnSigusr1, failsIfAnyProbeMissing, jsonOutput,
+  commandNotes, isDtraceForLinux, seesUsdt, demanglesStacks, ustackBlocksGcore, compileOnlyArgs, usdtArgsPastSixth,
+  maxProbes,
 };

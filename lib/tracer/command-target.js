@@ -23,7 +23,7 @@ function childPidOf(tracerPid) {
       const kids = fs.readFileSync(`/proc/${tracerPid}/task/${task}/children`, 'utf8').trim();
       if (kids) return Number(kids.split(/\s+/)[0]);
     }
-  } catch (err) { /* tracer gone */ }
+  } catch { /* tracer gone */ }
   return null;
 }
 
@@ -34,7 +34,7 @@ function commandStarted(tracerPid) {
   if (!pid) return false;
   try {
     return fs.readlinkSync(`/proc/${pid}/exe`) !== fs.readlinkSync(`/proc/${tracerPid}/exe`);
-  } catch (err) {
+  } catch {
     return false;
   }
 }

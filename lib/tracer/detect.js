@@ -22,7 +22,7 @@ function findOnPath(name, envPath = process.env.PATH || '') {
     try {
       fs.accessSync(candidate, fs.constants.X_OK);
       if (fs.statSync(candidate).isFile()) return candidate;
-    } catch (err) { /* not here */ }
+    } catch { /* not here */ }
   }
   return null;
 }
@@ -66,7 +66,7 @@ function chosenBinary(name, envName, env = process.env) {
   try {
     fs.accessSync(explicit, fs.constants.X_OK);
     if (fs.statSync(explicit).isFile()) return { file: explicit, explicit: true };
-  } catch (err) { /* reported below */ }
+  } catch { /* reported below */ }
   return { file: null, reason: `${envName}=${explicit} is not an executable file` };
 }
 

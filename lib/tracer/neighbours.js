@@ -18,7 +18,7 @@ const SHOWN = 5;
 // A file's device and inode as /proc/PID/maps writes them ("fe:00 1234"), or null.
 function mapsKey(file) {
   let st;
-  try { st = fs.statSync(file); } catch (err) { return null; }
+  try { st = fs.statSync(file); } catch { return null; }
   const major = (st.dev >> 8) & 0xfff;
   const minor = (st.dev & 0xff) | ((st.dev >> 12) & 0xfff00);
   const hex = (n) => n.toString(16).padStart(2, '0');

@@ -109,7 +109,7 @@ function parseJsonLine(buf) {
     try {
       const value = decodeBpftraceJson(line);
       if (value && typeof value === 'object' && typeof value.type === 'string') return value;
-    } catch (err) { /* not JSON: a plain line */ }
+    } catch { /* not JSON: a plain line */ }
   }
   return { type: 'text', line: buf.toString('utf8') };
 }
@@ -237,5 +237,6 @@ function splitterFor(format = 'text') {
 }
 
 module.exports = {
-  splitterFor, itemText, stringBytes, decodeBpftraceJson, splitAtEndMarker, MAX_LINE_BYTES, READY_MARKER, END_MARKER, REPORT_MARKER, WINDOW_MARKER,
+  splitterFor, itemText, stringBytes, decodeBpftraceJson, splitAtEndMarker, MAX_LINE_BYTES, READY_MARKER, END_MARKER,
+  REPORT_MARKER, WINDOW_MARKER,
 };

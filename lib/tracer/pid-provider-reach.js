@@ -20,7 +20,7 @@ const { otherMountNamespace } = require('../proc/container');
  */
 function pidProviderMisses(pid, { object, file }) {
   if (otherMountNamespace(pid) === false) return null;
-  const id = (p) => { try { const s = fs.statSync(p); return `${s.dev}:${s.ino}`; } catch (err) { return null; } };
+  const id = (p) => { try { const s = fs.statSync(p); return `${s.dev}:${s.ino}`; } catch { return null; } };
   const mapped = id(file);
   if (mapped && mapped === id(object)) return null;
   return `it runs in another mount namespace, where ${object} is not the host's file of that name, `

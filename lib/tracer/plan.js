@@ -185,7 +185,8 @@ function programWindow(tracer, o) {
     // window, so it is open from BEGIN, and Ctrl-C prints the report.
     // scriptAsIs: the program is the script file unchanged, which runs by
     // hand as it is on any bpftrace (its default clause, a tracepoint).
-    window: { signal: how.signal, line: REPORT_MARKER, opened: WINDOW_MARKER, byHandText: clause(text), scriptAsIs: o.programText === undefined },
+    window: { signal: how.signal, line: REPORT_MARKER, opened: WINDOW_MARKER, byHandText: clause(text),
+      scriptAsIs: o.programText === undefined },
   };
 }
 
@@ -252,6 +253,7 @@ function renderPlan(plan, { heading, after = [] } = {}) {
 }
 
 module.exports = {
-  SCRIPT_DIR, scriptPath, readScript, inTemp, planTracer, resolveCommand, renderPlan, displayCommand, shellQuote, usesTemp,
+  SCRIPT_DIR, scriptPath, readScript, inTemp, planTracer, resolveCommand, renderPlan, displayCommand, shellQuote,
+  usesTemp,
   deathSignalLauncher,
 };

@@ -6,7 +6,6 @@
 // exiting mid-trace, the abnormal end and the exit status. A command gives
 // its plan and its report; the rest is here, the same for every command.
 const { UserError } = require('../errors');
-const proc = require('../proc');
 const { startTime, sameProcess } = require('../proc/stat');
 const { requireRoot } = require('../privilege');
 const { requireTracer } = require('./detect');
@@ -68,7 +67,9 @@ async function runOneSession(plan, ctx) {
     target.learn(session);
     return target.alive() ? target.pid : null;
   };
-  const snaps = spec.snapshots ? new TargetSnapshots(targetPid, { perfMap: Boolean(spec.snapshots.perfMap), threads: Boolean(spec.snapshots.threads) }) : null;
+  const snaps = spec.snapshots
+    ? new TargetSnapshots(targetPid,
+      { perfMap: Boolean(spec.snapshots.perfMap), threads: Boolean(spec.snapshots.threads) }) : null;
   ctx.snapshots = snaps;
   let watch = null;
   session = new TracerSession(plan, {
@@ -159,7 +160,8 @@ async function runTraceCommand(args, spec) {
   const run = await (spec.run || runOneSession)(plan, ctx);
   const { result } = run;
   try {
-    if (!result.ready && result.endReason === null) throw describeTracerFailure(tracer, result, target.pid || undefined);
+    if (!result.ready && result.endReason === null) throw describeTracerFailure(tracer, result, target.pid
+      || undefined);
     if (!result.ready || outputClosed()) return;   // Ctrl-C before the probes were in place, or `| head` closed our output
     const broken = run.abnormal();
     if (early) {

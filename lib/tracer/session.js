@@ -131,7 +131,8 @@ class TracerSession {
     r.endRequested = true;
     r.endRequestedAt = Date.now();
     r.endReason = reason;
-    if (this.status) this.status.ending(this.plan.tracer.name, { reporting: Boolean(this.plan.window && r.windowOpen) });
+    if (this.status) this.status.ending(this.plan.tracer.name,
+      { reporting: Boolean(this.plan.window && r.windowOpen) });
     if (this.running()) this.startEnding();
   }
 
@@ -173,7 +174,8 @@ class TracerSession {
     }
     this.closingWindow = true;
     this.afterReport = () => { clearTimeout(giveUp); this.stopTracer(); };
-    const giveUp = this.after(REPORT_TIMEOUT_MS, () => { this.afterReport = null; if (this.running()) this.stopTracer(); });
+    const giveUp = this.after(REPORT_TIMEOUT_MS,
+      () => { this.afterReport = null; if (this.running()) this.stopTracer(); });
     this.child.kill(w.signal);
     return true;
   }
@@ -468,7 +470,7 @@ class FileTail {
     if (this.fd === null) {
       try {
         this.fd = fs.openSync(this.file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
-      } catch (err) {
+      } catch {
         return Buffer.alloc(0); // not there yet, or the tracer failed before writing anything
       }
     }
@@ -519,6 +521,7 @@ function spanNs(result, programNs = null) {
 }
 
 module.exports = {
-  TracerSession, abnormalEnd, howItExited, tracedSpanMs, spanNs, tracerRanMs, READY_MARKER, END_MARKER, QUIESCE_TIMEOUT_MS,
+  TracerSession, abnormalEnd, howItExited, tracedSpanMs, spanNs, tracerRanMs, READY_MARKER, END_MARKER,
+  QUIESCE_TIMEOUT_MS,
   REPORT_TIMEOUT_MS, isNoise,
 };

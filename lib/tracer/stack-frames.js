@@ -46,7 +46,7 @@ function kernelFrameName(frame, table) {
 let kallsyms;
 function kernelSymbols() {
   if (kallsyms === undefined) {
-    try { kallsyms = parseKallsyms(fs.readFileSync('/proc/kallsyms', 'utf8')); } catch (err) { kallsyms = null; }
+    try { kallsyms = parseKallsyms(fs.readFileSync('/proc/kallsyms', 'utf8')); } catch { kallsyms = null; }
   }
   return kallsyms;
 }

@@ -47,7 +47,7 @@ if (process.platform === 'linux') {
   let reason;
   try {
     dtp = require('dtrace-provider');
-  } catch (err) {
+  } catch {
     reason = 'the dtrace-provider package is not installed';
   }
   const Stub = dtp ? null : noopStub();

@@ -67,13 +67,15 @@ function elfLayout(read, fileSize, { maxSections = 4096 } = {}) {
   const eh = read(0, 64);
   const strtab = raw[eh.readUInt16LE(62)];   // e_shstrndx
   // Section names: the string table, at most 64 KB of it (an object's are a few hundred bytes).
-  const names = strtab && strtab.offset + Math.min(strtab.size, 65536) <= fileSize ? read(strtab.offset, Math.min(strtab.size, 65536)) : null;
+  const names = strtab && strtab.offset + Math.min(strtab.size, 65536) <= fileSize
+    ? read(strtab.offset, Math.min(strtab.size, 65536)) : null;
   const nameOf = (s) => {
     if (!names || s.nameAt >= names.length) return '';
     const end = names.indexOf(0, s.nameAt);
     return names.toString('latin1', s.nameAt, end < 0 ? names.length : end);
   };
-  return { header: h, loads, sections: raw.map((s) => ({ name: nameOf(s), type: s.type, addr: s.addr, offset: s.offset, size: s.size })) };
+  return { header: h, loads,
+    sections: raw.map((s) => ({ name: nameOf(s), type: s.type, addr: s.addr, offset: s.offset, size: s.size })) };
 }
 
 // One stapsdt note's desc -> { pc, base, semaphore, provider, name, args } or null.

@@ -35,7 +35,7 @@ const MAX_LIBRARIES = 16;
 const MAX_LIBRARIES_PER_USER = 4;
 
 function fsUid(file) {
-  try { return require('fs').statSync(file).uid; } catch (err) { return -1; }
+  try { return require('fs').statSync(file).uid; } catch { return -1; }
 }
 
 function escapeRegExp(s) {

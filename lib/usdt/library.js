@@ -81,7 +81,7 @@ function load(providerName, probes, module) {
 // creating anything; for status().
 function usableDir() {
   for (const candidate of candidateDirs()) {
-    try { return store.prepareDir(candidate, { create: false }); } catch (err) { /* next */ }
+    try { return store.prepareDir(candidate, { create: false }); } catch { /* next */ }
   }
   return null;
 }

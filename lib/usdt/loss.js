@@ -48,7 +48,8 @@ function addMaps(counts, maps, why = new Map()) {
 /** The losses of one process: { over, malformed, lost, fired, why }, or null when none. */
 function lossOf(c) {
   const lost = Math.max(0, c.fired - c.full - c.over - c.arrived - c.malformed);
-  return c.full || c.over || c.malformed || lost ? { full: c.full, over: c.over, malformed: c.malformed, lost, fired: c.fired, why: c.why } : null;
+  return c.full || c.over || c.malformed || lost
+    ? { full: c.full, over: c.over, malformed: c.malformed, lost, fired: c.fired, why: c.why } : null;
 }
 
 /**

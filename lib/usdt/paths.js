@@ -31,7 +31,7 @@ function homeOf(uid) {
       const f = line.split(':');
       if (f.length >= 7 && Number(f[2]) === uid) return f[5];
     }
-  } catch (err) { /* no passwd file: no home candidate */ }
+  } catch { /* no passwd file: no home candidate */ }
   return null;
 }
 
@@ -71,7 +71,7 @@ function libraryFor(providerName, probes, module) {
 }
 
 function lstatOrNull(p) {
-  try { return fs.lstatSync(p); } catch (err) { return null; }
+  try { return fs.lstatSync(p); } catch { return null; }
 }
 
 // Every path a process of user `uid` could use for this definition, best
@@ -102,7 +102,7 @@ function isProbeLibraryName(name) {
 // Probe libraries mapped by a live process, from /proc/PID/maps.
 function loadedProbeLibraries(pid) {
   let maps;
-  try { maps = fs.readFileSync(`/proc/${pid}/maps`, 'utf8'); } catch (err) { return []; }
+  try { maps = fs.readFileSync(`/proc/${pid}/maps`, 'utf8'); } catch { return []; }
   const found = new Set();
   for (const line of maps.split('\n')) {
     const i = line.indexOf('/');

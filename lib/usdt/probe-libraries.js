@@ -44,7 +44,7 @@ function definitionIn(buf) {
   const end = buf.indexOf('\n', start);
   try {
     return JSON.parse(buf.toString('utf8', start, end < 0 ? buf.length : end));
-  } catch (err) {
+  } catch {
     return null;
   }
 }
@@ -91,7 +91,7 @@ function openVerified(file, provider) {
     return { refused: why };
   };
   let dir;
-  try { dir = fs.statSync(path.dirname(file)); } catch (err) { return refuse('its directory is gone'); }
+  try { dir = fs.statSync(path.dirname(file)); } catch { return refuse('its directory is gone'); }
   const st = fs.fstatSync(fd);
   if (st.uid !== dir.uid) return refuse(`it belongs to uid ${st.uid}, its directory to uid ${dir.uid}`);
   const verdict = bytesVerdict(fd, name, provider);
@@ -144,7 +144,7 @@ function inode(file) {
   try {
     const st = fs.statSync(file);
     return `${st.dev}:${st.ino}`;
-  } catch (err) {
+  } catch {
     return null;
   }
 }
@@ -235,7 +235,7 @@ function accountUids() {
       const f = line.split(':');
       if (f.length >= 7 && /^[0-9]+$/.test(f[2])) uids.add(Number(f[2]));
     }
-  } catch (err) { /* no passwd */ }
+  } catch { /* no passwd */ }
   return uids;
 }
 
@@ -259,7 +259,7 @@ function stampOf(st) {
 function lstatStamp(file) {
   try {
     return isMapFile(file) ? fs.statSync(file, { bigint: true }) : fs.lstatSync(file, { bigint: true });
-  } catch (err) {
+  } catch {
     return null;
   }
 }
@@ -393,7 +393,7 @@ class LibraryScan {
     if (known && known.stamp === stamp) return { files: known.files, changed: false };
     const files = [];
     let d;
-    try { d = fs.opendirSync(dir, { bufferSize: 1024 }); } catch (err) { return { files: [], changed: true }; }
+    try { d = fs.opendirSync(dir, { bufferSize: 1024 }); } catch { return { files: [], changed: true }; }
     try {
       for (let n = 0; ; n++) {
         const e = d.readSync();
@@ -421,7 +421,8 @@ class LibraryScan {
       let p = this.processes.get(pid);
       if (!p) {
         const start = proc.stat.startTime(pid);
-        p = { startedAtMs: start === null || bootMs === null ? null : bootMs + Number(start) * 10, uid: proc.stat.uidOf(pid), files: [] };
+        p = { startedAtMs: start === null || bootMs === null ? null : bootMs + Number(start) * 10,
+          uid: proc.stat.uidOf(pid), files: [] };
         this.processes.set(pid, p);
         this.readMaps(pid, p);
       } else if (p.startedAtMs === null || now - p.startedAtMs < YOUNG_PROCESS_MS) {
@@ -451,7 +452,7 @@ class LibraryScan {
 // a process's start (clock ticks since boot, USER_HZ 100) adds to it.
 function bootTimeMs() {
   let text = '';
-  try { text = fs.readFileSync('/proc/stat', 'utf8'); } catch (err) { /* not Linux */ }
+  try { text = fs.readFileSync('/proc/stat', 'utf8'); } catch { /* not Linux */ }
   const m = /^btime (\d+)$/m.exec(text);
   return m ? Number(m[1]) * 1000 : null;
 }
@@ -476,7 +477,7 @@ function allLibraries(provider) {
 function pidsMapping(files) {
   const wanted = new Set();
   for (const f of files) {
-    try { wanted.add(`${fs.statSync(f).ino} ${nameOf(f)}`); } catch (err) { /* gone */ }
+    try { wanted.add(`${fs.statSync(f).ino} ${nameOf(f)}`); } catch { /* gone */ }
   }
   const out = new Set();
   if (!wanted.size) return out;
@@ -526,13 +527,13 @@ class OpenedLibraries {
 
   close(file) {
     if (!this.fds.has(file)) return;
-    try { fs.closeSync(this.fds.get(file)); } catch (err) { /* already */ }
+    try { fs.closeSync(this.fds.get(file)); } catch { /* already */ }
     this.fds.delete(file);
   }
 
   closeAll() {
     for (const fd of this.fds.values()) {
-      try { fs.closeSync(fd); } catch (err) { /* already */ }
+      try { fs.closeSync(fd); } catch { /* already */ }
     }
     this.fds.clear();
   }
@@ -569,7 +570,7 @@ function createOwnLibrary(provider) {
   for (const candidate of paths.candidateDirs()) {
     try {
       return store.install(store.prepareDir(candidate), fileName, bytes);
-    } catch (err) { /* next directory */ }
+    } catch { /* next directory */ }
   }
   return null;
 }
@@ -580,6 +581,8 @@ function ownLibraryPath(provider) {
 }
 
 module.exports = {
-  libraryDefinition, declaresProvider, openVerified, OpenedLibraries, librariesOf, verifiedLibrariesOf, allLibraries, uniqueByInode, pidsMapping,
-  LibraryScan, LibraryWatch, scanFor, createOwnLibrary, ownLibraryPath, isMapFile, reachablePath, mappedLibraries, inode, MAX_LIBRARY_BYTES, VERIFY_PER_SCAN,
+  libraryDefinition, declaresProvider, openVerified, OpenedLibraries, librariesOf, verifiedLibrariesOf, allLibraries,
+  uniqueByInode, pidsMapping,
+  LibraryScan, LibraryWatch, scanFor, createOwnLibrary, ownLibraryPath, isMapFile, reachablePath, mappedLibraries,
+  inode, MAX_LIBRARY_BYTES, VERIFY_PER_SCAN,
 };

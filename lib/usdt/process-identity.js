@@ -25,7 +25,7 @@ function ownerText(uid) {
 function fileOwnerText(file) {
   try {
     return ownerText(fs.statSync(file).uid);
-  } catch (err) {
+  } catch {
     return 'an unknown user';
   }
 }

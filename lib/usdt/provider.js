@@ -41,7 +41,7 @@ function toArg(kind, v) {
     case 'json': {
       if (v === undefined) return 'undefined';
       let s;
-      try { s = JSON.stringify(v); } catch (err) { return JSON_FAILED; }
+      try { s = JSON.stringify(v); } catch { return JSON_FAILED; }
       return s === undefined ? 'undefined' : s;
     }
     default:

@@ -77,7 +77,7 @@ function prepareDir(candidate, { create = true, uid = currentUid() } = {}) {
   } catch (err) {
     if (err.code !== 'ENOENT' || !create) throw new StoreError(`${dir}: ${err.code}`, { code: err.code });
     let rootSt;
-    try { rootSt = fs.statSync(root); } catch (e) { rootSt = null; }
+    try { rootSt = fs.statSync(root); } catch { rootSt = null; }
     if (!rootSt || !rootSt.isDirectory()) throw new StoreError(`${root} does not exist`, { code: 'ENOENT' });
     try {
       fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -130,7 +130,7 @@ function fsyncDir(dir) {
   try {
     fd = fs.openSync(dir, C.O_RDONLY | (C.O_DIRECTORY || 0));
     fs.fsyncSync(fd);
-  } catch (err) { /* best effort: durability only, not safety */ } finally {
+  } catch { /* best effort: durability only, not safety */ } finally {
     if (fd !== undefined) fs.closeSync(fd);
   }
 }
@@ -177,7 +177,7 @@ function install(dir, name, bytes, { uid = currentUid() } = {}) {
   } catch (err) {
     throw err instanceof StoreError ? err : new StoreError(`cannot write ${file}: ${err.code || err.message}`, { code: err.code });
   } finally {
-    try { fs.unlinkSync(tmp); } catch (err) { /* renamed, or already gone */ }
+    try { fs.unlinkSync(tmp); } catch { /* renamed, or already gone */ }
   }
   fsyncDir(dir);
   verifyFile(file, bytes, { uid });

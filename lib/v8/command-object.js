@@ -46,7 +46,7 @@ function commandV8Object(binary, { env = process.env, root = '' } = {}) {
   const needed = dyn ? dyn.needed.find((n) => LIBNODE.test(n)) : undefined;
   if (!needed) return null;
   let origin;
-  try { origin = path.dirname(fs.realpathSync(binary)); } catch (err) { return null; }
+  try { origin = path.dirname(fs.realpathSync(binary)); } catch { return null; }
   const dirs = librarySearchPath({ ...dyn, origin, ldLibraryPath: env.LD_LIBRARY_PATH || '', systemRoot: root });
   const seen = new Set();
   for (const dir of dirs) {

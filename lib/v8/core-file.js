@@ -19,7 +19,8 @@ const NT_PRSTATUS = 1;
 const NT_PRPSINFO = 3;
 const NT_FILE = 0x46494c45;
 const {
-  MAX_CORE_NOTES_BYTES, MAX_CORE_NOTES, MAX_CORE_SEGMENTS, MAX_CORE_BYTES, MAX_CORE_THREADS, MAX_CORE_FILES, MAX_CORE_PATH_BYTES,
+  MAX_CORE_NOTES_BYTES, MAX_CORE_NOTES, MAX_CORE_SEGMENTS, MAX_CORE_BYTES, MAX_CORE_THREADS, MAX_CORE_FILES,
+  MAX_CORE_PATH_BYTES,
 } = LIMITS;
 const KEPT_NOTES = new Set([NT_PRSTATUS, NT_PRPSINFO, NT_FILE]);
 // struct elf_prstatus (x86-64): pr_pid at 32, pr_reg (struct
@@ -163,13 +164,15 @@ function openCore(file) {
     if (p.type === PT_LOAD) {
       const present = Math.max(0, Math.min(p.filesz, size - p.offset));
       missing += p.filesz - present;
-      segments.push({ vaddr: p.vaddr, memsz: p.memsz, offset: p.offset, filesz: p.filesz, present, exec: (p.flags & PF_X) !== 0 });
+      segments.push({ vaddr: p.vaddr, memsz: p.memsz, offset: p.offset, filesz: p.filesz, present,
+        exec: (p.flags & PF_X) !== 0 });
     } else if (p.type === PT_NOTE) {
       if (p.offset + p.filesz > size) fail('is a truncated core (its notes are cut)', 'Take the core again.');
       // Every note segment together at most MAX_CORE_NOTES_BYTES.
       const take = Math.min(p.filesz, MAX_CORE_NOTES_BYTES - notesRead);
       notesLeft += p.filesz - take;
-      if (take > 0 && noteCount <= MAX_CORE_NOTES) eachNote(readAt(fd, p.offset, take), onNote, { types: KEPT_NOTES, onAny: countNote });
+      if (take > 0 && noteCount <= MAX_CORE_NOTES) eachNote(readAt(fd, p.offset, take), onNote,
+        { types: KEPT_NOTES, onAny: countNote });
       notesRead += take;
     }
   }

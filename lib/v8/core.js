@@ -44,7 +44,8 @@ function loadBias(maps, object, loads) {
  * Throws UserError when the file on this host does not hold the values the
  * core holds.
  */
-function findCoreV8Object(core, { root, read = (f) => findElfData(f, PREFIXES, { followLinks: true, width: 4 }) } = {}) {
+function findCoreV8Object(core,
+  { root, read = (f) => findElfData(f, PREFIXES, { followLinks: true, width: 4 }) } = {}) {
   const exe = core.files.length ? core.files[0].path : '';
   // The executable and libnode come first; a core that names thousands of
   // files is not searched past the first MAX_V8_CANDIDATES.
@@ -111,7 +112,8 @@ class CoreWithFile {
  * Throws UserError for a file that is not a core, a truncated one, one that
  * is not a Node process's, or a binary that does not match it.
  */
-function openCoreForWalk(file, { root = null, symbolizer = new Symbolizer(), sourceMaps = null, sourceMapUrls = false } = {}) {
+function openCoreForWalk(file,
+  { root = null, symbolizer = new Symbolizer(), sourceMaps = null, sourceMapUrls = false } = {}) {
   const core = openCore(file);
   try {
     const v8 = findCoreV8Object(core, { root });
@@ -121,7 +123,8 @@ function openCoreForWalk(file, { root = null, symbolizer = new Symbolizer(), sou
     }
     const layout = layoutFrom(v8.symbols);
     const opened = openRegular(v8.file, { followLinks: true });
-    const memory = new CoreWithFile(core.memory, core.maps.filter((m) => m.path === v8.object), opened.refused ? null : opened.fd);
+    const memory = new CoreWithFile(core.memory, core.maps.filter((m) => m.path === v8.object), opened.refused ? null
+      : opened.fd);
     const notes = [];
     if (core.truncated) notes.push(`the core is truncated (${core.truncated} bytes missing): frames in the missing part are not named`);
     if (!v8.checked) notes.push(`the core does not hold V8's values to check ${v8.file} against: it is trusted to be the binary that ran`);
@@ -130,7 +133,8 @@ function openCoreForWalk(file, { root = null, symbolizer = new Symbolizer(), sou
     if (layout.unsupported) notes.push(`${layout.unsupported}: JavaScript frames are shown as addresses`);
     else {
       namer = new V8Namer({ memory, layout, sourceMapUrls: sourceMapUrls || Boolean(sourceMaps) });
-      inlining = new InliningReader({ heap: namer.heap, layout, symbols: v8.symbols, namer, dispatch: dispatchLocationFor(layout, v8.file) });
+      inlining = new InliningReader({ heap: namer.heap, layout, symbols: v8.symbols, namer,
+        dispatch: dispatchLocationFor(layout, v8.file) });
       if (namer.limitation()) notes.push(namer.limitation());
     }
     const snap = {
@@ -151,7 +155,8 @@ function openCoreForWalk(file, { root = null, symbolizer = new Symbolizer(), sou
       notes,
       memory,
       classify,
-      walk: (registers, opts = {}) => walkStack({ memory, registers, classify, isCode, namer, inlining, sourceMaps, layout: namer ? layout : null, ...opts }),
+      walk: (registers, opts = {}) => walkStack({ memory, registers, classify, isCode, namer, inlining, sourceMaps,
+        layout: namer ? layout : null, ...opts }),
       close: () => memory.close(),
     };
   } catch (err) {

@@ -96,7 +96,8 @@ function locationFrom(found) {
   if (!fn) return { unsupported: 'its binary keeps no symbol for js_dispatch_table_address (stripped)' };
   const where = decodeTableAddress(fn[1].bytes, fn[1].value);
   if (!where) return { unsupported: 'its js_dispatch_table_address() is code nodetrace does not know' };
-  const reservations = [...found.found.keys()].filter((n) => n.startsWith(TABLE_TYPE)).map((n) => Number(/^\d+/.exec(n.slice(TABLE_TYPE.length)) || NaN));
+  const reservations = [...found.found.keys()].filter((n) => n.startsWith(TABLE_TYPE))
+    .map((n) => Number(/^\d+/.exec(n.slice(TABLE_TYPE.length)) || NaN));
   const shifts = [...new Set(reservations.map(handleShift))];
   if (shifts.length !== 1 || shifts[0] === null) return { unsupported: 'the size of its dispatch table is not in its symbols' };
   // An executable linked at a fixed address: the isolate group's pointer
@@ -119,7 +120,8 @@ function locationFrom(found) {
  */
 function readDispatchLocation(file, { followLinks = true } = {}) {
   let found = null;
-  try { found = findElfData(file, PREFIXES, { followLinks, width: CODE_BYTES, any: true }); } catch (err) { found = null; }
+  try { found = findElfData(file, PREFIXES,
+    { followLinks, width: CODE_BYTES, any: true }); } catch { found = null; }
   return locationFrom(found);
 }
 
@@ -129,7 +131,8 @@ function readDispatchLocation(file, { followLinks = true } = {}) {
  */
 function dispatchArguments(location) {
   if (!location || location.unsupported) return {};
-  return { DISPATCH_AT: location.at, DISPATCH_ROOT: location.root ?? 0, DISPATCH_TLS: location.tls ?? 0, DISPATCH_SHIFT: location.shift };
+  return { DISPATCH_AT: location.at, DISPATCH_ROOT: location.root ?? 0, DISPATCH_TLS: location.tls ?? 0,
+    DISPATCH_SHIFT: location.shift };
 }
 
 /**
@@ -164,4 +167,5 @@ class DispatchTable {
   }
 }
 
-module.exports = { DispatchTable, readDispatchLocation, locationFrom, dispatchArguments, decodeTableAddress, tlsDistance, handleShift, ENTRY, PREFIXES };
+module.exports = { DispatchTable, readDispatchLocation, locationFrom, dispatchArguments, decodeTableAddress,
+  tlsDistance, handleShift, ENTRY, PREFIXES };

@@ -70,14 +70,18 @@ function inliningLayout(layout, symbols, { dispatch = null } = {}) {
   const baseline = pick(symbols, 'v8dbg_CodeKindBaseline');
   const types = {
     code: t(/^v8dbg_type_Code__CODE_TYPE$/),
-    fixedArrays: [t(/^v8dbg_type_FixedArray__FIXED_ARRAY_TYPE$/), t(/^v8dbg_type_TrustedFixedArray__/)].filter((x) => x !== undefined),
-    byteArrays: [t(/^v8dbg_type_ByteArray__BYTE_ARRAY_TYPE$/), t(/^v8dbg_type_TrustedByteArray__/)].filter((x) => x !== undefined),
-    weakFixedArrays: [t(/^v8dbg_type_WeakFixedArray__WEAK_FIXED_ARRAY_TYPE$/), t(/^v8dbg_type_TrustedWeakFixedArray__/), t(/^v8dbg_type_ProtectedWeakFixedArray__/)].filter((x) => x !== undefined),
+    fixedArrays: [t(/^v8dbg_type_FixedArray__FIXED_ARRAY_TYPE$/), t(/^v8dbg_type_TrustedFixedArray__/)]
+      .filter((x) => x !== undefined),
+    byteArrays: [t(/^v8dbg_type_ByteArray__BYTE_ARRAY_TYPE$/), t(/^v8dbg_type_TrustedByteArray__/)]
+      .filter((x) => x !== undefined),
+    weakFixedArrays: [t(/^v8dbg_type_WeakFixedArray__WEAK_FIXED_ARRAY_TYPE$/), t(/^v8dbg_type_TrustedWeakFixedArray__/),
+      t(/^v8dbg_type_ProtectedWeakFixedArray__/)].filter((x) => x !== undefined),
     // (13+: the DeoptimizationData, a trusted object, points to its function through a wrapper.)
     sharedWrapper: t(/^v8dbg_type_SharedFunctionInfoWrapper__/),
   };
   if (m.handle) types.fixedArrays.push(t(/^v8dbg_type_ProtectedFixedArray__/));
-  if (types.code === undefined || baseline === undefined || !types.fixedArrays.length || types.fixedArrays.includes(undefined) || !types.byteArrays.length || !types.weakFixedArrays.length) {
+  if (types.code === undefined || baseline === undefined || !types.fixedArrays.length
+    || types.fixedArrays.includes(undefined) || !types.byteArrays.length || !types.weakFixedArrays.length) {
     return { unsupported: `V8 ${layout.versionText}'s metadata lacks the types of its code: a function its optimizing compiler inlined is counted as its caller` };
   }
   const index = (name, fallback) => pick(symbols, `v8dbg_DeoptimizationData${name}Index`) ?? fallback;
@@ -230,14 +234,16 @@ class InliningReader {
     const { heap } = this;
     const L = this.layout;
     const sizeBytes = heap.read(code.address + L.size, 4);
-    const start = L.start.header !== undefined ? code.address + L.start.header : rawAddress(heap.word(code.address + L.start.field));
+    const start = L.start.header !== undefined ? code.address + L.start.header
+      : rawAddress(heap.word(code.address + L.start.field));
     if (!sizeBytes || start === null) return null;
     const size = sizeBytes.readInt32LE(0);
     if (size <= 0 || size > (64 << 20)) return null;
     // Code that inlines nothing (interpreted, baseline): only where it is,
     // so that a frame that ran elsewhere is known not to have run it.
     if (!L.kinds.includes(flags & L.kindMask)) {
-      return { start, end: start + size, shared: null, optimized: false, offsets: new Int32Array(0), inlinings: new Int32Array(0), inlined: [] };
+      return { start, end: start + size, shared: null, optimized: false, offsets: new Int32Array(0),
+        inlinings: new Int32Array(0), inlined: [] };
     }
     const deopt = heap.object(deoptWord);
     const table = this.bytes(positionsWord);
@@ -264,11 +270,12 @@ class InliningReader {
         // (A weak reference's tag cleared: the literal array holds some weakly.)
         const literal = heap.word(literals.address + 16 + 8 * id);
         let name = null;
-        try { name = literal === null ? null : this.namer.nameSfi(literal & ~2n); } catch (err) { name = null; }
+        try { name = literal === null ? null : this.namer.nameSfi(literal & ~2n); } catch { name = null; }
         inlined.push({ parent, name });
       }
     }
-    return { start, end: start + size, shared, optimized: true, offsets: decoded.offsets, inlinings: decoded.inlinings, inlined };
+    return { start, end: start + size, shared, optimized: true, offsets: decoded.offsets, inlinings: decoded.inlinings,
+      inlined };
   }
 
   // The SharedFunctionInfo word a SharedFunctionInfoWrapper holds, or null.
@@ -311,4 +318,5 @@ function inlinedAt(record, pc, { returnAddress = false, sfi = null } = {}) {
   return out;
 }
 
-module.exports = { InliningReader, inliningLayout, dispatchLocationFor, inlinedAt, decodePositionTable, sourcePosition, readVlq, MEASURED };
+module.exports = { InliningReader, inliningLayout, dispatchLocationFor, inlinedAt, decodePositionTable, sourcePosition,
+  readVlq, MEASURED };

@@ -53,7 +53,7 @@ class ProcessMemory {
     try {
       const n = fs.readSync(this.fd, buf, 0, length, address);
       return n === length ? buf : null;
-    } catch (err) {
+    } catch {
       return null;   // EIO: not mapped
     }
   }
@@ -138,4 +138,5 @@ class RecordingMemory {
   }
 }
 
-module.exports = { ProcessMemory, RangeMemory, SnapshotMemory, RecordingMemory, Budget, validRange, MAX_READ, DEFAULT_BUDGET };
+module.exports = { ProcessMemory, RangeMemory, SnapshotMemory, RecordingMemory, Budget, validRange, MAX_READ,
+  DEFAULT_BUDGET };

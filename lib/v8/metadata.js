@@ -77,7 +77,8 @@ function layoutFrom(symbols) {
     smiTagMask: pick(symbols, 'v8dbg_SmiTagMask'),
     smiShiftSize: pick(symbols, 'v8dbg_SmiShiftSize'),
   };
-  if (tags.heapObjectTag !== 1 || tags.heapObjectTagMask !== 3 || tags.smiTag !== 0 || tags.smiTagMask !== 1 || tags.smiShiftSize !== 31) {
+  if (tags.heapObjectTag !== 1 || tags.heapObjectTagMask !== 3 || tags.smiTag !== 0 || tags.smiTagMask !== 1
+    || tags.smiShiftSize !== 31) {
     return no(`V8 ${versionText} tags its values in a way nodetrace does not know (${JSON.stringify(tags)})`);
   }
 

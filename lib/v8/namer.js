@@ -125,7 +125,8 @@ class V8Namer {
       return null;
     }
     const where = script && start !== null ? this.scripts.lineColumn(script, start) : null;
-    const file = script && script.name !== null ? safeName(script.name, { max: MAX_FILE, truncated: script.nameTruncated }) : null;
+    const file = script && script.name !== null
+      ? safeName(script.name, { max: MAX_FILE, truncated: script.nameTruncated }) : null;
     const result = {
       name: name === null ? null : safeName(name, { truncated: nameTruncated }),
       inferred,
@@ -138,7 +139,8 @@ class V8Namer {
     };
     result.text = frameText(result);
     // (Only for a file name kept as it is: the map is found from it.)
-    if (this.sourceMapUrls && script && script.name !== null && script.name === file && result.line !== null) result.sourceMapUrl = this.mapUrlOf(script);
+    if (this.sourceMapUrls && script && script.name !== null && script.name === file
+      && result.line !== null) result.sourceMapUrl = this.mapUrlOf(script);
     return result;
   }
 
@@ -183,7 +185,8 @@ class V8Namer {
   // arrow, '=>' follows the parameters).
   sourceName(scope, sfi, script) {
     const { heap, layout } = this;
-    const tokenBytes = layout.sfi.functionTokenOffset === undefined ? null : heap.read(sfi.address + layout.sfi.functionTokenOffset, 2);
+    const tokenBytes = layout.sfi.functionTokenOffset === undefined ? null
+      : heap.read(sfi.address + layout.sfi.functionTokenOffset, 2);
     const tokenOffset = tokenBytes ? tokenBytes.readUInt16LE(0) : 0;
     const locals = Heap.smi(heap.word(scope.address + 24));
     if (locals === null || locals < 0) return null;
@@ -247,7 +250,8 @@ function atOriginal(r, sourceMaps) {
   const o = sourceMaps.original({ file: r.file, line: r.line, column: r.column, mapUrl: r.sourceMapUrl });
   const { sourceMapUrl, ...rest } = r;
   if (!o) return rest;
-  const out = { ...rest, file: safeName(o.file, { max: MAX_FILE }), line: o.line, column: o.column, generated: { file: r.file, line: r.line, column: r.column } };
+  const out = { ...rest, file: safeName(o.file, { max: MAX_FILE }), line: o.line, column: o.column,
+    generated: { file: r.file, line: r.line, column: r.column } };
   out.text = frameText(out);
   return out;
 }

@@ -41,11 +41,13 @@ function findV8Object({ pid, maps, exePath, read = readMetadata }) {
  * reference (lib/v8/namer.js), for lib/source-maps.js, after the walk.
  * Throws a plain Error when /proc/PID/mem cannot be opened.
  */
-function openProcess(pid, { symbolizer = new Symbolizer(), wrapMemory = (m) => m, readMetadata: read = readMetadata, sourceMapUrls = false } = {}) {
+function openProcess(pid,
+  { symbolizer = new Symbolizer(), wrapMemory = (m) => m, readMetadata: read = readMetadata,
+    sourceMapUrls = false } = {}) {
   let maps = [];
   let exePath = '';
-  try { maps = parseMaps(fs.readFileSync(`/proc/${pid}/maps`, 'utf8')); } catch (err) { /* gone: no V8 below */ }
-  try { exePath = fs.readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, ''); } catch (err) { /* gone */ }
+  try { maps = parseMaps(fs.readFileSync(`/proc/${pid}/maps`, 'utf8')); } catch { /* gone: no V8 below */ }
+  try { exePath = fs.readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, ''); } catch { /* gone */ }
   const v8 = findV8Object({ pid, maps, exePath, read });
   const layout = v8 ? layoutFrom(v8.symbols) : null;
   const memory = wrapMemory(new ProcessMemory(pid));
@@ -56,7 +58,8 @@ function openProcess(pid, { symbolizer = new Symbolizer(), wrapMemory = (m) => m
   else if (layout.unsupported) note = `${layout.unsupported}: JavaScript frames are shown as addresses`;
   else {
     namer = new V8Namer({ memory, layout, sourceMapUrls });
-    inlining = new InliningReader({ heap: namer.heap, layout, symbols: v8.symbols, namer, dispatch: dispatchLocationFor(layout, v8.source) });
+    inlining = new InliningReader({ heap: namer.heap, layout, symbols: v8.symbols, namer,
+      dispatch: dispatchLocationFor(layout, v8.source) });
     note = namer.limitation();
   }
   const snap = { pid, maps, perfMap: null, takenAt: Date.now() };
@@ -72,7 +75,8 @@ function openProcess(pid, { symbolizer = new Symbolizer(), wrapMemory = (m) => m
     note,
     memory,
     classify,
-    walk: (registers, opts = {}) => walkStack({ memory, registers, classify, isCode, namer, inlining, layout: namer ? layout : null, ...opts }),
+    walk: (registers, opts = {}) => walkStack({ memory, registers, classify, isCode, namer, inlining, layout: namer
+      ? layout : null, ...opts }),
     close: () => memory.close(),
   };
 }

@@ -14,7 +14,8 @@ const { Heap } = require('./heap');
 const { readString } = require('./strings');
 const { LIMITS, overLimit } = require('../limits');
 
-const { MAX_SCRIPT_SOURCE_CHARS: MAX_SOURCE, SCRIPT_SCAN_BUDGET_CHARS, LINE_INDEX_STRIDE: STRIDE, MAX_LINE_ENDS } = LIMITS;
+const { MAX_SCRIPT_SOURCE_CHARS: MAX_SOURCE, SCRIPT_SCAN_BUDGET_CHARS, LINE_INDEX_STRIDE: STRIDE,
+  MAX_LINE_ENDS } = LIMITS;
 const MAX_SCRIPTS = 1024;
 
 // V8's line terminators: \n, \r not followed by \n, U+2028, U+2029.
@@ -143,7 +144,8 @@ class ScriptReader {
     const text = readString(this.heap, script.source, { start: from, maxChars: position - from + 1 });
     if (!text) return null;
     let state = countBreaks(text.text, from, position, script.checkpoints[k]);
-    if (state.cr !== null && text.text.charCodeAt(position - from) !== LF) state = { lines: state.lines + 1, lastEnd: state.cr, cr: null };
+    if (state.cr !== null && text.text.charCodeAt(position - from) !== LF) state = { lines: state.lines + 1,
+      lastEnd: state.cr, cr: null };
     return { line: state.lines + 1, column: position - (state.lastEnd + 1) + 1 };
   }
 

@@ -51,7 +51,8 @@ function readString(heap, obj, { start = 0, maxChars = 1024 } = {}) {
       const firstLength = stringLength(heap, first);
       if (firstLength === null) return null;
       // Right first: the stack pops the left part first.
-      if (at + n > firstLength) stack.push([second, Math.max(0, at - firstLength), at + n - Math.max(at, firstLength), depth + 1]);
+      if (at + n > firstLength) stack.push([second, Math.max(0, at - firstLength), at + n - Math.max(at, firstLength),
+        depth + 1]);
       if (at < firstLength) stack.push([first, at, Math.min(n, firstLength - at), depth + 1]);
     } else if (repr === s.thin && s.thinActual !== undefined) {
       const actual = heap.field(o.address, s.thinActual);

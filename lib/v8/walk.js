@@ -43,7 +43,8 @@ const INTERPRETER = /^(InterpreterEntryTrampoline|InterpreterEnterAtBytecode|Int
  *   each script's reference: V8Namer's sourceMapUrls)
  * @returns {{ frames: object[], ended: string }}
  */
-function walkStack({ memory, registers, classify, namer, layout, isCode, inlining = null, sourceMaps = null, maxDepth = MAX_DEPTH }) {
+function walkStack({ memory, registers, classify, namer, layout, isCode, inlining = null, sourceMaps = null,
+  maxDepth = MAX_DEPTH }) {
   const word = (a) => {
     const b = memory.read(a, 8);
     return b ? b.readBigUInt64LE(0) : null;
@@ -95,7 +96,8 @@ function walkStack({ memory, registers, classify, namer, layout, isCode, inlinin
 // now is not the code that ran: on-stack replacement, deoptimized since).
 // (fsBase: the thread's pointer, where V8 14 finds its isolate's dispatch table.)
 function inlinedInFrame(inlining, f, frame, returnAddress, fsBase) {
-  const at = inlinedAt(inlining.describe(inlining.codeOf(f.function, { fsBase })), f.pc, { returnAddress, sfi: frame.sfi });
+  const at = inlinedAt(inlining.describe(inlining.codeOf(f.function, { fsBase })), f.pc,
+    { returnAddress, sfi: frame.sfi });
   return at && at.length ? at : null;
 }
 
@@ -210,7 +212,8 @@ function nameFrame(f, native, namer, layout) {
     }
     // A marker in code not known to be V8's: neither trusted nor ignored
     // (the function slot of V8's internal frames holds the callee).
-    const js = marker === null && f.function !== undefined && f.function !== null ? namer.nameFunction(f.function) : null;
+    const js = marker === null && f.function !== undefined && f.function !== null ? namer.nameFunction(f.function)
+      : null;
     if (js) {
       Object.assign(frame, js, { kind: 'js', jsKind: js.kind });
       if (builtin && !INTERPRETER.test(builtin)) frame.builtin = builtin;

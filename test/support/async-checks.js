@@ -131,7 +131,8 @@ function checkCounts({ json, truth }) {
   const pbkdf2 = kind('PBKDF2REQUEST').callback;
   assert(pbkdf2.max_us >= BUSY_MS * 1000 && pbkdf2.max_us < BUSY_MS * 2000, `pbkdf2 callback max ${pbkdf2.max_us} us`);
   const top = pbkdf2.histogram.filter((b) => b.count > 0).pop();
-  assert(top.lo <= pbkdf2.max_us && (top.hi === null || pbkdf2.max_us < top.hi) && top.count === 1, JSON.stringify(top));
+  assert(top.lo <= pbkdf2.max_us && (top.hi === null || pbkdf2.max_us < top.hi) && top.count === 1,
+    JSON.stringify(top));
   // ... and its time is the function the callback called: crypto's own
   // job.ondone (which calls the target's), named as lib/v8 names frames.
   const [first] = pbkdf2.functions;

@@ -43,7 +43,7 @@ function removeOrphans() {
   for (const name of (r.stdout || '').split('\n').filter(Boolean)) {
     const m = /^nodetrace-test-(\d+)-/.exec(name);
     if (!m || Number(m[1]) === process.pid) continue;
-    try { process.kill(Number(m[1]), 0); continue; } catch (err) { /* its run is gone */ }
+    try { process.kill(Number(m[1]), 0); continue; } catch { /* its run is gone */ }
     podman(['rm', '--force', '--time', '0', name]);
   }
 }
@@ -69,7 +69,9 @@ function containerUnavailableReason() {
 // bunyan), as a service that ships nodetrace in its image would.
 // capAdd: capabilities the container is given beyond podman's (a hostile
 // one that mounts over its own directories: SYS_ADMIN).
-function startContainer(target, { nodeArgs = [], args = [], env = {}, tmpLinkTo = null, hook = false, capAdd = [], timeoutMs = START_TIMEOUT_MS } = {}) {
+function startContainer(target,
+  { nodeArgs = [], args = [], env = {}, tmpLinkTo = null, hook = false, capAdd = [],
+    timeoutMs = START_TIMEOUT_MS } = {}) {
   const img = containerImage();
   if (img.reason) return Promise.reject(new Error(img.reason));
   const name = `nodetrace-test-${process.pid}-${live.size}-${Date.now().toString(36)}`;

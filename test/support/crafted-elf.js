@@ -96,7 +96,8 @@ function fileNote(files) {
  * [{ vaddr, size, exec }] whose bytes follow (one page each is written,
  * the rest left a hole).
  */
-function writeCore(file, { notes = threadNotes(), extraNotes = 0, extraNoteBytes = 0, loads = [{ vaddr: 0x7f0000000000, size: 4096 }] } = {}) {
+function writeCore(file,
+  { notes = threadNotes(), extraNotes = 0, extraNoteBytes = 0, loads = [{ vaddr: 0x7f0000000000, size: 4096 }] } = {}) {
   const phnum = 1 + extraNotes + loads.length;
   const notesAt = 64 + phnum * PHDR;
   const holeAt = Math.ceil((notesAt + notes.length) / 4096) * 4096;

@@ -31,7 +31,7 @@ process.on('exit', () => {
     try {
       const st = fs.lstatSync(file);
       if (st.isFile() && st.uid === process.getuid()) fs.unlinkSync(file);
-    } catch (err) { /* none there */ }
+    } catch { /* none there */ }
   }
 });
 // A killed nodetrace's tracer dies with it (its parent-death signal), but
@@ -182,4 +182,5 @@ function functionAt(target, name, dir = path.join(ROOT, 'test', 'targets')) {
   return `${dir}/${target}:${line + 1}:${lines[line].indexOf('(') + 1}`;
 }
 
-module.exports = { ROOT, NODETRACE, functionAt, escapeRegExp, killStragglers, requireTracing, tracingUnavailableReason, startTarget, stopTarget, nodetrace, traceWindow };
+module.exports = { ROOT, NODETRACE, functionAt, escapeRegExp, killStragglers, requireTracing, tracingUnavailableReason,
+  startTarget, stopTarget, nodetrace, traceWindow };

@@ -49,12 +49,14 @@ class HostileUser {
 
   remove() {
     for (const c of this.children) {
-      try { process.kill(c.pid, 'SIGCONT'); c.kill('SIGKILL'); } catch (err) { /* gone */ }
+      try { process.kill(c.pid, 'SIGCONT'); c.kill('SIGKILL'); } catch { /* gone */ }
     }
     // Whatever the account left in /tmp (FIFOs, sparse files) goes with it.
     for (const f of fs.readdirSync('/tmp')) {
       const file = path.join('/tmp', f);
-      try { if (fs.lstatSync(file).uid === this.uid) fs.rmSync(file, { recursive: true, force: true }); } catch (err) { /* gone */ }
+      try {
+        if (fs.lstatSync(file).uid === this.uid) fs.rmSync(file, { recursive: true, force: true });
+      } catch { /* gone */ }
     }
     spawnSync('/usr/sbin/userdel', ['-r', '-f', this.name], { stdio: 'ignore' });
   }

@@ -115,4 +115,5 @@ function eachOnceAsMeasured(lines, measured, s, stdout, { scheme = 'http', port 
   return only;
 }
 
-module.exports = { SLOW_MS, TIMER_EARLY_MS, CLOCK_SLACK_MS, targets, certificate, startServer, run, curl, traceAttached, eachOnceAsMeasured };
+module.exports = { SLOW_MS, TIMER_EARLY_MS, CLOCK_SLACK_MS, targets, certificate, startServer, run, curl, traceAttached,
+  eachOnceAsMeasured };

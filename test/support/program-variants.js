@@ -63,7 +63,8 @@ function bpftraceVariants(tracer, { pid, bunyanLib, httpLib }) {
   const points = findProbePoints(pid).points;
   const noPool = Object.fromEntries(Object.entries(points).filter(([name]) => !POOL.includes(name)));
   const fromProgram = (program, extra = {}) => planTracer(tracer, {
-    script: program.script, pid, args: program.args, without: program.without, programText: program.programText, extra: program.extra, ...extra,
+    script: program.script, pid, args: program.args, without: program.without, programText: program.programText,
+    extra: program.extra, ...extra,
   });
   add('latency -p, libuv without pool symbols', fromProgram(latencyProgram(noPool, { pid })));
   add('latency -c, libuv without pool symbols', fromProgram(latencyProgram(noPool, { pid: 0, cpid: true }), { pid: undefined, command, outputFile: 'out' }));

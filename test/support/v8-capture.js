@@ -105,7 +105,8 @@ async function capture({ node, target, label, settleMs = 300 }) {
       return {
         made: {
           label, node: path.relative(ROOT, node).startsWith('..') ? node : path.relative(ROOT, node),
-          v8: p.layout.versionText, object: p.object, target: path.relative(ROOT, target), date: new Date().toISOString().slice(0, 10),
+          v8: p.layout.versionText, object: p.object, target: path.relative(ROOT, target), date: new Date()
+            .toISOString().slice(0, 10),
           walked: walked.frames.map((f) => f.text),
         },
         truth,

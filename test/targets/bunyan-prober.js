@@ -19,7 +19,8 @@ function record(i) {
 
 if (process.env.FLOOD === '1') {
   let i = 0;
-  const burst = () => { for (let k = 0; k < 2000; k++) { const n = i++; info.fire(() => [record(n)]); } setImmediate(burst); };
+  const burst = () => { for (let k = 0; k < 2000; k++) { const n = i++; info.fire(() =>
+    [record(n)]); } setImmediate(burst); };
   burst();
 } else {
   let input = '';

@@ -62,7 +62,8 @@ async function attack(name, parts) {
       const length = Number((/\r\ncontent-length: *(\d+)/i.exec(buf.slice(0, end + 2)) || [])[1] || 0);
       if (buf.length < end + 4 + length) return;
       const r = sent[out.length];
-      out.push({ attack: name, method: r.method, path: r.path, status: Number(buf.slice(9, 12)), ms: Number(process.hrtime.bigint() - r.t) / 1e6 });
+      out.push({ attack: name, method: r.method, path: r.path, status: Number(buf.slice(9, 12)),
+        ms: Number(process.hrtime.bigint() - r.t) / 1e6 });
       buf = buf.slice(end + 4 + length);
     }
   });

@@ -118,7 +118,7 @@ new PerformanceObserver((list) => {
 function threadsCpuNs() {
   const out = {};
   for (const tid of fs.readdirSync('/proc/self/task')) {
-    try { out[tid] = Number(fs.readFileSync(`/proc/self/task/${tid}/schedstat`, 'utf8').split(' ')[0]); } catch (err) { /* exited */ }
+    try { out[tid] = Number(fs.readFileSync(`/proc/self/task/${tid}/schedstat`, 'utf8').split(' ')[0]); } catch { /* exited */ }
   }
   return out;
 }
@@ -216,7 +216,9 @@ function timed(server, app) {
     };
     res.on('finish', () => {
       const done = now();
-      if (inWindow(done)) report.requests.push({ app, route: req.url, status: res.statusCode, ms: Number(done - t) / 1e6, ending_ms: Number((ending || done) - t) / 1e6, sent_ms: Number((sent || done) - t) / 1e6, at: performance.timeOrigin + performance.now(), perf_at: perfAt });
+      if (inWindow(done)) report.requests.push({ app, route: req.url, status: res.statusCode,
+        ms: Number(done - t) / 1e6, ending_ms: Number((ending || done) - t) / 1e6,
+        sent_ms: Number((sent || done) - t) / 1e6, at: performance.timeOrigin + performance.now(), perf_at: perfAt });
     });
   });
 }
@@ -294,7 +296,8 @@ async function main() {
       const used = process.cpuUsage(cpu);
       report.cpu_ms = (used.user + used.system) / 1000;
       const after = threadsCpuNs();
-      report.threads_cpu_ms = Object.fromEntries(Object.entries(after).map(([tid, ns]) => [tid, (ns - (threadsCpu[tid] || 0)) / 1e6]));
+      report.threads_cpu_ms = Object.fromEntries(Object.entries(after)
+        .map(([tid, ns]) => [tid, (ns - (threadsCpu[tid] || 0)) / 1e6]));
     }, WINDOW_MS - sinceOpened());
     setTimeout(() => {
       report.window = {

@@ -1,4 +1,5 @@
 'use strict';
+/* global gc -- given by --expose-gc */
 // A main thread whose hot function is a new one in each phase, for the V8
 // frame naming of `profile` under compaction (test/profile.test.js).
 // Started with --expose-gc --stress-compaction, the only target started

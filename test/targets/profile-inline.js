@@ -79,7 +79,6 @@ function coldCaller(x) {
 }
 if (BOTH) {
   require('v8').setFlagsFromString('--allow-natives-syntax');
-  // eslint-disable-next-line no-new-func
   new Function('f', '%NeverOptimizeFunction(f)')(coldCaller);
 }
 

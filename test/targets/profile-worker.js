@@ -36,7 +36,8 @@ function threadCpuMs() {
 // are queued again and again (V8 keeps no feedback for a function's first
 // calls).
 function unsettleImmediates() {
-  for (const f of [function a() {}, function b() {}, function c() {}, function d() {}, function e() {}]) setImmediate(f);
+  for (const f of [function a() {}, function b() {}, function c() {}, function d() {},
+    function e() {}]) setImmediate(f);
 }
 
 setInterval(unsettleImmediates, 100).unref();

@@ -21,12 +21,12 @@ function bpftraceUnavailable() {
   if (process.getuid() !== 0) return 'needs root to run bpftrace';
   try {
     execFileSync(BPFTRACE, ['--version'], { stdio: 'ignore', timeout: 10000 });
-  } catch (err) {
+  } catch {
     return BPFTRACE_FOUND.reason || 'bpftrace is not installed';
   }
   if (!fs.existsSync(ADDON)) return 'the native addon is not built (node scripts/build-native.js)';
   if (!fs.existsSync('/sys/kernel/tracing/uprobe_events') && !fs.existsSync('/sys/kernel/debug/tracing/uprobe_events')) {
-    try { execFileSync('mount', ['-t', 'tracefs', 'nodev', '/sys/kernel/tracing'], { stdio: 'ignore' }); } catch (err) { /* below */ }
+    try { execFileSync('mount', ['-t', 'tracefs', 'nodev', '/sys/kernel/tracing'], { stdio: 'ignore' }); } catch { /* below */ }
     if (!fs.existsSync('/sys/kernel/tracing/uprobe_events')) return 'tracefs is not mounted';
   }
   return null;
@@ -86,7 +86,7 @@ class Target {
   async stop() {
     if (this.exited) return;
     const done = new Promise((resolve) => this.child.once('exit', resolve));
-    try { this.child.send({ id: 0, cmd: 'exit' }); } catch (err) { /* gone */ }
+    try { this.child.send({ id: 0, cmd: 'exit' }); } catch { /* gone */ }
     const timer = setTimeout(() => this.child.kill('SIGKILL'), 5000);
     await done;
     clearTimeout(timer);

@@ -24,7 +24,8 @@ function countingCallback(key, values) {
 
 const handlers = {
   create({ key, provider, module, probes }) {
-    const dtp = module === undefined ? usdt.createDTraceProvider(provider) : usdt.createDTraceProvider(provider, module);
+    const dtp = module === undefined ? usdt.createDTraceProvider(provider)
+      : usdt.createDTraceProvider(provider, module);
     for (const p of probes) dtp.addProbe(...p);
     providers.set(key, dtp);
     return {};

@@ -95,7 +95,8 @@ function functionLocations(labelled) {
       if (!/^[0-9]+$/.test(p.name)) continue;
       session.post('Runtime.getProperties', { objectId: p.value.objectId, ownProperties: true }, (err, r) => {
         const loc = !err && (r.internalProperties || []).find((q) => q.name === '[[FunctionLocation]]');
-        if (loc) out.push({ label: labelled[Number(p.name)][0], line: loc.value.value.lineNumber, column: loc.value.value.columnNumber });
+        if (loc) out.push({ label: labelled[Number(p.name)][0], line: loc.value.value.lineNumber,
+          column: loc.value.value.columnNumber });
       });
     }
   } finally {

@@ -39,7 +39,8 @@ const THUNK = 'non-virtual thunk to ';
 function unresolvedKeys(model) {
   const found = new Set();
   for (const agg of model.aggregations) {
-    for (const e of agg.entries) for (const k of e.key) if (/^0x[0-9a-f]+$/i.test(k) && fsType(k) === null) found.add(k);
+    for (const e of agg.entries) for (const k of e.key) if (/^0x[0-9a-f]+$/i.test(k)
+      && fsType(k) === null) found.add(k);
   }
   return [...found];
 }
@@ -68,7 +69,8 @@ function buildModel({ during = [], maps = '' }, { tracer, addonsOnly = false, re
   const tracedEntry = traced && traced.entries.length === 1 && traced.entries[0].kind === 'scalar' ? traced.entries[0] : null;
   // The pool's own maps describe the pool, not kinds of work (./pool.js).
   const split = splitPoolMaps(model.aggregations.filter((a) => a !== traced));
-  model = { ...model, aggregations: split.rest, pool: split.pool, programTracedNs: tracedEntry ? tracedEntry.value : null };
+  model = { ...model, aggregations: split.rest, pool: split.pool, programTracedNs: tracedEntry ? tracedEntry.value
+    : null };
   // latency --paths / --hosts: kinds split by what they were done to.
   model = withNamedEntries(model, during);
   if (resolveAddresses) {

@@ -131,7 +131,8 @@ function toJSON(summary, { process } = {}) {
     tracer: summary.tracer,
     ...(process ? { process } : {}),
     // The window the figures are of (docs/json-format.md); not for format.
-    ...(summary.tracedNs !== null && summary.tracedNs !== undefined ? { traced_ns: jsonInteger(summary.tracedNs) } : {}),
+    ...(summary.tracedNs !== null && summary.tracedNs !== undefined ? { traced_ns: jsonInteger(summary.tracedNs) }
+      : {}),
     unit: sharedUnit(summary.kinds, summary.unit),
     kinds: summary.kinds.map((kind) => kindToJSON(kind, summary.symbols)),
     discarded: {

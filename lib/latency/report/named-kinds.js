@@ -82,7 +82,8 @@ function namesFromLines(lines) {
  * @total_us, ...) under their kind's key, with their name as subject.
  */
 function withNamedEntries(model, during) {
-  const named = model.aggregations.filter((a) => a.name && a.name.startsWith(NAMED_PREFIX) && latencyRole(a.name.slice(NAMED_PREFIX.length)));
+  const named = model.aggregations.filter((a) => a.name && a.name.startsWith(NAMED_PREFIX)
+    && latencyRole(a.name.slice(NAMED_PREFIX.length)));
   if (!named.length) return model;
   const names = namesFromLines(during);
   const aggregations = model.aggregations.filter((a) => !named.includes(a));
@@ -140,7 +141,8 @@ function foldNamedKinds(model, shown = NAMES_SHOWN) {
     ...model,
     aggregations: model.aggregations.map((a) => {
       if (!latencyRole(a.name)) return a;
-      const entries = a.entries.map((e) => (e.subject && subjects.has(subjectId(e)) ? refold({ ...e, subject: subjects.get(subjectId(e)) }) : refold(e)));
+      const entries = a.entries.map((e) => (e.subject && subjects.has(subjectId(e))
+        ? refold({ ...e, subject: subjects.get(subjectId(e)) }) : refold(e)));
       return mergeEntriesByName({ ...a, entries });
     }),
   };

@@ -45,7 +45,8 @@ function scalar(aggregation) {
  */
 function summarizePool(pool, kinds, traceUs) {
   if (!pool || !traceUs) return null;
-  const perThread = (pool.pool_busy_us ? pool.pool_busy_us.entries : []).map((e) => ({ tid: Number(e.key[0]), busyUs: Number(e.value) }))
+  const perThread = (pool.pool_busy_us ? pool.pool_busy_us.entries : [])
+    .map((e) => ({ tid: Number(e.key[0]), busyUs: Number(e.value) }))
     .sort((a, b) => b.busyUs - a.busyUs);
   const threads = perThread.length;
   const busyUs = perThread.reduce((s, t) => s + t.busyUs, 0);
@@ -128,7 +129,9 @@ function poolToJSON(summary) {
     busy_share: jsonEstimate(summary.busyShare),
     busy_us_by_thread: summary.perThread.map((t) => ({ tid: t.tid, busy_us: t.busyUs })),
     waiting_share: jsonEstimate(summary.waitingShare),
-    queued_at_start: summary.queue ? { p50: jsonEstimate(summary.queue.p50), p99: jsonEstimate(summary.queue.p99), at_most: summary.queue.maxAtMost, starts: summary.queue.starts } : null,
+    queued_at_start: summary.queue
+      ? { p50: jsonEstimate(summary.queue.p50), p99: jsonEstimate(summary.queue.p99), at_most: summary.queue.maxAtMost,
+        starts: summary.queue.starts } : null,
     run_share_by_kind: summary.byKind.map((k) => ({ name: k.name, share: jsonEstimate(k.share) })),
     saturated: summary.saturated,
   };

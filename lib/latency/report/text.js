@@ -112,11 +112,13 @@ function renderBreakdownHistograms(kind, options) {
 }
 
 function renderKind(kind, options) {
-  const lines = [kindHeading(kind, options), ...renderHistogram(kind.entry, kind.unit, options), summaryLine(kind, options)];
+  const lines = [kindHeading(kind, options), ...renderHistogram(kind.entry, kind.unit, options),
+    summaryLine(kind, options)];
   if (kind.entry.note) lines.push(`  note: ${kind.entry.note}`);
   append(lines, discardedLines(kind));
   if (kind.breakdown) {
-    append(lines, options.breakdownHistograms ? renderBreakdownHistograms(kind, options) : renderBreakdownSummary(kind, options));
+    append(lines, options.breakdownHistograms ? renderBreakdownHistograms(kind, options)
+      : renderBreakdownSummary(kind, options));
   }
   return lines.join('\n');
 }
@@ -174,7 +176,8 @@ function renderOther(aggregation, options) {
   const distributions = aggregation.entries.filter(isDistribution);
   const blocks = [];
   if (distributions.length > 0) {
-    const view = buildKinds({ aggregations: [{ ...aggregation, entries: distributions }] }, { unit: options.defaultUnit });
+    const view = buildKinds({ aggregations: [{ ...aggregation, entries: distributions }] },
+      { unit: options.defaultUnit });
     append(blocks, renderKinds(sortKinds(view.kinds, options.sort), options, true));
   }
   const rows = aggregation.entries.filter((entry) => !isDistribution(entry));
