@@ -1,9 +1,10 @@
 # nodetrace: the two set-up commands of the README.
 #   make demo   trace the bundled sqlite3 demo workload with `nodetrace latency`
 #   make test   run every test (unit and, as root, integration with the real tracer)
-# and the shorter loops of test/README.md: `make unit` (no tracer), `make
-# check` (unit and each command's @core tests), `make test-command
-# COMMAND=latency TIER=sid` (one command's tests under one bpftrace).
+# and the shorter loops of test/README.md: `make lint` (ESLint), `make unit`
+# (lint, then no tracer), `make check` (unit and each command's @core
+# tests), `make test-command COMMAND=latency TIER=sid` (one command's tests
+# under one bpftrace).
 # Both install what they need first: bpftrace (apt-get) when no tracer is
 # present, gdb for `nodetrace ebadf`, the npm packages and the native part,
 # and they mount tracefs when it is not mounted.
@@ -24,7 +25,7 @@ APT_GET := apt-get -o DPkg::Lock::Timeout=600
 ROOT_ENV := env $(if $(CI),CI=$(CI)) $(if $(NODETRACE_CACHE),NODETRACE_CACHE=$(NODETRACE_CACHE))
 DEMO_SECONDS ?= 5
 
-.PHONY: all deps system-deps browser podman debootstrap container-image tracefs checkout-readable demo test test-packages test-builds check test-command unit bench clean node-builds bpftrace-tiers bpftrace-tiers-if-available test-tiers dtrace dtrace-if-available
+.PHONY: all deps system-deps browser podman debootstrap container-image tracefs checkout-readable demo test test-packages test-builds check test-command unit lint bench clean node-builds bpftrace-tiers bpftrace-tiers-if-available test-tiers dtrace dtrace-if-available
 
 all: deps
 
@@ -103,6 +104,7 @@ demo: deps
 # again at the end (scripts/test-matrix.sh). How long it takes: test/README.md.
 test: checkout-readable
 	@$(MAKE) --no-print-directory test-packages
+	@$(MAKE) --no-print-directory lint
 	@$(MAKE) --no-print-directory -j 4 --output-sync=target test-builds
 	$(SUDO) $(ROOT_ENV) scripts/test-matrix.sh $(if $(TEST_JOBS),--jobs $(TEST_JOBS),--one-at-a-time) main $(BPFTRACE_TIERS)
 
@@ -162,8 +164,14 @@ bpftrace-tier-if-available-%:
 test-tiers: deps container-image
 	$(SUDO) $(ROOT_ENV) scripts/test-matrix.sh $(BPFTRACE_TIERS)
 
-unit: node_modules/.installed
+unit: lint
 	npx mocha --grep '@tracer' --invert 'test/**/*.test.js'
+
+# ESLint over our JavaScript (eslint.config.js); `make unit` and `make test`
+# run it first, so a finding fails them in seconds.
+LINT_PATHS := lib bin test bench scripts
+lint: node_modules/.installed
+	npx eslint $(LINT_PATHS)
 
 # DTrace for Linux, built from vendor/'s source archive into the cache (once;
 # then a no-op): the D scripts and `--backend dtrace` run under it in the tests tagged
