@@ -6,6 +6,7 @@
 // container.) Gathering reads only this process's own /proc files, bounded;
 // judging is pure, so that tests hold it to captured inputs.
 const fs = require('fs');
+const { readBounded } = require('./proc/read-bounded');
 
 // include/linux/proc_ns.h: the initial PID namespace's inode number
 // (PROC_PID_INIT_INO = 0xEFFFFFFC), the same on every kernel since 3.8.
@@ -18,21 +19,6 @@ const CAP_BPF = 39;
 // with many pods: ~1000, ~150 kB); read no more than this.
 const MOUNTS_MAX_BYTES = 1024 * 1024;
 const STATUS_MAX_BYTES = 64 * 1024;
-
-function readBounded(file, maxBytes) {
-  let fd;
-  try {
-    fd = fs.openSync(file, 'r');
-    const buf = Buffer.alloc(maxBytes);
-    let n = 0;
-    for (let got = 1; got > 0 && n < buf.length; n += got) got = fs.readSync(fd, buf, n, buf.length - n, null);
-    return buf.toString('utf8', 0, n);
-  } catch (err) {
-    return null;
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
-  }
-}
 
 function readLink(file) {
   try { return fs.readlinkSync(file); } catch (err) { return null; }
