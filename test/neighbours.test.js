@@ -2,7 +2,7 @@
 // lib/tracer/neighbours.js: who else takes a trace's uprobe hits, said before attaching.
 const assert = require('assert');
 const { payingNeighbours, neighbourWarning, hostNeighbourNote, mapsAny, mapsKey } = require('../lib/tracer/neighbours');
-const { renderText } = require('../lib/ps/render');
+const { renderText, renderJson } = require('../lib/ps/render');
 
 describe('the processes a trace costs', function () {
   const maps = (key) => `00400000-00500000 r-xp 00000000 ${key} /usr/bin/node\n7f00-7f01 rw-p 00000000 00:00 0 \n`;
@@ -52,5 +52,23 @@ describe('the processes a trace costs', function () {
     assert.match(text, /\nTracing one of these costs the others: bpftrace 0\.17\.0 sets uprobes/);
     assert.doesNotMatch(renderText([row(7)], { tracerCost: old }), /costs the others/, 'one process: no other pays');
     assert.doesNotMatch(renderText([row(7), row(8)], { tracerCost: hostNeighbourNote({ name: 'bpftrace', version: '0.27.1' }) }), /costs the others/);
+  });
+
+  it('ps --json gives the same fact as others_cost, whatever the rows, null without a tracer', function () {
+    const row = (pid) => ({
+      facts: { pid, who: { pidInside: null, container: null }, version: '20.0.0', user: 'u', perfMap: {}, command: 'node a.js' },
+      verdicts: [],
+    });
+    // As lib/commands/ps.js builds it from the tracer it would run.
+    const cost = (version) => ({ tracer: `bpftrace ${version}`, ...hostNeighbourNote({ name: 'bpftrace', version }) });
+    const old = JSON.parse(renderJson([row(7), row(8)], { tracerCost: cost('0.17.0') })).others_cost;
+    assert.deepStrictEqual(Object.keys(old), ['tracer', 'others_pay', 'detail']);
+    assert.deepStrictEqual([old.tracer, old.others_pay], ['bpftrace 0.17.0', true]);
+    assert.strictEqual(old.detail, hostNeighbourNote({ name: 'bpftrace', version: '0.17.0' }).detail, 'the text\'s words, not others');
+    assert.strictEqual(JSON.parse(renderJson([row(7)], { tracerCost: cost('0.17.0') })).others_cost.others_pay, true,
+      'a fact of the host: one process listed now does not change it');
+    const recent = JSON.parse(renderJson([row(7), row(8)], { tracerCost: cost('0.27.1') })).others_cost;
+    assert.deepStrictEqual([recent.others_pay, recent.detail], [false, hostNeighbourNote({ name: 'bpftrace', version: '0.27.1' }).detail]);
+    assert.strictEqual(JSON.parse(renderJson([row(7)])).others_cost, null, 'no tracer: nothing to say');
   });
 });

@@ -26,7 +26,8 @@ function handler(args) {
     if (facts) rows.push({ facts: { ...facts, cluster: cluster.get(pid) || null }, verdicts: verdicts(facts) });
   }
   const { tracer } = chooseTracer(undefined);
-  process.stdout.write(args.json ? renderJson(rows) : renderText(rows, { tracerCost: tracer ? hostNeighbourNote(tracer) : null }));
+  const tracerCost = tracer ? { tracer: `${tracer.name} ${tracer.version}`, ...hostNeighbourNote(tracer) } : null;
+  process.stdout.write(args.json ? renderJson(rows, { tracerCost }) : renderText(rows, { tracerCost }));
 }
 
 module.exports = {

@@ -29,7 +29,8 @@ function shorten(text, n) {
 
 /**
  * @param {Array<{facts, verdicts}>} rows
- * @param {object} [o.tracerCost] { ok, detail }: what a trace costs the other processes
+ * @param {object} [o.tracerCost] { tracer, ok, detail }: what a trace costs the other processes
+ *   (lib/tracer/neighbours.js hostNeighbourNote), or null without a tracer
  * @returns {string}
  */
 function renderText(rows, { tracerCost = null } = {}) {
@@ -73,9 +74,14 @@ function renderText(rows, { tracerCost = null } = {}) {
   return safeText(out.join('\n') + '\n');
 }
 
-function renderJson(rows) {
+/** The same rows and the same tracer cost as JSON (docs/json-format.md, "nodetrace ps --json"). */
+function renderJson(rows, { tracerCost = null } = {}) {
   return safeJson({
     version: JSON_VERSION,
+    // The text's "Tracing one of these costs the others" line and doctor's
+    // `others` check, always given: a fact of this host and its tracer,
+    // true however many Node processes run now.
+    others_cost: tracerCost ? { tracer: tracerCost.tracer, others_pay: !tracerCost.ok, detail: tracerCost.detail } : null,
     processes: rows.map(({ facts: f, verdicts: v }) => ({
       ...identityJson(f.who),
       user: f.user,
