@@ -81,6 +81,13 @@ async function measure(args, env = {}) {
 
 const fmt = (s) => (s === null ? '-' : s.toFixed(2));
 
+// Why a run failed, on one line: nodetrace's last line of its own (its
+// first may be a note, such as http's "no nodetrace hook: reading ...").
+function why(message) {
+  const own = message.split('\n').map((l) => l.replace(/^.*?(?=nodetrace: )/, '')).filter((l) => l.startsWith('nodetrace: '));
+  return own.length ? own[own.length - 1] : message.split('\n')[0];
+}
+
 function tierEnv(tier) {
   if (tier === 'host') return {};
   const wrapper = execFileSync(path.join(ROOT, 'scripts', 'bpftrace-tier.sh'), [tier], { encoding: 'utf8' }).trim();
@@ -122,7 +129,7 @@ const COMMANDS = (pid) => [
       const env = tierEnv(tier);
       for (const args of COMMANDS(String(target.pid))) {
         let r;
-        try { r = await measure(args, env); } catch (err) { console.log(`| ${args[0]} | ${tier} | failed: ${err.message.split('\n')[0]} | | | |`); continue; }
+        try { r = await measure(args, env); } catch (err) { console.log(`| ${args[0]} | ${tier} | failed: ${why(err.message)} | | | |`); continue; }
         console.log(`| ${args[0]} | ${tier} | ${fmt(r.attached)} | ${fmt(r.report)} | ${fmt(r.exit)} | ${r.runs.map((x) => `${fmt(x.attached)}/${fmt(x.report)}/${fmt(x.exit)}`).join(', ')} |`);
       }
     }

@@ -16,6 +16,9 @@ describe('attach bounds', function () {
     assert.strictEqual(attachBoundMs(bpftrace, { command: 'gc' }), ATTACH_BOUNDS_MS.gc);
     assert.strictEqual(attachBoundMs(bpftrace, { command: 'snoop', libraries: 3 }), ATTACH_BOUNDS_MS.default + 2 * ATTACH_BOUNDS_MS.usdtPerLibrarySnoop);
     assert.strictEqual(attachBoundMs(bpftrace, { command: 'http', libraries: 1 }), ATTACH_BOUNDS_MS.default);
+    assert.strictEqual(attachBoundMs(bpftrace, { command: 'httpWire' }), ATTACH_BOUNDS_MS.httpWire);
+    const { planWire } = require('../lib/http/wire-plan');
+    assert.strictEqual(planWire({ ...bpftrace, path: '/usr/bin/bpftrace' }, 4242).attachTimeoutMs, ATTACH_BOUNDS_MS.httpWire, 'the wire\'s plan carries its row');
     assert.strictEqual(attachBoundMs(bpftrace, { command: 'probes', sites: 4 }), ATTACH_BOUNDS_MS.default + 3 * ATTACH_BOUNDS_MS.usdtPerSiteProbes);
     assert.strictEqual(attachBoundMs(dtrace, { command: 'latency' }), ATTACH_BOUNDS_MS.dtraceForLinux);
   });

@@ -5,6 +5,7 @@
 const { planTracer, readScript } = require('../tracer/plan');
 const { stringLimitEnv, mapKeysEnv, stringTrailerEnv, strCopiesLessOne } = require('../tracer/capabilities');
 const { withoutOptional } = require('../tracer/template');
+const { attachBoundMs } = require('../tracer/attach-bounds');
 
 const WIRE_SCRIPT = 'http-wire';
 // What the programs copy of a call (their PIECE, HEAD_BYTES, IOVECS;
@@ -63,6 +64,7 @@ function planWire(tracer, pidOrPids, tls = {}) {
     // sets of maps printed, then bpftrace ended, which drops what it has not
     // printed when its end signal arrives.
     quiesce: { signal: 'SIGURG', line: 'Tracing stopped.' },
+    attachTimeoutMs: attachBoundMs(tracer, { command: 'httpWire' }),
   };
   if (tls.file) {
     o.args.TLS_FILE = tls.file;

@@ -21,6 +21,12 @@ const ATTACH_BOUNDS_MS = Object.freeze({
   // loaded host (bpftrace 0.17 reads the symbol table for each).
   gc: 180000,
   async: 180000,
+  // http off the wire (http-wire.bt): bpftrace 0.17 took 8.1 s to compile
+  // it (its kernel types, struct socket and tcp_sock, read from BTF) and
+  // 14.4 s to attach its 23 probes at load 9 (2026-11-29); through
+  // nodetrace at that load 22.5 s, and runs given up at 20 s with no probe
+  // yet attached, still compiling (bench/attach-time.js's http row).
+  httpWire: 60000,
   // bpftrace compiles a USDT program once per probe it matches: 35 s for 5
   // libraries (30 probes) on a loaded 2-core host, about 7 s a library
   // (snoop: six probes a library; http: two).
