@@ -126,7 +126,7 @@ function endTracer({ child }) {
 function startFloor(pid) {
   const { detectBpftrace } = require('../lib/tracer/detect');
   const { usdtPathForPid } = require('../lib/tracer/capabilities');
-  const { librariesOf } = require('../lib/usdt/probe-libraries');
+  const { librariesOf } = require('../lib/probe-libraries');
   const { HTTP_PROVIDER } = require('../lib/http/probes');
   const tracer = detectBpftrace();
   if (!tracer.available || !(tracer.versionParts.major > 0 || tracer.versionParts.minor >= 20)) {

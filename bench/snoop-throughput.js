@@ -92,7 +92,7 @@ function runOnce({ register, rate, snoop }) {
         // count: probes enabled, records only counted in the kernel, i.e.
         // what enabling bunyan's probes costs, without any output path.
         // script: d-scripts/log-snoop.bt alone, its output discarded.
-        const lib = require('../lib/usdt/probe-libraries').librariesOf(Number(m[1]), require('../lib/snoop/targets').BUNYAN);
+        const lib = require('../lib/probe-libraries').librariesOf(Number(m[1]), require('../lib/snoop/targets').BUNYAN);
         // The bpftrace under test (NODETRACE_BPFTRACE: a tier) and, for the
         // script, exactly the program and settings nodetrace snoop plans for it.
         const bt = require('../lib/tracer/detect').detectBpftrace();

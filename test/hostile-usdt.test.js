@@ -12,7 +12,7 @@ const { ROOT, requireTracing, killStragglers } = require('./support/harness');
 const { HostileUser, hostileUserUnavailableReason, collect, runNodetrace } = require('./support/hostile-user');
 const crafted = require('./support/crafted-library');
 const { HTTP_PROVIDER } = require('../lib/http/probes');
-const { librariesOf } = require('../lib/usdt/probe-libraries');
+const { librariesOf } = require('../lib/probe-libraries');
 const { BUNYAN_PROVIDER } = require('../lib/usdt');
 const { detectBpftrace } = require('../lib/tracer/detect');
 
@@ -286,7 +286,7 @@ describe('snoop and http beside a hostile local user @tracer', function () {
         const fd = fs.openSync(f, 'w', 0o555); fs.ftruncateSync(fd, i % 2 ? 1 << 20 : 60 << 10); fs.closeSync(fd);
       }`]);
     assert.strictEqual(r.status, 0, r.stderr);
-    const libraries = require('../lib/usdt/probe-libraries');
+    const libraries = require('../lib/probe-libraries');
     // CPU time (this host is shared: wall time says more of the others).
     const times = [];
     for (let i = 0; i < 5; i++) {

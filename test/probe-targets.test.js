@@ -1,9 +1,9 @@
 'use strict';
-// lib/usdt/probe-targets.js: what '*', PIDs and names mean, on a made-up
+// lib/probe-libraries/probe-targets.js: what '*', PIDs and names mean, on a made-up
 // host (every fact comes from the `host` object), in the words of `http`;
 // then the tracer command lines lib/http/plan.js makes of them.
 const assert = require('assert');
-const { resolveTargets } = require('../lib/usdt/probe-targets');
+const { resolveTargets } = require('../lib/probe-libraries/probe-targets');
 const { planHttp } = require('../lib/http/plan');
 const { inTemp } = require('../lib/tracer/plan');
 const { HTTP_PROVIDER } = require('../lib/http/probes');

@@ -4,15 +4,15 @@
 // probe libraries checked before a tracer reads them, histograms within
 // bounds and per process, requests that cannot be requests, loss by cause.
 const assert = require('assert');
-const { checkLibrary, MAX_NOTES } = require('../lib/usdt/library-check');
+const { checkLibrary, MAX_NOTES } = require('../lib/probe-libraries/library-check');
 const { libraryFor } = require('../lib/usdt/paths');
 const { HTTP_PROVIDER } = require('../lib/http/probes');
 const { BUNYAN_PROVIDER } = require('../lib/usdt');
 const crafted = require('./support/crafted-library');
 const { LatencyStats, statsOf, routeOf, renderHistograms, histogramsJSON } = require('../lib/http/histograms');
 const { RequestReader, batchRecords } = require('../lib/http/records');
-const { lossLines, addTo } = require('../lib/usdt/loss');
-const { LibraryFollower, Generation } = require('../lib/usdt/library-follower');
+const { lossLines, addTo } = require('../lib/render/loss');
+const { LibraryFollower, Generation } = require('../lib/probe-libraries/library-follower');
 const { lineFor } = require('../lib/snoop/format');
 const { Reassembler } = require('../lib/snoop/reassemble');
 

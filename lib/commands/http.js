@@ -10,8 +10,8 @@ const { UserError, EXIT } = require('../errors');
 const proc = require('../proc');
 const { requireTracer } = require('../tracer/detect');
 const { runTraceCommand } = require('../tracer/run-command');
-const { LibraryFollower, Generation } = require('../usdt/library-follower');
-const { resolveTargets, hostFacts, parseTarget } = require('../usdt/probe-targets');
+const { LibraryFollower, Generation } = require('../probe-libraries/library-follower');
+const { resolveTargets, hostFacts, parseTarget } = require('../probe-libraries/probe-targets');
 const { HTTP_PROVIDER } = require('../http/probes');
 const { planHttp } = require('../http/plan');
 const { safeText } = require('../terminal-safe');
@@ -24,9 +24,9 @@ const { pidProviderMisses } = require('../tracer/pid-provider-reach');
 const { dtraceLosses, dtraceLossLine } = require('../tracer/dtrace-losses');
 const { WireReader, wireLossLines } = require('../http/wire');
 const { runOneSession } = require('../tracer/run-command');
-const { identify } = require('../usdt/process-identity');
+const { identify } = require('../proc/identity');
 const { describeIdentity, identityOf: containerIdentity } = require('../proc/container');
-const { lossLines, addMaps } = require('../usdt/loss');
+const { lossLines, addMaps } = require('../render/loss');
 const { targetOptions, checkTarget, targetText } = require('../targets/options');
 const { resolveOneTarget, hostFacts: oneProcessHost } = require('../targets/one-process');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
@@ -35,7 +35,7 @@ const fs = require('fs');
 const { matchingPids } = require('../targets/resolve');
 const { MORE_PIDS } = require('../http/wire-plan');
 
-// How `nodetrace http` names its targets and their probes (lib/usdt/probe-targets.js).
+// How `nodetrace http` names its targets and their probes (lib/probe-libraries/probe-targets.js).
 const HTTP = Object.freeze({
   command: 'http',
   provider: HTTP_PROVIDER,
@@ -248,7 +248,7 @@ async function follow(firstPlan, ctx) {
     }
   };
   // '*' follows probe libraries that appear later (another user's first
-  // process with the hook): lib/usdt/library-follower.js.
+  // process with the hook): lib/probe-libraries/library-follower.js.
   const follower = new LibraryFollower({
     tracer,
     provider: HTTP_PROVIDER,

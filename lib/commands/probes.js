@@ -16,11 +16,11 @@ const { LineOutput } = require('../tracer/line-output');
 const { safeText } = require('../terminal-safe');
 const { targetOptions, checkTarget, targetText } = require('../targets/options');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
-const { identify } = require('../usdt/process-identity');
+const { identify } = require('../proc/identity');
 const { processProbes } = require('../probes/inventory');
 const list = require('../probes/list');
 const { parseSpec, specMatches } = require('../probes/spec');
-const libraries = require('../usdt/probe-libraries');
+const libraries = require('../probe-libraries');
 const targets = require('../probes/targets');
 const { planProbes, latencyKeyRefusal, argumentsRead } = require('../probes/program');
 const { ProbeFollower, ProbeGeneration, ProcessLibraryWatch } = require('../probes/follow');
@@ -181,7 +181,7 @@ function plan(args, tracer) {
   const { clauses, notes, sites } = targets.clausesOf(chosen, { tracer, specs, where });
   for (const r of refused) notes.push(`not reading ${r.path}: ${r.why}.`);
   // Probe libraries in a trace of several processes or '*' are held open,
-  // checked, for the tracer (lib/usdt/probe-libraries.js OpenedLibraries);
+  // checked, for the tracer (lib/probe-libraries/index.js OpenedLibraries);
   // not for a dry run, which names the files.
   const p = planClauses(tracer, args, processes, clauses, { opened: new Map(), sites, notes });
   const one = processes.kind === 'pids' && processes.pids.length === 1 ? processes.pids[0] : null;

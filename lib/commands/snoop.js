@@ -20,7 +20,7 @@ const { durationOption, checkDuration, dryRunOption } = require('./common-option
 const { safeText } = require('../terminal-safe');
 const { describeIdentity, containerText } = require('../proc/container');
 const { containerNodeProcesses, hostFacts: oneProcessHost } = require('../targets/one-process');
-const { lossLines } = require('../usdt/loss');
+const { lossLines } = require('../render/loss');
 
 // What a batch's fair share is, for the loss messages (d-scripts/log-snoop.bt).
 const SHARE = 'when several processes are traced, one gets at most 2,048 entries of a batch, and its last 1,024 places go to those with fewer than 512; an entry is a record, or 199 bytes of one on bpftrace 0.17';

@@ -4,7 +4,7 @@
 // process unless asked to merge, within stated bounds: a flood of unique
 // routes, or of processes, costs a bounded amount of memory, and what was
 // folded is counted and said. Pure: requests in, text or JSON out; who a
-// process is comes from `identify` (lib/usdt/process-identity.js).
+// process is comes from `identify` (lib/proc/identity.js).
 const { renderHistogram } = require('../render/histogram');
 const { percentile, totalCount } = require('../aggregation/model');
 const { LogLinearHistogram, LAYOUT } = require('../aggregation/log-linear');

@@ -1,11 +1,11 @@
 'use strict';
 // The tracer run of `nodetrace http` for resolved targets
-// (lib/usdt/probe-targets.js). Pure.
+// (lib/probe-libraries/probe-targets.js). Pure.
 const { planTracer, inTemp } = require('../tracer/plan');
 const { attachBoundMs } = require('../tracer/attach-bounds');
 const { usdtPathForPid, stringLimitEnv, filtersEveryProbeByPid } = require('../tracer/capabilities');
-const { libraryLinks } = require('../usdt/probe-targets');
-const { isMapFile } = require('../usdt/probe-libraries');
+const { libraryLinks } = require('../probe-libraries/probe-targets');
+const { isMapFile } = require('../probe-libraries');
 
 // Requests are handed over in batches (d-scripts/http-batched.bt), on every
 // bpftrace: an output event per request (d-scripts/http.bt, kept for reading

@@ -29,7 +29,7 @@
 // Events come in batches (every 100 ms) whose entries have no order: they are
 // held REORDER_NS and handled in the order of their times.
 const { stringBytes, splitterFor } = require('../tracer/output-formats');
-const { lossLines, addMaps } = require('../usdt/loss');
+const { lossLines, addMaps } = require('../render/loss');
 const { Framer, Call } = require('./wire-framing');
 const { PIECE_BYTES, HEAD_BYTES, MAP_KEYS } = require('./wire-plan');
 
@@ -409,7 +409,7 @@ const plural = (n, one, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n =
 
 /**
  * What the reader's events came to, per process, as the hook's losses are
- * said (lib/usdt/loss.js): calls refused or lost; connections left to
+ * said (lib/render/loss.js): calls refused or lost; connections left to
  * HTTP/2, not followed after a point, opened before the trace; requests
  * given up at the bounds. `describe(pid)` names a process.
  */

@@ -5,7 +5,7 @@
 // traced (-p, PIDs, a name: its own maps are watched) or anywhere ('*': the
 // host's libraries, as snoop's and http's '*' find them).
 //
-// Found as snoop's follower finds them (lib/usdt/library-follower.js: every
+// Found as snoop's follower finds them (lib/probe-libraries/library-follower.js: every
 // 2 s, checked, at most 16 libraries, 4 a user), but not handed over: a
 // library that appears gets a tracer of its own beside the ones running.
 // A handover keeps each event once by its time, which firings have; counts
@@ -14,8 +14,8 @@
 // count what both saw. Each library is traced by one tracer only: nothing
 // is seen twice and nothing between two tracers is lost.
 const fs = require('fs');
-const { LibraryFollower, Generation, MAX_LIBRARIES } = require('../usdt/library-follower');
-const libraries = require('../usdt/probe-libraries');
+const { LibraryFollower, Generation, MAX_LIBRARIES } = require('../probe-libraries/library-follower');
+const libraries = require('../probe-libraries');
 const { FiringReader } = require('./firings');
 const { argumentsRead } = require('./program');
 

@@ -8,13 +8,13 @@
 // process's memory: what lib/usdt's probe.fire() itself reads).
 //
 // Files and memory are the process's owner's: libraries are checked as
-// every command that traces them checks them (lib/usdt/probe-libraries.js
-// openVerified, lib/usdt/library-check.js), other objects' notes as
+// every command that traces them checks them (lib/probe-libraries/index.js
+// openVerified, lib/probe-libraries/library-check.js), other objects' notes as
 // lib/probes/object-probes.js reads them, and an object refused is listed
 // with why, never traced.
 const path = require('path');
 const proc = require('../proc');
-const libraries = require('../usdt/probe-libraries');
+const libraries = require('../probe-libraries');
 const paths = require('../usdt/paths');
 const { providerFromDefinition, kindOf } = require('../usdt/definition');
 const { parseMaps } = require('../symbolize');

@@ -37,7 +37,7 @@ function padded(rows) {
 
 /**
  * @param {Array<{ who, command, objects }>} processes who: identity
- *   (lib/usdt/process-identity.js identify), command: its command line
+ *   (lib/proc/identity.js identify), command: its command line
  */
 function renderText(processes) {
   const lines = [];

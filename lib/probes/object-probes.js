@@ -2,7 +2,7 @@
 // The USDT probes one object file holds, for `nodetrace probes`: its stapsdt
 // notes (systemtap's format: what bpftrace, bcc, perf and lib/usdt's probe
 // libraries use), read from a file another user may control, so every read
-// is bounded and every note is checked as lib/usdt/library-check.js checks
+// is bounded and every note is checked as lib/probe-libraries/library-check.js checks
 // a probe library's (site on a nop in the file's code, base where the notes
 // say, semaphore in its data). An object whose notes fail a check is kept
 // with why, and none of its probes is traced.
@@ -13,7 +13,7 @@
 // with lib/usdt (lib/probes/inventory.js) says its arguments' types.
 const fs = require('fs');
 const { openRegular, readAt } = require('../safe-open');
-const { elfLayout, stapsdtNotes, siteRefusal } = require('../usdt/library-check');
+const { elfLayout, stapsdtNotes, siteRefusal } = require('../probe-libraries/library-check');
 const { LIMITS } = require('../limits');
 
 // What one object's notes may cost: a library with its own probes has a

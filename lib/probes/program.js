@@ -18,7 +18,7 @@
 // bpftrace before 0.24 has arg0 to arg5 only ("x86_64 doesn't support
 // arg6", 0.17 and 0.23 measured). lib/usdt's probe libraries put arguments
 // 7 to 12 at 8(%rsp), 16(%rsp), ... (lib/usdt/elf.js, checked for every
-// library by lib/usdt/library-check.js): there they are read from the stack
+// library by lib/probe-libraries/library-check.js): there they are read from the stack
 // at the probe, as the note says. Another object's notes may put them
 // anywhere: past the sixth, they are not read there (argumentsRead()).
 const { planTracer } = require('../tracer/plan');

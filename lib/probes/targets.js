@@ -8,18 +8,18 @@
 // '*' is every provider made with the dtrace-provider API that a glob
 // names, on the whole host: their probe libraries, attached by path, which
 // covers the processes that map them, also ones started later
-// (lib/usdt/probe-libraries.js finds and checks them as snoop's and http's
+// (lib/probe-libraries/index.js finds and checks them as snoop's and http's
 // '*' do). Other objects' notes (libstdc++'s) are traced in the processes
 // named, not host-wide: a library every process maps is no one's trace.
 const fs = require('fs');
 const { UserError, UsageError, EXIT } = require('../errors');
 const proc = require('../proc');
 const shared = require('../targets/resolve');
-const libraries = require('../usdt/probe-libraries');
+const libraries = require('../probe-libraries');
 const { providerFromDefinition } = require('../usdt/definition');
 const { containerNodeProcesses, hostFacts: oneProcessHost } = require('../targets/one-process');
 const { describeIdentity, containerText } = require('../proc/container');
-const { identify } = require('../usdt/process-identity');
+const { identify } = require('../proc/identity');
 const { processProbes, apiProbes } = require('./inventory');
 const { objectNotes } = require('./object-probes');
 const { matchProbes, specMatches, traceable, nameText } = require('./spec');

@@ -113,7 +113,7 @@ function containerText(container) {
 function describeIdentity(id) {
   if (!id) return '';
   const where = containerText(id.container) || (id.pidInside !== null ? 'its own PID namespace' : null);
-  // Where several users' processes are traced at once, whose each is (lib/usdt/process-identity.js).
+  // Where several users' processes are traced at once, whose each is (lib/proc/identity.js).
   const owner = 'uid' in id ? (id.user && safeText(id.user, { oneLine: true })) || (id.uid === null ? 'gone' : `uid ${id.uid}`) : null;
   const inside = where ? `${id.pidInside !== null ? `PID ${id.pidInside} ` : ''}in ${where}` : null;
   const said = [owner, inside].filter(Boolean);

@@ -50,7 +50,7 @@ function safeForText(text, display = () => {}) {
  * long, "name/pid on hostname"; short, the name alone. Processes in two
  * containers both say PID 1, and short says nothing, so the record shown
  * (never --json's) names its process by the host PID the kernel gave, and
- * its container where known (lib/usdt/process-identity.js):
+ * its container where known (lib/proc/identity.js):
  *   short  name/27878          (name/27878 in web-1)
  *   long   name/27878 (1 inside) on HOST, for a process in a PID namespace
  */

@@ -2,8 +2,8 @@
 // The tracer run for resolved snoop targets (lib/snoop/targets.js). Pure.
 const { planTracer, inTemp } = require('../tracer/plan');
 const { attachBoundMs } = require('../tracer/attach-bounds');
-const { libraryLinks } = require('../usdt/probe-targets');
-const { isMapFile } = require('../usdt/probe-libraries');
+const { libraryLinks } = require('../probe-libraries/probe-targets');
+const { isMapFile } = require('../probe-libraries');
 const { bpftraceProbeSlots, dtraceProbeGlob, levelName } = require('./levels');
 const { stringLimitEnv, stringTrailerEnv, readsLongStrings, usdtPathForPid, filtersEveryProbeByPid, quietMapHelperArgs } = require('../tracer/capabilities');
 

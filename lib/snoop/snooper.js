@@ -5,9 +5,9 @@
 // is the orchestration and holds its state in a few named places.
 //
 // snoop '*' with bpftrace follows probe libraries that appear after it
-// began (lib/usdt/library-follower.js): records are de-duplicated across a
+// began (lib/probe-libraries/library-follower.js): records are de-duplicated across a
 // handover by their id, the kernel time they were logged.
-const { LibraryFollower, Generation } = require('../usdt/library-follower');
+const { LibraryFollower, Generation } = require('../probe-libraries/library-follower');
 const { Reassembler, parseItem, parseTextLine } = require('./reassemble');
 const { lineFor } = require('./format');
 const { createSink } = require('./sink');
@@ -15,9 +15,9 @@ const { planSnoop, levelPhrase } = require('./plan');
 const proc = require('../proc');
 const { safeText } = require('../terminal-safe');
 const { BUNYAN } = require('./targets');
-const { identify } = require('../usdt/process-identity');
+const { identify } = require('../proc/identity');
 const { shortId } = require('../proc/container');
-const { addMaps } = require('../usdt/loss');
+const { addMaps } = require('../render/loss');
 
 // Lines the script prints that are not news.
 const QUIET = [/^$/, /^Attaching \d+ probes?\.\.\.$/, /^Tracing ended\.$/, /^Snooping bunyan records/, /^@\w+: /];
@@ -50,7 +50,7 @@ class Snooper {
     this.lostSinceNote = 0;
     this.timers = [];
     this.namespacePids = new Map();   // pid -> its PIDs in its namespaces
-    this.identities = new Map();      // pid -> who it is (lib/usdt/process-identity.js)
+    this.identities = new Map();      // pid -> who it is (lib/proc/identity.js)
     this.follower = new LibraryFollower({
       tracer: o.tracer,
       provider: BUNYAN,
@@ -209,7 +209,7 @@ class Snooper {
   }
 
   // Per process, over every tracer: what its probes fired, what was left
-  // out of a crowded batch, what arrived (lib/usdt/loss.js).
+  // out of a crowded batch, what arrived (lib/render/loss.js).
   lossCounts() {
     const counts = new Map();
     for (const g of this.generations) {

@@ -1,9 +1,9 @@
 'use strict';
 // Which processes `nodetrace snoop` watches, and (Linux) which probe
-// libraries carry their bunyan probes: lib/usdt/probe-targets.js, in
+// libraries carry their bunyan probes: lib/probe-libraries/probe-targets.js, in
 // bunyan's words.
 const usdt = require('../usdt');
-const targets = require('../usdt/probe-targets');
+const targets = require('../probe-libraries/probe-targets');
 
 const BUNYAN = usdt.BUNYAN_PROVIDER;
 

@@ -9,7 +9,7 @@
 // and --force where a process that does not look like Node may be taken.
 // What a target means on the host: lib/targets/resolve.js (parsing, PIDs,
 // names), lib/targets/one-process.js (commands that trace one process),
-// lib/usdt/probe-targets.js (snoop, http: processes with probes).
+// lib/probe-libraries/probe-targets.js (snoop, http: processes with probes).
 const proc = require('../proc');
 
 /**

@@ -133,7 +133,7 @@ const ASYNC_BT = [
     'lib/v8/metadata.js: V8\'s postmortem metadata in OBJECT (v8dbg_class_JSFunction__shared__*)'),
   ASYNC_TID,
   arg('LIBRARY', 'the probe library of lib/async/probes.js the process maps (node -r nodetrace/register)',
-    'lib/usdt/probe-libraries.js librariesOf, as capabilities.js usdtPathForPid names it for -p', { part: 'hook', ...FILE }),
+    'lib/probe-libraries/index.js librariesOf, as capabilities.js usdtPathForPid names it for -p', { part: 'hook', ...FILE }),
 ];
 const HZ = arg('HZ', 'samples a second on each CPU', '-F');
 const OFFCPU_ALL = arg('ALL', '0: the main thread only (the event loop); 1: every thread', '--all-threads');
@@ -151,17 +151,17 @@ const EBADF_REPORT_ONLY = arg('REPORT_ONLY', '1: stop and report only (nodetrace
 
 const SNOOP_BT = [
   arg('LIBRARY', 'the probe library (or a glob of them) that holds bunyan\'s probes',
-    'lib/usdt/probe-targets.js: the libraries the targets map (several: links in the run\'s private directory, named by a glob)', FILE),
+    'lib/probe-libraries/probe-targets.js: the libraries the targets map (several: links in the run\'s private directory, named by a glob)', FILE),
   ...numbered('PROBE', 1, 6, 'a probe to enable, or \'none*\' for an unused slot', '-l (lib/snoop/levels.js bpftraceProbeSlots)',
     { group: 'PROBES', probe: 'probe-name' }),
   ...numbered('PID', 1, 8, 'only these processes (0 or none: every process)', 'the targets\' PIDs (lib/snoop/targets.js)',
     { group: 'PIDS', fill: 0, optional: true }),
 ];
 const HTTP_MORE_PIDS = numbered('PID', 2, 8, 'another process to trace beside PID (0: none)',
-  'the targets\' PIDs (lib/usdt/probe-targets.js)', { group: 'MORE_PIDS', fill: 0 });
+  'the targets\' PIDs (lib/probe-libraries/probe-targets.js)', { group: 'MORE_PIDS', fill: 0 });
 const HTTP_BT = [
   arg('LIBRARY', 'the probe library of nodetrace\'s provider (or a glob of them)',
-    'lib/usdt/probe-targets.js, as log-snoop.bt\'s', FILE),
+    'lib/probe-libraries/probe-targets.js, as log-snoop.bt\'s', FILE),
   arg('PID', 'only this process; 0: every process mapping LIBRARY', 'the first target\'s PID'),
   arg('MIN_US', 'only requests that took at least this long (microseconds)', '--slower-than (ms, times 1000)'),
   ...HTTP_MORE_PIDS,
@@ -184,7 +184,7 @@ const USDT_PROBES = [
   ...numbered('PID', 2, 8, 'another process to trace beside PID (0: none)', 'the targets\' PIDs (lib/probes/targets.js)',
     { group: 'MORE_PIDS', fill: 0 }),
   arg('LIBRARY', 'the file that holds the clause\'s probe',
-    'lib/probes/inventory.js: the object the process maps (a probe library checked as lib/usdt/probe-libraries.js checks them; -p: as capabilities.js usdtPathForPid names it)',
+    'lib/probes/inventory.js: the object the process maps (a probe library checked as lib/probe-libraries/index.js checks them; -p: as capabilities.js usdtPathForPid names it)',
     { each: 'PROBES', ...FILE }),
   arg('PROVIDER', 'the clause\'s probe\'s provider', 'its stapsdt note (lib/probes/spec.js: a name of letters, digits, _ and - only)',
     { each: 'PROBES', probe: 'probe-name' }),

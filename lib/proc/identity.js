@@ -5,9 +5,9 @@
 // (snoop '*', http NAME) keep them apart by this, and name the owner of a
 // probe library they skip.
 const fs = require('fs');
-const proc = require('../proc');
-const { identityOf } = require('../proc/container');
-const { userNames } = require('../proc/users');
+const { uidOf } = require('./stat');
+const { identityOf } = require('./container');
+const { userNames } = require('./users');
 
 // The account name of a uid, or null (containers run uids the host does not list).
 function userName(uid) {
@@ -37,7 +37,7 @@ function fileOwnerText(file) {
  * lib/proc/container.js describeIdentity and identityJson.
  */
 function identify(pid) {
-  const uid = proc.stat.uidOf(pid);
+  const uid = uidOf(pid);
   return { ...identityOf(pid), uid, user: uid === null ? null : userName(uid) };
 }
 

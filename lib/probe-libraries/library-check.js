@@ -25,8 +25,8 @@
 // stapsdt notes (libstdc++'s, a library's of its own: lib/probes/notes.js),
 // read there through a bounded reader rather than as a whole file.
 const { elfHeader, programHeaders, elfNotes } = require('../symbolize');
-const { argFormat } = require('./elf');
-const { kindOf } = require('./definition');
+const { argFormat } = require('../usdt/elf');
+const { kindOf } = require('../usdt/definition');
 const { EM_X86_64, ET_DYN, PT_LOAD, PF_X, PF_W, SHT_NOTE } = require('../elf-constants');
 
 // lib/usdt writes one note per probe; providers have a handful (bunyan 6).

@@ -18,8 +18,8 @@
 const path = require('path');
 const { TracerSession, abnormalEnd } = require('../tracer/session');
 const { onTerminationSignals } = require('../tracer/signals');
-const libraries = require('./probe-libraries');
-const { fileOwnerText } = require('./process-identity');
+const libraries = require('./index');
+const { fileOwnerText } = require('../proc/identity');
 const { UserError, EXIT } = require('../errors');
 
 // How often '*' looks for probe libraries that appeared since it began.
@@ -258,7 +258,7 @@ class LibraryFollower {
   }
 
   // Files refused by the scan (libraries that declare the provider but
-  // failed the checks, lib/usdt/library-check.js; files named as libraries
+  // failed the checks, lib/probe-libraries/library-check.js; files named as libraries
   // too large or not regular), said once with their owner: those refused
   // for one reason in one directory in one line (a user's thousands of
   // files make one line, not thousands).

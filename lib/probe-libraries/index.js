@@ -12,7 +12,7 @@
 const fs = require('fs');
 const path = require('path');
 const proc = require('../proc');
-const paths = require('./paths');
+const paths = require('../usdt/paths');
 const { checkLibrary } = require('./library-check');
 const { openRegular, readAt } = require('../safe-open');
 const { parseMaps } = require('../symbolize');
@@ -564,7 +564,7 @@ class LibraryWatch {
 // would put it, so that a trace can wait for processes that do not exist
 // yet. Returns its path, or null. (Uses lib/usdt's safe store.)
 function createOwnLibrary(provider) {
-  const store = require('./store');
+  const store = require('../usdt/store');
   const { bytes, fileName } = paths.libraryFor(provider.name, provider.probes, provider.module);
   for (const candidate of paths.candidateDirs()) {
     try {

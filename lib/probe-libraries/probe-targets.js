@@ -12,12 +12,12 @@
 //     all: 'every process with bunyan probes', hint: how to start a process
 //     so that it has them, includeOwn: '*' also waits on this user's own
 //     library when others exist (http: this user's processes started later
-//     are then seen at once, not after a re-plan, lib/usdt/library-follower.js) }
+//     are then seen at once, not after a re-plan, lib/probe-libraries/library-follower.js) }
 const os = require('os');
 const { UserError, EXIT } = require('../errors');
-const libraries = require('./probe-libraries');
+const libraries = require('./index');
 const proc = require('../proc');
-const { ownerText } = require('./process-identity');
+const { ownerText } = require('../proc/identity');
 const { describeIdentity } = require('../proc/container');
 
 const shared = require('../targets/resolve');
