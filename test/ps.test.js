@@ -101,3 +101,49 @@ describe('ps: user names from /etc/passwd (lib/proc/users.js)', function () {
     assert.deepStrictEqual([...names], [[0, 'root'], [1001, 'mallory']]);
   });
 });
+
+describe('ps --json and doctor --json as docs/json-format.md documents them', function () {
+  const fs = require('fs');
+  const path = require('path');
+  const { hostNeighbourNote } = require('../lib/tracer/neighbours');
+  const processChecks = require('../lib/process-checks');
+  const doc = fs.readFileSync(path.join(__dirname, '..', 'docs', 'json-format.md'), 'utf8');
+  // The text of one "## " section, by its heading.
+  const section = (heading) => {
+    const at = doc.indexOf(`\n## ${heading}\n`);
+    assert.notStrictEqual(at, -1, `docs/json-format.md has "## ${heading}"`);
+    const next = doc.indexOf('\n## ', at + 1);
+    return doc.slice(at, next === -1 ? undefined : next);
+  };
+  const named = (text, key) => new RegExp('`[^`]*\\b' + key + '\\b[^`]*`').test(text);
+  const missing = (text, keys) => keys.filter((k) => !named(text, k));
+  // The names in backticks that match a pattern (a field's, not a value's).
+  const listedNames = (text, pattern) => [...new Set([...text.matchAll(/`([^`]+)`/g)].flatMap((m) => m[1].match(/[A-Za-z_]+/g) || []))]
+    .filter((w) => pattern.test(w));
+
+  it('every key ps --json writes is named in its section, and what the section lists is written', function () {
+    const text = section('`nodetrace ps --json`');
+    const cost = { tracer: 'bpftrace 0.17.0', ...hostNeighbourNote({ name: 'bpftrace', version: '0.17.0' }) };
+    const rows = [facts()].map((f) => ({ facts: { ...f, cluster: null }, verdicts: verdicts(f) }));
+    const json = JSON.parse(renderJson(rows, { tracerCost: cost }));
+    const row = json.processes[0];
+    assert.deepStrictEqual(missing(text, [...Object.keys(json), ...Object.keys(json.others_cost), ...Object.keys(row),
+      ...Object.keys(row.probe_libraries), ...Object.keys(row.perf_map), ...Object.keys(row.commands)]), []);
+    // The other way: every snake_case name the section gives is a key written.
+    const written = new Set([json, json.others_cost, row, row.probe_libraries, row.perf_map].flatMap(Object.keys));
+    assert.deepStrictEqual(listedNames(text, /^[a-z]+(_[a-z]+)+$/).filter((k) => !written.has(k)), []);
+  });
+
+  it('every key doctor -p --json writes is named in its section, and doctor --json\'s check fields too', function () {
+    const text = section('`nodetrace doctor -p PID --json`');
+    const report = processChecks.describe({
+      pid: 7, exePath: '/usr/bin/node', version: '20.20.2', otherMountNamespace: false,
+      found: { points: {}, missing: [{ name: 'uv_queue_work', why: 'not found' }] },
+    });
+    assert.deepStrictEqual(missing(text, Object.keys(report)), []);
+    assert.deepStrictEqual(listedNames(text, /^[a-z]+[A-Z][A-Za-z]*$/).filter((k) => !(k in report)), [], 'every camelCase name given is written');
+    assert.deepStrictEqual(missing(text, Object.keys(report.probes.find((p) => !p.found))), []);
+    const checks = section('`nodetrace doctor --json`');
+    assert.deepStrictEqual(missing(checks, ['name', 'ok', 'optional', 'detail', 'others']), []);
+  });
+});
