@@ -25,7 +25,7 @@ APT_GET := apt-get -o DPkg::Lock::Timeout=600
 ROOT_ENV := env $(if $(CI),CI=$(CI)) $(if $(NODETRACE_CACHE),NODETRACE_CACHE=$(NODETRACE_CACHE))
 DEMO_SECONDS ?= 5
 
-.PHONY: all deps system-deps browser podman debootstrap container-image tracefs checkout-readable demo test test-packages test-builds check test-command unit lint bench clean node-builds bpftrace-tiers bpftrace-tiers-if-available test-tiers dtrace dtrace-if-available
+.PHONY: all deps system-deps browser podman debootstrap container-image image tracefs checkout-readable demo test test-packages test-builds check test-command unit lint bench clean node-builds bpftrace-tiers bpftrace-tiers-if-available test-tiers dtrace dtrace-if-available
 
 all: deps
 
@@ -64,6 +64,27 @@ debootstrap:
 # and imported into podman's storage; see the script.
 container-image: podman node-builds
 	@$(SUDO) scripts/container-image.sh >/dev/null
+
+# nodetrace as an image (Containerfile, docs/image.md), built by podman
+# from Debian 13's packages on a registry's debian:trixie-slim or, where no
+# registry answers, on a bare Debian 13 root made the way the tests' image is
+# (scripts/container-image.sh --base trixie). The production modules are
+# installed here first (.image-build/), by the host's npm. Not part of
+# `make test`.
+# The run flags are this host's needs (docs/platforms.md, "Containers").
+IMAGE ?= localhost/nodetrace:latest
+IMAGE_BASE ?= docker.io/library/debian:trixie-slim
+PODMAN_BUILD_FLAGS := --runtime runc --ulimit nofile=4096:4096 --ulimit nproc=4096:4096
+image: podman debootstrap
+	@base='$(IMAGE_BASE)'; \
+	if ! $(SUDO) podman image exists "$$base" && ! $(SUDO) timeout 60 podman pull -q "$$base" >/dev/null 2>&1; then \
+	  echo "make image: $$base cannot be pulled here; building on a local Debian 13 root"; \
+	  base="$$($(SUDO) $(ROOT_ENV) scripts/container-image.sh --base trixie)" || exit 1; \
+	fi; \
+	rm -rf .image-build && mkdir .image-build && cp package.json package-lock.json .image-build/ && \
+	  (cd .image-build && npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund --loglevel=error) || exit 1; \
+	$(SUDO) podman build $(PODMAN_BUILD_FLAGS) --build-arg BASE="$$base" -t '$(IMAGE)' -f Containerfile . || exit 1; \
+	$(SUDO) podman image inspect -f '{{.Size}}' '$(IMAGE)' | awk '{ printf "make image: $(IMAGE) is %d MB\n", $$1 / 1e6 }'
 
 tracefs:
 	@if [ -d /sys/kernel/tracing ] && [ ! -e /sys/kernel/tracing/uprobe_events ]; then \

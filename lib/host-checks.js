@@ -5,6 +5,7 @@ const fs = require('fs');
 const { detectDtrace, detectBpftrace, chooseTracer, findOnPath, INSTALL_HINT } = require('./tracer/detect');
 const { hostNeighbourNote } = require('./tracer/neighbours');
 const { commandNotes } = require('./tracer/capabilities');
+const podSpec = require('./pod-spec-checks');
 
 function exists(p) {
   try { fs.accessSync(p); return true; } catch { return false; }
@@ -17,7 +18,8 @@ function tracefsDir() {
   return null;
 }
 
-function checks() {
+// podFacts: pod-spec-checks' gather() (tests give captured ones).
+function checks({ podFacts = process.platform === 'linux' ? podSpec.gather() : null } = {}) {
   const out = [];
   const isRoot = typeof process.getuid !== 'function' || process.getuid() === 0;
   out.push({ name: 'root', ok: isRoot, detail: isRoot ? 'running as root' : 'not root: tracing needs sudo' });
@@ -37,8 +39,11 @@ function checks() {
   }
 
   if (process.platform === 'linux') {
+    // In a container (the image): what its run flags or pod spec lack.
+    const pod = podFacts ? podSpec.judge(podFacts) : { inContainer: false, checks: [] };
+    out.push(...pod.checks);
     const tracefs = tracefsDir();
-    out.push({ name: 'tracefs', ok: Boolean(tracefs), detail: tracefs ? `mounted at ${tracefs}` : 'not mounted: sudo mount -t tracefs nodev /sys/kernel/tracing' });
+    out.push({ name: 'tracefs', ok: Boolean(tracefs), detail: tracefs ? `mounted at ${tracefs}` : podSpec.tracefsHint(pod.inContainer) });
     const uprobes = tracefs ? exists(tracefs + '/uprobe_events') : exists('/sys/bus/event_source/devices/uprobe');
     out.push({ name: 'uprobes', ok: uprobes, detail: uprobes ? 'kernel supports uprobes' : 'no uprobe support found (CONFIG_UPROBE_EVENTS)' });
     const btf = exists('/sys/kernel/btf/vmlinux');

@@ -36,13 +36,13 @@ function handler(args) {
       process.stdout.write(safeText(`${mark}  ${c.name.padEnd(9)} ${c.detail}`, { oneLine: true }) + '\n');
     }
   }
-  const essential = results.filter((c) => !c.optional && ['root', 'tracer', 'tracefs', 'uprobes'].includes(c.name));
+  const essential = results.filter((c) => !c.optional && ['root', 'privilege', 'hostPID', 'tracer', 'tracefs', 'uprobes'].includes(c.name));
   if (essential.some((c) => !c.ok)) process.exitCode = 1;
 }
 
 module.exports = {
   command: 'doctor [target]',
-  describe: 'Check this host: tracer and version, root, tracefs, uprobes, BTF, gcore, USDT provider; -p: one process',
+  describe: 'Check this host: tracer and version, root, privileges, PID namespace, tracefs, uprobes, BTF, gcore, USDT provider; -p: one process',
   builder: (y) => targetOptions(y, { pidHelp: 'Check this Node process: its build, where each probe point is, what will not work' })
     .option('json', { type: 'boolean', default: false, describe: 'Print JSON' })
     .check((a) => {

@@ -12,6 +12,7 @@
 // parent, nothing more (docs/security.md).
 const fs = require('fs');
 const { readStat } = require('./stat');
+const { readBounded } = require('./read-bounded');
 
 // /proc/PID/environ read at most this far (Linux's ARG_MAX is 2 MB; an
 // environment of tens of KB is usual, NODE_UNIQUE_ID is set last).
@@ -25,18 +26,7 @@ function workerIdIn(environ) {
 }
 
 function readEnviron(pid) {
-  let fd;
-  try {
-    fd = fs.openSync(`/proc/${pid}/environ`, 'r');
-    const buf = Buffer.alloc(MAX_ENVIRON_BYTES);
-    let n = 0;
-    for (let got = 1; got > 0 && n < buf.length; n += got) got = fs.readSync(fd, buf, n, buf.length - n, null);
-    return buf.toString('latin1', 0, n);
-  } catch {
-    return null;
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
-  }
+  return readBounded(`/proc/${pid}/environ`, MAX_ENVIRON_BYTES, 'latin1');
 }
 
 /**
