@@ -7,6 +7,7 @@
 // judging is pure, so that tests hold it to captured inputs.
 const fs = require('fs');
 const { readBounded } = require('./proc/read-bounded');
+const { readLink } = require('./proc');
 
 // include/linux/proc_ns.h: the initial PID namespace's inode number
 // (PROC_PID_INIT_INO = 0xEFFFFFFC), the same on every kernel since 3.8.
@@ -19,10 +20,6 @@ const CAP_BPF = 39;
 // with many pods: ~1000, ~150 kB); read no more than this.
 const MOUNTS_MAX_BYTES = 1024 * 1024;
 const STATUS_MAX_BYTES = 64 * 1024;
-
-function readLink(file) {
-  try { return fs.readlinkSync(file); } catch { return null; }
-}
 
 function exists(p) {
   try { fs.accessSync(p); return true; } catch { return false; }
