@@ -245,7 +245,18 @@ describe('nodetrace profile @tracer', function () {
         const shown = new Map(inlined.map((f) => [f.name, f.inlined]));
         const scale = shown.get(`scale ${at('scale')}`) || 0;
         const mix = shown.get(`mix ${at('mix')}`) || 0;
-        for (const n of shown.keys()) assert.match(n, /^(scale|mix|clampTo) /, rows);
+        // Every inlined row of the target's file names a function that
+        // starts there (its parameter list at that line:column). V8 may also
+        // inline node's own functions, or runFor into processImmediate once
+        // that is hot (a CI run under load, Node 24): true, so not refused.
+        const source = fs.readFileSync(at('scale').replace(/:\d+:\d+$/, ''), 'utf8').split('\n');
+        for (const n of shown.keys()) {
+          const m = /^(\S+) (.+):(\d+):(\d+)$/.exec(n);
+          assert(m, `${n} shown inlined; top rows:\n${rows}`);
+          if (!m[2].endsWith('/profile-inline.js')) continue;
+          const line = source[Number(m[3]) - 1] || '';
+          assert(line.includes(m[1]) && line[Number(m[4]) - 1] === '(', `${n} shown inlined, not where ${m[1]} starts; top rows:\n${rows}`);
+        }
         const stepSelf = (json.self.find((f) => /^step /.test(f.name)) || { samples: 0 }).samples;
         const inStep = scale + mix + (shown.get(`clampTo ${at('clampTo')}`) || 0);
         console.log(`      ${build.name}: ${inStep} of ${inStep + stepSelf} samples in step's code in a function inlined there (scale ${scale}, mix ${mix})`);
