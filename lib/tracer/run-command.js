@@ -95,7 +95,11 @@ async function runOneSession(plan, ctx) {
     ...(spec.sessionOptions ? spec.sessionOptions(plan, args, { targetPid }) : {}),
   });
   try {
-    const result = await session.run();
+    const running = session.run();
+    // (The tracer is spawned: while it compiles and attaches, seconds on
+    // bpftrace 0.17, what the report will need is read.)
+    if (snaps && spec.snapshots.readSymbols) setImmediate(() => snaps.readSymbols());
+    const result = await running;
     return { result, abnormal: () => abnormalEnd(result, plan) };
   } finally {
     clearInterval(watch);
@@ -114,8 +118,9 @@ async function runOneSession(plan, ctx) {
  * @param {function(args): object} [spec.tracer] the tracer (default: requireTracer(args.backend))
  * @param {function(args): string[]} [spec.outputFiles] files the report will write: checked before tracing
  * @param {function(args): boolean} [spec.dataOnStdout] our stdout carries data (a -c command's output goes to stderr)
- * @param {object} [spec.snapshots] { perfMap, threads, everyMs(plan) }: keep snapshots of the target's memory map
- *   (and with `threads`, who its threads are: lib/threads/identify.js)
+ * @param {object} [spec.snapshots] { perfMap, threads, everyMs(plan), readSymbols }: keep snapshots of the target's
+ *   memory map (and with `threads`, who its threads are: lib/threads/identify.js; with `readSymbols`, the
+ *   symbols of the files it runs code from read while the tracer attaches)
  * @param {function(plan, args, { targetPid }): object} [spec.sessionOptions] more TracerSession options
  *        (targetPid(): the traced PID while it lives, null before -c's command is forked and once it exits)
  * @param {function(plan, ctx): Promise<{result, abnormal}>} [spec.run] another way to run the plan
