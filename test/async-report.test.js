@@ -11,7 +11,10 @@ const assert = require('assert');
 const fs = require('fs');
 const path = require('path');
 const { PROVIDERS } = require('../lib/async/providers');
-const { parseAsync, renderAsyncText, renderAsyncJSON, groupLiveStacks } = require('../lib/async/report');
+const { parseAsync } = require('../lib/async/report/build-model');
+const { groupLiveStacks } = require('../lib/async/report/live-stacks');
+const { renderAsyncText } = require('../lib/async/report/text');
+const { renderAsyncJSON } = require('../lib/async/report/json');
 const { splitAtEndMarker } = require('../lib/tracer/output-formats');
 
 const FIXTURES = path.join(__dirname, 'fixtures');
