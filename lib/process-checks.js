@@ -9,6 +9,7 @@ const fs = require('fs');
 const path = require('path');
 const { findProbePoints, nodeVersionOf, describeBuild, NAPI, LIBUV, QUEUE } = require('./latency/probe-points');
 const { identityOf, describeIdentity, identityJson } = require('./proc/container');
+const { readProcText } = require('./proc/read-bounded');
 const { detectBpftrace, chooseTracer } = require('./tracer/detect');
 const { hostNeighbourNote, payingNeighbours } = require('./tracer/neighbours');
 const { displayCommand, shellQuote } = require('./tracer/plan');
@@ -119,7 +120,9 @@ function javascriptFacts(pid, facts) {
 function mainScriptMap(pid) {
   let argv = [];
   let cwd = null;
-  try { argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(1, 64); } catch { return null; }
+  const cmdline = readProcText(`/proc/${pid}/cmdline`);
+  if (cmdline === null) return null;
+  argv = cmdline.split('\0').slice(1, 64);
   try { cwd = fs.readlinkSync(`/proc/${pid}/cwd`); } catch { cwd = null; }
   const arg = argv.find((a) => !a.startsWith('-') && /\.[cm]?js$/.test(a));
   if (!arg || (!arg.startsWith('/') && !cwd)) return null;
