@@ -46,8 +46,14 @@ function checks({ podFacts = process.platform === 'linux' ? podSpec.gather() : n
     out.push({ name: 'tracefs', ok: Boolean(tracefs), detail: tracefs ? `mounted at ${tracefs}` : podSpec.tracefsHint(pod.inContainer) });
     const uprobes = tracefs ? exists(tracefs + '/uprobe_events') : exists('/sys/bus/event_source/devices/uprobe');
     out.push({ name: 'uprobes', ok: uprobes, detail: uprobes ? 'kernel supports uprobes' : 'no uprobe support found (CONFIG_UPROBE_EVENTS)' });
+    // loop's, profile's (and --off-cpu's) and http's wire programs read
+    // kernel structures through `curtask` (task_struct, pt_regs, the fd
+    // table); bpftrace takes their layout from BTF and, without it, refuses
+    // to compile them (docs/image.md). The other commands do without.
     const btf = exists('/sys/kernel/btf/vmlinux');
-    out.push({ name: 'BTF', ok: btf, optional: true, detail: btf ? '/sys/kernel/btf/vmlinux present' : 'no kernel BTF: kfunc probes and struct types unavailable (not needed by nodetrace)' });
+    out.push({ name: 'BTF', ok: btf, optional: true, detail: btf ? '/sys/kernel/btf/vmlinux present'
+      : 'no kernel BTF (/sys/kernel/btf/vmlinux): loop, profile and http off the wire cannot compile; '
+        + 'use a kernel built with CONFIG_DEBUG_INFO_BTF' });
   }
   const gcore = findOnPath('gcore');
   out.push({ name: 'gcore', ok: Boolean(gcore), optional: true, detail: gcore ? `${gcore} (for ebadf)` : 'missing: install gdb for `nodetrace ebadf` (apt-get install gdb)' });

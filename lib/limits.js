@@ -82,6 +82,40 @@ const LIMITS = Object.freeze({
   // place, never copied: at most this many.
   MAX_LINE_ENDS: 64 * MiB,
 
+  // --- a process's /proc files (lib/proc/read-bounded.js readProcText) ------
+  // Much of them is the process's to write: its argv and environment, one
+  // line per mapping (and the name of each file it maps), its mounts in a
+  // namespace of its own. By the file's name; `other` for the rest. Past a
+  // bound the file is read up to its last whole line, and said.
+  PROC_FILE_BYTES: Object.freeze({
+    // One line per mapping: 90 bytes and the path. A node 20 process maps
+    // 100 to 600 (7 to 45 KB measured); vm.max_map_count (65,530 by
+    // default) mappings with 160-byte paths are 16 MB.
+    maps: 16 * MiB,
+    // argv and the environment: Linux caps both together at a quarter of
+    // the stack limit and 6 MB, one string at 128 KB (fs/exec.c,
+    // MAX_ARG_STRLEN). Usual: under 4 KB each. The environment is read for
+    // NODE_UNIQUE_ID (lib/proc/cluster.js); tens of KB are usual.
+    cmdline: 1 * MiB,
+    environ: 256 * 1024,
+    // 1.4 KB here; its Groups line can hold 65,536 group IDs (NGROUPS_MAX,
+    // up to 720 KB), and NSpid comes after it.
+    status: 1 * MiB,
+    // Fixed text (1.3 KB); comm (16 bytes, 64 on newer kernels); stat (a
+    // name and 52 numbers); cgroup (a line per hierarchy).
+    limits: 64 * 1024,
+    comm: 4096,
+    stat: 4096,
+    cgroup: 64 * 1024,
+    // One line per mount, paths the namespace's owner chooses; fs.mount-max
+    // is 100,000 mounts (a Kubernetes node with many pods: ~1,000, 150 KB).
+    mountinfo: 16 * MiB,
+    mounts: 16 * MiB,
+    // A thread's children: one PID (up to 8 characters) per child.
+    children: 1 * MiB,
+    other: 1 * MiB,
+  }),
+
   // --- a target's threads (lib/threads/identify.js) -------------------------
   // Threads looked at (/proc/PID/task), and the stack mappings whose tops
   // are read for their descriptors (one per thread, and V8 keeps a few

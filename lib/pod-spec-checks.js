@@ -6,7 +6,7 @@
 // container.) Gathering reads only this process's own /proc files, bounded;
 // judging is pure, so that tests hold it to captured inputs.
 const fs = require('fs');
-const { readBounded } = require('./proc/read-bounded');
+const { readProcText } = require('./proc/read-bounded');
 const { readLink } = require('./proc');
 
 // include/linux/proc_ns.h: the initial PID namespace's inode number
@@ -16,10 +16,6 @@ const HOST_PID_NAMESPACE = 'pid:[4026531836]';
 const CAP_SYS_ADMIN = 21;
 const CAP_PERFMON = 38;
 const CAP_BPF = 39;
-// A host's /proc/self/mounts runs to a few hundred lines (a Kubernetes node
-// with many pods: ~1000, ~150 kB); read no more than this.
-const MOUNTS_MAX_BYTES = 1024 * 1024;
-const STATUS_MAX_BYTES = 64 * 1024;
 
 function exists(p) {
   try { fs.accessSync(p); return true; } catch { return false; }
@@ -28,9 +24,9 @@ function exists(p) {
 /** This process's own facts, as judge() takes them (null where unreadable). */
 function gather() {
   return {
-    status: readBounded('/proc/self/status', STATUS_MAX_BYTES),
+    status: readProcText('/proc/self/status'),
     pidNamespace: readLink('/proc/self/ns/pid'),
-    mounts: readBounded('/proc/self/mounts', MOUNTS_MAX_BYTES),
+    mounts: readProcText('/proc/self/mounts'),
     // Set by podman (/run/.containerenv), docker (/.dockerenv), systemd-nspawn
     // and podman (the environment's `container`), Kubernetes (its service
     // variables); a container without any of them is still told by its PID
@@ -110,4 +106,4 @@ function tracefsHint(inContainer) {
     : 'not mounted: sudo mount -t tracefs nodev /sys/kernel/tracing';
 }
 
-module.exports = { gather, judge, tracefsHint, HOST_PID_NAMESPACE, MOUNTS_MAX_BYTES };
+module.exports = { gather, judge, tracefsHint, HOST_PID_NAMESPACE };

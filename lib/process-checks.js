@@ -9,7 +9,9 @@ const fs = require('fs');
 const path = require('path');
 const { findProbePoints, nodeVersionOf, describeBuild, NAPI, LIBUV, QUEUE } = require('./latency/probe-points');
 const { identityOf, describeIdentity, identityJson } = require('./proc/container');
-const { detectBpftrace } = require('./tracer/detect');
+const { readProcText } = require('./proc/read-bounded');
+const { detectBpftrace, chooseTracer } = require('./tracer/detect');
+const { hostNeighbourNote, payingNeighbours } = require('./tracer/neighbours');
 const { displayCommand, shellQuote } = require('./tracer/plan');
 const psFacts = require('./ps/facts');
 const { verdicts } = require('./ps/verdicts');
@@ -22,6 +24,32 @@ const { jsFramesLayout } = require('./profile/js-frames');
 const { SourceMaps } = require('./source-maps');
 
 const NODETRACE = path.join(__dirname, '..', 'bin', 'nodetrace');
+
+// The other processes named in doctor -p's `others` line and JSON, at most.
+const OTHERS_SHOWN = 10;
+
+/**
+ * What tracing this process costs the host's other processes: `doctor`'s
+ * `others` check and `ps --json`'s `others_cost` (the same sentence,
+ * lib/tracer/neighbours.js hostNeighbourNote), and, where they pay, which
+ * processes map the files latency, gc and async set uprobes in (this
+ * process's node, libnode, libuv: where its probe points were found) now.
+ * null when no tracer is found.
+ */
+function othersCostOf(pid, tracer, found, { neighbours = payingNeighbours } = {}) {
+  if (!tracer) return null;
+  const note = hostNeighbourNote(tracer);
+  const files = [...new Set(Object.values(found.points).map((p) => p.file))];
+  const paying = note.ok ? []
+    : neighbours({ uprobeFiles: files, tracer, target: { pid }, argv: [] }).sort((a, b) => a.pid - b.pid);
+  return {
+    tracer: `${tracer.name} ${tracer.version}`,
+    othersPay: !note.ok,
+    detail: note.detail,
+    paying: paying.length,
+    payingShown: paying.slice(0, OTHERS_SHOWN).map(({ pid: p, name }) => ({ pid: p, name })),
+  };
+}
 
 /**
  * The command `nodetrace latency -p PID` would run, as one shell line that
@@ -58,6 +86,7 @@ function gather(pid) {
   const napi = found.points.napi_create_async_work;
   const who = identityOf(pid);
   const facts = psFacts.gather(pid);
+  const { tracer } = chooseTracer(undefined);
   return {
     pid,
     who,
@@ -68,6 +97,7 @@ function gather(pid) {
     byHand: found.missing.length ? null : latencyByHand(pid),
     commands: facts ? verdicts(facts) : [],
     javascript: javascriptFacts(pid, facts),
+    othersCost: othersCostOf(pid, tracer, found),
   };
 }
 
@@ -90,7 +120,9 @@ function javascriptFacts(pid, facts) {
 function mainScriptMap(pid) {
   let argv = [];
   let cwd = null;
-  try { argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(1, 64); } catch { return null; }
+  const cmdline = readProcText(`/proc/${pid}/cmdline`);
+  if (cmdline === null) return null;
+  argv = cmdline.split('\0').slice(1, 64);
   try { cwd = fs.readlinkSync(`/proc/${pid}/cwd`); } catch { cwd = null; }
   const arg = argv.find((a) => !a.startsWith('-') && /\.[cm]?js$/.test(a));
   if (!arg || (!arg.startsWith('/') && !cwd)) return null;
@@ -125,7 +157,7 @@ function javascriptText(js) {
 
 /** The report as data (pure): { pid, process, build, probes: [...], commands, wontWork: [...] }. */
 function describe({ pid, who = null, exePath, found, version, otherMountNamespace, byHand = null, commands = [],
-  javascript = null }) {
+  javascript = null, othersCost = null }) {
   const build = describeBuild(found, exePath);
   const probes = [...NAPI, ...LIBUV, ...QUEUE].map((name) => {
     const p = found.points[name];
@@ -164,8 +196,21 @@ function describe({ pid, who = null, exePath, found, version, otherMountNamespac
     probes,
     commands,
     javascript: javascriptText(javascript),
+    othersCost,
     wontWork,
   };
+}
+
+/** Pure: the `others` line of doctor -p, from othersCostOf(), or null. */
+function othersText(cost) {
+  if (!cost) return null;
+  if (!cost.othersPay) return cost.detail;
+  const shown = cost.payingShown.map((o) => `${o.pid} ${o.name}`).join(', ');
+  const more = cost.paying > cost.payingShown.length ? ` and ${cost.paying - cost.payingShown.length} more` : '';
+  const now = cost.paying
+    ? `now ${cost.paying} other process${cost.paying > 1 ? 'es' : ''} map${cost.paying > 1 ? '' : 's'} the files its probes would be set in (PID ${shown}${more})`
+    : 'no other process maps the files its probes would be set in now';
+  return `${now}; ${cost.detail}`;
 }
 
 function render(report) {
@@ -175,6 +220,8 @@ function render(report) {
   lines.push(`  Node     ${report.nodeVersion ? 'v' + report.nodeVersion : 'version not found'}; N-API ${report.node}; libuv ${report.libuv}`);
   if (report.javascript) lines.push(`  JS       ${report.javascript}`);
   lines.push(`  mounts   ${report.otherMountNamespace ? 'another mount namespace than nodetrace\'s (its container\'s)' : 'the same mount namespace as nodetrace'}`);
+  const others = othersText(report.othersCost);
+  if (others) lines.push(`  others   ${others}`);
   lines.push('  latency probe points:');
   const width = Math.max(...report.probes.map((p) => p.name.length));
   for (const p of report.probes) {
@@ -200,4 +247,4 @@ function renderJson(report) {
   return safeJson(report) + '\n';
 }
 
-module.exports = { gather, describe, render, renderJson, latencyByHand, javascriptText };
+module.exports = { gather, describe, render, renderJson, latencyByHand, javascriptText, othersCostOf };

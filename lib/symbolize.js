@@ -14,6 +14,7 @@ const { demangleNames } = require('./demangle');
 const { openRegular, openInRoot, readAt } = require('./safe-open');
 const { stat: procStat } = require('./proc');
 const { parseNsPids, otherMountNamespace } = require('./proc/container');
+const { readProcText } = require('./proc/read-bounded');
 const {
   STT_NOTYPE, STT_OBJECT, STT_FUNC, STT_TLS, STT_GNU_IFUNC, SHT_SYMTAB, SHT_DYNSYM, SHT_STRTAB, SHT_HASH, SHT_GNU_HASH,
   PT_LOAD, PT_NOTE, PT_DYNAMIC, PT_TLS,
@@ -639,7 +640,7 @@ function openPerfMap(pid) {
 }
 
 function readStatus(pid) {
-  try { return fs.readFileSync(`/proc/${pid}/status`, 'utf8'); } catch { return null; }
+  return readProcText(`/proc/${pid}/status`);
 }
 
 const STALE_SLACK_MS = 2000;
@@ -713,7 +714,7 @@ class Symbolizer {
     // be read by their paths once it was gone: an add-on's kind unnamed.
     const otherMounts = otherMountNamespace(pid);
     let maps = [];
-    try { maps = parseMaps(fs.readFileSync(`/proc/${pid}/maps`, 'utf8')); } catch { /* gone */ }
+    maps = parseMaps(readProcText(`/proc/${pid}/maps`) || '');
     return { pid, maps, perfMap: perfMap ? openPerfMap(pid) : null, otherMounts, takenAt: Date.now() };
   }
 

@@ -52,6 +52,45 @@ describe('doctor -p report', function () {
   });
 });
 
+describe('doctor -p: what tracing this process costs the others', function () {
+  const { othersCostOf } = require('../lib/process-checks');
+  const found = { points: { napi_create_async_work: sym('/usr/bin/node', 'napi_create_async_work'), uv_queue_work: sym('/usr/bin/node', 'uv_queue_work') }, missing: [] };
+
+  it('bpftrace 0.17: the processes that map the probed files now, by PID, and how to avoid it', function () {
+    let asked = null;
+    const neighbours = (plan) => {
+      asked = plan;
+      return Array.from({ length: 12 }, (_, i) => ({ pid: 100 - i, name: i === 0 ? 'evil\x1b[2J\nnodetrace: ok' : 'node' }));
+    };
+    const cost = othersCostOf(7, { name: 'bpftrace', version: '0.17.0' }, found, { neighbours });
+    // The files its probe points were found in, once each; the process itself is the target, not a neighbour.
+    assert.deepStrictEqual(asked.uprobeFiles, ['/proc/7/map_files/x']);
+    assert.strictEqual(asked.target.pid, 7);
+    assert.strictEqual(cost.othersPay, true);
+    assert.strictEqual(cost.paying, 12);
+    assert.deepStrictEqual(cost.payingShown.map((o) => o.pid), [89, 90, 91, 92, 93, 94, 95, 96, 97, 98]);
+    const text = render(describeProcess({ pid: 7, exePath: '/usr/bin/node', version: '20.20.2', otherMountNamespace: false, found, othersCost: cost }));
+    const line = text.split('\n').find((l) => l.startsWith('  others   '));
+    assert.match(line, /^ {2}others {3}now 12 other processes map the files its probes would be set in \(PID 89 node, .*98 node and 2 more\); bpftrace 0\.17\.0 sets uprobes in every process/);
+    assert.match(line, /bpftrace 0\.20 or later/);
+    // A name is its process's to choose: shown escaped, never obeyed.
+    const shown = othersCostOf(7, { name: 'bpftrace', version: '0.17.0' }, found, { neighbours: () => [{ pid: 5, name: 'evil\x1b[2J\nnodetrace: ok' }] });
+    const text2 = render(describeProcess({ pid: 7, exePath: '/usr/bin/node', version: '20.20.2', otherMountNamespace: false, found, othersCost: shown }));
+    // eslint-disable-next-line no-control-regex
+    assert.doesNotMatch(text2, /[\x00-\x09\x0b-\x1f\x7f-\x9f]/);
+    assert(!text2.split('\n').some((l) => l.startsWith('nodetrace: ok')));
+    assert.match(text2, /now 1 other process maps the files/);
+  });
+
+  it('bpftrace 0.20 and later: nobody else pays, and no process is looked for', function () {
+    const cost = othersCostOf(7, { name: 'bpftrace', version: '0.27.1' }, found, { neighbours: () => assert.fail('not asked') });
+    assert.deepStrictEqual({ ...cost, detail: undefined }, { tracer: 'bpftrace 0.27.1', othersPay: false, detail: undefined, paying: 0, payingShown: [] });
+    const text = render(describeProcess({ pid: 7, exePath: '/usr/bin/node', version: '20.20.2', otherMountNamespace: false, found, othersCost: cost }));
+    assert.match(text, /^ {2}others {3}bpftrace 0\.27\.1 sets uprobes in the traced process only \(-p, in the kernel\): other Node processes do not pay$/m);
+    assert.strictEqual(othersCostOf(7, null, found), null);
+  });
+});
+
 describe('27.10: doctor -p with paths a hostile user chose', function () {
   it('shows escapes and line breaks, never obeys them; JSON escapes C1 controls too', function () {
     const { renderJson } = require('../lib/process-checks');

@@ -139,13 +139,21 @@ describe('ps --json and doctor --json as docs/json-format.md documents them', fu
 
   it('every key doctor -p --json writes is named in its section, and doctor --json\'s check fields too', function () {
     const text = section('`nodetrace doctor -p PID --json`');
-    const report = processChecks.describe({
+    const base = {
       pid: 7, exePath: '/usr/bin/node', version: '20.20.2', otherMountNamespace: false,
       found: { points: {}, missing: [{ name: 'uv_queue_work', why: 'not found' }] },
-    });
+    };
+    const report = processChecks.describe(base);
     assert.deepStrictEqual(missing(text, Object.keys(report)), []);
-    assert.deepStrictEqual(listedNames(text, /^[a-z]+[A-Z][A-Za-z]*$/).filter((k) => !(k in report)), [], 'every camelCase name given is written');
     assert.deepStrictEqual(missing(text, Object.keys(report.probes.find((p) => !p.found))), []);
+    // The others line's object, as gathered with a tracer whose uprobes reach every process.
+    const cost = processChecks.othersCostOf(7, { name: 'bpftrace', version: '0.17.0' }, { points: {} },
+      { neighbours: () => [{ pid: 9, name: 'node' }] });
+    const withCost = processChecks.describe({ ...base, othersCost: cost });
+    const costKeys = [...Object.keys(withCost.othersCost), ...Object.keys(withCost.othersCost.payingShown[0])];
+    assert.deepStrictEqual(missing(text, costKeys), []);
+    const writtenCamel = new Set([withCost, withCost.othersCost].flatMap(Object.keys));
+    assert.deepStrictEqual(listedNames(text, /^[a-z]+[A-Z][A-Za-z]*$/).filter((k) => !writtenCamel.has(k)), [], 'every camelCase name given is written');
     const checks = section('`nodetrace doctor --json`');
     assert.deepStrictEqual(missing(checks, ['name', 'ok', 'optional', 'detail', 'others']), []);
   });

@@ -103,6 +103,37 @@ describe('TracerSession: ending a tracer that streams events (plan.quiesce)', fu
   });
 });
 
+describe('TracerSession: a streaming program\'s report, once it is quiet (plan.quiesce, onReport)', function () {
+  this.timeout(20000);
+  const script = path.join(__dirname, 'support', 'discarding-tracer.js');
+  const quiesce = { signal: 'SIGURG', line: 'Snooping stopped.' };
+
+  it('is handed over with every event read, before the tracer is told to end, and its detach comes after', async function () {
+    const events = [];
+    let reported = null;
+    const r = await run(fakePlan('bpftrace', script, { quiesce, env: { DISCARDING_TRACER_DETACH_MS: '1000' } }), {
+      onLine: (l) => { if (/^E \d+$/.test(l)) events.push(l); },
+      onReport: (res) => { reported = { at: Date.now(), events: events.length, ended: res.endMarkerSeen }; },
+    });
+    assert.strictEqual(r.code, 0);
+    assert.deepStrictEqual(r.errors, [], 'nothing discarded: the tracer was ended after it was quiet');
+    assert.strictEqual(r.reported, true);
+    assert.strictEqual(reported.ended, false, 'handed over before END ran');
+    const last = Number(/^E (\d+)$/.exec(events[reported.events - 1])[1]);
+    assert.strictEqual(last, reported.events, 'every event it emitted was read by then');
+    assert.strictEqual(events.length, reported.events, 'what it printed after the report is not taken');
+    assert.strictEqual(r.endAfterReport, true, 'END ran after it');
+    assert.strictEqual(abnormalEnd(r, fakePlan('bpftrace', script, { quiesce })), null, 'a clean end');
+    assert(r.endedAt - reported.at >= 900, `the tracer's exit (1 s after its end) came after the report: ${r.endedAt - reported.at} ms`);
+  });
+
+  it('without onReport, the tracer is ended first and the result taken at its exit', async function () {
+    const r = await run(fakePlan('bpftrace', script, { quiesce }));
+    assert.strictEqual(r.reported, false);
+    assert.match(r.maps, /^@records: \d+\n$/);
+  });
+});
+
 describe('TracerSession: a program\'s window (plan.window)', function () {
   this.timeout(20000);
   const script = path.join(__dirname, 'support', 'windowed-tracer.js');

@@ -7,13 +7,14 @@
 // A process gone, or an SFI that no longer reads as one, keeps its address.
 const fs = require('fs');
 const { parseMaps } = require('../symbolize');
+const { readProcText } = require('../proc/read-bounded');
 const { findV8Object, openProcess } = require('../v8/process');
 const { layoutFrom } = require('../v8/metadata');
 
 /** -> { sharedAt (0: not known), note (why not, or null) } for process `pid`. */
 function sharedOffset(pid) {
   try {
-    const maps = parseMaps(fs.readFileSync(`/proc/${pid}/maps`, 'utf8'));
+    const maps = parseMaps(readProcText(`/proc/${pid}/maps`, { throws: true }));
     const exePath = fs.readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, '');
     const v8 = findV8Object({ pid, maps, exePath });
     if (!v8) return { sharedAt: 0, note: 'no V8 postmortem metadata: callbacks are not told apart by function' };

@@ -313,20 +313,30 @@ async function runWire(plan, ctx) {
   };
   ctx.http = { wire: reader, stats, shown, identityOf };
   const timer = setInterval(() => show(reader.flush(process.hrtime.bigint())), WIRE_FLUSH_MS);
+  // What is still held for ordering, let out once: when the program is
+  // quiet (every call it saw read: the report is printed then, before
+  // bpftrace detaches its probes; lib/tracer/session.js), else at its exit.
+  let read = false;
+  const readToEnd = () => {
+    if (read) return;
+    read = true;
+    clearInterval(timer);
+    output.ending = true;
+    output.resume();
+    show(reader.end());
+  };
   try {
     const spec = {
       ...ctx.spec,
       sessionOptions: () => ({
         onSpawn: (c) => { child = c; },
-        onLine: (line) => show(reader.push(line)),
+        onLine: (line) => { if (!read) show(reader.push(line)); },
       }),
     };
-    return await runOneSession(plan, { ...ctx, spec });
+    const onReport = ctx.onReport && ((result) => { readToEnd(); ctx.onReport(result); });
+    return await runOneSession(plan, { ...ctx, spec, onReport });
   } finally {
-    clearInterval(timer);
-    output.ending = true;
-    output.resume();
-    show(reader.end());
+    readToEnd();
   }
 }
 

@@ -8,6 +8,7 @@
 const fs = require('fs');
 const { findElfSymbols, parseMaps } = require('../symbolize');
 const { codeObjects, objectFiles, mapFile } = require('../proc/code-objects');
+const { readProcText } = require('../proc/read-bounded');
 
 const TLS_FUNCTIONS = Object.freeze(['SSL_read', 'SSL_write', 'SSL_free', 'SSL_set_bio']);
 
@@ -33,7 +34,7 @@ function findTlsObject(pid) {
   let maps;
   let exePath = '';
   try {
-    maps = parseMaps(fs.readFileSync(`/proc/${pid}/maps`, 'utf8'));
+    maps = parseMaps(readProcText(`/proc/${pid}/maps`, { throws: true }));
   } catch (err) {
     return { why: `cannot read /proc/${pid}/maps (${err.code || err.message})` };
   }

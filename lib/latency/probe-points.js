@@ -15,6 +15,7 @@ const { findElfSymbols, parseMaps } = require('../symbolize');
 const { openRegular, readAt } = require('../safe-open');
 const stripped = require('./stripped-libuv');
 const { codeObjects, objectFiles, mapFile } = require('../proc/code-objects');
+const { readProcText } = require('../proc/read-bounded');
 
 // The program's probes, by role. Each is looked for in every object.
 const NAPI = ['napi_create_async_work', 'napi_queue_async_work'];
@@ -170,7 +171,7 @@ function findProbePoints(pid) {
   let maps = [];
   let exePath = '';
   try {
-    maps = parseMaps(fs.readFileSync(`/proc/${pid}/maps`, 'utf8'));
+    maps = parseMaps(readProcText(`/proc/${pid}/maps`, { throws: true }));
   } catch (err) {
     const why = `cannot read /proc/${pid}/maps (${err.code || err.message})`;
     return { pid, objects: [], points: {}, missing: [...NAPI, ...LIBUV, ...QUEUE].map((name) => ({ name, why })) };

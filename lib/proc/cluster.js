@@ -12,11 +12,8 @@
 // parent, nothing more (docs/security.md).
 const fs = require('fs');
 const { readStat } = require('./stat');
-const { readBounded } = require('./read-bounded');
+const { readProcText } = require('./read-bounded');
 
-// /proc/PID/environ read at most this far (Linux's ARG_MAX is 2 MB; an
-// environment of tens of KB is usual, NODE_UNIQUE_ID is set last).
-const MAX_ENVIRON_BYTES = 256 * 1024;
 const WORKER_ID = /(?:^|\0)NODE_UNIQUE_ID=([0-9]{1,9})(?:\0|$)/;
 
 /** The cluster worker id an environment (NUL-separated, as /proc/PID/environ) holds, or null. Pure. */
@@ -26,7 +23,7 @@ function workerIdIn(environ) {
 }
 
 function readEnviron(pid) {
-  return readBounded(`/proc/${pid}/environ`, MAX_ENVIRON_BYTES, 'latin1');
+  return readProcText(`/proc/${pid}/environ`, { encoding: 'latin1' });
 }
 
 /**
@@ -64,7 +61,7 @@ function childrenOf(pid) {
   try { tasks = fs.readdirSync(`/proc/${pid}/task`); } catch { return out; }
   for (const t of tasks.slice(0, 4096)) {
     try {
-      for (const c of fs.readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').trim().split(/\s+/)) if (/^[0-9]+$/.test(c)) out.push(Number(c));
+      for (const c of (readProcText(`/proc/${pid}/task/${t}/children`) || '').trim().split(/\s+/)) if (/^[0-9]+$/.test(c)) out.push(Number(c));
     } catch { /* gone */ }
   }
   return out;
@@ -82,4 +79,4 @@ function clusterOf(pid) {
   return clusterRoles(around).get(pid) || null;
 }
 
-module.exports = { workerIdIn, clusterRoles, clusterFacts, clusterOf, childrenOf, MAX_ENVIRON_BYTES };
+module.exports = { workerIdIn, clusterRoles, clusterFacts, clusterOf, childrenOf };

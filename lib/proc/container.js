@@ -18,6 +18,7 @@
 const fs = require('fs');
 const { openRegular, readAt } = require('../safe-open');
 const { safeText } = require('../terminal-safe');
+const { readProcText } = require('./read-bounded');
 
 const ID = '([0-9a-f]{64})';
 const RUNTIMES = [
@@ -135,9 +136,7 @@ function identityJson(id) {
 
 // ---- reading a live process ----------------------------------------------
 
-function readText(file) {
-  try { return fs.readFileSync(file, 'utf8'); } catch { return null; }
-}
+const readText = readProcText;
 
 function mountNamespace(pid) {
   try { return fs.readlinkSync(`/proc/${pid}/ns/mnt`); } catch { return null; }

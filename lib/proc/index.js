@@ -8,6 +8,7 @@ const { execFileSync } = require('child_process');
 const { UserError, UsageError, EXIT } = require('../errors');
 const stat = require('./stat');
 const { parseNsPids } = require('./container');
+const { readProcText } = require('./read-bounded');
 
 // Linux's PID_MAX_LIMIT.
 const PID_MAX = 4194304;
@@ -30,12 +31,10 @@ function isRunning(pid) {
   }
 }
 
+// /proc/PID/NAME (NAME may be task/TID/status), read to its bound in
+// lib/limits.js (PROC_FILE_BYTES); null when unreadable.
 function readProcFile(pid, name) {
-  try {
-    return fs.readFileSync(`/proc/${pid}/${name}`, 'utf8');
-  } catch {
-    return null;
-  }
+  return readProcText(`/proc/${pid}/${name}`);
 }
 
 function readLink(file) {

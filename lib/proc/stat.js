@@ -1,16 +1,9 @@
 'use strict';
 // What /proc/PID/stat and /proc/PID/status say about one process. Depends on
-// nothing but fs, so that ebadf's watchdog, a process of its own that must
-// start fast and never fail, can use it too.
-const fs = require('fs');
-
-function readText(file) {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch {
-    return null;
-  }
-}
+// nothing but fs and the bounded reader (itself only lib/limits.js), so that
+// ebadf's watchdog, a process of its own that must start fast and never
+// fail, can use it too.
+const { readProcText: readText } = require('./read-bounded');
 
 // /proc/PID/stat: the name (comm) sits between the first '(' and the last
 // ')' and may itself hold spaces and parentheses, so fields are counted from

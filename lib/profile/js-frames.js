@@ -10,6 +10,7 @@
 // a cached name (docs/v8-frames.md).
 const fs = require('fs');
 const { parseMaps } = require('../symbolize');
+const { readProcText } = require('../proc/read-bounded');
 const { findV8Object } = require('../v8/process');
 const { layoutFrom } = require('../v8/metadata');
 const { commandV8Object } = require('../v8/command-object');
@@ -49,7 +50,7 @@ function parseJsLine(line) {
 function jsFramesLayout(pid) {
   let maps = [];
   let exe = '';
-  try { maps = parseMaps(fs.readFileSync(`/proc/${pid}/maps`, 'utf8')); } catch { /* gone */ }
+  maps = parseMaps(readProcText(`/proc/${pid}/maps`) || '');   // '': gone
   try { exe = fs.readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, ''); } catch { /* gone */ }
   const v8 = findV8Object({ pid, maps, exePath: exe });
   if (!v8) return { note: 'no mapped object of the process carries V8\'s postmortem metadata: JavaScript is named from the perf map only' };

@@ -32,6 +32,7 @@ const { ProcessMemory } = require('../v8/memory');
 const { parseMaps, findElfSymbolsAt } = require('../symbolize');
 const { objectFiles } = require('../proc/code-objects');
 const { parseStat } = require('../proc/stat');
+const { readProcText } = require('../proc/read-bounded');
 const { safeName } = require('../v8/names');
 const { demangleNames } = require('../demangle');
 const { roleOf } = require('./roles');
@@ -138,7 +139,7 @@ function listTids(pid) {
 
 function taskStat(pid, tid) {
   try {
-    return parseStat(fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'));
+    return parseStat(readProcText(`/proc/${pid}/task/${tid}/stat`, { throws: true }));
   } catch {
     return null;
   }
@@ -198,8 +199,9 @@ class ThreadRoster {
     const out = new Map();
     const mem = this.memoryOf();
     if (!mem) return out;
-    let maps;
-    try { maps = parseMaps(fs.readFileSync(`/proc/${this.pid}/maps`, 'utf8')); } catch { return out; }
+    const text = readProcText(`/proc/${this.pid}/maps`);
+    if (text === null) return out;
+    const maps = parseMaps(text);
     const tids = new Set(fresh.map((t) => t.tid).filter((tid) => tid !== this.pid));
     if (!tids.size) return out;
     const tops = [];

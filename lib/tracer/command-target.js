@@ -5,6 +5,7 @@ const fs = require('fs');
 const path = require('path');
 const { UsageError } = require('../errors');
 const { findOnPath } = require('./detect');
+const { readProcText } = require('../proc/read-bounded');
 
 // The command's words; the first resolved to a path: bpftrace refuses a bare
 // name that more than one PATH directory holds, and its probes name a binary.
@@ -20,7 +21,7 @@ function resolveCommand(command) {
 function childPidOf(tracerPid) {
   try {
     for (const task of fs.readdirSync(`/proc/${tracerPid}/task`)) {
-      const kids = fs.readFileSync(`/proc/${tracerPid}/task/${task}/children`, 'utf8').trim();
+      const kids = (readProcText(`/proc/${tracerPid}/task/${task}/children`) || '').trim();
       if (kids) return Number(kids.split(/\s+/)[0]);
     }
   } catch { /* tracer gone */ }

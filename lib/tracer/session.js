@@ -76,7 +76,8 @@ function abnormalEnd(result, plan) {
   }
   const last = tracerComplaints(result.errors).slice(-2).join('; ');
   if (result.signal || result.code !== 0) return `${name} ${howItExited(result)}${after}${last ? `: ${last}` : ''}`;
-  if (!result.endMarkerSeen) return `${name} exited${after} without running its END clause${last ? `: ${last}` : ''}`;
+  // (A streaming program's report handed over once it was quiet: END runs after it.)
+  if (!result.endMarkerSeen && !result.endAfterReport) return `${name} exited${after} without running its END clause${last ? `: ${last}` : ''}`;
   return null;
 }
 
@@ -97,7 +98,8 @@ class TracerSession {
    *        has said its window is open, WINDOW_MARKER); -d counts from then too
    * @param {function(object)} [o.onReport] a program with a window (plan.window): told, with the result so
    *        far (`during`, `maps`), once its report is complete, before the tracer detaches its probes;
-   *        what the tracer prints after that is not taken
+   *        what the tracer prints after that is not taken. A streaming program (plan.quiesce): told once
+   *        it has said it is quiet and its buffers were read, before it detaches
    * @param {function(ChildProcess): boolean} [o.readyWhen] polled: another way to tell the probes are attached
    * @param {Array} [o.stdio] stdin and stdout for the tracer (default: ignored, and piped to us)
    * @param {boolean} [o.handleSignals] end the trace on our SIGINT/SIGTERM/SIGHUP (default true)
@@ -132,7 +134,7 @@ class TracerSession {
     r.endRequestedAt = Date.now();
     r.endReason = reason;
     if (this.status) this.status.ending(this.plan.tracer.name,
-      { reporting: Boolean(this.plan.window && r.windowOpen) });
+      { reporting: Boolean((this.plan.window && r.windowOpen) || this.reportsWhenQuiet()) });
     if (this.running()) this.startEnding();
   }
 
@@ -152,12 +154,27 @@ class TracerSession {
     let stopped = false;
     const stop = () => { if (!stopped && this.running()) { stopped = true; this.stopTracer(); } };
     const giveUp = this.after(q.timeoutMs || QUIESCE_TIMEOUT_MS, stop);
+    // Quiet, everything it emitted read: the report is whole now, and is
+    // handed over before the tracer detaches its probes (http's wire: 23
+    // probes, whose detach kept the report 1.6-1.9 s after the end on a
+    // quiet host; docs/performance.md), as a window's is.
+    const whole = () => {
+      if (stopped || !this.running()) return;
+      if (this.reportsWhenQuiet()) this.reportComplete();
+      else stop();
+    };
     this.onQuiesced = () => {
       clearTimeout(giveUp);
       // Other CPUs' buffers may still hold events older than the marker.
-      this.after(q.graceMs || QUIESCE_GRACE_MS, stop);
+      this.after(q.graceMs || QUIESCE_GRACE_MS, whole);
     };
     this.child.kill(q.signal);
+  }
+
+  // A streaming program told to stop emitting (plan.quiesce) whose report
+  // the caller prints itself (o.onReport): printed once it is quiet.
+  reportsWhenQuiet() {
+    return Boolean(this.plan.quiesce && this.o.onReport && this.result.ready);
   }
 
   // A program with a window (plan.window), open: the signal that closes it,

@@ -10,6 +10,7 @@ const os = require('os');
 const path = require('path');
 const { buildElf } = require('./elf');
 const { normalizeDefinition } = require('./definition');
+const { readProcText } = require('../proc/read-bounded');
 
 const FILE_PREFIX = 'nodetrace-usdt-';
 
@@ -102,7 +103,8 @@ function isProbeLibraryName(name) {
 // Probe libraries mapped by a live process, from /proc/PID/maps.
 function loadedProbeLibraries(pid) {
   let maps;
-  try { maps = fs.readFileSync(`/proc/${pid}/maps`, 'utf8'); } catch { return []; }
+  maps = readProcText(`/proc/${pid}/maps`);
+  if (maps === null) return [];
   const found = new Set();
   for (const line of maps.split('\n')) {
     const i = line.indexOf('/');

@@ -7,6 +7,7 @@
 const fs = require('fs');
 const { Symbolizer, parseMaps } = require('../symbolize');
 const { codeObjects, objectFiles } = require('../proc/code-objects');
+const { readProcText } = require('../proc/read-bounded');
 const { readMetadata, layoutFrom } = require('./metadata');
 const { ProcessMemory } = require('./memory');
 const { V8Namer } = require('./namer');
@@ -46,7 +47,7 @@ function openProcess(pid,
     sourceMapUrls = false } = {}) {
   let maps = [];
   let exePath = '';
-  try { maps = parseMaps(fs.readFileSync(`/proc/${pid}/maps`, 'utf8')); } catch { /* gone: no V8 below */ }
+  maps = parseMaps(readProcText(`/proc/${pid}/maps`) || '');   // '': gone, no V8 below
   try { exePath = fs.readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, ''); } catch { /* gone */ }
   const v8 = findV8Object({ pid, maps, exePath, read });
   const layout = v8 ? layoutFrom(v8.symbols) : null;
