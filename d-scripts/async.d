@@ -266,7 +266,7 @@ syscall::epoll_pwait:entry
  * tick of a busy CPU and at every wake-up of the target's loop (whatever
  * the process does, its loop wakes for it).  Two CPUs at once may both
  * print a sample: nodetrace takes one of two that are less than half a
- * second apart (lib/async/report.js).
+ * second apart (lib/async/report/alive-samples.js).
  */
 profile-10,
 syscall::epoll_wait:return,

@@ -92,7 +92,9 @@ describe('35.9: one escaping for every output', function () {
   });
 
   it('async: a type the process named, the process\'s identity', function () {
-    const { parseAsync, renderAsyncText, renderAsyncJSON } = require('../lib/async/report');
+    const { parseAsync } = require('../lib/async/report/build-model');
+    const { renderAsyncText } = require('../lib/async/report/text');
+    const { renderAsyncJSON } = require('../lib/async/report/json');
     const { PROVIDERS } = require('../lib/async/providers');
     const r = parseAsync(splitAtEndMarker(fixture('bpftrace-async-hook.out').split('\n')), { providers: PROVIDERS[20], hook: true });
     r.kinds[0].name = HOSTILE;

@@ -41,8 +41,8 @@ const ASYNC_PROVIDER = Object.freeze({
 const MAX_KINDS = 256;
 // async.bt keys a hook kind as (thread ID << HOOK_THREAD_SHIFT) +
 // HOOK_KIND_BASE + kind, beside the AsyncWrap provider numbers (under 100),
-// in the same maps: each thread's kinds apart (lib/async/report.js merges
-// them by name). Keys of captures made before threads were told apart are
+// in the same maps: each thread's kinds apart (lib/async/report/hook-kinds.js
+// merges them by name). Keys of captures made before threads were told apart are
 // HOOK_KIND_BASE + kind (thread 0).
 const HOOK_KIND_BASE = 32768;
 const HOOK_THREAD_SHIFT = 16;
