@@ -106,8 +106,8 @@ pid$1::INCREMENTAL_MARKING_STEP:return
 	@pauses[this->k] = count();
 	@pause_total_us[this->k] = sum(this->us);
 	@pause_max_us[this->k] = max(this->us);
-	@thread_pauses[tid, this->k] = count();
-	@thread_pause_us[tid, this->k] = sum(this->us);
+	@thread_pauses[tid, this->i] = count();
+	@thread_pause_us[tid, this->i] = sum(this->us);
 	self->since[this->i] = 0;
 }
 

@@ -68,6 +68,7 @@ const HELP_MARKERS = {
   'sudo $0 async -p 4242 --thread 2': 'target workers',
   "sudo $0 probes -p 4242 'myapp:*'": 'target app',
   "sudo $0 probes -p 4242 'myapp:*' --count -d 10": 'target app',
+  "sudo $0 probes -p 4242 'myapp:*' --wait 60": 'target app',
   'sudo $0 probes -p 4242 --latency myapp:request-start myapp:request-done': 'target app',
   "sudo $0 probes '*' 'myapp:request-done'": 'target app',
   "$0 probes -p 4242 'myapp:*' -n": 'target app',

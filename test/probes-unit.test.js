@@ -52,10 +52,10 @@ describe('probes: globs name probes, and what a process has is said when they na
     assert.throws(() => parseSpec('x'.repeat(300)), /at most 256 characters/);
   });
 
-  it('an unknown provider or probe says which exist, and that one made later is not waited for', function () {
+  it('an unknown provider or probe says which exist, and that one made later is waited for only with --wait', function () {
     assert.throws(() => matchProbes([parseSpec('nope:*')], has, { where: 'PID 1' }),
       { message: 'no provider of PID 1 matches "nope:*"; its providers: myapp (2 probes), libstdcxx (1 probe).',
-        hint: /List them with: nodetrace probes -p PID\. A provider the application has not made yet cannot be waited for/ });
+        hint: /List them with: nodetrace probes -p PID\. For a provider the application has not made yet, give --wait SECONDS/ });
     assert.throws(() => matchProbes([parseSpec('myapp:nope')], has, { where: 'PID 1' }),
       { message: 'no probe of PID 1 matches "myapp:nope"; provider myapp has: request-done, request-start.' });
   });

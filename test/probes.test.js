@@ -4,7 +4,8 @@
 // unprepared (test/targets/usdt-app.js): its list held to what bpftrace -l
 // lists and to the provider's own definition; its firings to the values
 // the application passed; its counts to the application's own; a probe the
-// application adds once the trace began, followed. Traced once per kind of
+// application adds once the trace began, followed; a provider it makes
+// while a trace waits (--wait), traced. Traced once per kind of
 // report; the JSON asserted.
 const assert = require('assert');
 const fs = require('fs');
@@ -144,5 +145,18 @@ describe('nodetrace probes: an application\'s own provider @tracer @core', funct
     assert.ok(p.max_us <= own.maxUs + 100 && own.maxUs - p.max_us < 2000, `${p.max_us} µs, the application's ${own.maxUs}`);
     const filled = p.histogram_us.filter((b) => b.count > 0);
     assert.ok(filled.every((b) => b.hi > 50000 && b.lo <= own.maxUs), JSON.stringify(filled));
+  });
+
+  it('--wait: a provider the application makes once the trace began is waited for, then traced', async function () {
+    const nt = tracing(['probes', '-p', String(app.pid), 'laterapp:tick', '--wait', '60', '--json']);
+    await nt.wait('stderr', /nodetrace: no probe of .* matches "laterapp:tick" yet: waiting up to 60 s/);
+    await app.request('second');
+    await nt.wait('stderr', /nodetrace: "laterapp:tick" now names probes of .*\n(.*\n)*nodetrace: tracing .* with bpftrace/);
+    await app.request('ticks', { n: 3 });
+    await nt.wait('stdout', /"probe":"tick","arguments":\[3\]/);
+    const r = await nt.stop();
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.deepStrictEqual(jsonLines(r.stdout).map((f) => [f.pid, f.provider, f.probe, f.arguments]),
+      [1, 2, 3].map((i) => [app.pid, 'laterapp', 'tick', [i]]));
   });
 });

@@ -14,6 +14,7 @@
 // out (the kind then has no max) and counted in `model.discarded.maxima`.
 
 const { isDistribution, unitOf } = require('./model');
+const { noun } = require('../render/text');
 
 const NS_PER = { ns: 1n, us: 1000n, ms: 1000000n, s: 1000000000n };
 
@@ -107,15 +108,14 @@ function discardedCount(model) {
 function discardedSentences(discarded, { traceText = null } = {}) {
   if (!discarded) return [];
   const lines = [];
-  const plural = (n) => (n === 1n ? 'sample' : 'samples');
   if (discarded.outOfOrder > 0n) {
-    lines.push(`${discarded.outOfOrder} ${plural(discarded.outOfOrder)} discarded: timestamps out of order (negative durations)`);
+    lines.push(`${discarded.outOfOrder} ${noun(discarded.outOfOrder, 'sample')} discarded: timestamps out of order (negative durations)`);
   }
   if (discarded.longerThanTrace > 0n) {
-    lines.push(`${discarded.longerThanTrace} ${plural(discarded.longerThanTrace)} discarded: longer than the trace${traceText ? ` (${traceText})` : ''}`);
+    lines.push(`${discarded.longerThanTrace} ${noun(discarded.longerThanTrace, 'sample')} discarded: longer than the trace${traceText ? ` (${traceText})` : ''}`);
   }
   if (discarded.maxima > 0) {
-    lines.push(`${discarded.maxima} impossible max value${discarded.maxima === 1 ? '' : 's'} left out`);
+    lines.push(`${discarded.maxima} impossible ${noun(discarded.maxima, 'max value')} left out`);
   }
   return lines;
 }

@@ -24,8 +24,13 @@ const libraries = require('../probe-libraries');
 const targets = require('../probes/targets');
 const { planProbes, latencyKeyRefusal, argumentsRead } = require('../probes/program');
 const { ProbeFollower, ProbeGeneration, ProcessLibraryWatch } = require('../probes/follow');
+const { WATCH_EVERY_MS } = require('../probe-libraries/library-follower');
+const { onTerminationSignals } = require('../tracer/signals');
 const firings = require('../probes/firings');
 const probeReport = require('../probes/report');
+
+// --wait's bound: a wait longer than a day is a mistake, not a plan.
+const MAX_WAIT_SECONDS = 86400;
 
 // -p and --container name the processes: then every word is a probe.
 function split(a) {
@@ -59,6 +64,10 @@ function builder(y) {
     })
     .option('key', { type: 'number', default: 0, describe: 'With --latency: the argument that pairs a start with its end (0: the first)' })
     .option('duration', durationOption('Stop after this many seconds (default: Ctrl-C)'))
+    .option('wait', {
+      type: 'number', requiresArg: true,
+      describe: 'Wait up to this many seconds for the application to make a provider the globs name (default: refused at once)',
+    })
     .option('backend', {
       choices: ['bpftrace', 'dtrace'],
       describe: 'Tracer (default bpftrace). DTrace for Linux reads no stapsdt notes: it cannot see these probes',
@@ -83,6 +92,10 @@ function builder(y) {
       if (!(Number.isInteger(a.key) && a.key >= 0 && a.key < 12)) throw new Error('--key expects an argument\'s place, from 0 (the first) to 11.');
       if (a.count && !specs.length) throw new Error('--count counts the probes given: name them, e.g. nodetrace probes -p PID --count \'myapp:*\'.');
       if (!specs.length && a.latency === undefined && a.duration !== undefined) throw new Error('-d applies to a trace: name the probes to trace (PROVIDER:PROBE).');
+      if (a.wait !== undefined) {
+        if (!(Number.isFinite(a.wait) && a.wait > 0 && a.wait <= MAX_WAIT_SECONDS)) throw new Error(`--wait expects seconds, more than 0 and at most ${MAX_WAIT_SECONDS}.`);
+        if (!specs.length && a.latency === undefined) throw new Error('--wait waits for probes to trace: name them (PROVIDER:PROBE).');
+      }
       return true;
     })
     .example('sudo $0 probes -p 4242', 'every USDT probe of process 4242: its own providers first, then its libraries\'')
@@ -91,6 +104,7 @@ function builder(y) {
     .example("sudo $0 probes -p 4242 'myapp:*' --count -d 10", 'how often each fired in 10 seconds')
     .example('sudo $0 probes -p 4242 --latency myapp:request-start myapp:request-done', 'a histogram of start-to-done times, paired by the first argument')
     .example("sudo $0 probes '*' 'myapp:request-done'", 'every process with provider myapp, also those started later')
+    .example("sudo $0 probes -p 4242 'myapp:*' --wait 60", 'the same, waiting up to a minute for the application to make provider myapp')
     .example("$0 probes -p 4242 'myapp:*' -n", 'show exactly what would run');
 }
 
@@ -324,11 +338,51 @@ function report(result, { args, probes: state }) {
   return { gathered: true };
 }
 
-function handler(args) {
+// --wait: until every glob names a probe of the processes (or, for '*',
+// of the host's probe libraries), looked for as the follower looks for
+// later libraries (every WATCH_EVERY_MS); the trace then begins as if they
+// had been there. A process that exits, Ctrl-C or the bound ends the wait
+// with nothing traced (exit 3, as a probe not found at once).
+async function waitForProbes(args) {
+  requireRoot('nodetrace probes');
+  const specs = args.latency ? args.latency.map(parseSpec) : split(args).specs.map(parseSpec);
+  const names = specs.map((sp) => `"${sp.text}"`).join(', ');
+  const until = Date.now() + args.wait * 1000;
+  let stopped = null;
+  const stopHandling = onTerminationSignals((sig) => { stopped = sig; });
+  try {
+    for (let said = false; ; said = true) {
+      const processes = targets.resolveProcesses({ target: targetOf(args), container: args.container });
+      const { candidates, where } = targets.candidatesOf(processes, specs);
+      if (specs.every((sp) => candidates.some((p) => specMatches(sp, p)))) {
+        if (said) process.stderr.write(safeText(`nodetrace: ${names} now name${specs.length === 1 ? 's' : ''} probes of ${where}.`, { oneLine: true }) + '\n');
+        return;
+      }
+      if (!said) {
+        process.stderr.write(safeText(`nodetrace: no probe of ${where} matches ${names} yet: waiting up to ${args.wait} s for one to be made (Ctrl-C to stop).`, { oneLine: true }) + '\n');
+      }
+      for (const next = Math.min(until, Date.now() + WATCH_EVERY_MS); Date.now() < next && !stopped;) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      if (stopped || Date.now() >= until) {
+        throw new UserError(`no probe of ${where} matching ${names} was made ${stopped ? 'before the wait was stopped' : `within ${args.wait} s`}: nothing traced.`,
+          { exitCode: EXIT.NOT_FOUND });
+      }
+    }
+  } finally {
+    stopHandling();
+  }
+}
+
+async function handler(args) {
   const { specs } = split(args);
   if (!specs.length && args.latency === undefined) {
     if (args.backend === 'dtrace') tracerFor(args);
     return listProbes(args);
+  }
+  if (args.wait !== undefined && !args.dryRun) {
+    tracerFor(args);
+    await waitForProbes(args);
   }
   return runTraceCommand(args, { name: 'probes', tracer: tracerFor, plan, run, report, dataOnStdout: () => true });
 }

@@ -51,7 +51,7 @@ function parseGc(maps, { tracer } = {}) {
   return { kinds, threads: threadPauses(model), tracedNs: traced ? traced.value : null };
 }
 
-// @thread_pauses[TID, KIND] and @thread_pause_us[TID, KIND] -> per thread, kinds in KINDS order.
+// @thread_pauses[TID, KIND] and @thread_pause_us[TID, KIND] (KIND: 0-3, KINDS' order) -> per thread, kinds in KINDS order.
 function threadPauses(model) {
   const entries = (name) => {
     const agg = model.aggregations.find((a) => a.name === name);
@@ -64,8 +64,11 @@ function threadPauses(model) {
     if (!m.has(kind)) m.set(kind, { name: kind, count: 0n, totalUs: 0n });
     return m.get(kind);
   };
-  for (const e of entries('thread_pauses')) kindOf(Number(e.key[0]), e.key[1]).count += e.value;
-  for (const e of entries('thread_pause_us')) kindOf(Number(e.key[0]), e.key[1]).totalUs += e.value;
+  // The kind as its index in KINDS (the programs' @since index): a string
+  // key of a tuple came out as stray bytes on bpftrace 0.17 (d-scripts/gc.bt).
+  const nameOf = (k) => (/^[0-3]$/.test(k) ? KINDS[Number(k)][0] : null);
+  for (const e of entries('thread_pauses')) if (nameOf(e.key[1])) kindOf(Number(e.key[0]), nameOf(e.key[1])).count += e.value;
+  for (const e of entries('thread_pause_us')) if (nameOf(e.key[1])) kindOf(Number(e.key[0]), nameOf(e.key[1])).totalUs += e.value;
   const order = KINDS.map(([name]) => name);
   return [...threads].map(([tid, m]) => ({ tid, kinds: [...m.values()].filter((k) => order.includes(k.name))
     .sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name)) }))

@@ -9,6 +9,7 @@ const { renderHistogram } = require('../render/histogram');
 const { percentile, totalCount } = require('../aggregation/model');
 const { LogLinearHistogram, LAYOUT } = require('../aggregation/log-linear');
 const { formatDuration } = require('../render/units');
+const { plural } = require('../render/text');
 const { safeText, safeJson } = require('../terminal-safe');
 const { describeIdentity, identityJson } = require('../proc/container');
 
@@ -152,10 +153,6 @@ function statsOf(records, o = {}) {
   const stats = new LatencyStats({ merge: true, ...o });
   for (const r of records) stats.add(r);
   return stats;
-}
-
-function plural(n, one, many = `${one}s`) {
-  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 }
 
 function renderGroup(g) {

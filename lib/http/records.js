@@ -14,6 +14,7 @@
 // batch; RequestReader takes either.
 const { safeText, safeJson } = require('../terminal-safe');
 const { stringBytes } = require('../tracer/output-formats');
+const { clockTime } = require('../render/text');
 
 const LINE = /^([UEH]) (\d+) (\d+) (\d+) (.*)$/;
 const HEAD = /^(server|client) (-?\d+) (\d+) (\S*)$/;
@@ -202,12 +203,6 @@ function parseRequests(text) {
 
 // ---- one line per request ------------------------------------------------
 
-function clockTime(ms) {
-  const d = new Date(ms);
-  const two = (n) => String(n).padStart(2, '0');
-  return `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}.${String(d.getMilliseconds()).padStart(3, '0')}`;
-}
-
 function wallMs(r, wallMinusMonoNs) {
   return Number((r.ns + BigInt(wallMinusMonoNs || 0n)) / 1000000n);
 }
@@ -248,4 +243,4 @@ function renderJSONLine(r, { wallMinusMonoNs } = {}) {
 }
 
 module.exports = { RequestJoiner, RequestReader, batchRecords, parseRequests, renderLine, renderJSONLine, HEADER,
-  clockTime, wallMs };
+  wallMs };

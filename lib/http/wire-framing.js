@@ -9,6 +9,7 @@
 // the bytes the framing needs were not copied (a head longer than what was
 // copied, a chunk's size line past it), or a head holds what node itself
 // would refuse, the side is lost: it says why and reads nothing more. Pure.
+const { grouped } = require('../render/text');
 
 // A call's bytes as far as copied: `pieces` [{ off, bytes }] (bytes may stop
 // short of what was asked, at a NUL), of a call that returned `ret` bytes.
@@ -57,7 +58,7 @@ const UNKNOWN_PROTOCOL = 'unknown';
 // Why a side is lost, as the closing line says it.
 const LOST = {
   longHead: 'a head longer than the bytes copied of it',
-  longCarry: `a head longer than ${CARRY_BYTES.toLocaleString('en-US')} bytes`,
+  longCarry: `a head longer than ${grouped(CARRY_BYTES)} bytes`,
   refused: 'a head node would refuse',
   coding: 'a transfer coding nodetrace does not follow',
   unseen: 'bytes the framing needs were not copied',

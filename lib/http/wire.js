@@ -30,6 +30,7 @@
 // held REORDER_NS and handled in the order of their times.
 const { stringBytes, splitterFor } = require('../tracer/output-formats');
 const { lossLines, addMaps } = require('../render/loss');
+const { plural, grouped } = require('../render/text');
 const { Framer, Call } = require('./wire-framing');
 const { PIECE_BYTES, HEAD_BYTES, MAP_KEYS } = require('./wire-plan');
 
@@ -406,8 +407,6 @@ function bump(map, pid, n = 1) {
   map.set(pid, (map.get(pid) || 0) + n);
 }
 
-const plural = (n, one, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
-
 /**
  * What the reader's events came to, per process, as the hook's losses are
  * said (lib/render/loss.js): calls refused or lost; connections left to
@@ -434,7 +433,7 @@ function wireLossLines(reader, describe) {
       + 'HTTP/2 is not decoded, their requests are not reported.');
   }
   for (const [pid, u] of reader.unreadableBy) {
-    const why = [...u.why.entries()].sort((a, b) => b[1] - a[1]).map(([w, n]) => `${w}: ${n.toLocaleString('en-US')}`).join('; ');
+    const why = [...u.why.entries()].sort((a, b) => b[1] - a[1]).map(([w, n]) => `${w}: ${grouped(n)}`).join('; ');
     const requests = u.requests ? `; ${plural(u.requests, 'request')} on ${u.connections === 1 ? 'it' : 'them'} from then on `
       + `${u.requests === 1 ? 'is' : 'are'} not reported` : '';
     lines.push(`${describe(pid)}: ${plural(u.connections, 'connection')} could not be followed after a point (${why})${requests}.`);
@@ -445,7 +444,7 @@ function wireLossLines(reader, describe) {
   }
   for (const [pid, n] of reader.droppedBy) {
     lines.push(`${describe(pid)}: ${plural(n, 'request')} given up `
-      + `(more than ${MAX_PENDING} unanswered on a connection, or more than ${MAX_CONNECTIONS.toLocaleString('en-US')} connections).`);
+      + `(more than ${MAX_PENDING} unanswered on a connection, or more than ${grouped(MAX_CONNECTIONS)} connections).`);
   }
   return lines;
 }

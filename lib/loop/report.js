@@ -12,6 +12,7 @@ const { parse } = require('../aggregation/parse');
 const { percentile, totalCount } = require('../aggregation/model');
 const { renderHistogram, percentileText } = require('../render/histogram');
 const { formatDuration } = require('../render/units');
+const { clockTime } = require('../render/text');
 const { jsonInteger, jsonEstimate, jsonHistogram } = require('../render/json');
 const { safeText, safeJson } = require('../terminal-safe');
 const { foldedName } = require('../profile/folded');
@@ -122,13 +123,6 @@ function parseLoop({ during = [], maps = '' } = {}, { tracer } = {}) {
 function wallMs(clock, ns, wallMinusMonoNs) {
   const wall = clock === 'wall' ? ns : ns + BigInt(wallMinusMonoNs || 0n);
   return Number(wall / 1000000n);
-}
-
-// 14:03:12.345 in local time (the clock the user's logs are in).
-function clockTime(ms) {
-  const d = new Date(ms);
-  const two = (n) => String(n).padStart(2, '0');
-  return `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}.${String(d.getMilliseconds()).padStart(3, '0')}`;
 }
 
 function longestFirst(stalls) {
@@ -285,4 +279,4 @@ function renderLoopJSON(r, o) {
   }) + '\n';
 }
 
-module.exports = { parseLoop, renderLoopText, renderLoopJSON, foldedStacks, frameName, clockTime, JSON_VERSION };
+module.exports = { parseLoop, renderLoopText, renderLoopJSON, foldedStacks, frameName, JSON_VERSION };

@@ -16,7 +16,8 @@ const { safeText, safeJson } = require('../terminal-safe');
 const { jsonInteger } = require('../render/json');
 const { STRING } = require('./program');
 // A firing's time as the HTTP lines say theirs: wall clock from the kernel's (CLOCK_MONOTONIC) ns.
-const { clockTime, wallMs } = require('../http/records');
+const { wallMs } = require('../http/records');
+const { clockTime } = require('../render/text');
 
 const F_LINE = /^F (\d{1,6}) (\d{1,10}) (\d{1,10}) (\d{1,20})((?: -?\d{1,20})*)\n$/;
 const S_LINE = /^S (\d{1,6}) (\d{1,10}) (\d{1,10}) (\d{1,20}) (\d{1,2}) /;

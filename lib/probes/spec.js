@@ -24,9 +24,9 @@ const MAX_SPEC_CHARS = 256;
 // library's `*`, `,` or `:`) would be more than one probe there: listed,
 // never traced.
 const TRACEABLE_NAME = /^[A-Za-z0-9_-]{1,128}$/;
-// Nothing named: a provider made later cannot be waited for (its library
-// is named by its definition, unknown before it is made: docs/probes.md).
-const HINT = 'List them with: nodetrace probes -p PID. A provider the application has not made yet cannot be waited for: trace once it has.';
+// Nothing named: a provider the application has not made yet is waited
+// for only when asked (--wait): otherwise a typo would wait for ever.
+const HINT = 'List them with: nodetrace probes -p PID. For a provider the application has not made yet, give --wait SECONDS.';
 
 function globRegExp(glob) {
   const body = glob.split('').map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[.+^${}()|[\]\\]/g, '\\$&'))).join('');

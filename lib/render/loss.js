@@ -13,12 +13,10 @@
 // and what is left, fired - full - over - arrived - malformed, was lost between:
 // the batch map full, or not read before the tracer ended.
 
+const { plural, grouped, noun } = require('./text');
+
 // At most this many processes are named; the rest are summed.
 const NAMED = 10;
-
-function plural(n, one, many = `${one}s`) {
-  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
-}
 
 function addTo(counts, pid, field, n) {
   let c = counts.get(pid);
@@ -70,7 +68,7 @@ function lossLines(counts, o) {
   rows.sort((a, b) => b.total - a.total);
   const lines = rows.slice(0, NAMED).map((r) => {
     // "12 of 1,000 requests", or "12 requests" when the count is unknown.
-    const some = (n) => (r.fired ? `${n.toLocaleString('en-US')} of ${r.fired.toLocaleString('en-US')} ${r.fired === 1 ? o.noun : o.nouns}` : plural(n, o.noun, o.nouns));
+    const some = (n) => (r.fired ? `${grouped(n)} of ${grouped(r.fired)} ${noun(r.fired, o.noun, o.nouns)}` : plural(n, o.noun, o.nouns));
     const parts = [];
     if (r.full) parts.push(`${some(r.full)} left out: the batch was full (the tracer could not keep up)`);
     if (r.over) parts.push(`${some(r.over)} left out: it was over its share of a crowded batch (${o.share})`);

@@ -5,6 +5,7 @@
 // records that did not arrive whole.
 const { levelName } = require('./levels');
 const { safeText, safeJson, safeJsonText, safeValue } = require('../terminal-safe');
+const { noun } = require('../render/text');
 
 // --json and bunyan's JSON output modes (-o json, json-N, bunyan) get JSON
 // marks, so a JSON consumer downstream never sees anything but JSON.
@@ -124,30 +125,32 @@ function lineFor(ev, outputMode, ownPids = (pid) => [pid], containerOf = () => n
   return null;
 }
 
-function plural(n, one, many = one + 's') {
-  return `${n} ${n === 1 ? one : many}`;
+// The summary's counts as they have always printed, digits not grouped
+// (scripts and test/snoop.test.js read them as \d+).
+function counted(n, one, many) {
+  return `${n} ${noun(n, one, many)}`;
 }
 
 // The line printed on stderr at exit.
 function summary(stats, { lostRecords, lostEvents, fullBatches = 0, over = 0, full = 0 }) {
-  const parts = [`${plural(stats.records, 'record')}`];
-  if (stats.pids.size) parts[0] += ` from ${plural(stats.pids.size, 'process', 'processes')}`;
+  const parts = [`${counted(stats.records, 'record')}`];
+  if (stats.pids.size) parts[0] += ` from ${counted(stats.pids.size, 'process', 'processes')}`;
   if (stats.truncated) parts[0] += `, and ${stats.truncated} too long for the tracer (marked TRUNCATED)`;
-  if (over) parts.push(`${plural(over, 'record')} left out of crowded batches, their processes over their share (above)`);
-  if (full) parts.push(`${plural(full, 'record')} left out of full batches: the tracer could not keep up (above)`);
-  const dropped = lostEvents ? `the tracer dropped ${plural(lostEvents, 'event')}` : '';
+  if (over) parts.push(`${counted(over, 'record')} left out of crowded batches, their processes over their share (above)`);
+  if (full) parts.push(`${counted(full, 'record')} left out of full batches: the tracer could not keep up (above)`);
+  const dropped = lostEvents ? `the tracer dropped ${counted(lostEvents, 'event')}` : '';
   let lost;
   if (lostRecords !== null && lostRecords !== undefined) {
     // Without dropped events or full batches, the records missing are those
     // bpftrace had not read yet when it was told to end (it discards them;
     // lib/snoop/plan.js).
-    if (lostRecords && fullBatches) lost = `the tracer lost ${plural(lostRecords, 'record')}: it could not keep up (${plural(fullBatches, 'batch', 'batches')} full)`;
-    else if (lostRecords && !lostEvents) lost = `${plural(lostRecords, 'record')} fired as the snoop ended and the tracer discarded ${lostRecords === 1 ? 'it' : 'them'} unread`;
-    else if (lostRecords) lost = `the tracer lost ${plural(lostRecords, 'record')}: it could not keep up`;
+    if (lostRecords && fullBatches) lost = `the tracer lost ${counted(lostRecords, 'record')}: it could not keep up (${counted(fullBatches, 'batch', 'batches')} full)`;
+    else if (lostRecords && !lostEvents) lost = `${counted(lostRecords, 'record')} fired as the snoop ended and the tracer discarded ${lostRecords === 1 ? 'it' : 'them'} unread`;
+    else if (lostRecords) lost = `the tracer lost ${counted(lostRecords, 'record')}: it could not keep up`;
     else if (dropped) lost = `none lost (${dropped}, all pieces of records marked TRUNCATED)`;
     else lost = 'none lost';
   } else if (dropped || stats.incomplete) {
-    lost = `${dropped || 'the tracer dropped events'}; ${plural(stats.incomplete, 'record')} arrived incomplete and ${stats.incomplete === 1 ? 'was' : 'were'} not shown`;
+    lost = `${dropped || 'the tracer dropped events'}; ${counted(stats.incomplete, 'record')} arrived incomplete and ${stats.incomplete === 1 ? 'was' : 'were'} not shown`;
   } else {
     lost = 'no drops reported';
   }

@@ -7,6 +7,7 @@
 // abnormal end; a clean run says these in one line, so a trace that lost
 // events does not read as whole. Formats: DTrace for Linux 2.0.1's
 // libdtrace/dt_handle.c and cmd/dtrace.c. Pure.
+const { grouped } = require('../render/text');
 
 const DROPS = /^dtrace: (\d{1,20}) (aggregation |dynamic variable |speculative )?drops?\b/;
 const PROBE_ERROR = /^dtrace: error in \S+ for probe ID \d+/;
@@ -29,10 +30,10 @@ function dtraceLosses(lines = []) {
 /** -> one sentence (without "nodetrace: "), or null when nothing was lost. */
 function dtraceLossLine(losses, { events = 'events' } = {}) {
   const parts = [];
-  if (losses.drops) parts.push(`${losses.drops.toLocaleString('en-US')} ${events} dropped (its output buffers were full)`);
-  if (losses.aggregationDrops) parts.push(`${losses.aggregationDrops.toLocaleString('en-US')} aggregation updates dropped`);
-  if (losses.variableDrops) parts.push(`${losses.variableDrops.toLocaleString('en-US')} variable updates dropped (its dynamic variable space was full)`);
-  if (losses.probeErrors) parts.push(`${losses.probeErrors.toLocaleString('en-US')} probe firings cut short by an error (a page it could not read)`);
+  if (losses.drops) parts.push(`${grouped(losses.drops)} ${events} dropped (its output buffers were full)`);
+  if (losses.aggregationDrops) parts.push(`${grouped(losses.aggregationDrops)} aggregation updates dropped`);
+  if (losses.variableDrops) parts.push(`${grouped(losses.variableDrops)} variable updates dropped (its dynamic variable space was full)`);
+  if (losses.probeErrors) parts.push(`${grouped(losses.probeErrors)} probe firings cut short by an error (a page it could not read)`);
   return parts.length ? `DTrace lost data: ${parts.join('; ')}. What is shown may miss them.` : null;
 }
 

@@ -14,6 +14,7 @@ const { Budget, validRange } = require('./memory');
 const { ET_CORE, EM_X86_64, PT_LOAD, PT_NOTE, PF_X } = require('../elf-constants');
 const { lastAtOrBelow } = require('../sorted');
 const { LIMITS, overLimit, formatBytes } = require('../limits');
+const { grouped } = require('../render/text');
 
 const NT_PRSTATUS = 1;
 const NT_PRPSINFO = 3;
@@ -176,7 +177,7 @@ function openCore(file) {
       notesRead += take;
     }
   }
-  if (notesLeft) overLimit(file, `its notes are ${(notesRead + notesLeft).toLocaleString('en-US')} bytes, more than the ${formatBytes(MAX_CORE_NOTES_BYTES)} nodetrace reads: the rest were not read`);
+  if (notesLeft) overLimit(file, `its notes are ${grouped(notesRead + notesLeft)} bytes, more than the ${formatBytes(MAX_CORE_NOTES_BYTES)} nodetrace reads: the rest were not read`);
   if (noteCount > MAX_CORE_NOTES) overLimit(file, `it holds more than ${MAX_CORE_NOTES} notes; the first ${MAX_CORE_NOTES} were read (8 for each of ${MAX_CORE_THREADS} threads)`);
   if (threadsLeft) overLimit(file, `it holds ${MAX_CORE_THREADS + threadsLeft} threads; the first ${MAX_CORE_THREADS} were read (the kernel's default pid_max)`);
   segments.sort((a, b) => a.vaddr - b.vaddr);

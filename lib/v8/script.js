@@ -13,6 +13,7 @@
 const { Heap } = require('./heap');
 const { readString } = require('./strings');
 const { LIMITS, overLimit } = require('../limits');
+const { grouped } = require('../render/text');
 
 const { MAX_SCRIPT_SOURCE_CHARS: MAX_SOURCE, SCRIPT_SCAN_BUDGET_CHARS, LINE_INDEX_STRIDE: STRIDE,
   MAX_LINE_ENDS } = LIMITS;
@@ -115,7 +116,7 @@ class ScriptReader {
   scanTo(script, position) {
     while (script.scanned <= position) {
       if (this.scanBudget <= 0) {
-        overLimit('V8 scripts', `${SCRIPT_SCAN_BUDGET_CHARS.toLocaleString('en-US')} characters of source were scanned for lines: frames further into unscanned scripts show no line`);
+        overLimit('V8 scripts', `${grouped(SCRIPT_SCAN_BUDGET_CHARS)} characters of source were scanned for lines: frames further into unscanned scripts show no line`);
         return false;
       }
       const chunk = readString(this.heap, script.source, { start: script.scanned, maxChars: STRIDE });
@@ -132,7 +133,7 @@ class ScriptReader {
   fromSource(script, position) {
     if (!script.source) return null;
     if (position >= MAX_SOURCE) {
-      overLimit(this.what(script), `lines past its first ${MAX_SOURCE.toLocaleString('en-US')} characters are not counted: frames there show no line`);
+      overLimit(this.what(script), `lines past its first ${grouped(MAX_SOURCE)} characters are not counted: frames there show no line`);
       return null;
     }
     if (!this.scanTo(script, position)) return null;

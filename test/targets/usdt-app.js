@@ -7,6 +7,8 @@
 //   myapp:request-done    int id, char * url, json info, int status
 //   myapp:cache-miss      char * key   (only after `late`: added, and the
 //                            provider enabled again, once a trace has begun)
+//   laterapp:tick         int n        (only after `second`: a provider
+//                            made once a trace waits for it, --wait)
 //
 // It counts what it fired while traced (a fire's callback runs only while a
 // tracer has the probe on): the truth the test holds nodetrace's counts to.
@@ -20,6 +22,7 @@ provider.addProbe('request-start', 'int', 'char *');
 provider.addProbe('request-done', 'int', 'char *', 'json', 'int');
 provider.enable();
 
+let later = null;   // provider laterapp, once `second` made it
 const fired = {};   // probe -> callbacks run (while a tracer had it on)
 function count(name) {
   fired[name] = (fired[name] || 0) + 1;
@@ -63,6 +66,16 @@ const handlers = {
   },
   misses({ n = 1 }) {
     for (let i = 0; i < n; i++) provider.fire('cache-miss', () => { count('cache-miss'); return [`user:${i}`]; });
+    return { fired };
+  },
+  second() {
+    later = usdt.createDTraceProvider('laterapp');
+    later.addProbe('tick', 'int');
+    later.enable();
+    return {};
+  },
+  ticks({ n = 1 }) {
+    for (let i = 1; i <= n; i++) later.fire('tick', () => { count('tick'); return [i]; });
     return { fired };
   },
   counts() {

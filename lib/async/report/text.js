@@ -6,6 +6,7 @@
 // model (./build-model.js) in, a string a terminal shows safely out.
 const { describeIdentity } = require('../../proc/container');
 const { formatDuration } = require('../../render/units');
+const { noun } = require('../../render/text');
 const { percentileText } = require('../../render/histogram');
 const { safeText } = require('../../terminal-safe');
 const { POLL_MS: HOOK_POLL_MS } = require('../probes');
@@ -77,7 +78,7 @@ function kindTable(r, top) {
   const lines = [line(header), ...rows.map(line)];
   if (r.kinds.length > top) {
     const rest = r.kinds.slice(top);
-    lines.push(`  ... ${rest.length} more kind${rest.length > 1 ? 's' : ''} (--top ${r.kinds.length} shows all): ${rest.map(kindLabel).join(', ')}`);
+    lines.push(`  ... ${rest.length} more ${noun(rest.length, 'kind')} (--top ${r.kinds.length} shows all): ${rest.map(kindLabel).join(', ')}`);
   }
   return { lines, width: widths[0] };
 }
@@ -143,7 +144,7 @@ function hookThreadsText(hooked, pid) {
   if (!ids.size) return 'in each thread';
   const main = ids.has(Number(pid));
   const workers = ids.size - (main ? 1 : 0);
-  const w = workers ? `${workers} worker thread${workers === 1 ? '' : 's'}` : '';
+  const w = workers ? `${workers} ${noun(workers, 'worker thread')}` : '';
   return `in ${main ? `the main thread${w ? ` and ${w}` : ''}` : w}`;
 }
 
@@ -168,7 +169,7 @@ function liveStacksText(kinds, width) {
     const restStacks = shown.length - Math.min(shown.length, STACKS_IN_TEXT) + l.otherStacks;
     if (restStacks > 0) {
       const shownCount = shown.slice(0, STACKS_IN_TEXT).reduce((n, s) => n + s.count, 0);
-      out.push(`    ${restStacks} more stack${restStacks === 1 ? '' : 's'} of ${l.tracked - shownCount} alive (--json keeps ${STACKS_PER_KIND} a kind, counts the rest)`);
+      out.push(`    ${restStacks} more ${noun(restStacks, 'stack')} of ${l.tracked - shownCount} alive (--json keeps ${STACKS_PER_KIND} a kind, counts the rest)`);
     }
     if (l.unkept > 0n) out.push(`    ${l.unkept} more created without their stack: more than ${LIVE_KEPT} alive at once`);
   }
