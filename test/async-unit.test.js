@@ -16,6 +16,7 @@ const { renderAsyncJSON } = require('../lib/async/report/json');
 const { splitAtEndMarker } = require('../lib/tracer/output-formats');
 const { totalCount } = require('../lib/aggregation/model');
 const { nodeBuilds, requireBuild } = require('./support/node-builds');
+const { mapFullLines } = require('../lib/render/map-full');
 
 const FIXTURE = path.join(__dirname, 'fixtures', 'bpftrace-async-mix.out');
 const STACKS_FIXTURE = path.join(__dirname, 'fixtures', 'bpftrace-async-stacks.out');
@@ -92,6 +93,38 @@ describe('nodetrace async: finding the AsyncWrap functions', function () {
     assert.match(locateAsyncWrap(7, host({ names: [FUNCTIONS.CALLBACK] })).missing,
       /defines AsyncWrap::MakeCallback but not RESET, DESTROY, DTOR, DELETING_DTOR/);
     assert.match(locateAsyncWrap(7, host({ names: [] })).missing, /^no object of the process defines/);
+  });
+});
+
+// Issue 35: a map that fills is said (lib/render/map-full.js), on a real
+// capture: 3,000 fs.stat calls alive at once against a @born of 1,024 keys.
+describe('nodetrace async: a full @born, said', function () {
+  const result = splitAtEndMarker(fs.readFileSync(path.join(__dirname, 'fixtures', 'bpftrace-async-full.out'), 'utf8').split('\n'));
+  const r = parseAsync(result, { providers: PROVIDERS[20] });
+
+  it('reads the inserts @born did not keep, and says them in one line naming the bound and how to raise it', function () {
+    assert.strictEqual(r.fullBorn, 1976);
+    const fsKind = r.kinds.find((k) => k.name === 'FSREQCALLBACK');
+    assert.strictEqual(fsKind.created, 3000n, 'the counts are whole');
+    assert.strictEqual(totalCount(fsKind.wait), 1024n, 'only the kept ones have a wait');
+    const bounded = [{ map: '@born', keys: 1024, what: 'operations alive at once', lost: 'their wait for a first callback was not measured', raise: null }];
+    assert.deepStrictEqual(mapFullLines(bounded, { '@born': { refused: r.fullBorn } }), [
+      'warning: the tracer\'s map of operations alive at once (@born) filled at 1,024 keys: 1,976 more were not kept, their wait for a first callback was not measured; raise the bound with NODETRACE_MAP_KEYS=N (now 1,024)',
+    ]);
+  });
+
+  it('says nothing where no map filled (a capture with no @full_born)', function () {
+    const mix = parseAsync(splitAtEndMarker(fs.readFileSync(FIXTURE, 'utf8').split('\n')), { providers: PROVIDERS[20] });
+    assert.strictEqual(mix.fullBorn, 0);
+    assert.deepStrictEqual(mapFullLines([{ map: '@born', keys: 65536, what: 'x', lost: 'y', raise: null }], { '@born': { refused: mix.fullBorn } }), []);
+  });
+
+  it('a map printed whole (profile\'s stacks) is full at its bound, not before', function () {
+    const b = [{ map: '@samples', keys: 4, what: 'distinct stacks', lost: 'samples of stacks past it were dropped', raise: 'trace for less time' }];
+    assert.deepStrictEqual(mapFullLines(b, { '@samples': { held: 3 } }), []);
+    assert.deepStrictEqual(mapFullLines(b, { '@samples': { held: 4 } }), [
+      'warning: the tracer\'s map of distinct stacks (@samples) filled at 4 keys: more were not kept, samples of stacks past it were dropped; trace for less time, or raise the bound with NODETRACE_MAP_KEYS=N (now 4)',
+    ]);
   });
 });
 

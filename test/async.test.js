@@ -85,6 +85,33 @@ describe('nodetrace async @tracer', function () {
     console.log(`      ${r.json.kinds.map((k) => `${k.name} ${k.created}`).join(', ')}`);
   });
 
+  // Issue 35: a full map said, not silent. 3,000 fs.stat calls alive at
+  // once against a @born of 1,024 keys (NODETRACE_MAP_KEYS): the counts
+  // stay whole, the waits past the bound are said as not measured.
+  it('says when @born filled, how many it did not keep and how to raise it; the counts still whole @core', async function () {
+    const KEYS = 1024;
+    const target = await startTarget('async-burst.js');
+    try {
+      const r = await traceWhile(target.pid, async () => {
+        const done = lineFrom(target, 'done');
+        target.kill('SIGUSR2');
+        return JSON.parse(await done);
+      }, [], { NODETRACE_MAP_KEYS: String(KEYS) });
+      assert.strictEqual(r.code, 0, r.stderr);
+      const burst = r.truth.issued;
+      const fsKind = JSON.parse(r.stdout).kinds.find((k) => k.name === 'FSREQCALLBACK');
+      assert.strictEqual(fsKind.created, burst, r.stdout.slice(0, 2000));
+      const m = /^nodetrace: warning: the tracer's map of operations alive at once \(@born\) filled at 1,024 keys: ([\d,]+) more were not kept, their wait for a first callback was not measured; raise the bound with NODETRACE_MAP_KEYS=N \(now 1,024\)$/m.exec(r.stderr);
+      assert(m, r.stderr);
+      const refused = Number(m[1].replace(/,/g, ''));
+      // All alive at once: at least those past the bound, at most all of them.
+      assert(refused >= burst - KEYS && refused <= burst, `${refused} of ${burst} not kept`);
+      console.log(`      ${burst} alive at once, ${KEYS} keys: ${refused} said not kept`);
+    } finally {
+      stopTarget(target);
+    }
+  });
+
   it('reports what was gathered, exit 0, when the target exits mid-trace', async function () {
     const target = await startTarget('async-mix.js', { env: { ROUNDS: '20', EXIT: '1' } });
     const r = await nodetrace(['async', '-p', String(target.pid), '--json'], {

@@ -100,6 +100,17 @@ describe('per-version choices (lib/tracer/capabilities.js)', function () {
     assert.deepStrictEqual(caps.mapKeysEnv({ name: 'dtrace', version: '2.0' }, 65536), {});
   });
 
+  it('NODETRACE_MAP_KEYS sets the bound a command asks for, never under its floor; a bad value is a usage error', function () {
+    assert.strictEqual(caps.mapKeysFor(65536, { env: {} }), 65536);
+    assert.strictEqual(caps.mapKeysFor(65536, { env: { NODETRACE_MAP_KEYS: '1024' } }), 1024);
+    assert.strictEqual(caps.mapKeysFor(65536, { env: { NODETRACE_MAP_KEYS: '1024' }, floor: 32768 }), 32768);
+    assert.strictEqual(caps.mapKeysFor(65536, { env: { NODETRACE_MAP_KEYS: '262144' } }), 262144);
+    for (const bad of ['1023', '16777217', '1e5', '-5', '4096 ', 'lots']) {
+      assert.throws(() => caps.mapKeysFor(65536, { env: { NODETRACE_MAP_KEYS: bad } }),
+        (e) => e.exitCode === 2 && /^NODETRACE_MAP_KEYS must be a whole number from 1024 to 16777216, not "/.test(e.message), bad);
+    }
+  });
+
   it('PID filtering of uprobes in the kernel from 0.20; SIGUSR1 maps before 0.22; strict attach and new JSON from 0.24', function () {
     assert.deepStrictEqual([v17, v20, v23, v27].map(caps.filtersUprobesByPid), [false, true, true, true]);
     assert.deepStrictEqual([v17, v20, v23, v27].map(caps.printsMapsOnSigusr1), [true, true, false, false]);

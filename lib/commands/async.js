@@ -13,7 +13,15 @@ const { UserError, EXIT } = require('../errors');
 const { planTracer, readScript } = require('../tracer/plan');
 const { attachBoundMs } = require('../tracer/attach-bounds');
 const { withoutOptional, instantiateSlot } = require('../tracer/template');
-const { rawUserStackEnv, mapKeysEnv, usdtPathForPid, uprobesWithPid } = require('../tracer/capabilities');
+const { rawUserStackEnv, mapKeysEnv, mapKeysFor, usdtPathForPid, uprobesWithPid } = require('../tracer/capabilities');
+
+// Keys of async.bt's maps: @born holds each operation alive (created, its
+// first callback not yet run), the @stacks part's up to its LIVE_KEPT
+// (16,384) with their chains, which a smaller bound would cut unsaid.
+const MAP_KEYS = 65536;
+const STACKS_MAP_KEYS_FLOOR = 32768;
+const bornMap = (keys) => ({ map: '@born', keys, what: 'operations alive at once',
+  lost: 'their wait for a first callback was not measured', raise: null });
 const { librariesOf } = require('../probe-libraries');
 const { PROBE_VALUE } = require('../tracer/program-arguments');
 const { ASYNC_PROVIDER, POLL_MS } = require('../async/probes');
@@ -88,6 +96,7 @@ function plan(args, tracer) {
   const { sharedAt, note: functionsNote } = sharedOffset(pid);
   if (tracer.name === 'dtrace') return planDtrace(tracer, { pid, note, who, found, sharedAt, functionsNote, thread });
   const stacks = Boolean(args.stacks);
+  const keys = mapKeysFor(MAP_KEYS, stacks ? { floor: STACKS_MAP_KEYS_FLOOR } : {});
   const hook = args.hook === false ? { library: null, why: null } : hookLibrary(pid, who);
   // Without --stacks the @stacks part is left out: no stack is walked.
   // Without the hook, the @hook part: the program the process needs no
@@ -118,11 +127,11 @@ function plan(args, tracer) {
     // @born holds each operation until its first callback or its end.
     // With --stacks, raw user stacks, named by nodetrace from a snapshot of
     // the target (lib/loop/name-stacks.js), as loop --stacks does.
-    env: { BPFTRACE_CACHE_USER_SYMBOLS: '1', ...mapKeysEnv(tracer, 65536), ...(stacks ? rawUserStackEnv(tracer) : {}) },
+    env: { BPFTRACE_CACHE_USER_SYMBOLS: '1', ...mapKeysEnv(tracer, keys), ...(stacks ? rawUserStackEnv(tracer) : {}) },
     describe: `the asynchronous operations of ${describeIdentity(who)}`,
     target: { pid },
     details: { process: who, thread, version: found.version, providers: found.providers, stacks,
-      hook: Boolean(hook.library), ...(stacks && sharedAt ? { jsFrames: {} } : {}) },
+      hook: Boolean(hook.library), ...(stacks && sharedAt ? { jsFrames: {} } : {}), boundedMaps: [bornMap(keys)] },
     // Said on stderr, not only in the dry run: the trace turns the
     // process's async_hooks on, which costs it (docs/performance.md).
     warnings: [...(note ? [note] : []), ...(functionsNote ? [functionsNote] : []), ...(hook.why ? [hook.why] : []),
@@ -199,7 +208,7 @@ function report(result, { args, tracer, plan: p, snapshots }, run = {}) {
   process.stdout.write(args.json ? renderAsyncJSON(r, o) : renderAsyncText(r, o));
   const lost = tracer.name === 'dtrace' ? dtraceLossLine(dtraceLosses(result.errors)) : null;
   if (lost) process.stderr.write(safeText(`nodetrace: ${lost}`) + '\n');
-  return { gathered: r.kinds.length > 0 };
+  return { gathered: r.kinds.length > 0, mapsSeen: { '@born': { refused: r.fullBorn } } };
 }
 
 async function handler(args) {

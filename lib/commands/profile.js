@@ -6,7 +6,7 @@
 const { UserError } = require('../errors');
 const proc = require('../proc');
 const { planTracer, readScript } = require('../tracer/plan');
-const { rawUserStackEnv, mapKeysEnv } = require('../tracer/capabilities');
+const { rawUserStackEnv, mapKeysEnv, mapKeysFor } = require('../tracer/capabilities');
 const { instantiateSlot, declaredSlot } = require('../tracer/template');
 const { runTraceCommand } = require('../tracer/run-command');
 const { argumentReference } = require('../tracer/program-arguments');
@@ -163,7 +163,12 @@ function plan(args, tracer) {
   if (bpftrace) {
     // Raw stacks: bpftrace would read the perf map itself, following links
     // (out of a container's root, too) and blocking on a FIFO planted there.
-    o.env = { ...rawUserStackEnv(tracer), ...mapKeysEnv(tracer, MAP_KEYS_MAX) };
+    const keys = mapKeysFor(MAP_KEYS_MAX);
+    o.env = { ...rawUserStackEnv(tracer), ...mapKeysEnv(tracer, keys) };
+    // A full map drops new stacks without a word (lib/render/map-full.js).
+    o.details.boundedMaps = [{ map: args.offCpu ? '@offcpu_us' : '@samples', keys, what: 'distinct stacks',
+      lost: args.offCpu ? 'the waits of stacks past it were not counted' : 'samples of stacks past it were dropped',
+      raise: `trace for less time${args.offCpu ? '' : ' or at a lower -F'}` }];
     o.notes = ['user frames stay addresses (raw stacks): nodetrace names them, reading the perf map safely inside the process\'s own root'];
   }
   return planTracer(tracer, o);
@@ -181,10 +186,6 @@ function report(result, { args, tracer, plan: p, target, snapshots }, run = {}) 
   if (run.lines) Object.assign(result, splitAtEndMarker(run.lines));
   const parsed = args.offCpu ? parseOffCpu(result.maps)
     : tracer.name === 'dtrace' ? parseProfileDtrace(result.maps) : parseProfile(result.maps);
-  // A full map drops new stacks without a word: say so (bpftrace counts no drops).
-  if (tracer.name === 'bpftrace' && parsed.stacks.length >= MAP_KEYS_MAX) {
-    process.stderr.write(`nodetrace: warning: the tracer kept ${MAP_KEYS_MAX} distinct stacks, its maps' limit: samples of stacks past it were dropped; trace for less time or at a lower -F\n`);
-  }
   // DTrace keys threads by ID only: they are the process's threads.
   const comm = (pid && proc.processName(pid)) || 'node';
   for (const s of parsed.stacks) if (!s.comm) s.comm = comm;
@@ -226,7 +227,8 @@ function report(result, { args, tracer, plan: p, target, snapshots }, run = {}) 
     else writeOutputFile(args[flag], render[flag]());
   }
   process.stdout.write(onStdout === null ? text() : onStdout);
-  return { gathered: Boolean(args.offCpu ? summary.blockedUs : summary.samples) };
+  return { gathered: Boolean(args.offCpu ? summary.blockedUs : summary.samples),
+    mapsSeen: { [args.offCpu ? '@offcpu_us' : '@samples']: { held: parsed.stacks.length } } };
 }
 
 async function handler(args) {

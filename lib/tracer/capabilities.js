@@ -2,6 +2,7 @@
 // Everything nodetrace does differently by tracer and version, in one place:
 // callers ask what a tracer can do or needs; they never compare versions
 // themselves.
+const { UsageError } = require('../errors');
 
 // How to end a tracer so that it prints what it gathered.
 //
@@ -98,6 +99,23 @@ function stringLimitEnv(tracer, bytes) {
 function mapKeysEnv(tracer, keys) {
   if (!isBpftrace(tracer)) return {};
   return atLeast(tracer, '0.20') ? { BPFTRACE_MAX_MAP_KEYS: String(keys) } : { BPFTRACE_MAP_KEYS_MAX: String(keys) };
+}
+
+// The keys a command's maps get: its own bound, or NODETRACE_MAP_KEYS where
+// set (a trace that filled a map says so and names this: lib/render/
+// map-full.js), from 1,024 (the fewest any program's batches need is
+// `floor`) to 16,777,216 (each key of bpftrace's hash maps is kernel memory
+// for the trace's length). A bad value is a usage error.
+const MAP_KEYS_RANGE = [1024, 16777216];
+function mapKeysFor(keys, { floor = MAP_KEYS_RANGE[0], env = process.env } = {}) {
+  const text = env.NODETRACE_MAP_KEYS;
+  if (text === undefined || text === '') return keys;
+  const n = /^[0-9]{1,9}$/.test(text) ? Number(text) : NaN;
+  if (!(n >= MAP_KEYS_RANGE[0] && n <= MAP_KEYS_RANGE[1])) {
+    throw new UsageError(`NODETRACE_MAP_KEYS must be a whole number from ${MAP_KEYS_RANGE[0]} to ${MAP_KEYS_RANGE[1]}, not "${text}".`,
+      'Unset it for each command\'s own bound.');
+  }
+  return Math.max(n, floor);
 }
 
 // The longest string str() can copy: 200 bytes on 0.17 (its strings live on
@@ -315,7 +333,8 @@ function ustackBlocksGcore(tracer) {
 }
 
 module.exports = {
-  stopPolicy, attachNotice, windowSignal, atLeast, stringLimitEnv, mapKeysEnv, readsLongStrings, usdtPathForPid,
+  stopPolicy, attachNotice, windowSignal, atLeast, stringLimitEnv, mapKeysEnv, mapKeysFor,
+  readsLongStrings, usdtPathForPid,
   uprobesWithPid, rawUserStackEnv,
   maxStringBytes, stringTrailerEnv, strCopiesLessOne, filtersUprobesByPid, filtersEveryProbeByPid, quietMapHelperArgs,
   printsMapsOnSigusr1, failsIfAnyProbeMissing, jsonOutput,

@@ -19,6 +19,7 @@ const { wallMinusMonoNs } = require('../clock');
 const { outputClosed } = require('./signals');
 const { safeText } = require('../terminal-safe');
 const { payingNeighbours, neighbourWarning } = require('./neighbours');
+const { mapFullLines } = require('../render/map-full');
 
 // How often a traced PID is checked: its exit (or its PID taken by another
 // process: the start time changed) ends the trace within this long.
@@ -114,7 +115,8 @@ async function runOneSession(plan, ctx) {
  * @param {string} spec.name the command, for messages ("nodetrace <name>")
  * @param {function(args, tracer): object} spec.plan the plan (lib/tracer/plan.js planTracer's result)
  * @param {function(object, object): object} spec.report prints the report from the run's result
- *        and the context; returns { gathered: boolean } (anything to show?)
+ *        and the context; returns { gathered: boolean (anything to show?), mapsSeen (what the
+ *        plan's details.boundedMaps held: lib/render/map-full.js, said here for every command) }
  * @param {function(args): object} [spec.tracer] the tracer (default: requireTracer(args.backend))
  * @param {function(args): string[]} [spec.outputFiles] files the report will write: checked before tracing
  * @param {function(args): boolean} [spec.dataOnStdout] our stdout carries data (a -c command's output goes to stderr)
@@ -155,7 +157,12 @@ async function runTraceCommand(args, spec) {
     // -p's target gone before the end (a -c command ends the trace by exiting: that is no news).
     const exited = Boolean(target.pid) && !plan.command && !target.alive();
     if (exited && !broken) process.stderr.write(`nodetrace: PID ${target.pid} exited; here is what was gathered.\n`);
-    return spec.report(result, { ...ctx, broken, exited }) || {};
+    const reported = spec.report(result, { ...ctx, broken, exited }) || {};
+    // Maps of the program that filled (bpftrace drops the rest without a word).
+    for (const line of mapFullLines(plan.details && plan.details.boundedMaps, reported.mapsSeen)) {
+      process.stderr.write(safeText(`nodetrace: ${line}`) + '\n');
+    }
+    return reported;
   };
   let early = null;
   ctx.onReport = (result) => {

@@ -69,6 +69,8 @@ function parseAsync({ during = [], maps = '' } = {}, { providers = null, attache
   const unkept = byKey(model, 'unkept');
   for (const k of kinds) k.unkept = countOf(unkept, String(k.number)) || 0n;
   return {
+    // Operations that found async.bt's @born full (its wait unmeasured: lib/render/map-full.js).
+    fullBorn: Number(scalar('full_born') || 0),
     kinds, tracedNs, hook: hook || kinds.some((k) => k.source === 'async_hooks'), loopBusyNs: scalar('loop_busy_ns') || 0n, seconds: spanNs ? spanNs / 1e9 : null, samples: samples.length,
     // --stacks: the live operations grouped by kind and raw stack, to be
     // named (lib/loop/name-stacks.js) and then grouped per kind (groupLiveStacks).

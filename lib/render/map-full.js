@@ -1,0 +1,42 @@
+'use strict';
+// Maps a tracer filled, said. bpftrace's hash maps hold a fixed number of
+// keys (its default 4,096; nodetrace asks for more, lib/tracer/capabilities.js
+// mapKeysEnv), and an insert into a full one is dropped without a word, on
+// 0.17 to 0.27 (the kernel's E2BIG from bpf_map_update_elem; bpftrace
+// prints nothing). DTrace says its own drops (lib/tracer/dtrace-losses.js).
+//
+// A command names its bounded maps in its plan (details.boundedMaps), and
+// its report learns they filled either from the keys the map printed (a
+// map printed whole: it held its bound) or from the program's own count of
+// inserts that did not take (a program reads the key back after writing it:
+// `@full_born`, async.bt). One line per full map. Pure.
+
+function count(n) {
+  return Number(n).toLocaleString('en-US');
+}
+
+/**
+ * @param {Array<object>} bounded the plan's bounded maps:
+ *   { map: '@born', keys: 65536, what: 'live operations' (what a key is),
+ *     lost: 'their wait times were not measured' (what went uncounted past it),
+ *     raise: 'trace for less time' | null (how to keep under it, besides
+ *     NODETRACE_MAP_KEYS) }
+ * @param {object} seen by map name: { held: keys printed, refused: inserts
+ *   that did not take } (either may be missing)
+ * @returns {string[]} lines for stderr, without "nodetrace: "
+ */
+function mapFullLines(bounded = [], seen = {}) {
+  const out = [];
+  for (const b of bounded) {
+    const s = seen[b.map] || {};
+    const refused = Number(s.refused || 0);
+    const full = refused > 0 || Number(s.held || 0) >= b.keys;
+    if (!full) continue;
+    const past = refused > 0 ? `${count(refused)} more were not kept` : 'more were not kept';
+    const raise = [b.raise, `raise the bound with NODETRACE_MAP_KEYS=N (now ${count(b.keys)})`].filter(Boolean).join(', or ');
+    out.push(`warning: the tracer's map of ${b.what} (${b.map}) filled at ${count(b.keys)} keys: ${past}, ${b.lost}; ${raise}`);
+  }
+  return out;
+}
+
+module.exports = { mapFullLines };
