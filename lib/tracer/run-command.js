@@ -99,7 +99,10 @@ async function runOneSession(plan, ctx) {
     const running = session.run();
     // (The tracer is spawned: while it compiles and attaches, seconds on
     // bpftrace 0.17, what the report will need is read.)
-    if (snaps && spec.snapshots.readSymbols) setImmediate(() => snaps.readSymbols());
+    // A file it cannot read now is read (and said) as before, at the report.
+    if (snaps && spec.snapshots.readSymbols) {
+      setImmediate(() => { try { snaps.readSymbols(); } catch { /* read again at the report */ } });
+    }
     const result = await running;
     return { result, abnormal: () => abnormalEnd(result, plan) };
   } finally {
