@@ -96,14 +96,7 @@ async function runOneSession(plan, ctx) {
     ...(spec.sessionOptions ? spec.sessionOptions(plan, args, { targetPid }) : {}),
   });
   try {
-    const running = session.run();
-    // (The tracer is spawned: while it compiles and attaches, seconds on
-    // bpftrace 0.17, what the report will need is read.)
-    // A file it cannot read now is read (and said) as before, at the report.
-    if (snaps && spec.snapshots.readSymbols) {
-      setImmediate(() => { try { snaps.readSymbols(); } catch { /* read again at the report */ } });
-    }
-    const result = await running;
+    const result = await session.run();
     return { result, abnormal: () => abnormalEnd(result, plan) };
   } finally {
     clearInterval(watch);
@@ -123,9 +116,8 @@ async function runOneSession(plan, ctx) {
  * @param {function(args): object} [spec.tracer] the tracer (default: requireTracer(args.backend))
  * @param {function(args): string[]} [spec.outputFiles] files the report will write: checked before tracing
  * @param {function(args): boolean} [spec.dataOnStdout] our stdout carries data (a -c command's output goes to stderr)
- * @param {object} [spec.snapshots] { perfMap, threads, everyMs(plan), readSymbols }: keep snapshots of the target's
- *   memory map (and with `threads`, who its threads are: lib/threads/identify.js; with `readSymbols`, the
- *   symbols of the files it runs code from read while the tracer attaches)
+ * @param {object} [spec.snapshots] { perfMap, threads, everyMs(plan) }: keep snapshots of the target's memory map
+ *   (and with `threads`, who its threads are: lib/threads/identify.js)
  * @param {function(plan, args, { targetPid }): object} [spec.sessionOptions] more TracerSession options
  *        (targetPid(): the traced PID while it lives, null before -c's command is forked and once it exits)
  * @param {function(plan, ctx): Promise<{result, abnormal}>} [spec.run] another way to run the plan
