@@ -15,6 +15,7 @@ const { withSections } = require('./support/crafted-elf');
 const { tracingUnavailableReason } = require('./support/harness');
 const { findOnPath } = require('../lib/tracer/detect');
 const { procState } = require('../lib/proc/stat');
+const { watchPeak } = require('./support/peak-rss');
 
 const TARGET = path.join(__dirname, 'targets', 'ebadf-close.js');
 
@@ -30,18 +31,6 @@ async function until(test, ms, what) {
   }
 }
 const isStopped = (pid) => /^[Tt]$/.test(procState(pid) || '');
-
-// The peak resident size (VmHWM) of a running process, sampled until it exits.
-function watchPeak(pid) {
-  let peak = 0;
-  const t = setInterval(() => {
-    try {
-      const m = /^VmHWM:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-      if (m) peak = Math.max(peak, Number(m[1]));
-    } catch { /* exited */ }
-  }, 50);
-  return { stop: () => { clearInterval(t); return peak; } };
-}
 
 describe('35: executables a hostile user crafts stall nothing', function () {
   this.timeout(180000);

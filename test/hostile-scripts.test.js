@@ -9,25 +9,14 @@
 // function, give the line the target wrote where it scanned that far, and
 // say the limit where it did not.
 const assert = require('assert');
-const fs = require('fs');
 const path = require('path');
 const { HostileUser, hostileUserUnavailableReason, collect, runNodetrace } = require('./support/hostile-user');
 const { requireTracing } = require('./support/harness');
+const { watchPeak } = require('./support/peak-rss');
 
 const SCRIPTS = 20;
 // As the issue's: 16 M, under the 16 MiB of one script nodetrace scans.
 const LINES = 16000000;
-
-function watchPeak(pid) {
-  let peak = 0;
-  const t = setInterval(() => {
-    try {
-      const m = /^VmHWM:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-      if (m) peak = Math.max(peak, Number(m[1]));
-    } catch { /* exited */ }
-  }, 50);
-  return { stop: () => { clearInterval(t); return peak; } };
-}
 
 describe('35.3: a target\'s scripts of millions of lines exhaust nothing @tracer', function () {
   this.timeout(300000);

@@ -15,6 +15,7 @@ const { HostileUser, hostileUserUnavailableReason, collect, runNodetrace } = req
 const { findOnPath } = require('../lib/tracer/detect');
 const { LIMITS, formatBytes, setLimitSink } = require('../lib/limits');
 const { readProcText, procFileBound } = require('../lib/proc/read-bounded');
+const { watchPeak } = require('./support/peak-rss');
 
 const TARGET = path.join(__dirname, 'targets', 'many-mappings.py');
 const MAPPINGS = 60000;
@@ -23,17 +24,6 @@ const PADDING = Array.from({ length: 10 }, (_, i) => String(i).repeat(120000));
 // Measured with doctor -p, load 18 on 2 cores: 188 MB bounded; 481 MB (and
 // 40 s, against 10) when every file was read whole.
 const RSS_BOUND_KB = 320 * 1024;
-
-function watchPeak(pid) {
-  let peak = 0;
-  const t = setInterval(() => {
-    try {
-      const m = /^VmHWM:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-      if (m) peak = Math.max(peak, Number(m[1]));
-    } catch { /* exited */ }
-  }, 50);
-  return { stop: () => { clearInterval(t); return peak; } };
-}
 
 describe('35: /proc files another user fills are read to a bound', function () {
   this.timeout(180000);
