@@ -6,6 +6,7 @@
 // the hook); any one process, unprepared, is read off its socket system
 // calls (d-scripts/http-wire.bt, lib/http/wire.js: the wire). --source auto:
 // the hook where the process has it, the wire otherwise.
+const { listed } = require('./list');
 const { UserError, EXIT } = require('../errors');
 const proc = require('../proc');
 const { requireTracer } = require('../tracer/detect');
@@ -402,8 +403,7 @@ function handler(args) {
 }
 
 module.exports = {
-  command: 'http [target]',
-  describe: 'One line per HTTP request (server and client, fetch too) with status and latency, or histograms per route',
+  ...listed('http'),
   builder,
   handler,
 };

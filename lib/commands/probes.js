@@ -5,6 +5,7 @@
 // their declared types, counts (--count), or a latency histogram between
 // two probes (--latency START END). Linux, bpftrace: DTrace for Linux reads
 // no stapsdt notes (docs/probes.md).
+const { listed } = require('./list');
 const fs = require('fs');
 const { UserError, UsageError, EXIT } = require('../errors');
 const proc = require('../proc');
@@ -396,8 +397,7 @@ async function handler(args) {
 }
 
 module.exports = {
-  command: 'probes [target] [probes..]',
-  describe: 'The USDT probes of live processes (an application\'s own dtrace-provider probes first): list them, or trace them',
+  ...listed('probes'),
   builder,
   handler,
 };
