@@ -3,6 +3,7 @@
 // samples of its threads, without restarting it (Node's own answer, --prof,
 // needs a restart and shows nothing until the process ends). A report like
 // `node --prof-process`, and a flame graph, folded stacks or pprof.
+const { listed } = require('./list');
 const { UserError } = require('../errors');
 const proc = require('../proc');
 const { planTracer, readScript } = require('../tracer/plan');
@@ -254,8 +255,7 @@ async function handler(args) {
 }
 
 module.exports = {
-  command: 'profile [target]',
-  describe: 'Where a live Node process spends its CPU: top functions, categories, threads; flame graph, folded, pprof',
+  ...listed('profile'),
   builder,
   handler,
   plan,
