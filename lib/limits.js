@@ -39,6 +39,16 @@ const LIMITS = Object.freeze({
   // Files whose symbols one symbolizer reads (a Node process maps 30 to 300
   // with code; a crafted core may name 65,536 that exist here).
   MAX_SYMBOL_FILES: 1024,
+  // Time one run spends reading executables and libraries (headers, symbol
+  // tables, notes: every read of lib/symbolize.js withElf), summed over
+  // files and reads. Each file is bounded alone (above), but a crafted one
+  // within those bounds still takes seconds (a 64 MB .symtab and .strtab
+  // of a copy of sleep: 6 s for `ps`'s reads at load 10), and `ps` beside
+  // hundreds of them would take that many times as long. Honest files:
+  // `ps` reads a node executable in 0.5 s, profile names frames in node
+  // 26's in 1.2 s (load 10, 2026-11-29): 30 s is some 60 node versions.
+  // Past it no further file is read, said once (the first one named).
+  ELF_READ_BUDGET_MS: 30 * 1000,
   // A PT_NOTE segment read for a build ID, and the dynamic section with one
   // of its strings (a library's DT_NEEDED or run path).
   MAX_BUILD_ID_NOTES_BYTES: 64 * 1024,

@@ -285,9 +285,29 @@ function openElf(file, followLinks) {
   return openRegular(file, { maxBytes: MAX_ELF_BYTES, followLinks });
 }
 
+// Time this run has spent in withElf, against LIMITS.ELF_READ_BUDGET_MS.
+const elfReading = { spentNs: 0n };
+const ELF_READ_BUDGET_NS = BigInt(LIMITS.ELF_READ_BUDGET_MS) * 1000000n;
+
 // Opens `file` and runs read(fd, tables) over its symbol tables (null when
-// it is not an ELF file that can be read; a refusal is said once).
-function withElf(file, followLinks, read, { tables = true } = {}) {
+// it is not an ELF file that can be read; a refusal is said once). Once
+// the run's time for reading such files is spent, no file is read: said
+// once, naming the first left out.
+function withElf(file, followLinks, read, o = {}) {
+  if (elfReading.spentNs >= ELF_READ_BUDGET_NS) {
+    overLimit(fileName(file), `not read, nor any executable or library after it: reading them took ${LIMITS.ELF_READ_BUDGET_MS / 1000} s already, the bound of one run`,
+      { key: 'ELF_READ_BUDGET_MS' });
+    return null;
+  }
+  const started = process.hrtime.bigint();
+  try {
+    return readElf(file, followLinks, read, o);
+  } finally {
+    elfReading.spentNs += process.hrtime.bigint() - started;
+  }
+}
+
+function readElf(file, followLinks, read, { tables = true }) {
   const opened = openElf(file, followLinks);
   if (opened.refused) {
     if (/larger than/.test(opened.refused)) overLimit(fileName(file), `not read: ${opened.refused}`);
