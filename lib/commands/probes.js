@@ -10,7 +10,7 @@ const fs = require('fs');
 const { UserError, UsageError, EXIT } = require('../errors');
 const proc = require('../proc');
 const { requireRoot } = require('../privilege');
-const { requireTracer } = require('../tracer/detect');
+const { requireTracer, INSTALL_HINT } = require('../tracer/detect');
 const { runTraceCommand } = require('../tracer/run-command');
 const { tracedSpanMs } = require('../tracer/session');
 const { LineOutput } = require('../tracer/line-output');
@@ -115,7 +115,15 @@ function tracerFor(args) {
     throw new UserError(`nodetrace probes traces with bpftrace on Linux: the probes are stapsdt USDT probes, which DTrace for Linux does not read${process.platform === 'linux' ? '' : `, and on ${process.platform} dtrace itself lists and traces them`}.`,
       { hint: process.platform === 'linux' ? 'Use --backend bpftrace (the default).' : 'Use dtrace -l -n \'myapp*:::\' and dtrace -n \'myapp*:::request-start { ... }\'.' });
   }
-  return requireTracer('bpftrace');
+  try {
+    return requireTracer('bpftrace');
+  } catch (err) {
+    // The common hint offers DTrace for Linux as the other choice: not here.
+    if (err instanceof UserError && err.hint === INSTALL_HINT) {
+      err.hint = 'Install bpftrace (Debian/Ubuntu: sudo apt-get install -y bpftrace; Fedora/RHEL: sudo dnf install bpftrace): DTrace for Linux cannot see these probes.';
+    }
+    throw err;
+  }
 }
 
 // --- listing ---------------------------------------------------------------
