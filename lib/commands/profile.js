@@ -246,7 +246,8 @@ async function handler(args) {
       dataOnStdout,
       // A -c command's perf map can no longer be read once it exits: look
       // more often, so that code compiled near its end is named too.
-      snapshots: { perfMap: true, threads: true, everyMs: (pl) => (pl.target ? 2000 : 500) },
+      // -p: its native frames are named from the symbols read during the trace.
+      snapshots: { perfMap: true, threads: true, everyMs: (pl) => (pl.target ? 2000 : 500), readSymbols: true },
     });
   } finally {
     if (run.js) run.js.close();
