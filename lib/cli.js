@@ -1,29 +1,17 @@
 'use strict';
 // The command line: yargs wiring only. Each command lives in
-// lib/commands/<name>.js and exports { command, describe, builder, handler }.
+// lib/commands/<name>.js and exports { command, describe, builder, handler };
+// lib/commands/list.js holds every command's line and description, so that
+// only the command being run is loaded.
 const yargs = require('yargs/yargs');
 const { EXIT, UserError, formatUserError } = require('./errors');
 const { safeText } = require('./terminal-safe');
 const { endOnClosedOutput } = require('./tracer/signals');
+const { LIST } = require('./commands/list');
 const pkg = require('../package.json');
 
-// Every command, in the order --help lists them; README's opening list and
-// ARCHITECTURE.md's table name each (test/cli.test.js checks).
-const COMMANDS = Object.freeze(['latency', 'snoop', 'ebadf', 'loop', 'http', 'gc', 'async', 'profile', 'probes', 'ps', 'stack', 'format', 'merge', 'doctor']);
-
-function loadCommands() {
-  const loaded = [];
-  for (const name of COMMANDS) {
-    try {
-      loaded.push(require('./commands/' + name));
-    } catch (err) {
-      // Only a command that is not there at all is skipped; its own broken
-      // requires must surface.
-      if (err.code !== 'MODULE_NOT_FOUND' || !String(err.message).split('\n')[0].includes('commands/' + name)) throw err;
-    }
-  }
-  return loaded;
-}
+// Every command, in the order --help lists them.
+const COMMANDS = Object.freeze(LIST.map((c) => c.name));
 
 function reportFailure(err) {
   if (err instanceof UserError) {
@@ -100,11 +88,16 @@ function main(argv) {
       process.stderr.write(safeText(`nodetrace: ${msg || (err && err.message)}`) + '\nRun with --help for usage.\n');
       process.exit(EXIT.USAGE);
     });
-  for (const command of loadCommands()) {
+  for (const { name, command, describe } of LIST) {
+    // yargs runs a builder only for the command it matched (its --help
+    // included), so the others' modules are never read.
+    const load = () => require('./commands/' + name);
     cli.command({
-      ...command,
+      command,
+      describe,
+      builder: (y) => load().builder(y),
       handler: (args) => Promise.resolve()
-        .then(() => command.handler(args))
+        .then(() => load().handler(args))
         .catch(reportFailure),
     });
   }

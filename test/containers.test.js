@@ -165,6 +165,54 @@ describe('Node in containers, traced from the host @tracer', function () {
     assert(Math.abs(debug[0] - error[0]) <= 1 && Math.abs(debug.length - error.length) <= 2, `debug ${debug[0]}+${debug.length}, error ${error[0]}+${error.length}`);
   });
 
+  it('probes --container NAME: an application\'s own provider, unprepared, listed and traced by its host PID, its firings as it counted them', async function () {
+    // usdt-app.js requires lib/usdt itself (the checkout mounted, no hook),
+    // in a container started with no flag beyond every container's here.
+    const c = await startOwnContainer('usdt-app.js', { checkout: true });
+    const list = await nodetrace(['probes', '--container', c.name, '--json'], { timeoutMs: 120000 });
+    assert.strictEqual(list.code, 0, list.stderr);
+    const listed = JSON.parse(list.stdout).processes;
+    assert.strictEqual(listed.length, 1, list.stdout);
+    assertIsContainer(listed[0], c);
+    const own = listed[0].providers.find((g) => g.provider === 'myapp');
+    assert.deepStrictEqual(own && own.probes.map((p) => [p.name, p.arguments, p.enabled]),
+      [['request-done', ['int', 'char *', 'json', 'int'], false], ['request-start', ['int', 'char *'], false]], list.stdout);
+
+    const out = { stdout: '', stderr: '' };
+    const done = nodetrace(['probes', '--container', c.name, 'myapp:*', '--json'], {
+      timeoutMs: 300000,
+      onSpawn: (child) => {
+        out.child = child;
+        child.stdout.on('data', (d) => { out.stdout += d; });
+        child.stderr.on('data', (d) => { out.stderr += d; });
+      },
+    });
+    const until = async (what, test) => {
+      for (const end = Date.now() + 120000; !test();) {
+        if (Date.now() > end || out.child.exitCode !== null) assert.fail(`no ${what} in 2 minutes:\n${out.stdout.slice(-2000)}\n${out.stderr.slice(-2000)}\n${c.output().slice(-1000)}`);
+        await sleep(50);
+      }
+    };
+    await until('"tracing"', () => /nodetrace: tracing .* with bpftrace/.test(out.stderr));
+    // The application fires three requests and says what it fired (only
+    // what fired while a tracer had the probe on is counted).
+    c.kill('SIGUSR2');
+    await until('counts from the application', () => /^fired \{.*\}$/m.test(c.output()));
+    const fired = JSON.parse(/^fired (\{.*\})$/m.exec(c.output())[1]);
+    assert.deepStrictEqual(fired, { 'request-start': 3, 'request-done': 3 });
+    await until('its third request-done', () => /"probe":"request-done","arguments":\[3,/.test(out.stdout));
+    out.child.kill('SIGINT');
+    const r = await done;
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.match(r.stderr, new RegExp(`^nodetrace: tracing the Node process of podman container ${escapeRegExp(c.name)} \\(${c.id.slice(0, 12)}\\): PID ${c.pid}\\.$`, 'm'));
+    const seen = r.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+    assert.ok(seen.every((f) => f.pid === c.pid && f.provider === 'myapp'), r.stdout);
+    const urlOf = (id) => `/orders/${id}?q="a b"\n\u001b[31m\u202e`;
+    const of = (probe) => seen.filter((f) => f.probe === probe).map((f) => f.arguments);
+    assert.deepStrictEqual(of('request-start'), [1, 2, 3].map((id) => [id, urlOf(id)]));
+    assert.deepStrictEqual(of('request-done'), [1, 2, 3].map((id) => [id, urlOf(id), { id, user: 'o"brien', ms: 12.5 }, 200]));
+  });
+
   it('a hostile container that mounts a link to a host directory over its probe library\'s: snoop reads the library it maps, never the host\'s', async function () {
     // The host's directory holds a FIFO by the name of each of its libraries
     // (a naive reader would hang, or see no probes); the container mounts a

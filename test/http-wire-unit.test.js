@@ -572,4 +572,52 @@ describe('http on the wire: the plan (lib/http/wire-plan.js)', function () {
     assert.ok(!/SSL_read/.test(plan.programText.replace(/\/\*[^]*?\*\//g, '')), 'no TLS probe left');
     assert.ok(plan.argv.includes('-f') && plan.quiesce && plan.quiesce.line === 'Tracing stopped.');
   });
+
+  it('NODETRACE_MAP_KEYS sets its maps\' bound, and the bounded maps it names (lib/render/map-full.js)', function () {
+    const before = process.env.NODETRACE_MAP_KEYS;
+    try {
+      delete process.env.NODETRACE_MAP_KEYS;
+      const usual = planWire(bpftraceOf('0.27.1'), 42, {});
+      assert.strictEqual(usual.env.BPFTRACE_MAX_MAP_KEYS, String(MAP_KEYS));
+      assert.deepStrictEqual(usual.details.boundedMaps.map((b) => `${b.map} ${b.keys}`), ['@conn 16384', '@call 16384', '@ev0/@ev1 16384']);
+      process.env.NODETRACE_MAP_KEYS = '1024';
+      const small = planWire(bpftraceOf('0.17.0'), 42, {});
+      assert.strictEqual(small.env.BPFTRACE_MAP_KEYS_MAX, '1024');
+      assert.strictEqual(small.details.mapKeys, 1024);
+      assert.ok(small.details.boundedMaps.every((b) => b.keys === 1024));
+    } finally {
+      if (before === undefined) delete process.env.NODETRACE_MAP_KEYS; else process.env.NODETRACE_MAP_KEYS = before;
+    }
+  });
+});
+
+// Issue 35: a map of http-wire.bt that fills is said (lib/render/map-full.js),
+// on a real capture: 1,200 connections held open against a @conn of 1,024
+// keys, a request on each of the first 10 and the last 10.
+describe('http on the wire: a full map of connections, said', function () {
+  const { wireBoundedMaps } = require('../lib/http/wire-plan');
+  const { mapFullLines } = require('../lib/render/map-full');
+  const { records, reader } = parseWire(fixture('bpftrace-http-wire-full.out'), { pid: 9190, maxConnections: 1024 });
+  const answered = fixture('bpftrace-http-wire-full.out.client').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+
+  it('reads what @conn did not keep, and says it in one line naming the bound and how to raise it', function () {
+    assert.deepStrictEqual(reader.mapsSeen()['@conn'], { refused: 176 });
+    assert.deepStrictEqual(mapFullLines(wireBoundedMaps(1024), reader.mapsSeen()), [
+      'warning: the tracer\'s map of connections followed at once (@conn) filled at 1,024 keys: 176 more were not kept, '
+        + 'their requests were not read; raise the bound with NODETRACE_MAP_KEYS=N (now 1,024)',
+    ]);
+  });
+
+  it('the requests on connections kept, each once as answered; those past the bound neither read nor blamed on anything else', function () {
+    const kept = answered.filter((a) => a.path.includes('/kept-'));
+    assert.strictEqual(kept.length, 10);
+    assert.deepStrictEqual(brief(records).sort(), kept.map((a) => `server GET ${a.path} ${a.status}`).sort());
+    assert.ok(records.find((r) => r.url === '/slow/kept-0').us >= SLOW_US - TIMER_EARLY_US);
+    assert.deepStrictEqual(said(reader), [], 'no connection said opened before the trace or lost');
+  });
+
+  it('says nothing where no map filled (a capture of the usual bound)', function () {
+    const usual = parseWire(fixture('bpftrace-http-wire-attacks.out'), { pid: 1 }).reader;
+    assert.deepStrictEqual(mapFullLines(wireBoundedMaps(16384), usual.mapsSeen()), []);
+  });
 });

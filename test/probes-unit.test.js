@@ -254,9 +254,21 @@ describe('probes: objects\' notes and probe libraries are checked before a trace
 });
 
 describe('probes: DTrace is refused plainly', function () {
-  it('--backend dtrace says DTrace for Linux reads no stapsdt notes, and exits 1', async function () {
-    const r = await nodetrace(['probes', '-p', String(process.pid), 'myapp:*', '--backend', 'dtrace']);
+  // DTrace for Linux reads no stapsdt notes (docs/platforms.md): the same
+  // line before anything runs, on each of the handler's paths (a trace, a
+  // list, which runs no tracer, and --wait, which waits before tracing).
+  it('--backend dtrace says DTrace for Linux reads no stapsdt notes, and exits 1: a trace, a list, a wait', async function () {
+    const refusal = 'nodetrace: nodetrace probes traces with bpftrace on Linux: the probes are stapsdt USDT probes, which DTrace for Linux does not read.\nUse --backend bpftrace (the default).\n';
+    const pid = String(process.pid);
+    for (const args of [['-p', pid, 'myapp:*'], ['-p', pid], ['-p', pid, 'myapp:*', '--wait', '5']]) {
+      const r = await nodetrace(['probes', ...args, '--backend', 'dtrace']);
+      assert.deepStrictEqual([r.code, r.stdout, r.stderr], [1, '', refusal], args.join(' '));
+    }
+  });
+
+  it('without bpftrace, says to install it, not DTrace for Linux', async function () {
+    const r = await nodetrace(['probes', '-p', String(process.pid), 'myapp:*'], { env: { NODETRACE_BPFTRACE: '/nonexistent/bpftrace' } });
     assert.strictEqual(r.code, 1);
-    assert.strictEqual(r.stderr, 'nodetrace: nodetrace probes traces with bpftrace on Linux: the probes are stapsdt USDT probes, which DTrace for Linux does not read.\nUse --backend bpftrace (the default).\n');
+    assert.match(r.stderr, /^nodetrace: bpftrace is not usable here \(bpftrace: NODETRACE_BPFTRACE=\/nonexistent\/bpftrace is not an executable file\)\.\nInstall bpftrace \(.*\): DTrace for Linux cannot see these probes\.\n$/);
   });
 });

@@ -1,9 +1,10 @@
 'use strict';
 // nodetrace probes against a real bpftrace (each tier: scripts/test-matrix.sh
 // runs @core) and an application with a provider of its own, run
-// unprepared (test/targets/usdt-app.js): its list held to what bpftrace -l
-// lists and to the provider's own definition; its firings to the values
-// the application passed; its counts to the application's own; a probe the
+// unprepared (test/targets/usdt-app.js), and a second process of it: its
+// list held to what bpftrace -l lists and to the provider's own definition,
+// '*' listing both; its firings to the values the application passed; the
+// counts of both, traced by '*', to each one's own count; a probe the
 // application adds once the trace began, followed; a provider it makes
 // while a trace waits (--wait), traced. Traced once per kind of
 // report; the JSON asserted.
@@ -49,15 +50,18 @@ describe('nodetrace probes: an application\'s own provider @tracer @core', funct
   this.timeout(300000);
   let root;
   let app;
+  let other;   // a second process of the application: '*' names both
 
   before(async function () {
     requireTracing(this, { also: bpftraceUnavailable });
     root = tempRoot('probes');
     app = await Target.start({ script: APP, env: { NODETRACE_USDT_DIR: path.join(root, 'lib') } });
+    other = await Target.start({ script: APP, env: { NODETRACE_USDT_DIR: path.join(root, 'lib') } });
   });
 
   after(async function () {
     if (app) await app.stop();
+    if (other) await other.stop();
     await killStragglers.call(this);
     if (root) fs.rmSync(root, { recursive: true, force: true });
   });
@@ -87,6 +91,17 @@ describe('nodetrace probes: an application\'s own provider @tracer @core', funct
     assert.strictEqual(text.code, 0, text.stderr);
     assert.match(text.stdout, /^ {2}myapp \(dtrace-provider API\) {2}\S+nodetrace-usdt-[0-9a-f]{20}\.so$/m);
     assert.match(text.stdout, /^ {4}request-start +int, char \* +off$/m);
+
+    // '*': every process with a provider made with the API, each under its PID.
+    const all = await nodetrace(['probes', '*', '--json']);
+    assert.strictEqual(all.code, 0, all.stderr);
+    const everyOne = JSON.parse(all.stdout).processes;
+    for (const pid of [app.pid, other.pid]) {
+      const one = everyOne.find((p) => p.pid === pid);
+      assert.ok(one, `PID ${pid} not listed by '*': ${everyOne.map((p) => p.pid)}`);
+      assert.deepStrictEqual(one.providers.find((g) => g.provider === 'myapp').probes.map((p) => [p.name, p.arguments]),
+        [['request-done', ['int', 'char *', 'json', 'int']], ['request-start', ['int', 'char *']]]);
+    }
   });
 
   it('traces it unprepared: each firing with its arguments as declared, and a probe added once the trace began', async function () {
@@ -114,20 +129,26 @@ describe('nodetrace probes: an application\'s own provider @tracer @core', funct
     assert.ok(!/[\u001b\u202e]/.test(r.stdout));
   });
 
-  it('counts its firings as the application counted them', async function () {
-    const nt = tracing(['probes', '-p', String(app.pid), 'myapp:*', '--count', '--json']);
+  it('\'*\' counts the firings of both its processes, each as it counted them', async function () {
+    const nt = tracing(['probes', '*', 'myapp:*', '--count', '--json']);
     await nt.wait('stderr', /nodetrace: tracing .* with bpftrace/);
-    const before = (await app.request('counts')).fired;
+    const before = [(await app.request('counts')).fired, (await other.request('counts')).fired];
     await app.request('requests', { n: 500, from: 1000 });
     await app.request('misses', { n: 7 });
-    const after = (await app.request('counts')).fired;
+    await other.request('requests', { n: 3, from: 1 });
+    const after = [(await app.request('counts')).fired, (await other.request('counts')).fired];
     const r = await nt.stop();
     assert.strictEqual(r.code, 0, r.stderr);
+    // Other processes of the host with provider myapp (other tests') are
+    // counted too, under their PIDs: only these two are asserted.
     const counts = JSON.parse(r.stdout).counts;
-    const got = Object.fromEntries(counts.map((c) => [c.probe, c.count]));
-    const want = Object.fromEntries(Object.keys(after).map((k) => [k, after[k] - (before[k] || 0)]));
-    assert.deepStrictEqual(got, want);
-    assert.deepStrictEqual(want, { 'request-start': 500, 'request-done': 500, 'cache-miss': 7 });
+    const got = (pid) => Object.fromEntries(counts.filter((c) => c.pid === pid && c.count > 0)
+      .map((c) => [c.probe, c.count]));
+    const want = (i) => Object.fromEntries(Object.keys(after[i])
+      .map((k) => [k, after[i][k] - (before[i][k] || 0)]).filter(([, n]) => n > 0));
+    assert.deepStrictEqual([got(app.pid), got(other.pid)], [want(0), want(1)]);
+    assert.deepStrictEqual([want(0), want(1)],
+      [{ 'request-start': 500, 'request-done': 500, 'cache-miss': 7 }, { 'request-start': 3, 'request-done': 3 }]);
   });
 
   it('--latency pairs request-start with request-done by their first argument', async function () {

@@ -9,6 +9,7 @@
 // `node -r nodetrace/register` also has the resources that are not
 // AsyncWraps (promises, timers...: lib/async/hook.js), read by the
 // program's @hook part (bpftrace).
+const { listed } = require('./list');
 const { UserError, EXIT } = require('../errors');
 const { planTracer, readScript } = require('../tracer/plan');
 const { attachBoundMs } = require('../tracer/attach-bounds');
@@ -230,8 +231,7 @@ async function handler(args) {
 }
 
 module.exports = {
-  command: 'async [target]',
-  describe: 'Every asynchronous operation by kind: created/s, wait for the callback, callback time, what keeps growing',
+  ...listed('async'),
   builder,
   handler,
   plan,

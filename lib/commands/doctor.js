@@ -1,6 +1,7 @@
 'use strict';
 // nodetrace doctor: which tracer, which version, and what this host lacks;
 // with -p PID, what that one process is and what will work on it.
+const { listed } = require('./list');
 const { checks } = require('../host-checks');
 const proc = require('../proc');
 const { requireRoot } = require('../privilege');
@@ -41,8 +42,7 @@ function handler(args) {
 }
 
 module.exports = {
-  command: 'doctor [target]',
-  describe: 'Check this host: tracer and version, root, privileges, PID namespace, tracefs, uprobes, BTF, gcore, USDT provider; -p: one process',
+  ...listed('doctor'),
   builder: (y) => targetOptions(y, { pidHelp: 'Check this Node process: its build, where each probe point is, what will not work' })
     .option('json', { type: 'boolean', default: false, describe: 'Print JSON' })
     .check((a) => {

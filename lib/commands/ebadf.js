@@ -3,6 +3,7 @@
 // (or another errno), save a core with gcore, and let it run on; or, with
 // --abort, kill it with SIGABRT right there. The article's "stopping a broken
 // program in its tracks", made safe for production: see docs/ebadf.md.
+const { listed } = require('./list');
 const { UsageError, UserError } = require('../errors');
 const proc = require('../proc');
 const { requireRoot } = require('../privilege');
@@ -209,8 +210,7 @@ async function handler(args) {
 }
 
 module.exports = {
-  command: 'ebadf [target]',
-  describe: 'Stop a process when a system call fails with EBADF, save a core, resume it (or --abort)',
+  ...listed('ebadf'),
   builder,
   handler,
   plan,

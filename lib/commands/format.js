@@ -2,6 +2,7 @@
 // nodetrace format: render raw DTrace / bpftrace aggregation output read on
 // stdin the way `nodetrace latency` does, e.g.
 //   dtrace -s d-scripts/addon-latency.d -p 4242 | nodetrace format
+const { listed } = require('./list');
 const { UsageError } = require('../errors');
 const { buildModel } = require('../latency/report/build-model');
 const { summarize, hasData } = require('../latency/report/summary');
@@ -51,4 +52,4 @@ async function handler(args) {
   process.stdout.write(args.json ? renderJson(report) : renderText(report, { breakdownHistograms: args.breakdown }));
 }
 
-module.exports = { command: 'format', describe: 'Render raw dtrace/bpftrace aggregation output from stdin', builder, handler };
+module.exports = { ...listed('format'), builder, handler };

@@ -3,6 +3,7 @@
 // by kind (scavenge, mark-compact, incremental marking, weak callbacks), as
 // histograms. No preparation: uprobes on V8's own functions, found in the
 // process's node executable or libnode (lib/gc/v8-functions.js).
+const { listed } = require('./list');
 const { UserError, EXIT } = require('../errors');
 const { planTracer, readScript } = require('../tracer/plan');
 const { attachBoundMs } = require('../tracer/attach-bounds');
@@ -97,8 +98,7 @@ function handler(args) {
 }
 
 module.exports = {
-  command: 'gc [target]',
-  describe: 'How long V8\'s garbage collector pauses a process, by kind (scavenge, mark-compact, incremental, weak callbacks)',
+  ...listed('gc'),
   builder,
   handler,
   plan,

@@ -6,6 +6,7 @@
 // the hook); any one process, unprepared, is read off its socket system
 // calls (d-scripts/http-wire.bt, lib/http/wire.js: the wire). --source auto:
 // the hook where the process has it, the wire otherwise.
+const { listed } = require('./list');
 const { UserError, EXIT } = require('../errors');
 const proc = require('../proc');
 const { requireTracer } = require('../tracer/detect');
@@ -162,7 +163,8 @@ function wireSetPlan(args, tracer, pids) {
     : `(plaintext HTTP/1.x, served and made; HTTPS is not seen: ${tls.why})`;
   const warnings = [`PIDs ${pids.join(', ')} have no nodetrace hook: reading their HTTP off their socket system calls ${how}; `
     + 'processes started later (a worker forked anew) are not read.'];
-  return { ...p, describe: `HTTP on the sockets of PIDs ${pids.join(', ')}`, warnings: [...(p.warnings || []), ...warnings], details: { source: 'wire', pids } };
+  return { ...p, describe: `HTTP on the sockets of PIDs ${pids.join(', ')}`, warnings: [...(p.warnings || []), ...warnings],
+    details: { ...p.details, source: 'wire', pids } };
 }
 
 // One process read off its sockets, and off its OpenSSL where it has one
@@ -183,7 +185,7 @@ function wirePlan(args, tracer, pid) {
   if (proc.holdsSocket(pid) === false) {
     warnings.push(`${who} holds no socket now: it serves nothing yet; the HTTP of connections it opens or accepts while traced will be seen.`);
   }
-  return { ...p, describe: `HTTP on the sockets of ${who}`, warnings: [...(p.warnings || []), ...warnings], details: { source: 'wire', pid } };
+  return { ...p, describe: `HTTP on the sockets of ${who}`, warnings: [...(p.warnings || []), ...warnings], details: { ...p.details, source: 'wire', pid } };
 }
 
 // '*', PIDs or a name -> the resolved targets, and the first tracer's plan.
@@ -285,8 +287,10 @@ const WIRE_FLUSH_MS = 100;
 // reassembled into requests, shown as the hook's are.
 async function runWire(plan, ctx) {
   const { args } = ctx;
-  const { pids } = plan.details;
-  const reader = pids ? new WireReader({ pids }) : new WireReader({ pid: plan.details.pid });
+  const { pids, mapKeys } = plan.details;
+  // As many connections followed as the program's maps hold (DTrace's: the default).
+  const bound = mapKeys ? { maxConnections: mapKeys } : {};
+  const reader = pids ? new WireReader({ pids, ...bound }) : new WireReader({ pid: plan.details.pid, ...bound });
   const identities = new Map();
   const identityOf = (pid) => {
     if (!identities.has(pid)) identities.set(pid, identify(pid));
@@ -374,7 +378,8 @@ function report(result, { args, http, broken, tracer }) {
     const why = primaryLine(Number(args.pid));
     if (why) process.stderr.write(safeText(`nodetrace: ${why}`) + '\n');
   }
-  return { gathered: shown.requests > 0 };
+  // The wire program's maps that filled (lib/http/wire-plan.js wireBoundedMaps), said by run-command.
+  return { gathered: shown.requests > 0, ...(http.wire ? { mapsSeen: http.wire.mapsSeen() } : {}) };
 }
 
 // A cluster's primary serves no request itself: its workers do, each a
@@ -402,8 +407,7 @@ function handler(args) {
 }
 
 module.exports = {
-  command: 'http [target]',
-  describe: 'One line per HTTP request (server and client, fetch too) with status and latency, or histograms per route',
+  ...listed('http'),
   builder,
   handler,
 };

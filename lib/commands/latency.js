@@ -2,6 +2,7 @@
 // nodetrace latency: how long the asynchronous operations that add-ons (and
 // Node itself) queue on libuv's thread pool take, by the native function that
 // queued them, with where the time went.
+const { listed } = require('./list');
 const { UserError, UsageError } = require('../errors');
 const proc = require('../proc');
 const { planTracer } = require('../tracer/plan');
@@ -188,8 +189,7 @@ function handler(args) {
 }
 
 module.exports = {
-  command: 'latency [target]',
-  describe: 'Latency histograms of add-on / thread-pool async operations, by the native function that started them',
+  ...listed('latency'),
   builder,
   handler,
   plan,

@@ -3,6 +3,7 @@
 // spends running code rather than waiting for I/O, the stalls over a
 // threshold with when they happened, and (--stacks) what the loop was doing
 // during them. Works on any running node process, without preparing it.
+const { listed } = require('./list');
 const { planTracer } = require('../tracer/plan');
 const { runTraceCommand } = require('../tracer/run-command');
 const { spanNs } = require('../tracer/session');
@@ -141,8 +142,7 @@ async function handler(args) {
 }
 
 module.exports = {
-  command: 'loop [target]',
-  describe: 'Is the event loop blocked? Busy time per turn, the longest stalls and (--stacks) what ran during them',
+  ...listed('loop'),
   builder,
   handler,
   plan,

@@ -1,6 +1,7 @@
 'use strict';
 // nodetrace merge: the reports of one command from many hosts, pods or
 // runs, one report (lib/merge/, docs/merge.md).
+const { listed } = require('./list');
 const { UserError, UsageError, EXIT } = require('../errors');
 const { mergeTexts, MergeError } = require('../merge');
 const { readInput, isStdin, LIMITS } = require('../merge/inputs');
@@ -47,4 +48,4 @@ async function handler(args) {
   }
 }
 
-module.exports = { command: 'merge <files..>', describe: 'Merge the JSON reports of one command from many hosts, pods or runs', builder, handler };
+module.exports = { ...listed('merge'), builder, handler };

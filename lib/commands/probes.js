@@ -5,11 +5,12 @@
 // their declared types, counts (--count), or a latency histogram between
 // two probes (--latency START END). Linux, bpftrace: DTrace for Linux reads
 // no stapsdt notes (docs/probes.md).
+const { listed } = require('./list');
 const fs = require('fs');
 const { UserError, UsageError, EXIT } = require('../errors');
 const proc = require('../proc');
 const { requireRoot } = require('../privilege');
-const { requireTracer } = require('../tracer/detect');
+const { requireTracer, INSTALL_HINT } = require('../tracer/detect');
 const { runTraceCommand } = require('../tracer/run-command');
 const { tracedSpanMs } = require('../tracer/session');
 const { LineOutput } = require('../tracer/line-output');
@@ -114,7 +115,15 @@ function tracerFor(args) {
     throw new UserError(`nodetrace probes traces with bpftrace on Linux: the probes are stapsdt USDT probes, which DTrace for Linux does not read${process.platform === 'linux' ? '' : `, and on ${process.platform} dtrace itself lists and traces them`}.`,
       { hint: process.platform === 'linux' ? 'Use --backend bpftrace (the default).' : 'Use dtrace -l -n \'myapp*:::\' and dtrace -n \'myapp*:::request-start { ... }\'.' });
   }
-  return requireTracer('bpftrace');
+  try {
+    return requireTracer('bpftrace');
+  } catch (err) {
+    // The common hint offers DTrace for Linux as the other choice: not here.
+    if (err instanceof UserError && err.hint === INSTALL_HINT) {
+      err.hint = 'Install bpftrace (Debian/Ubuntu: sudo apt-get install -y bpftrace; Fedora/RHEL: sudo dnf install bpftrace): DTrace for Linux cannot see these probes.';
+    }
+    throw err;
+  }
 }
 
 // --- listing ---------------------------------------------------------------
@@ -388,8 +397,7 @@ async function handler(args) {
 }
 
 module.exports = {
-  command: 'probes [target] [probes..]',
-  describe: 'The USDT probes of live processes (an application\'s own dtrace-provider probes first): list them, or trace them',
+  ...listed('probes'),
   builder,
   handler,
 };

@@ -3,6 +3,7 @@
 // samples of its threads, without restarting it (Node's own answer, --prof,
 // needs a restart and shows nothing until the process ends). A report like
 // `node --prof-process`, and a flame graph, folded stacks or pprof.
+const { listed } = require('./list');
 const { UserError } = require('../errors');
 const proc = require('../proc');
 const { planTracer, readScript } = require('../tracer/plan');
@@ -245,7 +246,8 @@ async function handler(args) {
       dataOnStdout,
       // A -c command's perf map can no longer be read once it exits: look
       // more often, so that code compiled near its end is named too.
-      snapshots: { perfMap: true, threads: true, everyMs: (pl) => (pl.target ? 2000 : 500) },
+      // -p: its native frames are named from the symbols read during the trace.
+      snapshots: { perfMap: true, threads: true, everyMs: (pl) => (pl.target ? 2000 : 500), readSymbols: true },
     });
   } finally {
     if (run.js) run.js.close();
@@ -253,8 +255,7 @@ async function handler(args) {
 }
 
 module.exports = {
-  command: 'profile [target]',
-  describe: 'Where a live Node process spends its CPU: top functions, categories, threads; flame graph, folded, pprof',
+  ...listed('profile'),
   builder,
   handler,
   plan,

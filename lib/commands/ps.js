@@ -3,6 +3,7 @@
 // operator knows it (host PID, PID inside its container, the container),
 // with its Node version and user, the probe libraries it maps, whether it
 // writes a perf map, and what each command can and cannot do for it.
+const { listed } = require('./list');
 const { requireRoot } = require('../privilege');
 const { findOnPath, chooseTracer } = require('../tracer/detect');
 const { hostNeighbourNote } = require('../tracer/neighbours');
@@ -31,8 +32,7 @@ function handler(args) {
 }
 
 module.exports = {
-  command: 'ps',
-  describe: 'Every Node process on this host: host PID, PID in its container, container, Node version, user, cluster role, probes, perf map, what works',
+  ...listed('ps'),
   builder: (y) => y
     .usage('$0 ps [--json]\n\n'
       + 'Every Node process on this host, one line each: its PID here and inside its container\n'

@@ -2,6 +2,7 @@
 // nodetrace snoop: bunyan log records of live Node processes, including the
 // debug records their log level drops, from bunyan's USDT probes, formatted
 // by bunyan itself: the article's `bunyan -p`, on DTrace or bpftrace.
+const { listed } = require('./list');
 const { UserError } = require('../errors');
 const proc = require('../proc');
 const { requireRoot } = require('../privilege');
@@ -129,8 +130,7 @@ async function handler(args) {
 }
 
 module.exports = {
-  command: 'snoop [target]',
-  describe: 'Show bunyan log records of live processes, including the debug records their level drops',
+  ...listed('snoop'),
   builder,
   handler,
 };

@@ -3,6 +3,7 @@
 // saved core (ebadf's, gcore's, the kernel's), JavaScript frames named from
 // V8's own metadata (lib/v8/core.js), as MDB's ::jsstack did. Reads the
 // core and the node binary (or libnode) it ran, nothing of any process.
+const { listed } = require('./list');
 const { UsageError } = require('../errors');
 const { openCoreForWalk } = require('../v8/core');
 const { renderStacksText, renderStacksJson } = require('../stack/render');
@@ -52,4 +53,4 @@ async function handler(args) {
   }
 }
 
-module.exports = { command: 'stack <core>', describe: 'Print each thread\'s JavaScript and native stack from a saved core', builder, handler };
+module.exports = { ...listed('stack'), builder, handler };

@@ -3,7 +3,7 @@
 // (or .d, with --backend dtrace) on one process, which needs no preparation
 // (no hook). Pure.
 const { planTracer, readScript } = require('../tracer/plan');
-const { stringLimitEnv, mapKeysEnv, stringTrailerEnv, strCopiesLessOne } = require('../tracer/capabilities');
+const { stringLimitEnv, mapKeysEnv, mapKeysFor, stringTrailerEnv, strCopiesLessOne } = require('../tracer/capabilities');
 const { withoutOptional } = require('../tracer/template');
 const { attachBoundMs } = require('../tracer/attach-bounds');
 
@@ -25,8 +25,24 @@ const HEAD_BYTES = 2000;
 const IOVECS = 16;
 // Connections followed at once: the program's maps (@conn) hold this many
 // keys, as does the reader (lib/http/wire.js MAX_CONNECTIONS); the batch
-// maps as many calls each.
+// maps as many calls each. NODETRACE_MAP_KEYS sets another
+// (capabilities.mapKeysFor).
 const MAP_KEYS = 16384;
+
+// The program's maps that can fill (bpftrace drops an insert into a full one
+// without a word), said by lib/render/map-full.js: @conn and the threads'
+// pending calls (@call, @tcall) count the keys they did not keep
+// (@full_conn, @full_call: the key read back after writing it); a batch
+// (@ev0, @ev1) is full when printed with as many entries as keys. @more
+// holds a call only while its exit runs: one per CPU at most.
+function wireBoundedMaps(keys) {
+  return [
+    { map: '@conn', keys, what: 'connections followed at once', lost: 'their requests were not read', raise: null },
+    { map: '@call', keys, what: 'threads making socket calls', lost: 'their calls were not read', raise: null },
+    { map: '@ev0/@ev1', keys, what: 'socket calls of a 100 ms batch',
+      lost: 'the connections they were on were not followed after them', raise: null },
+  ];
+}
 // Processes read by one run beside the first (a cluster's workers): the
 // program checks each PID in its filters, unrolled (no loops on 0.17).
 const MORE_PIDS = 7;
@@ -43,6 +59,7 @@ function planWire(tracer, pidOrPids, tls = {}) {
   if (tracer.name === 'dtrace') return planWireDtrace(tracer, pid, tls);
   if (pids.length > 1 + MORE_PIDS) throw new Error(`http-wire.bt reads at most ${1 + MORE_PIDS} processes at once`);
   const who = pids.length === 1 ? `PID ${pid}` : `PIDs ${pids.join(', ')}`;
+  const keys = mapKeysFor(MAP_KEYS);
   const o = {
     script: WIRE_SCRIPT,
     // No -p: the program filters every probe on PID in the kernel itself,
@@ -54,8 +71,9 @@ function planWire(tracer, pidOrPids, tls = {}) {
       // Room for the NUL: str(p, n) asks for n + 1 on 0.17, and is given n + 1 (NUL_BYTE) from 0.23.
       ...stringLimitEnv(tracer, PIECE_BYTES + 1),
       ...stringTrailerEnv(tracer),
-      ...mapKeysEnv(tracer, MAP_KEYS),
+      ...mapKeysEnv(tracer, keys),
     },
+    details: { mapKeys: keys, boundedMaps: wireBoundedMaps(keys) },
     output: 'json',
     describe: `HTTP on the sockets of ${who}`,
     // One process: its exit ends the trace; of several, none does.
@@ -95,4 +113,4 @@ function planWireDtrace(tracer, pid, tls) {
   return planTracer(tracer, o);
 }
 
-module.exports = { WIRE_SCRIPT, PIECE_BYTES, HEAD_BYTES, IOVECS, MAP_KEYS, MORE_PIDS, planWire };
+module.exports = { WIRE_SCRIPT, PIECE_BYTES, HEAD_BYTES, IOVECS, MAP_KEYS, MORE_PIDS, planWire, wireBoundedMaps };

@@ -42,12 +42,15 @@ const FLAG_BITS = EVENT.FIRST | EVENT.LAST | EVENT.TLS;
 
 const BATCH_MAP = /^@ev([01])$/;
 const COUNT_MAP = /^@n([01])$/;
+// What a full map did not keep (http-wire.bt: connections, threads' calls), so far.
+const FULL_MAP = /^@full_(conn|call)$/;
 // KIND,TID,NS,FD,RET,OFF,LEN,PID (PID: of the process among those traced;
 // captures made before it was added hold one process, the reader's `pid`).
 const EVENT_KEY = /^(\d{1,3}),(\d{1,10}),(\d{1,20}),(-?\d{1,20}),(-?\d{1,20}),(\d{1,10}),(\d{1,5})(?:,(\d{1,10}))?$/;
 
 // Bounds: nodetrace's memory stays bounded however busy or hostile the
-// process. A connection beyond MAX_CONNECTIONS evicts the oldest (its later
+// process. A connection beyond MAX_CONNECTIONS (the program's, where it is
+// told another: maxConnections) evicts the oldest (its later
 // calls are then a connection not seen from its start: not read, counted);
 // a connection's unanswered requests beyond MAX_PENDING are dropped, counted.
 const MAX_CONNECTIONS = MAP_KEYS;
@@ -108,8 +111,13 @@ class Connection {
  * requests, why }: connections not followed after a point).
  */
 class WireReader {
-  constructor({ pid = null, pids = null, reorderNs = REORDER_NS } = {}) {
+  constructor({ pid = null, pids = null, reorderNs = REORDER_NS, maxConnections = MAX_CONNECTIONS } = {}) {
     this.reorderNs = reorderNs;
+    this.maxConnections = maxConnections;
+    // The program's full maps: what @conn and @call did not keep (their
+    // counts so far: the largest seen), the most entries one batch held.
+    this.full = { conn: 0, call: 0 };
+    this.batchHeld = 0;
     this.held = [];
     this.first = 0;
     this.heldCalls = new Map();   // a call's key -> its held event, while its pieces arrive
@@ -152,7 +160,9 @@ class WireReader {
       const batch = BATCH_MAP.exec(name);
       if (batch && value && typeof value === 'object') {
         const set = Number(batch[1]);
-        for (const [key, bytes] of Object.entries(value)) {
+        const entries = Object.entries(value);
+        if (entries.length > this.batchHeld) this.batchHeld = entries.length;
+        for (const [key, bytes] of entries) {
           const k = EVENT_KEY.exec(key);
           const b = typeof bytes === 'string' ? stringBytes(bytes) : null;
           const pid = k && k[8] !== undefined ? Number(k[8]) : this.pid;
@@ -168,8 +178,16 @@ class WireReader {
       }
       const count = COUNT_MAP.exec(name);
       if (count && Number.isSafeInteger(value) && value >= 0) this.counted(Number(count[1]), value);
+      const full = FULL_MAP.exec(name);
+      if (full && Number.isSafeInteger(value) && value > this.full[full[1]]) this.full[full[1]] = value;
     }
     return this.release(this.latest - this.reorderNs);
+  }
+
+  // What the program's bounded maps held or refused (lib/http/wire-plan.js
+  // wireBoundedMaps), for lib/render/map-full.js.
+  mapsSeen() {
+    return { '@conn': { refused: this.full.conn }, '@call': { refused: this.full.call }, '@ev0/@ev1': { held: this.batchHeld } };
   }
 
   // Whether an entry's PID is one traced (any, where the reader was told none).
@@ -287,7 +305,7 @@ class WireReader {
   }
 
   add(id, c, pid) {
-    if (this.connections.size >= MAX_CONNECTIONS) {
+    if (this.connections.size >= this.maxConnections) {
       const [oldest, conn] = this.connections.entries().next().value;
       this.connections.delete(oldest);
       if (conn.pending.length) bump(this.droppedBy, pid, conn.pending.length);
@@ -444,7 +462,7 @@ function wireLossLines(reader, describe) {
   }
   for (const [pid, n] of reader.droppedBy) {
     lines.push(`${describe(pid)}: ${plural(n, 'request')} given up `
-      + `(more than ${MAX_PENDING} unanswered on a connection, or more than ${grouped(MAX_CONNECTIONS)} connections).`);
+      + `(more than ${MAX_PENDING} unanswered on a connection, or more than ${grouped(reader.maxConnections)} connections).`);
   }
   return lines;
 }

@@ -67,18 +67,20 @@ function containerUnavailableReason() {
 // hook: the checkout mounted at /nodetrace (read-only) and node started
 // with its register hook, the target run from there (its node_modules:
 // bunyan), as a service that ships nodetrace in its image would.
+// checkout: the same mount and the target run from there, with no hook (an
+// application that requires nodetrace/lib/usdt itself: usdt-app.js).
 // capAdd: capabilities the container is given beyond podman's (a hostile
 // one that mounts over its own directories: SYS_ADMIN).
 function startContainer(target,
-  { nodeArgs = [], args = [], env = {}, tmpLinkTo = null, hook = false, capAdd = [],
+  { nodeArgs = [], args = [], env = {}, tmpLinkTo = null, hook = false, checkout = hook, capAdd = [],
     timeoutMs = START_TIMEOUT_MS } = {}) {
   const img = containerImage();
   if (img.reason) return Promise.reject(new Error(img.reason));
   const name = `nodetrace-test-${process.pid}-${live.size}-${Date.now().toString(36)}`;
-  const node = hook
-    ? ['/usr/local/bin/node', '-r', '/nodetrace/register.js', ...nodeArgs, `/nodetrace/test/targets/${target}`, ...args]
+  const node = checkout
+    ? ['/usr/local/bin/node', ...(hook ? ['-r', '/nodetrace/register.js'] : []), ...nodeArgs, `/nodetrace/test/targets/${target}`, ...args]
     : ['/usr/local/bin/node', ...nodeArgs, `/app/${target}`, ...args];
-  const mounts = [...(hook ? ['--volume', `${ROOT}:/nodetrace:ro`] : []), ...capAdd.flatMap((cap) => ['--cap-add', cap])];
+  const mounts = [...(checkout ? ['--volume', `${ROOT}:/nodetrace:ro`] : []), ...capAdd.flatMap((cap) => ['--cap-add', cap])];
   // With tmpLinkTo, a shell as root in the container swaps /tmp for a link
   // to that path (made in the container too, so that node writes there)
   // and then becomes node (exec: node stays PID 1).

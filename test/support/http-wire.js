@@ -70,13 +70,15 @@ async function curl(port, paths, scheme = 'http') {
   });
 }
 
-// `nodetrace http -p PID --json` once it says it is tracing: { tracer (its
-// process, to end with SIGINT), traced (its result) }; throws if it ended first.
-async function traceAttached(pid) {
+// `nodetrace http -p PID --json` (its environment and `env`) once it says it
+// is tracing: { tracer (its process, to end with SIGINT), traced (its
+// result) }; throws if it ended first.
+async function traceAttached(pid, { env = {} } = {}) {
   let go;
   const attached = new Promise((r) => { go = r; });
   let tracer;
   const traced = nodetrace(['http', '-p', String(pid), '-d', '60', '--json'], {
+    env,
     timeoutMs: 100000,
     onSpawn: (c) => { tracer = c; c.stderr.on('data', (d) => { if (/tracing HTTP/.test(d)) go(); }); },
   });

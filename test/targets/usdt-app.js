@@ -13,8 +13,11 @@
 // It counts what it fired while traced (a fire's callback runs only while a
 // tracer has the probe on): the truth the test holds nodetrace's counts to.
 // Driven over fork()'s IPC by usdt-harness.js's Target: { id, cmd, ... };
-// started without IPC (test/examples.test.js's `target app`), it says
-// "ready" and waits.
+// started without IPC (test/examples.test.js's `target app`, a container of
+// test/containers.test.js), it says "ready PID" and waits; each SIGUSR2
+// makes it fire three requests (ids going on from 1) and print
+// "fired {...}", its counts so far, as JSON on one line. (Not SIGUSR1:
+// node opens its inspector on that.)
 const usdt = require('../../lib/usdt');
 
 const provider = usdt.createDTraceProvider('myapp');
@@ -88,6 +91,12 @@ const handlers = {
 };
 
 if (!process.send) {
+  let from = 1;
+  process.on('SIGUSR2', () => {
+    handlers.requests({ n: 3, from });
+    from += 3;
+    console.log(`fired ${JSON.stringify(fired)}`);
+  });
   console.log(`ready ${process.pid}`);
   setInterval(() => {}, 3600000);
   return;
