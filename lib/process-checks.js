@@ -16,6 +16,7 @@ const { displayCommand, shellQuote } = require('./tracer/plan');
 const psFacts = require('./ps/facts');
 const { verdicts } = require('./ps/verdicts');
 const { safeText, safeJson } = require('./terminal-safe');
+const { plural, noun } = require('./render/text');
 
 // A character no terminal line should carry raw, newline included.
 // eslint-disable-next-line no-control-regex
@@ -208,7 +209,7 @@ function othersText(cost) {
   const shown = cost.payingShown.map((o) => `${o.pid} ${o.name}`).join(', ');
   const more = cost.paying > cost.payingShown.length ? ` and ${cost.paying - cost.payingShown.length} more` : '';
   const now = cost.paying
-    ? `now ${cost.paying} other process${cost.paying > 1 ? 'es' : ''} map${cost.paying > 1 ? '' : 's'} the files its probes would be set in (PID ${shown}${more})`
+    ? `now ${plural(cost.paying, 'other process', 'other processes')} ${noun(cost.paying, 'maps', 'map')} the files its probes would be set in (PID ${shown}${more})`
     : 'no other process maps the files its probes would be set in now';
   return `${now}; ${cost.detail}`;
 }

@@ -81,6 +81,8 @@ describe('nodetrace probes: an application\'s own provider @tracer @core', funct
     const own = proc.providers.find((g) => g.provider === 'myapp');
     assert.strictEqual(own.api, true);
     assert.match(own.file, /nodetrace-usdt-[0-9a-f]{20}\.so$/);
+    // The file is the one probe library the application itself loaded.
+    assert.deepStrictEqual([own.file], (await app.request('counts')).status.libraries);
     assert.deepStrictEqual(own.probes.map((p) => [p.name, p.arguments, p.enabled]),
       [['request-done', ['int', 'char *', 'json', 'int'], false], ['request-start', ['int', 'char *'], false]]);
     const lib = proc.providers.find((g) => g.provider === 'libstdcxx');

@@ -15,6 +15,7 @@ const { runTraceCommand } = require('../tracer/run-command');
 const { tracedSpanMs } = require('../tracer/session');
 const { LineOutput } = require('../tracer/line-output');
 const { safeText } = require('../terminal-safe');
+const { noun } = require('../render/text');
 const { targetOptions, checkTarget, targetText } = require('../targets/options');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
 const { identify } = require('../proc/identity');
@@ -364,7 +365,7 @@ async function waitForProbes(args) {
       const processes = targets.resolveProcesses({ target: targetOf(args), container: args.container });
       const { candidates, where } = targets.candidatesOf(processes, specs);
       if (specs.every((sp) => candidates.some((p) => specMatches(sp, p)))) {
-        if (said) process.stderr.write(safeText(`nodetrace: ${names} now name${specs.length === 1 ? 's' : ''} probes of ${where}.`, { oneLine: true }) + '\n');
+        if (said) process.stderr.write(safeText(`nodetrace: ${names} now ${noun(specs.length, 'names', 'name')} probes of ${where}.`, { oneLine: true }) + '\n');
         return;
       }
       if (!said) {

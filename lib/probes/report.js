@@ -8,6 +8,7 @@ const { renderHistogram, percentileText } = require('../render/histogram');
 const { formatDuration } = require('../render/units');
 const { jsonInteger, jsonEstimate, jsonHistogram } = require('../render/json');
 const { safeText, safeJson } = require('../terminal-safe');
+const { plural } = require('../render/text');
 const { describeIdentity, identityJson } = require('../proc/container');
 
 const JSON_VERSION = 1;
@@ -131,7 +132,7 @@ function renderLatencyText(rows, { identityOf, start, end }) {
       + `${[50, 90, 99].map((p) => `p${p} ${percentileText(r.entry, p, 'us', { limit })}`).join('  ')}`);
   }
   const unpaired = rows.reduce((n, r) => n + (r.ends - paired(r)), 0n);
-  if (unpaired > 0n) out.push('', `${unpaired} end${unpaired === 1n ? '' : 's'} met no start: started before the trace, or keyed otherwise than the start`);
+  if (unpaired > 0n) out.push('', `${plural(unpaired, 'end')} met no start: started before the trace, or keyed otherwise than the start`);
   return safeText(out.join('\n')) + '\n';
 }
 

@@ -14,6 +14,7 @@
 //                           must be empty or *: USDT probes have none here)
 const { UsageError, UserError, EXIT } = require('../errors');
 const { safeText } = require('../terminal-safe');
+const { plural } = require('../render/text');
 const { shorten } = require('../targets/resolve');
 
 // A spec longer than this is no one's probe name.
@@ -78,7 +79,7 @@ function providersText(probes) {
   const by = new Map();
   for (const p of probes) by.set(p.provider, (by.get(p.provider) || 0) + 1);
   if (!by.size) return 'none';
-  const list = [...by].slice(0, 20).map(([name, n]) => `${nameText(name)} (${n} probe${n === 1 ? '' : 's'})`);
+  const list = [...by].slice(0, 20).map(([name, n]) => `${nameText(name)} (${plural(n, 'probe')})`);
   return list.join(', ') + (by.size > 20 ? `, and ${by.size - 20} more` : '');
 }
 

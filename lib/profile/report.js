@@ -5,6 +5,7 @@
 // name. Pure: named stacks in, a summary object out, then text or JSON.
 const { CATEGORIES, CATEGORY_LABELS, UNNAMED_JIT } = require('./frames');
 const { safeText, safeJson } = require('../terminal-safe');
+const { plural } = require('../render/text');
 const { threadLabel, groupKey } = require('../threads/roles');
 
 const JSON_VERSION = 1;
@@ -213,7 +214,7 @@ function sourceMapsLine(s) {
   const maps = s.jit.v8 && s.jit.v8.sourceMaps;
   if (!maps || !maps.found.length) return null;
   const n = maps.found.length;
-  return `Frames of ${n} script${n === 1 ? '' : 's'} with a source map are shown where the map puts them (the place V8 runs them: "generated" in --json; --no-source-maps shows that place).`;
+  return `Frames of ${plural(n, 'script')} with a source map are shown where the map puts them (the place V8 runs them: "generated" in --json; --no-source-maps shows that place).`;
 }
 
 function renderJson(summary) {

@@ -11,6 +11,7 @@ const fs = require('fs');
 const { allPids, readProcFile, processName } = require('../proc');
 const { filtersUprobesByPid } = require('./capabilities');
 const { safeText } = require('../terminal-safe');
+const { plural } = require('../render/text');
 
 // The names shown, at most.
 const SHOWN = 5;
@@ -64,7 +65,7 @@ function neighbourWarning(plan, neighbours) {
   const why = filtersUprobesByPid(plan.tracer)
     ? `bpftrace ${plan.tracer.version} runs this trace without -p, so it sets its uprobes in every process that maps the probed file`
     : `bpftrace ${plan.tracer.version} sets uprobes in every process that maps the probed file`;
-  return safeText(`${why}: ${neighbours.length} other process${neighbours.length > 1 ? 'es' : ''} (PID ${shown}${more}) `
+  return safeText(`${why}: ${plural(neighbours.length, 'other process', 'other processes')} (PID ${shown}${more}) `
     + 'will take each probe hit too, slowing their work while this runs. bpftrace 0.20 or later filters by process in the kernel '
     + '(NODETRACE_BPFTRACE=/path/to/bpftrace; docs/platforms.md, "bpftrace versions").', { oneLine: true });
 }

@@ -6,6 +6,7 @@
 // the JSON report's object.
 const { percentile, totalCount, estimatedTotal } = require('../../aggregation/model');
 const { jsonEstimate } = require('../../render/json');
+const { plural } = require('../../render/text');
 
 const POOL_MAPS = ['pool_busy_us', 'queue_len', 'pool_waiting_us'];
 
@@ -101,7 +102,7 @@ function poolLines(summary) {
   const lines = [];
   const top = summary.byKind.filter((k) => k.share >= 0.01).slice(0, 3).map((k) => `${k.name} ${pct(k.share)}`).join(', ');
   if (summary.threads) {
-    lines.push(`thread pool: ${summary.threads} thread${summary.threads === 1 ? '' : 's'} ran work, `
+    lines.push(`thread pool: ${plural(summary.threads, 'thread')} ran work, `
       + `busy at least ${pct(summary.busyShare)} of the time (work that finished while tracing)` + (top ? `: ${top}` : ''));
   } else {
     lines.push('thread pool: no work that started while tracing finished');
