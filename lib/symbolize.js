@@ -249,20 +249,22 @@ function hashLookup(fd, t, bytes) {
 
 // Calls onSymbol(value, size, strtab, nameOffset, type) for every defined
 // function symbol of the tables (with `data`, every variable instead; with
-// `any`, functions, variables and thread-local variables), reading each
+// `any`, functions, variables and thread-local variables; with `named`,
+// only those whose name offset it accepts, tested first), reading each
 // table SYMBOL_CHUNK bytes at a time.
-function eachSymbol(fd, tables, onSymbol, { data = false, any = false } = {}) {
+function eachSymbol(fd, tables, onSymbol, { data = false, any = false, named = null } = {}) {
   for (const t of tables) {
     for (let at = 0; at < t.size; at += SYMBOL_CHUNK) {
       const syms = readAt(fd, t.offset + at, Math.min(SYMBOL_CHUNK, t.size - at));
       for (let o = 0; o + ELF64_SYM <= syms.length; o += ELF64_SYM) {
+        const nameAt = syms.readUInt32LE(o);
+        if (named && !named(nameAt)) continue;
         const info = syms[o + 4];
         const type = info & 0xf;
         const shndx = syms.readUInt16LE(o + 6);
         const value = Number(syms.readBigUInt64LE(o + 8));
         const size = Number(syms.readBigUInt64LE(o + 16));
         if (!definesKind(shndx, value, type, size, { data, any })) continue;
-        const nameAt = syms.readUInt32LE(o);
         if (nameAt >= t.strtab.length) continue;
         onSymbol(value, size, t.strtab, nameAt, type);
       }
@@ -355,6 +357,34 @@ function loadElfSymbols(file, { followLinks = false } = {}) {
   });
 }
 
+// Past this many places of a prefix in one string table (a hostile file
+// can repeat it), names are compared at each symbol instead: as right,
+// slower, bounded by the table's symbols.
+const MAX_PREFIX_PLACES = 4096;
+
+/**
+ * Pure: whether the name at a string table offset starts with one of
+ * `prefixes` (Buffers), as a function of the offset; null where no name of
+ * the table can (the table's symbols need not be read). Where the prefixes
+ * occur in the table at most MAX_PREFIX_PLACES times, those places are found
+ * once by Buffer's native search and the test is a lookup: a node binary's
+ * .symtab names 150,000-180,000 symbols, and comparing at each was most
+ * of the time (docs/performance.md, "Planning").
+ */
+function startsWithAny(strtab, prefixes) {
+  const places = new Set();
+  for (const p of prefixes) {
+    for (let i = strtab.indexOf(p); i >= 0; i = strtab.indexOf(p, i + 1)) {
+      if (places.size >= MAX_PREFIX_PLACES) {
+        return (name) => prefixes.some((q) => strtab[name] === q[0]
+          && strtab.compare(q, 0, q.length, name, name + q.length) === 0);
+      }
+      places.add(i);
+    }
+  }
+  return places.size ? (name) => places.has(name) : null;
+}
+
 /**
  * Where the given names are defined in one ELF file, without building its
  * whole table (a node binary has 180,000 symbols): -> { loads, found: Map(name
@@ -377,14 +407,19 @@ function findElfSymbols(file, names, { followLinks = false } = {}) {
     }
     const rest = new Map([...named].filter(([n]) => !found.has(n)));
     if (!rest.size) return { loads: elf.loads, found };
-    eachSymbol(fd, elf.tables.filter((t) => t !== dynsym), (value, size, strtab, name) => {
-      for (const [n, bytes] of rest) {
-        if (!found.has(n) && strtab[name] === bytes[0]
-          && strtab.compare(bytes, 0, bytes.length, name, name + bytes.length) === 0) {
-          found.set(n, { value, size });
+    for (const t of elf.tables.filter((x) => x !== dynsym)) {
+      // (A name and its NUL as a prefix: the name exactly.)
+      const starts = startsWithAny(t.strtab, [...rest.values()]);
+      if (!starts) continue;
+      eachSymbol(fd, [t], (value, size, strtab, name) => {
+        for (const [n, bytes] of rest) {
+          if (!found.has(n) && strtab[name] === bytes[0]
+            && strtab.compare(bytes, 0, bytes.length, name, name + bytes.length) === 0) {
+            found.set(n, { value, size });
+          }
         }
-      }
-    });
+      }, { named: starts });
+    }
     return { loads: elf.loads, found };
   });
 }
@@ -412,6 +447,24 @@ function findElfSymbolsAt(file, offsets, { followLinks = false } = {}) {
 }
 
 /**
+ * The names of the functions one ELF file defines that start with
+ * `prefix`, each once (a name in both .symtab and .dynsym too): -> [names]
+ * or null. A table none of whose names has the prefix is not read.
+ */
+function elfFunctionsStartingWith(file, prefix, { followLinks = false } = {}) {
+  const wanted = [Buffer.from(prefix, 'latin1')];
+  return withElf(file, followLinks, (fd, elf) => {
+    const names = new Set();
+    for (const t of elf.tables) {
+      const starts = startsWithAny(t.strtab, wanted);
+      if (!starts) continue;
+      eachSymbol(fd, [t], (value, size, strtab, name) => names.add(nameIn(strtab, name)), { named: starts });
+    }
+    return [...names];
+  });
+}
+
+/**
  * The variables of one ELF file whose names start with one of `prefixes`,
  * and the first `width` bytes each holds in the file (V8's postmortem
  * constants): -> { type (ET_*), loads, tls, found: Map(name -> { value,
@@ -426,13 +479,15 @@ function findElfData(file, prefixes, { followLinks = false, width = 4, any = fal
   const wanted = prefixes.map((p) => Buffer.from(p, 'latin1'));
   return withElf(file, followLinks, (fd, elf, fileSize) => {
     const symbols = new Map();
-    eachSymbol(fd, elf.tables, (value, size, strtab, name, type) => {
-      if (symbols.size >= MAX_DATA_SYMBOLS) return;
-      if (!wanted.some((p) => strtab[name] === p[0]
-        && strtab.compare(p, 0, p.length, name, name + p.length) === 0)) return;
-      const text = nameIn(strtab, name);
-      if (!symbols.has(text)) symbols.set(text, { value, size, type });
-    }, { data: !any, any });
+    for (const t of elf.tables) {
+      const starts = startsWithAny(t.strtab, wanted);
+      if (!starts) continue;
+      eachSymbol(fd, [t], (value, size, strtab, name, type) => {
+        if (symbols.size >= MAX_DATA_SYMBOLS) return;
+        const text = nameIn(strtab, name);
+        if (!symbols.has(text)) symbols.set(text, { value, size, type });
+      }, { data: !any, any, named: starts });
+    }
     for (const sym of symbols.values()) {
       const seg = sym.type !== STT_TLS
         && elf.loads.find((l) => sym.value >= l.vaddr && sym.value + width <= l.vaddr + l.filesz);
@@ -838,6 +893,6 @@ class Symbolizer {
   }
 }
 
-module.exports = { Symbolizer, liveElfFiles, loadElfSymbols, findElfSymbols, findElfSymbolsAt, findElfData, elfDynamic,
-  elfNotes, eachNote, elfHeader, programHeaders, lookupSymbol, parseMaps, scanPerfMap, openPerfMap, elfSymbolTables,
-  MAX_PERF_MAP_BYTES };
+module.exports = { Symbolizer, liveElfFiles, loadElfSymbols, findElfSymbols, findElfSymbolsAt, findElfData,
+  elfFunctionsStartingWith, elfDynamic, elfNotes, eachNote, elfHeader, programHeaders, lookupSymbol, parseMaps,
+  scanPerfMap, openPerfMap, elfSymbolTables, startsWithAny, MAX_PERF_MAP_BYTES };

@@ -126,6 +126,23 @@ describe('nodetrace async: a full @born, said', function () {
       'warning: the tracer\'s map of distinct stacks (@samples) filled at 4 keys: more were not kept, samples of stacks past it were dropped; trace for less time, or raise the bound with NODETRACE_MAP_KEYS=N (now 4)',
     ]);
   });
+
+  // The hook's maps and the callbacks' functions, printed whole: full at
+  // their bound (a real capture: two threads' hook kinds, 7 keys; 11
+  // functions by kind), held against the plan's bounded maps.
+  it('the hook\'s kinds and the functions called back, printed whole, are said full at their bound, not before', function () {
+    const { boundedMaps } = require('../lib/commands/async');
+    const hooked = parseAsync(splitAtEndMarker(fs.readFileSync(path.join(__dirname, 'fixtures', 'bpftrace-async-hook-worker.out'), 'utf8').split('\n')),
+      { providers: PROVIDERS[20], hook: true });
+    assert.deepStrictEqual(hooked.keysHeld, { hook_created: 7, function_ns: 11 });
+    const seen = { '@hook_created': { held: hooked.keysHeld.hook_created }, '@function_ns': { held: hooked.keysHeld.function_ns } };
+    assert.deepStrictEqual(mapFullLines(boundedMaps(65536, { stacks: true, hook: true }), seen), []);
+    assert.deepStrictEqual(mapFullLines(boundedMaps(7, { stacks: false, hook: true }), seen), [
+      'warning: the tracer\'s map of the register hook\'s kinds, by thread (@hook_created) filled at 7 keys: more were not kept, the resources of the kinds past it were not counted; raise the bound with NODETRACE_MAP_KEYS=N (now 7)',
+      'warning: the tracer\'s map of functions called back, by kind (@function_ns) filled at 7 keys: more were not kept, the callbacks of the functions past it were not counted by function; raise the bound with NODETRACE_MAP_KEYS=N (now 7)',
+    ]);
+    assert.deepStrictEqual(boundedMaps(65536, { stacks: true, hook: false }).map((b) => b.map), ['@born', '@js_sfi', '@function_ns']);
+  });
 });
 
 describe('nodetrace async: the report', function () {

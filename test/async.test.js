@@ -112,6 +112,31 @@ describe('nodetrace async @tracer', function () {
     }
   });
 
+  // Issue 35: --stacks' map of JavaScript frames (@js_sfi, keys never
+  // deleted) filled, said: 16,000 operations alive at once, each created
+  // from a function of its own, against the 32,768 keys --stacks takes at
+  // least; the counts whole, every live operation kept with its stack.
+  it('--stacks: says when the map of creation stacks\' JavaScript frames filled; the counts still whole', async function () {
+    const KEYS = 32768;
+    const target = await startTarget('async-burst.js', { env: { BURST: '16000', CALLERS: '16000' } });
+    try {
+      const r = await traceWhile(target.pid, async () => {
+        const done = lineFrom(target, 'done');
+        target.kill('SIGUSR2');
+        return JSON.parse(await done);
+      }, ['--stacks'], { NODETRACE_MAP_KEYS: String(KEYS) });
+      assert.strictEqual(r.code, 0, r.stderr);
+      const fsKind = JSON.parse(r.stdout).kinds.find((k) => k.name === 'FSREQCALLBACK');
+      assert.strictEqual(fsKind.created, r.truth.issued, r.stdout.slice(0, 2000));
+      const m = /^nodetrace: warning: the tracer's map of JavaScript frames of creation stacks \(@js_sfi\) filled at 32,768 keys: ([\d,]+) more were not kept, the stacks through them were cut there; trace for less time, or raise the bound with NODETRACE_MAP_KEYS=N \(now 32,768\)$/m.exec(r.stderr);
+      assert(m, r.stderr);
+      assert.doesNotMatch(r.stderr, /\(@born\)|\(@function_ns\)/);
+      console.log(`      ${r.truth.issued} creation stacks of their own, ${KEYS} keys: ${m[1]} chains said cut`);
+    } finally {
+      stopTarget(target);
+    }
+  });
+
   it('reports what was gathered, exit 0, when the target exits mid-trace', async function () {
     const target = await startTarget('async-mix.js', { env: { ROUNDS: '20', EXIT: '1' } });
     const r = await nodetrace(['async', '-p', String(target.pid), '--json'], {

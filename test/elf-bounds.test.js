@@ -11,7 +11,7 @@ const os = require('os');
 const path = require('path');
 const { buildElf, SITES_SYMBOL, SEMAPHORES_SYMBOL } = require('../lib/usdt/elf');
 const { normalizeDefinition } = require('../lib/usdt/definition');
-const { findElfSymbols, findElfData, loadElfSymbols, scanPerfMap, Symbolizer } = require('../lib/symbolize');
+const { findElfSymbols, findElfData, loadElfSymbols, scanPerfMap, Symbolizer, startsWithAny } = require('../lib/symbolize');
 const { LIMITS, setLimitSink } = require('../lib/limits');
 const { withSections } = require('./support/crafted-elf');
 
@@ -123,6 +123,19 @@ describe('ELF readers bounded by the file and lib/limits.js (issue 35)', functio
     const { result, ms } = timed(() => findElfSymbols(file, ['no_such_function_here', SITES_SYMBOL]));
     assert.ok(ms < 1000, `${ms} ms`);
     assert.deepStrictEqual([...result.found.keys()], [SITES_SYMBOL]);
+  });
+
+  it('names by prefix: the places of a prefix a table repeats past the bound are not kept, and every offset is still told right', function () {
+    const prefixes = [Buffer.from('v8dbg_'), Buffer.from('_ZN2v8')];
+    const plain = (strtab, at) => prefixes.some((p) => strtab.compare(p, 0, p.length, at,
+      Math.min(strtab.length, at + p.length)) === 0);
+    // A few places (a node binary's), the prefix inside a name too; then the prefix repeated 20,000 times.
+    for (const text of ['\0v8dbg_a\0xv8dbg_b\0_ZN2v8c\0other\0v8dbg', `\0${'v8dbg_x\0'.repeat(20000)}_ZN2v8y\0z\0`]) {
+      const strtab = Buffer.from(text, 'latin1');
+      const starts = startsWithAny(strtab, prefixes);
+      for (let at = 0; at < strtab.length; at++) assert.strictEqual(starts(at), plain(strtab, at), `offset ${at}`);
+    }
+    assert.strictEqual(startsWithAny(Buffer.from('\0main\0'), prefixes), null, 'no place: the table need not be read');
   });
 
   it('keeps the symbolizer\'s tables within its budget, dropping the least recently used', function () {

@@ -4,7 +4,10 @@
 // steadily (scavenges) and forces a full GC every 500 ms (--expose-gc).
 const assert = require('assert');
 const { requireTracing, startTarget, stopTarget, nodetrace, traceWindow, killStragglers } = require('./support/harness');
-const { locateGc, stepName, FIXED } = require('../lib/gc/v8-functions');
+const path = require('path');
+const { locateGc, stepName, FIXED, STEP_PREFIX } = require('../lib/gc/v8-functions');
+const { loadElfSymbols, findElfSymbols, elfFunctionsStartingWith } = require('../lib/symbolize');
+const { nodeBuilds, requireBuild, CACHE } = require('./support/node-builds');
 const { askTarget } = require('./support/ask-target');
 
 const STEP_20 = '_ZN2v88internal18IncrementalMarking4StepEdNS0_10StepOriginE';
@@ -50,6 +53,34 @@ describe('nodetrace gc: V8\'s functions', function () {
       /^\/usr\/bin\/node defines V8's collector but not its scavenge, weak-first, weak-second, incremental functions$/);
     assert.match(locateGc(7, host({ inExe: true, names: [] })).missing, /no object of the process defines/);
   });
+});
+
+// The names gc looks up by prefix (IncrementalMarking::Step) and by name
+// (the others), against the whole symbol table read and sorted, as gc read
+// it before (lib/symbolize.js loadElfSymbols): the same on every build.
+describe('nodetrace gc: V8\'s functions in each Node build, as the whole table names them', function () {
+  this.timeout(60000);
+  for (const build of nodeBuilds('all')) {
+    it(`${build.label}`, function () {
+      requireBuild(this, build);
+      // Debian's V8 is in its libnode, in the build's own root.
+      const file = build.shared ? path.join(CACHE, build.name, 'root', 'usr', 'lib', 'x86_64-linux-gnu', 'libnode.so.108') : build.node;
+      const table = loadElfSymbols(file);
+      const steps = new Set();
+      const fixed = new Map();
+      const wanted = new Set(Object.values(FIXED));
+      for (let i = 0; i < table.values.length; i++) {
+        const name = table.nameAt(i);
+        if (name.startsWith(STEP_PREFIX)) steps.add(name);
+        if (wanted.has(name) && !fixed.has(name)) fixed.set(name, table.values[i]);
+      }
+      assert(stepName([...steps]), `one plain IncrementalMarking::Step in ${file}: ${[...steps].join(', ')}`);
+      assert.deepStrictEqual(new Set(elfFunctionsStartingWith(file, STEP_PREFIX)), steps);
+      assert.strictEqual(fixed.size, wanted.size, `${file} defines ${[...fixed.keys()].join(', ')}`);
+      const found = findElfSymbols(file, [...wanted]).found;
+      assert.deepStrictEqual(new Map([...found].map(([n, s]) => [n, s.value])), fixed);
+    });
+  }
 });
 
 describe('nodetrace gc @tracer', function () {

@@ -23,6 +23,20 @@ const MAP_KEYS = 65536;
 const STACKS_MAP_KEYS_FLOOR = 32768;
 const bornMap = (keys) => ({ map: '@born', keys, what: 'operations alive at once',
   lost: 'their wait for a first callback was not measured', raise: null });
+// The program's other maps that can fill (lib/render/map-full.js): @js_sfi
+// (--stacks: the JavaScript frames of creation stacks, by chain; its keys
+// never leave) counts what it did not keep (@full_js); those printed whole
+// are full at their bound: the hook's kinds, by thread, and the callbacks'
+// functions, by kind.
+const boundedMaps = (keys, { stacks, hook }) => [
+  bornMap(keys),
+  ...(stacks ? [{ map: '@js_sfi', keys, what: 'JavaScript frames of creation stacks',
+    lost: 'the stacks through them were cut there', raise: 'trace for less time' }] : []),
+  ...(hook ? [{ map: '@hook_created', keys, what: 'the register hook\'s kinds, by thread',
+    lost: 'the resources of the kinds past it were not counted', raise: null }] : []),
+  { map: '@function_ns', keys, what: 'functions called back, by kind',
+    lost: 'the callbacks of the functions past it were not counted by function', raise: null },
+];
 const { librariesOf } = require('../probe-libraries');
 const { PROBE_VALUE } = require('../tracer/program-arguments');
 const { ASYNC_PROVIDER, POLL_MS } = require('../async/probes');
@@ -132,7 +146,8 @@ function plan(args, tracer) {
     describe: `the asynchronous operations of ${describeIdentity(who)}`,
     target: { pid },
     details: { process: who, thread, version: found.version, providers: found.providers, stacks,
-      hook: Boolean(hook.library), ...(stacks && sharedAt ? { jsFrames: {} } : {}), boundedMaps: [bornMap(keys)] },
+      hook: Boolean(hook.library), ...(stacks && sharedAt ? { jsFrames: {} } : {}),
+      boundedMaps: boundedMaps(keys, { stacks, hook: Boolean(hook.library) }) },
     // Said on stderr, not only in the dry run: the trace turns the
     // process's async_hooks on, which costs it (docs/performance.md).
     warnings: [...(note ? [note] : []), ...(functionsNote ? [functionsNote] : []), ...(hook.why ? [hook.why] : []),
@@ -209,7 +224,8 @@ function report(result, { args, tracer, plan: p, snapshots }, run = {}) {
   process.stdout.write(args.json ? renderAsyncJSON(r, o) : renderAsyncText(r, o));
   const lost = tracer.name === 'dtrace' ? dtraceLossLine(dtraceLosses(result.errors)) : null;
   if (lost) process.stderr.write(safeText(`nodetrace: ${lost}`) + '\n');
-  return { gathered: r.kinds.length > 0, mapsSeen: { '@born': { refused: r.fullBorn } } };
+  return { gathered: r.kinds.length > 0, mapsSeen: { '@born': { refused: r.fullBorn }, '@js_sfi': { refused: r.fullJs },
+    '@hook_created': { held: r.keysHeld.hook_created }, '@function_ns': { held: r.keysHeld.function_ns } } };
 }
 
 async function handler(args) {
@@ -235,4 +251,5 @@ module.exports = {
   builder,
   handler,
   plan,
+  boundedMaps,
 };

@@ -19,7 +19,7 @@
 //   weak           GlobalHandles::InvokeFirstPassWeakCallbacks() and
 //                  InvokeSecondPassPhantomCallbacks() (weak callbacks run
 //                  by the GC: finalizers of native objects)
-const { findElfSymbols, loadElfSymbols, parseMaps } = require('../symbolize');
+const { findElfSymbols, elfFunctionsStartingWith, parseMaps } = require('../symbolize');
 const { readProcFile } = require('../proc');
 const { codeObjects, objectFiles, mapFile } = require('../proc/code-objects');
 
@@ -72,16 +72,10 @@ function realHost() {
     maps: (pid) => readProcFile(pid, 'maps'),
     exePath: (pid) => { try { return fs.readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, ''); } catch { return null; } },
     findSymbols: (file, names) => findElfSymbols(file, names, { followLinks: true }),
-    symbolNames: (file, prefix) => {
-      const t = loadElfSymbols(file, { followLinks: true });
-      const out = [];
-      if (!t) return out;
-      for (let i = 0; i < t.values.length; i++) {
-        const n = t.nameAt(i);
-        if (n.startsWith(prefix)) out.push(n);
-      }
-      return out;
-    },
+    // Only the symbols named where the prefix occurs in each string table:
+    // a tenth of the CPU of reading the whole table sorted to filter it
+    // (docs/performance.md, "Planning").
+    symbolNames: (file, prefix) => elfFunctionsStartingWith(file, prefix, { followLinks: true }) || [],
   };
 }
 

@@ -4,17 +4,24 @@
 // queued for the thread pool) before the first callback can run; prints
 // "done {"issued":N,"callbacks":N}" once all have called back. Prints
 // "ready <pid>", runs until killed. For a tracer map of fewer keys than
-// BURST (nodetrace async with NODETRACE_MAP_KEYS): it fills.
+// BURST (nodetrace async with NODETRACE_MAP_KEYS): it fills. With CALLERS
+// set, each call is made from a function of its own (CALLERS distinct
+// functions, in turn): as many distinct creation stacks, for the map of
+// their JavaScript frames (async --stacks) to fill.
 const fs = require('fs');
 
 const BURST = Number(process.env.BURST || 3000);
+const CALLERS = Number(process.env.CALLERS || 0);
+const callers = Array.from({ length: CALLERS }, (_, i) => new Function('stat', 'file', 'done', `return stat(file, done); // caller ${i}`));
 
 process.on('SIGUSR2', () => {
   let callbacks = 0;
+  const done = () => {
+    if (++callbacks === BURST) console.log('done ' + JSON.stringify({ issued: BURST, callbacks }));
+  };
   for (let i = 0; i < BURST; i++) {
-    fs.stat(__filename, () => {
-      if (++callbacks === BURST) console.log('done ' + JSON.stringify({ issued: BURST, callbacks }));
-    });
+    if (CALLERS) callers[i % CALLERS](fs.stat, __filename, done);
+    else fs.stat(__filename, done);
   }
 });
 setInterval(() => {}, 1000);

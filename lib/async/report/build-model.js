@@ -69,8 +69,12 @@ function parseAsync({ during = [], maps = '' } = {}, { providers = null, attache
   const unkept = byKey(model, 'unkept');
   for (const k of kinds) k.unkept = countOf(unkept, String(k.number)) || 0n;
   return {
-    // Operations that found async.bt's @born full (its wait unmeasured: lib/render/map-full.js).
+    // Operations that found async.bt's @born full (its wait unmeasured:
+    // lib/render/map-full.js), chains @js_sfi could not keep; the keys of
+    // the maps printed whole that can fill.
     fullBorn: Number(scalar('full_born') || 0),
+    fullJs: Number(scalar('full_js') || 0),
+    keysHeld: { hook_created: m.hook_created.size, function_ns: byKey(model, 'function_ns').size },
     kinds, tracedNs, hook: hook || kinds.some((k) => k.source === 'async_hooks'), loopBusyNs: scalar('loop_busy_ns') || 0n, seconds: spanNs ? spanNs / 1e9 : null, samples: samples.length,
     // --stacks: the live operations grouped by kind and raw stack, to be
     // named (lib/loop/name-stacks.js) and then grouped per kind (groupLiveStacks).
