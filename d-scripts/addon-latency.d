@@ -268,6 +268,9 @@ pid$target::uv__random_done:entry
 	this->total = (this->now - this->queued) / 1000;
 	@total_us[ufunc(origin[this->req])] = quantize(this->total);
 	@max_us[ufunc(origin[this->req])] = max(this->total);
+	/* The loop that runs the done function is the one that queued the work: by that thread. */
+	@thread_ops[tid] = count();
+	@thread_total_us[tid] = sum(this->total);
 	this->started = started_at[this->req];
 	this->finished = finished_at[this->req];
 }
@@ -318,4 +321,8 @@ dtrace:::END
 	printa(@queue_len);
 	printf("\n@pool_waiting_us\n");
 	printa(@pool_waiting_us);
+	printf("\n@thread_ops\n");
+	printa(@thread_ops);
+	printf("\n@thread_total_us\n");
+	printa(@thread_total_us);
 }

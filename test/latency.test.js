@@ -135,9 +135,11 @@ describe('nodetrace latency @tracer', function () {
     assert.match(r.stdout, /Work_BeginExec/);
   });
 
-  it('on SIGINT (Ctrl-C), counts the operations started in its window, as the target does, and reports before detaching @core', async function () {
+  it('on SIGINT (Ctrl-C), counts the operations started in its window, as the target does, by the thread that queued them, and reports before detaching @core', async function () {
     const SECONDS = 3;
-    const target = await startTarget('fs-loop.js');
+    // The main thread's fs.stat loop, and a Worker's fs.lstat loop on the same pool (36.2).
+    const target = await startTarget('fs-loop.js', { env: { WORKER: 'lstat-loop' } });
+    const worker = JSON.parse(/^worker (\{.*\})$/m.exec(target.startOutput)[1]);
     try {
       // The target marks the same window (SIGUSR2: "started N at NS", its
       // fs.stat calls so far and when; test/support/harness.js).
@@ -145,8 +147,10 @@ describe('nodetrace latency @tracer', function () {
         seconds: SECONDS, timeoutMs: TRACE_BOUND_MS,
         truth: (said) => {
           const m = [...said.matchAll(/^started (\d+) at (\d+)$/gm)];
-          return m.length >= 2 ? { started: Number(m[1][1]) - Number(m[0][1]), ns: Number(m[1][2]) - Number(m[0][2]) }
-            : null;
+          const w = [...said.matchAll(/^worker started (\d+)$/gm)];
+          if (m.length < 2 || w.length < 2) return null;
+          return { started: Number(m[1][1]) - Number(m[0][1]), ns: Number(m[1][2]) - Number(m[0][2]),
+            inWorker: Number(w[1][1]) - Number(w[0][1]) };
         },
       });
       assert.strictEqual(r.code, 0, r.stderr);
@@ -166,6 +170,30 @@ describe('nodetrace latency @tracer', function () {
         `${stat.count} fs.stat traced in ${json.traced_ns / 1e9} s; the target started ${started} in ${ns / 1e9} s between its marks, ${Math.round(due)} at that rate`);
       assert(json.traced_ns >= (SECONDS - 0.15) * 1e9 && json.traced_ns < (SECONDS + 0.5) * 1e9, `traced ${json.traced_ns / 1e9} s for ${SECONDS} s between the marks`);
       assert.strictEqual(r.tracerAtReport, true, 'the report came while the tracer was still there (before it detached its probes)');
+      // By thread: the main thread's fs.stat and the Worker's fs.lstat, each
+      // thread's count the operations its own loop queued, the Worker named
+      // by its threadId and name; the Worker's held to its own count as the
+      // main thread's is above.
+      const lstat = json.kinds.find((k) => k.name === 'fs.lstat');
+      assert(lstat, names(json.kinds));
+      const byTid = Object.fromEntries(json.threads.map((t) => [t.tid, t]));
+      const ascending = (list) => list.sort((a, b) => a - b);
+      assert.deepStrictEqual(ascending(Object.keys(byTid).map(Number)), ascending([target.pid, worker.tid]),
+        JSON.stringify(json.threads));
+      const main = byTid[target.pid];
+      const inWorker = byTid[worker.tid];
+      assert.deepStrictEqual([main.role, main.label], ['main', 'main thread']);
+      assert.deepStrictEqual([inWorker.role, inWorker.label, inWorker.worker],
+        ['worker', `Worker ${worker.threadId} "lstat-loop"`, { thread_id: worker.threadId, name: 'lstat-loop' }]);
+      // bpftrace reads each map when it prints it, after the window closed:
+      // an operation still in flight then (two a thread here) may be in one
+      // map and not yet in another.
+      assert(Math.abs(main.count - stat.count) <= 2, `main thread ${main.count}, fs.stat ${stat.count}`);
+      assert(Math.abs(inWorker.count - lstat.count) <= 2, `Worker ${inWorker.count}, fs.lstat ${lstat.count}`);
+      const dueInWorker = (r.truth.inWorker * json.traced_ns) / ns;
+      assert(Math.abs(inWorker.count - dueInWorker) <= dueInWorker * 0.02 + 2,
+        `${inWorker.count} fs.lstat traced on the Worker in ${json.traced_ns / 1e9} s; it started ${r.truth.inWorker} in ${ns / 1e9} s between the marks, ${Math.round(dueInWorker)} at that rate`);
+      assert(main.total_us > 0 && inWorker.total_us > 0, JSON.stringify(json.threads));
     } finally {
       stopTarget(target);
     }

@@ -8,7 +8,7 @@ const proc = require('../proc');
 const { planTracer } = require('../tracer/plan');
 const { attachBoundMs } = require('../tracer/attach-bounds');
 const { runTraceCommand } = require('../tracer/run-command');
-const { threadLabel } = require('../threads/roles');
+const { threadLines } = require('../latency/report/threads');
 const { spanNs, tracerRanMs } = require('../tracer/session');
 const { quietMapHelperArgs, stringLimitEnv, uprobesWithPid } = require('../tracer/capabilities');
 const { describeIdentity, identityJson } = require('../proc/container');
@@ -160,16 +160,13 @@ function report(result, { args, plan: p, snapshots, broken }) {
   const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
   const traceText = seconds(tracedMs);
   const who = p.details.process;
-  const json = () => renderJson(summary, { process: who ? identityJson(who) : null });
-  // libuv's pool is one per process: work a Worker queues is in it too,
-  // counted with the main thread's. Said where the process runs Workers.
-  const workers = snapshots.threadsSeen().filter((t) => t.role === 'worker');
-  const merged = workers.length
-    ? `Work queued by every thread is counted together (libuv's pool is one for the process): the main thread and ${workers.length === 1 ? 'its Worker' : `its ${workers.length} Workers`} (${workers.map((t) => `${threadLabel(t).replace(/^Worker /, '')}, TID ${t.tid}`).join('; ')}).\n\n`
-    : '';
+  // Whose work it was (the main thread, each Worker: lib/latency/report/threads.js), by role.
+  const identityOf = (tid) => snapshots.identityOf(tid) || (who && tid === who.pid ? { tid, role: 'main' } : null);
+  const json = () => renderJson(summary, { process: who ? identityJson(who) : null, identityOf });
+  const byThread = threadLines(summary.threads, identityOf).map((l) => l + '\n').join('');
   if (hasData(summary)) {
     process.stdout.write(args.json ? json()
-      : safeText(`Thread-pool latency of ${p.describe}, traced ${traceText}:\n\n${merged}`) + renderText(summary, { breakdownHistograms: args.breakdown, traceText: seconds(ranMs) }));
+      : safeText(`Thread-pool latency of ${p.describe}, traced ${traceText}:\n\n${byThread}`) + renderText(summary, { breakdownHistograms: args.breakdown, traceText: seconds(ranMs) }));
     return { gathered: true };
   }
   if (!broken) process.stderr.write(safeText(`nodetrace: no thread-pool work completed in ${p.describe} while tracing.`) + '\n');

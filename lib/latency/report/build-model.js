@@ -11,6 +11,7 @@ const { discardImpossible } = require('../../aggregation/impossible');
 const { demangleNames } = require('../../demangle');
 const { userFacingName, symbolOf, isLibuvRequest, fsType } = require('./kind-names');
 const { splitPoolMaps } = require('./pool');
+const { splitThreadMaps } = require('./threads');
 const { withNamedEntries, foldNamedKinds } = require('./named-kinds');
 const { defaultUnit } = require('./kinds');
 
@@ -69,8 +70,10 @@ function buildModel({ during = [], maps = '' }, { tracer, addonsOnly = false, re
   const tracedEntry = traced && traced.entries.length === 1 && traced.entries[0].kind === 'scalar' ? traced.entries[0] : null;
   // The pool's own maps describe the pool, not kinds of work (./pool.js).
   const split = splitPoolMaps(model.aggregations.filter((a) => a !== traced));
-  model = { ...model, aggregations: split.rest, pool: split.pool, programTracedNs: tracedEntry ? tracedEntry.value
-    : null };
+  // Whose work it was, by thread (./threads.js): not a kind either.
+  const byThread = splitThreadMaps(split.rest);
+  model = { ...model, aggregations: byThread.rest, pool: split.pool, threads: byThread.threads,
+    programTracedNs: tracedEntry ? tracedEntry.value : null };
   // latency --paths / --hosts: kinds split by what they were done to.
   model = withNamedEntries(model, during);
   if (resolveAddresses) {

@@ -9,6 +9,7 @@ const { displayKey, isDistribution, percentile, totalCount } = require('../../ag
 const { jsonInteger, jsonEstimate, jsonHistogram } = require('../../render/json');
 const { PHASES } = require('./kinds');
 const { poolToJSON } = require('./pool');
+const { threadsToJSON } = require('./threads');
 const { safeJson } = require('../../terminal-safe');
 
 const VERSION = 1;
@@ -118,13 +119,14 @@ function sharedUnit(kinds, fallback) {
 }
 
 /**
- * toJSON(summary, { process }) -> plain object for JSON.stringify.
+ * toJSON(summary, { process, identityOf }) -> plain object for JSON.stringify.
  * Unlike the text report nothing is lumped or trimmed: every key and bucket
  * the tracer printed is there (after merging keys printed twice).
  * `process`: the traced process (lib/proc/container.js identityJson), where
- * one was (not for `format`).
+ * one was (not for `format`); identityOf(tid): a thread's identity
+ * (lib/threads/identify.js), to name the threads whose work it was.
  */
-function toJSON(summary, { process } = {}) {
+function toJSON(summary, { process, identityOf } = {}) {
   return {
     version: VERSION,
     command: 'latency',
@@ -146,6 +148,9 @@ function toJSON(summary, { process } = {}) {
       entries: aggregation.entries.map(entryToJSON),
     })),
     pool: poolToJSON(summary.pool),
+    // The operations above by the thread that queued them (main, each
+    // Worker): null where the program printed no such maps.
+    threads: threadsToJSON(summary.threads, identityOf),
   };
 }
 

@@ -38,6 +38,8 @@ function summarize(model, { sort = 'total', unit } = {}) {
     // whatever order the report shows them in.
     pool: poolOf(model, sortKinds(view.kinds, 'total')),
     hasEntries: model.aggregations.some((a) => a.entries.length > 0),
+    // By the thread that queued the work (./threads.js), null where the program printed none.
+    threads: model.threads || null,
     // The trace's length in ns (a BigInt), where known (latency; not format).
     tracedNs: model.tracedNs === undefined ? null : model.tracedNs,
   };
