@@ -4,10 +4,9 @@
 // steadily (scavenges) and forces a full GC every 500 ms (--expose-gc).
 const assert = require('assert');
 const { requireTracing, startTarget, stopTarget, nodetrace, traceWindow, killStragglers } = require('./support/harness');
-const path = require('path');
 const { locateGc, stepName, FIXED, STEP_PREFIX } = require('../lib/gc/v8-functions');
 const { loadElfSymbols, findElfSymbols, elfFunctionsStartingWith } = require('../lib/symbolize');
-const { nodeBuilds, requireBuild, CACHE } = require('./support/node-builds');
+const { nodeBuilds, requireBuild, nodeObject } = require('./support/node-builds');
 const { askTarget } = require('./support/ask-target');
 
 const STEP_20 = '_ZN2v88internal18IncrementalMarking4StepEdNS0_10StepOriginE';
@@ -63,8 +62,7 @@ describe('nodetrace gc: V8\'s functions in each Node build, as the whole table n
   for (const build of nodeBuilds('all')) {
     it(`${build.label}`, function () {
       requireBuild(this, build);
-      // Debian's V8 is in its libnode, in the build's own root.
-      const file = build.shared ? path.join(CACHE, build.name, 'root', 'usr', 'lib', 'x86_64-linux-gnu', 'libnode.so.108') : build.node;
+      const file = nodeObject(build);
       const table = loadElfSymbols(file);
       const steps = new Set();
       const fixed = new Map();

@@ -5,8 +5,10 @@ const assert = require('assert');
 const fs = require('fs');
 const path = require('path');
 const { queueFunctionsFromDisassembly } = require('../lib/latency/stripped-libuv');
-const { locate, describeBuild, unseenPoolWork, POOL } = require('../lib/latency/probe-points');
+const { execFileSync } = require('child_process');
+const { locate, describeBuild, unseenPoolWork, nodeVersionOf, POOL } = require('../lib/latency/probe-points');
 const { parseMaps } = require('../lib/symbolize');
+const { nodeBuilds, requireBuild, nodeObject } = require('./support/node-builds');
 
 const fixture = (name) => fs.readFileSync(path.join(__dirname, 'fixtures', name), 'utf8');
 
@@ -163,5 +165,33 @@ describe('latency where the probe points are not to be found @tracer', function 
     assert.strictEqual(r.code, 1, r.stderr);
     assert.match(r.stderr, /not found: napi_create_async_work, .*uv__queue_done \(\/\S*sleep does not define it/);
     assert.match(r.stderr, /trace it by PID: nodetrace latency -p PID/);
+  });
+});
+
+// async picks its layout by this version, doctor and ps print it.
+describe('the Node version read from the object that defines N-API, as that node says it', function () {
+  this.timeout(60000);
+  for (const build of nodeBuilds('all')) {
+    it(build.label, function () {
+      requireBuild(this, build);
+      const said = execFileSync(build.node, ['-p', 'process.versions.node'], { encoding: 'utf8' }).trim();
+      assert.strictEqual(nodeVersionOf(nodeObject(build)), said);
+    });
+  }
+
+  it('none in a file that names no release; one read across the 8 MiB it reads at a time', function () {
+    assert.strictEqual(nodeVersionOf('/bin/sh'), null);
+    const dir = fs.mkdtempSync(path.join(require('os').tmpdir(), 'nodetrace-release-'));
+    try {
+      const file = path.join(dir, 'node');
+      const fd = fs.openSync(file, 'w');
+      // (sparse: 9 MiB of zeros but for the name, 8 bytes before the first chunk's end)
+      fs.writeSync(fd, Buffer.from('node-v1.22.333.tar.gz'), 0, 21, 8 * 1024 * 1024 - 8);
+      fs.ftruncateSync(fd, 9 * 1024 * 1024);
+      fs.closeSync(fd);
+      assert.strictEqual(nodeVersionOf(file), '1.22.333');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -71,7 +71,13 @@ function requireBuild(ctx, build) {
   ctx.skip();
 }
 
-module.exports = { nodeBuilds, buildNamed, requireBuild, missingReason, CACHE };
+// The object that holds node itself (V8, N-API): the executable, or
+// Debian's libnode in the build's own root.
+function nodeObject(build) {
+  return build.shared ? path.join(CACHE, build.name, 'root', 'usr', 'lib', 'x86_64-linux-gnu', 'libnode.so.108') : build.node;
+}
+
+module.exports = { nodeBuilds, buildNamed, requireBuild, missingReason, nodeObject, CACHE };
 // The lists each test file once filtered by hand: gone, so that a test
 // written against them says what to use at once.
 for (const gone of ['BUILDS', 'NODE18']) {
