@@ -82,23 +82,6 @@ class TargetSnapshots {
     this.timer.unref();
   }
 
-  /**
-   * The symbol tables of the files the target runs code from, read now
-   * (kept by the symbolizer, by device, inode and path): a report that
-   * names native frames then finds them read. Called once the probes are
-   * attached (-p), when nodetrace has nothing else to do: node's 99 MB binary
-   * (153k symbols) took 0.56 s to read at load 24, and `profile`'s report
-   * read it after the end (docs/performance.md).
-   */
-  readSymbols() {
-    const pid = this.pidOf();
-    if (!pid) return;
-    const snap = this.symbolizer.snapshot(pid, { perfMap: false });
-    for (const map of snap.maps) {
-      if (map.perms[2] === 'x' && map.path.startsWith('/')) this.symbolizer.elfFor(snap, map);
-    }
-  }
-
   // One last snapshot: the newest perf map lines name the code that ran last.
   stop() {
     clearInterval(this.timer);

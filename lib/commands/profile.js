@@ -246,8 +246,7 @@ async function handler(args) {
       dataOnStdout,
       // A -c command's perf map can no longer be read once it exits: look
       // more often, so that code compiled near its end is named too.
-      // -p: its native frames are named from the symbols read during the trace.
-      snapshots: { perfMap: true, threads: true, everyMs: (pl) => (pl.target ? 2000 : 500), readSymbols: true },
+      snapshots: { perfMap: true, threads: true, everyMs: (pl) => (pl.target ? 2000 : 500) },
     });
   } finally {
     if (run.js) run.js.close();

@@ -83,12 +83,6 @@ async function runOneSession(plan, ctx) {
     readyWhen: plan.command && plan.outputFile && plan.tracer.name === 'bpftrace' ? (child) => commandStarted(child.pid) : undefined,
     onReady: () => {
       if (snaps) snaps.start(spec.snapshots.everyMs ? spec.snapshots.everyMs(plan) : undefined);
-      // What the report will need, read while the probes collect and
-      // nodetrace has nothing else to do, not after the end. -p only: read
-      // before, while bpftrace attached, it took -c's command before it ran
-      // (every frame [unknown] on bpftrace 0.23 and 0.27, CI 2026-11-29),
-      // and a -c command may exec node after this point.
-      if (snaps && spec.snapshots.readSymbols && target.pid && !plan.command) setImmediate(() => snaps.readSymbols());
       // -p: the target's exit ends the trace, as the help says (a tracer
       // given the PID only as an argument would go on, and a new process
       // could take the PID).
@@ -122,9 +116,8 @@ async function runOneSession(plan, ctx) {
  * @param {function(args): object} [spec.tracer] the tracer (default: requireTracer(args.backend))
  * @param {function(args): string[]} [spec.outputFiles] files the report will write: checked before tracing
  * @param {function(args): boolean} [spec.dataOnStdout] our stdout carries data (a -c command's output goes to stderr)
- * @param {object} [spec.snapshots] { perfMap, threads, everyMs(plan), readSymbols }: keep snapshots of the target's
- *   memory map (and with `threads`, who its threads are: lib/threads/identify.js; with `readSymbols`, -p's
- *   symbols of the files it runs code from read once the probes are attached)
+ * @param {object} [spec.snapshots] { perfMap, threads, everyMs(plan) }: keep snapshots of the target's memory map
+ *   (and with `threads`, who its threads are: lib/threads/identify.js)
  * @param {function(plan, args, { targetPid }): object} [spec.sessionOptions] more TracerSession options
  *        (targetPid(): the traced PID while it lives, null before -c's command is forked and once it exits)
  * @param {function(plan, ctx): Promise<{result, abnormal}>} [spec.run] another way to run the plan
