@@ -249,11 +249,14 @@ function hashLookup(fd, t, bytes) {
 
 // Calls onSymbol(value, size, strtab, nameOffset, type) for every defined
 // function symbol of the tables (with `data`, every variable instead; with
-// `any`, functions, variables and thread-local variables; with `named`,
-// only those whose name offset it accepts, tested first), reading each
-// table SYMBOL_CHUNK bytes at a time.
-function eachSymbol(fd, tables, onSymbol, { data = false, any = false, named = null } = {}) {
+// `any`, functions, variables and thread-local variables; with `prefixes`
+// (Buffers), only those whose name starts with one of them, tested first:
+// a table none of whose names can is not read, startsWithAny), reading
+// each table SYMBOL_CHUNK bytes at a time.
+function eachSymbol(fd, tables, onSymbol, { data = false, any = false, prefixes = null } = {}) {
   for (const t of tables) {
+    const named = prefixes ? startsWithAny(t.strtab, prefixes) : null;
+    if (prefixes && !named) continue;
     for (let at = 0; at < t.size; at += SYMBOL_CHUNK) {
       const syms = readAt(fd, t.offset + at, Math.min(SYMBOL_CHUNK, t.size - at));
       for (let o = 0; o + ELF64_SYM <= syms.length; o += ELF64_SYM) {
@@ -427,19 +430,15 @@ function findElfSymbols(file, names, { followLinks = false } = {}) {
     }
     const rest = new Map([...named].filter(([n]) => !found.has(n)));
     if (!rest.size) return { loads: elf.loads, found };
-    for (const t of elf.tables.filter((x) => x !== dynsym)) {
-      // (A name and its NUL as a prefix: the name exactly.)
-      const starts = startsWithAny(t.strtab, [...rest.values()]);
-      if (!starts) continue;
-      eachSymbol(fd, [t], (value, size, strtab, name) => {
-        for (const [n, bytes] of rest) {
-          if (!found.has(n) && strtab[name] === bytes[0]
-            && strtab.compare(bytes, 0, bytes.length, name, name + bytes.length) === 0) {
-            found.set(n, { value, size });
-          }
+    // (A name and its NUL as a prefix: the name exactly.)
+    eachSymbol(fd, elf.tables.filter((t) => t !== dynsym), (value, size, strtab, name) => {
+      for (const [n, bytes] of rest) {
+        if (!found.has(n) && strtab[name] === bytes[0]
+          && strtab.compare(bytes, 0, bytes.length, name, name + bytes.length) === 0) {
+          found.set(n, { value, size });
         }
-      }, { named: starts });
-    }
+      }
+    }, { prefixes: [...rest.values()] });
     return { loads: elf.loads, found };
   });
 }
@@ -475,11 +474,7 @@ function elfFunctionsStartingWith(file, prefix, { followLinks = false } = {}) {
   const wanted = [Buffer.from(prefix, 'latin1')];
   return withElf(file, followLinks, (fd, elf) => {
     const names = new Set();
-    for (const t of elf.tables) {
-      const starts = startsWithAny(t.strtab, wanted);
-      if (!starts) continue;
-      eachSymbol(fd, [t], (value, size, strtab, name) => names.add(nameIn(strtab, name)), { named: starts });
-    }
+    eachSymbol(fd, elf.tables, (value, size, strtab, name) => names.add(nameIn(strtab, name)), { prefixes: wanted });
     return [...names];
   });
 }
@@ -499,15 +494,11 @@ function findElfData(file, prefixes, { followLinks = false, width = 4, any = fal
   const wanted = prefixes.map((p) => Buffer.from(p, 'latin1'));
   return withElf(file, followLinks, (fd, elf, fileSize) => {
     const symbols = new Map();
-    for (const t of elf.tables) {
-      const starts = startsWithAny(t.strtab, wanted);
-      if (!starts) continue;
-      eachSymbol(fd, [t], (value, size, strtab, name, type) => {
-        if (symbols.size >= MAX_DATA_SYMBOLS) return;
-        const text = nameIn(strtab, name);
-        if (!symbols.has(text)) symbols.set(text, { value, size, type });
-      }, { data: !any, any, named: starts });
-    }
+    eachSymbol(fd, elf.tables, (value, size, strtab, name, type) => {
+      if (symbols.size >= MAX_DATA_SYMBOLS) return;
+      const text = nameIn(strtab, name);
+      if (!symbols.has(text)) symbols.set(text, { value, size, type });
+    }, { data: !any, any, prefixes: wanted });
     for (const sym of symbols.values()) {
       const seg = sym.type !== STT_TLS
         && elf.loads.find((l) => sym.value >= l.vaddr && sym.value + width <= l.vaddr + l.filesz);
