@@ -8,7 +8,7 @@
 // lines or the JSON report's list, named by role (lib/threads/roles.js).
 const { jsonInteger } = require('../../render/json');
 const { threadLabel } = require('../../threads/roles');
-const { grouped } = require('../../render/text');
+const { grouped, plural } = require('../../render/text');
 
 const THREAD_MAPS = ['thread_ops', 'thread_total_us'];
 
@@ -78,7 +78,7 @@ function threadLines(threads, identityOf) {
   if (threads.length === 1 && names[0] === threadLabel({ role: 'main' })) return [];
   const width = Math.max(...names.map((n) => n.length));
   return ['By the thread whose event loop queued it (the kinds below hold every thread\'s):',
-    ...threads.map((t, i) => `  ${names[i].padEnd(width)}  ${grouped(t.count)} operations, ${grouped((t.totalUs + 500n) / 1000n)} ms in all`), ''];
+    ...threads.map((t, i) => `  ${names[i].padEnd(width)}  ${plural(t.count, 'operation')}, ${grouped((t.totalUs + 500n) / 1000n)} ms in all`), ''];
 }
 
 module.exports = { splitThreadMaps, threadsToJSON, threadLines, THREAD_MAPS };
