@@ -31,7 +31,7 @@ const { lossLines, addMaps } = require('../render/loss');
 const { targetOptions, checkTarget, targetText } = require('../targets/options');
 const { resolveOneTarget, hostFacts: oneProcessHost } = require('../targets/one-process');
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
-const { clusterOf } = require('../proc/cluster');
+const { clusterOf, clusterFacts, clusterRoles } = require('../proc/cluster');
 const fs = require('fs');
 const { matchingPids } = require('../targets/resolve');
 const { MORE_PIDS } = require('../http/wire-plan');
@@ -56,7 +56,7 @@ function builder(y) {
       + '`node -r nodetrace/register`; untraced, that costs a semaphore read per request.\n'
       + 'Processes without the hook are read off the wire: their socket system calls and their\n'
       + 'OpenSSL (--source): one (-p PID), or up to 8 of one binary by PIDs or a name (a cluster\n'
-      + 'or PM2 app: its primary and workers; workers forked later are not read).'), { many: true, container: true });
+      + 'or PM2 app: its primary and workers; with the primary among them, workers it forks later too).'), { many: true, container: true });
   return y
     .option('duration', durationOption('Stop after this many seconds (default: Ctrl-C)'))
     .option('slower-than', { type: 'number', describe: 'Only requests that took at least this many ms (filtered in the tracer; on the wire, by nodetrace)' })
@@ -158,13 +158,42 @@ function wireSetPlan(args, tracer, pids) {
       { hint: 'Name fewer (PIDs: 4242,4343), or start them with node -r nodetrace/register and trace them by the hook.', exitCode: EXIT.USAGE });
   }
   const tls = sharedTls(pids);
-  const p = planWire(tracer, pids, tls);
+  const parent = primaryAmong(pids);
+  const p = planWire(tracer, pids, tls, { parent: parent || 0 });
   const how = tls.file ? `and their HTTPS off the OpenSSL in ${tls.object} (HTTP/1.x, served and made)`
     : `(plaintext HTTP/1.x, served and made; HTTPS is not seen: ${tls.why})`;
-  const warnings = [`PIDs ${pids.join(', ')} have no nodetrace hook: reading their HTTP off their socket system calls ${how}; `
-    + 'processes started later (a worker forked anew) are not read.'];
+  const later = parent ? `workers that PID ${parent}, their cluster's primary, forks later are read too, from their start.`
+    : 'processes started later (a worker forked anew) are not read: name their cluster\'s primary too to read those.';
+  const warnings = [`PIDs ${pids.join(', ')} have no nodetrace hook: reading their HTTP off their socket system calls ${how}; ${later}`];
   return { ...p, describe: `HTTP on the sockets of PIDs ${pids.join(', ')}`, warnings: [...(p.warnings || []), ...warnings],
-    details: { ...p.details, source: 'wire', pids } };
+    details: { ...p.details, source: 'wire', pids, parent } };
+}
+
+// The one cluster primary among the PIDs (lib/proc/cluster.js: a worker's
+// parent, with NODE_UNIQUE_ID in the worker's environ), whose workers forked
+// later the trace reads too; null where there is none, or several.
+function primaryAmong(pids) {
+  const roles = clusterRoles(pids.map(clusterFacts).filter(Boolean));
+  const primaries = pids.filter((p) => roles.has(p) && roles.get(p).role === 'primary');
+  return primaries.length === 1 ? primaries[0] : null;
+}
+
+// A child of the primary that the program began reading (it ran its
+// program): read on where /proc says it is a worker of that primary (its
+// parent, NODE_UNIQUE_ID), said in one line; any other child dropped.
+function followWorker(parent, say) {
+  const exeOf = (pid) => {
+    try { const st = fs.statSync(`/proc/${pid}/exe`); return `${st.dev}:${st.ino}`; } catch { return null; }
+  };
+  const primaryExe = exeOf(parent);
+  return (pid) => {
+    const f = clusterFacts(pid);
+    if (!f || f.ppid !== parent || f.workerId === null) return false;
+    const exe = exeOf(pid);
+    const tls = exe !== null && exe === primaryExe ? '' : ' (not its HTTPS: it runs another executable than its primary)';
+    say(`PID ${pid}, worker ${f.workerId} of ${parent}, started while tracing: reading its HTTP off the wire too${tls}.`);
+    return true;
+  };
 }
 
 // One process read off its sockets, and off its OpenSSL where it has one
@@ -287,10 +316,13 @@ const WIRE_FLUSH_MS = 100;
 // reassembled into requests, shown as the hook's are.
 async function runWire(plan, ctx) {
   const { args } = ctx;
-  const { pids, mapKeys } = plan.details;
+  const { pids, mapKeys, parent } = plan.details;
   // As many connections followed as the program's maps hold (DTrace's: the default).
   const bound = mapKeys ? { maxConnections: mapKeys } : {};
-  const reader = pids ? new WireReader({ pids, ...bound }) : new WireReader({ pid: plan.details.pid, ...bound });
+  const say = (text) => process.stderr.write(safeText(`nodetrace: ${text}`) + '\n');
+  const follow = parent ? followWorker(parent, say) : null;
+  const reader = pids ? new WireReader({ pids, follow, ...bound })
+    : new WireReader({ pid: plan.details.pid, ...bound });
   const identities = new Map();
   const identityOf = (pid) => {
     if (!identities.has(pid)) identities.set(pid, identify(pid));
