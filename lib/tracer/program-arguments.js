@@ -243,7 +243,7 @@ const TABLES = {
     arg('PID', 'the process: every probe fires for it (and MORE_PIDS) alone, in the kernel', '-p, or the first target\'s PID'),
     arg('NUL_BYTE', '1 where str(p, n) copies n - 1 bytes and a NUL, 0 where it copies n',
       'lib/tracer/capabilities.js strCopiesLessOne (bpftrace 0.23+: 1)'),
-    ...numbered('PID', 2, 8, 'another process of the same binary to read (0: none)', 'the targets\' PIDs (lib/commands/http.js)',
+    ...numbered('PID', 2, 8, 'another process of the same binary to read (0: none)', 'the targets\' PIDs (lib/http/source.js)',
       { group: 'MORE_PIDS', fill: 0 }),
     arg('TLS_FILE', 'the object that defines its SSL_read, SSL_write, SSL_free, SSL_set_bio',
       'lib/http/tls-object.js: the mapped object that defines them, as /proc/PID/map_files/RANGE', { part: 'tls' }),
