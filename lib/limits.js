@@ -39,16 +39,24 @@ const LIMITS = Object.freeze({
   // Files whose symbols one symbolizer reads (a Node process maps 30 to 300
   // with code; a crafted core may name 65,536 that exist here).
   MAX_SYMBOL_FILES: 1024,
-  // Time one run spends reading executables and libraries (headers, symbol
-  // tables, notes: every read of lib/symbolize.js withElf), summed over
-  // files and reads. Each file is bounded alone (above), but a crafted one
-  // within those bounds still takes seconds (a 64 MB .symtab and .strtab
-  // of a copy of sleep: 6 s for `ps`'s reads at load 10), and `ps` beside
-  // hundreds of them would take that many times as long. Honest files:
-  // `ps` reads a node executable in 0.5 s, profile names frames in node
-  // 26's in 1.2 s (load 10, 2026-11-29): 30 s is some 60 node versions.
-  // Past it no further file is read, said once (the first one named).
+  // Time spent reading executables and libraries (headers, symbol tables,
+  // notes: every read of lib/symbolize.js withElf), summed over files and
+  // reads, within each ELF_READ_WINDOW_MS (lib/read-budget.js). Each file
+  // is bounded alone (above), but a crafted one within those bounds still
+  // takes seconds (a 64 MB .symtab and .strtab of a copy of sleep: 6 s
+  // for `ps`'s reads at load 10), and `ps` beside hundreds of them would
+  // take that many times as long. Honest files: `ps` reads a node
+  // executable in 0.5 s, profile names frames in node 26's in 1.2 s (load
+  // 10, 2026-11-29): 30 s is some 60 node versions. Past it no further
+  // file is read until the window ends, said once a window (the first one
+  // named). The window renews the budget for commands that follow new
+  // processes for hours (snoop '*', http NAME, probes): a burst of hostile
+  // files then costs at most 30 s of every 5 minutes (10% of one core).
+  // For tests only, NODETRACE_TEST_ELF_READ_BUDGET_MS=N lowers the budget
+  // to N ms (a whole number below 30,000; anything else is ignored: it can
+  // only lower the bound), so that a test reaches it without reading 30 s.
   ELF_READ_BUDGET_MS: 30 * 1000,
+  ELF_READ_WINDOW_MS: 5 * 60 * 1000,
   // A PT_NOTE segment read for a build ID, and the dynamic section with one
   // of its strings (a library's DT_NEEDED or run path).
   MAX_BUILD_ID_NOTES_BYTES: 64 * 1024,
@@ -190,8 +198,15 @@ function setLimitSink(fn) {
   return before;
 }
 
+/** ELF_READ_BUDGET_MS, or the lower bound a test asked for (above). */
+function elfReadBudgetMs(env = process.env) {
+  const text = env.NODETRACE_TEST_ELF_READ_BUDGET_MS;
+  const ms = /^[0-9]{1,9}$/.test(text || '') ? Number(text) : NaN;
+  return ms < LIMITS.ELF_READ_BUDGET_MS ? ms : LIMITS.ELF_READ_BUDGET_MS;
+}
+
 function formatBytes(n) {
   return n >= MiB ? `${Math.round(n / MiB)} MB` : n >= 1024 ? `${Math.round(n / 1024)} KB` : `${n} bytes`;
 }
 
-module.exports = { LIMITS, overLimit, setLimitSink, formatBytes };
+module.exports = { LIMITS, overLimit, setLimitSink, formatBytes, elfReadBudgetMs };

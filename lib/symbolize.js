@@ -21,7 +21,8 @@ const {
   DT_NULL, DT_NEEDED, DT_STRTAB, DT_STRSZ, DT_RPATH, DT_RUNPATH,
 } = require('./elf-constants');
 const { lastAtOrBelow } = require('./sorted');
-const { LIMITS, overLimit, formatBytes } = require('./limits');
+const { LIMITS, overLimit, formatBytes, elfReadBudgetMs } = require('./limits');
+const { RenewingBudget } = require('./read-budget');
 
 const NT_GNU_BUILD_ID = 3;
 const DEBUG_DIR = '/usr/lib/debug/.build-id';
@@ -290,26 +291,26 @@ function openElf(file, followLinks) {
   return openRegular(file, { maxBytes: MAX_ELF_BYTES, followLinks });
 }
 
-// Time this run has spent in withElf, against LIMITS.ELF_READ_BUDGET_MS.
-const elfReading = { spentNs: 0n };
-const ELF_READ_BUDGET_NS = BigInt(LIMITS.ELF_READ_BUDGET_MS) * 1000000n;
+// Time spent in withElf, against LIMITS.ELF_READ_BUDGET_MS in each
+// ELF_READ_WINDOW_MS.
+const elfReading = new RenewingBudget({ budgetMs: elfReadBudgetMs(), windowMs: LIMITS.ELF_READ_WINDOW_MS });
 
 // Opens `file` and runs read(fd, tables) over its symbol tables (null when
 // it is not an ELF file that can be read; a refusal is said once). Once
-// the run's time for reading such files is spent, no file is read: said
-// once, naming the first left out.
+// the window's time for reading such files is spent, no file is read until
+// it ends: said once a window, naming the first left out.
 function withElf(file, followLinks, read, o = {}) {
-  if (elfReading.spentNs >= ELF_READ_BUDGET_NS) {
-    overLimit(fileName(file), `not read, nor any executable or library after it: reading them took ${LIMITS.ELF_READ_BUDGET_MS / 1000} s already, the bound of one run`,
-      { key: 'ELF_READ_BUDGET_MS' });
+  const refused = elfReading.refusal();
+  if (refused) {
+    overLimit(fileName(file), `not read, nor any executable or library for the next ${Math.ceil(refused.renewsInMs / 1000)} s: reading them took ${formatSeconds(elfReading.budgetMs)} already, the bound per ${formatSeconds(elfReading.windowMs)}`,
+      { key: `ELF_READ_BUDGET_MS ${refused.window}` });
     return null;
   }
-  const started = process.hrtime.bigint();
-  try {
-    return readElf(file, followLinks, read, o);
-  } finally {
-    elfReading.spentNs += process.hrtime.bigint() - started;
-  }
+  return elfReading.spend(() => readElf(file, followLinks, read, o));
+}
+
+function formatSeconds(ms) {
+  return ms % 60000 === 0 && ms >= 60000 ? `${ms / 60000} minutes` : `${ms / 1000} s`;
 }
 
 function readElf(file, followLinks, read, { tables = true }) {

@@ -12,7 +12,8 @@ const path = require('path');
 const { buildElf, SITES_SYMBOL, SEMAPHORES_SYMBOL } = require('../lib/usdt/elf');
 const { normalizeDefinition } = require('../lib/usdt/definition');
 const { findElfSymbols, findElfData, loadElfSymbols, scanPerfMap, Symbolizer, startsWithAny } = require('../lib/symbolize');
-const { LIMITS, setLimitSink } = require('../lib/limits');
+const { LIMITS, setLimitSink, elfReadBudgetMs } = require('../lib/limits');
+const { RenewingBudget } = require('../lib/read-budget');
 const { withSections } = require('./support/crafted-elf');
 
 const SHT_PROGBITS = 1;
@@ -147,6 +148,35 @@ describe('ELF readers bounded by the file and lib/limits.js (issue 35)', functio
     assert.ok(s.cacheBytes <= LIMITS.SYMBOL_CACHE_BYTES);
     s.keep('c', { bytes: 10 });
     assert.deepStrictEqual([...s.elfCache.keys()], ['b', 'c']);
+  });
+
+  it('reading time is bounded per window, and renews: a burst gets the budget, a later window reads again', function () {
+    let now = 1000;
+    const budget = new RenewingBudget({ budgetMs: 30, windowMs: 300, now: () => now });
+    assert.strictEqual(budget.refusal(), null);
+    budget.spend(() => { now += 20; });
+    assert.strictEqual(budget.refusal(), null, '20 of 30 ms spent');
+    assert.strictEqual(budget.spend(() => { now += 15; return 'read'; }), 'read');
+    // Spent (35 ms) at 1035: refused until the window that began at 1000 ends.
+    assert.deepStrictEqual(budget.refusal(), { window: 1000, renewsInMs: 265 });
+    now = 1299;
+    assert.deepStrictEqual(budget.refusal(), { window: 1000, renewsInMs: 1 });
+    now = 1300;
+    assert.strictEqual(budget.refusal(), null, 'a new window');
+    budget.spend(() => { now += 40; });
+    assert.deepStrictEqual(budget.refusal(), { window: 1300, renewsInMs: 260 });
+    // A read that throws is counted too.
+    now = 5000;
+    assert.throws(() => budget.spend(() => { now += 31; throw new Error('bad file'); }), /bad file/);
+    assert.deepStrictEqual(budget.refusal(), { window: 5000, renewsInMs: 269 });
+  });
+
+  it('a test may lower the budget of reading through NODETRACE_TEST_ELF_READ_BUDGET_MS, never raise it', function () {
+    assert.strictEqual(elfReadBudgetMs({}), LIMITS.ELF_READ_BUDGET_MS);
+    assert.strictEqual(elfReadBudgetMs({ NODETRACE_TEST_ELF_READ_BUDGET_MS: '2000' }), 2000);
+    assert.strictEqual(elfReadBudgetMs({ NODETRACE_TEST_ELF_READ_BUDGET_MS: '0' }), 0);
+    for (const text of ['60000', '30000', '-1', '1e3', '2000ms', ''])
+      assert.strictEqual(elfReadBudgetMs({ NODETRACE_TEST_ELF_READ_BUDGET_MS: text }), LIMITS.ELF_READ_BUDGET_MS, text);
   });
 
   it('skips a perf map line longer than the limit, and reads the lines after it', function () {

@@ -1,7 +1,7 @@
 'use strict';
 // The USDT probes `node -r nodetrace/register` adds for HTTP, declared once
 // for the hook that fires them (lib/http/hook.js) and the command that
-// traces them (lib/commands/http.js). Every process declares exactly this,
+// traces them (lib/http/runner.js). Every process declares exactly this,
 // so all of a user's processes share one probe library (docs/usdt.md), and
 // one tracer attached by its path sees them all, even ones started later.
 //

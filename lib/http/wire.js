@@ -32,12 +32,16 @@ const { stringBytes, splitterFor } = require('../tracer/output-formats');
 const { lossLines, addMaps } = require('../render/loss');
 const { plural, grouped } = require('../render/text');
 const { Framer, Call } = require('./wire-framing');
-const { PIECE_BYTES, HEAD_BYTES, MAP_KEYS } = require('./wire-plan');
+const { PIECE_BYTES, HEAD_BYTES, MAP_KEYS, DTRACE_FDS } = require('./wire-plan');
 
 // KIND of an event, as the programs write it (their #defines, held to these
 // by test/http-wire-unit.test.js): what the call was, and flags.
-// EXEC: a child of the cluster's primary ran its program (a worker forked anew).
-const EVENT = Object.freeze({ READ: 1, WRITE: 2, CLOSE: 3, BEFORE: 4, EXEC: 5, FIRST: 16, LAST: 32, TLS: 64 });
+// UNFOLLOWED, http-wire.d's only: a socket accepted or connected at an fd
+// past those it keeps (DTRACE_FDS), never read. EXEC, http-wire.bt's only:
+// a child of the cluster's primary ran its program (a worker forked anew).
+const EVENT = Object.freeze({
+  READ: 1, WRITE: 2, CLOSE: 3, BEFORE: 4, UNFOLLOWED: 5, EXEC: 6, FIRST: 16, LAST: 32, TLS: 64,
+});
 const KIND_BITS = 15;
 const FLAG_BITS = EVENT.FIRST | EVENT.LAST | EVENT.TLS;
 
@@ -78,9 +82,9 @@ function pieceOf({ kind, tid, ns, fd, ret, off, asked, pid = null }, bytes, refu
   const at = Number(off);
   const n = Number(asked);
   // The bytes end at a NUL (a string): never more than were asked for, nor past what the call returned.
-  // A close or an exec carries no bytes (what a tracer puts there is not
-  // read: bpftrace 0.27 gave str(fd, 0) a string of its own).
-  const fits = base === EVENT.CLOSE || base === EVENT.EXEC ? r === 0 && at === 0 && n === 0
+  // A close, an fd not followed or an exec carries no bytes (what a tracer
+  // puts there is not read: bpftrace 0.27 gave str(fd, 0) a string of its own).
+  const fits = base === EVENT.CLOSE || base === EVENT.UNFOLLOWED || base === EVENT.EXEC ? r === 0 && at === 0 && n === 0
     : r > 0 && at >= 0 && n <= HEAD_BYTES && at + n <= r && bytes.length <= n;
   if (!known || !fits) { refused('an entry not as the program writes it'); return null; }
   return { kind: k, tid: Number(tid), ns: BigInt(ns), fd: String(fd), ret: r, off: at, bytes, pid };
@@ -141,6 +145,7 @@ class WireReader {
     this.droppedBy = new Map();
     this.http2By = new Map();
     this.beforeBy = new Map();
+    this.unfollowedBy = new Map();
     this.unreadableBy = new Map();
     this.batchCalls = [0, 0];    // calls of each set's batch, against its @nN
     this.batchLatest = [0n, 0n];
@@ -306,6 +311,10 @@ class WireReader {
       // http-wire.d's slot taken), and reads no more of it.
       if (c) this.giveUp(ev.pid, c, 'the tracer lost track of it');
       else bump(this.beforeBy, ev.pid);
+      return;
+    }
+    if (kind === EVENT.UNFOLLOWED) {
+      bump(this.unfollowedBy, ev.pid);
       return;
     }
     if (kind === EVENT.CLOSE) {
@@ -488,6 +497,10 @@ function wireLossLines(reader, describe) {
   for (const [pid, n] of reader.beforeBy) {
     lines.push(`${describe(pid)}: ${plural(n, 'connection')} opened before tracing began ${n === 1 ? 'was' : 'were'} not read `
       + '(where a message starts inside a connection cannot be known): trace longer, or from before its clients connect.');
+  }
+  for (const [pid, n] of reader.unfollowedBy) {
+    lines.push(`${describe(pid)}: ${plural(n, 'socket')} accepted or connected at a descriptor of ${grouped(DTRACE_FDS)} or more `
+      + `${n === 1 ? 'was' : 'were'} not read (DTrace's program follows the descriptors below it; bpftrace's follows every one).`);
   }
   for (const [pid, n] of reader.droppedBy) {
     lines.push(`${describe(pid)}: ${plural(n, 'request')} given up `

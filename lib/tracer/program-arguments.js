@@ -243,7 +243,7 @@ const TABLES = {
     arg('PID', 'the process: every probe fires for it (and MORE_PIDS) alone, in the kernel', '-p, or the first target\'s PID'),
     arg('NUL_BYTE', '1 where str(p, n) copies n - 1 bytes and a NUL, 0 where it copies n',
       'lib/tracer/capabilities.js strCopiesLessOne (bpftrace 0.23+: 1)'),
-    ...numbered('PID', 2, 8, 'another process of the same binary to read (0: none)', 'the targets\' PIDs (lib/commands/http.js)',
+    ...numbered('PID', 2, 8, 'another process of the same binary to read (0: none)', 'the targets\' PIDs (lib/http/source.js)',
       { group: 'MORE_PIDS', fill: 0 }),
     arg('PARENT', 'a cluster\'s primary among them, whose children (workers forked anew) are read too from their exec on; 0: none',
       'lib/commands/http.js (lib/proc/cluster.js: the primary of the workers traced)'),
