@@ -8,7 +8,7 @@ const assert = require('assert');
 const fs = require('fs');
 const path = require('path');
 const { TracerSession, abnormalEnd, QUIESCE_TIMEOUT_MS, REPORT_TIMEOUT_MS, tracedSpanMs, spanNs } = require('../lib/tracer/session');
-const { renderPlan } = require('../lib/tracer/plan');
+const { renderPlan, BATCH_QUIESCE } = require('../lib/tracer/plan');
 
 const DEAF = path.join(__dirname, 'support', 'deaf-tracer.js');
 // A session that gives up on a tracer must end in about its own timers'
@@ -82,13 +82,13 @@ describe('TracerSession: ending a tracer', function () {
 describe('TracerSession: ending a tracer that streams events (plan.quiesce)', function () {
   this.timeout(20000);
   const script = path.join(__dirname, 'support', 'discarding-tracer.js');
-  const quiesce = { signal: 'SIGURG', line: 'Snooping stopped.' };
+  const quiesce = BATCH_QUIESCE;
 
   it('stops the events first, ends the tracer once it says so, and does not pass that line on', async function () {
     const r = await run(fakePlan('bpftrace', script, { quiesce }));
     assert.strictEqual(r.code, 0);
     assert.deepStrictEqual(r.errors, [], 'nothing discarded');
-    assert(!r.during.includes('Snooping stopped.') && !r.maps.includes('Snooping stopped.'), 'the line is taken, not shown');
+    assert(!r.during.includes('Tracing stopped.') && !r.maps.includes('Tracing stopped.'), 'the line is taken, not shown');
     const last = Number(/^E (\d+)$/.exec(r.during[r.during.length - 1])[1]);
     assert.strictEqual(Number(/^@records: (\d+)$/m.exec(r.maps)[1]), last, 'every event emitted was read');
   });
@@ -106,7 +106,7 @@ describe('TracerSession: ending a tracer that streams events (plan.quiesce)', fu
 describe('TracerSession: a streaming program\'s report, once it is quiet (plan.quiesce, onReport)', function () {
   this.timeout(20000);
   const script = path.join(__dirname, 'support', 'discarding-tracer.js');
-  const quiesce = { signal: 'SIGURG', line: 'Snooping stopped.' };
+  const quiesce = BATCH_QUIESCE;
 
   it('is handed over with every event read, before the tracer is told to end, and its detach comes after', async function () {
     const events = [];
