@@ -199,6 +199,17 @@ describe('TracerSession: a program\'s window (plan.window)', function () {
     assert.strictEqual(r.reported, true);
   });
 
+  it('takes a report printed before it asked for the end as no end, and says so (not an empty report and exit 0)', async function () {
+    let reported = null;
+    const r = await run(fakePlan('bpftrace', script, { window, env: { WINDOWED_TRACER_EARLY_REPORT: '1', WINDOWED_TRACER_DETACH_MS: '10' } }),
+      { onReport: (res) => { reported = { maps: res.maps, endRequested: res.endRequested }; } });
+    assert.strictEqual(r.code, 0);
+    assert.deepStrictEqual(sent(r).map(([s]) => s), ['SIGURG', 'opened', 'SIGURG', 'SIGTERM'], 'the window still closed when the end came');
+    assert.strictEqual(reported.endRequested, true, 'the report handed over is the one asked for');
+    assert.strictEqual(reported.maps, '@traced_ns: 5\n', 'the unasked report\'s lines are not mixed into it');
+    assert.match(abnormalEnd(r, fakePlan('bpftrace')), /^bpftrace printed its program's report \d+ s after it attached, before nodetrace asked for it/);
+  });
+
   it('ends the trace saying so when the program never says its window is open', async function () {
     let ready = false;
     const r = await run(fakePlan('bpftrace', script, { window, env: { WINDOWED_TRACER_OPEN_MS: 'never', WINDOWED_TRACER_DETACH_MS: '10' } }),
