@@ -43,6 +43,7 @@ inline int READ = 1;
 inline int WRITE = 2;
 inline int CLOSE = 3;
 inline int BEFORE = 4;
+inline int UNFOLLOWED = 5;
 inline int FIRST = 16;
 inline int LAST = 32;
 inline int TLS = 64;
@@ -80,7 +81,8 @@ inline uint64_t STATUS_101_1_0 = 0x2031303120302e31;
  * Per fd, what its connection is: a fixed array, not an associative one
  * (DTrace for Linux's associative arrays can move a value between keys when
  * one is deleted: docs/programs.md#http-wire).  A socket whose fd is FDS or
- * more is never read.
+ * more is never read: its accept or connect is said (UNFOLLOWED), for the
+ * closing line to count.
  */
 char conn[65536];
 
@@ -100,6 +102,18 @@ syscall::connect:entry
 /pid == $1 && (int)arg0 >= 0 && arg0 < FDS/
 {
 	conn[arg0] = NEW;
+}
+
+syscall::accept4:return
+/pid == $1 && (int64_t)arg1 >= FDS/
+{
+	printf("W %d %d %d %d 0 0 0 0 \n", UNFOLLOWED, tid, timestamp, arg1);
+}
+
+syscall::connect:entry
+/pid == $1 && (int)arg0 >= FDS/
+{
+	printf("W %d %d %d %d 0 0 0 0 \n", UNFOLLOWED, tid, timestamp, arg0);
 }
 
 syscall::close:entry

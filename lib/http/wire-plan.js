@@ -28,6 +28,10 @@ const IOVECS = 16;
 // maps as many calls each. NODETRACE_MAP_KEYS sets another
 // (capabilities.mapKeysFor).
 const MAP_KEYS = 16384;
+// http-wire.d keeps its connections in a fixed array by fd (FDS): a socket
+// of a higher fd is not read, its accept or connect said (EVENT.UNFOLLOWED),
+// and counted by the closing line. http-wire.bt keys its map by any fd.
+const DTRACE_FDS = 65536;
 
 // The program's maps that can fill (bpftrace drops an insert into a full one
 // without a word), said by lib/render/map-full.js: @conn and the threads'
@@ -113,4 +117,6 @@ function planWireDtrace(tracer, pid, tls) {
   return planTracer(tracer, o);
 }
 
-module.exports = { WIRE_SCRIPT, PIECE_BYTES, HEAD_BYTES, IOVECS, MAP_KEYS, MORE_PIDS, planWire, wireBoundedMaps };
+module.exports = {
+  WIRE_SCRIPT, PIECE_BYTES, HEAD_BYTES, IOVECS, MAP_KEYS, DTRACE_FDS, MORE_PIDS, planWire, wireBoundedMaps,
+};

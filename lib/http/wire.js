@@ -32,11 +32,13 @@ const { stringBytes, splitterFor } = require('../tracer/output-formats');
 const { lossLines, addMaps } = require('../render/loss');
 const { plural, grouped } = require('../render/text');
 const { Framer, Call } = require('./wire-framing');
-const { PIECE_BYTES, HEAD_BYTES, MAP_KEYS } = require('./wire-plan');
+const { PIECE_BYTES, HEAD_BYTES, MAP_KEYS, DTRACE_FDS } = require('./wire-plan');
 
 // KIND of an event, as the programs write it (their #defines, held to these
 // by test/http-wire-unit.test.js): what the call was, and flags.
-const EVENT = Object.freeze({ READ: 1, WRITE: 2, CLOSE: 3, BEFORE: 4, FIRST: 16, LAST: 32, TLS: 64 });
+// UNFOLLOWED, http-wire.d's only: a socket accepted or connected at an fd
+// past those it keeps (DTRACE_FDS), never read.
+const EVENT = Object.freeze({ READ: 1, WRITE: 2, CLOSE: 3, BEFORE: 4, UNFOLLOWED: 5, FIRST: 16, LAST: 32, TLS: 64 });
 const KIND_BITS = 15;
 const FLAG_BITS = EVENT.FIRST | EVENT.LAST | EVENT.TLS;
 
@@ -68,14 +70,14 @@ const REORDER_NS = 400000000n;
 function pieceOf({ kind, tid, ns, fd, ret, off, asked, pid = null }, bytes, refused) {
   const k = Number(kind);
   const base = k & KIND_BITS;
-  const known = base >= EVENT.READ && base <= EVENT.BEFORE && (k & ~(KIND_BITS | FLAG_BITS)) === 0;
+  const known = base >= EVENT.READ && base <= EVENT.UNFOLLOWED && (k & ~(KIND_BITS | FLAG_BITS)) === 0;
   const r = Number(ret);
   const at = Number(off);
   const n = Number(asked);
   // The bytes end at a NUL (a string): never more than were asked for, nor past what the call returned.
   // A close carries no bytes (what a tracer puts there is not read: bpftrace
   // 0.27 gave str(fd, 0) a string of its own).
-  const fits = base === EVENT.CLOSE ? r === 0 && at === 0 && n === 0
+  const fits = base === EVENT.CLOSE || base === EVENT.UNFOLLOWED ? r === 0 && at === 0 && n === 0
     : r > 0 && at >= 0 && n <= HEAD_BYTES && at + n <= r && bytes.length <= n;
   if (!known || !fits) { refused('an entry not as the program writes it'); return null; }
   return { kind: k, tid: Number(tid), ns: BigInt(ns), fd: String(fd), ret: r, off: at, bytes, pid };
@@ -130,6 +132,7 @@ class WireReader {
     this.droppedBy = new Map();
     this.http2By = new Map();
     this.beforeBy = new Map();
+    this.unfollowedBy = new Map();
     this.unreadableBy = new Map();
     this.batchCalls = [0, 0];    // calls of each set's batch, against its @nN
     this.batchLatest = [0n, 0n];
@@ -277,6 +280,10 @@ class WireReader {
       // http-wire.d's slot taken), and reads no more of it.
       if (c) this.giveUp(ev.pid, c, 'the tracer lost track of it');
       else bump(this.beforeBy, ev.pid);
+      return;
+    }
+    if (kind === EVENT.UNFOLLOWED) {
+      bump(this.unfollowedBy, ev.pid);
       return;
     }
     if (kind === EVENT.CLOSE) {
@@ -459,6 +466,10 @@ function wireLossLines(reader, describe) {
   for (const [pid, n] of reader.beforeBy) {
     lines.push(`${describe(pid)}: ${plural(n, 'connection')} opened before tracing began ${n === 1 ? 'was' : 'were'} not read `
       + '(where a message starts inside a connection cannot be known): trace longer, or from before its clients connect.');
+  }
+  for (const [pid, n] of reader.unfollowedBy) {
+    lines.push(`${describe(pid)}: ${plural(n, 'socket')} accepted or connected at a descriptor of ${grouped(DTRACE_FDS)} or more `
+      + `${n === 1 ? 'was' : 'were'} not read (DTrace's program follows the descriptors below it; bpftrace's follows every one).`);
   }
   for (const [pid, n] of reader.droppedBy) {
     lines.push(`${describe(pid)}: ${plural(n, 'request')} given up `
