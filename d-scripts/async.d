@@ -43,7 +43,8 @@
  *   "@name[KIND] = N" (histograms after "@name[KIND] = "): @created,
  *   @callbacks, @destroyed, @wait_us, @wait_max_us, @callback_us,
  *   @callback_max_us, @loop_callback_ns, @function_ns[KIND, SFI],
- *   @function_calls[KIND, SFI], @loop_busy_ns, @traced_ns: async.bt's maps.
+ *   @function_calls[KIND, SFI], @thread_created[TID, KIND],
+ *   @thread_callbacks[TID, KIND], @loop_busy_ns, @traced_ns: async.bt's maps.
  *
  * Example output (test/targets/async-mix.js, DTrace for Linux 2.0, node 20,
  *   abridged; whole in test/fixtures/dtrace-async-mix.out):
@@ -140,6 +141,8 @@ pid$1::ASYNC_RESET:entry
 	this->kind = (uint64_t)*(uint32_t *)copyin(arg0 + $2, 4);
 	@created[this->kind] = count();
 	@alive[this->kind] = sum(1);
+	/* By the thread that created it (the main thread, each Worker): its own loop. */
+	@thread_created[tid, this->kind] = count();
 	born_at[arg0] = timestamp;
 }
 
@@ -148,6 +151,7 @@ pid$1::_ZN4node9AsyncWrap12MakeCallbackEN2v85LocalINS1_8FunctionEEEiPNS2_INS1_5V
 {
 	this->kind = (uint64_t)*(uint32_t *)copyin(arg0 + $2, 4);
 	@callbacks[this->kind] = count();
+	@thread_callbacks[tid, this->kind] = count();
 	this->born = born_at[arg0];
 	this->first = this->born != 0 && this->born > called_at[arg0];
 	this->sfi = (uint64_t)0;
@@ -299,6 +303,8 @@ dtrace:::END
 	printa("@loop_callback_ns[%d] = %@d\n", @loop_callback_ns);
 	printa("@function_ns[%d, %d] = %@d\n", @function_ns);
 	printa("@function_calls[%d, %d] = %@d\n", @function_calls);
+	printa("@thread_created[%d, %d] = %@d\n", @thread_created);
+	printa("@thread_callbacks[%d, %d] = %@d\n", @thread_callbacks);
 	printa("@loop_busy_ns = %@d\n", @loop_busy_ns);
 	printa("@traced_ns = %@d\n", @traced_ns);
 }

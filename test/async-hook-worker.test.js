@@ -50,14 +50,51 @@ async function traceWorkerMix(node) {
     });
     assert.strictEqual(r.code, 0, r.stderr);
     assert(truth, `the trace never said it was tracing: ${r.stderr}`);
-    return { json: JSON.parse(r.stdout), truth: await truth };
+    return { json: JSON.parse(r.stdout), truth: await truth, pid: target.pid };
   } finally {
     stopTarget(target);
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
-function checkWorkerCounts({ json, truth }) {
+// Issue 36: each thread's own operations (threads[]), held to what that
+// thread's own async_hooks init hook counted over its rounds: its fs.stat
+// calls (FSREQCALLBACK, on its own loop) exactly, every AsyncWrap type it
+// saw at least (the window holds its rounds, and may hold more), and the
+// register hook's kinds exactly. The threads together are the kinds.
+function checkThreads({ json, truth, pid }) {
+  const show = JSON.stringify(json.threads);
+  assert(Array.isArray(json.threads), show);
+  const main = json.threads.filter((t) => t.role === 'main');
+  const worker = json.threads.filter((t) => t.role === 'worker' && t.worker.thread_id === truth.worker.threadId);
+  assert.deepStrictEqual([main.length, worker.length], [1, 1], show);
+  assert.strictEqual(main[0].tid, pid, show);
+  assert.strictEqual(main[0].label, 'main thread', show);
+  assert.strictEqual(worker[0].label, `Worker ${truth.worker.threadId}`, show);
+  assert.notStrictEqual(worker[0].tid, pid, show);
+  for (const [t, own] of [[main[0], truth.main], [worker[0], truth.worker]]) {
+    const kind = (name, source) => t.kinds.find((k) => k.name === name && k.source === source)
+      || { created: 0, callbacks: 0 };
+    const fsKind = kind('FSREQCALLBACK', 'AsyncWrap');
+    assert.strictEqual(own.inits.FSREQCALLBACK, own['fs.stat'], JSON.stringify(own));
+    assert.deepStrictEqual([fsKind.created, fsKind.callbacks], [own['fs.stat'], own['fs.stat']], `${t.label}: ${show}`);
+    for (const [type, n] of Object.entries(own.inits)) {
+      assert(kind(type, 'AsyncWrap').created >= n, `${t.label}: ${type} ${n} seen by its own hook: ${show}`);
+    }
+    for (const name of ['Timeout', 'Immediate', 'NodetraceJob', 'NodetraceWorkerJob']) {
+      assert.strictEqual(kind(name, 'async_hooks').created, own[name] || 0, `${t.label} ${name}: ${show}`);
+    }
+    assert.strictEqual(t.created, t.kinds.reduce((n, k) => n + k.created, 0), show);
+  }
+  // The kinds are every thread's: each is the sum of its threads' counts.
+  for (const k of json.kinds) {
+    const of = (field) => json.threads.reduce((n, t) => n + t.kinds
+      .filter((x) => x.name === k.name && x.source === k.source).reduce((m, x) => m + x[field], 0), 0);
+    assert.deepStrictEqual([of('created'), of('callbacks')], [k.created, k.callbacks], `${k.name}: ${show}`);
+  }
+}
+
+function checkWorkerCounts({ json, truth, pid }) {
   assert.deepStrictEqual([truth.state, truth.workerState], ['active', 'active'], 'both threads\' hooks turned on');
   assert.strictEqual(truth.main.Timeout, MAIN_ROUNDS);
   assert.strictEqual(truth.worker.Timeout, WORKER_ROUNDS);
@@ -80,6 +117,7 @@ function checkWorkerCounts({ json, truth }) {
   // The worker's callbacks are on its own loop, not the main thread's.
   assert.strictEqual(own.callback.loop_ns, 0, show);
   checkCallbacksFitLoop(json);
+  checkThreads({ json, truth, pid });
 }
 
 describe('nodetrace async with the register hook in a worker thread @tracer', function () {

@@ -134,14 +134,22 @@ describe('nodetrace async: a full @born, said', function () {
     const { boundedMaps } = require('../lib/commands/async');
     const hooked = parseAsync(splitAtEndMarker(fs.readFileSync(path.join(__dirname, 'fixtures', 'bpftrace-async-hook-worker.out'), 'utf8').split('\n')),
       { providers: PROVIDERS[20], hook: true });
-    assert.deepStrictEqual(hooked.keysHeld, { hook_created: 7, function_ns: 11 });
+    assert.deepStrictEqual(hooked.keysHeld, { hook_created: 7, function_ns: 11, thread_created: 0 });
     const seen = { '@hook_created': { held: hooked.keysHeld.hook_created }, '@function_ns': { held: hooked.keysHeld.function_ns } };
     assert.deepStrictEqual(mapFullLines(boundedMaps(65536, { stacks: true, hook: true }), seen), []);
     assert.deepStrictEqual(mapFullLines(boundedMaps(7, { stacks: false, hook: true }), seen), [
       'warning: the tracer\'s map of the register hook\'s kinds, by thread (@hook_created) filled at 7 keys: more were not kept, the resources of the kinds past it were not counted; raise the bound with NODETRACE_MAP_KEYS=N (now 7)',
       'warning: the tracer\'s map of functions called back, by kind (@function_ns) filled at 7 keys: more were not kept, the callbacks of the functions past it were not counted by function; raise the bound with NODETRACE_MAP_KEYS=N (now 7)',
     ]);
-    assert.deepStrictEqual(boundedMaps(65536, { stacks: true, hook: false }).map((b) => b.map), ['@born', '@js_sfi', '@function_ns']);
+    assert.deepStrictEqual(boundedMaps(65536, { stacks: true, hook: false }).map((b) => b.map), ['@born', '@js_sfi', '@function_ns', '@thread_created']);
+    // The operations by thread and kind (a capture with the maps: 5 keys, two threads).
+    const byThread = parseAsync(splitAtEndMarker(fs.readFileSync(path.join(__dirname, 'fixtures', 'bpftrace-async-worker-threads.out'), 'utf8').split('\n')),
+      { providers: PROVIDERS[20], hook: true });
+    const held = { '@thread_created': { held: byThread.keysHeld.thread_created } };
+    assert.deepStrictEqual(mapFullLines(boundedMaps(6, { stacks: false, hook: true }), held), []);
+    assert.deepStrictEqual(mapFullLines(boundedMaps(5, { stacks: false, hook: true }), held), [
+      'warning: the tracer\'s map of operations by thread and kind (@thread_created) filled at 5 keys: more were not kept, the operations past it were not counted by thread; raise the bound with NODETRACE_MAP_KEYS=N (now 5)',
+    ]);
   });
 });
 
@@ -364,6 +372,59 @@ describe('nodetrace async with the register hook: the kinds that are not AsyncWr
     const timeout = json.kinds.find((k) => k.name === 'Timeout');
     assert.deepStrictEqual([timeout.created, timeout.threads, timeout.provider], [320, 2, null]);
     assert.strictEqual(timeout.wait.histogram.reduce((n, b) => n + b.count, 0), 320);
+  });
+
+  // Issue 36: each thread's own operations. The target said what each
+  // thread did and what its own async_hooks init hook saw created over its
+  // rounds (test/fixtures/bpftrace-async-worker-threads.out.cmd): main (PID
+  // 19864) FSREQCALLBACK 120 and Timeout, Immediate, NodetraceJob 120 each;
+  // its Worker (threadId 1, TID 20193) FSREQCALLBACK 200 and the same 200
+  // each, and NodetraceWorkerJob 200.
+  const THREADS_FIXTURE = path.join(__dirname, 'fixtures', 'bpftrace-async-worker-threads.out');
+  const threadsRun = () => parseAsync(splitAtEndMarker(fs.readFileSync(THREADS_FIXTURE, 'utf8').split('\n')), { providers: PROVIDERS[20], hook: true });
+  const identities = new Map([[19864, { tid: 19864, role: 'main' }], [20193, { tid: 20193, role: 'worker', worker: { threadId: 1, name: null } }]]);
+  const identityOf = (tid) => identities.get(tid) || null;
+
+  it('tells each thread\'s operations apart, as each thread counted them itself', function () {
+    const r = threadsRun();
+    const own = (tid) => Object.fromEntries(r.threads.find((t) => t.tid === tid).kinds.map((k) => [`${k.source}:${k.name}`, Number(k.created)]));
+    assert.deepStrictEqual(r.threads.map((t) => t.tid), [20193, 19864], 'most created first');
+    const main = own(19864);
+    const worker = own(20193);
+    assert.strictEqual(main['AsyncWrap:FSREQCALLBACK'], 120);
+    assert.strictEqual(worker['AsyncWrap:FSREQCALLBACK'], 200);
+    for (const name of ['Timeout', 'Immediate', 'NodetraceJob']) {
+      assert.deepStrictEqual([main[`async_hooks:${name}`], worker[`async_hooks:${name}`]], [120, 200], name);
+    }
+    assert.deepStrictEqual([main['async_hooks:NodetraceWorkerJob'], worker['async_hooks:NodetraceWorkerJob']], [undefined, 200]);
+    // The threads together are the kinds, created and called back.
+    for (const k of r.kinds) {
+      const sum = (f) => r.threads.reduce((n, t) => n + t.kinds
+        .filter((x) => x.name === k.name && x.source === k.source).reduce((m, x) => m + x[f], 0n), 0n);
+      assert.deepStrictEqual([sum('created'), sum('callbacks')], [k.created, k.callbacks], k.name);
+    }
+    const json = JSON.parse(renderAsyncJSON(r, { pid: 19864, tracer: 'bpftrace', version: '20.20.2', identityOf }));
+    const shown = json.threads.map(({ tid, role, label, worker: w, created }) => ({ tid, role, label, w, created }));
+    assert.deepStrictEqual(shown, [
+      { tid: 20193, role: 'worker', label: 'Worker 1', w: { thread_id: 1, name: null }, created: 1003 },
+      { tid: 19864, role: 'main', label: 'main thread', w: undefined, created: 486 },
+    ]);
+    const text = renderAsyncText(r, { pid: 19864, version: '20.20.2', identityOf });
+    assert.match(text, /^ {2}Worker 1 \(TID 20193\) {2}1,003 created, 1,003 callbacks: FSREQCALLBACK 200, /m);
+    assert.match(text, /^ {2}main thread {11}486 created, 486 callbacks: FSREQCALLBACK 120, /m);
+  });
+
+  it('says no thread apart where only the main thread worked, and null for a capture older than the maps', function () {
+    const main = parseAsync({ during: [], maps: '@created[8]: 3\n@callbacks[8]: 3\n@thread_created[42, 8]: 3\n@thread_callbacks[42, 8]: 3' }, { providers: PROVIDERS[20] });
+    assert.deepStrictEqual(main.threads.map((t) => [t.tid, t.created, t.callbacks]), [[42, 3n, 3n]]);
+    assert.doesNotMatch(renderAsyncText(main, { pid: 42 }), /By the thread/);
+    const older = parseAsync({ during: [], maps: '@created[8]: 3' }, { providers: PROVIDERS[20] });
+    assert.strictEqual(older.threads, null);
+    assert.strictEqual(JSON.parse(renderAsyncJSON(older, { pid: 42, tracer: 'bpftrace' })).threads, null);
+    // A thread that exited: by its TID, no role.
+    const gone = JSON.parse(renderAsyncJSON(main, { pid: 1, tracer: 'bpftrace' })).threads;
+    assert.deepStrictEqual(gone, [{ tid: 42, role: null, label: null, created: 3, callbacks: 3,
+      kinds: [{ name: 'FSREQCALLBACK', source: 'AsyncWrap', provider: 8, created: 3, callbacks: 3 }] }]);
   });
 
   it('merges hook kinds by name, never by number; an unnamed one stays its thread\'s', function () {

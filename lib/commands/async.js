@@ -26,8 +26,8 @@ const bornMap = (keys) => ({ map: '@born', keys, what: 'operations alive at once
 // The program's other maps that can fill (lib/render/map-full.js): @js_sfi
 // (--stacks: the JavaScript frames of creation stacks, by chain; its keys
 // never leave) counts what it did not keep (@full_js); those printed whole
-// are full at their bound: the hook's kinds, by thread, and the callbacks'
-// functions, by kind.
+// are full at their bound: the hook's kinds, by thread, the callbacks'
+// functions, by kind, and the operations by thread and kind.
 const boundedMaps = (keys, { stacks, hook }) => [
   bornMap(keys),
   ...(stacks ? [{ map: '@js_sfi', keys, what: 'JavaScript frames of creation stacks',
@@ -36,6 +36,8 @@ const boundedMaps = (keys, { stacks, hook }) => [
     lost: 'the resources of the kinds past it were not counted', raise: null }] : []),
   { map: '@function_ns', keys, what: 'functions called back, by kind',
     lost: 'the callbacks of the functions past it were not counted by function', raise: null },
+  { map: '@thread_created', keys, what: 'operations by thread and kind',
+    lost: 'the operations past it were not counted by thread', raise: null },
 ];
 const { librariesOf } = require('../probe-libraries');
 const { PROBE_VALUE } = require('../tracer/program-arguments');
@@ -220,12 +222,15 @@ function report(result, { args, tracer, plan: p, snapshots }, run = {}) {
   const workers = snapshots ? snapshots.threadsSeen().filter((t) => t.role === 'worker')
     .sort((a, b) => (a.worker.threadId || 0) - (b.worker.threadId || 0))
       .map((t) => ({ tid: t.tid, label: threadLabel(t) })) : [];
-  const o = { pid, who, version, tracer: tracer.name, top: args.top, thread: p.details.thread, workers };
+  // Each thread by role, for the counts told apart by thread.
+  const identityOf = (tid) => (snapshots && snapshots.identityOf(tid)) || (tid === pid ? { tid, role: 'main' } : null);
+  const o = { pid, who, version, tracer: tracer.name, top: args.top, thread: p.details.thread, workers, identityOf };
   process.stdout.write(args.json ? renderAsyncJSON(r, o) : renderAsyncText(r, o));
   const lost = tracer.name === 'dtrace' ? dtraceLossLine(dtraceLosses(result.errors)) : null;
   if (lost) process.stderr.write(safeText(`nodetrace: ${lost}`) + '\n');
   return { gathered: r.kinds.length > 0, mapsSeen: { '@born': { refused: r.fullBorn }, '@js_sfi': { refused: r.fullJs },
-    '@hook_created': { held: r.keysHeld.hook_created }, '@function_ns': { held: r.keysHeld.function_ns } } };
+    '@hook_created': { held: r.keysHeld.hook_created }, '@function_ns': { held: r.keysHeld.function_ns },
+    '@thread_created': { held: r.keysHeld.thread_created } } };
 }
 
 async function handler(args) {

@@ -126,6 +126,8 @@ function merge(inputs, { bySource = false } = {}) {
     hook: reports.every((r) => r.hook),
     unit: 'us',
     kinds,
+    // One process's threads: not added across processes.
+    threads: null,
     sources: inputs.map(({ source, report }) => ({ source, process: report.process, tracer: report.tracer,
       node_version: report.node_version, traced_ns: jsonInteger(report.traced_ns), hook: report.hook })),
   };

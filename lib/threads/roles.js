@@ -94,6 +94,21 @@ function threadLabel(identity) {
 }
 
 /**
+ * A thread as the JSON reports name it: { tid, role, label, worker? }
+ * (worker: { thread_id, name }); role and label null for a thread whose
+ * identity is not known (it exited; `format`).
+ */
+function threadIdentityJson(tid, identity) {
+  return {
+    tid,
+    role: identity ? identity.role : null,
+    label: identity ? threadLabel(identity) : null,
+    ...(identity && identity.role === 'worker'
+      ? { worker: { thread_id: identity.worker.threadId, name: identity.worker.name || null } } : {}),
+  };
+}
+
+/**
  * Threads grouped as reports show them: one group each for the main
  * thread and every Worker (each runs its own loop and heap), one for each
  * other role. `rows`: [{ tid, samples... }]; identities: Map(tid -> identity).
@@ -105,4 +120,6 @@ function groupKey(identity, tid) {
   return identity.role;
 }
 
-module.exports = { ROLES, ROLE_LABELS, DEFAULT_WORKER_NAME, roleOf, workerLabel, threadLabel, groupKey };
+module.exports = {
+  ROLES, ROLE_LABELS, DEFAULT_WORKER_NAME, roleOf, workerLabel, threadLabel, threadIdentityJson, groupKey,
+};

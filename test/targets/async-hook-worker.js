@@ -13,14 +13,28 @@
 //           setImmediate and one setTimeout: made in another order than the
 //           main thread's, so that the two threads' kind numbers name
 //           different types.
-// Each thread counts what it did and prints it:
-//   done {"Timeout":N,"Immediate":N,"NodetraceJob":N}
-//   worker-done {"Timeout":N,"Immediate":N,"NodetraceJob":N,"NodetraceWorkerJob":N}
+// Each round of each thread also stats this file (fs.stat: an AsyncWrap,
+// FSREQCALLBACK, made on that thread's own loop).
+// Each thread counts what it did and prints it, with the AsyncWraps its
+// own async_hooks init hook saw created over its rounds, by type, and its
+// threadId:
+//   done {"Timeout":N,"Immediate":N,"NodetraceJob":N,"fs.stat":N,"inits":{"FSREQCALLBACK":N,...},"threadId":0}
+//   worker-done {"Timeout":N,"Immediate":N,"NodetraceJob":N,"NodetraceWorkerJob":N,"fs.stat":N,"inits":{...},"threadId":N}
 // No promise made, no async function: each resource made is one counted.
 // The worker stays until the process ends (its resources' destructions are
 // handed over while it runs).
-const { Worker, isMainThread, parentPort } = require('worker_threads');
-const { AsyncResource } = require('async_hooks');
+const fs = require('fs');
+const { Worker, isMainThread, parentPort, threadId } = require('worker_threads');
+const { AsyncResource, createHook, asyncWrapProviders } = require('async_hooks');
+
+// This thread's own count of the AsyncWraps created on it, by type (a hook
+// is per thread: each thread's sees its own resources only).
+const inits = {};
+createHook({ init(id, type) { if (type in asyncWrapProviders) inits[type] = (inits[type] || 0) + 1; } }).enable();
+// What the hook saw from `since` (a copy of `inits`) to now.
+function initsSince(since) {
+  return Object.fromEntries(Object.entries(inits).map(([t, n]) => [t, n - (since[t] || 0)]).filter(([, n]) => n > 0));
+}
 
 const hook = () => globalThis[Symbol.for('nodetrace.register.async')];
 
@@ -40,8 +54,9 @@ function job(type, done) {
 // rounds of makeRound(one), each one() call a resource's callback done, then print.
 function run(rounds, perRound, makeRound, done, say) {
   let n = 0;
+  const since = { ...inits };
   const next = () => {
-    if (++n > rounds) { say(JSON.stringify(done)); return; }
+    if (++n > rounds) { say(JSON.stringify({ ...done, inits: initsSince(since), threadId })); return; }
     let left = perRound;
     makeRound(() => { if (--left === 0) next(); });
   };
@@ -50,10 +65,11 @@ function run(rounds, perRound, makeRound, done, say) {
 
 if (isMainThread) {
   const ROUNDS = Number(process.env.ROUNDS || 120);
-  const done = { Timeout: 0, Immediate: 0, NodetraceJob: 0 };
+  const done = { Timeout: 0, Immediate: 0, NodetraceJob: 0, 'fs.stat': 0 };
   const round = (one) => {
     setTimeout(() => { done.Timeout++; one(); }, 1);
     setImmediate(() => { done.Immediate++; one(); });
+    fs.stat(__filename, () => { done['fs.stat']++; one(); });
     job('NodetraceJob', done);
     one();
   };
@@ -63,24 +79,25 @@ if (isMainThread) {
     const worker = new Worker(__filename);
     worker.on('message', (m) => console.log(m));
     worker.on('error', (err) => console.log(`worker-error ${err && err.message}`));
-    run(ROUNDS, 3, round, done, (s) => console.log(`done ${s}`));
+    run(ROUNDS, 4, round, done, (s) => console.log(`done ${s}`));
   }));
   setInterval(() => {}, 1000);
   console.log(`ready ${hook() ? 'hook' : 'no-hook'}`);
 } else {
   const ROUNDS = Number(process.env.WORKER_ROUNDS || 200);
-  const done = { Timeout: 0, Immediate: 0, NodetraceJob: 0, NodetraceWorkerJob: 0 };
+  const done = { Timeout: 0, Immediate: 0, NodetraceJob: 0, NodetraceWorkerJob: 0, 'fs.stat': 0 };
   const round = (one) => {
     job('NodetraceWorkerJob', done);
     job('NodetraceJob', done);
     setImmediate(() => { done.Immediate++; one(); });
     setTimeout(() => { done.Timeout++; one(); }, 1);
+    fs.stat(__filename, () => { done['fs.stat']++; one(); });
     one();
   };
   whenActive(0, (on) => {
     parentPort.postMessage(`worker-state ${on ? 'active' : 'inactive'}`);
     if (!on) return;
-    run(ROUNDS, 3, round, done, (s) => parentPort.postMessage(`worker-done ${s}`));
+    run(ROUNDS, 4, round, done, (s) => parentPort.postMessage(`worker-done ${s}`));
   });
   // Kept until the process ends: the message port holds the thread.
   parentPort.on('message', () => {});

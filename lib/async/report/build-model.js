@@ -11,6 +11,7 @@ const { providerName } = require('../providers');
 const { parseAliveSamples, isGrowing } = require('./alive-samples');
 const { splitHookNames, hookKindOf, unnamedHookKind, mergeHookThreads } = require('./hook-kinds');
 const { splitLiveStacks, groupRaw } = require('./live-stacks');
+const { threadsOf } = require('./threads');
 
 // The functions kept per kind (most callback time first): in JSON; text shows fewer.
 const FUNCTIONS_PER_KIND = 10;
@@ -44,6 +45,7 @@ function histogramOf(map, k) {
  *             series (alive each second), wait (entry|null), waitMaxUs,
  *             callback (entry|null), callbackMaxUs, callbackTotalNs, loopCallbackNs,
  *             threads (an async_hooks kind: the thread IDs whose hooks counted it; null) }],
+ *   threads: each thread's own counts (./threads.js threadsOf), or null,
  *   tracedNs, loopBusyNs, seconds (the span rates are over) }
  * Counts are BigInt, as in lib/aggregation's model. `providers`: the Node
  * version's table (lib/async/providers.js), or null (numbers shown).
@@ -60,6 +62,9 @@ function parseAsync({ during = [], maps = '' } = {}, { providers = null, attache
   const numbers = new Set();
   for (const map of Object.values(m)) for (const k of map.keys()) if (/^\d+$/.test(k)) numbers.add(k);
   const perThread = [...numbers].map((k) => kindOf(k, { m, samples, functions, totals, hookNames, providers }));
+  // Each thread's own (./threads.js), before the hook's kinds are merged over threads.
+  const threads = threadsOf(model, { nameOf: (k) => providerName(providers, k),
+    hookKinds: perThread.filter((k) => k.source === 'async_hooks') });
   const kinds = mergeHookThreads(perThread);
   // Most loop time first, then most created: the kinds that matter on top.
   kinds.sort((a, b) => cmp(b.loopCallbackNs, a.loopCallbackNs) || cmp(b.callbackTotalNs, a.callbackTotalNs)
@@ -74,8 +79,8 @@ function parseAsync({ during = [], maps = '' } = {}, { providers = null, attache
     // the maps printed whole that can fill.
     fullBorn: Number(scalar('full_born') || 0),
     fullJs: Number(scalar('full_js') || 0),
-    keysHeld: { hook_created: m.hook_created.size, function_ns: byKey(model, 'function_ns').size },
-    kinds, tracedNs, hook: hook || kinds.some((k) => k.source === 'async_hooks'), loopBusyNs: scalar('loop_busy_ns') || 0n, seconds: spanNs ? spanNs / 1e9 : null, samples: samples.length,
+    keysHeld: { hook_created: m.hook_created.size, function_ns: byKey(model, 'function_ns').size, thread_created: byKey(model, 'thread_created').size },
+    kinds, threads, tracedNs, hook: hook || kinds.some((k) => k.source === 'async_hooks'), loopBusyNs: scalar('loop_busy_ns') || 0n, seconds: spanNs ? spanNs / 1e9 : null, samples: samples.length,
     // --stacks: the live operations grouped by kind and raw stack, to be
     // named (lib/loop/name-stacks.js) and then grouped per kind (groupLiveStacks).
     liveStacks: stacks ? groupRaw(live) : null,

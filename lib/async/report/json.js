@@ -10,6 +10,7 @@ const { jsonInteger, jsonEstimate, jsonHistogram } = require('../../render/json'
 const { safeJson } = require('../../terminal-safe');
 const { STACKS_PER_KIND, LIVE_KEPT } = require('./live-stacks');
 const { perSecond, loopShare } = require('./summary');
+const { threadsToJSON } = require('./threads');
 
 const JSON_VERSION = 1;
 
@@ -65,8 +66,11 @@ function liveStacksToJSON(live) {
   };
 }
 
-/** renderAsyncJSON(model, { pid, who, tracer, version, thread, workers }) -> string (docs/json-format.md) */
-function renderAsyncJSON(r, { pid, who, tracer, version, thread = null, workers = [] }) {
+/**
+ * renderAsyncJSON(model, { pid, who, tracer, version, thread, workers, identityOf }) -> string
+ * (docs/json-format.md); identityOf(tid): a thread's identity (lib/threads/identify.js) or null.
+ */
+function renderAsyncJSON(r, { pid, who, tracer, version, thread = null, workers = [], identityOf = null }) {
   return safeJson({
     version: JSON_VERSION, command: 'async', pid, ...(who ? { process: identityJson(who) } : {}), tracer,
     node_version: version || null,
@@ -82,6 +86,9 @@ function renderAsyncJSON(r, { pid, who, tracer, version, thread = null, workers 
     unit: 'us',
     ...(r.liveStacks ? { live_stacks_kept: { per_kind: STACKS_PER_KIND, alive_at_once: LIVE_KEPT } } : {}),
     kinds: r.kinds.map((k) => kindToJSON(k, r)),
+    // The kinds' counts by the thread that created or called back each
+    // (main, each Worker: its own loop); null in a capture without the maps.
+    threads: threadsToJSON(r.threads, identityOf || ((tid) => (tid === pid ? { tid, role: 'main' } : null))),
   }) + '\n';
 }
 

@@ -14,6 +14,7 @@ const { MIN_TREND_SAMPLES } = require('./alive-samples');
 const { STACKS_PER_KIND, LIVE_KEPT } = require('./live-stacks');
 const { perSecond, loopShare } = require('./summary');
 const { textStacks } = require('./text-stacks');
+const { threadLines } = require('./threads');
 
 // A kind's functions shown (JSON keeps more: ./build-model.js).
 const FUNCTIONS_IN_TEXT = 3;
@@ -121,8 +122,11 @@ function closingLines(r, pid) {
   return out;
 }
 
-/** renderAsyncText(model, { pid, who, version, top, thread, workers }) -> string */
-function renderAsyncText(r, { pid, who, version, top = 15, thread = null, workers = [] }) {
+/**
+ * renderAsyncText(model, { pid, who, version, top, thread, workers, identityOf }) -> string;
+ * identityOf(tid): a thread's identity (lib/threads/identify.js) or null (default: the PID is the main thread).
+ */
+function renderAsyncText(r, { pid, who, version, top = 15, thread = null, workers = [], identityOf = null }) {
   const out = headingLines(r, { pid, who, version, thread, workers });
   if (!r.kinds.length) {
     out.push('', 'No asynchronous operation was created or called back while tracing.');
@@ -130,6 +134,8 @@ function renderAsyncText(r, { pid, who, version, top = 15, thread = null, worker
   }
   const table = kindTable(r, top);
   out.push('', ...table.lines);
+  const byThread = threadLines(r.threads, identityOf || ((tid) => (tid === pid ? { tid, role: 'main' } : null)));
+  if (byThread.length) out.push('', ...byThread);
   out.push(...functionLines(r.kinds.slice(0, top), table.width));
   if (r.liveStacks) out.push('', ...liveStacksText(r.kinds.slice(0, top), table.width));
   out.push('', ...closingLines(r, pid));

@@ -7,7 +7,7 @@
 // Pure: aggregations in, threads out, and the threads as the text report's
 // lines or the JSON report's list, named by role (lib/threads/roles.js).
 const { jsonInteger } = require('../../render/json');
-const { threadLabel } = require('../../threads/roles');
+const { threadLabel, threadIdentityJson } = require('../../threads/roles');
 const { grouped, plural } = require('../../render/text');
 
 const THREAD_MAPS = ['thread_ops', 'thread_total_us'];
@@ -50,18 +50,11 @@ function named(t, identityOf) {
 /** The threads as JSON: [{ tid, role, label, worker?, count, total_us }] (docs/json-format.md). */
 function threadsToJSON(threads, identityOf) {
   if (!threads) return null;
-  return threads.map((t) => {
-    const { identity, label } = named(t, identityOf);
-    return {
-      tid: t.tid,
-      role: identity ? identity.role : null,
-      label,
-      ...(identity && identity.role === 'worker'
-        ? { worker: { thread_id: identity.worker.threadId, name: identity.worker.name || null } } : {}),
-      count: jsonInteger(t.count),
-      total_us: jsonInteger(t.totalUs),
-    };
-  });
+  return threads.map((t) => ({
+    ...threadIdentityJson(t.tid, named(t, identityOf).identity),
+    count: jsonInteger(t.count),
+    total_us: jsonInteger(t.totalUs),
+  }));
 }
 
 /**
