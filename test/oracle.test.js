@@ -81,6 +81,7 @@ async function traceApp(build, command, more, { env = {}, nodeArgs = [], lines =
   const truthLine = lineFrom(target, 'oracle', RUN_MS);
   truthLine.catch(() => {});
   let opened = false;
+  let tracingSeenNs = null;
   const r = await nodetrace([command, '-p', String(target.pid), '-d', String(SECONDS), ...more], {
     timeoutMs: RUN_MS,
     onSpawn: (child) => {
@@ -89,6 +90,7 @@ async function traceApp(build, command, more, { env = {}, nodeArgs = [], lines =
         err += c;
         if (!opened && /^nodetrace: tracing /m.test(err)) {
           opened = true;
+          tracingSeenNs = process.hrtime.bigint();
           target.kill('SIGUSR2');
         }
       });
@@ -99,7 +101,28 @@ async function traceApp(build, command, more, { env = {}, nodeArgs = [], lines =
   const truth = JSON.parse(await truthLine);
   edgesQuiet(truth);
   const json = lines ? r.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : JSON.parse(r.stdout);
-  return { json, stderr: r.stderr, truth, target };
+  return { json, stderr: r.stderr, truth, target, tracingSeenNs };
+}
+
+// The trace's window against the app's own, both on CLOCK_MONOTONIC (the
+// app's process.hrtime, this process's, and bpftrace's nsecs). The
+// program's window opened before nodetrace said it was tracing (seen here
+// at `tracingSeenNs`, before the app's SIGUSR2) and lasted `tracedNs`: it
+// had closed by tracingSeenNs + tracedNs. The app's window must open after
+// it and its bursts end before then; else the app measured a window the
+// trace did not cover, and its figures are not the truth to hold the
+// trace's to (said so, not as a miscount). -> { lagMs (the app's window
+// after nodetrace's word), spareMs (the trace's latest end after the app's
+// last burst) }
+function windowsAlign(truth, tracingSeenNs, tracedNs) {
+  const appStartNs = BigInt(truth.window.start_us) * 1000n;
+  const closedByNs = tracingSeenNs + BigInt(tracedNs);
+  const lastEndMs = Math.max(...truth.bursts.map(([, end]) => end));
+  const lastEndNs = appStartNs + BigInt(Math.round(lastEndMs * 1e6));
+  const ms = (ns) => Number(ns) / 1e6;
+  assert(appStartNs >= tracingSeenNs, `the app's window opened ${ms(tracingSeenNs - appStartNs).toFixed(1)} ms before nodetrace said it was tracing`);
+  assert(lastEndNs < closedByNs, `the app's last burst ended ${ms(lastEndNs - closedByNs).toFixed(1)} ms after the trace's window had closed at the latest (${ms(appStartNs - tracingSeenNs).toFixed(1)} ms from nodetrace's word to the app's window, ${ms(tracedNs)} ms traced): not the same window`);
+  return { lagMs: ms(appStartNs - tracingSeenNs), spareMs: ms(closedByNs - lastEndNs) };
 }
 
 // The app's bursts: some in the window, none ending near its end.
@@ -142,10 +165,15 @@ describe('each command against the app\'s own instruments: Express, Fastify, pis
       before(function () { requireBuild(this, build); });
 
       it(`latency: the pool operations the app started, by kind, exactly${core}`, async function () {
-        const { json, truth, target } = await traceApp(build, 'latency', ['--json']);
+        const { json, truth, target, tracingSeenNs } = await traceApp(build, 'latency', ['--json']);
         try {
           const counts = Object.fromEntries(json.kinds.map((k) => [k.name, k.count]));
-          console.log(`      ${JSON.stringify(counts)}; the app started ${JSON.stringify(truth.pool)} (${uptime()})`);
+          // The window first: the app's must lie in the trace's, so that a
+          // count that differs is a miscount, and one that agrees is of the
+          // same window.
+          assert(Number.isSafeInteger(json.traced_ns), `latency's JSON says no traced_ns: ${JSON.stringify(json.traced_ns)}`);
+          const { lagMs, spareMs } = windowsAlign(truth, tracingSeenNs, json.traced_ns);
+          console.log(`      ${JSON.stringify(counts)}; the app started ${JSON.stringify(truth.pool)}; its window ${lagMs.toFixed(0)} ms after nodetrace's word, its last burst ${spareMs.toFixed(0)} ms before the trace's latest end (${uptime()})`);
           // A zlib.gzip of a small buffer is two pieces of pool work: node
           // writes the buffer, then flushes with Z_FINISH (lib/zlib.js:
           // end(buffer) is write(buffer), then _flush(), a second
