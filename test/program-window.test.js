@@ -56,3 +56,29 @@ describe('programs with a window print their whole report from it', function () 
     });
   }
 });
+
+// The batching programs (two sets of maps taking turns, stopped by SIGURG
+// before bpftrace is ended: lib/tracer/plan.js BATCH_QUIESCE) write one state
+// machine in one vocabulary: @phase names the set the probes write (0, 1),
+// @quiesce counts the turns since the stop (1, 2, then 3 and QUIET_MARKER),
+// and their maps are named by the set (@busy0, @busy1).
+describe('the batching programs: one state machine', function () {
+  const { QUIET_MARKER } = require('../lib/tracer/output-formats');
+  const BATCHING = ['log-snoop', 'log-snoop-whole', 'http-batched', 'http-wire'];
+  for (const name of BATCHING) {
+    it(`${name}.bt: @phase, @quiesce, @busy0/@busy1 and "${QUIET_MARKER}" once, at the second turn`, function () {
+      const text = withoutComments(readScript(name, 'bpftrace'));
+      const turn = clauseBody(text, 'interval:ms:100');
+      assert(turn, 'its batch clause');
+      for (const word of ['@phase = ', '@busy0 = 1;', '@busy1 = 1;', 'clear(@busy0);', 'clear(@busy1);']) {
+        assert(turn.includes(word), `${word} in its batch clause`);
+      }
+      const stop = /if \(@quiesce == 2\) \{\s*@quiesce = 3;[\s\S]*?printf\("(.*)\\n"\);\s*\}\s*if \(@quiesce == 1\) \{\s*@quiesce = 2;\s*\}/.exec(turn);
+      assert(stop, 'the stop: 1, 2, then 3 with the line');
+      assert.strictEqual(stop[1], QUIET_MARKER);
+      assert.strictEqual(text.split(QUIET_MARKER).length, 2, 'the line printed once');
+      assert(/@quiesce = 1;/.test(text), 'SIGURG sets @quiesce to 1');
+      assert(!/@epoch|@stop\b|_even|_odd|Snooping stopped/.test(text), 'none of the old words');
+    });
+  }
+});

@@ -8,7 +8,7 @@ const assert = require('assert');
 const fs = require('fs');
 const path = require('path');
 const { TracerSession, abnormalEnd, QUIESCE_TIMEOUT_MS, REPORT_TIMEOUT_MS, tracedSpanMs, spanNs } = require('../lib/tracer/session');
-const { renderPlan } = require('../lib/tracer/plan');
+const { renderPlan, BATCH_QUIESCE } = require('../lib/tracer/plan');
 
 const DEAF = path.join(__dirname, 'support', 'deaf-tracer.js');
 // A session that gives up on a tracer must end in about its own timers'
@@ -82,13 +82,13 @@ describe('TracerSession: ending a tracer', function () {
 describe('TracerSession: ending a tracer that streams events (plan.quiesce)', function () {
   this.timeout(20000);
   const script = path.join(__dirname, 'support', 'discarding-tracer.js');
-  const quiesce = { signal: 'SIGURG', line: 'Snooping stopped.' };
+  const quiesce = BATCH_QUIESCE;
 
   it('stops the events first, ends the tracer once it says so, and does not pass that line on', async function () {
     const r = await run(fakePlan('bpftrace', script, { quiesce }));
     assert.strictEqual(r.code, 0);
     assert.deepStrictEqual(r.errors, [], 'nothing discarded');
-    assert(!r.during.includes('Snooping stopped.') && !r.maps.includes('Snooping stopped.'), 'the line is taken, not shown');
+    assert(!r.during.includes('Tracing stopped.') && !r.maps.includes('Tracing stopped.'), 'the line is taken, not shown');
     const last = Number(/^E (\d+)$/.exec(r.during[r.during.length - 1])[1]);
     assert.strictEqual(Number(/^@records: (\d+)$/m.exec(r.maps)[1]), last, 'every event emitted was read');
   });
@@ -106,7 +106,7 @@ describe('TracerSession: ending a tracer that streams events (plan.quiesce)', fu
 describe('TracerSession: a streaming program\'s report, once it is quiet (plan.quiesce, onReport)', function () {
   this.timeout(20000);
   const script = path.join(__dirname, 'support', 'discarding-tracer.js');
-  const quiesce = { signal: 'SIGURG', line: 'Snooping stopped.' };
+  const quiesce = BATCH_QUIESCE;
 
   it('is handed over with every event read, before the tracer is told to end, and its detach comes after', async function () {
     const events = [];
@@ -197,6 +197,17 @@ describe('TracerSession: a program\'s window (plan.window)', function () {
     assert.deepStrictEqual([first[0], said[0], second[0]], ['SIGURG', 'opened', 'SIGURG'], JSON.stringify(sent(r)));
     assert(second[1] >= said[1], 'closed after it was said open');
     assert.strictEqual(r.reported, true);
+  });
+
+  it('takes a report printed before it asked for the end as no end, and says so (not an empty report and exit 0)', async function () {
+    let reported = null;
+    const r = await run(fakePlan('bpftrace', script, { window, env: { WINDOWED_TRACER_EARLY_REPORT: '1', WINDOWED_TRACER_DETACH_MS: '10' } }),
+      { onReport: (res) => { reported = { maps: res.maps, endRequested: res.endRequested }; } });
+    assert.strictEqual(r.code, 0);
+    assert.deepStrictEqual(sent(r).map(([s]) => s), ['SIGURG', 'opened', 'SIGURG', 'SIGTERM'], 'the window still closed when the end came');
+    assert.strictEqual(reported.endRequested, true, 'the report handed over is the one asked for');
+    assert.strictEqual(reported.maps, '@traced_ns: 5\n', 'the unasked report\'s lines are not mixed into it');
+    assert.match(abnormalEnd(r, fakePlan('bpftrace')), /^bpftrace printed its program's report \d+ s after it attached, before nodetrace asked for it/);
   });
 
   it('ends the trace saying so when the program never says its window is open', async function () {

@@ -56,13 +56,13 @@ function printf(text) {
 
 // A batch as log-snoop.bt prints it (-f json): the map of pieces
 // [pid, tid, id, idx, text], in the order given (bpftrace's is its hash's).
-function batch(pieces, name = '@pieces_even') {
+function batch(pieces, name = '@pieces0') {
   const entries = pieces.map(([pid, tid, id, idx, text]) => `"${pid},${tid},${id},${idx}": ${bpftraceString(Buffer.from(text))}`);
   return `{"type": "map", "data": {"${name}": {${entries.join(', ')}}}}\n`;
 }
 
 // The map of cut records: [pid, tid, id, pieces].
-function cuts(list, name = '@cut_even') {
+function cuts(list, name = '@cut0') {
   return `{"type": "map", "data": {"${name}": {${list.map(([pid, tid, id, n]) => `"${pid},${tid},${id}": ${n}`).join(', ')}}}}\n`;
 }
 
@@ -134,10 +134,10 @@ describe('snoop: reassembling records (bpftrace captures)', function () {
     });
 
     it('tells full batches (the cause of the loss) from others, by the maps\' size', function () {
-      // Captured with maps of 40 keys (the .cmd file): 8 of its maps of pieces hold 40.
+      // Captured with maps of 40 keys (the .cmd file): each of its 60 maps of pieces holds 40.
       const full = run(text, { batchEntries: 40 });
-      assert.strictEqual(full.r.stats.fullBatches, 8);
-      assert.strictEqual(full.of('full').length, 8);
+      assert.strictEqual(full.r.stats.fullBatches, 60);
+      assert.strictEqual(full.of('full').length, 60);
       assert(full.of('full').every((e) => e.entries === 40));
       assert.strictEqual(run(text, { batchEntries: 4096 }).r.stats.fullBatches, 0);
       assert.strictEqual(r.stats.fullBatches, 0, 'no size given: no batch is called full');
@@ -160,7 +160,7 @@ describe('snoop: reassembling records (edge cases)', function () {
 
   it('shows a batch printed twice once (bpftrace prints what is left in the maps at exit)', function () {
     const one = batch([[1, 1, 100, 0, 'first\n'], [1, 1, 200, 0, 'second\n']]);
-    const { of } = run(one + batch([[1, 1, 300, 0, 'third\n']], '@pieces_odd') + one);
+    const { of } = run(one + batch([[1, 1, 300, 0, 'third\n']], '@pieces1') + one);
     assert.deepStrictEqual(of('record').map((e) => e.text), ['first', 'second', 'third']);
   });
 
@@ -226,9 +226,9 @@ describe('snoop: reassembling records (edge cases)', function () {
     assert.deepStrictEqual(parseItem('records 40'), { kind: 'fired', records: 40 });
     assert.strictEqual(parseItem({ type: 'printf', data: 'ERROR: log-snoop.bt needs BPFTRACE_STRLEN=200 in its environment (it is 64)\n' }).kind, 'error');
     assert.strictEqual(parseItem({ type: 'text', line: 'Attaching 7 probes...' }).kind, 'other');
-    assert.strictEqual(parseItem({ type: 'map', data: { '@pieces_odd': { '1,2,garbage': 'x' } } }).kind, 'garbled');
-    assert.strictEqual(parseItem({ type: 'map', data: { '@cut_odd': { '1,2,3': 'x' } } }).kind, 'garbled');
-    assert.strictEqual(parseItem({ type: 'text', line: '{"type": "map", "data": {"@pieces_odd": {' + 'x'.repeat(5000) }).kind, 'garbled',
+    assert.strictEqual(parseItem({ type: 'map', data: { '@pieces1': { '1,2,garbage': 'x' } } }).kind, 'garbled');
+    assert.strictEqual(parseItem({ type: 'map', data: { '@cut1': { '1,2,3': 'x' } } }).kind, 'garbled');
+    assert.strictEqual(parseItem({ type: 'text', line: '{"type": "map", "data": {"@pieces1": {' + 'x'.repeat(5000) }).kind, 'garbled',
       'a batch cut at nodetrace\'s line limit is not news to print');
   });
 });

@@ -142,7 +142,7 @@ describe('snoop: the tracer command line', function () {
   });
 
   it('bpftrace: the records are stopped before bpftrace is ended, where its -p lets the signal\'s tracepoint run', function () {
-    const quiesce = { signal: 'SIGURG', line: 'Snooping stopped.' };
+    const quiesce = { signal: 'SIGURG', line: 'Tracing stopped.' };
     const newer = { ...BPFTRACE, version: '0.24.0', versionParts: { major: 0, minor: 24, patch: 0 } };
     assert.deepStrictEqual(planSnoop(BPFTRACE, { kind: 'pids', pids: [4242], libraries: [lib] }, 20).quiesce, quiesce);
     assert.strictEqual(planSnoop(newer, { kind: 'pids', pids: [4242], libraries: [lib] }, 20).quiesce, null, '0.24+ filters it out under -p');

@@ -239,7 +239,7 @@ describe('snoop\'s reading of records by bpftrace version', function () {
     for (const head of ['interval:ms:100', 'END']) {
       assert.strictEqual(block(read(WHOLE_SCRIPT), head), block(read(SCRIPT), head), head);
     }
-    for (const line of ['@pieces_even[pid, tid, $id, ', '@pieces_odd[pid, tid, $id, ', '@cut_even[pid, tid, $id] = ', '@cut_odd[pid, tid, $id] = ', 'Hit Ctrl-C to end.']) {
+    for (const line of ['@pieces0[pid, tid, $id, ', '@pieces1[pid, tid, $id, ', '@cut0[pid, tid, $id] = ', '@cut1[pid, tid, $id] = ', 'Hit Ctrl-C to end.']) {
       assert.ok(read(WHOLE_SCRIPT).includes(line), line);
     }
   });

@@ -198,7 +198,7 @@ describe('snoop: processes told apart in bunyan\'s text modes, and loss per proc
 
   it('counts per process what the probes fired, what was over its share, and what arrived', function () {
     const r = new Reassembler();
-    r.push({ kind: 'batch', map: '@pieces_even', pieces: [{ pid: 5, tid: 5, id: '1', idx: 0, bytes: Buffer.from('{"a":1}') }], cuts: [] });
+    r.push({ kind: 'batch', map: '@pieces0', pieces: [{ pid: 5, tid: 5, id: '1', idx: 0, bytes: Buffer.from('{"a":1}') }], cuts: [] });
     r.push({ kind: 'fired', records: 13, byPid: new Map([[5, 3], [6, 10]]) });
     r.push({ kind: 'over', records: 9, byPid: new Map([[6, 9]]) });
     r.push({ kind: 'fired', records: 13, byPid: new Map([[5, 3], [6, 10]]) });

@@ -1,7 +1,7 @@
 'use strict';
 // The tracer run of `nodetrace http` for resolved targets
 // (lib/probe-libraries/probe-targets.js). Pure.
-const { planTracer, inTemp } = require('../tracer/plan');
+const { planTracer, inTemp, BATCH_QUIESCE } = require('../tracer/plan');
 const { attachBoundMs } = require('../tracer/attach-bounds');
 const { usdtPathForPid, stringLimitEnv, filtersEveryProbeByPid } = require('../tracer/capabilities');
 const { libraryLinks } = require('../probe-libraries/probe-targets');
@@ -64,7 +64,7 @@ function planHttp(tracer, targets, minUs, { opened = new Map() } = {}) {
   // discards what it has not read when its end signal arrives. As snoop's
   // (lib/snoop/plan.js), not where -p on 0.24+ filters out the signal's
   // tracepoint in nodetrace's context.
-  if (bpftrace && !(o.pid && filtersEveryProbeByPid(tracer))) o.quiesce = { signal: 'SIGURG', line: 'Tracing stopped.' };
+  if (bpftrace && !(o.pid && filtersEveryProbeByPid(tracer))) o.quiesce = BATCH_QUIESCE;
   return planTracer(tracer, o);
 }
 

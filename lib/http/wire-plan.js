@@ -2,7 +2,7 @@
 // The tracer run of `nodetrace http --source wire`: d-scripts/http-wire.bt
 // (or .d, with --backend dtrace) on one process, which needs no preparation
 // (no hook). Pure.
-const { planTracer, readScript } = require('../tracer/plan');
+const { planTracer, readScript, BATCH_QUIESCE } = require('../tracer/plan');
 const { stringLimitEnv, mapKeysEnv, mapKeysFor, stringTrailerEnv, strCopiesLessOne } = require('../tracer/capabilities');
 const { withoutOptional } = require('../tracer/template');
 const { attachBoundMs } = require('../tracer/attach-bounds');
@@ -85,7 +85,7 @@ function planWire(tracer, pidOrPids, tls = {}) {
     // As http-batched.bt's (lib/http/plan.js): the probes stopped first, both
     // sets of maps printed, then bpftrace ended, which drops what it has not
     // printed when its end signal arrives.
-    quiesce: { signal: 'SIGURG', line: 'Tracing stopped.' },
+    quiesce: BATCH_QUIESCE,
     attachTimeoutMs: attachBoundMs(tracer, { command: 'httpWire' }),
   };
   if (tls.file) {

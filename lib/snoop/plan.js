@@ -1,6 +1,6 @@
 'use strict';
 // The tracer run for resolved snoop targets (lib/snoop/targets.js). Pure.
-const { planTracer, inTemp } = require('../tracer/plan');
+const { planTracer, inTemp, BATCH_QUIESCE } = require('../tracer/plan');
 const { attachBoundMs } = require('../tracer/attach-bounds');
 const { libraryLinks } = require('../probe-libraries/probe-targets');
 const { isMapFile } = require('../probe-libraries');
@@ -99,7 +99,7 @@ function planSnoop(tracer, targets, minLevel, { opened = new Map() } = {}) {
   // nodetrace's context, which -p on 0.24+ filters out: there bpftrace is
   // ended at once, and may discard the last records it had not read.
   if (tracer.name === 'bpftrace' && !(o.pid && filtersEveryProbeByPid(tracer))) {
-    o.quiesce = { signal: 'SIGURG', line: 'Snooping stopped.' };
+    o.quiesce = BATCH_QUIESCE;
   }
   return planTracer(tracer, o);
 }

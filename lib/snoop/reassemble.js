@@ -5,11 +5,11 @@
 //
 // The tracers' output (see the scripts' headers):
 //   bpftrace, -f json: records come in batches, maps the program prints
-//   every 50 ms (then clears):
-//     @pieces_even / @pieces_odd  {"PID,TID,ID,IDX": TEXT}  piece IDX of record
-//                                 (PID, TID, ID): up to 199 bytes (4,179 whole)
-//     @cut_even / @cut_odd        {"PID,TID,ID": N}  that record is longer
-//                                 than its N pieces
+//   every 100 ms (then clears):
+//     @pieces0 / @pieces1  {"PID,TID,ID,IDX": TEXT}  piece IDX of record
+//                          (PID, TID, ID): up to 199 bytes (4,179 whole)
+//     @cut0 / @cut1        {"PID,TID,ID": N}  that record is longer than
+//                          its N pieces (0, 1: the two sets taking turns)
 //   and its own objects: lost_events (its output buffer overflowed), the maps
 //   @records, @full and @over (at exit, per process: records the probes saw,
 //   those left out of a full batch, and those left out of a crowded batch,
@@ -39,8 +39,8 @@ const PIECE_BYTES = 199;
 const MAX_PIECES = 21;
 const PREFIX_CHARS = 200;
 
-const PIECES_MAP = /^@pieces_(even|odd)$/;
-const CUTS_MAP = /^@cut_(even|odd)$/;
+const PIECES_MAP = /^@pieces[01]$/;
+const CUTS_MAP = /^@cut[01]$/;
 const PIECE_KEY = /^(\d{1,10}),(\d{1,10}),(\d{1,20}),(\d{1,3})$/;
 const CUT_KEY = /^(\d{1,10}),(\d{1,10}),(\d{1,20})$/;
 const DTRACE_FIRED_RE = /^\s*records\s+(\d+)\s*$/;

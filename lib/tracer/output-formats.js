@@ -213,6 +213,12 @@ const REPORT_MARKER = 'Report printed.';
 // on 0.23.2 here, each of 4 signals): what the target did between the
 // signal and this line was not counted, so the trace starts at the line.
 const WINDOW_MARKER = 'Window opened.';
+// A batching program (log-snoop.bt, log-snoop-whole.bt, http-batched.bt,
+// http-wire.bt: two sets of maps taking turns, @phase naming the one its
+// probes write) prints this once SIGURG has stopped its probes and both
+// sets are printed: nothing is left to read, and bpftrace can be ended
+// without dropping what it had not read (plan.quiesce).
+const QUIET_MARKER = 'Tracing stopped.';
 
 /**
  * A finished trace's lines in their two parts: `during`, what the program
@@ -238,5 +244,5 @@ function splitterFor(format = 'text') {
 
 module.exports = {
   splitterFor, itemText, stringBytes, decodeBpftraceJson, splitAtEndMarker, MAX_LINE_BYTES, READY_MARKER, END_MARKER,
-  REPORT_MARKER, WINDOW_MARKER,
+  REPORT_MARKER, WINDOW_MARKER, QUIET_MARKER,
 };

@@ -15,7 +15,7 @@ const { spawnSync } = require('child_process');
 const { safeText } = require('../terminal-safe');
 const { attachNotice, windowSignal } = require('./capabilities');
 const { declaredSlot, instantiateSlot, withoutOptional } = require('./template');
-const { REPORT_MARKER, WINDOW_MARKER } = require('./output-formats');
+const { REPORT_MARKER, WINDOW_MARKER, QUIET_MARKER } = require('./output-formats');
 const { programArguments, argumentNotes } = require('./program-arguments');
 
 const SCRIPT_DIR = path.join(__dirname, '..', '..', 'd-scripts');
@@ -252,7 +252,14 @@ function renderPlan(plan, { heading, after = [] } = {}) {
   return safeText(lines.join('\n') + '\n');
 }
 
+// How a batching program is stopped before it is ended (plan.quiesce):
+// SIGURG, which bpftrace ignores and no terminal sends, seen by its
+// tracepoint:signal:signal_generate clause; it says QUIET_MARKER once both
+// sets of its maps are printed.
+const BATCH_QUIESCE = Object.freeze({ signal: 'SIGURG', line: QUIET_MARKER });
+
 module.exports = {
+  BATCH_QUIESCE,
   SCRIPT_DIR, scriptPath, readScript, inTemp, planTracer, resolveCommand, renderPlan, displayCommand, shellQuote,
   usesTemp,
   deathSignalLauncher,

@@ -76,6 +76,11 @@ function abnormalEnd(result, plan) {
   }
   const last = tracerComplaints(result.errors).slice(-2).join('; ');
   if (result.signal || result.code !== 0) return `${name} ${howItExited(result)}${after}${last ? `: ${last}` : ''}`;
+  if (result.unaskedReportAt) {
+    const at = result.readyAt ? ` ${Math.round((result.unaskedReportAt - result.readyAt) / 1000)} s after it attached` : '';
+    return `${name} printed its program's report${at}, before nodetrace asked for it (its window's signal came from`
+      + ' elsewhere): what it counted then is not in the report; trace again';
+  }
   // (A streaming program's report handed over once it was quiet: END runs after it.)
   if (!result.endMarkerSeen && !result.endAfterReport) return `${name} exited${after} without running its END clause${last ? `: ${last}` : ''}`;
   return null;
@@ -342,7 +347,20 @@ class TracerSession {
       }
       if (text === END_MARKER) r.endMarkerSeen = true;
       if (text === REPORT_MARKER && this.plan.window && r.endMarkerSeen) {
-        this.reportComplete();
+        // The end counts only once nodetrace asked for it (closeWindow()):
+        // a report printed before (the window's signal sent by another, or
+        // a clause run twice) holds the counts of a window nodetrace did
+        // not close, and its maps are cleared: taken as the report, the
+        // real one would come empty with exit 0. Said (abnormalEnd), and
+        // its lines not kept: the report is the one asked for.
+        if (this.closingWindow) {
+          this.reportComplete();
+          return;
+        }
+        r.unaskedReportAt = r.unaskedReportAt || Date.now();
+        r.endMarkerSeen = false;
+        const end = this.lines.lastIndexOf(END_MARKER);
+        if (!this.o.onLine && end >= 0) this.lines.length = end;
         return;
       }
     }

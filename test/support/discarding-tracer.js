@@ -3,7 +3,7 @@
 // test/session.test.js: what it has not read when SIGTERM arrives is
 // discarded (src/bpftrace.cpp: exitsig_recv), so a snoop stops the events
 // first. It prints "E <n>" lines every few ms; SIGURG stops them and prints
-// "Snooping stopped." (unless DISCARDING_TRACER_DEAF=1: a program whose
+// "Tracing stopped." (unless DISCARDING_TRACER_DEAF=1: a program whose
 // gate never fires); SIGTERM prints how many events were still "unread"
 // (emitted after the stop line was due) on stderr, then the END marker.
 // DISCARDING_TRACER_DETACH_MS: it then takes this long to exit, as bpftrace
@@ -15,7 +15,7 @@ const emit = setInterval(() => { if (!stopped) process.stdout.write(`E ${++n}\n`
 process.on('SIGURG', () => {
   if (process.env.DISCARDING_TRACER_DEAF === '1') return;
   stopped = true;
-  process.stdout.write('Snooping stopped.\n');
+  process.stdout.write('Tracing stopped.\n');
 });
 process.on('SIGTERM', () => {
   clearInterval(emit);

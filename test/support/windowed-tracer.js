@@ -12,6 +12,9 @@
 // run the clause), and prints its maps after END only.
 // WINDOWED_TRACER_OPEN_MS=N: says the window is open N ms after the first
 // SIGURG (default 150; "never": it does not).
+// WINDOWED_TRACER_EARLY_REPORT=1: prints its report once, unasked, right
+// after saying the window is open (as a window signal sent by another would
+// make it), its maps then empty.
 const fs = require('fs');
 
 const DETACH_MS = Number(process.env.WINDOWED_TRACER_DETACH_MS || 400);
@@ -26,10 +29,15 @@ process.on('SIGURG', () => {
   urgs++;
   say(`SIGURG ${urgs}`);
   if (urgs === 1 && OPEN_MS !== 'never') {
-    setTimeout(() => { say('opened'); process.stdout.write('Window opened.\n'); }, Number(OPEN_MS));
+    setTimeout(() => {
+      say('opened');
+      process.stdout.write('Window opened.\n');
+      if (process.env.WINDOWED_TRACER_EARLY_REPORT === '1') process.stdout.write('Tracing ended.\n@a: 1\n@traced_ns: 5\nReport printed.\n');
+    }, Number(OPEN_MS));
   }
   if (urgs === 2 && process.env.WINDOWED_TRACER_DEAF !== '1') {
-    process.stdout.write('Tracing ended.\n@a: 1\n@traced_ns: 5\nReport printed.\n');
+    const counted = process.env.WINDOWED_TRACER_EARLY_REPORT === '1' ? '' : '@a: 1\n';   // cleared by the early one
+    process.stdout.write(`Tracing ended.\n${counted}@traced_ns: 5\nReport printed.\n`);
   }
 });
 process.on('SIGTERM', () => {
