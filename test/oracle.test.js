@@ -13,7 +13,8 @@
 //            totals within Node's own, and most of it
 //   loop     busy time: eventLoopUtilization()'s active time, within 2%;
 //            each /spin's stall inside a stall traced
-//   async    AsyncWraps made, by type: exact (async_hooks init)
+//   async    AsyncWraps made, by type, and by thread (the main one's):
+//            exact (async_hooks init)
 //   http     requests by route and status: exact; p50 and p99 within the
 //            app's own times of the same requests (res.end())
 //   profile  CPU by thread: the threads' own CPU time, within 10%; the hot
@@ -249,6 +250,13 @@ describe('each command against the app\'s own instruments: Express, Fastify, pis
           const made = Object.fromEntries(json.kinds.filter((k) => k.created > 0).map((k) => [k.name, k.created]));
           console.log(`      ${JSON.stringify(made)}; async_hooks ${JSON.stringify(Object.fromEntries(wraps))} (${uptime()})`);
           assert.deepStrictEqual(made, Object.fromEntries(wraps));
+          // By thread: all of them the main thread's, whose own hook counted
+          // them (the pool's Workers made none of them).
+          const main = (json.threads || []).filter((t) => t.role === 'main' && t.tid === target.pid);
+          assert.strictEqual(main.length, 1, JSON.stringify(json.threads));
+          const mainMade = Object.fromEntries(main[0].kinds.filter((k) => k.source === 'AsyncWrap' && k.created > 0)
+            .map((k) => [k.name, k.created]));
+          assert.deepStrictEqual(mainMade, Object.fromEntries(wraps), JSON.stringify(json.threads));
           for (const type of ['TCPWRAP', 'HTTPINCOMINGMESSAGE', 'FSREQCALLBACK', 'ZLIB', 'PBKDF2REQUEST', 'GETADDRINFOREQWRAP']) {
             assert(made[type] > 0, `no ${type} made: the app's work missed the window`);
           }

@@ -140,6 +140,13 @@ function checkCounts({ json, truth }) {
   assert.match(first.function || '', /\(node:internal\/crypto\/pbkdf2:\d+:\d+\)$/, JSON.stringify(pbkdf2.functions));
   const fsKind = kind('FSREQCALLBACK');
   assert.strictEqual(fsKind.wait.histogram.reduce((n, b) => n + b.count, 0), truth['fs.read'], 'each read waited once');
+  // One thread does all of it (no Worker): by thread, the main one alone,
+  // every kind's created and callbacks its own.
+  assert.deepStrictEqual(json.threads.map((t) => [t.tid, t.role]), [[json.pid, 'main']], JSON.stringify(json.threads));
+  const own = Object.fromEntries(json.threads[0].kinds.map((k) => [k.name, [k.created, k.callbacks]]));
+  for (const k of json.kinds) {
+    assert.deepStrictEqual(own[k.name] || [0, 0], [k.created, k.callbacks], `${k.name} by thread: ${JSON.stringify(json.threads)}`);
+  }
   // The loop's busy time (measured as nodetrace loop does) holds the busy
   // callback, and the callbacks on the main thread fit in it.
   assert(json.loop_busy_ns >= BUSY_MS * 1e6, `loop busy ${json.loop_busy_ns} ns`);
