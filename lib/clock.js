@@ -19,10 +19,17 @@ function wallMinusMonoNs() {
   }
 }
 
+// A kernel monotonic time (ns, a BigInt) as wall-clock milliseconds since
+// the epoch, with the offset wallMinusMonoNs() measured (none: 0). Pure: what
+// every report that prints a time of day takes its time from.
+function monoToWallMs(ns, offsetNs) {
+  return Number((ns + BigInt(offsetNs || 0n)) / 1000000n);
+}
+
 // Blocks the thread for `ms` (no busy-wait): for the few synchronous waits
 // (a stopped process, a CPU sample of candidates).
 function sleepSync(ms) {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
-module.exports = { wallMinusMonoNs, sleepSync };
+module.exports = { wallMinusMonoNs, monoToWallMs, sleepSync };

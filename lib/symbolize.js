@@ -302,12 +302,17 @@ const elfReading = new RenewingBudget({ budgetMs: elfReadBudgetMs(), windowMs: L
 function withElf(file, followLinks, read, o = {}) {
   const refused = elfReading.refusal();
   if (refused) {
-    overLimit(fileName(file), `not read, nor any executable or library for the next ${Math.ceil(refused.renewsInMs / 1000)} s: reading them took ${formatSeconds(elfReading.budgetMs)} already, the bound per ${formatSeconds(elfReading.windowMs)}`,
-      { key: `ELF_READ_BUDGET_MS ${refused.window}` });
+    // One text a window (its wait as at the first refusal), so that overLimit says it once.
+    if (!elfRefusal || elfRefusal.window !== refused.window) {
+      elfRefusal = { window: refused.window, text: `not read, nor any executable or library for the next ${Math.ceil(refused.renewsInMs / 1000)} s: `
+        + `reading them took ${formatSeconds(elfReading.budgetMs)} already, the bound per ${formatSeconds(elfReading.windowMs)}` };
+    }
+    overLimit(fileName(file), elfRefusal.text, { key: `ELF_READ_BUDGET_MS ${refused.window}` });
     return null;
   }
   return elfReading.spend(() => readElf(file, followLinks, read, o));
 }
+let elfRefusal = null;
 
 function formatSeconds(ms) {
   return ms % 60000 === 0 && ms >= 60000 ? `${ms / 60000} minutes` : `${ms / 1000} s`;

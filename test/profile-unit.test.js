@@ -6,7 +6,8 @@ const assert = require('assert');
 const { splitAtEndMarker } = require('../lib/tracer/output-formats');
 const fs = require('fs');
 const path = require('path');
-const { parseProfile, parseProfileDtrace, userAddresses } = require('../lib/profile/parse');
+const { parseProfile, parseProfileDtrace, userAddresses, withoutUserStack } = require('../lib/profile/parse');
+const { mapFullLines } = require('../lib/render/map-full');
 const { nameStacks } = require('../lib/profile/name-stacks');
 const { userFrame, kernelFrame, jsOrigin, UNNAMED_JIT } = require('../lib/profile/frames');
 const { summarize, renderText } = require('../lib/profile/report');
@@ -46,6 +47,34 @@ describe('profile: parsing what profile.bt printed', function () {
       assert(s.user.length > 5 && s.user.every((f) => /^0x[0-9a-f]+$/.test(f)), s.user.join(' '));
     }
     assert.strictEqual(p.stacks[0].user[0], '0x7f4e6a7c7efe', 'leaf first');
+  });
+
+  it('samples whose user stack bpftrace lost (0.17, a real capture): counted, as "[no stack]", and said in one line; not on 0.25+', function () {
+    // Thousands of distinct stacks at -F 999: bpftrace 0.17's stack map kept
+    // no stack for 7 samples (two stacks of one place), printed empty.
+    const text = fs.readFileSync(path.join(__dirname, 'fixtures', 'bpftrace-profile-no-ustack-0.17.out'), 'utf8');
+    const p = parseProfile(splitAtEndMarker(text.split('\n')).maps);
+    assert.strictEqual(withoutUserStack(p), 7);
+    assert.strictEqual(withoutUserStack(parseProfile(splitAtEndMarker(FIXTURE.split('\n')).maps)), 0);
+    // The counts still whole: every sample of every thread, those 7 among the main thread's.
+    const total = p.threads.reduce((n, t) => n + t.count, 0);
+    assert.strictEqual(p.stacks.reduce((n, s) => n + s.count, 0), total);
+    const s = summarize(nameStacks(p, null, null), { pid: 4008, hz: 999, seconds: 5, top: 2000 });
+    assert.strictEqual(s.samples, total);
+    assert.deepStrictEqual(s.self.filter((f) => f.name === '[no stack]').map((f) => [f.category, f.samples]), [['unknown', 7]]);
+    assert.strictEqual(s.threads.find((t) => t.role === 'main').samples, p.threads.find((t) => t.tid === 4008).count);
+    // Declared where the tracer keeps stacks in a map of its own, said once with the count and what to do.
+    const planned = (version) => profileCommand.plan({ pid: String(process.pid), frequency: 999, v8Frames: false },
+      { name: 'bpftrace', path: '/usr/bin/bpftrace', version }).details.boundedMaps;
+    assert.deepStrictEqual(mapFullLines(planned('0.17.0'), { '@samples': { held: p.stacks.length }, ustack: { refused: withoutUserStack(p) } }), [
+      'warning: 7 samples had no user stack: the tracer lost them from its map of stacks (131,072 places: it keeps no stack '
+      + 'whose place another holds); they are counted, as "[no stack]"; trace for less time or at a lower -F, '
+      + 'or use bpftrace 0.25 or later, which keeps each stack with its sample']);
+    assert.match(mapFullLines(planned('0.23.2'), { ustack: { refused: 1 } })[0], /^warning: 1 sample had no user stack: the tracer lost it from its map of stacks \(131,072 places: past them it drops the oldest\);/);
+    assert.deepStrictEqual(mapFullLines(planned('0.17.0'), { ustack: { refused: 0 } }), []);
+    assert.deepStrictEqual(planned('0.27.1').map((b) => b.map), ['@samples']);
+    assert.deepStrictEqual(profileCommand.plan({ pid: String(process.pid), frequency: 99, offCpu: true },
+      { name: 'bpftrace', path: '/usr/bin/bpftrace', version: '0.17.0' }).details.boundedMaps.map((b) => b.map), ['@offcpu_us']);
   });
 
   it('reads kernel stacks, and tells sampled pcs from return addresses', function () {

@@ -7,11 +7,11 @@ const { listed } = require('./list');
 const { UserError } = require('../errors');
 const proc = require('../proc');
 const { planTracer, readScript } = require('../tracer/plan');
-const { rawUserStackEnv, mapKeysEnv, mapKeysFor } = require('../tracer/capabilities');
+const { rawUserStackEnv, mapKeysEnv, mapKeysFor, userStackMap } = require('../tracer/capabilities');
 const { instantiateSlot, declaredSlot } = require('../tracer/template');
 const { runTraceCommand } = require('../tracer/run-command');
 const { argumentReference } = require('../tracer/program-arguments');
-const { parseProfile, parseProfileDtrace, parseOffCpu } = require('../profile/parse');
+const { parseProfile, parseProfileDtrace, parseOffCpu, withoutUserStack } = require('../profile/parse');
 const { summarizeOffCpu, renderOffCpuText, renderOffCpuJson } = require('../profile/offcpu-report');
 const { nameStacks } = require('../profile/name-stacks');
 const { resolveCommand } = require('../tracer/command-target');
@@ -170,6 +170,14 @@ function plan(args, tracer) {
     o.details.boundedMaps = [{ map: args.offCpu ? '@offcpu_us' : '@samples', keys, what: 'distinct stacks',
       lost: args.offCpu ? 'the waits of stacks past it were not counted' : 'samples of stacks past it were dropped',
       raise: `trace for less time${args.offCpu ? '' : ' or at a lower -F'}` }];
+    // bpftrace's own map of user stacks, before 0.25: a stack it lost is a
+    // sample without one, still counted ("[no stack]").
+    const stackMap = args.offCpu ? null : userStackMap(tracer);
+    if (stackMap) {
+      o.details.boundedMaps.push({ stacks: true, map: 'ustack', keys: stackMap.places, loses: stackMap.loses, unit: 'sample',
+        lost: 'they are counted, as "[no stack]"',
+        raise: 'trace for less time or at a lower -F, or use bpftrace 0.25 or later, which keeps each stack with its sample' });
+    }
     o.notes = ['user frames stay addresses (raw stacks): nodetrace names them, reading the perf map safely inside the process\'s own root'];
   }
   return planTracer(tracer, o);
@@ -229,7 +237,7 @@ function report(result, { args, tracer, plan: p, target, snapshots }, run = {}) 
   }
   process.stdout.write(onStdout === null ? text() : onStdout);
   return { gathered: Boolean(args.offCpu ? summary.blockedUs : summary.samples),
-    mapsSeen: { [args.offCpu ? '@offcpu_us' : '@samples']: { held: parsed.stacks.length } } };
+    mapsSeen: { [args.offCpu ? '@offcpu_us' : '@samples']: { held: parsed.stacks.length }, ustack: { refused: withoutUserStack(parsed) } } };
 }
 
 async function handler(args) {

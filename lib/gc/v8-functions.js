@@ -21,6 +21,7 @@
 //                  by the GC: finalizers of native objects)
 const { findElfSymbols, elfFunctionsStartingWith, parseMaps } = require('../symbolize');
 const { readProcFile } = require('../proc');
+const { noun } = require('../render/text');
 const { codeObjects, objectFiles, mapFile } = require('../proc/code-objects');
 
 const FIXED = Object.freeze({
@@ -60,7 +61,7 @@ function locateGc(pid, host = realHost()) {
     const missing = Object.entries(FIXED).filter(([, name]) => !found.found.has(name)).map(([kind]) => kind);
     const step = stepName(host.symbolNames(readFrom, STEP_PREFIX));
     if (!step) missing.push('incremental');
-    if (missing.length) return { missing: `${o.path} defines V8's collector but not its ${missing.join(', ')} function${missing.length > 1 ? 's' : ''}` };
+    if (missing.length) return { missing: `${o.path} defines V8's collector but not its ${missing.join(', ')} ${noun(missing.length, 'function')}` };
     return { file: mapFile(pid, o), object: o.path, functions: { ...FIXED, incremental: step } };
   }
   return { missing: 'no object of the process defines V8\'s MarkCompactCollector::CollectGarbage (not Node, or a build without symbols)' };

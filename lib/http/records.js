@@ -15,6 +15,7 @@
 const { safeText, safeJson } = require('../terminal-safe');
 const { stringBytes } = require('../tracer/output-formats');
 const { clockTime } = require('../render/text');
+const { monoToWallMs } = require('../clock');
 
 const LINE = /^([UEH]) (\d+) (\d+) (\d+) (.*)$/;
 const HEAD = /^(server|client) (-?\d+) (\d+) (\S*)$/;
@@ -203,17 +204,13 @@ function parseRequests(text) {
 
 // ---- one line per request ------------------------------------------------
 
-function wallMs(r, wallMinusMonoNs) {
-  return Number((r.ns + BigInt(wallMinusMonoNs || 0n)) / 1000000n);
-}
-
 const HEADER = `${'TIME'.padEnd(12)} ${'PID'.padStart(7)} ${'DIR'.padEnd(6)} ${'METHOD'.padEnd(7)} ${'STATUS'.padStart(10)} ${'MS'.padStart(9)}  URL\n`;
 
 // The wire's records may say that a connection left HTTP/1 (lib/http/wire.js):
 // a request with `upgrade` (what the connection became after it), or a
 // connection record (`connection: 'HTTP/2'`, no request of its own).
 function renderLine(r, { wallMinusMonoNs } = {}) {
-  const start = `${clockTime(wallMs(r, wallMinusMonoNs)).padEnd(12)} ${String(r.pid).padStart(7)} ${r.direction.padEnd(6)} `;
+  const start = `${clockTime(monoToWallMs(r.ns, wallMinusMonoNs)).padEnd(12)} ${String(r.pid).padStart(7)} ${r.direction.padEnd(6)} `;
   if (r.connection) {
     return safeText(`${start}${'-'.padEnd(7)} ${r.connection.padStart(10)} ${'-'.padStart(9)}  `
       + `(an ${r.connection} connection${r.tls ? ' over TLS' : ''}: its requests are not read)`, { oneLine: true }) + '\n';
@@ -225,7 +222,7 @@ function renderLine(r, { wallMinusMonoNs } = {}) {
 }
 
 function renderJSONLine(r, { wallMinusMonoNs } = {}) {
-  const time = new Date(wallMs(r, wallMinusMonoNs)).toISOString();
+  const time = new Date(monoToWallMs(r.ns, wallMinusMonoNs)).toISOString();
   if (r.connection) {
     return safeJson({ time, pid: r.pid, direction: r.direction, connection: r.connection, method: null, url: null, status: null, error: null, ms: null }, 0) + '\n';
   }
@@ -242,5 +239,4 @@ function renderJSONLine(r, { wallMinusMonoNs } = {}) {
   }, 0) + '\n';
 }
 
-module.exports = { RequestJoiner, RequestReader, batchRecords, parseRequests, renderLine, renderJSONLine, HEADER,
-  wallMs };
+module.exports = { RequestJoiner, RequestReader, batchRecords, parseRequests, renderLine, renderJSONLine, HEADER };

@@ -20,6 +20,28 @@ const { LatencyStats, renderHistograms, histogramsJSON } = require('./histograms
 const { WireReader, wireLossLines } = require('./wire');
 const { tracerFor, plan, minUs, withContainerPid } = require('./source');
 
+// Who each process is, read once, when its first request arrives.
+function identities() {
+  const known = new Map();
+  return (pid) => {
+    if (!known.has(pid)) known.set(pid, identify(pid));
+    return known.get(pid);
+  };
+}
+
+// A request shown: with --latency into its histogram, else as a JSON line or
+// a line (the header before the first) on `output`.
+function requestShower(args, ctx, stats, outputOf) {
+  let headerShown = false;
+  return (r) => {
+    if (args.latency) { stats.add(r); return; }
+    const output = outputOf();
+    if (args.json) { output.write(records.renderJSONLine(r, { wallMinusMonoNs: ctx.wallMinusMonoNs })); return; }
+    if (!headerShown) { output.write(records.HEADER); headerShown = true; }
+    output.write(records.renderLine(r, { wallMinusMonoNs: ctx.wallMinusMonoNs }));
+  };
+}
+
 // A tracer of the trace, with its reading of the batches.
 class HttpGeneration extends Generation {
   constructor(plan, libs) {
@@ -39,27 +61,17 @@ async function follow(firstPlan, ctx) {
   const targets = firstPlan.details.targets;
   const say = (text) => process.stderr.write(safeText(`nodetrace: ${text}`) + '\n');
   for (const note of targets.notes) say(note);
-  // Who each process is, read once, when its first request arrives.
-  const identities = new Map();
-  const identityOf = (pid) => {
-    if (!identities.has(pid)) identities.set(pid, identify(pid));
-    return identities.get(pid);
-  };
+  const identityOf = identities();
   const stats = new LatencyStats({ by: args.by, merge: args.merge, identify: identityOf });
   const shown = { requests: 0 };
-  let headerShown = false;
   let output = null;
+  const showRequest = requestShower(args, ctx, stats, () => output);
   const show = (gen, r) => {
     gen.arrivedBy.set(r.pid, (gen.arrivedBy.get(r.pid) || 0) + 1);
     if (!gen.keeps(r.ns, r.pid)) return;         // the other tracer's, at a handover
     if (gen.plan.only && !gen.plan.only.has(r.pid)) return;
     shown.requests++;
-    if (args.latency) { stats.add(r); return; }
-    if (args.json) output.write(records.renderJSONLine(r, { wallMinusMonoNs: ctx.wallMinusMonoNs }));
-    else {
-      if (!headerShown) { output.write(records.HEADER); headerShown = true; }
-      output.write(records.renderLine(r, { wallMinusMonoNs: ctx.wallMinusMonoNs }));
-    }
+    showRequest(r);
   };
   // '*' follows probe libraries that appear later (another user's first
   // process with the hook): lib/probe-libraries/library-follower.js.
@@ -102,17 +114,13 @@ async function runWire(plan, ctx) {
   // As many connections followed as the program's maps hold (DTrace's: the default).
   const bound = mapKeys ? { maxConnections: mapKeys } : {};
   const reader = pids ? new WireReader({ pids, ...bound }) : new WireReader({ pid: plan.details.pid, ...bound });
-  const identities = new Map();
-  const identityOf = (pid) => {
-    if (!identities.has(pid)) identities.set(pid, identify(pid));
-    return identities.get(pid);
-  };
+  const identityOf = identities();
   const stats = new LatencyStats({ by: args.by, merge: args.merge, identify: identityOf });
   const shown = { requests: 0 };
   const slowerThanUs = minUs(args);
   let child = null;
   const output = new LineOutput(() => (child ? [{ session: { child } }] : []));
-  let headerShown = false;
+  const showRequest = requestShower(args, ctx, stats, () => output);
   const show = (done) => {
     for (const r of done) {
       // A connection whose requests are not read (HTTP/2): a line of its
@@ -120,10 +128,7 @@ async function runWire(plan, ctx) {
       if (r.connection && args.latency) continue;
       if (!r.connection && r.us < slowerThanUs) continue;
       if (!r.connection) shown.requests++;
-      if (args.latency) { stats.add(r); continue; }
-      if (args.json) { output.write(records.renderJSONLine(r, { wallMinusMonoNs: ctx.wallMinusMonoNs })); continue; }
-      if (!headerShown) { output.write(records.HEADER); headerShown = true; }
-      output.write(records.renderLine(r, { wallMinusMonoNs: ctx.wallMinusMonoNs }));
+      showRequest(r);
     }
   };
   ctx.http = { wire: reader, stats, shown, identityOf };

@@ -13,6 +13,7 @@ const { percentile, totalCount } = require('../aggregation/model');
 const { renderHistogram, percentileText } = require('../render/histogram');
 const { formatDuration } = require('../render/units');
 const { clockTime } = require('../render/text');
+const { monoToWallMs } = require('../clock');
 const { jsonInteger, jsonEstimate, jsonHistogram } = require('../render/json');
 const { safeText, safeJson } = require('../terminal-safe');
 const { foldedName } = require('../profile/folded');
@@ -120,9 +121,9 @@ function parseLoop({ during = [], maps = '' } = {}, { tracer } = {}) {
 
 // ---- time ------------------------------------------------------------------
 
+// DTrace's walltimestamp is wall time already.
 function wallMs(clock, ns, wallMinusMonoNs) {
-  const wall = clock === 'wall' ? ns : ns + BigInt(wallMinusMonoNs || 0n);
-  return Number(wall / 1000000n);
+  return monoToWallMs(ns, clock === 'wall' ? 0n : wallMinusMonoNs);
 }
 
 function longestFirst(stalls) {

@@ -16,7 +16,7 @@ const { safeText, safeJson } = require('../terminal-safe');
 const { jsonInteger } = require('../render/json');
 const { STRING } = require('./program');
 // A firing's time as the HTTP lines say theirs: wall clock from the kernel's (CLOCK_MONOTONIC) ns.
-const { wallMs } = require('../http/records');
+const { monoToWallMs } = require('../clock');
 const { clockTime } = require('../render/text');
 
 const F_LINE = /^F (\d{1,6}) (\d{1,10}) (\d{1,10}) (\d{1,20})((?: -?\d{1,20})*)\n$/;
@@ -150,7 +150,7 @@ function probeName(p) {
 function renderLine(f, { wallMinusMonoNs, probeWidth = 0 } = {}) {
   const args = f.args.map((_, i) => argumentText(f, i));
   if (f.unread) args.push(`(${f.unread} more not read)`);
-  return safeText(`${clockTime(wallMs(f, wallMinusMonoNs)).padEnd(12)} ${String(f.pid).padStart(7)}  ${probeName(f.probe).padEnd(probeWidth)}  ${args.join(' ')}`, { oneLine: true }) + '\n';
+  return safeText(`${clockTime(monoToWallMs(f.ns, wallMinusMonoNs)).padEnd(12)} ${String(f.pid).padStart(7)}  ${probeName(f.probe).padEnd(probeWidth)}  ${args.join(' ')}`, { oneLine: true }) + '\n';
 }
 
 /** One JSON object a line. */
@@ -165,7 +165,7 @@ function renderJsonLine(f, { wallMinusMonoNs } = {}) {
     return v;
   });
   return safeJson({
-    time: new Date(wallMs(f, wallMinusMonoNs)).toISOString(),
+    time: new Date(monoToWallMs(f.ns, wallMinusMonoNs)).toISOString(),
     pid: f.pid,
     tid: f.tid,
     provider: f.probe.provider,

@@ -48,6 +48,15 @@ function parseProfile(text) {
   return { stacks, threads };
 }
 
+/**
+ * Samples of a thread of the process with no user stack: bpftrace lost it
+ * (capabilities.userStackMap); a thread of a user process always has one
+ * (the kernel records its user pc first, in user mode or in a system call).
+ */
+function withoutUserStack({ stacks }) {
+  return stacks.reduce((n, s) => n + (s.user && s.user.length === 0 ? s.count : 0), 0);
+}
+
 // profile.d's printa(@samples): per entry, the TID on a line of its own
 // (indented 4), the kernel stack (frames indented 14; none in user mode), a
 // blank line, the user stack, then the count (indented 16). printa(@threads):
@@ -143,4 +152,4 @@ function userAddresses(stacks) {
   return { pcs: [...pcs], returns: [...returns] };
 }
 
-module.exports = { parseProfile, parseProfileDtrace, parseOffCpu, userAddresses };
+module.exports = { parseProfile, parseProfileDtrace, parseOffCpu, userAddresses, withoutUserStack };

@@ -17,6 +17,9 @@ function count(n) {
 
 /**
  * @param {Array<object>} bounded the plan's bounded maps:
+ *   (or bpftrace's own map of user stacks: { stacks: true, map, keys, loses
+ *   (capabilities.userStackMap), unit: 'sample', lost, raise }, seen as
+ *   { refused: samples without a user stack })
  *   { map: '@born', keys: 65536, what: 'live operations' (what a key is),
  *     lost: 'their wait times were not measured' (what went uncounted past it),
  *     raise: 'trace for less time' | null (how to keep under it, besides
@@ -30,6 +33,12 @@ function mapFullLines(bounded = [], seen = {}) {
   for (const b of bounded) {
     const s = seen[b.map] || {};
     const refused = Number(s.refused || 0);
+    if (b.stacks) {
+      // The tracer's own map of stacks (capabilities.userStackMap): what it
+      // lost shows as samples without a user stack; no NODETRACE_MAP_KEYS sizes it.
+      if (refused > 0) out.push(stackMapLine(b, refused));
+      continue;
+    }
     const full = refused > 0 || Number(s.held || 0) >= b.keys;
     if (!full) continue;
     const past = refused > 0 ? `${count(refused)} more were not kept` : 'more were not kept';
@@ -37,6 +46,11 @@ function mapFullLines(bounded = [], seen = {}) {
     out.push(`warning: the tracer's map of ${b.what} (${b.map}) filled at ${count(b.keys)} keys: ${past}, ${b.lost}; ${raise}`);
   }
   return out;
+}
+
+function stackMapLine(b, refused) {
+  return `warning: ${count(refused)} ${b.unit}${refused === 1 ? '' : 's'} had no user stack: the tracer lost ${refused === 1 ? 'it' : 'them'} `
+    + `from its map of stacks (${count(b.keys)} places: ${b.loses}); ${b.lost}; ${b.raise}`;
 }
 
 module.exports = { mapFullLines };

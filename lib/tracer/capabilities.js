@@ -211,6 +211,25 @@ function rawUserStackEnv(tracer) {
   return atLeast(tracer, '0.23') ? { BPFTRACE_STACK_MODE: 'raw' } : { BPFTRACE_NO_USER_SYMBOLS: '1' };
 }
 
+// Where bpftrace keeps the user stacks a program takes (ustack), and so
+// where one may be lost, its sample then printed with an empty user stack
+// (and 0.17-0.24 say "ERROR: failed to look up stack id" on stderr):
+// 0.17-0.20 in the kernel's stack map of 131,072 buckets by the stack's
+// hash (bpf_get_stackid without BPF_F_REUSE_STACKID: a stack whose bucket
+// another holds is not kept, EEXIST; src/map.cpp, fixed size); 0.21-0.24
+// in an LRU hash map of 131,072 stacks by a 64-bit hash (past it the
+// oldest is dropped, and a sample that named it prints none:
+// codegen_llvm.cpp createMapDefinition, fixed size); 0.25 on in the
+// sample's own key (nothing to lose). Measured 2026-11-29 on a target of
+// thousands of distinct stacks (test/targets/profile-many-stacks.js),
+// profile -F 999: 0.17 lost 7 of 1,369 samples (1,349 stacks), 72 of
+// 4,058 (3,876): about k^2/262,144 of k stacks; 0.23.2 and 0.27.1 none
+// of 3,700 and 4,081. No environment variable sizes the map on any.
+function userStackMap(tracer) {
+  if (!isBpftrace(tracer) || atLeast(tracer, '0.25')) return null;
+  return { places: 131072, loses: atLeast(tracer, '0.21') ? 'past them it drops the oldest' : 'it keeps no stack whose place another holds' };
+}
+
 // A uprobe on a file fires in every process that maps it. From 0.20 `-p`
 // makes bpftrace attach uprobes for that process only (in the kernel);
 // 0.17 attaches them for all, so a program must test `pid` itself.
@@ -335,7 +354,7 @@ function ustackBlocksGcore(tracer) {
 module.exports = {
   stopPolicy, attachNotice, windowSignal, atLeast, stringLimitEnv, mapKeysEnv, mapKeysFor,
   readsLongStrings, usdtPathForPid,
-  uprobesWithPid, rawUserStackEnv,
+  uprobesWithPid, rawUserStackEnv, userStackMap,
   maxStringBytes, stringTrailerEnv, strCopiesLessOne, filtersUprobesByPid, filtersEveryProbeByPid, quietMapHelperArgs,
   printsMapsOnSigusr1, failsIfAnyProbeMissing, jsonOutput,
   commandNotes, isDtraceForLinux, seesUsdt, demanglesStacks, ustackBlocksGcore, compileOnlyArgs, usdtArgsPastSixth,
