@@ -55,7 +55,7 @@ describe('cluster apps', function () {
       assert.strictEqual(r.code, 0, r.stderr);
       assert.match(r.stderr, /^nodetrace: no HTTP request completed while tracing\.$/m);
       const list = workers.map((w) => `${w.pid} \\(worker ${w.id}\\)`).join(', ');
-      assert.match(r.stderr, new RegExp(`^nodetrace: PID ${target.pid} is a cluster primary: its ${workers.length} workers serve the requests, PID ${list}\\. Trace one with nodetrace http -p ${workers[0].pid}\\.$`, 'm'), r.stderr);
+      assert.match(r.stderr, new RegExp(`^nodetrace: PID ${target.pid} is a cluster primary: its ${workers.length} workers serve the requests, PID ${list}\\. Trace them all with nodetrace http ${[target.pid, ...workers.map((w) => w.pid)].join(',')}, or one with nodetrace http -p ${workers[0].pid}\\.$`, 'm'), r.stderr);
     } finally {
       stop = true;
       await load;

@@ -19,6 +19,7 @@ const { planHttp } = require('./plan');
 const records = require('./records');
 const { LatencyStats, renderHistograms, histogramsJSON } = require('./histograms');
 const { WireReader, wireLossLines } = require('./wire');
+const { MORE_PIDS } = require('./wire-plan');
 const { tracerFor, plan, minUs, withContainerPid } = require('./source');
 
 // Who each process is, read once, when its first request arrives.
@@ -227,8 +228,12 @@ function primaryLine(pid) {
   const c = clusterOf(pid);
   if (!c || c.role !== 'primary' || !c.workers.length) return null;
   const workers = c.workers.map((w) => `${w.pid} (worker ${w.id})`).join(', ');
+  // The primary and its workers by PIDs: one trace (off the wire, also
+  // the workers it forks later; lib/http/source.js), where they fit in one.
+  const pids = [pid, ...c.workers.map((w) => w.pid)];
+  const all = pids.length <= 1 + MORE_PIDS ? `Trace them all with nodetrace http ${pids.join(',')}, or one with ` : 'Trace one with ';
   return `PID ${pid} is a cluster primary: its ${c.workers.length === 1 ? 'worker serves' : `${c.workers.length} workers serve`} the requests, PID ${workers}. `
-    + `Trace one with nodetrace http -p ${c.workers[0].pid}.`;
+    + `${all}nodetrace http -p ${c.workers[0].pid}.`;
 }
 
 // The whole of `nodetrace http` once its options are checked.
