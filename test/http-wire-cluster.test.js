@@ -4,7 +4,10 @@
 // module, a primary and 2 workers): one tracer reads every process off its
 // sockets (d-scripts/http-wire.bt with a set of PIDs), each request under the
 // worker that served it, against what each worker counted and timed itself.
-// Plain HTTP by name, HTTPS by the PIDs list. Runs under the bpftrace the
+// Plain HTTP by name, HTTPS by the PIDs list. In each, once the trace is
+// attached, a worker is killed and the primary forks another (as apps under
+// cluster do): that one is read from its start, by the same tracer, and
+// its requests counted as it counted them. Runs under the bpftrace the
 // suite is run with (NODETRACE_BPFTRACE: a tier).
 const assert = require('assert');
 const fs = require('fs');
@@ -29,11 +32,15 @@ function startCluster(args = []) {
     targets.add(child);
     const reports = [];
     let done;
+    let respawned;
     const finished = new Promise((r) => { done = r; });
+    const replaced = new Promise((r) => { respawned = r; });
     readline.createInterface({ input: child.stdout }).on('line', (line) => {
       const m = /^ready (\d+) (\d+) (\d+) (\d+)$/.exec(line);
+      const r = /^respawned (\d+) (\d+)$/.exec(line);
       if (m) resolve({ child, primary: Number(m[1]), port: Number(m[2]), workers: [Number(m[3]), Number(m[4])], reports,
-        finished });
+        finished, replaced });
+      else if (r) respawned({ old: Number(r[1]), now: Number(r[2]) });
       else if (line.startsWith('{')) reports.push(JSON.parse(line));
       else if (line === 'client done') done();
     });
@@ -42,7 +49,9 @@ function startCluster(args = []) {
   });
 }
 
-// nodetrace http TARGET --json while the primary sends its requests.
+// nodetrace http TARGET --json while the primary replaces a worker, then
+// sends its requests. -> also { respawned: { old, now } }, app.workers then
+// the workers that served.
 async function traceWhileServing(target, app) {
   let go;
   const attached = new Promise((r) => { go = r; });
@@ -54,6 +63,9 @@ async function traceWhileServing(target, app) {
   });
   const early = await Promise.race([attached.then(() => null), traced]);
   if (early) throw new Error(`nodetrace http ended before it attached (${early.code}): ${early.stderr}`);
+  app.child.stdin.write('respawn\n');
+  const respawned = await app.replaced;
+  app.workers = app.workers.map((w) => (w === respawned.old ? respawned.now : w));
   app.child.stdin.write(`client ${REQUESTS}\n`);
   await app.finished;
   // The last events come in a batch within 100 ms, are held 400 ms for ordering, then shown.
@@ -61,7 +73,7 @@ async function traceWhileServing(target, app) {
   tracer.kill('SIGINT');
   const res = await traced;
   assert.strictEqual(res.code, 0, res.stderr);
-  return { res, lines: res.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) };
+  return { res, respawned, lines: res.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) };
 }
 
 const median = (xs) => {
@@ -70,10 +82,15 @@ const median = (xs) => {
 };
 
 // Each worker's requests served, by route and status, exactly as it counted
-// them; none under the primary; /slow's p50 as the app timed it.
-function assertAsServed(app, lines, stdout) {
+// them (the one forked during the trace too: said in one line as it
+// started); none under the primary nor the worker killed before the
+// requests; /slow's p50 as the app timed it.
+function assertAsServed(app, { res, respawned, lines }) {
+  const { stdout } = res;
   const served = lines.filter((l) => l.direction === 'server');
-  assert.strictEqual(served.filter((l) => l.pid === app.primary).length, 0, stdout);
+  assert.strictEqual(served.filter((l) => l.pid === app.primary || l.pid === respawned.old).length, 0, stdout);
+  assert.match(res.stderr, new RegExp(`^nodetrace: PID ${respawned.now}, worker 3 of ${app.primary}, started while tracing: `
+    + 'reading its HTTP off the wire too\\.$', 'm'));
   const routeOf = (url) => (/^\/(fast|slow)\/\d+$/.test(url) ? url.replace(/\/\d+$/, '') : url === '/items' ? '/items' : '(none)');
   let total = 0;
   for (const r of app.reports) {
@@ -103,22 +120,23 @@ describe('nodetrace http on a cluster app, unprepared (the wire, several process
   afterEach(killStragglers);
   afterEach(() => { for (const c of targets) c.kill('SIGKILL'); targets.clear(); });
 
-  it('by name: the primary and its 2 workers read by one tracer, each request under its worker', async function () {
+  it('by name: the primary and its 2 workers read by one tracer, each request under its worker, a worker forked anew too', async function () {
     const app = await startCluster();
-    const { res, lines } = await traceWhileServing('cluster-express.js', app);
     const pids = [app.primary, ...app.workers].sort((a, b) => a - b);
-    assert.match(res.stderr, new RegExp(`^nodetrace: PIDs ${pids.join(', ')} have no nodetrace hook: reading their HTTP off their socket system calls`, 'm'));
-    assert.match(res.stderr, /processes started later \(a worker forked anew\) are not read/);
-    assertAsServed(app, lines, res.stdout);
+    const traced = await traceWhileServing('cluster-express.js', app);
+    const { stderr } = traced.res;
+    assert.match(stderr, new RegExp(`^nodetrace: PIDs ${pids.join(', ')} have no nodetrace hook: reading their HTTP off their socket system calls`, 'm'));
+    assert.match(stderr, new RegExp(`workers that PID ${app.primary}, their cluster's primary, forks later are read too, from their start\\.$`, 'm'));
+    assertAsServed(app, traced);
   });
 
   it('by PIDs, over HTTPS: read off the OpenSSL of their one binary', async function () {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-cluster-tls-'));
     try {
       const app = await startCluster(['--tls', ...(await certificate(dir))]);
-      const { res, lines } = await traceWhileServing([app.primary, ...app.workers].join(','), app);
-      assert.match(res.stderr, /and their HTTPS off the OpenSSL in /);
-      assertAsServed(app, lines, res.stdout);
+      const traced = await traceWhileServing([app.primary, ...app.workers].join(','), app);
+      assert.match(traced.res.stderr, /and their HTTPS off the OpenSSL in /);
+      assertAsServed(app, traced);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -120,6 +120,48 @@ describe('http on the wire: reassembly (lib/http/wire.js)', function () {
     }
   });
 
+  describe('a cluster\'s worker forked while traced (http-wire.bt\'s PARENT)', function () {
+    // test/fixtures/bpftrace-http-wire-cluster.out (its .cmd): the primary
+    // and 2 workers named, worker 1 killed and replaced by worker 3 once
+    // attached, then 8 requests; beside it (.client) what each worker counted.
+    it('a real capture: the new worker asked about once, at its exec, and its requests read as it counted them', function () {
+      const client = fixture('bpftrace-http-wire-cluster.out.client');
+      const [primary, , killed, kept] = /^ready (\d+) (\d+) (\d+) (\d+)$/m.exec(client).slice(1).map(Number);
+      const forked = Number(/^respawned \d+ (\d+)$/m.exec(client)[1]);
+      const asked = [];
+      const { records, reader } = parseWire(fixture('bpftrace-http-wire-cluster.out'),
+        { pids: [primary, killed, kept], follow: (pid) => { asked.push(pid); return pid === forked; } });
+      assert.deepStrictEqual(asked, [forked]);
+      const routeOf = (url) => url.replace(/\/\d+$/, '').replace(/^\/missing$/, '(none)');
+      for (const line of client.split('\n').filter((l) => l.startsWith('{'))) {
+        const { worker, served } = JSON.parse(line);
+        const traced = {};
+        for (const r of records.filter((x) => x.pid === worker && x.direction === 'server')) {
+          const key = `${r.method} ${routeOf(r.url)} ${r.status}`;
+          traced[key] = (traced[key] || 0) + 1;
+        }
+        assert.deepStrictEqual(traced, served, `worker ${worker}`);
+      }
+      assert.strictEqual(records.filter((x) => x.pid === forked).length, 4);
+      assert.strictEqual(records.filter((x) => x.pid === killed).length, 0);
+      assert.deepStrictEqual(said(reader), [], 'nothing lost or refused');
+    });
+
+    it('another child of the primary (follow() says no): its calls dropped, not refused, the batch\'s count still whole', function () {
+      const child = (item) => JSON.parse(JSON.stringify(item).replace(/"(\d+,1,\d+,-?\d+,-?\d+,\d+,\d+)"/g, '"$1,9"'));
+      const asked = [];
+      const reader = new WireReader({ pids: [7], follow: (pid) => { asked.push(pid); return false; } });
+      const items = [
+        { type: 'map', data: { '@ev0': { [`${EVENT.EXEC},9,1000000,0,0,0,0,9`]: '' } } },
+        child(R(5, 2, 'GET /not-a-worker HTTP/1.1\r\n\r\n', { first: true })), child(W(5, 3, OK)),
+        { type: 'map', data: { '@n0': 3 } },
+      ];
+      const records = items.flatMap((i) => reader.push(i)).concat(reader.end());
+      assert.deepStrictEqual([records, asked], [[], [9]]);
+      assert.deepStrictEqual(said(reader), []);
+    });
+  });
+
   describe('bodies are counted off the calls\' lengths, never read as messages', function () {
     const smuggled = 'GET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n';
 
@@ -517,8 +559,10 @@ describe('http on the wire: the programs\' constants are the reader\'s', functio
     it(`${file}: PIECE, HEAD_BYTES, IOVECS and every KIND as lib/http/wire-plan.js and wire.js have them; the twins agree on the rest`, function () {
       const defined = constants(read(file));
       for (const [name, value] of Object.entries(expected)) {
-        if (file === 'http-wire.bt' && name in dtraceOnly) assert.strictEqual(defined[name], undefined, `${name} in ${file}`);
-        else assert.strictEqual(defined[name], BigInt(value), `${name} in ${file}`);
+        // EXEC: a cluster primary's child, http-wire.bt's only (http-wire.d reads one process).
+        if ((file === 'http-wire.bt' && name in dtraceOnly) || (file === 'http-wire.d' && name === 'EXEC')) {
+          assert.strictEqual(defined[name], undefined, `${name} in ${file}`);
+        } else assert.strictEqual(defined[name], BigInt(value), `${name} in ${file}`);
       }
       if (file === 'http-wire.d') for (const [name, value] of Object.entries(dtraceOnly)) assert.strictEqual(defined[name], BigInt(value), name);
       const other = constants(read(file === 'http-wire.bt' ? 'http-wire.d' : 'http-wire.bt'));
@@ -569,7 +613,7 @@ describe('http on the wire: the plan (lib/http/wire-plan.js)', function () {
 
   it('asks str() for one byte more where it copies n - 1 and a NUL (0.23+), with room for the NUL on every tier', function () {
     const old = planWire(bpftraceOf('0.17.0'), 42, { file: '/proc/42/map_files/1-2' });
-    assert.deepStrictEqual(argsOf(old), { PID: '42', NUL_BYTE: '0', PID2: '0', PID3: '0', PID4: '0', PID5: '0', PID6: '0', PID7: '0', PID8: '0', TLS_FILE: '/proc/42/map_files/1-2' });
+    assert.deepStrictEqual(argsOf(old), { PID: '42', NUL_BYTE: '0', PID2: '0', PID3: '0', PID4: '0', PID5: '0', PID6: '0', PID7: '0', PID8: '0', PARENT: '0', TLS_FILE: '/proc/42/map_files/1-2' });
     assert.strictEqual(old.env.BPFTRACE_STRLEN, String(PIECE_BYTES + 1));
     assert.strictEqual(old.env.BPFTRACE_MAP_KEYS_MAX, String(MAP_KEYS));
     const now = planWire(bpftraceOf('0.23.2'), 42, { file: '/proc/42/map_files/1-2' });
@@ -579,17 +623,17 @@ describe('http on the wire: the plan (lib/http/wire-plan.js)', function () {
     assert.strictEqual(now.env.BPFTRACE_STR_TRUNC_TRAILER, '');
   });
 
-  it('reads a set of processes (a cluster): the first as PID, the others in PID2-PID8, at most 8', function () {
-    const plan = planWire(bpftraceOf('0.17.0'), [42, 43, 44], { file: '/proc/42/map_files/1-2' });
+  it('reads a set of processes (a cluster): the first as PID, the others in PID2-PID8, at most 8; PARENT its primary', function () {
+    const plan = planWire(bpftraceOf('0.17.0'), [42, 43, 44], { file: '/proc/42/map_files/1-2' }, { parent: 42 });
     const a = argsOf(plan);
-    assert.deepStrictEqual([a.PID, a.PID2, a.PID3, a.PID4, a.PID8], ['42', '43', '44', '0', '0']);
+    assert.deepStrictEqual([a.PID, a.PID2, a.PID3, a.PID4, a.PID8, a.PARENT], ['42', '43', '44', '0', '0', '42']);
     assert.strictEqual(plan.target, null, 'no one process whose exit ends the trace');
     assert.throws(() => planWire(bpftraceOf('0.17.0'), [1, 2, 3, 4, 5, 6, 7, 8, 9], {}), /at most 8/);
   });
 
   it('leaves the @tls part and TLS_FILE out where the process has no OpenSSL', function () {
     const plan = planWire(bpftraceOf('0.17.0'), 42, { why: 'none' });
-    assert.deepStrictEqual(Object.keys(argsOf(plan)), ['PID', 'NUL_BYTE', 'PID2', 'PID3', 'PID4', 'PID5', 'PID6', 'PID7', 'PID8']);
+    assert.deepStrictEqual(Object.keys(argsOf(plan)), ['PID', 'NUL_BYTE', 'PID2', 'PID3', 'PID4', 'PID5', 'PID6', 'PID7', 'PID8', 'PARENT']);
     assert.ok(!/SSL_read/.test(plan.programText.replace(/\/\*[^]*?\*\//g, '')), 'no TLS probe left');
     assert.ok(plan.argv.includes('-f') && plan.quiesce && plan.quiesce.line === 'Tracing stopped.');
   });

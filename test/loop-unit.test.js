@@ -6,7 +6,8 @@ const assert = require('assert');
 const { splitAtEndMarker } = require('../lib/tracer/output-formats');
 const fs = require('fs');
 const path = require('path');
-const { parseLoop, renderLoopText, renderLoopJSON, foldedStacks, frameName } = require('../lib/loop/report');
+const { parseLoop, renderLoopText, renderLoopJSON, foldedStacks, frameName, lostStackSamples } = require('../lib/loop/report');
+const { mapFullLines } = require('../lib/render/map-full');
 const loop = require('../lib/commands/loop');
 
 const FIXTURE = fs.readFileSync(path.join(__dirname, 'fixtures', 'bpftrace-loop-stacks.out'), 'utf8');
@@ -118,6 +119,30 @@ describe('nodetrace loop, pure parts', function () {
   it('reads a stack\'s second key, the hash of its JavaScript chain (0: none)', function () {
     const r = parseLoop({ maps: '@stall_stacks[\n        0x10000010\n        0x401000\n, -5]: 3\n@stall_stacks[\n        0x401000\n, 0]: 2\n' }, { tracer: 'bpftrace' });
     assert.deepStrictEqual(r.stacks.map((st) => [st.frames.length, st.samples, st.chain]), [[2, 3, '-5'], [1, 2, undefined]]);
+  });
+
+  it('counts the samples whose user stack bpftrace 0.17 lost as "[no stack]", and says them once (real capture)', function () {
+    // test/fixtures/bpftrace-loop-no-ustack-0.17.out(.cmd): 9 samples of 50 ms stalls printed as "@stall_stacks[, 0]: 9".
+    const text = fs.readFileSync(path.join(__dirname, 'fixtures', 'bpftrace-loop-no-ustack-0.17.out'), 'utf8');
+    const lr = parseLoop(splitAtEndMarker(text.split('\n')), { tracer: 'bpftrace' });
+    const keys = (text.match(/^@stall_stacks\[/gm) || []).length;
+    const printed = [...text.matchAll(/^(?:, -?\d+)?\]: (\d+)$|^@stall_stacks\[, -?\d+\]: (\d+)$/gm)]
+      .reduce((n, m) => n + Number(m[1] || m[2]), 0);
+    assert.strictEqual(lr.stacks.length, keys, 'every key read, the empty one too');
+    assert.strictEqual(lr.stacks.reduce((n, s) => n + s.samples, 0), printed, 'every sample counted');
+    assert.strictEqual(lostStackSamples(lr.stacks), 9);
+    assert.deepStrictEqual(lr.stacks.filter((s) => s.lost).map((s) => s.frames), [['[no stack]']]);
+    assert.match(foldedStacks(lr.stacks), /^node;\[no stack\] 9$/m);
+    assert.strictEqual(lostStackSamples(parseLoop(splitAtEndMarker(FIXTURE.split('\n')), { tracer: 'bpftrace' }).stacks), 0, 'the other capture lost none');
+    const tracer = (version) => ({ name: 'bpftrace', path: '/usr/bin/bpftrace', version });
+    const planned = (version, stacks = true) => loop.plan({ pid: String(process.pid), over: '10ms', stacks, force: true },
+      tracer(version)).details.boundedMaps;
+    assert.deepStrictEqual(mapFullLines(planned('0.17.0'), { ustack: { refused: lostStackSamples(lr.stacks) } }), [
+      'warning: 9 samples had no user stack: the tracer lost them from its map of stacks (131,072 places: it keeps no stack '
+      + 'whose place another holds); they are counted, as "[no stack]"; trace for less time, '
+      + 'or use bpftrace 0.25 or later, which keeps each stack with its sample']);
+    assert.strictEqual(planned('0.27.1'), undefined, 'nothing to lose from 0.25');
+    assert.strictEqual(planned('0.17.0', false), undefined, 'no stacks, no stack map');
   });
 
   it('plans bpftrace with the PID, the threshold and the stacks switch as arguments', function () {

@@ -21,7 +21,7 @@ function builder(y) {
       + '`node -r nodetrace/register`; untraced, that costs a semaphore read per request.\n'
       + 'Processes without the hook are read off the wire: their socket system calls and their\n'
       + 'OpenSSL (--source): one (-p PID), or up to 8 of one binary by PIDs or a name (a cluster\n'
-      + 'or PM2 app: its primary and workers; workers forked later are not read).'), { many: true, container: true });
+      + 'or PM2 app: its primary and workers; with the primary among them, workers it forks later too).'), { many: true, container: true });
   return y
     .option('duration', durationOption('Stop after this many seconds (default: Ctrl-C)'))
     .option('slower-than', { type: 'number', describe: 'Only requests that took at least this many ms (filtered in the tracer; on the wire, by nodetrace)' })

@@ -7,7 +7,7 @@ const { listed } = require('./list');
 const { planTracer } = require('../tracer/plan');
 const { runTraceCommand } = require('../tracer/run-command');
 const { spanNs } = require('../tracer/session');
-const { parseLoop, renderLoopText, renderLoopJSON, foldedStacks } = require('../loop/report');
+const { parseLoop, renderLoopText, renderLoopJSON, foldedStacks, lostStackSamples } = require('../loop/report');
 const { targetOptions, checkTarget } = require('../targets/options');
 const { oneProcess } = require('../targets/one-process');
 const proc = require('../proc');
@@ -16,6 +16,7 @@ const { selectThread } = require('../threads/select');
 const { threadLabel } = require('../threads/roles');
 const { describeIdentity } = require('../proc/container');
 const { rawUserStackEnv } = require('../tracer/capabilities');
+const { userStackBound } = require('../render/map-full');
 const { nameLoopStacks } = require('../loop/name-stacks');
 const { jsFramesLayout, jsFramesSession } = require('../profile/js-frames');
 const { splitAtEndMarker } = require('../tracer/output-formats');
@@ -79,6 +80,8 @@ function plan(args, tracer) {
   const stacks = Boolean(args.stacks || args.folded);
   // JavaScript frames of the stacks named from V8's metadata where it is known (lib/profile/js-frames.js).
   const js = stacks && tracer.name === 'bpftrace' ? jsFramesLayout(pid) : null;
+  // bpftrace's own map of user stacks, before 0.25 (lib/render/map-full.js).
+  const stackMap = stacks ? userStackBound(tracer, 'trace for less time') : null;
   return planTracer(tracer, {
     script: SCRIPT,
     // The program filters on the PID itself: bpftrace 0.17's -p filters no
@@ -93,7 +96,8 @@ function plan(args, tracer) {
     describe: `the event loop of ${thread.role === 'main' ? '' : `${thread.label} (TID ${thread.tid}) of `}${describeIdentity(who)}`,
     target: { pid },
     details: { process: who, thread,
-      ...(js && js.shared ? { jsFrames: { v8: js.v8, sourceMaps: args.sourceMaps !== false } } : {}) },
+      ...(js && js.shared ? { jsFrames: { v8: js.v8, sourceMaps: args.sourceMaps !== false } } : {}),
+      ...(stackMap ? { boundedMaps: [stackMap] } : {}) },
     warnings: [note, js && js.note].filter(Boolean),
   });
 }
@@ -122,7 +126,8 @@ function report(result, { args, tracer, plan: p, broken, wallMinusMonoNs, snapsh
     // Never woke up and never ran: say so rather than print an empty report as if it meant "fine".
     process.stderr.write(`nodetrace: ${p.details.thread && p.details.thread.role !== 'main' ? `${p.details.thread.label} of PID ${pid}: its` : `PID ${pid}'s`} loop waited for I/O the whole time (idle): no turn to measure.\n`);
   }
-  return { gathered: r.turns > 0n || r.stalls.length > 0 };
+  const gathered = r.turns > 0n || r.stalls.length > 0;
+  return { gathered, mapsSeen: { ustack: { refused: lostStackSamples(r.stacks) } } };
 }
 
 async function handler(args) {

@@ -7,7 +7,8 @@ const { listed } = require('./list');
 const { UserError } = require('../errors');
 const proc = require('../proc');
 const { planTracer, readScript } = require('../tracer/plan');
-const { rawUserStackEnv, mapKeysEnv, mapKeysFor, userStackMap } = require('../tracer/capabilities');
+const { rawUserStackEnv, mapKeysEnv, mapKeysFor } = require('../tracer/capabilities');
+const { userStackBound } = require('../render/map-full');
 const { instantiateSlot, declaredSlot } = require('../tracer/template');
 const { runTraceCommand } = require('../tracer/run-command');
 const { argumentReference } = require('../tracer/program-arguments');
@@ -170,14 +171,9 @@ function plan(args, tracer) {
     o.details.boundedMaps = [{ map: args.offCpu ? '@offcpu_us' : '@samples', keys, what: 'distinct stacks',
       lost: args.offCpu ? 'the waits of stacks past it were not counted' : 'samples of stacks past it were dropped',
       raise: `trace for less time${args.offCpu ? '' : ' or at a lower -F'}` }];
-    // bpftrace's own map of user stacks, before 0.25: a stack it lost is a
-    // sample without one, still counted ("[no stack]").
-    const stackMap = args.offCpu ? null : userStackMap(tracer);
-    if (stackMap) {
-      o.details.boundedMaps.push({ stacks: true, map: 'ustack', keys: stackMap.places, loses: stackMap.loses, unit: 'sample',
-        lost: 'they are counted, as "[no stack]"',
-        raise: 'trace for less time or at a lower -F, or use bpftrace 0.25 or later, which keeps each stack with its sample' });
-    }
+    // bpftrace's own map of user stacks, before 0.25 (lib/render/map-full.js).
+    const stackMap = args.offCpu ? null : userStackBound(tracer, 'trace for less time or at a lower -F');
+    if (stackMap) o.details.boundedMaps.push(stackMap);
     o.notes = ['user frames stay addresses (raw stacks): nodetrace names them, reading the perf map safely inside the process\'s own root'];
   }
   return planTracer(tracer, o);

@@ -4,6 +4,7 @@
 // or the wire's one session, their lines read into requests (lib/http/records.js,
 // lib/http/wire.js) and shown as lines, JSON or histograms as they come; then
 // what became of every request. Which source and plan: lib/http/source.js.
+const fs = require('fs');
 const { safeText } = require('../terminal-safe');
 const { runTraceCommand, runOneSession } = require('../tracer/run-command');
 const { LibraryFollower, Generation } = require('../probe-libraries/library-follower');
@@ -11,7 +12,7 @@ const { LineOutput } = require('../tracer/line-output');
 const { dtraceLosses, dtraceLossLine } = require('../tracer/dtrace-losses');
 const { identify } = require('../proc/identity');
 const { describeIdentity } = require('../proc/container');
-const { clusterOf } = require('../proc/cluster');
+const { clusterOf, clusterFacts } = require('../proc/cluster');
 const { lossLines, addMaps } = require('../render/loss');
 const { HTTP_PROVIDER } = require('./probes');
 const { planHttp } = require('./plan');
@@ -103,6 +104,24 @@ async function follow(firstPlan, ctx) {
   return { result: first.result, abnormal: () => follower.abnormalEnd() };
 }
 
+// A child of the primary that the program began reading (it ran its
+// program): read on where /proc says it is a worker of that primary (its
+// parent, NODE_UNIQUE_ID), said in one line; any other child dropped.
+function followWorker(parent, say) {
+  const exeOf = (pid) => {
+    try { const st = fs.statSync(`/proc/${pid}/exe`); return `${st.dev}:${st.ino}`; } catch { return null; }
+  };
+  const primaryExe = exeOf(parent);
+  return (pid) => {
+    const f = clusterFacts(pid);
+    if (!f || f.ppid !== parent || f.workerId === null) return false;
+    const exe = exeOf(pid);
+    const tls = exe !== null && exe === primaryExe ? '' : ' (not its HTTPS: it runs another executable than its primary)';
+    say(`PID ${pid}, worker ${f.workerId} of ${parent}, started while tracing: reading its HTTP off the wire too${tls}.`);
+    return true;
+  };
+}
+
 // How often requests held for ordering (lib/http/wire.js) are let out.
 const WIRE_FLUSH_MS = 100;
 
@@ -110,10 +129,13 @@ const WIRE_FLUSH_MS = 100;
 // reassembled into requests, shown as the hook's are.
 async function runWire(plan, ctx) {
   const { args } = ctx;
-  const { pids, mapKeys } = plan.details;
+  const { pids, mapKeys, parent } = plan.details;
   // As many connections followed as the program's maps hold (DTrace's: the default).
   const bound = mapKeys ? { maxConnections: mapKeys } : {};
-  const reader = pids ? new WireReader({ pids, ...bound }) : new WireReader({ pid: plan.details.pid, ...bound });
+  const say = (text) => process.stderr.write(safeText(`nodetrace: ${text}`) + '\n');
+  const follow = parent ? followWorker(parent, say) : null;
+  const reader = pids ? new WireReader({ pids, follow, ...bound })
+    : new WireReader({ pid: plan.details.pid, ...bound });
   const identityOf = identities();
   const stats = new LatencyStats({ by: args.by, merge: args.merge, identify: identityOf });
   const shown = { requests: 0 };

@@ -14,6 +14,7 @@ const { describeIdentity, identityOf: containerIdentity } = require('../proc/con
 const { targetText } = require('../targets/options');
 const { resolveOneTarget, hostFacts: oneProcessHost } = require('../targets/one-process');
 const { matchingPids } = require('../targets/resolve');
+const { clusterFacts, clusterRoles } = require('../proc/cluster');
 const { safeText } = require('../terminal-safe');
 const { HTTP_PROVIDER } = require('./probes');
 const { planHttp } = require('./plan');
@@ -95,13 +96,24 @@ function wireSetPlan(args, tracer, pids) {
       { hint: 'Name fewer (PIDs: 4242,4343), or start them with node -r nodetrace/register and trace them by the hook.', exitCode: EXIT.USAGE });
   }
   const tls = sharedTls(pids);
-  const p = planWire(tracer, pids, tls);
+  const parent = primaryAmong(pids);
+  const p = planWire(tracer, pids, tls, { parent: parent || 0 });
   const how = tls.file ? `and their HTTPS off the OpenSSL in ${tls.object} (HTTP/1.x, served and made)`
     : `(plaintext HTTP/1.x, served and made; HTTPS is not seen: ${tls.why})`;
-  const warnings = [`PIDs ${pids.join(', ')} have no nodetrace hook: reading their HTTP off their socket system calls ${how}; `
-    + 'processes started later (a worker forked anew) are not read.'];
+  const later = parent ? `workers that PID ${parent}, their cluster's primary, forks later are read too, from their start.`
+    : 'processes started later (a worker forked anew) are not read: name their cluster\'s primary too to read those.';
+  const warnings = [`PIDs ${pids.join(', ')} have no nodetrace hook: reading their HTTP off their socket system calls ${how}; ${later}`];
   return { ...p, describe: `HTTP on the sockets of PIDs ${pids.join(', ')}`, warnings: [...(p.warnings || []), ...warnings],
-    details: { ...p.details, source: 'wire', pids } };
+    details: { ...p.details, source: 'wire', pids, parent } };
+}
+
+// The one cluster primary among the PIDs (lib/proc/cluster.js: a worker's
+// parent, with NODE_UNIQUE_ID in the worker's environ), whose workers forked
+// later the trace reads too; null where there is none, or several.
+function primaryAmong(pids) {
+  const roles = clusterRoles(pids.map(clusterFacts).filter(Boolean));
+  const primaries = pids.filter((p) => roles.has(p) && roles.get(p).role === 'primary');
+  return primaries.length === 1 ? primaries[0] : null;
 }
 
 // One process read off its sockets, and off its OpenSSL where it has one

@@ -55,9 +55,10 @@ const MORE_PIDS = 7;
  * -> the plan (lib/tracer/plan.js) that reads one process's HTTP off its
  *    sockets, and its HTTPS off its OpenSSL where `tls` (lib/http/tls-object.js
  *    findTlsObject: { file } or { why }) found one; without it, the program's
- *    @tls part is left out.
+ *    @tls part is left out. `parent`: a cluster's primary among the PIDs,
+ *    whose children are read too, from their exec on.
  */
-function planWire(tracer, pidOrPids, tls = {}) {
+function planWire(tracer, pidOrPids, tls = {}, { parent = 0 } = {}) {
   const pids = [].concat(pidOrPids);
   const pid = pids[0];
   if (tracer.name === 'dtrace') return planWireDtrace(tracer, pid, tls);
@@ -70,7 +71,9 @@ function planWire(tracer, pidOrPids, tls = {}) {
     // on every bpftrace (-p filters tracepoints only from 0.24, and there
     // would filter out the signal that stops the probes, below).
     // NUL_BYTE: where str(p, n) copies n - 1 bytes and a NUL, one more is asked for.
-    args: { PID: pid, NUL_BYTE: strCopiesLessOne(tracer) ? 1 : 0, MORE_PIDS: pids.slice(1) },
+    // PARENT: a cluster's primary among them, whose workers forked anew are
+    // read too (0: none).
+    args: { PID: pid, NUL_BYTE: strCopiesLessOne(tracer) ? 1 : 0, MORE_PIDS: pids.slice(1), PARENT: parent },
     env: {
       // Room for the NUL: str(p, n) asks for n + 1 on 0.17, and is given n + 1 (NUL_BYTE) from 0.23.
       ...stringLimitEnv(tracer, PIECE_BYTES + 1),

@@ -37,8 +37,11 @@ const { PIECE_BYTES, HEAD_BYTES, MAP_KEYS, DTRACE_FDS } = require('./wire-plan')
 // KIND of an event, as the programs write it (their #defines, held to these
 // by test/http-wire-unit.test.js): what the call was, and flags.
 // UNFOLLOWED, http-wire.d's only: a socket accepted or connected at an fd
-// past those it keeps (DTRACE_FDS), never read.
-const EVENT = Object.freeze({ READ: 1, WRITE: 2, CLOSE: 3, BEFORE: 4, UNFOLLOWED: 5, FIRST: 16, LAST: 32, TLS: 64 });
+// past those it keeps (DTRACE_FDS), never read. EXEC, http-wire.bt's only:
+// a child of the cluster's primary ran its program (a worker forked anew).
+const EVENT = Object.freeze({
+  READ: 1, WRITE: 2, CLOSE: 3, BEFORE: 4, UNFOLLOWED: 5, EXEC: 6, FIRST: 16, LAST: 32, TLS: 64,
+});
 const KIND_BITS = 15;
 const FLAG_BITS = EVENT.FIRST | EVENT.LAST | EVENT.TLS;
 
@@ -61,6 +64,10 @@ const MAX_PENDING = 64;
 // worst: an event is held 400 ms, so that one in a later batch is never
 // handled before it.
 const REORDER_NS = 400000000n;
+// Processes a trace is asked to follow beyond those it named (a cluster's
+// workers forked anew, or other children of its primary): a primary that
+// forks without end costs a bounded /proc read each.
+const MAX_FOLLOWED = 1024;
 
 /**
  * One piece of a call (a bpftrace batch entry, or an http-wire.d event) ->
@@ -70,14 +77,14 @@ const REORDER_NS = 400000000n;
 function pieceOf({ kind, tid, ns, fd, ret, off, asked, pid = null }, bytes, refused) {
   const k = Number(kind);
   const base = k & KIND_BITS;
-  const known = base >= EVENT.READ && base <= EVENT.UNFOLLOWED && (k & ~(KIND_BITS | FLAG_BITS)) === 0;
+  const known = base >= EVENT.READ && base <= EVENT.EXEC && (k & ~(KIND_BITS | FLAG_BITS)) === 0;
   const r = Number(ret);
   const at = Number(off);
   const n = Number(asked);
   // The bytes end at a NUL (a string): never more than were asked for, nor past what the call returned.
-  // A close carries no bytes (what a tracer puts there is not read: bpftrace
-  // 0.27 gave str(fd, 0) a string of its own).
-  const fits = base === EVENT.CLOSE || base === EVENT.UNFOLLOWED ? r === 0 && at === 0 && n === 0
+  // A close, an fd not followed or an exec carries no bytes (what a tracer
+  // puts there is not read: bpftrace 0.27 gave str(fd, 0) a string of its own).
+  const fits = base === EVENT.CLOSE || base === EVENT.UNFOLLOWED || base === EVENT.EXEC ? r === 0 && at === 0 && n === 0
     : r > 0 && at >= 0 && n <= HEAD_BYTES && at + n <= r && bytes.length <= n;
   if (!known || !fits) { refused('an entry not as the program writes it'); return null; }
   return { kind: k, tid: Number(tid), ns: BigInt(ns), fd: String(fd), ret: r, off: at, bytes, pid };
@@ -111,9 +118,15 @@ class Connection {
  * droppedBy (requests given up at the bounds), http2By, beforeBy
  * (connections opened before the trace), unreadableBy ({ connections,
  * requests, why }: connections not followed after a point).
+ * `follow(pid)`, where the program also reads a cluster primary's children
+ * (http-wire.bt's PARENT): asked once for each process it did not name,
+ * whether to read it (a worker forked anew) or drop its calls (another
+ * child); at most MAX_FOLLOWED are asked.
  */
 class WireReader {
-  constructor({ pid = null, pids = null, reorderNs = REORDER_NS, maxConnections = MAX_CONNECTIONS } = {}) {
+  constructor({
+    pid = null, pids = null, reorderNs = REORDER_NS, maxConnections = MAX_CONNECTIONS, follow = null,
+  } = {}) {
     this.reorderNs = reorderNs;
     this.maxConnections = maxConnections;
     // The program's full maps: what @conn and @call did not keep (their
@@ -139,6 +152,8 @@ class WireReader {
     this.pid = pid;   // the traced process, where one is (http-wire.d's output does not repeat it)
     // The processes traced: an entry that names another is refused.
     this.pids = new Set(pids || (pid === null ? [] : [pid]));
+    this.follow = follow;
+    this.asked = new Map();   // pid -> whether follow() took it
     // Calls lost where several processes are traced: the batch's count is
     // of them all, so whose they were is not known.
     this.lostOfAll = 0;
@@ -169,11 +184,18 @@ class WireReader {
           const k = EVENT_KEY.exec(key);
           const b = typeof bytes === 'string' ? stringBytes(bytes) : null;
           const pid = k && k[8] !== undefined ? Number(k[8]) : this.pid;
-          const piece = k && b && this.traces(pid)
+          const whose = k && b ? this.whose(pid) : 'unknown';
+          // A child of the primary that is not a worker: counted among the
+          // batch's calls, not read.
+          // (@nN counts a call once: its first piece, at 0.)
+          if (whose === 'dropped') { if (k[6] === '0') this.batchCalls[set]++; continue; }
+          const piece = whose === 'traced'
             ? pieceOf({ kind: k[1], tid: k[2], ns: k[3], fd: k[4], ret: k[5], off: k[6], asked: k[7], pid }, b, refused)
               : null;
-          if (!k || !b || !this.traces(pid)) refused('an entry not as the program writes it');
+          if (whose === 'unknown') refused('an entry not as the program writes it');
           if (!piece) continue;
+          // A worker forked anew: taken above (whose), nothing to follow.
+          if ((piece.kind & KIND_BITS) === EVENT.EXEC) { this.batchCalls[set]++; continue; }
           if (this.take(piece)) this.batchCalls[set]++;
           if (piece.ns > this.batchLatest[set]) this.batchLatest[set] = piece.ns;
         }
@@ -193,9 +215,18 @@ class WireReader {
     return { '@conn': { refused: this.full.conn }, '@call': { refused: this.full.call }, '@ev0/@ev1': { held: this.batchHeld } };
   }
 
-  // Whether an entry's PID is one traced (any, where the reader was told none).
-  traces(pid) {
-    return this.pids.size === 0 || this.pids.has(pid);
+  // Whether an entry's PID is one traced (any, where the reader was told
+  // none), or one follow() took: 'traced'; one it dropped: 'dropped'; else 'unknown'.
+  whose(pid) {
+    if (this.pids.size === 0 || this.pids.has(pid)) return 'traced';
+    if (!this.follow) return 'unknown';
+    if (!this.asked.has(pid)) {
+      if (this.asked.size >= MAX_FOLLOWED) return 'dropped';
+      const take = Boolean(this.follow(pid));
+      this.asked.set(pid, take);
+      if (take) this.pids.add(pid);
+    }
+    return this.asked.get(pid) ? 'traced' : 'dropped';
   }
 
   // A set's count of calls: those of its batch that did not arrive were lost
@@ -492,4 +523,6 @@ function parseWire(text, { format = 'json', ...o } = {}) {
   return { records: out, reader };
 }
 
-module.exports = { WireReader, parseWire, wireLossLines, EVENT, MAX_CONNECTIONS, MAX_PENDING, REORDER_NS, PIECE_BYTES };
+module.exports = {
+  WireReader, parseWire, wireLossLines, EVENT, MAX_CONNECTIONS, MAX_PENDING, MAX_FOLLOWED, REORDER_NS, PIECE_BYTES,
+};

@@ -29,12 +29,19 @@ function clean(text) {
 
 // bpftrace: "@stall_stacks[\n    frame\n    ...\n, HASH]: N"; raw frames (the plan
 // asks for them: nodetrace names them, lib/loop/name-stacks.js) as 0x...
+// The frame a sample without a user stack shows, as profile's report does.
+const NO_STACK = '[no stack]';
+
 function bpftraceStacks(lines) {
   const stacks = [];
   let frames = null;
   for (const line of lines) {
     if (frames === null) {
       if (/^@stall_stacks\[$/.test(line)) frames = [];
+      // A sample whose user stack bpftrace lost from its map of stacks
+      // (capabilities.userStackMap): the key on one line, no frames.
+      const lost = /^@stall_stacks\[, (-?\d+)\]: (\d+)$/.exec(line);
+      if (lost) stacks.push({ frames: [NO_STACK], samples: Number(lost[2]), lost: true });
       continue;
     }
     // (A second key: the hash of the sample's JavaScript chain, lib/profile/js-frames.js.)
@@ -280,4 +287,9 @@ function renderLoopJSON(r, o) {
   }) + '\n';
 }
 
-module.exports = { parseLoop, renderLoopText, renderLoopJSON, foldedStacks, frameName, JSON_VERSION };
+/** Samples whose user stack the tracer lost (bpftraceStacks: NO_STACK). */
+function lostStackSamples(stacks) {
+  return stacks.reduce((n, s) => n + (s.lost ? s.samples : 0), 0);
+}
+
+module.exports = { lostStackSamples, parseLoop, renderLoopText, renderLoopJSON, foldedStacks, frameName, JSON_VERSION };

@@ -11,6 +11,8 @@
 // inserts that did not take (a program reads the key back after writing it:
 // `@full_born`, async.bt). One line per full map. Pure.
 
+const { userStackMap } = require('../tracer/capabilities');
+
 function count(n) {
   return Number(n).toLocaleString('en-US');
 }
@@ -53,4 +55,16 @@ function stackMapLine(b, refused) {
     + `from its map of stacks (${count(b.keys)} places: ${b.loses}); ${b.lost}; ${b.raise}`;
 }
 
-module.exports = { mapFullLines };
+/**
+ * bpftrace's own map of user stacks as a bounded map (before 0.25: a stack
+ * it lost is a sample printed without one, counted as "[no stack]"), or
+ * null where nothing is lost (0.25 on, DTrace). `less`: how to keep under it.
+ */
+function userStackBound(tracer, less) {
+  const m = userStackMap(tracer);
+  return m ? { stacks: true, map: 'ustack', keys: m.places, loses: m.loses, unit: 'sample',
+    lost: 'they are counted, as "[no stack]"',
+    raise: `${less}, or use bpftrace 0.25 or later, which keeps each stack with its sample` } : null;
+}
+
+module.exports = { mapFullLines, userStackBound };

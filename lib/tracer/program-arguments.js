@@ -245,6 +245,8 @@ const TABLES = {
       'lib/tracer/capabilities.js strCopiesLessOne (bpftrace 0.23+: 1)'),
     ...numbered('PID', 2, 8, 'another process of the same binary to read (0: none)', 'the targets\' PIDs (lib/http/source.js)',
       { group: 'MORE_PIDS', fill: 0 }),
+    arg('PARENT', 'a cluster\'s primary among them, whose children (workers forked anew) are read too from their exec on; 0: none',
+      'lib/commands/http.js (lib/proc/cluster.js: the primary of the workers traced)'),
     arg('TLS_FILE', 'the object that defines its SSL_read, SSL_write, SSL_free, SSL_set_bio',
       'lib/http/tls-object.js: the mapped object that defines them, as /proc/PID/map_files/RANGE', { part: 'tls' }),
   ],

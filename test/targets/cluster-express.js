@@ -14,7 +14,9 @@
 // "sentMs": [...]} (a /slow request timed from Express's first middleware,
 // in the tick that read it, to its call of res.send(), and to its return:
 // the response is written in between), then
-// "client done".
+// "client done". A line "respawn" kills worker 1 (SIGKILL) and, as an app
+// keeps its workers up, the primary forks another in its place; once that
+// one listens it prints "respawned OLD NEW" (their PIDs).
 const cluster = require('cluster');
 const fs = require('fs');
 const http = require('http');
@@ -35,6 +37,13 @@ if (cluster.isPrimary) {
     port = address.port;
     if (listening.size === WORKERS) console.log(`ready ${process.pid} ${port} ${[...listening.values()].join(' ')}`);
   });
+  // A worker that dies is replaced, as apps under cluster do.
+  cluster.on('exit', () => cluster.fork());
+  const respawn = () => {
+    const old = cluster.workers[Math.min(...Object.keys(cluster.workers).map(Number))];
+    cluster.once('listening', (worker) => console.log(`respawned ${old.process.pid} ${worker.process.pid}`));
+    old.process.kill('SIGKILL');
+  };
   const request = (method, path) => new Promise((resolve) => {
     const agent = new lib.Agent({ keepAlive: false });
     const headers = method === 'POST' ? { 'content-type': 'application/json' } : {};
@@ -50,6 +59,7 @@ if (cluster.isPrimary) {
     w.send('report');
   })));
   readline.createInterface({ input: process.stdin }).on('line', async (line) => {
+    if (line === 'respawn') { respawn(); return; }
     const m = /^client (\d+)$/.exec(line);
     if (!m) return;
     for (let i = 1; i <= Number(m[1]); i++) {
