@@ -344,11 +344,4 @@ describe('nodetrace http on an unprepared process (the wire) @tracer', function 
     assert.match(r.stderr, /no HTTP request completed while tracing/);
     // A server, which holds its listening socket, gets no such line: the first test's trace.
   });
-
-  it('--source hook on it says how to prepare it', async function () {
-    const s = await startServer();
-    const hook = await nodetrace(['http', '-p', String(s.child.pid), '--source', 'hook', '-d', '1']);
-    assert.strictEqual(hook.code, 3, hook.stderr);
-    assert.match(hook.stderr, /node -r nodetrace\/register app\.js/);
-  });
 });
