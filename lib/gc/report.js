@@ -8,7 +8,7 @@ const { renderHistogram, percentileText } = require('../render/histogram');
 const { formatDuration } = require('../render/units');
 const { jsonInteger, jsonHistogram } = require('../render/json');
 const { safeText, safeJson } = require('../terminal-safe');
-const { threadLabel } = require('../threads/roles');
+const { threadLabel, threadReportName } = require('../threads/roles');
 
 const JSON_VERSION = 1;
 // The order kinds are shown in, and what each is.
@@ -77,11 +77,8 @@ function threadPauses(model) {
       || a.tid - b.tid);
 }
 
-// A thread as the report names it: "main thread", "Worker 1 \"churn\" (TID 4250)".
 function threadName(t, identityOf) {
-  const identity = identityOf(t.tid);
-  const label = threadLabel(identity);
-  return identity && identity.role === 'main' ? label : `${label} (TID ${t.tid})`;
+  return threadReportName(t.tid, identityOf(t.tid));
 }
 
 function share(us, ns) {

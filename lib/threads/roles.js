@@ -94,6 +94,15 @@ function threadLabel(identity) {
 }
 
 /**
+ * A thread as the text reports name it: "main thread", "Worker 1 \"churn\"
+ * (TID 4250)", "a thread that exited (TID 4251)" (identity null).
+ */
+function threadReportName(tid, identity) {
+  const label = threadLabel(identity);
+  return identity && identity.role === 'main' ? label : `${label} (TID ${tid})`;
+}
+
+/**
  * A thread as the JSON reports name it: { tid, role, label, worker? }
  * (worker: { thread_id, name }); role and label null for a thread whose
  * identity is not known (it exited; `format`).
@@ -121,5 +130,6 @@ function groupKey(identity, tid) {
 }
 
 module.exports = {
-  ROLES, ROLE_LABELS, DEFAULT_WORKER_NAME, roleOf, workerLabel, threadLabel, threadIdentityJson, groupKey,
+  ROLES, ROLE_LABELS, DEFAULT_WORKER_NAME, roleOf, workerLabel, threadLabel, threadReportName, threadIdentityJson,
+  groupKey,
 };

@@ -8,7 +8,7 @@
 // aggregations in, threads out, and the threads as the text report's lines
 // or the JSON report's list, named by role (lib/threads/roles.js).
 const { jsonInteger } = require('../../render/json');
-const { threadLabel, threadIdentityJson } = require('../../threads/roles');
+const { threadReportName, threadIdentityJson } = require('../../threads/roles');
 const { grouped, plural } = require('../../render/text');
 const { safeText } = require('../../terminal-safe');
 
@@ -85,8 +85,7 @@ function threadLines(threads, identityOf) {
   if (!threads) return [];
   const identities = threads.map((t) => (identityOf ? identityOf(t.tid) : null));
   if (!threads.length || (threads.length === 1 && identities[0] && identities[0].role === 'main')) return [];
-  const names = threads.map((t, i) => (identities[i] && identities[i].role === 'main'
-    ? threadLabel(identities[i]) : `${threadLabel(identities[i])} (TID ${t.tid})`));
+  const names = threads.map((t, i) => threadReportName(t.tid, identities[i]));
   const width = Math.max(...names.map((n) => n.length));
   const kinds = (t) => {
     const shown = t.kinds.filter((k) => k.created > 0n).slice(0, KINDS_IN_TEXT)
