@@ -10,7 +10,7 @@ const { PROVIDERS, providersOf, providerName } = require('../lib/async/providers
 const { locateAsyncWrap, layoutOf, FUNCTIONS, RESET_24, LAYOUTS } = require('../lib/async/wrap-functions');
 const { parseAsync, functionAddresses } = require('../lib/async/report/build-model');
 const { isGrowing } = require('../lib/async/report/alive-samples');
-const { groupLiveStacks, STACKS_PER_KIND } = require('../lib/async/report/live-stacks');
+const { groupLiveStacks, lostLiveStacks, STACKS_PER_KIND } = require('../lib/async/report/live-stacks');
 const { renderAsyncText } = require('../lib/async/report/text');
 const { renderAsyncJSON } = require('../lib/async/report/json');
 const { splitAtEndMarker } = require('../lib/tracer/output-formats');
@@ -477,6 +477,39 @@ describe('nodetrace async --stacks: where the live operations were created', fun
     assert.strictEqual(tcp.filter((g) => g.stack.chain).reduce((n, g) => n + g.count, 0), 12);
     for (const g of tcp) assert(g.stack.frames.length > 3 && g.stack.frames.every((f) => /^0x[0-9a-f]+$/.test(f)), g.stack.frames.join(' '));
     assert.strictEqual(kind(r, 'FSREQCALLBACK').created, 12n);
+  });
+
+  it('counts the operations whose creation stack bpftrace 0.17 lost as "[no stack]", and says them once (real capture)', function () {
+    // test/fixtures/bpftrace-async-no-ustack-0.17.out(.cmd): 1,004 operations alive
+    // from 1,000 distinct stacks; two stacks lost, each printed as its key
+    // alone, the next entry's key on the same line.
+    const text = fs.readFileSync(path.join(__dirname, 'fixtures', 'bpftrace-async-no-ustack-0.17.out'), 'utf8');
+    const r = parseAsync(splitAtEndMarker(text.split('\n')), { providers: PROVIDERS[20], stacks: true });
+    const printed = (text.match(/^@live_kind\[/gm) || []).length;
+    assert.strictEqual(r.liveStacks.reduce((n, g) => n + g.count, 0), printed, 'every live operation kept, the lost ones too');
+    assert.strictEqual(lostLiveStacks(r.liveStacks), 2);
+    assert.strictEqual(kind(r, 'FSREQCALLBACK').alive, 1000n);
+    assert.strictEqual(kind(r, 'PBKDF2REQUEST').alive, 4n);
+    // The entry after a lost one on its line keeps its frames.
+    for (const g of r.liveStacks.filter((x) => !x.lost)) assert(g.stack.frames.length > 3 && g.stack.frames.every((f) => /^0x[0-9a-f]+$/.test(f)), g.stack.frames.join(' '));
+    assert.strictEqual(r.liveStacks.filter((g) => !g.lost).reduce((n, g) => n + g.count, 0), (text.match(/@live_stack\[\d+\]: *$/gm) || []).length);
+    groupLiveStacks(r);
+    const fsLive = kind(r, 'FSREQCALLBACK').live;
+    assert.strictEqual(fsLive.tracked, 1000);
+    assert.deepStrictEqual(fsLive.stacks.filter((st) => st.frames[0] === '[no stack]').map((st) => [st.count, st.frames.length]), [[2, 1]]);
+    assert.match(renderAsyncText(r, { pid: 1 }), /\n +2 {2}\[no stack\]\n/);
+    assert.strictEqual(lostLiveStacks(parse().liveStacks), 0, 'the other capture lost none');
+    // Declared where bpftrace keeps stacks in a map of its own, said once.
+    const { boundedMaps } = require('../lib/commands/async');
+    const tracer = (version) => ({ name: 'bpftrace', path: '/usr/bin/bpftrace', version });
+    const planned = (version, stacks = true) => boundedMaps(65536, { stacks, hook: false, tracer: tracer(version) });
+    assert.deepStrictEqual(mapFullLines(planned('0.17.0'), { ustack: { refused: 2 } }), [
+      'warning: 2 operations had no user stack: the tracer lost them from its map of stacks (131,072 places: it keeps no stack '
+      + 'whose place another holds); they are counted, as "[no stack]"; trace for less time, '
+      + 'or use bpftrace 0.25 or later, which keeps each stack with its sample']);
+    assert.deepStrictEqual(mapFullLines(planned('0.17.0'), { ustack: { refused: 0 } }), []);
+    assert(!planned('0.27.1').some((b) => b.map === 'ustack'), 'nothing to lose from 0.25');
+    assert(!planned('0.17.0', false).some((b) => b.map === 'ustack'), 'no stacks, no stack map');
   });
 
   it('groups stacks that name alike, keeps the most per kind, counts the rest', function () {

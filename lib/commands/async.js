@@ -15,6 +15,7 @@ const { planTracer, readScript } = require('../tracer/plan');
 const { attachBoundMs } = require('../tracer/attach-bounds');
 const { withoutOptional, instantiateSlot } = require('../tracer/template');
 const { rawUserStackEnv, mapKeysEnv, mapKeysFor, usdtPathForPid, uprobesWithPid } = require('../tracer/capabilities');
+const { userStackBound } = require('../render/map-full');
 
 // Keys of async.bt's maps: @born holds each operation alive (created, its
 // first callback not yet run), the @stacks part's up to its LIVE_KEPT
@@ -28,10 +29,14 @@ const bornMap = (keys) => ({ map: '@born', keys, what: 'operations alive at once
 // never leave) counts what it did not keep (@full_js); those printed whole
 // are full at their bound: the hook's kinds, by thread, the callbacks'
 // functions, by kind, and the operations by thread and kind.
-const boundedMaps = (keys, { stacks, hook }) => [
+// (With a tracer, --stacks also declares bpftrace's own map of user stacks,
+// before 0.25: an operation whose creation stack it lost is counted as
+// "[no stack]", lib/render/map-full.js.)
+const boundedMaps = (keys, { stacks, hook, tracer = null }) => [
   bornMap(keys),
   ...(stacks ? [{ map: '@js_sfi', keys, what: 'JavaScript frames of creation stacks',
     lost: 'the stacks through them were cut there', raise: 'trace for less time' }] : []),
+  ...(stacks && tracer ? [userStackBound(tracer, 'trace for less time', 'operation')].filter(Boolean) : []),
   ...(hook ? [{ map: '@hook_created', keys, what: 'the register hook\'s kinds, by thread',
     lost: 'the resources of the kinds past it were not counted', raise: null }] : []),
   { map: '@function_ns', keys, what: 'functions called back, by kind',
@@ -53,7 +58,7 @@ const { dtraceLosses, dtraceLossLine } = require('../tracer/dtrace-losses');
 const { safeText } = require('../terminal-safe');
 const { locateAsyncWrap } = require('../async/wrap-functions');
 const { parseAsync, functionAddresses } = require('../async/report/build-model');
-const { groupLiveStacks } = require('../async/report/live-stacks');
+const { groupLiveStacks, lostLiveStacks } = require('../async/report/live-stacks');
 const { renderAsyncText } = require('../async/report/text');
 const { renderAsyncJSON } = require('../async/report/json');
 const { sharedOffset, nameFunctions } = require('../async/callback-names');
@@ -149,7 +154,7 @@ function plan(args, tracer) {
     target: { pid },
     details: { process: who, thread, version: found.version, providers: found.providers, stacks,
       hook: Boolean(hook.library), ...(stacks && sharedAt ? { jsFrames: {} } : {}),
-      boundedMaps: boundedMaps(keys, { stacks, hook: Boolean(hook.library) }) },
+      boundedMaps: boundedMaps(keys, { stacks, hook: Boolean(hook.library), tracer }) },
     // Said on stderr, not only in the dry run: the trace turns the
     // process's async_hooks on, which costs it (docs/performance.md).
     warnings: [...(note ? [note] : []), ...(functionsNote ? [functionsNote] : []), ...(hook.why ? [hook.why] : []),
@@ -230,7 +235,7 @@ function report(result, { args, tracer, plan: p, snapshots }, run = {}) {
   if (lost) process.stderr.write(safeText(`nodetrace: ${lost}`) + '\n');
   return { gathered: r.kinds.length > 0, mapsSeen: { '@born': { refused: r.fullBorn }, '@js_sfi': { refused: r.fullJs },
     '@hook_created': { held: r.keysHeld.hook_created }, '@function_ns': { held: r.keysHeld.function_ns },
-    '@thread_created': { held: r.keysHeld.thread_created } } };
+    '@thread_created': { held: r.keysHeld.thread_created }, ustack: { refused: lostLiveStacks(r.liveStacks) } } };
 }
 
 async function handler(args) {

@@ -17,6 +17,8 @@ const { monoToWallMs } = require('../clock');
 const { jsonInteger, jsonEstimate, jsonHistogram } = require('../render/json');
 const { safeText, safeJson } = require('../terminal-safe');
 const { foldedName } = require('../profile/folded');
+// The frame a sample without a user stack shows, as every report does.
+const { NO_USER_STACK: NO_STACK } = require('../render/map-full');
 const { userFrames } = require('../tracer/stack-frames');
 
 const JSON_VERSION = 1;
@@ -29,9 +31,6 @@ function clean(text) {
 
 // bpftrace: "@stall_stacks[\n    frame\n    ...\n, HASH]: N"; raw frames (the plan
 // asks for them: nodetrace names them, lib/loop/name-stacks.js) as 0x...
-// The frame a sample without a user stack shows, as profile's report does.
-const NO_STACK = '[no stack]';
-
 function bpftraceStacks(lines) {
   const stacks = [];
   let frames = null;

@@ -13,6 +13,10 @@
 
 const { userStackMap } = require('../tracer/capabilities');
 
+// The frame every report shows for what bpftrace printed without a user
+// stack (a thread of a user process always has one: the tracer lost it).
+const NO_USER_STACK = '[no stack]';
+
 function count(n) {
   return Number(n).toLocaleString('en-US');
 }
@@ -58,13 +62,14 @@ function stackMapLine(b, refused) {
 /**
  * bpftrace's own map of user stacks as a bounded map (before 0.25: a stack
  * it lost is a sample printed without one, counted as "[no stack]"), or
- * null where nothing is lost (0.25 on, DTrace). `less`: how to keep under it.
+ * null where nothing is lost (0.25 on, DTrace). `less`: how to keep under
+ * it; `unit`: what a report counts without a stack ('sample', 'operation').
  */
-function userStackBound(tracer, less) {
+function userStackBound(tracer, less, unit = 'sample') {
   const m = userStackMap(tracer);
-  return m ? { stacks: true, map: 'ustack', keys: m.places, loses: m.loses, unit: 'sample',
-    lost: 'they are counted, as "[no stack]"',
+  return m ? { stacks: true, map: 'ustack', keys: m.places, loses: m.loses, unit,
+    lost: `they are counted, as "${NO_USER_STACK}"`,
     raise: `${less}, or use bpftrace 0.25 or later, which keeps each stack with its sample` } : null;
 }
 
-module.exports = { mapFullLines, userStackBound };
+module.exports = { mapFullLines, userStackBound, NO_USER_STACK };

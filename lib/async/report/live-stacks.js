@@ -4,6 +4,7 @@
 // kind and raw stack (to be named: lib/loop/name-stacks.js), then, once
 // named, per kind with the most kept and the rest counted. Pure.
 const { userFrames } = require('../../tracer/stack-frames');
+const { NO_USER_STACK } = require('../../render/map-full');
 
 // --stacks: the creation stacks kept per kind (most live operations
 // first), in JSON; the rest are counted. Text shows fewer (./text.js).
@@ -18,7 +19,12 @@ const LIVE_KEPT = 16384;
 // and the JavaScript chain's @js_prev (read by lib/profile/js-frames.js).
 // -> { rest: the other maps' text, live: Map(addr -> { kind, chain, frames }) }
 const LIVE_NUMBER = /^@(live_kind|live_js)\[(\d+)\]: (-?\d+)$/;
-const LIVE_STACK = /^@live_stack\[(\d+)\]:\s*$/;
+// An entry whose stack bpftrace 0.17 could not look up (its map of stacks
+// lost it: capabilities.userStackMap) is printed as its key alone, with no
+// line break: the next entry's key follows on the same line
+// ("@live_stack[A]: @live_stack[B]: ", B's frames below), so keys are
+// taken off the front of a line one by one, the last one's frames below.
+const LIVE_STACK = /^@live_stack\[(\d+)\]: */;
 function splitLiveStacks(text) {
   const rest = [];
   const live = new Map();
@@ -27,7 +33,8 @@ function splitLiveStacks(text) {
     return live.get(addr);
   };
   let frames = null;
-  for (const line of text.split('\n')) {
+  for (const whole of text.split('\n')) {
+    let line = whole;
     if (frames) {
       // A frame a line (indented; bare hex ending in 0 in 0.23+'s raw
       // mode), to a blank line or the next map's line.
@@ -42,9 +49,13 @@ function splitLiveStacks(text) {
       else entry(n[2]).chain = String(v);
       continue;
     }
-    const st = LIVE_STACK.exec(line.trim());
-    if (st) { frames = entry(st[1]).frames; continue; }
-    if (/^@js_(prev|sfi)\[/.test(line.trim())) continue;
+    for (let st = LIVE_STACK.exec(line.trim()); st; st = LIVE_STACK.exec(line)) {
+      frames = entry(st[1]).frames;
+      line = line.trim().slice(st[0].length);
+    }
+    // (What follows the last key on its line: the next map's, its stack lost too.)
+    if (frames && line) frames = null;
+    if (frames || /^@js_(prev|sfi)\[/.test(line.trim())) continue;
     rest.push(line);
   }
   return { rest: rest.join('\n'), live };
@@ -52,17 +63,29 @@ function splitLiveStacks(text) {
 
 // Live operations -> [{ kind, count, stack: { frames, chain } }], one per
 // kind and raw stack, most first. An operation whose kind was not printed
-// (the map cut short) is left out.
+// (the map cut short) is left out. One printed with a kind and no stack:
+// bpftrace lost its stack from its map of stacks (capabilities.userStackMap;
+// 0.17 prints no @live_stack entry for it, its stderr "ERROR: failed to
+// look up stack id -17"), counted as NO_USER_STACK (lost: true).
 function groupRaw(live) {
   const groups = new Map();
   for (const e of live.values()) {
     if (e.kind === null) continue;
-    const frames = userFrames(e.frames);
+    const raw = userFrames(e.frames);
+    const lost = raw.length === 0;
+    const frames = lost ? [NO_USER_STACK] : raw;
     const key = `${e.kind}|${e.chain}|${frames.join(' ')}`;
-    if (!groups.has(key)) groups.set(key, { kind: e.kind, count: 0, stack: { frames, ...(e.chain !== '0' ? { chain: e.chain } : {}) } });
+    if (!groups.has(key)) {
+      groups.set(key, { kind: e.kind, count: 0, stack: { frames, ...(e.chain !== '0' ? { chain: e.chain } : {}) }, ...(lost ? { lost: true } : {}) });
+    }
     groups.get(key).count++;
   }
   return [...groups.values()].sort((a, b) => b.count - a.count);
+}
+
+/** Live operations whose creation stack the tracer lost (groupRaw: NO_USER_STACK). */
+function lostLiveStacks(liveStacks) {
+  return (liveStacks || []).reduce((n, g) => n + (g.lost ? g.count : 0), 0);
 }
 
 /**
@@ -97,4 +120,4 @@ function groupLiveStacks(r) {
   return r;
 }
 
-module.exports = { splitLiveStacks, groupRaw, groupLiveStacks, STACKS_PER_KIND, LIVE_KEPT };
+module.exports = { splitLiveStacks, groupRaw, groupLiveStacks, lostLiveStacks, STACKS_PER_KIND, LIVE_KEPT };
