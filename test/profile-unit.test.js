@@ -74,7 +74,7 @@ describe('profile: parsing what profile.bt printed', function () {
     assert.deepStrictEqual(mapFullLines(planned('0.17.0'), { ustack: { refused: 0 } }), []);
     assert.deepStrictEqual(planned('0.27.1').map((b) => b.map), ['@samples']);
     assert.deepStrictEqual(profileCommand.plan({ pid: String(process.pid), frequency: 99, offCpu: true },
-      { name: 'bpftrace', path: '/usr/bin/bpftrace', version: '0.17.0' }).details.boundedMaps.map((b) => b.map), ['@offcpu_us']);
+      { name: 'bpftrace', path: '/usr/bin/bpftrace', version: '0.17.0' }).details.boundedMaps.map((b) => b.map), ['@offcpu_us', 'ustack']);
   });
 
   it('reads kernel stacks, and tells sampled pcs from return addresses', function () {
@@ -436,6 +436,37 @@ describe('profile --off-cpu: what offcpu.bt printed, ranked by time blocked', fu
     assert.match(text, /^Off-CPU time of PID \d+, its main thread: blocked 2\.54 s in 33 waits over 3\.0 s traced\./);
     assert.match(text, /^ {2}1\. 1\.90 s 63\.4% of the time, main thread: read: anon_pipe_read \(still blocked at the end\)$/m);
     assert.match(text, /its callers are unknown/);
+  });
+
+  it('waits whose user stack bpftrace 0.17 lost: their time counted, as "[no stack]" (never "cut short in libc"), and said in one line', function () {
+    // test/fixtures/bpftrace-offcpu-no-ustack-0.17.out(.cmd): fsync from
+    // 1,500 distinct stacks; 3 stacks lost, keyed ", , HASH]" (trimmed by
+    // the .cmd's rule: every key without a user stack kept, and 40 others).
+    const text = fs.readFileSync(path.join(__dirname, 'fixtures', 'bpftrace-offcpu-no-ustack-0.17.out'), 'utf8');
+    const p = parseOffCpu(splitAtEndMarker(text.split('\n')).maps);
+    const lostKeys = [...text.matchAll(/^, , -?\d+\]: (\d+)$/gm)].map((m) => Number(m[1]));
+    assert.strictEqual(lostKeys.length, 3);
+    assert.strictEqual(withoutUserStack(p), lostKeys.reduce((n, us) => n + us, 0));
+    // Every key read: the waits summed, and those still blocked at the end.
+    const summed = [...text.matchAll(/^@offcpu_us\[[^]*?\]: (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
+    assert.strictEqual(p.stacks.filter((x) => !x.ongoing).reduce((n, x) => n + x.count, 0), summed);
+    assert.strictEqual(p.stacks.length, (text.match(/^@(offcpu_us|blocked_since_ns)\[/gm) || []).length);
+    const named = nameStacks(p, null, null);
+    const s = summarizeOffCpu(named, { pid: p.threads[0].tid, seconds: 10, threads: p.threads, top: 1000 });
+    assert.strictEqual(s.blockedUs, p.stacks.reduce((n, x) => n + x.count, 0));
+    const lost = s.stacks.filter((x) => x.frames.length === 1 && x.frames[0].name === '[no stack]');
+    assert.strictEqual(lost.reduce((n, x) => n + x.us, 0), withoutUserStack(p));
+    assert(lost.every((x) => !x.cutShort && /^fsync: /.test(x.reason)), JSON.stringify(lost));
+    assert(s.stacks.every((x) => x.frames.length > 0));
+    // Declared on bpftrace before 0.25, said once with the time.
+    const planned = (version) => profileCommand.plan({ pid: String(process.pid), frequency: 99, offCpu: true },
+      { name: 'bpftrace', path: '/usr/bin/bpftrace', version }).details.boundedMaps;
+    assert.deepStrictEqual(mapFullLines(planned('0.17.0'), { '@offcpu_us': { held: p.stacks.length }, ustack: { refused: withoutUserStack(p) } }), [
+      'warning: 5.4 ms of waiting had no user stack: the tracer lost it from its map of stacks (131,072 places: it keeps no stack '
+      + 'whose place another holds); it is counted, as "[no stack]"; trace for less time, '
+      + 'or use bpftrace 0.25 or later, which keeps each stack with its sample']);
+    assert.deepStrictEqual(planned('0.27.1').map((b) => b.map), ['@offcpu_us']);
+    assert.strictEqual(withoutUserStack(parsed), 0, 'the other capture lost none');
   });
 
   it('pprof and SVG hold the same time, in time units', function () {

@@ -171,8 +171,10 @@ function plan(args, tracer) {
     o.details.boundedMaps = [{ map: args.offCpu ? '@offcpu_us' : '@samples', keys, what: 'distinct stacks',
       lost: args.offCpu ? 'the waits of stacks past it were not counted' : 'samples of stacks past it were dropped',
       raise: `trace for less time${args.offCpu ? '' : ' or at a lower -F'}` }];
-    // bpftrace's own map of user stacks, before 0.25 (lib/render/map-full.js).
-    const stackMap = args.offCpu ? null : userStackBound(tracer, 'trace for less time or at a lower -F');
+    // bpftrace's own map of user stacks, before 0.25 (lib/render/map-full.js):
+    // --off-cpu sums the waits by stack, so what is lost is their time.
+    const stackMap = args.offCpu ? userStackBound(tracer, 'trace for less time', 'us')
+      : userStackBound(tracer, 'trace for less time or at a lower -F');
     if (stackMap) o.details.boundedMaps.push(stackMap);
     o.notes = ['user frames stay addresses (raw stacks): nodetrace names them, reading the perf map safely inside the process\'s own root'];
   }

@@ -8,6 +8,7 @@
 const { pct, threadRowText } = require('./report');
 const { threadLabel, groupKey } = require('../threads/roles');
 const { safeText, safeJson } = require('../terminal-safe');
+const { NO_USER_STACK } = require('../render/map-full');
 
 const JSON_VERSION = 1;
 // The scheduler's own frames, above the function that decided to wait.
@@ -37,7 +38,13 @@ function userFramesLeafFirst(frames) {
 // keeps none (Debian's glibc): one or two frames, none of them the program's.
 function cutShort(frames) {
   const user = frames.filter((f) => f.category !== 'kernel');
-  return user.length <= 2 && user.every((f) => f.category === 'libc' || f.category === 'unknown');
+  return user.length > 0 && user.length <= 2 && user.every((f) => f.category === 'libc' || f.category === 'unknown');
+}
+
+// None at all: a thread blocked in a system call always has one (the
+// call's own pc), so the tracer lost it (capabilities.userStackMap).
+function lostUserStack(frames) {
+  return !frames.some((f) => f.category !== 'kernel');
 }
 
 /**
@@ -99,7 +106,8 @@ function summarizeOffCpu(named, { pid, who = null, seconds, threads = [], allThr
       reason: m.reason,
       ...(m.ongoing ? { ongoing: true } : {}),
       ...(cutShort(m.frames) ? { cutShort: true } : {}),
-      frames: user.map((f) => ({ name: f.name, category: f.category, ...(f.origin ? { origin: f.origin } : {}) })),
+      frames: lostUserStack(m.frames) ? [{ name: NO_USER_STACK, category: 'unknown' }]
+        : user.map((f) => ({ name: f.name, category: f.category, ...(f.origin ? { origin: f.origin } : {}) })),
     };
   });
   return {

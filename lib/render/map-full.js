@@ -12,6 +12,7 @@
 // `@full_born`, async.bt). One line per full map. Pure.
 
 const { userStackMap } = require('../tracer/capabilities');
+const { formatDuration } = require('./units');
 
 // The frame every report shows for what bpftrace printed without a user
 // stack (a thread of a user process always has one: the tracer lost it).
@@ -55,7 +56,10 @@ function mapFullLines(bounded = [], seen = {}) {
 }
 
 function stackMapLine(b, refused) {
-  return `warning: ${count(refused)} ${b.unit}${refused === 1 ? '' : 's'} had no user stack: the tracer lost ${refused === 1 ? 'it' : 'them'} `
+  // Off-CPU waits are summed by stack, so what was lost is their time.
+  const one = b.unit === 'us' || refused === 1;
+  const what = b.unit === 'us' ? `${formatDuration(refused, 'us')} of waiting` : `${count(refused)} ${b.unit}${one ? '' : 's'}`;
+  return `warning: ${what} had no user stack: the tracer lost ${one ? 'it' : 'them'} `
     + `from its map of stacks (${count(b.keys)} places: ${b.loses}); ${b.lost}; ${b.raise}`;
 }
 
@@ -63,12 +67,13 @@ function stackMapLine(b, refused) {
  * bpftrace's own map of user stacks as a bounded map (before 0.25: a stack
  * it lost is a sample printed without one, counted as "[no stack]"), or
  * null where nothing is lost (0.25 on, DTrace). `less`: how to keep under
- * it; `unit`: what a report counts without a stack ('sample', 'operation').
+ * it; `unit`: what a report counts without a stack ('sample', 'operation';
+ * 'us': off-CPU waits' time, which the program sums by stack).
  */
 function userStackBound(tracer, less, unit = 'sample') {
   const m = userStackMap(tracer);
   return m ? { stacks: true, map: 'ustack', keys: m.places, loses: m.loses, unit,
-    lost: `they are counted, as "${NO_USER_STACK}"`,
+    lost: `${unit === 'us' ? 'it is' : 'they are'} counted, as "${NO_USER_STACK}"`,
     raise: `${less}, or use bpftrace 0.25 or later, which keeps each stack with its sample` } : null;
 }
 
