@@ -15,6 +15,7 @@ const { spawn, spawnSync } = require('child_process');
 const { detectBpftrace, findOnPath } = require('../lib/tracer/detect');
 const { syscallEventsDir } = require('../lib/ebadf/syscalls');
 const { procState } = require('../lib/ebadf/procstate');
+const { safeText } = require('../lib/terminal-safe');
 const { requireTracing } = require('./support/harness');
 const { nodeBuilds, requireBuild } = require('./support/node-builds');
 
@@ -157,6 +158,31 @@ function assertStackFromCore(ebadfOut, pid, targetOut) {
   assert.strictEqual(js[js.indexOf(closer) + 1].name, 'tick');
 }
 
+// A name a process may give itself (15 bytes: the kernel keeps no more)
+// that, printed raw by a tracer, would end its hit's stack at once.
+const FORGED_COMM = 'a\nEND pid=99999';
+
+// The name the kernel kept, as the target said it (EBADF_COMM).
+function commSaid(targetOut) {
+  const m = /^comm ([0-9a-f]+)$/m.exec(targetOut);
+  assert.ok(m, `the target said its name:\n${targetOut}`);
+  return Buffer.from(m[1], 'hex').toString('utf8');
+}
+
+// The hit names the process as it named itself, escaped on its one line;
+// its stack runs whole, from the failing call down to where the thread
+// started, and no frame of it was taken for a line of the tracer's.
+function assertNameIsData(nt, pid, comm) {
+  const out = nt.out.text;
+  assert.ok(out.includes(`process  PID ${pid} (${safeText(comm, { oneLine: true })}), thread ${pid}`), out);
+  assert.ok(comm.includes('\n') && !out.includes(comm), `the name never raw:\n${out}`);
+  const stack = out.split('\n').filter((l) => /^ {6}\S/.test(l));
+  const close = stack.findIndex((l) => /uv_fs_close\+\d+/.test(l));
+  assert.ok(close >= 0 && stack.slice(close + 1).some((l) => /\b(main|__libc_start_call_main|node::Start)\b/.test(l)),
+    `the stack down to where the thread started:\n${out}`);
+  assert.doesNotMatch(nt.err.text, /uv_fs_close|^END pid=/m, `no frame or END line among the messages:\n${nt.err.text}`);
+}
+
 // Never leave anything behind: resume and end what a test started, remove its directories.
 function leaveNothingBehind(dirs) {
   for (const c of started.splice(0)) {
@@ -245,9 +271,12 @@ describe('nodetrace ebadf @tracer (root, bpftrace, real processes)', function ()
     for (const f of files) assert.ok(out.includes(f), `the report names ${f}`);
   });
 
-  it('--abort: the target dies of SIGABRT at the failing close() @core', async () => {
-    const t = startNodeTarget({ EBADF_ON_SIGNAL: '1' });
+  it('--abort: the target dies of SIGABRT at the failing close(); a name with a forged line ends nothing @core', async () => {
+    // The target names itself with a newline and what the tracer prints
+    // after a stack: its name is data, and its stack stays whole.
+    const t = startNodeTarget({ EBADF_ON_SIGNAL: '1', EBADF_COMM: FORGED_COMM });
     const pid = Number((await t.out.wait(/ready (\d+)/, 10000))[1]);
+    const comm = commSaid(t.out.text);
     const nt = runNodetrace(['-p', String(pid), '--abort']);
     await nt.err.wait(/watching PID \d+/, READY_TIMEOUT, 'nodetrace to attach');
     t.child.kill('SIGUSR2');
@@ -259,6 +288,7 @@ describe('nodetrace ebadf @tracer (root, bpftrace, real processes)', function ()
     assert.match(nt.out.text, /action {3}SIGABRT sent in the kernel/);
     assert.match(nt.out.text, new RegExp(`PID ${pid} is gone: killed by SIGABRT`));
     assert.match(nt.out.text, /uv_fs_close\+\d+ \(node\)/, 'the stack, though the process is gone');
+    assertNameIsData(nt, pid, comm);
   });
 
   it('--syscall dup2,close --errno EPIPE,EBADF: the program instantiated from the script compiles and catches the second errno on the second call @core', async () => {
@@ -470,9 +500,12 @@ describe('nodetrace ebadf @tracer (root, bpftrace, real processes)', function ()
   });
 });
 
-// Every Node build: the hit's JavaScript stack from the stopped process,
-// and the same from the core after the process has exited, none started
-// with any flag (--jitless only keeps the cores small).
+// Every Node build: the hit (the failing close(), the native stack, the
+// target resumed), its JavaScript stack from the stopped process, the core
+// saved (with its files where the target has a mount namespace of its own),
+// and the same stack from the core after the process has exited, none
+// started with any flag (--jitless only keeps the cores small). This
+// machine's node: the suite above.
 describe('nodetrace ebadf: JavaScript frames on every Node build @tracer', function () {
   this.timeout(300000);
   const dirs = [];
@@ -482,7 +515,7 @@ describe('nodetrace ebadf: JavaScript frames on every Node build @tracer', funct
   afterEach(() => leaveNothingBehind(dirs));
 
   for (const build of nodeBuilds('all', { except: ['host'] })) {
-    it(`${build.label}: the hit names the function that closed the bad descriptor, and so does its core`, async function () {
+    it(`${build.label}: stops at the failing close(), saves its core, resumes the target; the hit names the function that closed the bad descriptor, and so does its core`, async function () {
       requireBuild(this, build);
       const cores = tmpDir('ebadf-cores-');
       dirs.push(cores);
@@ -493,8 +526,26 @@ describe('nodetrace ebadf: JavaScript frames on every Node build @tracer', funct
       process.kill(pid, 'SIGUSR2');
       const { code } = await withTimeout(nt.exit, 150000, 'nodetrace to finish');
       assert.strictEqual(code, 0, `exit ${code}\nstdout:\n${nt.out.text}\nstderr:\n${nt.err.text}`);
-      assertNamesCloser(nt.out.text, t.out.text);
-      assert.doesNotMatch(nt.out.text, /perf-basic-prof/);
+      const out = nt.out.text;
+      assert.match(out, /call {5}close\(\) failed with EBADF \(errno 9/);
+      assert.match(out, new RegExp(`resumed  yes, PID ${pid} is running again`));
+      if (build.shared) {
+        // Debian's builds keep no frame pointers: the stack bpftrace walks
+        // ends in libc (docs/platforms.md); the innermost frame is still named.
+        assert.match(out, /stack {4}innermost first[^\n]*\n {6}\S+\+\d+ \(libc\.so\.6\)/, out);
+      } else {
+        assert.match(out, /uv_fs_close\+\d+ \(node\)/, 'the native stack, symbolized');
+      }
+      assertNamesCloser(out, t.out.text);
+      assert.doesNotMatch(out, /perf-basic-prof/);
+      const saved = fs.readdirSync(cores).filter((f) => f.startsWith('core.'));
+      assert.strictEqual(saved.filter((f) => !f.endsWith('.root')).length, 1, saved.join(' '));
+      if (build.shared) {
+        // Its own mount namespace: its files (Debian's /usr/bin/node,
+        // libnode.so.108) beside the core, and the gdb line uses them.
+        assert.strictEqual(saved.filter((f) => f.endsWith('.root')).length, 1, saved.join(' '));
+        assert.match(out, /^ {2}gdb -iex 'set sysroot \S+\.root' \S+\.root\/usr\/bin\/node \S+$/m);
+      }
       await withTimeout(t.exit, 30000, 'target to finish');
       await waitFor(() => procState(pid) === null, 10000, 'the target to be gone');
       assertStackFromCore(nt.out.text, pid, t.out.text);
