@@ -425,6 +425,11 @@ describe('nodetrace async with the register hook: the kinds that are not AsyncWr
     const gone = JSON.parse(renderAsyncJSON(main, { pid: 1, tracer: 'bpftrace' })).threads;
     assert.deepStrictEqual(gone, [{ tid: 42, role: null, label: null, created: 3, callbacks: 3,
       kinds: [{ name: 'FSREQCALLBACK', source: 'AsyncWrap', provider: 8, created: 3, callbacks: 3 }] }]);
+    // In text, a thread looked up and gone is said so; one never looked up
+    // (`format` of a capture: no identityOf) is named by its TID alone.
+    const other = parseAsync({ during: [], maps: '@created[8]: 3\n@callbacks[8]: 3\n@thread_created[43, 8]: 3\n@thread_callbacks[43, 8]: 3' }, { providers: PROVIDERS[20] });
+    assert.match(renderAsyncText(other, { pid: 42, identityOf: () => null }), /^ {2}a thread that exited \(TID 43\) {2}3 created/m);
+    assert.match(renderAsyncText(other, { pid: 42 }), /^ {2}thread \(TID 43\) {2}3 created/m);
   });
 
   it('merges hook kinds by name, never by number; an unnamed one stays its thread\'s', function () {

@@ -10,7 +10,9 @@
 // hook, traced by the hook and the wire at once; the server over HTTPS
 // (a self-signed certificate made by openssl), read off node's OpenSSL;
 // test/targets/http-wire-upgrade.js, whose connections leave HTTP/1
-// (upgrades, HTTP/2, in plain text and over TLS); an Express app.
+// (upgrades, HTTP/2, in plain text and over TLS); an Express app. HTTPS
+// with curl and node's https.get, each request once: test/node-builds.test.js,
+// on every build with this machine's node.
 const assert = require('assert');
 const fs = require('fs');
 const os = require('os');
@@ -259,27 +261,6 @@ describe('nodetrace http on an unprepared process (the wire) @tracer', function 
     eachOnceAsMeasured(lines, measured, s, res.stdout);
     assert(!/smuggled/.test(res.stdout), res.stdout);
     assert.strictEqual(lines.length, 7 + 2, res.stdout);
-  });
-
-  it('HTTPS through node\'s own OpenSSL (SSL_read/SSL_write): curl and node\'s https.get, each once', async function () {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-wire-tls-'));
-    try {
-      const s = await startServer(['--tls', ...(await certificate(dir))]);
-      const { tracer, traced } = await traceAttached(s.child.pid);
-      const byCurl = await curl(s.port, ['/fast/curl', '/missing/curl', '/slow/curl'], 'https');
-      s.child.stdin.write('client 2\n');
-      await s.finished;
-      await new Promise((r) => setTimeout(r, 1000));
-      tracer.kill('SIGINT');
-      const res = await traced;
-      assert.strictEqual(res.code, 0, res.stderr);
-      assert.match(res.stderr, /and its HTTPS off the OpenSSL in /);
-      const lines = res.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
-      eachOnceAsMeasured(lines, [...byCurl, ...s.results], s, res.stdout, { scheme: 'https' });
-      assert.strictEqual(lines.length, 3 + 2 + 2, res.stdout);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
   });
 
   it('the hook and the wire, on one process with the hook, give the same requests (fetch, a POST body, a reset)', async function () {

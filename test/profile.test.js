@@ -217,73 +217,31 @@ describe('nodetrace profile @tracer', function () {
     });
   }
 
-  // Functions TurboFan inlined into their caller, read back from the
-  // caller's code (V8 13 and 14: found through the dispatch table,
-  // docs/v8-frames.md), with shares like those measured on Node 18-22
-  // (scale 70-80% of the arrow's samples, mix 11-23%).
+  // Per Node build, one target and one trace for two checks
+  // (test/targets/profile-worker.js with INLINE=1):
+  // - A worker_threads Worker's JavaScript, named with no flag as the main
+  //   thread's: profile-js.bt walks the frames of every thread of the process.
+  // - Functions TurboFan inlined into their caller, read back from the
+  //   caller's code (V8 13 and 14: found through the dispatch table,
+  //   docs/v8-frames.md), with shares like those measured on Node 18-22
+  //   (scale 70-80% of the arrow's samples, mix 11-23%): the main thread
+  //   runs profile-inline.js's hot arrow function between mainSpin's turns.
   for (const build of nodeBuilds('all')) {
-    it(`${build.label}, no flag: functions inlined into a hot arrow function shown above it, at their own line:column`, async function () {
-      this.timeout(300000);
+    it(`${build.label}, no flag: a Worker's workerSpin two calls deep named, with its callers, while the main thread runs mainSpin; each share within 5 points of the target's own measure; functions inlined into a hot arrow function shown above it, at their own line:column`, async function () {
+      this.timeout(420000);
       requireBuild(this, build);
       const at = (name) => functionAt('profile-inline.js', name);
-      const target = await startTarget('profile-inline.js', { node: build.node });
-      const folded = path.join(dir, `inline-${build.name}.folded`);
+      const target = await startTarget('profile-worker.js', { node: build.node, env: { INLINE: '1' } });
+      const folded = path.join(dir, `${build.name}-worker.folded`);
       try {
         // Until V8 has optimized step (its inlining is what is read).
         await new Promise((r) => setTimeout(r, 2000));
-        // (Longer where the machine is busy: 150 samples or more. The
-        // target measures nothing itself: no question asked.)
-        const { json } = await profileUntilSamples(target, async () => null, { minSamples: 150, args: ['--folded', folded] });
-        const rows = json.self.slice(0, 8).map((f) => `${f.samples} ${f.name}`).join('\n');
-        assert(json.samples >= 150, `only ${json.samples} samples`);
-        const inlining = json.jit.v8.inlining;
-        const inlined = json.self.filter((f) => f.inlined > 0);
-        assert.strictEqual(inlining.read, true, JSON.stringify(json.jit.v8));
-        // Each function inlined named at its own place, by its own name (one
-        // row: here it only ran inlined); together most of step's samples
-        // (its loop does little else).
-        const shown = new Map(inlined.map((f) => [f.name, f.inlined]));
-        const scale = shown.get(`scale ${at('scale')}`) || 0;
-        const mix = shown.get(`mix ${at('mix')}`) || 0;
-        // Every inlined row of the target's file names a function that
-        // starts there (its parameter list at that line:column). V8 may also
-        // inline node's own functions, or runFor into processImmediate once
-        // that is hot (a CI run under load, Node 24): true, so not refused.
-        const source = fs.readFileSync(at('scale').replace(/:\d+:\d+$/, ''), 'utf8').split('\n');
-        for (const n of shown.keys()) {
-          const m = /^(\S+) (.+):(\d+):(\d+)$/.exec(n);
-          assert(m, `${n} shown inlined; top rows:\n${rows}`);
-          if (!m[2].endsWith('/profile-inline.js')) continue;
-          const line = source[Number(m[3]) - 1] || '';
-          assert(line.includes(m[1]) && line[Number(m[4]) - 1] === '(', `${n} shown inlined, not where ${m[1]} starts; top rows:\n${rows}`);
-        }
-        const stepSelf = (json.self.find((f) => /^step /.test(f.name)) || { samples: 0 }).samples;
-        const inStep = scale + mix + (shown.get(`clampTo ${at('clampTo')}`) || 0);
-        console.log(`      ${build.name}: ${inStep} of ${inStep + stepSelf} samples in step's code in a function inlined there (scale ${scale}, mix ${mix})`);
-        assert(scale > mix && mix > 0, rows);
-        assert(inStep >= 0.5 * (inStep + stepSelf), rows);
-        // Above step, in the stacks: step < scale, marked inlined (_[i]).
-        const stacks = parseFolded(fs.readFileSync(folded, 'utf8'));
-        const under = stacks.filter((st) => /;step [^;]+;scale [^;]+_\[i\]$/.test(st.frames.join(';'))).reduce((n, st) => n + st.count, 0);
-        assert.strictEqual(under, scale, 'every scale sample is under step');
-      } finally {
-        stopTarget(target);
-      }
-    });
-  }
-
-  // A worker_threads Worker's JavaScript, named with no flag as the main
-  // thread's: profile-js.bt walks the frames of every thread of the process.
-  for (const build of nodeBuilds('all')) {
-    it(`${build.label}, no flag: a Worker's workerSpin two calls deep named, with its callers, while the main thread runs mainSpin; each share within 5 points of the target's own measure`, async function () {
-      this.timeout(420000);
-      requireBuild(this, build);
-      const target = await startTarget('profile-worker.js', { node: build.node });
-      const folded = path.join(dir, `${build.name}-worker.folded`);
-      try {
-        await new Promise((r) => setTimeout(r, 2000));
-        // 600 samples or more, as above: 5 points is three standard errors.
+        // 600 samples or more: 5 points is three standard errors.
         const { json, before, after } = await profileUntilSamples(target, askThreads, { minSamples: 600, args: ['--folded', folded] });
+        const stacks = parseFolded(fs.readFileSync(folded, 'utf8'));
+        const under = (re) => stacks.filter((st) => re.test(st.frames.join(';'))).reduce((n, st) => n + st.count, 0);
+
+        // The Worker's and the main thread's functions.
         const cpu = after.cpu - before.cpu;
         const file = escapeRegExp(path.join(__dirname, 'targets', 'profile-worker.js'));
         const rows = `total ${JSON.stringify(json.total.slice(0, 14).map((f) => [f.name, f.samples]))}, self ${JSON.stringify(json.self.slice(0, 8).map((f) => [f.name, f.samples]))}`;
@@ -302,8 +260,6 @@ describe('nodetrace profile @tracer', function () {
         // Its callers, two calls up, on the worker's thread: outerWork <
         // middleWork < workerSpin (Node 24 and 26 may inline middleWork, as
         // middleHot above: `middleWork ..._[i]`).
-        const stacks = parseFolded(fs.readFileSync(folded, 'utf8'));
-        const under = (re) => stacks.filter((st) => re.test(st.frames.join(';'))).reduce((n, st) => n + st.count, 0);
         const spin = under(/;workerSpin [^;]+(;|$)/);
         const chained = under(/;outerWork [^;]+;(middleWork [^;]+;)?workerSpin [^;]+(;|$)/);
         assert(chained >= 0.9 * spin, `${chained} of ${spin} workerSpin samples under (middleWork <) outerWork`);
@@ -323,6 +279,40 @@ describe('nodetrace profile @tracer', function () {
         const pool = json.threads.find((t) => t.role === 'libuv-pool');
         assert(!pool || !pool.tids.includes(after.workerTid), JSON.stringify(json.threads));
         assert(stacks.some((st) => st.frames[0].endsWith(` (Worker ${after.workerThreadId} "spinner")`)), 'the Worker named in the folded stacks');
+
+        // The functions inlined into step.
+        const top = json.self.slice(0, 8).map((f) => `${f.samples} ${f.name}`).join('\n');
+        assert(json.samples >= 150, `only ${json.samples} samples`);
+        const inlining = json.jit.v8.inlining;
+        const inlined = json.self.filter((f) => f.inlined > 0);
+        assert.strictEqual(inlining.read, true, JSON.stringify(json.jit.v8));
+        // Each function inlined named at its own place, by its own name (one
+        // row: here it only ran inlined); together most of step's samples
+        // (its loop does little else).
+        const shown = new Map(inlined.map((f) => [f.name, f.inlined]));
+        const scale = shown.get(`scale ${at('scale')}`) || 0;
+        const mix = shown.get(`mix ${at('mix')}`) || 0;
+        // Every inlined row of profile-inline.js names a function that
+        // starts there (its parameter list at that line:column). V8 may also
+        // inline node's own functions, or runFor into processImmediate once
+        // that is hot (a CI run under load, Node 24), or middleWork into
+        // outerWork (Node 24, 26): true, so not refused.
+        const source = fs.readFileSync(at('scale').replace(/:\d+:\d+$/, ''), 'utf8').split('\n');
+        for (const n of shown.keys()) {
+          const m = /^(\S+) (.+):(\d+):(\d+)$/.exec(n);
+          assert(m, `${n} shown inlined; top rows:\n${top}`);
+          if (!m[2].endsWith('/profile-inline.js')) continue;
+          const line = source[Number(m[3]) - 1] || '';
+          assert(line.includes(m[1]) && line[Number(m[4]) - 1] === '(', `${n} shown inlined, not where ${m[1]} starts; top rows:\n${top}`);
+        }
+        const stepSelf = (json.self.find((f) => /^step /.test(f.name)) || { samples: 0 }).samples;
+        const inStep = scale + mix + (shown.get(`clampTo ${at('clampTo')}`) || 0);
+        console.log(`      ${build.name}: ${inStep} of ${inStep + stepSelf} samples in step's code in a function inlined there (scale ${scale}, mix ${mix})`);
+        assert(scale > mix && mix > 0, top);
+        assert(inStep >= 0.5 * (inStep + stepSelf), top);
+        // Above step, in the stacks: step < scale, marked inlined (_[i]).
+        const underStep = under(/;step [^;]+;scale [^;]+_\[i\]$/);
+        assert.strictEqual(underStep, scale, 'every scale sample is under step');
       } finally {
         stopTarget(target);
       }

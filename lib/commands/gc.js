@@ -86,7 +86,8 @@ function report(result, { args, tracer, plan: p, snapshots }) {
   r.tracedNs = spanNs(result, r.tracedNs);
   // Each thread that paused by what it is (lib/threads/identify.js): the
   // main thread, a Worker (each isolate collects its own heap).
-  const identityOf = (tid) => (snapshots && snapshots.identityOf(tid)) || (tid === pid ? { role: 'main' } : null);
+  // Without snapshots no other thread was looked up: undefined, nothing claimed.
+  const identityOf = (tid) => (snapshots && snapshots.identityOf(tid)) || (tid === pid ? { role: 'main' } : (snapshots ? null : undefined));
   process.stdout.write(args.json ? renderGcJSON(r, { pid, who, tracer: tracer.name, identityOf })
     : renderGcText(r, { pid, who, identityOf }));
   return { gathered: r.kinds.length > 0 };

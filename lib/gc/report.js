@@ -108,7 +108,7 @@ function threadLines(r, identityOf, us) {
  * lib/proc/container.js's identity; identityOf(tid): the thread's identity
  * (lib/threads/identify.js) or null.
  */
-function renderGcText(r, { pid, who, identityOf = (tid) => (tid === pid ? { role: 'main' } : null) }) {
+function renderGcText(r, { pid, who, identityOf = (tid) => (tid === pid ? { role: 'main' } : undefined) }) {
   const us = (v) => formatDuration(v, 'us');
   const out = [];
   const traced = r.tracedNs !== null ? formatDuration(r.tracedNs, 'ns') : 'unknown';

@@ -95,10 +95,12 @@ function threadLabel(identity) {
 
 /**
  * A thread as the text reports name it: "main thread", "Worker 1 \"churn\"
- * (TID 4250)", "a thread that exited (TID 4251)" (identity null).
+ * (TID 4250)", "a thread that exited (TID 4251)" (identity null: looked up,
+ * gone), "thread (TID 4252)" (identity undefined: never looked up, as in
+ * `format` of a capture, so nothing is claimed about it).
  */
 function threadReportName(tid, identity) {
-  const label = threadLabel(identity);
+  const label = identity === undefined ? 'thread' : threadLabel(identity);
   return identity && identity.role === 'main' ? label : `${label} (TID ${tid})`;
 }
 

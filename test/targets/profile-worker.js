@@ -114,3 +114,9 @@ if (isMainThread) {
 
   setImmediate(outerWork);
 }
+
+// INLINE=1: the main thread also runs profile-inline.js's hot arrow function
+// (step, and the functions TurboFan inlines into it), its turns between
+// mainSpin's: one target, one trace, for profile.test.js's two checks of
+// each Node build.
+if (isMainThread && process.env.INLINE === '1') setImmediate(require('./profile-inline.js').runFor, 20);

@@ -124,7 +124,7 @@ function closingLines(r, pid) {
 
 /**
  * renderAsyncText(model, { pid, who, version, top, thread, workers, identityOf }) -> string;
- * identityOf(tid): a thread's identity (lib/threads/identify.js) or null (default: the PID is the main thread).
+ * identityOf(tid): a thread's identity (lib/threads/identify.js) or null (default: the PID is the main thread, no other looked up).
  */
 function renderAsyncText(r, { pid, who, version, top = 15, thread = null, workers = [], identityOf = null }) {
   const out = headingLines(r, { pid, who, version, thread, workers });
@@ -134,7 +134,7 @@ function renderAsyncText(r, { pid, who, version, top = 15, thread = null, worker
   }
   const table = kindTable(r, top);
   out.push('', ...table.lines);
-  const byThread = threadLines(r.threads, identityOf || ((tid) => (tid === pid ? { tid, role: 'main' } : null)));
+  const byThread = threadLines(r.threads, identityOf || ((tid) => (tid === pid ? { tid, role: 'main' } : undefined)));
   if (byThread.length) out.push('', ...byThread);
   out.push(...functionLines(r.kinds.slice(0, top), table.width));
   if (r.liveStacks) out.push('', ...liveStacksText(r.kinds.slice(0, top), table.width));

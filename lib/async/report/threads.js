@@ -83,7 +83,8 @@ function threadsToJSON(threads, identityOf) {
 function threadLines(threads, identityOf) {
   // A capture without the maps: the heading says the rows are every thread's together.
   if (!threads) return [];
-  const identities = threads.map((t) => (identityOf ? identityOf(t.tid) : null));
+  // undefined where no identity was looked up (`format`): nothing is claimed.
+  const identities = threads.map((t) => (identityOf ? identityOf(t.tid) : undefined));
   if (!threads.length || (threads.length === 1 && identities[0] && identities[0].role === 'main')) return [];
   const names = threads.map((t, i) => threadReportName(t.tid, identities[i]));
   const width = Math.max(...names.map((n) => n.length));

@@ -7,7 +7,7 @@
 // Pure: aggregations in, threads out, and the threads as the text report's
 // lines or the JSON report's list, named by role (lib/threads/roles.js).
 const { jsonInteger } = require('../../render/json');
-const { threadLabel, threadIdentityJson } = require('../../threads/roles');
+const { threadLabel, threadReportName, threadIdentityJson } = require('../../threads/roles');
 const { grouped, plural } = require('../../render/text');
 
 const THREAD_MAPS = ['thread_ops', 'thread_total_us'];
@@ -40,18 +40,11 @@ function splitThreadMaps(aggregations) {
   return { threads, rest };
 }
 
-// identityOf(tid): lib/threads/identify.js's identity, or null (exited, or
-// not known: `format`).
-function named(t, identityOf) {
-  const identity = identityOf ? identityOf(t.tid) : null;
-  return { identity, label: identity ? threadLabel(identity) : null };
-}
-
 /** The threads as JSON: [{ tid, role, label, worker?, count, total_us }] (docs/json-format.md). */
 function threadsToJSON(threads, identityOf) {
   if (!threads) return null;
   return threads.map((t) => ({
-    ...threadIdentityJson(t.tid, named(t, identityOf).identity),
+    ...threadIdentityJson(t.tid, identityOf ? identityOf(t.tid) : null),
     count: jsonInteger(t.count),
     total_us: jsonInteger(t.totalUs),
   }));
@@ -63,11 +56,9 @@ function threadsToJSON(threads, identityOf) {
  */
 function threadLines(threads, identityOf) {
   if (!threads || !threads.length) return [];
-  const names = threads.map((t) => {
-    const { identity, label } = named(t, identityOf);
-    if (identity && identity.role === 'main') return label;
-    return `${label || 'thread'} (TID ${t.tid})`;
-  });
+  // undefined where no identity was looked up (`format`): threadReportName
+  // then claims nothing about the thread.
+  const names = threads.map((t) => threadReportName(t.tid, identityOf ? identityOf(t.tid) : undefined));
   if (threads.length === 1 && names[0] === threadLabel({ role: 'main' })) return [];
   const width = Math.max(...names.map((n) => n.length));
   return ['By the thread whose event loop queued it (the kinds below hold every thread\'s):',
