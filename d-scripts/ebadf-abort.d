@@ -25,7 +25,7 @@
  * Example output (test/targets/ebadf-close.js, DTrace for Linux 2.0, whose
  * ustack() names no frame of this node; abridged):
  *   Watching PID 12389 for system calls failing with errno 9... Hit Ctrl-C to end.
- *   HIT pid=12389 tid=12389 errno=9 wall=1795647623069238834 syscall=close comm=node
+ *   HIT pid=12389 tid=12389 errno=9 wall=1795647623069238834 syscall=close comm=65646f6e 0
  *
  *                 0x7f1b6403f829
  *                 0x18b0589
@@ -75,8 +75,12 @@ syscall::close:return
 {
 	raise(SIGABRT);
 	hits++;
-	printf("HIT pid=%d tid=%d errno=%d wall=%d syscall=%s comm=%s\n",
-	    pid, tid, errno, walltimestamp, probefunc, execname);
+	/* The name is the process's to choose (a newline too): its 16
+	 * bytes (execname's, the thread's comm) as two words in hex, so
+	 * that it can never end this line. */
+	printf("HIT pid=%d tid=%d errno=%d wall=%d syscall=%s comm=%x %x\n",
+	    pid, tid, errno, walltimestamp, probefunc,
+	    *(uint64_t *)curpsinfo->pr_fname, *(uint64_t *)(curpsinfo->pr_fname + 8));
 	ustack();
 	printf("END pid=%d\n", pid);
 }

@@ -26,7 +26,7 @@
  * Example output (test/targets/ebadf-close.js, DTrace for Linux 2.0,
  * REPORT_ONLY 1, USTACK 0):
  *   Watching PID 12236 for system calls failing with errno 9... Hit Ctrl-C to end.
- *   HIT pid=12236 tid=12236 errno=9 wall=1795647612491426459 syscall=close comm=node
+ *   HIT pid=12236 tid=12236 errno=9 wall=1795647612491426459 syscall=close comm=65646f6e 0
  *   END pid=12236
  *   Tracing ended.
  *
@@ -73,8 +73,12 @@ syscall::close:return
 	raise(SIGSTOP);
 	hits++;
 	self->stopped = 1;
-	printf("HIT pid=%d tid=%d errno=%d wall=%d syscall=%s comm=%s\n",
-	    pid, tid, errno, walltimestamp, probefunc, execname);
+	/* The name is the process's to choose (a newline too): its 16
+	 * bytes (execname's, the thread's comm) as two words in hex, so
+	 * that it can never end this line. */
+	printf("HIT pid=%d tid=%d errno=%d wall=%d syscall=%s comm=%x %x\n",
+	    pid, tid, errno, walltimestamp, probefunc,
+	    *(uint64_t *)curpsinfo->pr_fname, *(uint64_t *)(curpsinfo->pr_fname + 8));
 }
 
 syscall::close:return

@@ -21,6 +21,7 @@ const asyncCommand = require('../lib/commands/async');
 const { traceMix, checkCounts } = require('./support/async-checks');
 const { nodeBuilds, buildNamed, requireBuild } = require('./support/node-builds');
 const { DTRACE, dtraceUnavailableReason } = require('./support/dtrace-build');
+const { safeText } = require('../lib/terminal-safe');
 
 const EBADF = { name: 'EBADF', number: 9 };
 
@@ -513,8 +514,11 @@ describe('DTrace for Linux @tracer @dtrace', function () {
       assert.strictEqual(await exited, 0, 'the target finished its work after the resume');
     });
 
-    it('--abort: the target dies of SIGABRT at the failing close(), stack demangled', async function () {
-      const target = await startTarget('ebadf-close.js', { env: { EBADF_ON_SIGNAL: '1' }, args: ['--jitless'] });
+    it('--abort: the target dies of SIGABRT at the failing close(), stack demangled; a name with a forged line ends nothing', async function () {
+      // The target names itself with a newline and what the program prints
+      // after a stack: its name is data, and its stack stays whole.
+      const target = await startTarget('ebadf-close.js', { env: { EBADF_ON_SIGNAL: '1', EBADF_COMM: 'a\nEND pid=99999' }, args: ['--jitless'] });
+      const comm = Buffer.from(/^comm ([0-9a-f]+)$/m.exec(target.startOutput)[1], 'hex').toString();
       const exited = new Promise((resolve) => target.on('exit', (code, signal) => resolve(signal)));
       let signalled = false;
       const r = await nodetraceWatching(['ebadf', '--backend', 'dtrace', '--abort', '-p', String(target.pid)], (err) => {
@@ -524,6 +528,12 @@ describe('DTrace for Linux @tracer @dtrace', function () {
       assert.strictEqual(await exited, 'SIGABRT');
       assert.doesNotMatch(r.stdout, /_ZN4node/, 'nothing mangled');
       assert.match(r.stdout, /uv_fs_close|node::fs::Close/);
+      assert.ok(r.stdout.includes(`process  PID ${target.pid} (${safeText(comm, { oneLine: true })}), thread`), r.stdout);
+      const stack = r.stdout.split('\n').filter((l) => /^ {6}\S/.test(l));
+      const close = stack.findIndex((l) => /uv_fs_close|node::fs::Close/.test(l));
+      assert.ok(close >= 0 && stack.slice(close + 1).some((l) => /\b(main|__libc_start_call_main|node::Start)\b/.test(l)),
+        `the stack down to where the thread started:\n${r.stdout}`);
+      assert.doesNotMatch(r.stderr, /uv_fs_close|^END pid=/m, r.stderr);
     });
   });
 });

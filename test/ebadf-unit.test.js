@@ -158,7 +158,8 @@ describe('ebadf: tracer output', () => {
     const events = [];
     const p = new OutputParser((e) => events.push(e));
     const text = 'Attaching 2 probes...\nWatching PID 42 for close() failing with errno 9... Hit Ctrl-C to end.\n'
-      + 'HIT pid=42 tid=43 errno=9 ns=674037839680 probe=tracepoint:syscalls:sys_exit_close comm=my app\n\n'
+      + 'HIT pid=42 tid=43 errno=9 ns=674037839680 probe=tracepoint:syscalls:sys_exit_close comm=\\x6d\\x79\\x20\\x61\\x70\\x70'
+      + '\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\n\n'
       + '        0x7f3d8971f829\n        0x18b0589\nEND pid=42\n\n\n@hits: 1\n@stopped_ns[42]: 674037838428\n';
     for (const line of text.split('\n')) p.line(line);
     p.end();
@@ -169,10 +170,31 @@ describe('ebadf: tracer output', () => {
   });
 
   it('reads the D scripts\' hit lines', () => {
-    assert.deepStrictEqual(parseHitLine('HIT pid=4242 tid=1 errno=9 wall=1763744763512000000 syscall=close comm=node'),
+    assert.deepStrictEqual(parseHitLine('HIT pid=4242 tid=1 errno=9 wall=1763744763512000000 syscall=close comm=65646f6e 0'),
       { pid: 4242, tid: 1, errno: 9, kernelNs: null, wallNs: 1763744763512000000n, syscall: 'close', comm: 'node' });
     assert.strictEqual(parseHitLine('HIT garbage'), null);
   });
+
+  // A process named itself "a\nEND pid=99999" (real captures: the fixtures'
+  // .cmd files): its name crosses in hex, so its hit's stack is whole, on
+  // bpftrace and DTrace alike, and the name is the hit's, shown escaped.
+  for (const fixture of ['bpftrace-ebadf-forged-comm.out', 'dtrace-ebadf-forged-comm.out']) {
+    it(`a name with a newline and a forged END line ends nothing (${fixture})`, () => {
+      const events = [];
+      const p = new OutputParser((e) => events.push(e));
+      for (const line of fs.readFileSync(path.join(__dirname, 'fixtures', fixture), 'utf8').split('\n')) p.line(line);
+      p.end();
+      const hit = events.find((e) => e.type === 'hit').hit;
+      assert.strictEqual(hit.comm, 'a\nEND pid=99999');
+      const stacks = events.filter((e) => e.type === 'stack');
+      assert.strictEqual(stacks.length, 1);
+      assert.strictEqual(stacks[0].truncated, undefined);
+      assert.strictEqual(stacks[0].frames.length, 25, 'every frame the tracer printed');
+      assert.deepStrictEqual(events.filter((e) => e.type === 'line' && /0x|END/.test(e.line)), [], 'no frame or END taken for a line');
+      const text = renderHit({ n: 1, of: 1, mode: 'abort', hit, wallMs: 0, frames: stacks[0].frames, outcome: 'gone' });
+      assert.match(text, /^ {2}process {2}PID \d+ \(a\\x0aEND pid=99999\), thread \d+$/m, text);
+    });
+  }
 });
 
 describe('ebadf: naming stack frames', () => {

@@ -15,6 +15,7 @@ const { spawn, spawnSync } = require('child_process');
 const { detectBpftrace, findOnPath } = require('../lib/tracer/detect');
 const { syscallEventsDir } = require('../lib/ebadf/syscalls');
 const { procState } = require('../lib/ebadf/procstate');
+const { safeText } = require('../lib/terminal-safe');
 const { requireTracing } = require('./support/harness');
 const { nodeBuilds, requireBuild } = require('./support/node-builds');
 
@@ -157,6 +158,31 @@ function assertStackFromCore(ebadfOut, pid, targetOut) {
   assert.strictEqual(js[js.indexOf(closer) + 1].name, 'tick');
 }
 
+// A name a process may give itself (15 bytes: the kernel keeps no more)
+// that, printed raw by a tracer, would end its hit's stack at once.
+const FORGED_COMM = 'a\nEND pid=99999';
+
+// The name the kernel kept, as the target said it (EBADF_COMM).
+function commSaid(targetOut) {
+  const m = /^comm ([0-9a-f]+)$/m.exec(targetOut);
+  assert.ok(m, `the target said its name:\n${targetOut}`);
+  return Buffer.from(m[1], 'hex').toString('utf8');
+}
+
+// The hit names the process as it named itself, escaped on its one line;
+// its stack runs whole, from the failing call down to where the thread
+// started, and no frame of it was taken for a line of the tracer's.
+function assertNameIsData(nt, pid, comm) {
+  const out = nt.out.text;
+  assert.ok(out.includes(`process  PID ${pid} (${safeText(comm, { oneLine: true })}), thread ${pid}`), out);
+  assert.ok(comm.includes('\n') && !out.includes(comm), `the name never raw:\n${out}`);
+  const stack = out.split('\n').filter((l) => /^ {6}\S/.test(l));
+  const close = stack.findIndex((l) => /uv_fs_close\+\d+/.test(l));
+  assert.ok(close >= 0 && stack.slice(close + 1).some((l) => /\b(main|__libc_start_call_main|node::Start)\b/.test(l)),
+    `the stack down to where the thread started:\n${out}`);
+  assert.doesNotMatch(nt.err.text, /uv_fs_close|^END pid=/m, `no frame or END line among the messages:\n${nt.err.text}`);
+}
+
 // Never leave anything behind: resume and end what a test started, remove its directories.
 function leaveNothingBehind(dirs) {
   for (const c of started.splice(0)) {
@@ -245,9 +271,12 @@ describe('nodetrace ebadf @tracer (root, bpftrace, real processes)', function ()
     for (const f of files) assert.ok(out.includes(f), `the report names ${f}`);
   });
 
-  it('--abort: the target dies of SIGABRT at the failing close() @core', async () => {
-    const t = startNodeTarget({ EBADF_ON_SIGNAL: '1' });
+  it('--abort: the target dies of SIGABRT at the failing close(); a name with a forged line ends nothing @core', async () => {
+    // The target names itself with a newline and what the tracer prints
+    // after a stack: its name is data, and its stack stays whole.
+    const t = startNodeTarget({ EBADF_ON_SIGNAL: '1', EBADF_COMM: FORGED_COMM });
     const pid = Number((await t.out.wait(/ready (\d+)/, 10000))[1]);
+    const comm = commSaid(t.out.text);
     const nt = runNodetrace(['-p', String(pid), '--abort']);
     await nt.err.wait(/watching PID \d+/, READY_TIMEOUT, 'nodetrace to attach');
     t.child.kill('SIGUSR2');
@@ -259,6 +288,7 @@ describe('nodetrace ebadf @tracer (root, bpftrace, real processes)', function ()
     assert.match(nt.out.text, /action {3}SIGABRT sent in the kernel/);
     assert.match(nt.out.text, new RegExp(`PID ${pid} is gone: killed by SIGABRT`));
     assert.match(nt.out.text, /uv_fs_close\+\d+ \(node\)/, 'the stack, though the process is gone');
+    assertNameIsData(nt, pid, comm);
   });
 
   it('--syscall dup2,close --errno EPIPE,EBADF: the program instantiated from the script compiles and catches the second errno on the second call @core', async () => {

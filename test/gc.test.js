@@ -8,6 +8,8 @@ const { locateGc, stepName, FIXED, STEP_PREFIX } = require('../lib/gc/v8-functio
 const { loadElfSymbols, findElfSymbols, elfFunctionsStartingWith } = require('../lib/symbolize');
 const { nodeBuilds, requireBuild, nodeObject } = require('./support/node-builds');
 const { askTarget } = require('./support/ask-target');
+const { readScript } = require('../lib/tracer/plan');
+const { instantiateSlot, uprobesAtAddresses } = require('../lib/tracer/template');
 
 const STEP_20 = '_ZN2v88internal18IncrementalMarking4StepEdNS0_10StepOriginE';
 const STEP_24 = '_ZN2v88internal18IncrementalMarking4StepENS_4base9TimeDeltaEmNS0_10StepOriginE';
@@ -32,8 +34,8 @@ describe('nodetrace gc: V8\'s functions', function () {
       maps: () => maps,
       exePath: () => '/usr/bin/node',
       findSymbols: (file, wanted) => ({ loads: [],
-        found: new Map(file === holder ? wanted.filter((n) => names.includes(n)).map((n) => [n, { value: 1, size: 1 }])
-          : []) }),
+        found: new Map(file === holder ? wanted.filter((n) => names.includes(n) || steps.includes(n))
+          .map((n) => [n, { value: 0x1000 + n.length, size: 1 }]) : []) }),
       symbolNames: (file) => (file === holder ? steps : []),
     };
   }
@@ -44,6 +46,36 @@ describe('nodetrace gc: V8\'s functions', function () {
     const debian = locateGc(7, host({ inExe: false }));
     assert.deepStrictEqual([debian.object, debian.functions.incremental, debian.functions.scavenge],
       ['/usr/lib/x86_64-linux-gnu/libnode.so.108', STEP_24, FIXED.scavenge]);
+  });
+
+  it('knows each function\'s start, and bpftrace is given the addresses, every probe by name replaced', function () {
+    const r = locateGc(7, host({ inExe: true }));
+    assert.deepStrictEqual([...r.addresses.keys()].sort(), Object.values(r.functions).sort());
+    assert.strictEqual(r.addresses.get(STEP_24), 0x1000 + STEP_24.length);
+    // As gc plans it: Step's slot filled, then every function by address.
+    let text = readScript('gc', 'bpftrace');
+    text = instantiateSlot(text, 'STEP_ENTRY', `uprobe:$1:${STEP_24}`);
+    text = instantiateSlot(text, 'STEP_RETURN', `uretprobe:$1:${STEP_24}`);
+    const named = (t) => t.split('\n').filter((l) => /^(uprobe|uretprobe):/.test(l));
+    assert.strictEqual(named(text).length, 10);
+    const at = uprobesAtAddresses(text, '$1', r.addresses, 'by address');
+    assert.deepStrictEqual(named(at).filter((l) => !/^u(ret)?probe:\$1:0x[0-9a-f]+(,| |$)/.test(l)), []);
+    for (const [name, value] of r.addresses) {
+      assert.strictEqual(named(at).filter((l) => l.includes(`:0x${value.toString(16)}`)).length, 2, `${name}: its entry and its return`);
+      assert(at.includes(`/* 0x${value.toString(16)} is ${name} */`), `the program says which function ${value} is`);
+    }
+    assert.strictEqual(named(at).join('\n').replace(/0x[0-9a-f]+/g, 'A'), named(text).join('\n').replace(/_ZN[A-Za-z0-9_]+/g, 'A'),
+      'nothing but the functions changed');
+  });
+
+  it('gives bpftrace addresses only as numbers, and only for functions the program probes', function () {
+    const text = 'uprobe:$1:f /pid == $2/ { @n = count(); }\nuretprobe:$1:f { }\n';
+    assert.throws(() => uprobesAtAddresses(text, '$1', new Map([['g', 16]]), 'n'), /probes no g/);
+    assert.throws(() => uprobesAtAddresses(text, '$1', new Map([['f', 0]]), 'n'), /not a function's address/);
+    assert.throws(() => uprobesAtAddresses(text, '$1', new Map([['f */ BEGIN', 16]]), 'n'), /not a function name/);
+    assert.throws(() => uprobesAtAddresses(text, '$1; x', new Map([['f', 16]]), 'n'), /not a program argument/);
+    // A longer name that starts with a probed one is not that function.
+    assert.throws(() => uprobesAtAddresses('uprobe:$1:f2 { }\n', '$1', new Map([['f', 16]]), 'n'), /probes no f/);
   });
 
   it('says which are missing rather than trace part of the pauses', function () {

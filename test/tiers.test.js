@@ -182,7 +182,7 @@ describe('raw user stacks on each bpftrace (ebadf)', function () {
   const framesOf = (lines) => {
     const events = [];
     const p = new OutputParser((e) => events.push(e));
-    for (const l of ['HIT pid=7 tid=7 errno=9 ns=1 probe=tracepoint:syscalls:sys_exit_close comm=x', ...lines, 'END pid=7']) p.line(l);
+    for (const l of ['HIT pid=7 tid=7 errno=9 ns=1 probe=tracepoint:syscalls:sys_exit_close comm=\\x78\\x00', ...lines, 'END pid=7']) p.line(l);
     return events.find((e) => e.type === 'stack').frames;
   };
 

@@ -121,8 +121,9 @@ function plan(args, tracer) {
 
 function describeFilter(filter) {
   if (filter.pid) {
+    // The process's name is its own to choose, newlines too: one line.
     const name = proc.processName(filter.pid);
-    return `${describeIdentity(identityOf(filter.pid))}${name ? ` (${name})` : ''}`;
+    return `${describeIdentity(identityOf(filter.pid))}${name ? ` (${safeText(name, { oneLine: true })})` : ''}`;
   }
   return `processes named ${filter.name}`;
 }

@@ -1,12 +1,22 @@
 'use strict';
 // Reads what the ebadf scripts print, as it arrives:
-//   HIT pid=4242 tid=4242 errno=9 ns=674037839680 probe=tracepoint:syscalls:sys_exit_close comm=node
+//   HIT pid=4242 tid=4242 errno=9 ns=674037839680 probe=tracepoint:syscalls:sys_exit_close comm=\x6e\x6f\x64\x65\x00...
+//   (the thread's name, which it chooses, newlines and all: its 16 bytes as
+//   bpftrace's %rx prints them, or in the D scripts two words, comm=65646f6e 0;
+//   lib/tracer/name-words.js)
 //   <stack frames, one per line: 0x7f.. (raw; bpftrace 0.23+ in its raw stack
 //    mode prints 7f.. and ends with a 0 frame) or sym+off or module`sym+0x1a (DTrace)>
 //   END pid=4242
 // and, when bpftrace exits, its maps (@stopped_ns[PID]: NS, @hits: N).
 // Pure: lines in (lib/tracer/session.js cuts them), events out.
 const { rawFrame } = require('../tracer/stack-frames');
+const { nameFromEscapedBytes, nameFromWords } = require('../tracer/name-words');
+
+// The name after comm=, or null where it is not in either form.
+function commName(text) {
+  const name = nameFromEscapedBytes(text) || nameFromWords(text.split(' '));
+  return name ? name.text : null;
+}
 
 function parseHitLine(line) {
   if (!line.startsWith('HIT ')) return null;
@@ -27,7 +37,7 @@ function parseHitLine(line) {
     kernelNs: fields.ns !== undefined ? BigInt(fields.ns) : null,
     wallNs: fields.wall !== undefined ? BigInt(fields.wall) : null,
     syscall,
-    comm: line.slice(commAt + ' comm='.length),
+    comm: commName(line.slice(commAt + ' comm='.length)) ?? '?',
   };
 }
 

@@ -43,8 +43,8 @@ function stepName(names) {
 /**
  * -> { file (what the tracer attaches to: the mapped file itself, through
  *    /proc/PID/map_files), object (its path in the process), functions: {
- *    scavenge, 'mark-compact', incremental, 'weak-first', 'weak-second' } }
- *    or { missing: why }.
+ *    scavenge, 'mark-compact', incremental, 'weak-first', 'weak-second' },
+ *    addresses (name -> its start in the file, or null) } or { missing: why }.
  * `host` reads the process and files (tests pass their own); each object is
  * read through map_files or inside the process's own root (objectFiles).
  */
@@ -62,9 +62,24 @@ function locateGc(pid, host = realHost()) {
     const step = stepName(host.symbolNames(readFrom, STEP_PREFIX));
     if (!step) missing.push('incremental');
     if (missing.length) return { missing: `${o.path} defines V8's collector but not its ${missing.join(', ')} ${noun(missing.length, 'function')}` };
-    return { file: mapFile(pid, o), object: o.path, functions: { ...FIXED, incremental: step } };
+    const functions = { ...FIXED, incremental: step };
+    const addresses = addressesOf(functions, found, host.findSymbols(readFrom, [step]));
+    return { file: mapFile(pid, o), object: o.path, functions, addresses };
   }
   return { missing: 'no object of the process defines V8\'s MarkCompactCollector::CollectGarbage (not Node, or a build without symbols)' };
+}
+
+// Each function's start in the file (its symbol's value), for probes by
+// address (lib/tracer/template.js uprobesAtAddresses): name -> value, or
+// null where one is not known, when the probes go by name.
+function addressesOf(functions, ...tables) {
+  const addresses = new Map();
+  for (const name of Object.values(functions)) {
+    const sym = tables.map((t) => t && t.found.get(name)).find(Boolean);
+    if (!sym || !(sym.value > 0)) return null;
+    addresses.set(name, sym.value);
+  }
+  return addresses;
 }
 
 function realHost() {

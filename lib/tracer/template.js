@@ -103,4 +103,40 @@ function withoutOptional(text, name, note) {
   return note ? withNote(out, note) : out;
 }
 
-module.exports = { declaredSlot, declaredProbe, instantiateSlot, instantiateProbes, withoutOptional };
+/**
+ * A program's uprobes and uretprobes on functions it names, given their
+ * addresses in the file instead: every `uprobe:FILE:NAME` and
+ * `uretprobe:FILE:NAME` (FILE the program's argument, e.g. `$1`) becomes
+ * `...:FILE:0xADDRESS`, and one comment line per function says which
+ * address is which. bpftrace 0.17 reads the file's whole symbol table for
+ * each probe it finds by name, 0.5-0.7 s of its CPU each on a 100 MB node
+ * (docs/platforms.md, "bpftrace 0.17 attaches slowly"); at an address it
+ * only checks that a function starts there. Pure.
+ * @param {string} text the program
+ * @param {string} file the argument that names the file, `$N`
+ * @param {Map<string, number>} addresses name -> the function's start (its
+ *   symbol's value in that file); each name must be probed in the program
+ * @param {string} note one line saying what was instantiated and why
+ */
+function uprobesAtAddresses(text, file, addresses, note) {
+  if (!/^\$[0-9]+$/.test(file)) throw new Error(`not a program argument: ${file}`);
+  let out = text;
+  const lines = [];
+  for (const [name, value] of addresses) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`not a function name: ${JSON.stringify(name)}`);
+    if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`not a function's address: ${value}`);
+    const at = `0x${value.toString(16)}`;
+    const probe = new RegExp(`\\b(uprobe|uretprobe):\\${file}:${name}(?![A-Za-z0-9_.])`, 'g');
+    const replaced = out.replace(probe, (m, kind) => `${kind}:${file}:${at}`);
+    if (replaced === out) throw new Error(`the program probes no ${name} in ${file}`);
+    out = replaced;
+    lines.push(`${at} is ${name}`);
+  }
+  // (Each note goes on top: the last written reads first.)
+  for (const line of lines.reverse()) out = withNote(out, line);
+  return withNote(out, note);
+}
+
+module.exports = {
+  declaredSlot, declaredProbe, instantiateSlot, instantiateProbes, withoutOptional, uprobesAtAddresses,
+};

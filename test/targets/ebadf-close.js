@@ -17,6 +17,9 @@
 //   EBADF_SAY_WHERE=1    first print "at closeTwice LINE COLUMN": where V8
 //                        says the function that closes twice starts (the
 //                        inspector's [[FunctionLocation]], 0-based)
+//   EBADF_COMM=TEXT      name itself TEXT at start (its comm: the kernel keeps
+//                        15 bytes), as any process may, newlines and all;
+//                        prints "comm HEX", the name the kernel kept, in hex
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
@@ -27,6 +30,12 @@ const ON_SIGNAL = process.env.EBADF_ON_SIGNAL === '1';
 const TIMES = env('EBADF_TIMES', 1);
 const TICKS_AFTER = env('TICKS_AFTER', 5);
 const TICK_MS = env('TICK_MS', 100);
+
+if (process.env.EBADF_COMM !== undefined) {
+  fs.writeFileSync('/proc/self/comm', process.env.EBADF_COMM);
+  // (The kernel ends what it shows with a newline of its own.)
+  console.log('comm ' + Buffer.from(fs.readFileSync('/proc/self/comm', 'utf8').slice(0, -1)).toString('hex'));
+}
 
 const ballast = [];
 for (let i = 0; i < env('HEAP_MB', 0); i++) ballast.push(Buffer.alloc(1 << 20, i & 0xff));
