@@ -10,12 +10,22 @@
 // Together they keep nodetrace's own memory under 512 MB whatever a target
 // or a file holds: the largest things held at once are one file's symbol
 // tables (SYMBOL_CACHE_BYTES, the symbolizer's budget across files) and
-// one core's notes (MAX_CORE_NOTES_BYTES), read one at a time.
+// one core's notes (MAX_CORE_NOTES_BYTES), read one at a time. What the
+// readers hold is also counted against one budget for the run,
+// RUN_MEMORY_BYTES (lib/memory-budget.js), so that two inputs each within
+// its own limit do not add up past it.
 const { safeText } = require('./terminal-safe');
 
 const MiB = 1024 * 1024;
 
 const LIMITS = Object.freeze({
+  // --- the run ---------------------------------------------------------------
+  // What the readers that keep large buffers of others' data hold at once,
+  // all together (lib/memory-budget.js; charged today by a core's notes as
+  // they are read). Under 512 MB of RSS with node's own (some 60 MB) and
+  // one symbol file's tables read before they are kept (64 MB + 64 MB).
+  RUN_MEMORY_BYTES: 256 * MiB,
+
   // --- ELF files: executables, libraries, their debug files --------------
   // A file larger than this is not read (a sparse file can claim any size;
   // node 26's executable is 143 MB, a debug libnode some hundreds).

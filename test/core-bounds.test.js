@@ -14,6 +14,7 @@ const { spawn } = require('child_process');
 const { openCore, parseFileNote, overlapTest } = require('../lib/v8/core-file');
 const { Symbolizer } = require('../lib/symbolize');
 const { LIMITS, setLimitSink } = require('../lib/limits');
+const { MemoryBudget } = require('../lib/memory-budget');
 const { writeCore, threadNotes, fileNote } = require('./support/crafted-elf');
 
 const NODETRACE = path.join(__dirname, '..', 'bin', 'nodetrace');
@@ -60,6 +61,25 @@ describe('cores a hostile user crafts (issue 35, points 4 and 5)', function () {
     assert.deepStrictEqual(said, [
       `nodetrace: ${file}: its notes are ${(8 * (64 << 20) + threadNotes().length).toLocaleString('en-US')} bytes, more than the 64 MB nodetrace reads: the rest were not read`,
       `nodetrace: ${file}: it holds more than 262144 notes; the first 262144 were read (8 for each of 32768 threads)`,
+    ]);
+  });
+
+  it('reads no note segment the run\'s memory has no room for, says so in one line, and the rest as usual', function () {
+    const file = zeroNotes('budget.core', 4);
+    // Other readers hold all but 2 MiB of the run's budget: each 4 MiB
+    // segment of zero notes is refused, the thread's own notes are read.
+    const others = new MemoryBudget(LIMITS.RUN_MEMORY_BYTES);
+    assert.ok(others.charge(LIMITS.RUN_MEMORY_BYTES - 2 * 1024 * 1024));
+    const core = openCore(file, { budget: others });
+    try {
+      assert.deepStrictEqual(core.threads.map((th) => th.tid), [4242]);
+      assert.strictEqual(core.command, 'node');
+    } finally {
+      core.close();
+    }
+    assert.strictEqual(others.held(), LIMITS.RUN_MEMORY_BYTES - 2 * 1024 * 1024, 'what was charged, released');
+    assert.deepStrictEqual(said, [
+      `nodetrace: ${file}: a note segment of ${(4 << 20).toLocaleString('en-US')} bytes was not read: nodetrace's memory for this run is bounded to 256 MB, and 254 MB of it is held already`,
     ]);
   });
 

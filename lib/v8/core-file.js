@@ -15,6 +15,7 @@ const { ET_CORE, EM_X86_64, PT_LOAD, PT_NOTE, PF_X } = require('../elf-constants
 const { lastAtOrBelow } = require('../sorted');
 const { LIMITS, overLimit, formatBytes } = require('../limits');
 const { grouped } = require('../render/text');
+const { runBudget } = require('../memory-budget');
 
 const NT_PRSTATUS = 1;
 const NT_PRPSINFO = 3;
@@ -115,8 +116,9 @@ function overlapTest(ranges) {
  * registers: { rip, rsp, rbp, fsBase } }] (the thread that faulted or was current
  * first), files (NT_FILE), maps (parseMaps' shape, for the symbolizer),
  * truncated (bytes missing, or 0), close() }. Throws UserError.
+ * `budget`: the run's memory its notes are charged to while read (lib/memory-budget.js).
  */
-function openCore(file) {
+function openCore(file, { budget = runBudget() } = {}) {
   const opened = openRegular(file, { followLinks: true, maxBytes: MAX_CORE_BYTES });
   if (opened.refused) throw new UserError(`cannot read the core ${file}: ${opened.refused}.`);
   const { fd, size } = opened;
@@ -169,11 +171,20 @@ function openCore(file) {
         exec: (p.flags & PF_X) !== 0 });
     } else if (p.type === PT_NOTE) {
       if (p.offset + p.filesz > size) fail('is a truncated core (its notes are cut)', 'Take the core again.');
-      // Every note segment together at most MAX_CORE_NOTES_BYTES.
-      const take = Math.min(p.filesz, MAX_CORE_NOTES_BYTES - notesRead);
+      // Every note segment together at most MAX_CORE_NOTES_BYTES, each
+      // held (charged to the run's memory) only while its notes are read.
+      let take = Math.min(p.filesz, MAX_CORE_NOTES_BYTES - notesRead);
       notesLeft += p.filesz - take;
-      if (take > 0 && noteCount <= MAX_CORE_NOTES) eachNote(readAt(fd, p.offset, take), onNote,
-        { types: KEPT_NOTES, onAny: countNote });
+      if (take > 0 && !budget.charge(take)) {
+        overLimit(file, `a note segment of ${grouped(take)} bytes was not read: nodetrace's memory for this run is bounded to ${formatBytes(LIMITS.RUN_MEMORY_BYTES)}, and ${formatBytes(budget.held())} of it is held already`);
+        take = 0;
+      }
+      try {
+        if (take > 0 && noteCount <= MAX_CORE_NOTES) eachNote(readAt(fd, p.offset, take), onNote,
+          { types: KEPT_NOTES, onAny: countNote });
+      } finally {
+        budget.release(take);
+      }
       notesRead += take;
     }
   }
