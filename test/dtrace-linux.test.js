@@ -9,7 +9,7 @@ const assert = require('assert');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { spawn, spawnSync } = require('child_process');
+const { spawn } = require('child_process');
 const { requireTracing, startTarget, stopTarget, nodetrace, killStragglers, ROOT, NODETRACE } = require('./support/harness');
 const { tracePoolMix, checkPoolMix, traceSaturatedPool, checkSaturatedJson, checkSaturatedText } = require('./support/pool-checks');
 const { compile } = require('./support/program-variants');
@@ -29,8 +29,16 @@ const ENV = { NODETRACE_DTRACE: DTRACE };
 const SQLITE_KINDS = ['Work_BeginOpen', 'Work_BeginExec', 'Work_BeginClose', 'Work_BeginPrepare', 'Work_BeginRun'];
 const D_SCRIPTS = path.join(ROOT, 'd-scripts');
 
+// dtrace ARGS: -> { status, signal, stderr }.
 function dtrace(args, timeout = 120000) {
-  return spawnSync(DTRACE, args, { encoding: 'utf8', timeout });
+  return new Promise((resolve) => {
+    const child = spawn(DTRACE, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (c) => { stderr += c; });
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeout);
+    child.on('close', (status, signal) => { clearTimeout(timer); resolve({ status, signal, stderr }); });
+  });
 }
 
 // Runs nodetrace; calls `whenOut(text)` on each stderr chunk (to act once it is watching).
@@ -68,13 +76,8 @@ describe('DTrace for Linux @tracer @dtrace', function () {
   });
 
   describe('every d-script compiles (dtrace -e)', function () {
-    // A live node for the scripts that take -p (the suite's afterEach ends
-    // every target after each test, so each test starts its own).
-    let target;
-    beforeEach(async function () { target = await startTarget('sqlite-loop.js'); });
-    afterEach(() => stopTarget(target));
-
-    // Each script's options and arguments as its header gives them.
+    // Each script's options and arguments as its header gives them (a live
+    // node's PID for those that take one).
     const cases = {
       'addon-latency.d': (pid) => ['-p', pid],
       'addon-latency-every-function.d': (pid) => ['-p', pid],
@@ -92,15 +95,7 @@ describe('DTrace for Linux @tracer @dtrace', function () {
       // Its AsyncReset probe is a template slot nodetrace fills: -Z.
       'async.d': (pid) => ['-Z', pid, '32', '40', '24', pid],
     };
-    for (const script of fs.readdirSync(D_SCRIPTS).filter((f) => f.endsWith('.d'))) {
-      it(script, function () {
-        assert.ok(script in cases, `a case for ${script}`);
-        const [first, ...rest] = cases[script](String(target.pid));
-        const args = first === '-p' ? ['-e', '-s', path.join(D_SCRIPTS, script), '-p', ...rest] : ['-e', first, '-s', path.join(D_SCRIPTS, script), ...rest];
-        const r = dtrace(args);
-        assert.strictEqual(r.status, 0, `${script}: ${r.stderr}`);
-      });
-    }
+    const scripts = fs.readdirSync(D_SCRIPTS).filter((f) => f.endsWith('.d'));
 
     // The programs nodetrace instantiates from a .d file, as its planners make them.
     const oracle = { name: 'dtrace', path: DTRACE, version: '2.0', flavor: 'oracle' };
@@ -112,20 +107,61 @@ describe('DTrace for Linux @tracer @dtrace', function () {
         + 'PROBES filled in (nodetrace ebadf --syscall close,dup2)',
       (pid) => planEbadf({ tracer: oracle, mode, pid, syscalls: ['close', 'dup2'], errnos: [EBADF], count: 1 })])),
     };
-    for (const [name, planFor] of Object.entries(instantiated)) {
-      it(name, async function () {
-        const p = planFor(target.pid);
-        assert.ok(p.programText, 'an instantiated program');
-        const r = await compile(oracle, p);
+
+    // Every compile once, before the tests, one a CPU at once (each is one
+    // CPU-bound dtrace, about 1.5 s; one after another with a node started
+    // for each, 29 s in CI), each worker against a live node of its own
+    // (dtrace -p grabs the process: two at once on one fail, "not a
+    // dynamically-linked executable"): name -> { status, stderr }.
+    const compiled = new Map();
+    before(async function () {
+      const jobs = [];
+      for (const script of scripts.filter((f) => f in cases)) {
+        jobs.push([script, (pid) => {
+          const [first, ...rest] = cases[script](pid);
+          return dtrace(first === '-p' ? ['-e', '-s', path.join(D_SCRIPTS, script), '-p', ...rest] : ['-e', first, '-s', path.join(D_SCRIPTS, script), ...rest]);
+        }]);
+      }
+      for (const [name, planFor] of Object.entries(instantiated)) {
+        jobs.push([name, (pid) => {
+          const p = planFor(Number(pid));
+          assert.ok(p.programText, `${name}: an instantiated program`);
+          return compile(oracle, p);
+        }]);
+      }
+      jobs.push(['log-snoop.d PID', (pid) => dtrace(['-e', '-Z', '-s', path.join(D_SCRIPTS, 'log-snoop.d'), pid])]);
+      jobs.push(['log-snoop.d * PATTERN', () => dtrace(['-e', '-Z', '-s', path.join(D_SCRIPTS, 'log-snoop.d'), '*', 'log-[ef]*'])]);
+      const worker = async () => {
+        const target = await startTarget('sqlite-loop.js');
+        try {
+          for (let job = jobs.shift(); job; job = jobs.shift()) compiled.set(job[0], await job[1](String(target.pid)));
+        } finally {
+          stopTarget(target);
+        }
+      };
+      await Promise.all(os.cpus().map(worker));
+    });
+
+    for (const script of scripts) {
+      it(script, function () {
+        assert.ok(script in cases, `a case for ${script}`);
+        const r = compiled.get(script);
+        assert.strictEqual(r.status, 0, `${script}: ${r.stderr}`);
+      });
+    }
+
+    for (const name of Object.keys(instantiated)) {
+      it(name, function () {
+        const r = compiled.get(name);
         assert.strictEqual(r.status, 0, r.stderr);
       });
     }
 
     it('log-snoop.d compiles with one argument, as its header says it runs (PID only)', function () {
-      const r = dtrace(['-e', '-Z', '-s', path.join(D_SCRIPTS, 'log-snoop.d'), String(target.pid)]);
-      assert.strictEqual(r.status, 0, r.stderr);
-      const star = dtrace(['-e', '-Z', '-s', path.join(D_SCRIPTS, 'log-snoop.d'), '*', 'log-[ef]*']);
-      assert.strictEqual(star.status, 0, star.stderr);
+      for (const name of ['log-snoop.d PID', 'log-snoop.d * PATTERN']) {
+        const r = compiled.get(name);
+        assert.strictEqual(r.status, 0, r.stderr);
+      }
     });
   });
 

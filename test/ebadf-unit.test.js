@@ -435,3 +435,15 @@ describe('ebadf: the perf map against the walk (pure)', () => {
   });
 });
 
+
+describe('ebadf --abort: where the kernel writes the core', () => {
+  const { coreNameComponent } = require('../lib/ebadf/watch');
+  it('names the process in the path as fs/coredump.c does, never a path the process chose', () => {
+    assert.strictEqual(coreNameComponent('node'), 'node');
+    assert.strictEqual(coreNameComponent('../../etc/x'), '..!..!etc!x');
+    assert.strictEqual(coreNameComponent('..'), '!.');
+    assert.strictEqual(coreNameComponent('.'), '!');
+    assert.strictEqual(coreNameComponent(''), '!');
+    assert.strictEqual(coreNameComponent('a\nb'), 'a\nb', 'escaped where shown, not here');
+  });
+});

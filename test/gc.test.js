@@ -188,8 +188,8 @@ describe('nodetrace gc @tracer', function () {
       // per-thread total (0 against the kind's 9,696 us).
       const kinds = json.kinds.map((k) => ({ name: k.name, count: k.count, total_us: k.total_us }));
       assert.deepStrictEqual(json.threads[0].kinds, kinds);
-      const text = await nodetrace(['gc', '-p', String(target.pid), '-d', '2'], { timeoutMs: 380000 });
-      assert.match(text.stdout, new RegExp(`^All of them in Worker ${after.threadId} "churn" \\(TID ${after.tid}\\), which collects its own heap: the main thread did not pause\\.$`, 'm'), text.stdout);
+      // The text report says it from the same model and identities: on a
+      // capture, test/render.test.js ("gc: the pauses of one Worker only").
     } finally {
       stopTarget(target);
     }

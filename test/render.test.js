@@ -58,6 +58,19 @@ describe('a percentile of a tracer\'s histogram, as its bucket (36.6)', function
   });
 });
 
+// gc's text report where one Worker did all the collecting (the trace's
+// JSON, its thread by its identity, is test/gc.test.js's).
+describe('gc: the pauses of one Worker only, said as its own', function () {
+  it('names the Worker, its thread id and TID, and says the main thread did not pause', function () {
+    const { parseGc, renderGcText } = require('../lib/gc/report');
+    const text = fs.readFileSync(path.join(__dirname, 'fixtures', 'bpftrace-gc-worker.out'), 'utf8');
+    const gc = parseGc(text, { tracer: 'bpftrace' });
+    const identityOf = (tid) => (tid === 27866 ? { role: 'worker', worker: { threadId: 1, name: 'churn' } } : undefined);
+    assert.match(renderGcText(gc, { pid: 27848, identityOf }),
+      /^All of them in Worker 1 "churn" \(TID 27866\), which collects its own heap: the main thread did not pause\.$/m);
+  });
+});
+
 describe('units', function () {
   it('shows each bucket in the unit that keeps its numbers small', function () {
     assert.equal(units.formatRange(4096n, 8192n, 'ns'), '4.1\u20138.2 \u00b5s');

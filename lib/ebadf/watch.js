@@ -71,6 +71,20 @@ function wallFromKernel(kernelNs) {
   return Date.now() - Number(hrNow() - kernelNs) / 1e6;
 }
 
+/**
+ * Pure: one name as the kernel writes it into a core's path for %e and %h
+ * (fs/coredump.c cn_esc_printf): every "/" as "!", a name of "." or ".."
+ * with its first "." as "!", an empty one as "!". The process chooses its
+ * own name: taken raw, "../../etc/x" would have root look at a path the
+ * kernel never wrote.
+ */
+function coreNameComponent(name) {
+  const s = String(name);
+  if (s === '') return '!';
+  const named = s === '.' || s === '..' ? '!' + s.slice(1) : s;
+  return named.replace(/\//g, '!');
+}
+
 // Where the kernel writes the core of a process killed by SIGABRT.
 function abortCoreNote(rec) {
   if (rec.coreLimit === '0') return 'none: its core size limit (ulimit -c) was 0; raise it next time with: prlimit --pid PID --core=unlimited';
@@ -81,7 +95,7 @@ function abortCoreNote(rec) {
     return `piped to ${helper}${/systemd-coredump/.test(helper) ? ` (coredumpctl info ${rec.hit.pid})` : ''}`;
   }
   if (/%[^pe%h]/.test(pattern)) return `per kernel.core_pattern "${pattern}"`;
-  let name = pattern.replace(/%%|%p|%e|%h/g, (m) => ({ '%%': '%', '%p': String(rec.hit.pid), '%e': rec.hit.comm, '%h': os.hostname() }[m]));
+  let name = pattern.replace(/%%|%p|%e|%h/g, (m) => ({ '%%': '%', '%p': String(rec.hit.pid), '%e': coreNameComponent(rec.hit.comm), '%h': coreNameComponent(os.hostname()) }[m]));
   let usesPid = '0';
   try { usesPid = fs.readFileSync('/proc/sys/kernel/core_uses_pid', 'utf8').trim(); } catch { /* default */ }
   if (usesPid === '1' && !pattern.includes('%p')) name += '.' + rec.hit.pid;
@@ -515,4 +529,4 @@ function watch(o) {
   return new Watch(o).run();
 }
 
-module.exports = { watch, Watch, abortCoreNote, maxStopMs, SILENT_MS, WALK_DEADLINE_MS };
+module.exports = { watch, Watch, abortCoreNote, coreNameComponent, maxStopMs, SILENT_MS, WALK_DEADLINE_MS };
