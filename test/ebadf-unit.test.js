@@ -254,6 +254,13 @@ describe('ebadf: report', () => {
     assert.match(help, /thread find 43/);
   });
 
+  it('says a user stack the tracer lost as lost, not as a thread outside user code', () => {
+    // A hit is at a system call's return: its thread was in user code.
+    const text = renderHit({ ...base, symbolized: { ...base.symbolized, frames: [] }, mode: 'stop', perfMap: null, resumeText: 'yes' });
+    assert.match(text, /\(no user stack: the tracer printed none, though the thread was returning from a system call; bpftrace before 0\.25 loses /);
+    assert.doesNotMatch(text, /not in user code/);
+  });
+
   it('says when JavaScript frames cannot be named, and why', () => {
     const text = renderHit({ ...base, mode: 'stop', perfMap: null, jsStack: { error: 'gdb could not read the registers of 42 (ptrace not permitted)' },
       core: { ok: false, reason: 'gcore failed' }, stoppedMs: 10, resumeText: 'yes' });

@@ -79,7 +79,13 @@ function stackLines(rec) {
   const sym = rec.symbolized;
   if (!sym || sym.frames.length === 0) {
     if (rec.coreStackError) return [`    (no stack: ${rec.coreStackError})`];
-    return rec.stackMissing ? ['    (the tracer did not print the stack)'] : ['    (no user stack: the thread was not in user code)'];
+    if (rec.stackMissing) return ['    (the tracer did not print the stack)'];
+    // Every hit is at a system call's return: the thread was in user code,
+    // so an empty user stack is one the tracer lost (bpftrace before 0.25
+    // drops a stack whose place in its stack map another holds:
+    // docs/platforms.md, "where ustack is kept").
+    return ['    (no user stack: the tracer printed none, though the thread was returning from a system call;'
+      + ' bpftrace before 0.25 loses a stack whose place in its stack map another took: docs/platforms.md)'];
   }
   return sym.frames.map((f) => '    ' + clip(frameText(f)));
 }
