@@ -7,6 +7,7 @@ const { CATEGORIES, CATEGORY_LABELS, UNNAMED_JIT } = require('./frames');
 const { safeText, safeJson } = require('../terminal-safe');
 const { plural } = require('../render/text');
 const { threadLabel, groupKey } = require('../threads/roles');
+const { NO_USER_STACK } = require('../render/map-full');
 
 const JSON_VERSION = 1;
 
@@ -70,7 +71,7 @@ function summarize(named, { pid, who = null, hz, seconds, top = 15, identityOf =
     return map.get(k);
   };
   for (const s of named.stacks) {
-    const leaf = s.frames[s.frames.length - 1] || { name: '[no stack]', category: 'unknown' };
+    const leaf = s.frames[s.frames.length - 1] || { name: NO_USER_STACK, category: 'unknown' };
     const own = entry(self, leaf);
     own.samples += s.count;
     if (leaf.inlined) own.inlined += s.count;
