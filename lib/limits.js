@@ -105,6 +105,14 @@ const LIMITS = Object.freeze({
   // characters, not one per line): a position further in gets no line.
   MAX_SCRIPT_SOURCE_CHARS: 16 * MiB,
   SCRIPT_SCAN_BUDGET_CHARS: 256 * MiB,
+  // ... and the time that scanning may take, per run and per frame named.
+  // A scan runs on nodetrace's event loop, which reads the tracer's output
+  // and keeps the session's clocks: 256 M characters took 1.4 s at load 3
+  // and 10-25 s at load 20 (2026-11-30), the tracer's output unread and
+  // the trace's end late all that while (a `loop --stacks` report lost).
+  // One script of 16 MiB takes some 90 ms on an idle core.
+  SCRIPT_SCAN_BUDGET_MS: 3000,
+  SCRIPT_SCAN_DEADLINE_MS: 1000,
   LINE_INDEX_STRIDE: 64 * 1024,
   // V8's own line ends (a Script's line_ends FixedArray) are searched in
   // place, never copied: at most this many.

@@ -17,7 +17,7 @@ const { walkStack } = require('../lib/v8/walk');
 const { openCore } = require('../lib/v8/core-file');
 const { openCoreForWalk } = require('../lib/v8/core');
 const { safeName } = require('../lib/v8/names');
-const { nameFromSource, ScriptReader } = require('../lib/v8/script');
+const { nameFromSource, ScriptReader, SCAN_LIMIT_TEXT } = require('../lib/v8/script');
 const { LIMITS, setLimitSink } = require('../lib/limits');
 const { UserError } = require('../lib/errors');
 
@@ -291,7 +291,43 @@ describe('V8 frames: what another user\'s memory may hold', function () {
         assert.deepStrictEqual(reader.fromSource(info, 11), { line: 6, column: 2 });
         assert.strictEqual(reader.fromSource(info, 3 * STRIDE), null);
         assert.strictEqual(reader.fromSource(info, 3 * STRIDE + 2), null);
-        assert.deepStrictEqual(said, [`nodetrace: V8 scripts: ${LIMITS.SCRIPT_SCAN_BUDGET_CHARS.toLocaleString('en-US')} characters of source were scanned for lines: frames further into unscanned scripts show no line`]);
+        assert.deepStrictEqual(said, [`nodetrace: V8 scripts: ${LIMITS.SCRIPT_SCAN_BUDGET_CHARS.toLocaleString('en-US')} characters or 3 s of scanning source for lines (1 s for one frame) reached: frames further into unscanned scripts show no line`]);
+      } finally {
+        setLimitSink(restore);
+      }
+    });
+
+    // A scan holds nodetrace's event loop (the tracer's output unread, the
+    // session's clocks late: a loop --stacks report was lost at load 20).
+    it('scans for at most its time a frame and in all, and goes on from where a clock stopped it', function () {
+      const said = [];
+      const restore = setLimitSink((line) => said.push(line));
+      try {
+        const h = new FakeHeap(4 << 20);
+        const text = 'a\n'.repeat(STRIDE * 8);
+        const script = scriptOf(h, text);
+        const heap = new Heap(h.memory(), LAYOUT);
+        // Each look at the clock: 250 ms later (a stride's read on a loaded host).
+        let t = 0;
+        const reader = new ScriptReader(heap, { now: () => (t += 250) });
+        const info = reader.script(heap.object(BigInt(script)));
+        // One frame's deadline, SCRIPT_SCAN_DEADLINE_MS: past it, no line for that frame.
+        const far = 16 * STRIDE - 1;
+        assert.strictEqual(reader.fromSource(info, far), null);
+        const firstScan = info.scanned;
+        assert.ok(firstScan > 0 && firstScan < far, `scanned ${firstScan}`);
+        assert.ok(reader.scanMsLeft < LIMITS.SCRIPT_SCAN_BUDGET_MS);
+        // A frame within what was scanned still gets its line; one further on goes on from there.
+        assert.deepStrictEqual(reader.fromSource(info, 11), { line: 6, column: 2 });
+        assert.strictEqual(reader.fromSource(info, far), null);
+        assert.ok(info.scanned > firstScan, 'went on from where it stopped');
+        // The run's budget, SCRIPT_SCAN_BUDGET_MS: once spent, nothing more is scanned.
+        while (reader.scanMsLeft > 0) reader.fromSource(info, far);
+        const scanned = info.scanned;
+        assert.strictEqual(reader.fromSource(info, far), null);
+        assert.strictEqual(info.scanned, scanned, 'nothing scanned past the run\'s budget');
+        // The one line (said once a run: the test above has said it already).
+        assert.ok(said.every((l) => l === `nodetrace: V8 scripts: ${SCAN_LIMIT_TEXT}`) && said.length <= 1, said.join('\n'));
       } finally {
         setLimitSink(restore);
       }

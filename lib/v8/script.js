@@ -4,7 +4,9 @@
 // script's line ends when V8 computed them (searched in place), or else by
 // counting line terminators in its source text. The source is another
 // user's: it is scanned once, at most MAX_SCRIPT_SOURCE_CHARS of a script
-// and SCRIPT_SCAN_BUDGET_CHARS in all, and what is kept is one checkpoint
+// and SCRIPT_SCAN_BUDGET_CHARS in all, for at most SCRIPT_SCAN_DEADLINE_MS
+// a frame and SCRIPT_SCAN_BUDGET_MS in all (a scan holds the event loop
+// that reads the tracer's output), and what is kept is one checkpoint
 // per LINE_INDEX_STRIDE characters (the lines before it), never one entry
 // per line: a position's line is counted again from its checkpoint. (One
 // entry per line took 1.3 GB for 4 scripts of 16 M lines.) Also the source
@@ -15,8 +17,8 @@ const { readString } = require('./strings');
 const { LIMITS, overLimit } = require('../limits');
 const { grouped } = require('../render/text');
 
-const { MAX_SCRIPT_SOURCE_CHARS: MAX_SOURCE, SCRIPT_SCAN_BUDGET_CHARS, LINE_INDEX_STRIDE: STRIDE,
-  MAX_LINE_ENDS } = LIMITS;
+const { MAX_SCRIPT_SOURCE_CHARS: MAX_SOURCE, SCRIPT_SCAN_BUDGET_CHARS, SCRIPT_SCAN_BUDGET_MS,
+  SCRIPT_SCAN_DEADLINE_MS, LINE_INDEX_STRIDE: STRIDE, MAX_LINE_ENDS } = LIMITS;
 const MAX_SCRIPTS = 1024;
 
 // V8's line terminators: \n, \r not followed by \n, U+2028, U+2029.
@@ -45,11 +47,19 @@ function countBreaks(text, from, until, state) {
   return { lines, lastEnd, cr };
 }
 
+// The one line said when scanning stops at a limit (overLimit says it once).
+const SCAN_LIMIT_TEXT = `${grouped(SCRIPT_SCAN_BUDGET_CHARS)} characters or ${SCRIPT_SCAN_BUDGET_MS / 1000} s of`
+  + ` scanning source for lines (${SCRIPT_SCAN_DEADLINE_MS / 1000} s for one frame) reached: frames further into`
+  + ' unscanned scripts show no line';
+
 class ScriptReader {
-  constructor(heap) {
+  // `now`: a clock in ms (tests give their own).
+  constructor(heap, { now = () => performance.now() } = {}) {
     this.heap = heap;
     this.cache = new Map();   // script address -> { key, info }
     this.scanBudget = SCRIPT_SCAN_BUDGET_CHARS;
+    this.scanMsLeft = SCRIPT_SCAN_BUDGET_MS;
+    this.now = now;
   }
 
   /** { name (raw text or null), lineAt(pos) } for a Script object (heap.object()). */
@@ -113,10 +123,22 @@ class ScriptReader {
 
   // Scans the source (STRIDE characters a read) until `position` has been
   // read, keeping a checkpoint at each STRIDE; false where it cannot be.
+  // What was scanned is kept when a clock stops it: a later frame in the
+  // same script goes on from there while the run's budget lasts.
   scanTo(script, position) {
+    const started = this.now();
+    try {
+      return this.scanFrom(script, position, started);
+    } finally {
+      this.scanMsLeft -= this.now() - started;
+    }
+  }
+
+  scanFrom(script, position, started) {
     while (script.scanned <= position) {
-      if (this.scanBudget <= 0) {
-        overLimit('V8 scripts', `${grouped(SCRIPT_SCAN_BUDGET_CHARS)} characters of source were scanned for lines: frames further into unscanned scripts show no line`);
+      const spent = this.now() - started;
+      if (this.scanBudget <= 0 || spent >= this.scanMsLeft || spent >= SCRIPT_SCAN_DEADLINE_MS) {
+        overLimit('V8 scripts', SCAN_LIMIT_TEXT);
         return false;
       }
       const chunk = readString(this.heap, script.source, { start: script.scanned, maxChars: STRIDE });
@@ -199,4 +221,4 @@ function nameFromSource(text) {
   return null;
 }
 
-module.exports = { ScriptReader, nameFromSource, countBreaks, MAX_SOURCE };
+module.exports = { ScriptReader, nameFromSource, countBreaks, MAX_SOURCE, SCAN_LIMIT_TEXT };
