@@ -162,6 +162,7 @@ function openCoreForWalk(file,
         layout: namer ? layout : null, ...opts }),
       close: () => {
         memory.close();
+        if (namer) namer.close();
         if (own) own.close();
       },
     };

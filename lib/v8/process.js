@@ -83,6 +83,7 @@ function openProcess(pid,
       ? layout : null, ...opts }),
     close: () => {
       memory.close();
+      if (namer) namer.close();
       if (own) own.close();
     },
   };
