@@ -168,6 +168,7 @@ class ThreadRoster {
     // `${dev}:${inode}` -> an open file of a mapped object whose entries are
     // not named yet (lib/symbolize.js holdElfFile), or null: none could be opened.
     this.heldFiles = new Map();
+    this.unnamedCount = 0;
     this.memory = undefined;
   }
 
@@ -203,12 +204,15 @@ class ThreadRoster {
       const unnamed = { comm: t.comm, facts: facts.get(t.tid) || {} };
       this.threads.set(t.tid, { tid: t.tid, startTime: t.startTime, unnamed });
     }
+    this.unnamedCount += fresh.length;
     return this;
   }
 
   // Names the entries of the threads read but not named yet, from the files
   // held for them, and gives each its role; then lets the files go.
   named() {
+    if (!this.unnamedCount) return;   // asked for each sample: at once
+    this.unnamedCount = 0;
     const waiting = [...this.threads.values()].filter((t) => t.unnamed);
     if (!waiting.length) return;
     const names = this.entryNamesOf(waiting.map((t) => t.unnamed.facts.start).filter(Boolean));
