@@ -21,9 +21,10 @@ const MiB = 1024 * 1024;
 const LIMITS = Object.freeze({
   // --- the run ---------------------------------------------------------------
   // What the readers that keep large buffers of others' data hold at once,
-  // all together (lib/memory-budget.js; charged today by a core's notes as
-  // they are read). Under 512 MB of RSS with node's own (some 60 MB) and
-  // one symbol file's tables read before they are kept (64 MB + 64 MB).
+  // all together (lib/memory-budget.js; charged by a core's notes as they
+  // are read, the symbolizer's tables while kept, scripts' line indexes).
+  // Under 512 MB of RSS with node's own (some 60 MB) and one symbol file's
+  // tables read before they are kept (64 MB + 64 MB).
   RUN_MEMORY_BYTES: 256 * MiB,
 
   // --- ELF files: executables, libraries, their debug files --------------

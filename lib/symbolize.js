@@ -23,6 +23,7 @@ const {
 const { lastAtOrBelow } = require('./sorted');
 const { LIMITS, overLimit, formatBytes, elfReadBudgetMs } = require('./limits');
 const { RenewingBudget } = require('./read-budget');
+const { runBudget } = require('./memory-budget');
 
 const NT_GNU_BUILD_ID = 3;
 const DEBUG_DIR = '/usr/lib/debug/.build-id';
@@ -145,7 +146,7 @@ function elfSymbolTables(fd, fileSize, { name, key = null }) {
     }
     // The string table is read when first needed: a name found by a hash
     // table reads none of .symtab's.
-    const table = { kind, offset: s.offset, size: s.size - (s.size % ELF64_SYM) };
+    const table = { kind, offset: s.offset, size: s.size - (s.size % ELF64_SYM), strtabSize: strs.size };
     let strtab = null;
     Object.defineProperty(table, 'strtab', { enumerable: true, get: () => strtab || (strtab = readAt(fd, strs.offset, strs.size)) });
     // .dynsym's hash table (GNU's, else System V's), where names are looked up.
@@ -333,6 +334,7 @@ function readElf(file, followLinks, read, { tables = true }) {
       if (!/not a 64-bit/.test(elf.refused)) overLimit(fileName(file), `its symbols were not read: ${elf.refused}`, { key: `${st.dev}:${st.ino}` });
       return null;
     }
+    elf.key = `${st.dev}:${st.ino}`;
     return read(opened.fd, elf, opened.size);
   } catch {
     return null;
@@ -341,49 +343,78 @@ function readElf(file, followLinks, read, { tables = true }) {
   }
 }
 
+// Bytes a table of `capacity` symbols takes while it is built (the symbols
+// as read, their order, the sorted copy kept), and once built (the copy).
+const SYMBOL_BUILD_BYTES = 21 + 4 + 21;
+const SYMBOL_KEPT_BYTES = 21;
+
 /**
  * Symbol table of one ELF file: { loads, buildId, values, sizes, nameAt(i),
- * bytes } sorted by value, or null. Kept compact (typed arrays, the string
- * tables as read): `bytes` is what it holds.
+ * bytes, charged } sorted by value, or null. Kept compact (typed arrays,
+ * the string tables as read): `bytes` is what it holds, charged to
+ * `budget` (the run's memory, lib/memory-budget.js) as `charged`: its
+ * holder gives that back when it drops the table (Symbolizer.close()).
+ * Building it is charged first, at most what it takes while built: past
+ * the budget the file's symbols are not read, said in one line.
  */
-function loadElfSymbols(file, { followLinks = false } = {}) {
+function loadElfSymbols(file, { followLinks = false, budget = runBudget() } = {}) {
   return withElf(file, followLinks, (fd, elf) => {
     const capacity = elf.tables.reduce((n, t) => n + t.size / ELF64_SYM, 0);
-    const values = new Float64Array(capacity);
-    const sizes = new Float64Array(capacity);
-    const names = new Uint32Array(capacity);
-    const which = new Uint8Array(capacity);
-    const strtabs = elf.tables.map((t) => t.strtab);
-    let n = 0;
-    eachSymbol(fd, elf.tables, (value, size, strtab, name) => {
-      values[n] = value;
-      sizes[n] = size;
-      names[n] = name;
-      which[n] = strtabs.indexOf(strtab);
-      n++;
-    });
-    // Sorted by value, the larger first where two start together.
-    const order = new Uint32Array(n);
-    for (let i = 0; i < n; i++) order[i] = i;
-    order.sort((a, b) => values[a] - values[b] || sizes[b] - sizes[a]);
-    const sorted = { values: new Float64Array(n), sizes: new Float64Array(n), names: new Uint32Array(n),
-      which: new Uint8Array(n) };
-    for (let i = 0; i < n; i++) {
-      const k = order[i];
-      sorted.values[i] = values[k];
-      sorted.sizes[i] = sizes[k];
-      sorted.names[i] = names[k];
-      sorted.which[i] = which[k];
+    const strtabBytes = elf.tables.reduce((n, t) => n + t.strtabSize, 0);
+    const building = strtabBytes + capacity * SYMBOL_BUILD_BYTES;
+    if (!budget.charge(building)) {
+      overLimit(fileName(file), `its symbols were not read (${formatBytes(building)}): ${budget.refusal()}`, { key: elf.key });
+      return null;
     }
-    return {
-      loads: elf.loads,
-      buildId: elf.buildId,
-      values: sorted.values,
-      sizes: sorted.sizes,
-      nameAt: (i) => nameIn(strtabs[sorted.which[i]], sorted.names[i]),
-      bytes: strtabs.reduce((b, s) => b + s.length, 0) + n * 21,
-    };
+    let table;
+    try {
+      table = buildSymbolTable(fd, elf, capacity);
+    } catch (err) {
+      budget.release(building);
+      throw err;
+    }
+    // What it keeps from now on: the rest given back.
+    budget.release(building - table.bytes);
+    table.charged = table.bytes;
+    return table;
   });
+}
+
+function buildSymbolTable(fd, elf, capacity) {
+  const values = new Float64Array(capacity);
+  const sizes = new Float64Array(capacity);
+  const names = new Uint32Array(capacity);
+  const which = new Uint8Array(capacity);
+  const strtabs = elf.tables.map((t) => t.strtab);
+  let n = 0;
+  eachSymbol(fd, elf.tables, (value, size, strtab, name) => {
+    values[n] = value;
+    sizes[n] = size;
+    names[n] = name;
+    which[n] = strtabs.indexOf(strtab);
+    n++;
+  });
+  // Sorted by value, the larger first where two start together.
+  const order = new Uint32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  order.sort((a, b) => values[a] - values[b] || sizes[b] - sizes[a]);
+  const sorted = { values: new Float64Array(n), sizes: new Float64Array(n), names: new Uint32Array(n),
+    which: new Uint8Array(n) };
+  for (let i = 0; i < n; i++) {
+    const k = order[i];
+    sorted.values[i] = values[k];
+    sorted.sizes[i] = sizes[k];
+    sorted.names[i] = names[k];
+    sorted.which[i] = which[k];
+  }
+  return {
+    loads: elf.loads,
+    buildId: elf.buildId,
+    values: sorted.values,
+    sizes: sorted.sizes,
+    nameAt: (i) => nameIn(strtabs[sorted.which[i]], sorted.names[i]),
+    bytes: strtabs.reduce((b, s) => b + s.length, 0) + n * SYMBOL_KEPT_BYTES,
+  };
 }
 
 // Past this many places of a prefix in one string table (a hostile file
@@ -603,9 +634,10 @@ function findBuildId(notes) {
 }
 
 // Separate debug symbols (e.g. Debian's libc6-dbg) for a stripped library.
-function loadDebugSymbols(buildId) {
+function loadDebugSymbols(buildId, { budget = runBudget() } = {}) {
   if (!buildId || buildId.length < 4) return null;
-  return loadElfSymbols(path.join(DEBUG_DIR, buildId.slice(0, 2), buildId.slice(2) + '.debug'), { followLinks: true });
+  return loadElfSymbols(path.join(DEBUG_DIR, buildId.slice(0, 2), buildId.slice(2) + '.debug'),
+    { followLinks: true, budget });
 }
 
 function lookupSymbol(table, vaddr) {
@@ -762,12 +794,20 @@ function mapAt(snap, address) {
   return null;
 }
 
+// The bytes of the run's memory a kept table (and its debug symbols') holds.
+const chargedBy = (t) => (t ? (t.charged || 0) + (t.debug ? t.debug.charged || 0 : 0) : 0);
+
 class Symbolizer {
-  /** @param {object} [o] { demangle, cacheBytes: the budget of its tables (SYMBOL_CACHE_BYTES) } */
-  constructor({ demangle = true, cacheBytes = LIMITS.SYMBOL_CACHE_BYTES } = {}) {
+  /**
+   * @param {object} [o] { demangle, cacheBytes: the budget of its tables
+   *   (SYMBOL_CACHE_BYTES), budget: the run's memory they are charged to
+   *   (lib/memory-budget.js), given back as they are dropped and at close() }
+   */
+  constructor({ demangle = true, cacheBytes = LIMITS.SYMBOL_CACHE_BYTES, budget = runBudget() } = {}) {
     this.elfCache = new Map();   // file -> its table (or null), least recently used first
     this.cacheBytes = 0;
     this.cacheBudget = cacheBytes || LIMITS.SYMBOL_CACHE_BYTES;
+    this.budget = budget;
     this.filesRead = 0;
     this.demangle = demangle;
   }
@@ -815,10 +855,10 @@ class Symbolizer {
     const tries = over ? [] : snap.elfFiles ? snap.elfFiles(map) : liveElfFiles(snap, map);
     let table = null;
     for (const [file, followLinks] of tries) {
-      table = loadElfSymbols(file, { followLinks });
+      table = loadElfSymbols(file, { followLinks, budget: this.budget });
       if (table) break;
     }
-    if (table) table.debug = loadDebugSymbols(table.buildId);
+    if (table) table.debug = loadDebugSymbols(table.buildId, { budget: this.budget });
     this.keep(key, table);
     return table;
   }
@@ -832,7 +872,15 @@ class Symbolizer {
       if (this.cacheBytes <= this.cacheBudget || k === key) break;
       this.elfCache.delete(k);
       this.cacheBytes -= bytes(t);
+      this.budget.release(chargedBy(t));
     }
+  }
+
+  /** Drops every table kept, giving their memory back to the run's budget. Can be used again after. */
+  close() {
+    for (const t of this.elfCache.values()) this.budget.release(chargedBy(t));
+    this.elfCache.clear();
+    this.cacheBytes = 0;
   }
 
   /**

@@ -94,6 +94,7 @@ class TargetSnapshots {
     if (this.latest) this.symbolizer.release(this.latest);
     this.latest = null;
     if (this.threads) this.threads.close();
+    this.symbolizer.close();
   }
 
   // For latency's kinds: return addresses (the calls that queued work), or

@@ -74,12 +74,38 @@ describe('cores a hostile user crafts (issue 35, points 4 and 5)', function () {
     try {
       assert.deepStrictEqual(core.threads.map((th) => th.tid), [4242]);
       assert.strictEqual(core.command, 'node');
+      assert.strictEqual(core.notesUnread, 8 * (4 << 20), 'every refused segment counted as unread');
+      assert.strictEqual(core.truncated, 0, 'no memory missing from the file');
     } finally {
       core.close();
     }
     assert.strictEqual(others.held(), LIMITS.RUN_MEMORY_BYTES - 2 * 1024 * 1024, 'what was charged, released');
     assert.deepStrictEqual(said, [
       `nodetrace: ${file}: a note segment of ${(4 << 20).toLocaleString('en-US')} bytes was not read: nodetrace's memory for this run is bounded to 256 MB, and 254 MB of it is held already`,
+    ]);
+  });
+
+  it('counts a segment the run\'s memory refuses among the notes not read, beside those past the notes\' bound', function () {
+    // Eight 24 MiB segments after the thread's notes: the budget takes the
+    // first three charges (the thread's notes, two segments: 48 MiB read),
+    // then refuses each of the others, cut to what is left of the 64 MiB
+    // bound (16 MiB less the thread's notes) and the rest past it.
+    const file = zeroNotes('budget-and-bound.core', 24);
+    const budget = new MemoryBudget(LIMITS.RUN_MEMORY_BYTES);
+    let charges = 0;
+    const charge = budget.charge.bind(budget);
+    budget.charge = (bytes) => ++charges <= 3 && charge(bytes);
+    const core = openCore(file, { budget });
+    core.close();
+    const total = 8 * (24 << 20) + threadNotes().length;
+    const read = threadNotes().length + 2 * (24 << 20);
+    assert.strictEqual(core.notesUnread, total - read);
+    assert.strictEqual(core.truncated, 0, 'no memory missing from the file');
+    assert.strictEqual(budget.held(), 0, 'each segment released once read');
+    assert.deepStrictEqual(said, [
+      `nodetrace: ${file}: a note segment of ${((64 << 20) - read).toLocaleString('en-US')} bytes was not read: nodetrace's memory for this run is bounded to 256 MB, and 0 bytes of it is held already`,
+      `nodetrace: ${file}: its notes are ${total.toLocaleString('en-US')} bytes, more than the 64 MB nodetrace reads: the rest were not read`,
+      `nodetrace: ${file}: it holds more than 262144 notes; the first 262144 were read (8 for each of 32768 threads)`,
     ]);
   });
 

@@ -14,6 +14,8 @@ const { planEbadf, probeFor } = require('../lib/ebadf/program');
 const { declaredProbe, instantiateProbes } = require('../lib/tracer/template');
 const { OutputParser, parseHitLine } = require('../lib/ebadf/parse');
 const { Symbolizer, loadElfSymbols, parseMaps } = require('../lib/symbolize');
+const { MemoryBudget } = require('../lib/memory-budget');
+const { LIMITS } = require('../lib/limits');
 const { renderHit, renderOpenHelp } = require('../lib/ebadf/hit-report');
 const { procState } = require('../lib/ebadf/procstate');
 const { parseName } = require('../lib/commands/ebadf');
@@ -200,7 +202,7 @@ describe('ebadf: tracer output', () => {
 describe('ebadf: naming stack frames', () => {
   it('names an address in the node binary from its ELF symbols and our own memory map', function () {
     if (process.platform !== 'linux') this.skip();
-    const table = loadElfSymbols(process.execPath);
+    const table = loadElfSymbols(process.execPath, { budget: new MemoryBudget(LIMITS.RUN_MEMORY_BYTES) });
     if (!table) this.skip();
     let idx = -1;
     for (let i = 0; i < table.values.length; i++) if (table.nameAt(i) === 'uv_fs_close') { idx = i; break; }
@@ -213,6 +215,7 @@ describe('ebadf: naming stack frames', () => {
     const addr = map.start + fileOff - map.offset;
     const sym = new Symbolizer();
     const r = sym.symbolize(sym.snapshot(process.pid), ['0x' + addr.toString(16), '0x' + (addr + 1).toString(16), 'libc.so.1`close+0xa']);
+    sym.close();
     assert.strictEqual(r.frames[0].text, 'uv_fs_close+5');
     assert.strictEqual(r.frames[0].module, path.basename(exe));
     assert.strictEqual(r.frames[1].text, 'uv_fs_close+6', 'a return address is looked up at addr - 1 but shown as is');
@@ -228,6 +231,7 @@ describe('ebadf: naming stack frames', () => {
     const anon = { start: 0x10000000, end: 0x10001000, range: '10000000-10001000', perms: 'r-xp', offset: 0, dev: '00:00', inode: '0', path: '' };
     snap.maps = [...snap.maps, anon];
     const r = sym.symbolize(snap, ['0x' + (vdso.start + 16).toString(16), '0x10000010'], { allPcs: true });
+    sym.close();
     assert.deepStrictEqual([r.frames[0].kind, r.frames[0].module], ['special', '[vdso]']);
     assert.deepStrictEqual([r.frames[1].kind, r.jitUnnamed], ['jit', 1]);
   });

@@ -14,6 +14,7 @@ const { normalizeDefinition } = require('../lib/usdt/definition');
 const { findElfSymbols, findElfData, loadElfSymbols, scanPerfMap, Symbolizer, startsWithAny } = require('../lib/symbolize');
 const { LIMITS, setLimitSink, elfReadBudgetMs } = require('../lib/limits');
 const { RenewingBudget } = require('../lib/read-budget');
+const { MemoryBudget } = require('../lib/memory-budget');
 const { withSections } = require('./support/crafted-elf');
 
 const SHT_PROGBITS = 1;
@@ -98,7 +99,7 @@ describe('ELF readers bounded by the file and lib/limits.js (issue 35)', functio
   it('looks exported names up through .dynsym\'s hash table, as a full read finds them, and static ones in .symtab', function () {
     const names = ['uv_queue_work', 'napi_create_async_work', 'SSL_read', 'uv__work_submit', 'no_such_function_here'];
     const found = findElfSymbols(process.execPath, names).found;
-    const table = loadElfSymbols(process.execPath);
+    const table = loadElfSymbols(process.execPath, { budget: new MemoryBudget(LIMITS.RUN_MEMORY_BYTES) });
     const truth = new Map();
     for (let i = 0; i < table.values.length; i++) {
       const n = table.nameAt(i);

@@ -6,6 +6,8 @@ const assert = require('assert');
 const { requireTracing, startTarget, stopTarget, nodetrace, traceWindow, killStragglers } = require('./support/harness');
 const { locateGc, stepName, FIXED, STEP_PREFIX } = require('../lib/gc/v8-functions');
 const { loadElfSymbols, findElfSymbols, elfFunctionsStartingWith } = require('../lib/symbolize');
+const { MemoryBudget } = require('../lib/memory-budget');
+const { LIMITS } = require('../lib/limits');
 const { nodeBuilds, requireBuild, nodeObject } = require('./support/node-builds');
 const { askTarget } = require('./support/ask-target');
 const { readScript } = require('../lib/tracer/plan');
@@ -95,7 +97,8 @@ describe('nodetrace gc: V8\'s functions in each Node build, as the whole table n
     it(`${build.label}`, function () {
       requireBuild(this, build);
       const file = nodeObject(build);
-      const table = loadElfSymbols(file);
+      // (A budget of its own: the run's is not charged for a table this test drops.)
+      const table = loadElfSymbols(file, { budget: new MemoryBudget(LIMITS.RUN_MEMORY_BYTES) });
       const steps = new Set();
       const fixed = new Map();
       const wanted = new Set(Object.values(FIXED));

@@ -17,7 +17,8 @@ const { walkStack } = require('../lib/v8/walk');
 const { openCore } = require('../lib/v8/core-file');
 const { openCoreForWalk } = require('../lib/v8/core');
 const { safeName } = require('../lib/v8/names');
-const { nameFromSource, ScriptReader } = require('../lib/v8/script');
+const { nameFromSource, ScriptReader, CHECKPOINT_BYTES } = require('../lib/v8/script');
+const { MemoryBudget } = require('../lib/memory-budget');
 const { LIMITS, setLimitSink } = require('../lib/limits');
 const { UserError } = require('../lib/errors');
 
@@ -292,6 +293,32 @@ describe('V8 frames: what another user\'s memory may hold', function () {
         assert.strictEqual(reader.fromSource(info, 3 * STRIDE), null);
         assert.strictEqual(reader.fromSource(info, 3 * STRIDE + 2), null);
         assert.deepStrictEqual(said, [`nodetrace: V8 scripts: ${LIMITS.SCRIPT_SCAN_BUDGET_CHARS.toLocaleString('en-US')} characters of source were scanned for lines: frames further into unscanned scripts show no line`]);
+      } finally {
+        setLimitSink(restore);
+      }
+    });
+
+    it('charges the run\'s memory for its checkpoints, gives them back at close(); past the budget a position gets no line, said once', function () {
+      const said = [];
+      const restore = setLimitSink((line) => said.push(line));
+      try {
+        const h = new FakeHeap(4 << 20);
+        const text = 'a\n'.repeat(STRIDE * 2);
+        const script = scriptOf(h, text);
+        const heap = new Heap(h.memory(), LAYOUT);
+        // Room for two checkpoints' charges: the first two strides are read, not the third.
+        const budget = new MemoryBudget(2 * CHECKPOINT_BYTES);
+        const reader = new ScriptReader(heap, { budget });
+        const info = reader.script(heap.object(BigInt(script)));
+        assert.deepStrictEqual(reader.fromSource(info, 2 * STRIDE - 1), oracle(text, 2 * STRIDE - 1));
+        assert.strictEqual(budget.held(), 2 * CHECKPOINT_BYTES, 'two checkpoints kept, charged');
+        assert.strictEqual(reader.fromSource(info, 3 * STRIDE), null);
+        assert.strictEqual(reader.fromSource(info, 3 * STRIDE + 2), null);
+        assert.deepStrictEqual(said, [`nodetrace: script /srv/big.js: lines past its first ${(2 * STRIDE).toLocaleString('en-US')} characters are not counted: nodetrace's memory for this run is bounded to ${2 * CHECKPOINT_BYTES} bytes, and ${2 * CHECKPOINT_BYTES} bytes of it is held already`]);
+        reader.close();
+        assert.strictEqual(budget.held(), 0);
+        const again = reader.script(heap.object(BigInt(script)));
+        assert.deepStrictEqual(reader.fromSource(again, 11), { line: 6, column: 2 }, 'read again after close()');
       } finally {
         setLimitSink(restore);
       }

@@ -23,6 +23,10 @@ const { codeObjects, objectFiles } = require('../proc/code-objects');
 const { walkCore } = require('./js-stack');
 const { SourceMaps } = require('../source-maps');
 const { atOriginal } = require('../v8/namer');
+const { joinRunBudget } = require('../memory-budget');
+
+// The run's one memory budget, the main thread's (lib/ebadf/hit-readers.js).
+if (workerData && workerData.budget) joinRunBudget(workerData.budget, workerData.ledger);
 
 const symbolizer = new Symbolizer({ cacheBytes: workerData && workerData.cacheBytes });
 // V8's metadata by file identity: a node binary read once for every hit.

@@ -11,6 +11,7 @@
 const path = require('path');
 const { Worker } = require('worker_threads');
 const { LIMITS } = require('../limits');
+const { runBudget } = require('../memory-budget');
 
 const WORKER = path.join(__dirname, 'hit-reader-worker.js');
 // Workers at once; past it, a new user's requests wait for the least busy.
@@ -46,12 +47,18 @@ class HitReaders {
   }
 
   spawn() {
+    // The run's memory budget, shared: what the worker holds of it is kept
+    // in its ledger too, and given back when it exits, terminated in the
+    // middle of a read or not.
+    const budget = runBudget();
+    const ledger = new SharedArrayBuffer(8);
     const worker = new Worker(WORKER, {
-      workerData: { cacheBytes: WORKER_CACHE_BYTES },
+      workerData: { cacheBytes: WORKER_CACHE_BYTES, budget: budget.shared, ledger },
       resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
       stdout: false,
       stderr: false,
     });
+    worker.once('exit', () => budget.releaseLedger(ledger));
     worker.unref();
     return worker;
   }

@@ -515,6 +515,7 @@ class Watch {
       stopHandling();
       if (this.earlier) this.symbolizer.release(this.earlier.snap);
       this.readers.close();
+      this.symbolizer.close();
       // Normal and abnormal ends alike: nothing left stopped by us.
       if (this.mode === 'stop') {
         const ours = this.records.map((r) => r.hit.pid).filter((pid) => state.procState(pid) === 'T');

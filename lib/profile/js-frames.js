@@ -279,6 +279,7 @@ class SampleNames {
 
   close() {
     if (this.memory) this.memory.close();
+    if (this.namer) this.namer.close();
   }
 }
 

@@ -115,7 +115,9 @@ function overlapTest(ranges) {
  * Opens a core -> { memory (CoreMemory), pid, command, threads: [{ tid,
  * registers: { rip, rsp, rbp, fsBase } }] (the thread that faulted or was current
  * first), files (NT_FILE), maps (parseMaps' shape, for the symbolizer),
- * truncated (bytes missing, or 0), close() }. Throws UserError.
+ * truncated (bytes of memory missing from the file, or 0), notesUnread
+ * (bytes of notes not read: past MAX_CORE_NOTES_BYTES, or refused by the
+ * run's memory budget), close() }. Throws UserError.
  * `budget`: the run's memory its notes are charged to while read (lib/memory-budget.js).
  */
 function openCore(file, { budget = runBudget() } = {}) {
@@ -142,7 +144,8 @@ function openCore(file, { budget = runBudget() } = {}) {
   let command = null;
   let missing = 0;
   let notesRead = 0;
-  let notesLeft = 0;
+  let notesLeft = 0;      // past MAX_CORE_NOTES_BYTES
+  let notesRefused = 0;   // refused by the run's memory budget
   let threadsLeft = 0;
   let noteCount = 0;
   const countNote = () => ++noteCount <= MAX_CORE_NOTES;
@@ -176,7 +179,9 @@ function openCore(file, { budget = runBudget() } = {}) {
       let take = Math.min(p.filesz, MAX_CORE_NOTES_BYTES - notesRead);
       notesLeft += p.filesz - take;
       if (take > 0 && !budget.charge(take)) {
-        overLimit(file, `a note segment of ${grouped(take)} bytes was not read: nodetrace's memory for this run is bounded to ${formatBytes(LIMITS.RUN_MEMORY_BYTES)}, and ${formatBytes(budget.held())} of it is held already`);
+        overLimit(file, `a note segment of ${grouped(take)} bytes was not read: ${budget.refusal()}`);
+        // Counted after the refusal, not before: the whole segment went unread.
+        notesRefused += take;
         take = 0;
       }
       try {
@@ -188,7 +193,7 @@ function openCore(file, { budget = runBudget() } = {}) {
       notesRead += take;
     }
   }
-  if (notesLeft) overLimit(file, `its notes are ${grouped(notesRead + notesLeft)} bytes, more than the ${formatBytes(MAX_CORE_NOTES_BYTES)} nodetrace reads: the rest were not read`);
+  if (notesLeft) overLimit(file, `its notes are ${grouped(notesRead + notesLeft + notesRefused)} bytes, more than the ${formatBytes(MAX_CORE_NOTES_BYTES)} nodetrace reads: the rest were not read`);
   if (noteCount > MAX_CORE_NOTES) overLimit(file, `it holds more than ${MAX_CORE_NOTES} notes; the first ${MAX_CORE_NOTES} were read (8 for each of ${MAX_CORE_THREADS} threads)`);
   if (threadsLeft) overLimit(file, `it holds ${MAX_CORE_THREADS + threadsLeft} threads; the first ${MAX_CORE_THREADS} were read (the kernel's default pid_max)`);
   segments.sort((a, b) => a.vaddr - b.vaddr);
@@ -212,7 +217,8 @@ function openCore(file, { budget = runBudget() } = {}) {
   maps.sort((a, b) => a.start - b.start);
   // The thread with the same ID as the process (the main thread) first.
   threads.sort((a, b) => (b.tid === pid) - (a.tid === pid));
-  return { memory, pid, command, threads, files, maps, truncated: missing, segments, close: () => memory.close() };
+  return { memory, pid, command, threads, files, maps, truncated: missing, notesUnread: notesLeft + notesRefused,
+    segments, close: () => memory.close() };
 }
 
 module.exports = { openCore, parseFileNote, overlapTest, CoreMemory };

@@ -113,7 +113,10 @@ class CoreWithFile {
  * is not a Node process's, or a binary that does not match it.
  */
 function openCoreForWalk(file,
-  { root = null, symbolizer = new Symbolizer(), sourceMaps = null, sourceMapUrls = false } = {}) {
+  { root = null, symbolizer = null, sourceMaps = null, sourceMapUrls = false } = {}) {
+  // A symbolizer of its own is closed with it (its tables give back the run's memory).
+  const own = symbolizer ? null : new Symbolizer();
+  symbolizer = symbolizer || own;
   const core = openCore(file);
   try {
     const v8 = findCoreV8Object(core, { root });
@@ -157,10 +160,15 @@ function openCoreForWalk(file,
       classify,
       walk: (registers, opts = {}) => walkStack({ memory, registers, classify, isCode, namer, inlining, sourceMaps,
         layout: namer ? layout : null, ...opts }),
-      close: () => memory.close(),
+      close: () => {
+        memory.close();
+        if (namer) namer.close();
+        if (own) own.close();
+      },
     };
   } catch (err) {
     core.close();
+    if (own) own.close();
     throw err;
   }
 }

@@ -43,8 +43,11 @@ function findV8Object({ pid, maps, exePath, read = readMetadata }) {
  * Throws a plain Error when /proc/PID/mem cannot be opened.
  */
 function openProcess(pid,
-  { symbolizer = new Symbolizer(), wrapMemory = (m) => m, readMetadata: read = readMetadata,
+  { symbolizer = null, wrapMemory = (m) => m, readMetadata: read = readMetadata,
     sourceMapUrls = false } = {}) {
+  // A symbolizer of its own is closed with it (its tables give back the run's memory).
+  const own = symbolizer ? null : new Symbolizer();
+  symbolizer = symbolizer || own;
   let maps = [];
   let exePath = '';
   maps = parseMaps(readProcText(`/proc/${pid}/maps`) || '');   // '': gone, no V8 below
@@ -78,7 +81,11 @@ function openProcess(pid,
     classify,
     walk: (registers, opts = {}) => walkStack({ memory, registers, classify, isCode, namer, inlining, layout: namer
       ? layout : null, ...opts }),
-    close: () => memory.close(),
+    close: () => {
+      memory.close();
+      if (namer) namer.close();
+      if (own) own.close();
+    },
   };
 }
 

@@ -9,15 +9,22 @@
 // per line: a position's line is counted again from its checkpoint. (One
 // entry per line took 1.3 GB for 4 scripts of 16 M lines.) Also the source
 // text near a position, and a function's name read from it (the fallback
-// where a ScopeInfo's layout is unknown).
+// where a ScopeInfo's layout is unknown). The checkpoints are charged to
+// the run's memory (lib/memory-budget.js) and given back when the scripts
+// are dropped (the cache cleared, close()).
 const { Heap } = require('./heap');
 const { readString } = require('./strings');
 const { LIMITS, overLimit } = require('../limits');
 const { grouped } = require('../render/text');
+const { runBudget } = require('../memory-budget');
 
 const { MAX_SCRIPT_SOURCE_CHARS: MAX_SOURCE, SCRIPT_SCAN_BUDGET_CHARS, LINE_INDEX_STRIDE: STRIDE,
   MAX_LINE_ENDS } = LIMITS;
 const MAX_SCRIPTS = 1024;
+// What one checkpoint holds: an object of three fields (a map, its
+// properties and elements, three values: 48 bytes without pointer
+// compression, which no Node build has) and its slot in the array.
+const CHECKPOINT_BYTES = 56;
 
 // V8's line terminators: \n, \r not followed by \n, U+2028, U+2029.
 const LF = 10;
@@ -46,10 +53,20 @@ function countBreaks(text, from, until, state) {
 }
 
 class ScriptReader {
-  constructor(heap) {
+  /** @param {object} [o] { budget: the run's memory the line indexes are charged to } */
+  constructor(heap, { budget = runBudget() } = {}) {
     this.heap = heap;
     this.cache = new Map();   // script address -> { key, info }
     this.scanBudget = SCRIPT_SCAN_BUDGET_CHARS;
+    this.budget = budget;
+    this.charged = 0;         // bytes of the cached scripts' checkpoints
+  }
+
+  /** Drops every script kept, giving their memory back. Can be used again after. */
+  close() {
+    this.cache.clear();
+    this.budget.release(this.charged);
+    this.charged = 0;
   }
 
   /** { name (raw text or null), lineAt(pos) } for a Script object (heap.object()). */
@@ -75,7 +92,7 @@ class ScriptReader {
       checkpoints: [{ lines: 0, lastEnd: -1, cr: null }],
       state: { lines: 0, lastEnd: -1, cr: null },
     };
-    if (this.cache.size >= MAX_SCRIPTS) this.cache.clear();
+    if (this.cache.size >= MAX_SCRIPTS) this.close();
     this.cache.set(obj.address, { key, info });
     return info;
   }
@@ -119,12 +136,24 @@ class ScriptReader {
         overLimit('V8 scripts', `${grouped(SCRIPT_SCAN_BUDGET_CHARS)} characters of source were scanned for lines: frames further into unscanned scripts show no line`);
         return false;
       }
+      // A chunk adds one checkpoint at most: charged before it is read.
+      if (!this.budget.charge(CHECKPOINT_BYTES)) {
+        overLimit(this.what(script), `lines past its first ${grouped(script.scanned)} characters are not counted: ${this.budget.refusal()}`,
+          { key: `script lines ${script.address}` });
+        return false;
+      }
       const chunk = readString(this.heap, script.source, { start: script.scanned, maxChars: STRIDE });
-      if (!chunk || chunk.text.length === 0) return false;
+      if (!chunk || chunk.text.length === 0) {
+        this.budget.release(CHECKPOINT_BYTES);
+        return false;
+      }
       this.scanBudget -= chunk.text.length;
       script.state = countBreaks(chunk.text, script.scanned, Infinity, script.state);
       script.scanned += chunk.text.length;
-      if (script.scanned % STRIDE === 0) script.checkpoints.push(script.state);
+      if (script.scanned % STRIDE === 0) {
+        script.checkpoints.push(script.state);
+        this.charged += CHECKPOINT_BYTES;
+      } else this.budget.release(CHECKPOINT_BYTES);
       if (script.scanned >= chunk.length) return script.scanned > position;
     }
     return true;
@@ -199,4 +228,4 @@ function nameFromSource(text) {
   return null;
 }
 
-module.exports = { ScriptReader, nameFromSource, countBreaks, MAX_SOURCE };
+module.exports = { ScriptReader, nameFromSource, countBreaks, MAX_SOURCE, CHECKPOINT_BYTES };

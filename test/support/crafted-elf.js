@@ -6,6 +6,7 @@ const fs = require('fs');
 
 const SHT_STRTAB = 3;
 const SHT_SYMTAB = 2;
+const SHT_DYNSYM = 11;
 const SHDR = 64;
 const PHDR = 56;
 
@@ -45,6 +46,64 @@ function withSections(src, dst, { count, type = SHT_SYMTAB, size = 256 * 1024 * 
     const newOff = Math.ceil(end / 8) * 8;
     fs.writeSync(fd, table, 0, table.length, newOff);
     eh.writeBigUInt64LE(BigInt(newOff), 40);
+    eh.writeUInt16LE(total, 60);
+    fs.writeSync(fd, eh, 0, 64, 0);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return dst;
+}
+
+/**
+ * A copy of ELF file `src` at `dst` (it still runs, or loads: the loader
+ * reads program headers, not sections) whose two symbol tables' string
+ * tables (.strtab and .dynstr, as their sections say) claim `bytes` each:
+ * the original strings first, so every real symbol is still named right,
+ * then a sparse hole of zeros. A file with no .symtab (a stripped library)
+ * is given an empty one, with such a string table. The string tables and
+ * a new section header table are placed at the file's end.
+ */
+function withBigStringTables(src, dst, { bytes }) {
+  fs.copyFileSync(src, dst);
+  const fd = fs.openSync(dst, 'r+');
+  try {
+    const eh = Buffer.alloc(64);
+    fs.readSync(fd, eh, 0, 64, 0);
+    const shoff = Number(eh.readBigUInt64LE(40));
+    const shnum = eh.readUInt16LE(60);
+    const old = Buffer.alloc(shnum * SHDR);
+    fs.readSync(fd, old, 0, old.length, shoff);
+    const typeOf = (i) => old.readUInt32LE(i * SHDR + 4);
+    let symtab = -1;
+    for (let i = 0; i < shnum; i++) if (typeOf(i) === SHT_SYMTAB) symtab = i;
+    const total = symtab < 0 ? shnum + 2 : shnum;
+    const table = Buffer.alloc(total * SHDR);
+    old.copy(table, 0);
+    const align = (n) => Math.ceil(n / 4096) * 4096;
+    let at = align(fs.fstatSync(fd).size);
+    if (symtab < 0) {
+      // An empty .symtab, linked to a string table after it.
+      symtab = shnum;
+      table.writeUInt32LE(SHT_SYMTAB, symtab * SHDR + 4);
+      table.writeBigUInt64LE(BigInt(at), symtab * SHDR + 24);
+      table.writeUInt32LE(shnum + 1, symtab * SHDR + 40);
+      table.writeBigUInt64LE(24n, symtab * SHDR + 56);
+      table.writeUInt32LE(SHT_STRTAB, (shnum + 1) * SHDR + 4);
+    }
+    const linked = [symtab];
+    for (let i = 0; i < shnum; i++) if (typeOf(i) === SHT_DYNSYM) linked.push(i);
+    for (const s of linked) {
+      const str = table.readUInt32LE(s * SHDR + 40);
+      const o = str * SHDR;
+      const was = Buffer.alloc(Number(table.readBigUInt64LE(o + 32)));
+      if (was.length) fs.readSync(fd, was, 0, was.length, Number(table.readBigUInt64LE(o + 24)));
+      fs.writeSync(fd, was, 0, was.length, at);
+      table.writeBigUInt64LE(BigInt(at), o + 24);
+      table.writeBigUInt64LE(BigInt(bytes), o + 32);
+      at = align(at + bytes);
+    }
+    fs.writeSync(fd, table, 0, table.length, at);
+    eh.writeBigUInt64LE(BigInt(at), 40);
     eh.writeUInt16LE(total, 60);
     fs.writeSync(fd, eh, 0, 64, 0);
   } finally {
@@ -142,4 +201,4 @@ function writeCore(file,
   return file;
 }
 
-module.exports = { withSections, writeCore, threadNotes, fileNote, note };
+module.exports = { withSections, withBigStringTables, writeCore, threadNotes, fileNote, note };
