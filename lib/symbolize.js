@@ -281,7 +281,7 @@ function eachSymbol(fd, tables, onSymbol, { data = false, any = false, prefixes 
 // (the link map_files holds), as the operator would look for it.
 function fileName(file) {
   if (typeof file === 'object') return `${file.root}${file.path}`;
-  if (/^\/proc\/\d+\/map_files\//.test(file)) {
+  if (/^\/proc\/(?:\d+\/map_files|self\/fd)\//.test(file)) {
     try { return `${fs.readlinkSync(file)} (${file})`; } catch { /* gone */ }
   }
   return file;
@@ -290,6 +290,22 @@ function fileName(file) {
 function openElf(file, followLinks) {
   if (typeof file === 'object') return openInRoot(file.root, file.path, { maxBytes: MAX_ELF_BYTES, followLinks: true });
   return openRegular(file, { maxBytes: MAX_ELF_BYTES, followLinks });
+}
+
+/**
+ * Opens an ELF file now (`file` as for findElfSymbolsAt with followLinks),
+ * to read after the process whose map named it is gone: -> { path (its
+ * /proc/self/fd link, which reopens the same file), close() }, or null (it
+ * cannot be opened). One too large to read is given by its own path, so that
+ * the reading says why it was not read.
+ */
+function holdElfFile(file) {
+  const opened = openElf(file, true);
+  if (opened.refused) return /larger than/.test(opened.refused) ? { path: file, close() {} } : null;
+  return {
+    path: `/proc/self/fd/${opened.fd}`,
+    close() { fs.closeSync(opened.fd); },
+  };
 }
 
 // Time spent in withElf, against LIMITS.ELF_READ_BUDGET_MS in each
@@ -958,6 +974,6 @@ class Symbolizer {
   }
 }
 
-module.exports = { Symbolizer, liveElfFiles, loadElfSymbols, findElfSymbols, findElfSymbolsAt, findElfData,
+module.exports = { Symbolizer, liveElfFiles, loadElfSymbols, findElfSymbols, findElfSymbolsAt, holdElfFile, findElfData,
   elfFunctionsStartingWith, elfDynamic, elfNotes, eachNote, elfHeader, programHeaders, lookupSymbol, parseMaps,
   scanPerfMap, openPerfMap, elfSymbolTables, startsWithAny, MAX_PERF_MAP_BYTES };

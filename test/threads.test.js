@@ -24,13 +24,18 @@ describe('threads by what they are, read from the process', function () {
   afterEach(killStragglers);
 
   for (const build of nodeBuilds('all')) {
-    it(`${build.label}: main, each Worker by its thread id and name, the pool's ${POOL} threads, the platform's`, async function () {
+    it(`${build.label}: main, each Worker by its thread id and name, the pool's ${POOL} threads, the platform's, named after it exited`, async function () {
       requireBuild(this, build);
       const target = await startTarget('threads-mix.js', { node: build.node, args: [`--v8-pool-size=${V8_POOL}`], env: { UV_THREADPOOL_SIZE: String(POOL) } });
       const roster = new ThreadRoster(target.pid);
       try {
         const workers = JSON.parse(/^workers (.*)$/m.exec(target.startOutput)[1]);
         roster.refresh();
+        // Named once the process is gone, as a -c command's threads are at
+        // its report: what names them was read, or held open, while it ran.
+        const gone = new Promise((resolve) => target.once('exit', resolve));
+        target.kill('SIGKILL');
+        await gone;
         const all = roster.all();
         const summary = all.map((t) => `${t.tid} ${t.comm} ${threadLabel(t)} ${t.entry || ''}`).join('\n');
         const byRole = (role) => all.filter((t) => t.role === role);

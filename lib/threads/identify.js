@@ -29,7 +29,7 @@
 const fs = require('fs');
 const path = require('path');
 const { ProcessMemory } = require('../v8/memory');
-const { parseMaps, findElfSymbolsAt } = require('../symbolize');
+const { parseMaps, findElfSymbolsAt, holdElfFile } = require('../symbolize');
 const { objectFiles } = require('../proc/code-objects');
 const { parseStat } = require('../proc/stat');
 const { readProcText } = require('../proc/read-bounded');
@@ -153,15 +153,22 @@ class ThreadRoster {
   /**
    * @param {number} pid
    * @param {object} [o] { openMemory(pid) -> lib/v8/memory.js memory (tests),
-   *   symbolsAt(file, offsets) -> Map(offset -> name) (lib/symbolize.js findElfSymbolsAt) }
+   *   symbolsAt(file, offsets) -> Map(offset -> name) (lib/symbolize.js findElfSymbolsAt),
+   *   holdFile(file) -> { path, close() } or null (lib/symbolize.js holdElfFile) }
    */
   constructor(pid, { openMemory,
-    symbolsAt = (file, offsets) => findElfSymbolsAt(file, offsets, { followLinks: true }) } = {}) {
+    symbolsAt = (file, offsets) => findElfSymbolsAt(file, offsets, { followLinks: true }),
+    holdFile = holdElfFile } = {}) {
     this.pid = pid;
     this.openMemory = openMemory || ((p) => new ProcessMemory(p, { budget: MEMORY_BUDGET }));
     this.symbolsAt = symbolsAt;
-    this.threads = new Map();   // tid -> identity
+    this.holdFile = holdFile;
+    this.threads = new Map();   // tid -> identity (or, not named yet, { tid, startTime, unnamed })
     this.entryNames = new Map();   // `${dev}:${inode}:${vaddr}` -> demangled name or null
+    // `${dev}:${inode}` -> an open file of a mapped object whose entries are
+    // not named yet (lib/symbolize.js holdElfFile), or null: none could be opened.
+    this.heldFiles = new Map();
+    this.unnamedCount = 0;
     this.memory = undefined;
   }
 
@@ -172,7 +179,16 @@ class ThreadRoster {
     return this.memory;
   }
 
-  /** Identifies the threads not seen yet. Returns this. */
+  /**
+   * Reads what identifies the threads not seen yet, while they run: their
+   * descriptors, start routines and Worker objects (memory reads), and
+   * holds open the files their entries are in. Returns this. Their entries
+   * are named from those files later, when an identity is asked for
+   * (named()): a pass over node's symbols took 0.6-0.8 s at load 20, and
+   * done here it held up the caller's event loop while a short `-c` command
+   * loaded its add-ons and exited unseen by the memory map's snapshots
+   * (lib/target-snapshots.js), its add-on's work left as bare addresses.
+   */
   refresh() {
     const fresh = [];
     for (const tid of listTids(this.pid)) {
@@ -185,13 +201,45 @@ class ThreadRoster {
     if (!fresh.length) return this;
     const facts = this.readFacts(fresh);
     for (const t of fresh) {
-      const f = facts.get(t.tid) || {};
-      const r = roleOf({ tid: t.tid, pid: this.pid, comm: t.comm, entry: f.entry || null, worker: f.worker || null });
-      this.threads.set(t.tid,
-        { tid: t.tid, comm: t.comm, startTime: t.startTime, role: r.role, how: r.how,
-          ...(r.worker ? { worker: r.worker } : {}), ...(f.entry && f.entry.name ? { entry: f.entry.name } : {}) });
+      const unnamed = { comm: t.comm, facts: facts.get(t.tid) || {} };
+      this.threads.set(t.tid, { tid: t.tid, startTime: t.startTime, unnamed });
     }
+    this.unnamedCount += fresh.length;
     return this;
+  }
+
+  // Names the entries of the threads read but not named yet, from the files
+  // held for them, and gives each its role; then lets the files go.
+  named() {
+    if (!this.unnamedCount) return;   // asked for each sample: at once
+    this.unnamedCount = 0;
+    const waiting = [...this.threads.values()].filter((t) => t.unnamed);
+    if (!waiting.length) return;
+    const names = this.entryNamesOf(waiting.map((t) => t.unnamed.facts.start).filter(Boolean));
+    for (const t of waiting) {
+      const { comm, facts: { start, workerObject } } = t.unnamed;
+      let entry = null;
+      let worker = null;
+      if (start) {
+        entry = { name: names.get(start.entry) || null, module: path.basename(start.map.path.replace(/ \(deleted\)$/, '')) };
+        // Named as a Worker's start, or unnamed (a stripped libnode): the
+        // object it started with says whether it is one.
+        if (!entry.name || /^node::worker::Worker::StartThread\(/.test(entry.name)) {
+          worker = workerObject || null;
+          if (!worker && entry.name) worker = { threadId: null, name: null };
+        }
+      }
+      const r = roleOf({ tid: t.tid, pid: this.pid, comm, entry, worker });
+      this.threads.set(t.tid,
+        { tid: t.tid, comm, startTime: t.startTime, role: r.role, how: r.how,
+          ...(r.worker ? { worker: r.worker } : {}), ...(entry && entry.name ? { entry: entry.name } : {}) });
+    }
+    this.letFilesGo();
+  }
+
+  letFilesGo() {
+    for (const held of this.heldFiles.values()) if (held) held.close();
+    this.heldFiles.clear();
   }
 
   // tid -> { entry: { name, module }, worker }, for the threads whose descriptor was found.
@@ -212,25 +260,36 @@ class ThreadRoster {
     }
     const mapOf = (a) => maps.find((m) => a >= m.start && a < m.end);
     const isCode = (a) => { const m = mapOf(a); return Boolean(m && m.perms[2] === 'x' && m.path.startsWith('/')); };
-    const starts = new Map();
     for (const [tid, d] of findDescriptors(tops, tids)) {
       const s = startRoutine(d.bytes, isCode);
-      if (s) starts.set(tid, { ...s, pd: d.pd, map: mapOf(s.entry) });
-    }
-    const names = this.entryNamesOf([...starts.values()]);
-    for (const [tid, s] of starts) {
-      const entry = { name: names.get(s.entry) || null, module: path.basename(s.map.path.replace(/ \(deleted\)$/, '')) };
-      let worker = null;
-      // Named as a Worker's start, or unnamed (a stripped libnode): the
-      // object it started with says whether it is one.
-      if (s.arg > 0 && (!entry.name || /^node::worker::Worker::StartThread\(/.test(entry.name))) {
+      if (!s) continue;
+      const start = { ...s, pd: d.pd, map: mapOf(s.entry) };
+      this.holdFileOf(start.map);
+      // Read now, while the thread is there; used only if its entry says
+      // it may be a Worker (named()). The object is checked by the
+      // descriptor it must hold before anything else in it is read.
+      let workerObject = null;
+      if (s.arg > 0) {
         const object = mem.read(s.arg, WORKER.BYTES);
-        if (object) worker = workerFacts(object, s.arg, s.pd, (a, n) => mem.read(a, n));
-        if (!worker && entry.name) worker = { threadId: null, name: null };
+        if (object) workerObject = workerFacts(object, s.arg, start.pd, (a, n) => mem.read(a, n));
       }
-      out.set(tid, { entry, worker });
+      out.set(tid, { start, workerObject });
     }
     return out;
+  }
+
+  // Opens, once, the file a mapped object is in, so that its symbols can be
+  // read after the process has gone (a -c command's threads are named at
+  // its report).
+  holdFileOf(map) {
+    const key = `${map.dev}:${map.inode}`;
+    if (this.heldFiles.has(key)) return;
+    let held = null;
+    for (const file of objectFiles(this.pid, { range: map.range, path: map.path.replace(/ \(deleted\)$/, '') })) {
+      held = this.holdFile(file);
+      if (held) break;
+    }
+    this.heldFiles.set(key, held);
   }
 
   // The demangled names of functions threads started in: entry address -> name.
@@ -252,11 +311,8 @@ class ThreadRoster {
 
   nameEntries(map, addresses) {
     const offsets = addresses.map((a) => a - map.start + map.offset);
-    let found = null;
-    for (const file of objectFiles(this.pid, { range: map.range, path: map.path.replace(/ \(deleted\)$/, '') })) {
-      found = this.symbolsAt(file, offsets);
-      if (found) break;
-    }
+    const held = this.heldFiles.get(`${map.dev}:${map.inode}`);
+    const found = held ? this.symbolsAt(held.path, offsets) : null;
     const mangled = offsets.map((off) => (found && found.get(off)) || null);
     const demangled = demangleNames(mangled.filter(Boolean));
     offsets.forEach((off, i) => {
@@ -266,17 +322,20 @@ class ThreadRoster {
 
   /** The identity of one thread, or null (never seen: it came and went between looks). */
   identity(tid) {
+    this.named();
     return this.threads.get(Number(tid)) || null;
   }
 
   /** Every thread seen, by TID. */
   all() {
+    this.named();
     return [...this.threads.values()].sort((a, b) => a.tid - b.tid);
   }
 
   close() {
     if (this.memory) this.memory.close();
     this.memory = null;
+    this.letFilesGo();
   }
 }
 
