@@ -5,7 +5,10 @@
 // start, every probe attached: "attached"), and from the end asked for (a
 // SIGINT, as Ctrl-C sends, HOLD seconds after that line) to the first byte
 // of its report on stdout ("report") and to its exit ("exit"). RUNS times
-// each, one after another; medians printed.
+// each, one after another; medians printed. Beside each, the CPU the
+// tracer (the `bpftrace` process under nodetrace) had used when every probe
+// was attached ("tracer CPU"): its own work to attach, which the host's
+// load does not stretch as it stretches the wall clock.
 //
 //   sudo node bench/attach-time.js [--runs 3] [--hold 2] -- async -p PID
 //   sudo node bench/attach-time.js --all [--tiers host,trixie,sid] [--runs 3]
@@ -35,6 +38,30 @@ if (!command.length && !ALL) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const seconds = (ns) => Number(ns) / 1e9;
+const TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+// The CPU seconds (user + system) of the tracer under nodetrace's process
+// `pid`: its descendants named bpftrace (a tier's loader is named so too).
+function tracerCpu(pid) {
+  const fs = require('fs');
+  const procs = [];
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    let stat;
+    try { stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8'); } catch { continue; }
+    const close = stat.lastIndexOf(')');
+    const f = stat.slice(close + 2).split(' ');
+    procs.push({ pid: Number(d), comm: stat.slice(stat.indexOf('(') + 1, close), ppid: Number(f[1]),
+      cpu: (Number(f[11]) + Number(f[12])) / TICKS });
+  }
+  const under = new Set([pid]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const p of procs) if (!under.has(p.pid) && under.has(p.ppid)) { under.add(p.pid); grew = true; }
+  }
+  const tracers = procs.filter((p) => under.has(p.pid) && p.comm === 'bpftrace');
+  return tracers.length ? tracers.reduce((n, p) => n + p.cpu, 0) : null;
+}
 
 // One run: { attached, report, exit } in seconds (report: null when nothing came on stdout).
 function once(args, env) {
@@ -44,6 +71,7 @@ function once(args, env) {
       { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     let err = '';
     let attachedAt = null;
+    let cpu = null;
     let endAt = null;
     let reportAt = null;
     child.stdout.on('data', () => { if (endAt !== null && reportAt === null) reportAt = process.hrtime.bigint(); });
@@ -52,6 +80,7 @@ function once(args, env) {
       err += d;
       if (attachedAt === null && /^nodetrace: tracing /m.test(err)) {
         attachedAt = process.hrtime.bigint();
+        cpu = tracerCpu(child.pid);
         setTimeout(() => { endAt = process.hrtime.bigint(); child.kill('SIGINT'); }, HOLD_S * 1000);
       }
     });
@@ -60,7 +89,7 @@ function once(args, env) {
       const exitAt = process.hrtime.bigint();
       if (attachedAt === null || endAt === null) { reject(new Error(`${args.join(' ')}: no "tracing" line or ended early (${code}): ${err.trim()}`)); return; }
       resolve({ attached: seconds(attachedAt - t0), report: reportAt === null ? null : seconds(reportAt - endAt),
-        exit: seconds(exitAt - endAt), code });
+        exit: seconds(exitAt - endAt), cpu, code });
     });
   });
 }
@@ -77,7 +106,7 @@ async function measure(args, env = {}) {
     await sleep(500);
   }
   const m = (k) => median(runs.map((r) => r[k]));
-  return { attached: m('attached'), report: m('report'), exit: m('exit'), runs };
+  return { attached: m('attached'), report: m('report'), exit: m('exit'), cpu: m('cpu'), runs };
 }
 
 const fmt = (s) => (s === null ? '-' : s.toFixed(2));
@@ -118,20 +147,20 @@ const COMMANDS = (pid) => [
   console.log(`${new Date().toISOString()}, load average ${load}, ${RUNS} runs each, end ${HOLD_S} s after attached (medians, seconds)`);
   if (!ALL) {
     const r = await measure(command);
-    console.log(`nodetrace ${command.join(' ')}: attached ${fmt(r.attached)}, end -> report ${fmt(r.report)}, end -> exit ${fmt(r.exit)}`);
-    console.log(`  runs: ${r.runs.map((x) => `${fmt(x.attached)}/${fmt(x.report)}/${fmt(x.exit)}`).join(', ')}`);
+    console.log(`nodetrace ${command.join(' ')}: attached ${fmt(r.attached)} (tracer CPU ${fmt(r.cpu)}), end -> report ${fmt(r.report)}, end -> exit ${fmt(r.exit)}`);
+    console.log(`  runs: ${r.runs.map((x) => `${fmt(x.attached)}/${fmt(x.report)}/${fmt(x.exit)} (${fmt(x.cpu)})`).join(', ')}`);
     return;
   }
   const target = await startTarget();
   try {
-    console.log('| command | tier | start -> attached | end -> report | end -> exit | runs (attached/report/exit) |');
-    console.log('| --- | --- | --- | --- | --- | --- |');
+    console.log('| command | tier | start -> attached | tracer CPU | end -> report | end -> exit | runs (attached/report/exit) |');
+    console.log('| --- | --- | --- | --- | --- | --- | --- |');
     for (const tier of TIERS) {
       const env = tierEnv(tier);
       for (const args of COMMANDS(String(target.pid))) {
         let r;
-        try { r = await measure(args, env); } catch (err) { console.log(`| ${args[0]} | ${tier} | failed: ${why(err.message)} | | | |`); continue; }
-        console.log(`| ${args[0]} | ${tier} | ${fmt(r.attached)} | ${fmt(r.report)} | ${fmt(r.exit)} | ${r.runs.map((x) => `${fmt(x.attached)}/${fmt(x.report)}/${fmt(x.exit)}`).join(', ')} |`);
+        try { r = await measure(args, env); } catch (err) { console.log(`| ${args[0]} | ${tier} | failed: ${why(err.message)} | | | | |`); continue; }
+        console.log(`| ${args[0]} | ${tier} | ${fmt(r.attached)} | ${fmt(r.cpu)} | ${fmt(r.report)} | ${fmt(r.exit)} | ${r.runs.map((x) => `${fmt(x.attached)}/${fmt(x.report)}/${fmt(x.exit)}`).join(', ')} |`);
       }
     }
   } finally {

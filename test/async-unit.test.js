@@ -67,12 +67,13 @@ describe('nodetrace async: provider names and layouts', function () {
 });
 
 describe('nodetrace async: finding the AsyncWrap functions', function () {
-  function host({ names = Object.values(FUNCTIONS), version = '20.20.2' } = {}) {
+  const valueOf = (name) => 0x1000 + name.length;
+  function host({ names = Object.values(FUNCTIONS), version = '20.20.2', value = valueOf } = {}) {
     return {
       maps: () => '00400000-00500000 r-xp 00000000 fe:00 11 /usr/bin/node',
       exePath: () => '/usr/bin/node',
       findSymbols: (file, wanted) => ({ loads: [],
-        found: new Map(wanted.filter((n) => names.includes(n)).map((n) => [n, { value: 1, size: 1 }])) }),
+        found: new Map(wanted.filter((n) => names.includes(n)).map((n) => [n, { value: value(n), size: 1 }])) }),
       nodeVersion: () => version,
     };
   }
@@ -86,6 +87,15 @@ describe('nodetrace async: finding the AsyncWrap functions', function () {
     const r24 = locateAsyncWrap(7, host({ names: names24, version: '24.11.0' }));
     assert.strictEqual(r24.functions.RESET, RESET_24);
     assert.deepStrictEqual(r24.layout, { TYPE_AT: 48, ID_AT: 56 });
+  });
+  it('gives each function\'s start in the file, by role, for bpftrace to probe at; none where one has no value', function () {
+    const r = locateAsyncWrap(7, host());
+    assert.deepStrictEqual(r.addresses, Object.fromEntries(Object.entries(FUNCTIONS).map(([role, name]) => [role, `0x${valueOf(name).toString(16)}`])));
+    const names24 = [...Object.values(FUNCTIONS).filter((n) => n !== FUNCTIONS.RESET), RESET_24];
+    assert.strictEqual(locateAsyncWrap(7, host({ names: names24, version: '24.11.0' })).addresses.RESET, `0x${valueOf(RESET_24).toString(16)}`);
+    // (The names stay: async.d and the pid provider take them.)
+    assert.deepStrictEqual(r.functions, FUNCTIONS);
+    assert.strictEqual(locateAsyncWrap(7, host({ value: (n) => (n === FUNCTIONS.DTOR ? 0 : 16) })).addresses, null);
   });
   it('says in one sentence which build and what is missing', function () {
     assert.match(locateAsyncWrap(7, host({ version: '30.1.0' })).missing,

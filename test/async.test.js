@@ -27,6 +27,9 @@ async function traceLeakStacks(node) {
     assert.match(dry.stdout, /the @stacks part left out/);
     assert.match(dry.stdout, /@created\[\$kind\] = count\(\);/, 'the program itself is shown');
     assert.doesNotMatch(dry.stdout, /ustack|@live_stack|reg\("bp"\)/);
+    // Each AsyncWrap function by its address in OBJECT, the comments naming each.
+    assert.match(dry.stdout, new RegExp(`/async\\.bt \\S+ ${target.pid}( 0x[0-9a-f]+){5} \\d+ \\d+ `));
+    assert.match(dry.stdout, /^# \$3 RESET node::AsyncWrap::AsyncReset\(/m);
     const dryStacks = await nodetrace(['async', '-p', String(target.pid), '-n', '--stacks'], { timeoutMs: 120000 });
     assert.strictEqual(dryStacks.code, 0, dryStacks.stderr);
     // With it, the @stacks part is in; no register hook here: the @hook part out.

@@ -591,12 +591,14 @@ describe('http on the wire: where a process\'s OpenSSL is (lib/http/tls-object.j
   const symbols = (defs) => (file, names) => {
     const [, range] = /map_files\/(.*)$/.exec(typeof file === 'string' ? file : '') || [];
     const found = defs[range] || [];
-    return { loads: [], found: new Map(names.filter((n) => found.includes(n)).map((n) => [n, { value: 1, size: 1 }])) };
+    return { loads: [],
+      found: new Map(names.filter((n) => found.includes(n)).map((n) => [n, { value: 0x100 + n.length, size: 1 }])) };
   };
 
-  it('takes the first object that defines SSL_read, SSL_write, SSL_free and SSL_set_bio, through map_files', function () {
+  it('takes the first object that defines SSL_read, SSL_write, SSL_free and SSL_set_bio, through map_files, with their starts', function () {
     const r = locateTls({ pid: 9, maps, exePath: '/usr/bin/node', findSymbols: symbols({ '7f0000-7f1000': [...TLS_FUNCTIONS] }) });
-    assert.deepStrictEqual(r, { object: '/usr/lib/libssl.so.3', file: '/proc/9/map_files/7f0000-7f1000' });
+    assert.deepStrictEqual(r, { object: '/usr/lib/libssl.so.3', file: '/proc/9/map_files/7f0000-7f1000',
+      addresses: new Map(TLS_FUNCTIONS.map((n) => [n, 0x100 + n.length])) });
   });
 
   it('says why when none defines all four', function () {
@@ -629,6 +631,20 @@ describe('http on the wire: the plan (lib/http/wire-plan.js)', function () {
     assert.deepStrictEqual([a.PID, a.PID2, a.PID3, a.PID4, a.PID8, a.PARENT], ['42', '43', '44', '0', '0', '42']);
     assert.strictEqual(plan.target, null, 'no one process whose exit ends the trace');
     assert.throws(() => planWire(bpftraceOf('0.17.0'), [1, 2, 3, 4, 5, 6, 7, 8, 9], {}), /at most 8/);
+  });
+
+  it('gives bpftrace OpenSSL\'s functions by address in TLS_FILE where their starts are known, saying which is which', function () {
+    const { TLS_FUNCTIONS } = require('../lib/http/tls-object');
+    const addresses = new Map(TLS_FUNCTIONS.map((n, i) => [n, 0x1a6a000 + 0x100 * i]));
+    const probes = (plan) => plan.programText.split('\n').filter((l) => /^u(ret)?probe:/.test(l));
+    const plan = planWire(bpftraceOf('0.17.0'), 42, { file: '/proc/42/map_files/1-2', addresses });
+    assert.strictEqual(argsOf(plan).TLS_FILE, '/proc/42/map_files/1-2');
+    assert.deepStrictEqual(probes(plan).filter((l) => !/^u(ret)?probe:\$11:0x[0-9a-f]+,?$/.test(l)), [], 'no probe by name');
+    assert.strictEqual(probes(plan).length, 6, 'four entries and two returns');
+    for (const [name, value] of addresses) assert(plan.programText.includes(`/* 0x${value.toString(16)} is ${name} */`), name);
+    // Without their starts, by name: the script as it is.
+    const byName = planWire(bpftraceOf('0.17.0'), 42, { file: '/proc/42/map_files/1-2', addresses: null });
+    assert.strictEqual(byName.programText, null);
   });
 
   it('leaves the @tls part and TLS_FILE out where the process has no OpenSSL', function () {

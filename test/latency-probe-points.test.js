@@ -127,6 +127,40 @@ describe('where each probe point is, from the process\'s own memory map', functi
     assert.strictEqual(build.libuvStripped, true);
   });
 
+  it('gives bpftrace every function by its address in the file it names, none by name (static and shared builds)', function () {
+    const { latencyProgram } = require('../lib/latency/program');
+    const named = (text) => text.split('\n').filter((l) => /^uprobe:/.test(l)).join('\n');
+    const debian = {
+      [`/proc/${PID}/map_files/7f1000000000-7f1000800000`]: table({ napi_create_async_work: [0x5000, 9], napi_queue_async_work: [0x5100, 9] }),
+      [`/proc/${PID}/map_files/7f2000000000-7f2000008000`]: table({ uv_queue_work: [0xb4e0, 0xd1], uv_async_send: [0xf250, 9] },
+        [{ offset: 0x8000, vaddr: 0x8000, filesz: 0x1b345 }]),
+    };
+    const builds = {
+      static: locate({ pid: PID, maps: staticMaps, exePath: '/opt/node/bin/node',
+        findSymbols: (file, names) => (file.includes('400000-e0c000') ? table(ALL) : table({}))(file, names) }),
+      'Debian\'s (libnode, stripped libuv)': locate({ pid: PID, maps: sharedMaps, exePath: '/usr/bin/node',
+        findSymbols: (file, names) => (debian[file] || table({}))(file, names),
+        disassemble: () => ({ text: fixture('objdump-debian12-libuv-uv_queue_work.txt') }) }),
+    };
+    for (const [build, found] of Object.entries(builds)) {
+      const program = latencyProgram(found.points, { pid: PID });
+      const probes = named(program.programText);
+      // Every uprobe on a file the program names is at an address (the rest take theirs as arguments).
+      assert.doesNotMatch(probes, /^uprobe:\$[13]:[A-Za-z_]/m, build);
+      for (const [file, fn] of [['$1', 'napi_create_async_work'], ['$1', 'napi_queue_async_work'],
+        ['$3', 'uv_queue_work'], ['$3', 'uv_async_send']]) {
+        const at = `0x${found.points[fn].value.toString(16)}`;
+        assert.match(probes, new RegExp(`^uprobe:\\${file}:${at}$`, 'm'), `${build}: ${fn} at its symbol's value in ${file}`);
+        assert(program.programText.includes(`/* ${at} is ${fn} */`), `${build}: the program says which function ${at} is`);
+      }
+      assert.match(`${program.args.QUEUE_WORK} ${program.args.QUEUE_DONE}`, /^0x[0-9a-f]+ 0x[0-9a-f]+$/, build);
+    }
+    // Where a symbol has no value the probe goes by name, as before.
+    const send = builds.static.points.uv_async_send;
+    const unknown = { ...builds.static.points, uv_async_send: { ...send, value: undefined } };
+    assert.match(named(latencyProgram(unknown, { pid: PID }).programText), /^uprobe:\$3:uv_async_send$/m);
+  });
+
   it('names exactly what is missing, and why, when libuv\'s code does not show the statics', function () {
     const found = locate({
       pid: PID, maps: sharedMaps, exePath: '/usr/bin/node',

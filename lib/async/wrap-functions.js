@@ -47,7 +47,8 @@ function layoutOf(version) {
 /**
  * -> { file (what the tracer attaches to: /proc/PID/map_files/RANGE), object
  *    (its path in the process), version, layout, providers (a table, or null),
- *    functions: { RESET, CALLBACK, DESTROY, DTOR, DELETING_DTOR } }
+ *    functions: { RESET, CALLBACK, DESTROY, DTOR, DELETING_DTOR }, addresses
+ *    (the same roles -> each function's start in the file, 0x..., or null) }
  *    or { missing: why } (one sentence: which build, what is missing).
  */
 function locateAsyncWrap(pid, host = realHost()) {
@@ -69,9 +70,25 @@ function locateAsyncWrap(pid, host = realHost()) {
     if (!layout) {
       return { missing: `${o.path} is Node ${version ? 'v' + version : 'of an unknown version'}, whose AsyncWrap layout nodetrace does not know (it knows Node ${Object.keys(LAYOUTS).join(', ')})` };
     }
-    return { file: mapFile(pid, o), object: o.path, version, layout, providers: providersOf(version), functions };
+    return { file: mapFile(pid, o), object: o.path, version, layout, providers: providersOf(version), functions,
+      addresses: addressesOf(functions, found) };
   }
   return { missing: 'no object of the process defines node::AsyncWrap::MakeCallback (not Node, or a build without symbols)' };
+}
+
+// Each function's start in the file (its symbol's value), by role: what
+// bpftrace is given instead of the name, which bpftrace 0.17 looked up in
+// node's whole symbol table for each probe (docs/performance.md, "How
+// long a command keeps its user waiting"). null where one is not known:
+// the probes then go by name.
+function addressesOf(functions, table) {
+  const addresses = {};
+  for (const [role, name] of Object.entries(functions)) {
+    const sym = table.found.get(name);
+    if (!sym || !(sym.value > 0)) return null;
+    addresses[role] = `0x${sym.value.toString(16)}`;
+  }
+  return addresses;
 }
 
 function realHost() {

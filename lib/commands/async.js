@@ -141,7 +141,11 @@ function plan(args, tracer) {
     // (another process mapping the library keeps its hook off).
     ...(hook.library || uprobesWithPid(tracer, who) ? { pid } : {}),
     args: {
-      OBJECT: found.file, PID: pid, ...found.functions, ...found.layout, SHARED_AT: sharedAt, TID: thread.tid,
+      // Each function by its address in OBJECT where known (the dry run's
+      // comments say which function each argument is): bpftrace 0.17
+      // searched node's symbol table for each of the five by name.
+      OBJECT: found.file, PID: pid, ...(found.addresses || found.functions), ...found.layout,
+      SHARED_AT: sharedAt, TID: thread.tid,
       ...(hook.library ? { LIBRARY: usdtPathForPid(tracer, pid, hook.library) } : {}),
     },
     uprobeFiles: [found.file],

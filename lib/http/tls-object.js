@@ -14,8 +14,10 @@ const TLS_FUNCTIONS = Object.freeze(['SSL_read', 'SSL_write', 'SSL_free', 'SSL_s
 
 /**
  * Pure over its inputs (the map, a symbol finder: findElfSymbols' contract).
- * -> { object, file } (file: the path the tracer attaches to, through
- *    map_files), or { why } when no mapped object defines all three.
+ * -> { object, file, addresses } (file: the path the tracer attaches to,
+ *    through map_files; addresses: name -> each function's start in it, its
+ *    symbol's value, or null where one is not known), or { why } when no
+ *    mapped object defines all four.
  */
 function locateTls({ pid, maps, exePath, findSymbols }) {
   const objects = codeObjects(maps, exePath);
@@ -23,11 +25,19 @@ function locateTls({ pid, maps, exePath, findSymbols }) {
     for (const file of objectFiles(pid, o)) {
       const r = findSymbols(file, TLS_FUNCTIONS);
       if (!r) continue;
-      if (TLS_FUNCTIONS.every((n) => r.found.has(n))) return { object: o.path, file: mapFile(pid, o) };
-      break;
+      if (!TLS_FUNCTIONS.every((n) => r.found.has(n))) break;
+      return { object: o.path, file: mapFile(pid, o), addresses: addressesOf(r) };
     }
   }
   return { why: `none of the ${objects.length} objects it maps with code defines ${TLS_FUNCTIONS.join(', ')}` };
+}
+
+// Each function's start in the file, for probes by address (what
+// lib/tracer/template.js uprobesAtAddresses takes); null where one has no
+// value, when the probes go by name.
+function addressesOf(table) {
+  const values = TLS_FUNCTIONS.map((n) => [n, table.found.get(n).value]);
+  return values.every(([, v]) => v > 0) ? new Map(values) : null;
 }
 
 function findTlsObject(pid) {

@@ -4,7 +4,7 @@
 // (no hook). Pure.
 const { planTracer, readScript, BATCH_QUIESCE } = require('../tracer/plan');
 const { stringLimitEnv, mapKeysEnv, mapKeysFor, stringTrailerEnv, strCopiesLessOne } = require('../tracer/capabilities');
-const { withoutOptional } = require('../tracer/template');
+const { withoutOptional, uprobesAtAddresses } = require('../tracer/template');
 const { attachBoundMs } = require('../tracer/attach-bounds');
 
 const WIRE_SCRIPT = 'http-wire';
@@ -93,6 +93,12 @@ function planWire(tracer, pidOrPids, tls = {}, { parent = 0 } = {}) {
   };
   if (tls.file) {
     o.args.TLS_FILE = tls.file;
+    // By address where known: bpftrace 0.17 searches the file's whole
+    // symbol table (node's, 100 MB) for each probe it finds by name.
+    if (tls.addresses) {
+      o.programText = uprobesAtAddresses(readScript(WIRE_SCRIPT, tracer.name), '$11', tls.addresses,
+        'instantiated by nodetrace http: each OpenSSL function by its address in TLS_FILE, where bpftrace finds it at once');
+    }
   } else {
     o.without = ['tls'];
     o.programText = withoutOptional(readScript(WIRE_SCRIPT, tracer.name), 'tls', 'the @tls part left out: no OpenSSL found in the process');

@@ -5,8 +5,8 @@
 // differs from the script. `nodetrace latency` plans with it, and `doctor
 // -p` prints its by-hand command from it. Pure but for reading the script.
 const { readScript } = require('../tracer/plan');
-const { instantiateSlot, withoutOptional } = require('../tracer/template');
-const { unseenPoolWork, WRAPPER, FS_WORK, GAI_WORK } = require('./probe-points');
+const { instantiateSlot, withoutOptional, uprobesAtAddresses } = require('../tracer/template');
+const { unseenPoolWork, WRAPPER, FS_WORK, GAI_WORK, NAPI, LIBUV } = require('./probe-points');
 
 const SCRIPT = 'addon-latency';
 
@@ -29,6 +29,21 @@ const POOL_ARGUMENTS = Object.freeze({
 // (docs/platforms.md, "bpftrace 0.17 attaches slowly").
 function probeLocation(point) {
   return point.value !== undefined ? '0x' + point.value.toString(16) : point.location;
+}
+
+// The functions the program names itself (N-API's in NAPI_FILE, $1;
+// libuv's exported ones in UV_FILE, $3), by argument: given by address
+// too, as the rest, where every one's symbol value is known.
+const NAMED_IN_PROGRAM = Object.freeze([['$1', NAPI], ['$3', LIBUV]]);
+
+function namedAtAddresses(text, points) {
+  let out = text;
+  for (const [file, names] of NAMED_IN_PROGRAM) {
+    if (!names.every((n) => points[n] && points[n].value > 0)) continue;
+    out = uprobesAtAddresses(out, file, new Map(names.map((n) => [n, points[n].value])),
+      `instantiated by nodetrace latency: each function by its address in ${file === '$1' ? 'NAPI_FILE' : 'UV_FILE'}, where bpftrace finds it at once`);
+  }
+  return out;
 }
 
 /**
@@ -79,6 +94,12 @@ function latencyProgram(points, { pid, cpid = false, names = 0 }) {
       NAMES: names,
     });
   }
+  // By address: bpftrace 0.17 searched node's symbol table for each of
+  // these four by name (docs/performance.md, "How long a command keeps its
+  // user waiting").
+  const script = text || readScript(SCRIPT, 'bpftrace');
+  const addressed = namedAtAddresses(script, points);
+  if (addressed !== script) text = addressed;
   let extra = [];
   if (/^0x/.test(points.uv__queue_work.location)) {
     // bpftrace 0.17 attaches to an address outside every symbol only with

@@ -115,14 +115,14 @@ const LOOP = [
   arg('TID', 'the thread whose event loop is measured: the PID (the main thread) or a Worker\'s thread',
     '--thread (lib/threads/select.js), the PID without it'),
 ];
-const ASYNC_FROM = 'lib/async/wrap-functions.js: its symbol in OBJECT';
+const ASYNC_FROM = 'lib/async/wrap-functions.js: its symbol in OBJECT, given as its address (0x...) where the symbol has one';
 const ASYNC_TID = arg('TID', 'the thread whose event loop the loop figures (busy time, callbacks\' share) are of: the PID (the main thread) or a Worker\'s thread',
   '--thread (lib/threads/select.js), the PID without it');
 const ASYNC_BT = [
   arg('OBJECT', 'the file that defines node::AsyncWrap: node, or libnode.so.*',
     'lib/async/wrap-functions.js: the mapped object that defines it, as /proc/PID/map_files/RANGE', FILE),
   arg('PID', 'the Node process (every thread of it)', '-p'),
-  arg('RESET', 'node::AsyncWrap::AsyncReset(Local<Object>, double, bool): an operation created', ASYNC_FROM, FUNCTION),
+  arg('RESET', 'node::AsyncWrap::AsyncReset(Local<Object>, double[, bool]): an operation created', ASYNC_FROM, FUNCTION),
   arg('CALLBACK', 'node::AsyncWrap::MakeCallback(Local<Function>, int, Local<Value>*): its callback', ASYNC_FROM, FUNCTION),
   arg('DESTROY', 'node::AsyncWrap::EmitDestroy(bool): an operation ended', ASYNC_FROM, FUNCTION),
   arg('DTOR', 'node::AsyncWrap::~AsyncWrap() D2: an operation ended (EmitDestroy inlined)', ASYNC_FROM, FUNCTION),
