@@ -62,7 +62,9 @@ function latencyByHand(pid, tracer = detectBpftrace()) {
   if (!tracer.available) return null;
   let plan;
   try {
-    plan = require('./commands/latency').plan({ pid: String(pid), force: true }, tracer);
+    // The script as its file says (its functions by name), so that the
+    // line is the tracer's own command, runnable without nodetrace.
+    plan = require('./commands/latency').plan({ pid: String(pid), force: true }, tracer, { byName: true });
   } catch {
     return null;
   }

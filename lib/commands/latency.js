@@ -67,8 +67,9 @@ function builder(y) {
 /**
  * The tracer run for these arguments. Pure but for checking that the
  * process exists and is Node, and for finding -c's binary on the PATH.
+ * `byName`: the script's functions left by name (lib/latency/program.js).
  */
-function plan(args, tracer) {
+function plan(args, tracer, { byName = false } = {}) {
   const o = { script: SCRIPT };
   const names = namesMask(args);
   if (names && tracer.name !== 'bpftrace') {
@@ -85,7 +86,7 @@ function plan(args, tracer) {
     // files that define its probe points, as this process maps them, and the
     // PID again for its own filter (before 0.20, -p does not filter uprobes:
     // a uprobe fires in every process that maps the file).
-    if (tracer.name === 'bpftrace') program = latencyProgram(requireProbePoints(findProbePoints(pid), o.describe), { pid, names });
+    if (tracer.name === 'bpftrace') program = latencyProgram(requireProbePoints(findProbePoints(pid), o.describe), { pid, names, byName });
     if (uprobesWithPid(tracer, who)) o.pid = pid;
     else o.notes = [...(o.notes || []), NO_PID_NOTE(pid)];
     if (note) o.warnings = [note, ...(o.warnings || [])];

@@ -53,12 +53,15 @@ function namedAtAddresses(text, points) {
  * @param {boolean} [o.cpid]   -c: the program keeps bpftrace's cpid (the
  *                             command it starts) instead of PID
  * @param {number} [o.names]   which names to read (./report/named-kinds.js namesMask)
+ * @param {boolean} [o.byName] the functions the script names, left by name:
+ *                             the script as its file says, to run by hand
+ *                             (doctor -p); slower for bpftrace 0.17 to attach
  * @returns {{script, args, without, programText, notes, unseen, extra, names}}
  *   programText: undefined where the script runs as it is. Without the
  *   pool's functions (a stripped libuv) the @pool and @names parts are left
  *   out and `unseen` says what is not seen; names are then 0.
  */
-function latencyProgram(points, { pid, cpid = false, names = 0 }) {
+function latencyProgram(points, { pid, cpid = false, names = 0, byName = false }) {
   let text = cpid
     ? instantiateSlot(readScript(SCRIPT, 'bpftrace'), 'TARGET', '/pid == cpid/',
       'instantiated by nodetrace latency -c: the command\'s own process only')
@@ -98,7 +101,7 @@ function latencyProgram(points, { pid, cpid = false, names = 0 }) {
   // these four by name (docs/performance.md, "How long a command keeps its
   // user waiting").
   const script = text || readScript(SCRIPT, 'bpftrace');
-  const addressed = namedAtAddresses(script, points);
+  const addressed = byName ? script : namedAtAddresses(script, points);
   if (addressed !== script) text = addressed;
   let extra = [];
   if (/^0x/.test(points.uv__queue_work.location)) {
