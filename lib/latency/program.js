@@ -100,9 +100,11 @@ function latencyProgram(points, { pid, cpid = false, names = 0, byName = false }
   // By address: bpftrace 0.17 searched node's symbol table for each of
   // these four by name (docs/performance.md, "How long a command keeps its
   // user waiting").
-  const script = text || readScript(SCRIPT, 'bpftrace');
-  const addressed = byName ? script : namedAtAddresses(script, points);
-  if (addressed !== script) text = addressed;
+  if (!byName) {
+    const script = text || readScript(SCRIPT, 'bpftrace');
+    const addressed = namedAtAddresses(script, points);
+    if (addressed !== script) text = addressed;
+  }
   let extra = [];
   if (/^0x/.test(points.uv__queue_work.location)) {
     // bpftrace 0.17 attaches to an address outside every symbol only with
