@@ -19,15 +19,7 @@ const PHDR = 56;
  * `fileBytes`: the file made that large (a sparse hole) first.
  */
 function withSections(src, dst, { count, type = SHT_SYMTAB, size = 256 * 1024 * 1024, at = 0, fileBytes = 0 }) {
-  fs.copyFileSync(src, dst);
-  const fd = fs.openSync(dst, 'r+');
-  try {
-    const eh = Buffer.alloc(64);
-    fs.readSync(fd, eh, 0, 64, 0);
-    const shoff = Number(eh.readBigUInt64LE(40));
-    const shnum = eh.readUInt16LE(60);
-    const old = Buffer.alloc(shnum * SHDR);
-    fs.readSync(fd, old, 0, old.length, shoff);
+  return withSectionTable(src, dst, (fd, old, shnum) => {
     const total = Math.min(0xfeff, shnum + 1 + count);
     const table = Buffer.alloc(total * SHDR);
     old.copy(table, 0);
@@ -43,10 +35,29 @@ function withSections(src, dst, { count, type = SHT_SYMTAB, size = 256 * 1024 * 
     section(strtab, SHT_STRTAB, 0);
     for (let i = shnum + 1; i < total; i++) section(i, type, strtab);
     const end = Math.max(fs.fstatSync(fd).size, fileBytes);
-    const newOff = Math.ceil(end / 8) * 8;
-    fs.writeSync(fd, table, 0, table.length, newOff);
-    eh.writeBigUInt64LE(BigInt(newOff), 40);
-    eh.writeUInt16LE(total, 60);
+    return { table, count: total, at: Math.ceil(end / 8) * 8 };
+  });
+}
+
+/**
+ * Copies ELF file `src` to `dst` and gives the copy the section header
+ * table that `build(fd, old, shnum)` makes (`old`: the original `shnum`
+ * headers; fd: the copy, open to write): -> { table, count (its headers),
+ * at (where it is written) }. Returns dst.
+ */
+function withSectionTable(src, dst, build) {
+  fs.copyFileSync(src, dst);
+  const fd = fs.openSync(dst, 'r+');
+  try {
+    const eh = Buffer.alloc(64);
+    fs.readSync(fd, eh, 0, 64, 0);
+    const shnum = eh.readUInt16LE(60);
+    const old = Buffer.alloc(shnum * SHDR);
+    fs.readSync(fd, old, 0, old.length, Number(eh.readBigUInt64LE(40)));
+    const { table, count, at } = build(fd, old, shnum);
+    fs.writeSync(fd, table, 0, table.length, at);
+    eh.writeBigUInt64LE(BigInt(at), 40);
+    eh.writeUInt16LE(count, 60);
     fs.writeSync(fd, eh, 0, 64, 0);
   } finally {
     fs.closeSync(fd);
@@ -64,15 +75,7 @@ function withSections(src, dst, { count, type = SHT_SYMTAB, size = 256 * 1024 * 
  * a new section header table are placed at the file's end.
  */
 function withBigStringTables(src, dst, { bytes }) {
-  fs.copyFileSync(src, dst);
-  const fd = fs.openSync(dst, 'r+');
-  try {
-    const eh = Buffer.alloc(64);
-    fs.readSync(fd, eh, 0, 64, 0);
-    const shoff = Number(eh.readBigUInt64LE(40));
-    const shnum = eh.readUInt16LE(60);
-    const old = Buffer.alloc(shnum * SHDR);
-    fs.readSync(fd, old, 0, old.length, shoff);
+  return withSectionTable(src, dst, (fd, old, shnum) => {
     const typeOf = (i) => old.readUInt32LE(i * SHDR + 4);
     let symtab = -1;
     for (let i = 0; i < shnum; i++) if (typeOf(i) === SHT_SYMTAB) symtab = i;
@@ -102,14 +105,8 @@ function withBigStringTables(src, dst, { bytes }) {
       table.writeBigUInt64LE(BigInt(bytes), o + 32);
       at = align(at + bytes);
     }
-    fs.writeSync(fd, table, 0, table.length, at);
-    eh.writeBigUInt64LE(BigInt(at), 40);
-    eh.writeUInt16LE(total, 60);
-    fs.writeSync(fd, eh, 0, 64, 0);
-  } finally {
-    fs.closeSync(fd);
-  }
-  return dst;
+    return { table, count: total, at };
+  });
 }
 
 // One ELF note: owner name, type, desc, each padded to 4 bytes.
