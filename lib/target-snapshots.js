@@ -36,14 +36,16 @@ class TargetSnapshots {
     this.timer = null;
   }
 
+  // -> whether the process was there to be read.
   refresh() {
     const pid = this.pidOf();
-    if (!pid) return;
+    if (!pid) return false;
     const snap = this.symbolizer.snapshot(pid, { perfMap: this.perfMap });
-    if (!snap.maps.length) { this.symbolizer.release(snap); return; }   // gone
+    if (!snap.maps.length) { this.symbolizer.release(snap); return false; }   // gone
     if (this.latest) this.symbolizer.release(this.latest);
     this.latest = snap;
     this.refreshThreads(pid);
+    return true;
   }
 
   refreshThreads(pid, { now = false } = {}) {
@@ -66,15 +68,16 @@ class TargetSnapshots {
     return this.threads ? this.threads.identity(tid) : null;
   }
 
-  // Every `everyMs`, and every 20 ms for the first seconds: a -c command
-  // that runs for a second, and loads its add-ons as it starts, must still
-  // be named (a snapshot taken before its dlopen() names none of them).
+  // Every `everyMs`, and every 20 ms for the first seconds the process is
+  // there: a -c command that runs for a second, and loads its add-ons as it
+  // starts, must still be named (a snapshot taken before its dlopen() names
+  // none of them). A second call does nothing.
   start(everyMs = 1000) {
+    if (this.timer) return;
     this.refresh();
     let fast = FAST_SNAPSHOTS;
     this.timer = setInterval(() => {
-      this.refresh();
-      if (--fast > 0) return;
+      if (!this.refresh() || --fast > 0) return;
       clearInterval(this.timer);
       this.timer = setInterval(() => this.refresh(), everyMs);
       this.timer.unref();

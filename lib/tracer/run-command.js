@@ -37,9 +37,12 @@ class TracedProcess {
     this.byCommand = Boolean(plan.command);
   }
 
-  // -c: the command's PID, once the tracer has forked it.
+  // -c: the command's PID, once the tracer's child runs it (before its
+  // exec() the child is a copy of the tracer, whose memory map would name
+  // the command's addresses wrongly).
   learn(session) {
     if (this.pid || !this.byCommand || !session || !session.child) return;
+    if (!commandStarted(session.child.pid)) return;
     const pid = childPidOf(session.child.pid);
     if (pid) { this.pid = pid; this.start = startTime(pid); }
   }
@@ -72,6 +75,7 @@ async function runOneSession(plan, ctx) {
     ? new TargetSnapshots(targetPid,
       { perfMap: Boolean(spec.snapshots.perfMap), threads: Boolean(spec.snapshots.threads) }) : null;
   ctx.snapshots = snaps;
+  const startSnapshots = () => snaps.start(spec.snapshots.everyMs ? spec.snapshots.everyMs(plan) : undefined);
   let watch = null;
   session = new TracerSession(plan, {
     durationSeconds: args.duration,
@@ -81,8 +85,13 @@ async function runOneSession(plan, ctx) {
     // -c execs it at once, stopped: its program's ready line, in the file,
     // tells.)
     readyWhen: plan.command && plan.outputFile && plan.tracer.name === 'bpftrace' ? (child) => commandStarted(child.pid) : undefined,
+    // -c: the command's memory map is read from its start, not from the
+    // ready line: dtrace -c lets it run once its probes are enabled, and the
+    // line reaches its output file later (the pool mix had run and exited
+    // 150 ms before, its work all bare addresses).
+    onSpawn: () => { if (snaps && plan.command) startSnapshots(); },
     onReady: () => {
-      if (snaps) snaps.start(spec.snapshots.everyMs ? spec.snapshots.everyMs(plan) : undefined);
+      if (snaps) startSnapshots();
       // -p: the target's exit ends the trace, as the help says (a tracer
       // given the PID only as an argument would go on, and a new process
       // could take the PID).
