@@ -16,10 +16,10 @@ function fixture(name) {
 
 // Feeds bytes in chunks of `size` (Infinity: at once) through the plan's
 // output format and returns every event plus the reassembler.
-function run(bytes, { size = Infinity, staleMs, format = 'json', batchEntries } = {}) {
+function run(bytes, { size = Infinity, staleMs, format = 'json', batchEntries, pieceBytes } = {}) {
   const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes, 'latin1');
   const sp = splitterFor(format);
-  const r = new Reassembler({ staleMs, batchEntries });
+  const r = new Reassembler({ staleMs, batchEntries, ...(pieceBytes ? { pieceBytes } : {}) });
   const events = [];
   const step = size === Infinity ? buf.length || 1 : size;
   for (let i = 0; i < buf.length; i += step) {
@@ -119,6 +119,36 @@ describe('snoop: reassembling records (bpftrace captures)', function () {
     });
   });
 
+  // log-snoop-whole.bt under bpftrace 0.27, one PID: bpftrace is ended at
+  // once, and prints the last batch after "Tracing ended.", its maps in
+  // order of name: the cut mark (@cut1) before its record (@pieces1).
+  describe('bpftrace 0.27 ended at once: the last batch\'s cut mark comes before its record', function () {
+    const text = fixture('snoop-bpftrace-0.27-exit.json');
+    const { r, of } = run(text, { pieceBytes: 4179 });
+
+    it('the capture has a cut mark before its record\'s piece', function () {
+      const end = text.toString('latin1').split('Tracing ended.')[1];
+      const cut = /"@cut1": \{"(\d+,\d+,\d+)": 1\}/.exec(end);
+      assert(cut, 'a cut mark printed at exit');
+      assert(end.indexOf(`"${cut[1]},0": `) > cut.index, 'its piece after it');
+    });
+
+    it('marks every 10 KiB record as truncated, with its level and its first bytes', function () {
+      const cut = of('truncated');
+      assert.strictEqual(cut.length, 12);
+      for (const t of cut) {
+        assert.deepStrictEqual([t.level, t.bytesSeen, t.complete], [40, 4179, true]);
+        assert(t.prefix.startsWith('{"name":"snoop-huge","hostname":'), t.prefix);
+      }
+    });
+
+    it('accounts for every record the probes saw, none incomplete', function () {
+      assert.strictEqual(r.stats.incomplete, 0);
+      assert.strictEqual(r.stats.fired, r.stats.records + r.stats.truncated);
+      assert.strictEqual(r.lostRecords(), 0);
+    });
+  });
+
   describe('a capture where the batches\' maps filled up', function () {
     const text = fixture('snoop-bpftrace-lost.json');
     const { r, of } = run(text);
@@ -182,6 +212,38 @@ describe('snoop: reassembling records (edge cases)', function () {
     const t = of('truncated');
     assert.strictEqual(t.length, 1);
     assert.deepStrictEqual([t[0].pid, t[0].level, t[0].bytesSeen, t[0].complete], [4, 30, 21 * 199, true]);
+  });
+
+  it('marks a record whose cut mark came before its pieces (as bpftrace prints at exit)', function () {
+    const pieces = Array.from({ length: 21 }, (_, i) => [4, 4, 77, i, (i ? 'z' : '{"level":30,"z":"').padEnd(199, 'z')]);
+    const { of } = run(cuts([[4, 4, 77, 21]], '@cut1') + batch(pieces, '@pieces1'));
+    assert.deepStrictEqual(of('truncated').map((t) => [t.pid, t.level, t.bytesSeen, t.complete]),
+      [[4, 30, 21 * 199, true]]);
+    assert.strictEqual(of('incomplete').length, 0);
+  });
+
+  it('shows no mark for a cut record none of whose pieces came, once stale or at the end', function () {
+    const r = new Reassembler({ staleMs: 1000 });
+    const item = (text) => splitterFor('json').push(Buffer.from(text, 'latin1'))[0];
+    assert.deepStrictEqual(r.push(parseItem(item(cuts([[4, 4, 77, 21]]))), 0), []);
+    assert.deepStrictEqual(r.expire(500), []);
+    assert.deepStrictEqual(r.expire(1500).map((e) => [e.type, e.bytesSeen]), [['incomplete', 0]]);
+    r.push(parseItem(item(cuts([[4, 4, 78, 21]]))), 2000);
+    assert.deepStrictEqual(r.finish().map((e) => e.type), ['incomplete']);
+    assert.strictEqual(r.stats.truncated, 0);
+  });
+
+  it('takes a cut record\'s level and prefix only from its beginning', function () {
+    const piece = (i) => (i === 1 ? '","ctx":{"level":60,"z":"' : i ? '' : '{"level":40,"z":"').padEnd(199, 'z');
+    const all = Array.from({ length: 21 }, (_, i) => [4, 4, 77, i, piece(i)]);
+    // Its first piece lost: no mark (another part would say its level).
+    const headless = run(batch(all.filter((p) => p[3] !== 0)) + cuts([[4, 4, 77, 21]]));
+    assert.strictEqual(headless.of('truncated').length, 0);
+    assert.strictEqual(headless.of('incomplete').length, 1);
+    // Its second lost: a mark, not complete, its prefix the first piece alone.
+    const gap = run(batch(all.filter((p) => p[3] !== 1)) + cuts([[4, 4, 77, 21]])).of('truncated');
+    assert.deepStrictEqual(gap.map((t) => [t.level, t.bytesSeen, t.complete, t.prefix]),
+      [[40, 20 * 199, false, piece(0)]]);
   });
 
   it('reports a record that lost a middle piece as incomplete', function () {

@@ -21,6 +21,13 @@
 // loss counts come only from the tracer's own fields and objects: no text
 // can forge another process's record or a loss report.
 //
+// A record's pieces and its cut mark may come in either order: a batch
+// prints @pieces before @cut, but at exit bpftrace prints the maps left in
+// order of name, @cut1 before @pieces1 (0.17 to 0.27 alike; measured, and
+// test/fixtures/snoop-bpftrace-0.27-exit.json, where a snoop of one PID on
+// 0.24+ is ended without being stopped first and its last batch comes so).
+// A mark that comes first waits for its record's pieces.
+//
 // A batch holds a map entry per piece, in no particular order: its records
 // are put in the order they were logged (ID, the kernel time the probe fired,
 // then the piece index), so each thread's records come out in order, and
@@ -246,7 +253,7 @@ class Reassembler {
       this.stats.fullBatches++;
       out.push({ type: 'full', entries: b[kind].length });
     }
-    for (const p of fresh) out.push(...(kind === 'pieces' ? this.piece(p, now) : this.cut(p)));
+    for (const p of fresh) out.push(...(kind === 'pieces' ? this.piece(p, now) : this.cut(p, now)));
     return out;
   }
 
@@ -254,16 +261,26 @@ class Reassembler {
     const key = p.pid + ' ' + p.tid + ' ' + p.id;
     let e = this.pending.get(key);
     if (!e) {
-      e = { pid: p.pid, tid: p.tid, id: p.id, parts: [], bytes: 0, next: 0, damaged: null, seen: now };
+      e = this.entry(p, now);
       this.pending.set(key, e);
     }
     e.seen = now;
-    if (p.idx !== e.next) e.damaged = e.damaged || `piece ${e.next} of the record was lost`;
+    if (p.idx !== e.next) {
+      e.damaged = e.damaged || `piece ${e.next} of the record was lost`;
+      if (e.lead === undefined) e.lead = e.parts.length;
+    }
     e.next = p.idx + 1;
     e.parts.push(p.bytes);
     e.bytes += p.bytes.length;
     if (p.bytes.length > this.pieceBytes) {
       e.damaged = e.damaged || `a piece held ${p.bytes.length} bytes, not ${this.pieceBytes} (run bpftrace with BPFTRACE_STRLEN=200)`;
+    }
+    if (e.cutAt !== undefined) {
+      // Its cut mark came first: every piece of a cut record is full.
+      if (p.bytes.length < this.pieceBytes) e.damaged = e.damaged || 'a piece of a cut record was short';
+      if (e.next < e.cutAt && p.bytes.length >= this.pieceBytes) return [];   // more to come
+      this.pending.delete(key);
+      return [this.truncated(e, e.cutAt)];
     }
     if (p.bytes.length >= this.pieceBytes) return [];   // more to come
     this.pending.delete(key);
@@ -274,19 +291,42 @@ class Reassembler {
     return [{ type: 'record', pid: e.pid, tid: e.tid, id: e.id, text: stripEol(Buffer.concat(e.parts).toString('utf8')) }];
   }
 
-  cut(p) {
+  // A record being put together. lead: how many of its parts run from piece
+  // 0 without a gap (undefined: all of them); only those say its level and
+  // prefix. cutAt: its cut mark came before its pieces, naming how many.
+  entry(p, now) {
+    return { pid: p.pid, tid: p.tid, id: p.id, parts: [], bytes: 0, next: 0, damaged: null, seen: now, lead: undefined,
+      cutAt: undefined };
+  }
+
+  cut(p, now) {
     const key = p.pid + ' ' + p.tid + ' ' + p.id;
-    const e = this.pending.get(key) || { pid: p.pid, tid: p.tid, id: p.id, parts: [], bytes: 0, next: 0, damaged: 'its pieces were lost' };
+    const e = this.pending.get(key);
+    if (!e) {
+      // No piece of it yet: its pieces may come after (see the top).
+      const held = this.entry(p, now);
+      held.cutAt = p.pieces;
+      this.pending.set(key, held);
+      return [];
+    }
     this.pending.delete(key);
-    if (e.next !== p.pieces) e.damaged = e.damaged || 'pieces of the record were lost';
-    const text = Buffer.concat(e.parts).toString('utf8');
+    return [this.truncated(e, p.pieces)];
+  }
+
+  // The mark of a record longer than the tracer reads, from what arrived of
+  // it; none if its beginning was lost (its level and prefix would be some
+  // other part's: a wrong mark is worse than a lost record, counted).
+  truncated(e, pieces) {
+    if (e.next !== pieces) e.damaged = e.damaged || 'pieces of the record were lost';
+    const lead = Buffer.concat(e.parts.slice(0, e.lead === undefined ? e.parts.length : e.lead)).toString('utf8');
+    if (!lead) return this.incomplete(e, e.damaged || 'its pieces were lost');
     this.stats.truncated++;
     this.stats.pids.add(e.pid);
     this.arrived(e.pid);
-    return [{
-      type: 'truncated', pid: e.pid, tid: e.tid, id: e.id, level: levelOf(text), bytesSeen: e.bytes,
-      prefix: prefixOf(text), complete: !e.damaged,
-    }];
+    return {
+      type: 'truncated', pid: e.pid, tid: e.tid, id: e.id, level: levelOf(lead), bytesSeen: e.bytes,
+      prefix: prefixOf(lead), complete: !e.damaged,
+    };
   }
 
   whole(p) {
@@ -304,6 +344,12 @@ class Reassembler {
     }];
   }
 
+  // A record given up on: a cut one is marked with what came of it.
+  unfinished(e) {
+    if (e.cutAt !== undefined) return this.truncated(e, e.cutAt);
+    return this.incomplete(e, e.damaged || 'the end of the record was lost');
+  }
+
   incomplete(e, reason) {
     this.stats.incomplete++;
     return { type: 'incomplete', pid: e.pid, tid: e.tid, bytesSeen: e.bytes, reason };
@@ -316,16 +362,16 @@ class Reassembler {
     for (const [key, e] of this.pending) {
       if (now - e.seen >= this.staleMs) {
         this.pending.delete(key);
-        out.push(this.incomplete(e, e.damaged || 'the end of the record was lost'));
+        out.push(this.unfinished(e));
       }
     }
     return out;
   }
 
-  // End of the tracer's output: whatever is still pending is incomplete.
+  // End of the tracer's output: whatever is still pending is given up on.
   finish() {
     const out = [];
-    for (const e of this.pending.values()) out.push(this.incomplete(e, e.damaged || 'the end of the record was lost'));
+    for (const e of this.pending.values()) out.push(this.unfinished(e));
     this.pending.clear();
     return out;
   }
