@@ -93,11 +93,15 @@ const ops = {
 
   original({ frames, root }) {
     const maps = new SourceMaps({ root });
-    return frames.map((f) => {
-      if (f.kind !== 'js') return f;
-      const out = atOriginal(f, maps);
-      return f.inlined ? { ...out, inlined: f.inlined.map((r) => atOriginal(r, maps)) } : out;
-    });
+    try {
+      return frames.map((f) => {
+        if (f.kind !== 'js') return f;
+        const out = atOriginal(f, maps);
+        return f.inlined ? { ...out, inlined: f.inlined.map((r) => atOriginal(r, maps)) } : out;
+      });
+    } finally {
+      maps.close();
+    }
   },
 };
 
