@@ -11,6 +11,8 @@ const { SourceMaps, sourceMappingUrlIn, scriptPath, mapPlace, inside, entriesIn,
 const { atOriginal } = require('../lib/v8/namer');
 const { setLimitSink, LIMITS } = require('../lib/limits');
 const { MemoryBudget } = require('../lib/memory-budget');
+const { HitReaders } = require('../lib/ebadf/hit-readers');
+const { denseSourceMap } = require('./support/dense-source-map');
 
 const FIXTURES = path.join(__dirname, 'fixtures', 'source-maps');
 const SCORE_JS = fs.readFileSync(path.join(FIXTURES, 'score.js'), 'utf8');
@@ -217,5 +219,27 @@ describe('source maps: frames where the code was written (lib/source-maps.js)', 
     const small = new SourceMaps({ root, budget: new MemoryBudget(1 << 30), cacheBytes: one - 1 });
     assert.strictEqual(small.original(place), null);
     assert.match(said[1] || '', /its map \/app\/dist\/orders\/score\.js\.map was not read \(\d+ KB parsed\): more than the \d+ KB of parsed maps nodetrace keeps$/, JSON.stringify(said));
+  });
+
+  it('ebadf\'s hit readers: a map that would hold more than a worker\'s heap is refused, not the worker\'s death', async function () {
+    this.timeout(120000);
+    put('app/dist/orders/score.js', SCORE_JS);
+    put('app/dist/orders/score.js.map', SCORE_MAP);
+    // 4 MB of dense mappings: some 90 MB parsed, near the worker's whole heap.
+    put('big/app.js', 'f();\n');
+    put('big/app.js.map', denseSourceMap(4 << 20));
+    const frame = (file, line, column) => ({ kind: 'js', name: 'f', file, line, column, text: 'f', sourceMapUrl: null });
+    const readers = new HitReaders({ maxWorkers: 1 });
+    try {
+      const big = await readers.run('u', { op: 'original', frames: [frame('/big/app.js', 1, 10)], root }, { deadlineMs: 60000 });
+      assert.ok(big.value, JSON.stringify(big));
+      const [f] = big.value;
+      assert.deepStrictEqual([f.file, f.line, f.column, f.generated], ['/big/app.js', 1, 10, undefined], 'where V8 put it');
+      const small = await readers.run('u', { op: 'original', frames: [frame('/app/dist/orders/score.js', 4, 20)], root }, { deadlineMs: 60000 });
+      assert.ok(small.value, JSON.stringify(small));
+      assert.strictEqual(`${small.value[0].file}:${small.value[0].line}`, '/app/src/orders/score.ts:5', 'the same worker maps the next');
+    } finally {
+      readers.close();
+    }
   });
 });

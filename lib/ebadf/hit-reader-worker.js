@@ -92,7 +92,9 @@ const ops = {
   },
 
   original({ frames, root }) {
-    const maps = new SourceMaps({ root });
+    // (The maps parsed live in this worker's heap: workerData.mapBytes bounds them.)
+    const bound = workerData && workerData.mapBytes ? { cacheBytes: workerData.mapBytes } : {};
+    const maps = new SourceMaps({ root, ...bound });
     try {
       return frames.map((f) => {
         if (f.kind !== 'js') return f;
