@@ -22,7 +22,8 @@ const LIMITS = Object.freeze({
   // --- the run ---------------------------------------------------------------
   // What the readers that keep large buffers of others' data hold at once,
   // all together (lib/memory-budget.js; charged by a core's notes as they
-  // are read, the symbolizer's tables while kept, scripts' line indexes).
+  // are read, the symbolizer's tables while kept, scripts' line indexes,
+  // parsed source maps while kept).
   // Under 512 MB of RSS with node's own (some 60 MB) and one symbol file's
   // tables read before they are kept (64 MB + 64 MB).
   RUN_MEMORY_BYTES: 256 * MiB,
@@ -168,13 +169,14 @@ const LIMITS = Object.freeze({
   MAX_THREAD_NAME_BYTES: 64,
 
   // --- Source maps (lib/source-maps.js): another user's files ------------
-  // One map: esbuild's map of a 5 MB bundle is about 12 MB; Node's
-  // module.SourceMap holds about 21 bytes of heap per byte of map (8 MB of
-  // mappings: 169 MB, measured on node 20), so a map this large is 340 MB.
+  // One map's text: esbuild's map of a 5 MB bundle is about 12 MB. Parsed,
+  // a map holds 22 to 37 times its text (docs/security.md): what it holds
+  // is bounded by SOURCE_MAP_CACHE_BYTES, which dense maps reach first.
   MAX_SOURCE_MAP_BYTES: 16 * MiB,
-  // Maps kept parsed at once (the least recently used dropped first; read
-  // again when needed): one of the largest.
-  SOURCE_MAP_CACHE_BYTES: 16 * MiB,
+  // What the maps kept parsed at once hold (the least recently used dropped
+  // first; read again when needed): three quarters of the run's budget, the
+  // rest left to the symbols of the files the same frames run in.
+  SOURCE_MAP_CACHE_BYTES: 192 * MiB,
   // Maps read in one run, all told (a map dropped and read again counts again).
   SOURCE_MAP_BUDGET_BYTES: 128 * MiB,
   // Scripts whose map is looked for in one run (a frame's script each).

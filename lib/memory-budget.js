@@ -1,11 +1,11 @@
 'use strict';
 // One budget of memory for a whole run: the readers that keep large
-// buffers of what others control (the symbolizer's tables, a core's notes)
-// charge it for what they keep and release it when they drop it, so that
-// together, not only each alone, they stay within LIMITS.RUN_MEMORY_BYTES
-// (lib/limits.js, which says why that value). A charge past the total is
-// refused: the reader then leaves that part out and says so in one line
-// (overLimit), and the report goes on.
+// buffers of what others control (the symbolizer's tables, a core's notes,
+// parsed source maps) charge it for what they keep and release it when they
+// drop it, so that together, not only each alone, they stay within
+// LIMITS.RUN_MEMORY_BYTES (lib/limits.js, which says why that value). A
+// charge past the total is refused: the reader then leaves that part out and
+// says so in one line (overLimit), and the report goes on.
 //
 // The count lives in a SharedArrayBuffer: worker threads (ebadf's
 // hit readers) are the same process, and charge the same budget

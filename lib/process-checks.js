@@ -130,7 +130,12 @@ function mainScriptMap(pid) {
   const arg = argv.find((a) => !a.startsWith('-') && /\.[cm]?js$/.test(a));
   if (!arg || (!arg.startsWith('/') && !cwd)) return null;
   const script = arg.startsWith('/') ? path.posix.normalize(arg) : path.posix.join(cwd, arg);
-  return { script, ...new SourceMaps({ root: `/proc/${pid}/root` }).check(script) };
+  const maps = new SourceMaps({ root: `/proc/${pid}/root` });
+  try {
+    return { script, ...maps.check(script) };
+  } finally {
+    maps.close();
+  }
 }
 
 // How functions V8 inlined into their callers are shown.

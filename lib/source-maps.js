@@ -12,7 +12,9 @@
 // sizes and counts are bounded (lib/limits.js); what is refused is said
 // once, in one line (overLimit). Maps are parsed by Node's own
 // module.SourceMap (no dependency; the same on Node 18 to 26), kept per run,
-// the least recently used dropped past SOURCE_MAP_CACHE_BYTES.
+// the least recently used dropped past SOURCE_MAP_CACHE_BYTES. What a parsed
+// map holds is charged to the run's memory budget (lib/memory-budget.js)
+// before Node parses it, and given back when it is dropped and at close().
 // docs/reading-output.md, "Source maps", says what is shown.
 const path = require('path');
 const { fileURLToPath } = require('url');
@@ -20,6 +22,7 @@ const { SourceMap } = require('module');
 const { openInRoot, readAt } = require('./safe-open');
 const fs = require('fs');
 const { LIMITS, overLimit, formatBytes } = require('./limits');
+const { runBudget } = require('./memory-budget');
 
 const MAGIC = /\/[/*][#@][ \t]+sourceMappingURL=([^\s'"*]+)[ \t]*(?:\*\/)?[ \t]*$/;
 
@@ -101,11 +104,14 @@ function mapPlace(script, url) {
 }
 
 /**
- * Pure: a map's text -> { map: module.SourceMap, sources: [display names] }
- * or { refused: why }. `base`: where relative sources are from (the map's
- * own path, or the script's for an inline map).
+ * A map's text -> { map: module.SourceMap, sourceName (a source as shown),
+ * bytes (what the map holds, parsedBytes) } or { refused: why }. `base`:
+ * where relative sources are from (the map's own path, or the script's for
+ * an inline map). `afford(bytes)`: asked before Node parses the mappings ->
+ * null (go on: the bytes are taken) or why not (one line's end); pure
+ * without it.
  */
-function parseMap(text, base) {
+function parseMap(text, base, { afford = () => null } = {}) {
   let payload;
   try { payload = JSON.parse(text); } catch { return { refused: 'it is not JSON' }; }
   if (!payload || typeof payload !== 'object' || Array.isArray(payload)) return { refused: 'it is not a source map (no object)' };
@@ -124,8 +130,11 @@ function parseMap(text, base) {
     const bad = checkFlat(payload);
     if (bad) return { refused: bad };
   }
+  const bytes = parsedBytes(payload, text);
+  const unaffordable = afford(bytes);
+  if (unaffordable) return { refused: unaffordable, bytes, unaffordable: true };
   let map;
-  try { map = new SourceMap(payload); } catch { return { refused: 'its mappings cannot be read' }; }
+  try { map = new SourceMap(payload); } catch { return { refused: 'its mappings cannot be read', taken: bytes }; }
   const dir = path.posix.dirname(base);
   const root = typeof payload.sourceRoot === 'string' ? payload.sourceRoot : '';
   const display = new Map();
@@ -146,7 +155,66 @@ function parseMap(text, base) {
     display.set(s, name);
     return name;
   };
-  return { map, sourceName };
+  return { map, sourceName, bytes };
+}
+
+// What module.SourceMap keeps of a map: its payload (the mappings string
+// and the rest of the JSON: at most 2 bytes a character) and one array per
+// entry of its mappings, [line, column] for a segment of one field and
+// six slots for the others. Measured on Node 18 to 26 alike
+// (docs/security.md, the source map row): 72 bytes a one-field entry, 105
+// a longer one, 138 where its numbers leave V8's small integers (a map can
+// choose that); 8 bytes more each while Node sorts them.
+const PAIR_ENTRY_BYTES = 80;
+const FULL_ENTRY_BYTES = 146;
+
+// Base64 digits that say another digit follows (a VLQ's continuation bit).
+const CONTINUES = new Uint8Array(128);
+for (const c of 'ghijklmnopqrstuvwxyz0123456789+/') CONTINUES[c.charCodeAt(0)] = 1;
+
+/**
+ * Pure: a flat map's mappings string -> { pairs, full }: the entries
+ * Node's module.SourceMap makes of it, counted as its parser reads them
+ * (a field ends at a digit without the continuation bit, any other
+ * character included; one field followed by a separator is a pair, anything
+ * else takes four or five fields), without decoding a value.
+ */
+function entriesIn(mappings) {
+  const n = mappings.length;
+  let i = 0;
+  let pairs = 0;
+  let full = 0;
+  const field = () => { while (CONTINUES[mappings.charCodeAt(i++)] === 1); };
+  const separator = () => { const c = mappings.charCodeAt(i); return c === 44 || c === 59; };   // , ;
+  for (;;) {
+    if (mappings.charCodeAt(i) === 44) i++;
+    else {
+      while (mappings.charCodeAt(i) === 59) i++;
+      if (i >= n) break;
+    }
+    field();
+    if (separator()) { pairs++; continue; }
+    field(); field(); field();
+    if (!separator()) field();
+    full++;
+  }
+  return { pairs, full };
+}
+
+/**
+ * Pure: the bytes a map's parsed payload (JSON.parse of `text`, checked)
+ * holds in module.SourceMap, estimated before it is built: an upper bound.
+ */
+function parsedBytes(payload, text) {
+  const flats = payload.sections !== undefined ? payload.sections.map((s) => s.map) : [payload];
+  let mappingsChars = 0;
+  let bytes = 0;
+  for (const m of flats) {
+    const { pairs, full } = entriesIn(m.mappings);
+    mappingsChars += m.mappings.length;
+    bytes += pairs * PAIR_ENTRY_BYTES + full * FULL_ENTRY_BYTES;
+  }
+  return bytes + mappingsChars + 2 * Math.max(0, text.length - mappingsChars);
 }
 
 // A flat map's fields, checked before Node parses it: what is wrong, or null.
@@ -160,13 +228,18 @@ function checkFlat(m) {
 class SourceMaps {
   /**
    * @param {object} o { root: the process's root (/proc/PID/root, or a
-   *   core's --root; '/' for this host's files) }
+   *   core's --root; '/' for this host's files), budget: the run's memory
+   *   (lib/memory-budget.js) the parsed maps kept are charged to, given back
+   *   as they are dropped and at close(); cacheBytes: what they hold at most
+   *   (SOURCE_MAP_CACHE_BYTES) }
    */
-  constructor({ root = '/' } = {}) {
+  constructor({ root = '/', budget = runBudget(), cacheBytes = LIMITS.SOURCE_MAP_CACHE_BYTES } = {}) {
     this.root = root;
+    this.budget = budget;
+    this.cacheBytes = cacheBytes;
     this.scripts = new Map();   // script path -> { place, key } (key: the map's, null: none)
     this.maps = new Map();      // map key -> { parsed, bytes } | { refused } (insertion order: least recently used first)
-    this.cachedBytes = 0;
+    this.cachedBytes = 0;       // what the parsed maps kept hold (parsedBytes), charged to the budget
     this.readBytes = 0;
     this.found = new Set();     // scripts whose map was read
     this.refused = new Map();   // script -> line said
@@ -281,15 +354,41 @@ class SourceMaps {
       }
       base = place.path;
     }
-    // Room made before it is parsed: the least recently used maps dropped
-    // (read again if needed, within the run's budget).
+    const parsed = parseMap(text, base, { afford: (bytes) => this.afford(bytes) });
+    const which = place.path ? `its map ${place.path}` : 'its inline map';
+    if (parsed.taken) this.budget.release(parsed.taken);
+    if (parsed.unaffordable) return { refused: `${which} was not read (${formatBytes(parsed.bytes)} parsed): ${parsed.refused}` };
+    if (parsed.refused) return { refused: `${which} was not read: ${parsed.refused}` };
+    return { parsed, bytes: parsed.bytes };
+  }
+
+  // Room for a map that will hold `bytes` once parsed, taken from the run's
+  // budget -> null, or why not. The least recently used maps are dropped
+  // first (read again if needed, within SOURCE_MAP_BUDGET_BYTES): for the
+  // cache's bound, and then all of them if the run's budget has no room.
+  afford(bytes) {
+    if (bytes > this.cacheBytes) return `more than the ${formatBytes(this.cacheBytes)} of parsed maps nodetrace keeps`;
+    this.dropWhile(() => this.cachedBytes + bytes > this.cacheBytes);
+    if (this.budget.charge(bytes)) return null;
+    this.dropWhile(() => true);
+    return this.budget.charge(bytes) ? null : this.budget.refusal();
+  }
+
+  // Drops parsed maps, least recently used first, while `more()`; their
+  // memory given back to the run's budget.
+  dropWhile(more) {
     for (const [k, old] of this.maps) {
-      if (this.cachedBytes + text.length <= LIMITS.SOURCE_MAP_CACHE_BYTES) break;
-      if (old.parsed) { this.cachedBytes -= old.bytes; this.maps.delete(k); }
+      if (!more()) break;
+      if (!old.parsed) continue;
+      this.cachedBytes -= old.bytes;
+      this.budget.release(old.bytes);
+      this.maps.delete(k);
     }
-    const parsed = parseMap(text, base);
-    if (parsed.refused) return { refused: `its map${place.path ? ` ${place.path}` : ''} was not read: ${parsed.refused}` };
-    return { parsed, bytes: text.length };
+  }
+
+  /** Drops every parsed map, giving its memory back to the run's budget. Can be used again after. */
+  close() {
+    this.dropWhile(() => true);
   }
 
   spend(bytes) {
@@ -304,4 +403,4 @@ class SourceMaps {
   }
 }
 
-module.exports = { SourceMaps, sourceMappingUrlIn, scriptPath, mapPlace, parseMap, inside };
+module.exports = { SourceMaps, sourceMappingUrlIn, scriptPath, mapPlace, parseMap, inside, entriesIn, parsedBytes };

@@ -458,3 +458,53 @@ describe('ebadf --abort: where the kernel writes the core', () => {
     assert.strictEqual(coreNameComponent('a\nb'), 'a\nb', 'escaped where shown, not here');
   });
 });
+
+// Issue 35.1: what a hit needs of its process (symbols, V8's metadata, its
+// memory) is read in a worker of that process's user, with a deadline:
+// past it the worker goes, the hit is said with the addresses it has, and
+// the process goes on to its core and resume. (The deadline here is 1 ms,
+// so that it passes while the worker is still loading its modules: the
+// real ones are 30 s, too long for a test, and no read can be made to
+// block at will, files of others being opened so that none does.)
+describe('ebadf: hit readers give a read up at its deadline (lib/ebadf/hit-readers.js)', function () {
+  this.timeout(30000);
+  const { HitReaders } = require('../lib/ebadf/hit-readers');
+  const { Watch } = require('../lib/ebadf/watch');
+  const snap = { pid: process.pid, maps: [], perfMap: null };
+  const request = { op: 'symbolize', snap, frames: ['0x10'] };
+  let readers;
+  beforeEach(function () { readers = new HitReaders(); });
+  afterEach(function () { readers.close(); });
+
+  it('ends the request and its worker; that user\'s next request gets a new worker, another user\'s its own', async function () {
+    const late = readers.run(1001, request, { deadlineMs: 1 });
+    const worker = readers.readers.get('1001').worker;
+    const exited = new Promise((resolve) => worker.once('exit', resolve));
+    const other = readers.run(1002, request, { deadlineMs: 20000 });
+    const r = await late;
+    assert.ok(r.timedOut >= 1 && !('value' in r), JSON.stringify(r));
+    await exited;   // terminated, with whatever it was reading
+    const again = await readers.run(1001, request, { deadlineMs: 20000 });
+    assert.strictEqual(again.value.frames[0].text, '0x10', JSON.stringify(again));
+    assert.notStrictEqual(readers.readers.get('1001').worker, worker, 'a new worker');
+    assert.strictEqual((await other).value.frames[0].text, '0x10');
+  });
+
+  it('a hit whose naming passed its deadline is said with its addresses and why', async function () {
+    const rec = { ...ebadfHitBase(), uid: 1001, snap: { ...snap, elfFiles: () => [] }, sysroot: null };
+    const watch = Object.create(Watch.prototype);
+    watch.readers = { run: (key, req) => readers.run(key, req, { deadlineMs: 1 }) };
+    await watch.symbolizeApart(rec, ['0x55d4c0a01234', '0x55d4c0a05678']);
+    assert.deepStrictEqual(rec.symbolized.frames.map((f) => f.text), ['0x55d4c0a01234', '0x55d4c0a05678']);
+    const text = renderHit({ ...rec, mode: 'stop', perfMap: null, resumeText: 'yes, PID 42 is running again (state S)' });
+    assert.match(text, /stack {4}innermost first; addresses only: naming them took longer than 30 s \(reading the process's files\), and was given up\n {6}0x55d4c0a01234\n {6}0x55d4c0a05678\n/);
+    assert.match(text, /running again/);
+  });
+});
+
+function ebadfHitBase() {
+  return {
+    n: 1, of: 1, hit: { pid: 42, tid: 43, errno: 9, syscall: 'close', comm: 'node' }, wallMs: Date.UTC(2026, 10, 21, 20, 27, 3, 512),
+    errnoName: 'EBADF', exe: '/usr/bin/node', isNode: true,
+  };
+}

@@ -9,17 +9,23 @@
 // within the 256 MB budget alone, not together: `profile` must read the first it
 // meets, refuse the other in one line naming it and the bound, show that
 // file's frames unnamed (as its module), name everything else as usual,
-// stay under 512 MB and exit 0.
+// stay under 512 MB and exit 0. The same node runs a script whose source
+// map (made here, dense) would hold some 166 MB parsed: within the budget
+// alone, not with node's symbols: `profile` must refuse the map in one line,
+// show the script's frames where V8 runs them, and exit 0 under 512 MB.
 const assert = require('assert');
 const fs = require('fs');
 const path = require('path');
 const { HostileUser, hostileUserUnavailableReason, collect, runNodetrace } = require('./support/hostile-user');
-const { requireTracing } = require('./support/harness');
+const { requireTracing, escapeRegExp } = require('./support/harness');
 const { watchPeak } = require('./support/peak-rss');
 const { withBigStringTables } = require('./support/crafted-elf');
+const { denseSourceMap } = require('./support/dense-source-map');
+const { parsedBytes } = require('../lib/source-maps');
 
 const MiB = 1024 * 1024;
 const LIBC = '/lib/x86_64-linux-gnu/libc.so.6';
+const TWO_LIBRARIES = path.join(__dirname, 'targets', 'two-libraries.js');
 
 describe('35: two crafted files, each within the run\'s memory budget alone, not together @tracer', function () {
   this.timeout(300000);
@@ -35,7 +41,7 @@ describe('35: two crafted files, each within the run\'s memory budget alone, not
     fs.mkdirSync(path.join(user.home, 'lib'));
     libc = withBigStringTables(LIBC, path.join(user.home, 'lib', 'libc.so.6'), { bytes: 64 * MiB });
     for (const f of [node, libc]) assert.ok(fs.statSync(f).blocks * 512 < 128 * MiB, `${f} is sparse`);
-    const target = user.start(node, [path.join(__dirname, 'targets', 'two-libraries.js')],
+    const target = user.start(node, [TWO_LIBRARIES],
       { env: { LD_LIBRARY_PATH: path.dirname(libc) } });
     pid = Number((await collect(target).wait('stdout', /ready (\d+)/, 60000))[1]);
     const maps = fs.readFileSync(`/proc/${pid}/maps`, 'utf8');
@@ -70,10 +76,52 @@ describe('35: two crafted files, each within the run\'s memory budget alone, not
     assert.ok(!self.some((f) => f.name === `[${read}]`), `${read}'s frames are named`);
     // JavaScript named as usual, at the target's own lines.
     const js = new Set(json.totalJs.map((f) => f.name));
-    const script = path.join(__dirname, 'targets', 'two-libraries.js');
+    const script = TWO_LIBRARIES;
     for (const fn of ['tick /', 'spinNative /', 'copyBytes /']) {
       assert.ok([...js].some((n) => n.startsWith(fn) && n.includes(script)), `${fn}: ${[...js].join(', ')}`);
     }
     console.log(`      ${refused} refused (${m[2]} MB with ${m[3]} MB held), ${read} read; peak ${Math.round(peakKb / 1024)} MB; ${json.samples} samples`);
+  });
+
+  it('profile refuses a source map that fits alone, not with node\'s symbols, in one line; frames where V8 runs them; under 512 MB, exit 0', async function () {
+    // The target's own script, in the user's home, its map beside it; node's symbols read, libc's real ones.
+    const script = path.join(user.home, 'app.js');
+    const text = fs.readFileSync(TWO_LIBRARIES, 'utf8');
+    fs.writeFileSync(script, `${text}//# sourceMappingURL=app.js.map\n`);
+    const map = denseSourceMap(5.5 * MiB);
+    fs.writeFileSync(`${script}.map`, map);
+    for (const f of [script, `${script}.map`]) fs.chownSync(f, user.uid, user.gid);
+    const parsed = parsedBytes(JSON.parse(map), map);
+    assert.ok(parsed > 150 * MiB && parsed < 192 * MiB, `the map holds ${parsed} bytes parsed: within the maps kept alone, not beside 128 MB`);
+    const target = user.start(node, [script]);
+    const mapped = Number((await collect(target).wait('stdout', /ready (\d+)/, 60000))[1]);
+
+    const nt = runNodetrace(['profile', '-p', String(mapped), '-d', '8', '--json']);
+    const peak = watchPeak(nt.child.pid);
+    const end = await nt.exit;
+    const peakKb = peak.stop();
+    assert.strictEqual(end.code, 0, nt.stderr);
+    assert.ok(peakKb < 512 * 1024, `profile peaked at ${peakKb} kB`);
+    assert.ok(!/its symbols were not read/.test(nt.stderr), nt.stderr);
+    const refusals = nt.stderr.split('\n').filter((l) => l.includes('source map'));
+    assert.strictEqual(refusals.length, 1, nt.stderr);
+    const m = new RegExp(`^nodetrace: the source map of ${escapeRegExp(script)}: its map ${escapeRegExp(script)}\\.map was not read \\((\\d+) MB parsed\\): nodetrace's memory for this run is bounded to 256 MB, and (\\d+) MB of it is held already$`)
+      .exec(refusals[0]);
+    assert.ok(m, refusals[0]);
+    assert.ok(Number(m[1]) <= 256 && Number(m[1]) + Number(m[2]) > 256, `${m[1]} MB refused with ${m[2]} MB held: it fits alone, not with node's symbols`);
+
+    const json = JSON.parse(nt.stdout);
+    // The script's functions where V8 runs them: its own lines (the map would put them in src/app.ts).
+    const lines = fs.readFileSync(script, 'utf8').split('\n');
+    const names = json.totalJs.map((f) => f.name);
+    for (const fn of ['tick', 'spinNative', 'copyBytes']) {
+      const line = lines.findIndex((l) => l.startsWith(`function ${fn}(`)) + 1;
+      assert.ok(names.some((n) => n.startsWith(`${fn} ${script}:${line}:`)), `${fn} at ${script}:${line}: ${names.join(', ')}`);
+    }
+    assert.ok(!names.some((n) => n.includes('src/app.ts')), names.join(', '));
+    assert.ok(!json.totalJs.some((f) => f.generated), 'no frame was mapped');
+    // node's own frames named by its symbols.
+    assert.ok(json.self.some((f) => f.samples > 0 && /^v8::internal::/.test(f.name)), JSON.stringify(json.self.slice(0, 10)));
+    console.log(`      map refused (${m[1]} MB parsed with ${m[2]} MB held); peak ${Math.round(peakKb / 1024)} MB; ${json.samples} samples`);
   });
 });

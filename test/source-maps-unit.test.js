@@ -6,9 +6,13 @@ const assert = require('assert');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { SourceMaps, sourceMappingUrlIn, scriptPath, mapPlace, inside } = require('../lib/source-maps');
+const { execFileSync } = require('child_process');
+const { SourceMaps, sourceMappingUrlIn, scriptPath, mapPlace, inside, entriesIn, parsedBytes } = require('../lib/source-maps');
 const { atOriginal } = require('../lib/v8/namer');
 const { setLimitSink, LIMITS } = require('../lib/limits');
+const { MemoryBudget } = require('../lib/memory-budget');
+const { HitReaders } = require('../lib/ebadf/hit-readers');
+const { denseSourceMap } = require('./support/dense-source-map');
 
 const FIXTURES = path.join(__dirname, 'fixtures', 'source-maps');
 const SCORE_JS = fs.readFileSync(path.join(FIXTURES, 'score.js'), 'utf8');
@@ -127,5 +131,115 @@ describe('source maps: frames where the code was written (lib/source-maps.js)', 
     assert.strictEqual(maps.summary().refused.length, Object.keys(cases).length);
     // Nothing of the file read shows (/etc/passwd's text was never read: the link led nowhere).
     assert(!said.some((l) => /root:x:0/.test(l)));
+  });
+
+  it('counts the entries of mappings as Node\'s parser makes them, hostile forms too', function () {
+    assert.deepStrictEqual(entriesIn(''), { pairs: 0, full: 0 });
+    assert.deepStrictEqual(entriesIn(';;;'), { pairs: 0, full: 0 });
+    assert.deepStrictEqual(entriesIn('AAAA,CAAC;;AACA'), { pairs: 0, full: 3 });
+    // The last segment, with no separator after it, is read as a full one.
+    assert.deepStrictEqual(entriesIn('A,C;E'), { pairs: 2, full: 1 });
+    assert.deepStrictEqual(entriesIn('A,C;E;'), { pairs: 3, full: 0 });
+    assert.deepStrictEqual(entriesIn('AAAAC,gBAAgBA'), { pairs: 0, full: 2 }, 'five fields; a field of two digits');
+    // Node reads four fields across a separator where a segment has two or
+    // three: 'AB,C' is one entry, and an unknown character ends a field.
+    assert.deepStrictEqual(entriesIn('AB,C'), { pairs: 0, full: 1 });
+    assert.deepStrictEqual(entriesIn('A,!,A;'), { pairs: 3, full: 0 });
+    assert.deepStrictEqual(entriesIn('gggg'), { pairs: 0, full: 1 }, 'a field that never ends ends with the text');
+  });
+
+  it('estimates from above what a parsed map holds, for the densest mappings (Node\'s own heap, measured)', function () {
+    this.timeout(60000);
+    // Each kind in a process of its own, its heap measured after full collections.
+    const probe = `
+      const { denseSourceMap } = require(${JSON.stringify(path.join(__dirname, 'support', 'dense-source-map'))});
+      const { parsedBytes } = require(${JSON.stringify(path.join(__dirname, '..', 'lib', 'source-maps'))});
+      const { SourceMap } = require('module');
+      const text = denseSourceMap(1 << 20, { kind: process.argv[1] });
+      const payload = JSON.parse(text);
+      const estimate = parsedBytes(payload, text);
+      const payloadCopy = JSON.parse(text);
+      gc(); gc();
+      const before = process.memoryUsage().heapUsed;
+      globalThis.kept = new SourceMap(payloadCopy);
+      gc(); gc();
+      console.log(JSON.stringify({ estimate, held: process.memoryUsage().heapUsed - before }));`;
+    const seen = [];
+    for (const kind of ['dense', 'pairs', 'big']) {
+      const { estimate, held } = JSON.parse(execFileSync(process.execPath, ['--expose-gc', '-e', probe, kind], { encoding: 'utf8', timeout: 30000 }));
+      assert.ok(held > 8 << 20, `${kind}: ${held} bytes held: the map was parsed`);
+      assert.ok(estimate >= held, `${kind}: estimated ${estimate} bytes, ${held} held`);
+      seen.push(`${kind} ${(estimate / held).toFixed(2)}`);
+    }
+    console.log(`      estimate / held: ${seen.join(', ')}`);
+  });
+
+  it('charges the run\'s budget for each map kept, gives it back when a map is dropped and at close()', function () {
+    const one = parsedBytes(JSON.parse(SCORE_MAP), SCORE_MAP);
+    for (const dir of ['a', 'b']) {
+      put(`${dir}/dist/orders/score.js`, SCORE_JS);
+      put(`${dir}/dist/orders/score.js.map`, SCORE_MAP);
+    }
+    const budget = new MemoryBudget(1 << 30);
+    // Room for one map at a time.
+    const maps = new SourceMaps({ root, budget, cacheBytes: one + 1 });
+    const at = (dir) => maps.original({ file: `/${dir}/dist/orders/score.js`, line: 4, column: 20, mapUrl: null });
+    assert.deepStrictEqual(at('a'), { file: '/a/src/orders/score.ts', line: 5, column: 27 });
+    assert.strictEqual(budget.held(), one);
+    assert.deepStrictEqual(at('a'), { file: '/a/src/orders/score.ts', line: 5, column: 27 });
+    assert.strictEqual(budget.held(), one, 'used again: charged once');
+    assert.deepStrictEqual(at('b'), { file: '/b/src/orders/score.ts', line: 5, column: 27 });
+    assert.strictEqual(budget.held(), one, 'a dropped for b: its charge given back');
+    assert.deepStrictEqual(at('a'), { file: '/a/src/orders/score.ts', line: 5, column: 27 }, 'read again');
+    assert.strictEqual(budget.held(), one);
+    maps.close();
+    assert.strictEqual(budget.held(), 0);
+    assert.deepStrictEqual(at('b'), { file: '/b/src/orders/score.ts', line: 5, column: 27 }, 'usable after close()');
+    maps.close();
+    assert.strictEqual(budget.held(), 0);
+    assert.deepStrictEqual(said, []);
+  });
+
+  it('a map the run\'s budget has no room for: one line naming it and the bound, the frame where V8 put it', function () {
+    const one = parsedBytes(JSON.parse(SCORE_MAP), SCORE_MAP);
+    put('app/dist/orders/score.js', SCORE_JS);
+    put('app/dist/orders/score.js.map', SCORE_MAP);
+    const budget = new MemoryBudget(one + 1000);
+    assert.ok(budget.charge(2000), 'held by another reader');
+    const maps = new SourceMaps({ root, budget });
+    const place = { file: '/app/dist/orders/score.js', line: 4, column: 20, mapUrl: 'score.js.map' };
+    assert.strictEqual(maps.original(place), null);
+    assert.strictEqual(maps.original(place), null, 'asked again');
+    assert.strictEqual(budget.held(), 2000, 'nothing taken');
+    assert.strictEqual(said.length, 1, JSON.stringify(said));
+    assert.match(said[0], /^nodetrace: the source map of \/app\/dist\/orders\/score\.js: its map \/app\/dist\/orders\/score\.js\.map was not read \(\d+ KB parsed\): nodetrace's memory for this run is bounded to \d+ KB, and 2 KB of it is held already$/);
+    // The same map alone fits; one larger than the maps kept at most is refused before the budget is asked.
+    assert.deepStrictEqual(new SourceMaps({ root, budget: new MemoryBudget(one) }).original(place),
+      { file: '/app/src/orders/score.ts', line: 5, column: 27 });
+    const small = new SourceMaps({ root, budget: new MemoryBudget(1 << 30), cacheBytes: one - 1 });
+    assert.strictEqual(small.original(place), null);
+    assert.match(said[1] || '', /its map \/app\/dist\/orders\/score\.js\.map was not read \(\d+ KB parsed\): more than the \d+ KB of parsed maps nodetrace keeps$/, JSON.stringify(said));
+  });
+
+  it('ebadf\'s hit readers: a map that would hold more than a worker\'s heap is refused, not the worker\'s death', async function () {
+    this.timeout(120000);
+    put('app/dist/orders/score.js', SCORE_JS);
+    put('app/dist/orders/score.js.map', SCORE_MAP);
+    // 4 MB of dense mappings: some 90 MB parsed, near the worker's whole heap.
+    put('big/app.js', 'f();\n');
+    put('big/app.js.map', denseSourceMap(4 << 20));
+    const frame = (file, line, column) => ({ kind: 'js', name: 'f', file, line, column, text: 'f', sourceMapUrl: null });
+    const readers = new HitReaders({ maxWorkers: 1 });
+    try {
+      const big = await readers.run('u', { op: 'original', frames: [frame('/big/app.js', 1, 10)], root }, { deadlineMs: 60000 });
+      assert.ok(big.value, JSON.stringify(big));
+      const [f] = big.value;
+      assert.deepStrictEqual([f.file, f.line, f.column, f.generated], ['/big/app.js', 1, 10, undefined], 'where V8 put it');
+      const small = await readers.run('u', { op: 'original', frames: [frame('/app/dist/orders/score.js', 4, 20)], root }, { deadlineMs: 60000 });
+      assert.ok(small.value, JSON.stringify(small));
+      assert.strictEqual(`${small.value[0].file}:${small.value[0].line}`, '/app/src/orders/score.ts:5', 'the same worker maps the next');
+    } finally {
+      readers.close();
+    }
   });
 });

@@ -50,6 +50,7 @@ async function handler(args) {
     process.stdout.write(args.json ? renderStacksJson(model) : renderStacksText(model));
   } finally {
     c.close();
+    if (sourceMaps) sourceMaps.close();
   }
 }
 

@@ -92,12 +92,18 @@ const ops = {
   },
 
   original({ frames, root }) {
-    const maps = new SourceMaps({ root });
-    return frames.map((f) => {
-      if (f.kind !== 'js') return f;
-      const out = atOriginal(f, maps);
-      return f.inlined ? { ...out, inlined: f.inlined.map((r) => atOriginal(r, maps)) } : out;
-    });
+    // (The maps parsed live in this worker's heap: workerData.mapBytes bounds them.)
+    const bound = workerData && workerData.mapBytes ? { cacheBytes: workerData.mapBytes } : {};
+    const maps = new SourceMaps({ root, ...bound });
+    try {
+      return frames.map((f) => {
+        if (f.kind !== 'js') return f;
+        const out = atOriginal(f, maps);
+        return f.inlined ? { ...out, inlined: f.inlined.map((r) => atOriginal(r, maps)) } : out;
+      });
+    } finally {
+      maps.close();
+    }
   },
 };
 

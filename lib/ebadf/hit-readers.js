@@ -20,6 +20,10 @@ const MAX_WORKERS = 4;
 // nodetrace stays under its 512 MB whatever the files hold.
 const WORKER_HEAP_MB = 96;
 const WORKER_CACHE_BYTES = Math.floor(LIMITS.SYMBOL_CACHE_BYTES / MAX_WORKERS);
+// What the source maps a worker parses may hold (lib/source-maps.js): they
+// live in its heap, unlike the symbolizer's tables (buffers), and a map
+// that holds more than the heap has is its death (a 4 MB dense map: 90 MB).
+const WORKER_MAP_BYTES = 32 * 1024 * 1024;
 
 class HitReaders {
   /**
@@ -53,7 +57,7 @@ class HitReaders {
     const budget = runBudget();
     const ledger = new SharedArrayBuffer(8);
     const worker = new Worker(WORKER, {
-      workerData: { cacheBytes: WORKER_CACHE_BYTES, budget: budget.shared, ledger },
+      workerData: { cacheBytes: WORKER_CACHE_BYTES, mapBytes: WORKER_MAP_BYTES, budget: budget.shared, ledger },
       resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
       stdout: false,
       stderr: false,

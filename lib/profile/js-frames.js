@@ -280,6 +280,7 @@ class SampleNames {
   close() {
     if (this.memory) this.memory.close();
     if (this.namer) this.namer.close();
+    if (this.sourceMaps) this.sourceMaps.close();
   }
 }
 
