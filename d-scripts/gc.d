@@ -10,10 +10,13 @@
  *
  * ARGUMENTS (lib/tracer/program-arguments.js)
  *   $1  PID  the Node process (every thread of it)
+ * @template COLLECTION_ENTRY: pid$1::HEAP_COLLECT_GARBAGE:entry
+ * @template COLLECTION_RETURN: pid$1::HEAP_COLLECT_GARBAGE:return
  * @template STEP_ENTRY: pid$1::INCREMENTAL_MARKING_STEP:entry
  * @template STEP_RETURN: pid$1::INCREMENTAL_MARKING_STEP:return
- *   (IncrementalMarking::Step's exact mangled name; by hand, replace
- *   INCREMENTAL_MARKING_STEP with it.)
+ *   (Heap::CollectGarbage's and IncrementalMarking::Step's exact mangled
+ *   names, which differ between versions; by hand, replace
+ *   HEAP_COLLECT_GARBAGE and INCREMENTAL_MARKING_STEP with them.)
  *
  * Example output (test/targets/gc-churn.js, 5 s, DTrace for Linux 2.0, abridged):
  *   @pause_us
@@ -35,6 +38,9 @@
 
 int64_t start;
 self int64_t since[int];
+self int64_t collecting;
+self int depth;
+self int kind;
 
 dtrace:::BEGIN
 {
@@ -42,39 +48,63 @@ dtrace:::BEGIN
 	printf("Tracing V8's garbage collection pauses of PID %d... Hit Ctrl-C to end.\n", $1);
 }
 
-pid$1::_ZN2v88internal18ScavengerCollector14CollectGarbageEv:entry { self->since[0] = timestamp; }
-pid$1::_ZN2v88internal20MarkCompactCollector14CollectGarbageEv:entry { self->since[1] = timestamp; }
+/*
+ * A scavenge or a mark-compact: the whole of Heap::CollectGarbage, which
+ * calls V8's GC prologue and epilogue callbacks, between which Node's
+ * PerformanceObserver times its 'gc' entry (the collector's own function
+ * alone missed the sweeping finished and the weak callbacks around it:
+ * docs/gc.md); its kind is the collector that ran inside it.  A collection
+ * can start another from its callbacks: self->depth keeps the outermost;
+ * one already running at the attach (depth 0 at its return) does not count.
+ */
+pid$1::HEAP_COLLECT_GARBAGE:entry
+{
+	self->collecting = self->depth == 0 ? timestamp : self->collecting;
+	self->depth++;
+}
+pid$1::_ZN2v88internal18ScavengerCollector14CollectGarbageEv:entry /self->collecting && self->kind == 0/ { self->kind = 1; }
+pid$1::_ZN2v88internal20MarkCompactCollector14CollectGarbageEv:entry /self->collecting && self->kind == 0/ { self->kind = 2; }
+pid$1::HEAP_COLLECT_GARBAGE:return
+/self->depth > 0/
+{
+	self->depth--;
+}
+pid$1::HEAP_COLLECT_GARBAGE:return
+/self->depth == 0 && self->collecting && self->kind/
+{
+	this->k = self->kind == 1 ? "scavenge" : "mark-compact";
+	this->i = self->kind - 1;
+	this->us = (timestamp - self->collecting) / 1000;
+	@pause_us[this->k] = quantize(this->us);
+	@pauses[this->k] = count();
+	@pause_total_us[this->k] = sum(this->us);
+	@pause_max_us[this->k] = max(this->us);
+	@thread_pauses[tid, this->i] = count();
+	@thread_pause_us[tid, this->i] = sum(this->us);
+}
+pid$1::HEAP_COLLECT_GARBAGE:return
+/self->depth == 0/
+{
+	self->collecting = 0;
+	self->kind = 0;
+}
+
+/* Marking steps and weak callbacks outside a collection (one inside is
+ * part of its pause, counted there once). */
 pid$1::INCREMENTAL_MARKING_STEP:entry
+/self->depth == 0/
 { self->since[2] = timestamp; }
 pid$1::_ZN2v88internal13GlobalHandles28InvokeFirstPassWeakCallbacksEv:entry,
-pid$1::_ZN2v88internal13GlobalHandles32InvokeSecondPassPhantomCallbacksEv:entry { self->since[3] = timestamp; }
+pid$1::_ZN2v88internal13GlobalHandles32InvokeSecondPassPhantomCallbacksEv:entry /self->depth == 0/ { self->since[3] = timestamp; }
 
 /* A return: which kind ended (the clauses of one probe run in order); then
  * one clause records it. Only these functions' returns are probed: a clause
  * on every return (pid$1:::return) would instrument all of node. */
-pid$1::_ZN2v88internal18ScavengerCollector14CollectGarbageEv:return,
-pid$1::_ZN2v88internal20MarkCompactCollector14CollectGarbageEv:return,
 pid$1::_ZN2v88internal13GlobalHandles28InvokeFirstPassWeakCallbacksEv:return,
 pid$1::_ZN2v88internal13GlobalHandles32InvokeSecondPassPhantomCallbacksEv:return,
 pid$1::INCREMENTAL_MARKING_STEP:return
 {
 	this->pause = 0;
-}
-
-pid$1::_ZN2v88internal18ScavengerCollector14CollectGarbageEv:return
-/self->since[0]/
-{
-	this->k = "scavenge";
-	this->i = 0;
-	this->pause = 1;
-}
-
-pid$1::_ZN2v88internal20MarkCompactCollector14CollectGarbageEv:return
-/self->since[1]/
-{
-	this->k = "mark-compact";
-	this->i = 1;
-	this->pause = 1;
 }
 
 pid$1::INCREMENTAL_MARKING_STEP:return
@@ -94,8 +124,6 @@ pid$1::_ZN2v88internal13GlobalHandles32InvokeSecondPassPhantomCallbacksEv:return
 	this->pause = 1;
 }
 
-pid$1::_ZN2v88internal18ScavengerCollector14CollectGarbageEv:return,
-pid$1::_ZN2v88internal20MarkCompactCollector14CollectGarbageEv:return,
 pid$1::_ZN2v88internal13GlobalHandles28InvokeFirstPassWeakCallbacksEv:return,
 pid$1::_ZN2v88internal13GlobalHandles32InvokeSecondPassPhantomCallbacksEv:return,
 pid$1::INCREMENTAL_MARKING_STEP:return

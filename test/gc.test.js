@@ -4,7 +4,7 @@
 // steadily (scavenges) and forces a full GC every 500 ms (--expose-gc).
 const assert = require('assert');
 const { requireTracing, startTarget, stopTarget, nodetrace, traceWindow, killStragglers } = require('./support/harness');
-const { locateGc, stepName, FIXED, STEP_PREFIX } = require('../lib/gc/v8-functions');
+const { locateGc, stepName, collectionName, FIXED, STEP_PREFIX, COLLECTION_PREFIX } = require('../lib/gc/v8-functions');
 const { loadElfSymbols, findElfSymbols, elfFunctionsStartingWith } = require('../lib/symbolize');
 const { MemoryBudget } = require('../lib/memory-budget');
 const { LIMITS } = require('../lib/limits');
@@ -15,6 +15,7 @@ const { instantiateSlot, uprobesAtAddresses } = require('../lib/tracer/template'
 
 const STEP_20 = '_ZN2v88internal18IncrementalMarking4StepEdNS0_10StepOriginE';
 const STEP_24 = '_ZN2v88internal18IncrementalMarking4StepENS_4base9TimeDeltaEmNS0_10StepOriginE';
+const COLLECT_20 = '_ZN2v88internal4Heap14CollectGarbageENS0_15AllocationSpaceENS0_23GarbageCollectionReasonENS_15GCCallbackFlagsE';
 
 describe('nodetrace gc: V8\'s functions', function () {
   it('takes the one plain IncrementalMarking::Step, never a .cold clone', function () {
@@ -24,8 +25,14 @@ describe('nodetrace gc: V8\'s functions', function () {
     assert.strictEqual(stepName([STEP_20, STEP_24]), null, 'two candidates: no guess');
   });
 
+  it('takes the one plain Heap::CollectGarbage, whatever its arguments, and not another class\'s', function () {
+    assert.strictEqual(collectionName([COLLECT_20, `${COLLECT_20}.constprop.0`]), COLLECT_20);
+    assert.strictEqual(collectionName(['_ZN2v88internal16third_party_heap4Heap14CollectGarbageEv']), null);
+    assert.strictEqual(collectionName([COLLECT_20, `${COLLECT_20}NS0_21PerformHeapLimitCheckE`]), null, 'two candidates: no guess');
+  });
+
   // A process mapping node and Debian's libnode (which holds V8 there).
-  function host({ inExe, names = Object.values(FIXED), steps = [STEP_24] }) {
+  function host({ inExe, names = Object.values(FIXED), steps = [STEP_24], collections = [COLLECT_20] }) {
     const maps = [
       '00400000-00500000 r-xp 00000000 fe:00 11 /usr/bin/node',
       '7f0000000000-7f0001000000 r-xp 00000000 fe:00 22 /usr/lib/x86_64-linux-gnu/libnode.so.108',
@@ -36,9 +43,9 @@ describe('nodetrace gc: V8\'s functions', function () {
       maps: () => maps,
       exePath: () => '/usr/bin/node',
       findSymbols: (file, wanted) => ({ loads: [],
-        found: new Map(file === holder ? wanted.filter((n) => names.includes(n) || steps.includes(n))
+        found: new Map(file === holder ? wanted.filter((n) => [...names, ...steps, ...collections].includes(n))
           .map((n) => [n, { value: 0x1000 + n.length, size: 1 }]) : []) }),
-      symbolNames: (file) => (file === holder ? steps : []),
+      symbolNames: (file, prefix) => (file !== holder ? [] : prefix === COLLECTION_PREFIX ? collections : steps),
     };
   }
 
@@ -46,8 +53,9 @@ describe('nodetrace gc: V8\'s functions', function () {
     // The tracer is given the mapped file itself, whatever the process's mount namespace.
     assert.strictEqual(locateGc(7, host({ inExe: true })).file, '/proc/7/map_files/400000-500000');
     const debian = locateGc(7, host({ inExe: false }));
-    assert.deepStrictEqual([debian.object, debian.functions.incremental, debian.functions.scavenge],
-      ['/usr/lib/x86_64-linux-gnu/libnode.so.108', STEP_24, FIXED.scavenge]);
+    const { incremental, scavenge, collection } = debian.functions;
+    assert.deepStrictEqual([debian.object, incremental, scavenge, collection],
+      ['/usr/lib/x86_64-linux-gnu/libnode.so.108', STEP_24, FIXED.scavenge, COLLECT_20]);
   });
 
   it('knows each function\'s start, and bpftrace is given the addresses, every probe by name replaced', function () {
@@ -56,14 +64,20 @@ describe('nodetrace gc: V8\'s functions', function () {
     assert.strictEqual(r.addresses.get(STEP_24), 0x1000 + STEP_24.length);
     // As gc plans it: Step's slot filled, then every function by address.
     let text = readScript('gc', 'bpftrace');
+    text = instantiateSlot(text, 'COLLECTION_ENTRY', `uprobe:$1:${COLLECT_20}`);
+    text = instantiateSlot(text, 'COLLECTION_RETURN', `uretprobe:$1:${COLLECT_20}`);
     text = instantiateSlot(text, 'STEP_ENTRY', `uprobe:$1:${STEP_24}`);
     text = instantiateSlot(text, 'STEP_RETURN', `uretprobe:$1:${STEP_24}`);
     const named = (t) => t.split('\n').filter((l) => /^(uprobe|uretprobe):/.test(l));
+    // The collection, its two collectors (entries only: they name its kind),
+    // the marking step and the two weak callbacks, each entry and return.
     assert.strictEqual(named(text).length, 10);
     const at = uprobesAtAddresses(text, '$1', r.addresses, 'by address');
     assert.deepStrictEqual(named(at).filter((l) => !/^u(ret)?probe:\$1:0x[0-9a-f]+(,| |$)/.test(l)), []);
+    const entryOnly = new Set([FIXED.scavenge, FIXED['mark-compact']]);
     for (const [name, value] of r.addresses) {
-      assert.strictEqual(named(at).filter((l) => l.includes(`:0x${value.toString(16)}`)).length, 2, `${name}: its entry and its return`);
+      assert.strictEqual(named(at).filter((l) => l.includes(`:0x${value.toString(16)}`)).length, entryOnly.has(name) ? 1 : 2,
+        `${name}: its entry${entryOnly.has(name) ? '' : ' and its return'}`);
       assert(at.includes(`/* 0x${value.toString(16)} is ${name} */`), `the program says which function ${value} is`);
     }
     assert.strictEqual(named(at).join('\n').replace(/0x[0-9a-f]+/g, 'A'), named(text).join('\n').replace(/_ZN[A-Za-z0-9_]+/g, 'A'),
@@ -81,9 +95,9 @@ describe('nodetrace gc: V8\'s functions', function () {
   });
 
   it('says which are missing rather than trace part of the pauses', function () {
-    const r = locateGc(7, host({ inExe: true, names: [FIXED['mark-compact']], steps: [] }));
+    const r = locateGc(7, host({ inExe: true, names: [FIXED['mark-compact']], steps: [], collections: [] }));
     assert.match(r.missing,
-      /^\/usr\/bin\/node defines V8's collector but not its scavenge, weak-first, weak-second, incremental functions$/);
+      /^\/usr\/bin\/node defines V8's collector but not its scavenge, weak-first, weak-second, incremental, collection functions$/);
     assert.match(locateGc(7, host({ inExe: true, names: [] })).missing, /no object of the process defines/);
   });
 });
@@ -100,15 +114,19 @@ describe('nodetrace gc: V8\'s functions in each Node build, as the whole table n
       // (A budget of its own: the run's is not charged for a table this test drops.)
       const table = loadElfSymbols(file, { budget: new MemoryBudget(LIMITS.RUN_MEMORY_BYTES) });
       const steps = new Set();
+      const collections = new Set();
       const fixed = new Map();
       const wanted = new Set(Object.values(FIXED));
       for (let i = 0; i < table.values.length; i++) {
         const name = table.nameAt(i);
         if (name.startsWith(STEP_PREFIX)) steps.add(name);
+        if (name.startsWith(COLLECTION_PREFIX)) collections.add(name);
         if (wanted.has(name) && !fixed.has(name)) fixed.set(name, table.values[i]);
       }
       assert(stepName([...steps]), `one plain IncrementalMarking::Step in ${file}: ${[...steps].join(', ')}`);
       assert.deepStrictEqual(new Set(elfFunctionsStartingWith(file, STEP_PREFIX)), steps);
+      assert(collectionName([...collections]), `one plain Heap::CollectGarbage in ${file}: ${[...collections].join(', ')}`);
+      assert.deepStrictEqual(new Set(elfFunctionsStartingWith(file, COLLECTION_PREFIX)), collections);
       assert.strictEqual(fixed.size, wanted.size, `${file} defines ${[...fixed.keys()].join(', ')}`);
       const found = findElfSymbols(file, [...wanted]).found;
       assert.deepStrictEqual(new Map([...found].map(([n, s]) => [n, s.value])), fixed);

@@ -213,15 +213,17 @@ describe('each command against the app\'s own instruments: Express, Fastify, pis
           assert.strictEqual(kind('mark-compact').count, own('major').count, 'mark-compacts');
           assert(own('minor').count >= 1, `no scavenge in the window: ${JSON.stringify(truth.gc)}`);
           // Node times a pause from V8's GC prologue callbacks to its
-          // epilogue callbacks (Heap::CollectGarbage); nodetrace the
-          // collector's own function inside that span, which also holds the
-          // safepoint, sweeping finished and the weak callbacks
-          // (docs/gc.md): never more, and most of it (measured at load
-          // 12-18: scavenges 90-95%, mark-compacts 82-100%).
+          // epilogue callbacks, both called by Heap::CollectGarbage, which
+          // nodetrace times (docs/gc.md): never less than Node's span (each
+          // pause rounded down to a microsecond), a little more for what
+          // the function does before and after them (0.03-0.07 ms a pause
+          // measured idle; a loaded host can stretch it).
           for (const [name, mine] of [['scavenge', 'minor'], ['mark-compact', 'major']]) {
             if (!own(mine).count) continue;
             const ms = kind(name).total_us / 1000;
-            assert(ms <= own(mine).ms + 1 && ms >= 0.7 * own(mine).ms, `${name} total ${ms} ms, the app's ${own(mine).ms} ms`);
+            const count = own(mine).count;
+            assert(ms >= own(mine).ms - 0.001 * count && ms <= 1.05 * own(mine).ms + 0.2 * count,
+              `${name} total ${ms} ms, the app's ${own(mine).ms} ms in ${count} pauses`);
           }
           // All on the main thread, said so.
           assert.deepStrictEqual(json.threads.map((t) => [t.tid, t.role, t.label]), [[target.pid, 'main', 'main thread']]);

@@ -49,12 +49,15 @@ function plan(args, tracer) {
       { hint: 'nodetrace gc needs V8\'s symbols (official, NodeSource and Debian builds have them).', exitCode: EXIT.NOT_FOUND });
   }
   const step = gc.functions.incremental;
+  const collection = gc.functions.collection;
   let program = readScript(SCRIPT, tracer.name);
-  // The comment says which function, never where it was found: the path is
-  // the target's to choose, and no byte of it becomes program text.
-  const instantiated = `instantiated by nodetrace gc: IncrementalMarking::Step is ${step} in this process`;
+  // The comment says which functions, never where they were found: the path
+  // is the target's to choose, and no byte of it becomes program text.
+  const instantiated = `instantiated by nodetrace gc: Heap::CollectGarbage is ${collection}, IncrementalMarking::Step ${step} in this process`;
   if (tracer.name === 'bpftrace') {
-    program = instantiateSlot(program, 'STEP_ENTRY', `uprobe:$1:${step}`, instantiated);
+    program = instantiateSlot(program, 'COLLECTION_ENTRY', `uprobe:$1:${collection}`, instantiated);
+    program = instantiateSlot(program, 'COLLECTION_RETURN', `uretprobe:$1:${collection}`);
+    program = instantiateSlot(program, 'STEP_ENTRY', `uprobe:$1:${step}`);
     program = instantiateSlot(program, 'STEP_RETURN', `uretprobe:$1:${step}`);
     // By address: bpftrace 0.17 searched node's symbol table for each of the
     // ten probes by name, 6.4 s of its CPU to attach (0.5 s by address),
@@ -64,7 +67,9 @@ function plan(args, tracer) {
         'instantiated by nodetrace gc: each function by its address in OBJECT, where bpftrace finds it at once');
     }
   } else {
-    program = instantiateSlot(program, 'STEP_ENTRY', `pid$1::${step}:entry`, instantiated);
+    program = instantiateSlot(program, 'COLLECTION_ENTRY', `pid$1::${collection}:entry`, instantiated);
+    program = instantiateSlot(program, 'COLLECTION_RETURN', `pid$1::${collection}:return`);
+    program = instantiateSlot(program, 'STEP_ENTRY', `pid$1::${step}:entry`);
     program = instantiateSlot(program, 'STEP_RETURN', `pid$1::${step}:return`);
   }
   return planTracer(tracer, {

@@ -13,8 +13,8 @@ const { threadLabel, threadReportName } = require('../threads/roles');
 const JSON_VERSION = 1;
 // The order kinds are shown in, and what each is.
 const KINDS = [
-  ['scavenge', 'scavenges (young generation; ScavengerCollector::CollectGarbage)'],
-  ['mark-compact', 'mark-compact (the atomic pause of a full GC; MarkCompactCollector::CollectGarbage)'],
+  ['scavenge', 'scavenges (young generation; Heap::CollectGarbage running the ScavengerCollector)'],
+  ['mark-compact', "mark-compact (a full GC's pause; Heap::CollectGarbage running the MarkCompactCollector)"],
   ['incremental', 'incremental marking steps (IncrementalMarking::Step)'],
   ['weak-callbacks', 'weak callbacks run by the GC (GlobalHandles::Invoke*Callbacks)'],
 ];

@@ -6,12 +6,20 @@
 // each kind of pause. Measured with uprobes on Node 18 (Debian's libnode
 // 108), 20, 22, 24 and 26 here: every build defines them.
 //
-//   scavenge       v8::internal::ScavengerCollector::CollectGarbage()
-//                  (Heap::Scavenge() is inlined on most paths: a quick count
-//                  on Node 20 saw it 2 times for 10 scavenges)
-//   mark-compact   v8::internal::MarkCompactCollector::CollectGarbage()
-//                  (the atomic pause of a full GC: marking's end, sweeping
-//                  set up, compaction)
+//   collection     v8::internal::Heap::CollectGarbage(...) (every
+//                  collection's whole pause: it calls V8's GC prologue and
+//                  epilogue callbacks, between which Node's
+//                  PerformanceObserver times a 'gc' entry; its signature
+//                  differs between versions: 26 adds two arguments)
+//   scavenge       v8::internal::ScavengerCollector::CollectGarbage(): a
+//                  collection that runs it is a scavenge (Heap::Scavenge()
+//                  is inlined on most paths: a quick count on Node 20 saw it
+//                  2 times for 10 scavenges)
+//   mark-compact   v8::internal::MarkCompactCollector::CollectGarbage(): a
+//                  collection that runs it is a full GC. Timed alone, it
+//                  missed what its collection does around it (sweeping
+//                  finished on the main thread, weak callbacks): 26.6 ms of
+//                  a 47.0 ms pause, 6.6 of 11.8 (docs/gc.md)
 //   incremental    v8::internal::IncrementalMarking::Step(...) (a step of
 //                  marking on the main thread between full GCs; its
 //                  signature differs between versions, and 22+ also define
@@ -31,14 +39,20 @@ const FIXED = Object.freeze({
   'weak-second': '_ZN2v88internal13GlobalHandles32InvokeSecondPassPhantomCallbacksEv',
 });
 const STEP_PREFIX = '_ZN2v88internal18IncrementalMarking4StepE';
+const COLLECTION_PREFIX = '_ZN2v88internal4Heap14CollectGarbageE';
 
-// The one IncrementalMarking::Step of a symbol table (a plain symbol, not a
-// clone such as ".cold"), or null.
-function stepName(names) {
+// The one function of a symbol table whose name starts with `prefix` (a
+// plain symbol, not a clone such as ".cold"), or null.
+function onePlain(names, prefix) {
   // (.symtab and .dynsym may both name it.)
-  const plain = [...new Set(names.filter((n) => n.startsWith(STEP_PREFIX) && /^[A-Za-z0-9_]+$/.test(n)))];
+  const plain = [...new Set(names.filter((n) => n.startsWith(prefix) && /^[A-Za-z0-9_]+$/.test(n)))];
   return plain.length === 1 ? plain[0] : null;
 }
+
+/** The one IncrementalMarking::Step of a symbol table, or null. */
+const stepName = (names) => onePlain(names, STEP_PREFIX);
+/** The one Heap::CollectGarbage of a symbol table, or null. */
+const collectionName = (names) => onePlain(names, COLLECTION_PREFIX);
 
 /**
  * -> { file (what the tracer attaches to: the mapped file itself, through
@@ -61,9 +75,11 @@ function locateGc(pid, host = realHost()) {
     const missing = Object.entries(FIXED).filter(([, name]) => !found.found.has(name)).map(([kind]) => kind);
     const step = stepName(host.symbolNames(readFrom, STEP_PREFIX));
     if (!step) missing.push('incremental');
+    const collection = collectionName(host.symbolNames(readFrom, COLLECTION_PREFIX));
+    if (!collection) missing.push('collection');
     if (missing.length) return { missing: `${o.path} defines V8's collector but not its ${missing.join(', ')} ${noun(missing.length, 'function')}` };
-    const functions = { ...FIXED, incremental: step };
-    const addresses = addressesOf(functions, found, host.findSymbols(readFrom, [step]));
+    const functions = { ...FIXED, incremental: step, collection };
+    const addresses = addressesOf(functions, found, host.findSymbols(readFrom, [step, collection]));
     return { file: mapFile(pid, o), object: o.path, functions, addresses };
   }
   return { missing: 'no object of the process defines V8\'s MarkCompactCollector::CollectGarbage (not Node, or a build without symbols)' };
@@ -95,4 +111,4 @@ function realHost() {
   };
 }
 
-module.exports = { locateGc, stepName, FIXED, STEP_PREFIX };
+module.exports = { locateGc, stepName, collectionName, FIXED, STEP_PREFIX, COLLECTION_PREFIX };
