@@ -128,16 +128,6 @@ describe('nodetrace snoop @tracer', function () {
     }
   });
 
-  it('-l warn shows only warn and above @core', async function () {
-    const app = await startBunyan({ NAME: 'snoop-warn' });
-    started.push(app);
-    const r = await snoop([String(app.pid), '-l', 'warn', '--json'], (lines) => records(lines).length >= 8);
-    assert(r.satisfied, r.stderr);
-    const recs = records(r.lines);
-    assert(recs.every((o) => o.level >= 40), `levels seen: ${[...new Set(recs.map((o) => o.level))]}`);
-    assert(recs.some((o) => o.level === 40) && recs.some((o) => o.level === 50));
-  });
-
   it('\'*\' catches a process started after the snoop', async function () {
     const name = `late-${process.pid}-${Date.now()}`;
     const r = await snoop(['*', '--json', '-l', 'debug'],
@@ -188,25 +178,42 @@ describe('nodetrace snoop @tracer', function () {
     assert.match(r.stderr, /from 2 processes/);
   });
 
-  it('delivers a record of nearly 4 KB whole and marks a 10 KiB one as truncated @core', async function () {
-    // 1500 characters of 1- to 4-byte UTF-8 (3.9 KB): the cuts fall inside characters.
-    const app = await startBunyan({ NAME: 'snoop-big', BIG: '1500,10240', BLOB: 'é€😀x' });
-    started.push(app);
-    const r = await snoop([String(app.pid), '--json', '-l', 'warn'], (lines) => {
-      const recs = records(lines);
-      return recs.some((o) => o.blob) && recs.some((o) => o.nodetrace === 'truncated');
+  // One snoop of an app whose warn records alternate a 3.9 KB blob and a
+  // 10 KiB one, at -l warn: the level filter and the record sizes, from
+  // the same records.
+  describe('-l warn --json, an app logging records of nearly 4 KB and of 10 KiB @core', function () {
+    let app;
+    let r;
+    before(async function () {
+      // 1500 characters of 1- to 4-byte UTF-8 (3.9 KB): the cuts fall inside characters.
+      app = await startBunyan({ NAME: 'snoop-big', BIG: '1500,10240', BLOB: 'é€😀x' });
+      r = await snoop([String(app.pid), '--json', '-l', 'warn'], (lines) => {
+        const recs = records(lines);
+        return recs.length >= 8 && recs.some((o) => o.blob) && recs.some((o) => o.nodetrace === 'truncated');
+      });
     });
-    assert(r.satisfied, r.stderr);
-    const recs = records(r.lines);   // every line parsed as JSON
-    const whole = recs.find((o) => o.blob);
-    assert.strictEqual(whole.blob, Array.from('é€😀x'.repeat(1500)).slice(0, 1500).join(''));
-    const cut = recs.find((o) => o.nodetrace === 'truncated');
-    assert.strictEqual(cut.pid, app.pid);
-    assert.strictEqual(cut.level, 40);
-    assert(cut.bytes_seen >= 4096, `only ${cut.bytes_seen} bytes`);
-    assert(cut.prefix.startsWith('{"name":"snoop-big"'), cut.prefix);
-    assert(!recs.some((o) => o.name === 'snoop-big' && o.blob && o.blob.length !== whole.blob.length), 'no cut record passed off as whole');
-    assert.match(r.stderr, /too long for the tracer \(marked TRUNCATED\)/);
+    after(() => stopTarget(app));
+
+    it('shows only warn and above', function () {
+      assert(r.satisfied, r.stderr);
+      const recs = records(r.lines);
+      assert(recs.every((o) => o.level >= 40), `levels seen: ${[...new Set(recs.map((o) => o.level))]}`);
+      assert(recs.some((o) => o.level === 40) && recs.some((o) => o.level === 50));
+    });
+
+    it('delivers a record of nearly 4 KB whole and marks a 10 KiB one as truncated', function () {
+      assert(r.satisfied, r.stderr);
+      const recs = records(r.lines);   // every line parsed as JSON
+      const whole = recs.find((o) => o.blob);
+      assert.strictEqual(whole.blob, Array.from('é€😀x'.repeat(1500)).slice(0, 1500).join(''));
+      const cut = recs.find((o) => o.nodetrace === 'truncated');
+      assert.strictEqual(cut.pid, app.pid);
+      assert.strictEqual(cut.level, 40);
+      assert(cut.bytes_seen >= 4096, `only ${cut.bytes_seen} bytes`);
+      assert(cut.prefix.startsWith('{"name":"snoop-big"'), cut.prefix);
+      assert(!recs.some((o) => o.name === 'snoop-big' && o.blob && o.blob.length !== whole.blob.length), 'no cut record passed off as whole');
+      assert.match(r.stderr, /too long for the tracer \(marked TRUNCATED\)/);
+    });
   });
 
   it('shows a truncated record as a marked line in bunyan\'s text modes', async function () {
