@@ -52,6 +52,21 @@ describe('--pod: a pod played by podman kube play, traced from the host @tracer'
     assert.strictEqual(JSON.parse(r.stdout).process.pid, pod.pid);
   });
 
+  it('snoop --pod: all the pod\'s Node processes (here its one), its bunyan records every one in order', async function () {
+    const hooked = await startPod('bunyan-debug-loop.js', { hook: true, env: { INTERVAL: '20' } });
+    try {
+      const r = await nodetrace(['snoop', '--pod', hooked.name, '-d', '3', '-m', 'short'], { timeoutMs: 120000 });
+      assert.strictEqual(r.code, 0, r.stderr);
+      assert.match(r.stderr, new RegExp(`^nodetrace: snooping the Node process of pod ${hooked.name} \\(${hooked.podId.slice(0, 12)}\\): PID ${hooked.pid}$`, 'm'));
+      // Each round logs an error record, numbered: every one in order, none lost.
+      const errors = [...r.stdout.matchAll(new RegExp(`^\\S+ +ERROR snoop-target/${hooked.pid} in .*\\(seq=(\\d+)\\)$`, 'gm'))].map((m) => Number(m[1]));
+      assert(errors.length >= 10, r.stdout.slice(0, 2000));
+      assert.deepStrictEqual(errors, errors.map((_, i) => errors[0] + i));
+    } finally {
+      hooked.remove();
+    }
+  });
+
   it('a pod that is not here, or 7 characters of an ID: exit 2, saying so, with nodetrace ps', async function () {
     for (const asked of ['no-such-pod', pod.podId.slice(0, 7)]) {
       const r = await nodetrace(['gc', '--pod', asked, '-d', '1'], { timeoutMs: 120000 });

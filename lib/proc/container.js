@@ -15,6 +15,7 @@
 // (ID: 64 hex digits.) conmon, podman's monitor, has libpod-conmon-ID: not
 // the container. Names: podman's own record of its containers (root's
 // storage); other runtimes' containers are named by their ID.
+// The pod a container is in (Kubernetes', podman's): lib/proc/pod.js.
 const fs = require('fs');
 const { openRegular, readAt } = require('../safe-open');
 const { safeText } = require('../terminal-safe');

@@ -25,8 +25,17 @@ function podman(args, { env, timeout = 120000 } = {}) {
   return spawnSync('podman', args, { encoding: 'utf8', timeout, env: env ? { ...process.env, ...env } : process.env });
 }
 
-// The manifest: what a Deployment's pod template would hold for this container.
-function manifest(name, image, target) {
+// The manifest: what a Deployment's pod template would hold for this
+// container. hook: the checkout mounted at /nodetrace and node started with
+// its register hook (as test/support/containers.js does); env: its
+// environment (names and values of the tests' own choosing).
+function manifest(name, image, target, { hook = false, env = {} } = {}) {
+  const command = hook ? ['/usr/local/bin/node', '-r', '/nodetrace/register.js', `/nodetrace/test/targets/${target}`]
+    : ['/usr/local/bin/node', `/app/${target}`];
+  const volume = (n, at, from) => ({ mount: `    - name: ${n}\n      mountPath: ${at}\n      readOnly: true\n`,
+    volume: `  - name: ${n}\n    hostPath:\n      path: ${from}\n      type: Directory\n` });
+  const volumes = [volume('app', '/app', path.join(ROOT, 'test', 'targets')), ...(hook ? [volume('checkout', '/nodetrace', ROOT)] : [])];
+  const envs = Object.entries(env).map(([k, v]) => `    - name: ${k}\n      value: ${JSON.stringify(String(v))}\n`).join('');
   return `apiVersion: v1
 kind: Pod
 metadata:
@@ -36,34 +45,27 @@ spec:
   containers:
   - name: node
     image: ${image}
-    command: ["/usr/local/bin/node", "/app/${target}"]
-    volumeMounts:
-    - name: app
-      mountPath: /app
-      readOnly: true
-  volumes:
-  - name: app
-    hostPath:
-      path: ${path.join(ROOT, 'test', 'targets')}
-      type: Directory
-`;
+    command: ${JSON.stringify(command)}
+${envs ? `    env:\n${envs}` : ''}    volumeMounts:
+${volumes.map((v) => v.mount).join('')}  volumes:
+${volumes.map((v) => v.volume).join('')}`;
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Plays a pod running `node /app/<target>` and resolves once node printed
+ * Plays a pod running `node /app/<target>` (options: manifest's) and resolves once node printed
  * "ready": { name (the pod's), podId, container (its container's name),
  * id (the container's ID), pid (node's host PID, as podman says it), remove() }.
  */
-async function startPod(target, { timeoutMs = START_TIMEOUT_MS } = {}) {
+async function startPod(target, { hook = false, env = {}, timeoutMs = START_TIMEOUT_MS } = {}) {
   const img = containerImage();
   if (img.reason) throw new Error(img.reason);
   const name = `nodetrace-test-pod-${process.pid}-${live.size}`;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-pod-'));
   const yaml = path.join(dir, 'pod.yaml');
   const conf = path.join(dir, 'containers.conf');
-  fs.writeFileSync(yaml, manifest(name, img.name, target));
+  fs.writeFileSync(yaml, manifest(name, img.name, target, { hook, env }));
   fs.writeFileSync(conf, CONTAINERS_CONF);
   live.add(name);
   const remove = () => removePod(name);
