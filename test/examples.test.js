@@ -62,6 +62,11 @@ const CAPTURE = {
 const HELP_MARKERS = {
   'sudo $0 http --container web': 'not run: needs a podman container named web',
   'sudo $0 snoop --container web': 'not run: needs a podman container named web',
+  'sudo $0 http --pod web-7d4b9': 'not run: needs a pod named web-7d4b9',
+  'sudo $0 snoop --pod web-7d4b9': 'not run: needs a pod named web-7d4b9',
+  'sudo $0 doctor --pod web-7d4b9': 'not run: needs a pod named web-7d4b9',
+  'sudo $0 latency --pod web-7d4b9 -d 10': 'not run: needs a pod named web-7d4b9',
+  'sudo $0 ps --pod web-7d4b9 --json': 'not run: needs a pod named web-7d4b9',
   '$0 stack core.node.4242.20261127T140659Z': 'not run: needs a core of a Node process (ebadf saves one)',
   '$0 stack core.node.4242.X --root core.node.4242.X.root': 'not run: needs a core and the files ebadf saves beside it',
   'sudo $0 loop -p 4242 --thread 2': 'target workers',

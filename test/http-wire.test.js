@@ -259,7 +259,10 @@ describe('nodetrace http on an unprepared process (the wire) @tracer', function 
     assert(peakKb < 200 * 1024, `nodetrace peaked at ${peakKb} kB`);
   });
 
-  it('the same over HTTPS, read off node\'s OpenSSL', async function () {
+  // @core: the one test of the wire over TLS the tiers run. Its TLS part
+  // reads node's SSL_read and SSL_write, handed to bpftrace by address,
+  // and each bpftrace copies their buffers its own way (str()'s NUL).
+  it('the same over HTTPS, read off node\'s OpenSSL @core', async function () {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-wire-attacks-'));
     try {
       await attacked(['--tls', ...(await certificate(dir))], ['--tls']);

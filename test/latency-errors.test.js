@@ -40,7 +40,7 @@ describe('nodetrace latency errors', function () {
   it('needs a target: no -p and no -c is a usage error', async function () {
     const r = await nodetrace(['latency']);
     assert.strictEqual(r.code, 2);
-    assertShortError(r, /Give a process: a PID \(-p PID\), part of a command line, --container NAME or -c COMMAND/);
+    assertShortError(r, /Give a process: a PID \(-p PID\), part of a command line, --container NAME, --pod NAME or -c COMMAND/);
   });
 
   it('rejects a bad duration', async function () {

@@ -394,8 +394,8 @@ describe('profile: the command line', function () {
     for (const [args, says] of [
       [['profile', '-p', String(process.pid), '-F', '0'], /-F expects a whole number of samples a second from 1 to 999/],
       [['profile', '-p', String(process.pid), '-F', '99.5'], /-F expects/],
-      [['profile'], /Give a process: a PID \(-p PID\), part of a command line, --container NAME or -c COMMAND/],
-      [['profile', '-p', String(process.pid), '-c', 'node app.js'], /Give one target: a PID \(-p PID\), part of a command line, --container NAME or -c COMMAND, not -p and -c/],
+      [['profile'], /Give a process: a PID \(-p PID\), part of a command line, --container NAME, --pod NAME or -c COMMAND/],
+      [['profile', '-p', String(process.pid), '-c', 'node app.js'], /Give one target: a PID \(-p PID\), part of a command line, --container NAME, --pod NAME or -c COMMAND, not -p and -c/],
       [['profile', '-c', ' '], /-c expects a command/],
       [['profile', '-p', String(process.pid), '--svg', ''], /--svg expects a file name/],
     ]) {

@@ -144,3 +144,84 @@ describe('targets by container: --container, and PIDs as containers know them', 
       && /PID 601 \(PID 9 in docker container ababcdcdcdcd\)/.test(e.hint) && /nodetrace gc -p 601/.test(e.hint));
   });
 });
+
+describe('targets by pod: --pod NAME or UID (lib/targets/pods.js)', function () {
+  const { resolveOneTarget, podPidsTarget } = require('../lib/targets/one-process');
+  const { podProcesses, podsOn } = require('../lib/targets/pods');
+  const WEB = { kind: 'kubernetes', uid: '0f1e2d3c-aaaa-4bbb-8ccc-0123456789ab', qos: 'burstable', name: 'web-7d4b9' };
+  const API = { kind: 'kubernetes', uid: '0f1e2d3c-bbbb-4bbb-8ccc-0123456789ab', qos: 'guaranteed', name: null };
+  // Another pod that claims WEB's name in its environment.
+  const FORGER = { kind: 'podman', uid: 'cd'.repeat(32), qos: null, name: 'web-7d4b9' };
+  const procs = {
+    1: { cmd: '/sbin/init', node: false },
+    400: { cmd: '/pause', node: false, pod: { ...WEB, name: null } },
+    500: { cmd: 'node /app/server.js', node: true, pod: WEB },
+    600: { cmd: 'node /app/api.js', node: true, pod: API },
+    601: { cmd: 'node /app/api-worker.js', node: true, pod: API },
+    700: { cmd: 'node batch.js', node: true },
+  };
+  function host(extra = {}) {
+    const all = { ...procs, ...extra };
+    return {
+      isRunning: (pid) => pid in all,
+      looksLikeNode: (pid) => Boolean(all[pid].node),
+      commandLine: (pid) => all[pid].cmd,
+      allPids: () => Object.keys(all).map(Number),
+      identityOf: (pid) => ({ pid, pidInside: null, container: null, pod: all[pid].pod || null }),
+      cpuTicks: (pid) => pid,
+      sleep: () => {},
+    };
+  }
+  const GC = { command: 'gc', force: false, verbing: 'tracing' };
+
+  it('by name, by UID or 8 characters of it: the pod\'s one Node process, said with its pod', function () {
+    assert.deepStrictEqual(podsOn(host()).map((p) => [p.pod.uid, p.pod.name, p.pids]), [[WEB.uid, 'web-7d4b9', [400, 500]], [API.uid, null, [600, 601]]]);
+    for (const asked of ['web-7d4b9', WEB.uid, '0f1e2d3c-aaaa', WEB.uid.toUpperCase()]) {
+      const r = resolveOneTarget({ pod: asked }, host(), GC);
+      assert.strictEqual(r.pid, 500, asked);
+      assert.strictEqual(r.note, `tracing the Node process of pod web-7d4b9 (${WEB.uid}): 500 node /app/server.js`);
+    }
+  });
+
+  it('strict: part of a name, a UID prefix under 8 characters, or one two pods share names none (exit 2)', function () {
+    for (const asked of ['web', 'web-7d4b', '0f1e2d3', 'server.js']) {
+      assert.throws(() => podProcesses(asked, host(), GC), (e) => e.exitCode === 2 && /no pod with a process on this host/.test(e.message)
+        && /pod web-7d4b9/.test(e.hint) && /nodetrace ps/.test(e.hint), asked);
+    }
+    // "0f1e2d3c" starts both UIDs.
+    assert.throws(() => podProcesses('0f1e2d3c', host(), GC), (e) => e.exitCode === 2 && /names 2 pods/.test(e.message) && /--pod UID/.test(e.hint));
+    // A pod that says another's name is not taken for it: both listed, by UID.
+    assert.throws(() => podProcesses('web-7d4b9', host({ 800: { cmd: 'node x.js', node: true, pod: FORGER } }), GC),
+      (e) => e.exitCode === 2 && /names 2 pods/.test(e.message) && e.message.includes(WEB.uid) && e.message.includes('cdcdcdcdcdcd'));
+  });
+
+  it('several Node processes: one-process commands refuse (exit 2), listing them; many-process commands take them all', function () {
+    assert.throws(() => resolveOneTarget({ pod: API.uid }, host(), GC), (e) => e.exitCode === 2 && /has 2 Node processes/.test(e.message) && /601 node \/app\/api-worker\.js/.test(e.message));
+    // ebadf and doctor take any program (force): not the pod's pause beside its node.
+    assert.strictEqual(resolveOneTarget({ pod: 'web-7d4b9' }, host(), { ...GC, force: true }).pid, 500);
+    const r = podPidsTarget(API.uid, { command: 'snoop', verbing: 'snooping', host: host() });
+    assert.deepStrictEqual(r, { pid: '600,601', note: `snooping the Node processes of pod ${API.uid}: PID 600, 601` });
+  });
+
+  it('--pod is one way to give the target: with another, or empty, a usage error; with snoop\'s and http\'s --container too', function () {
+    const { checkTarget } = require('../lib/targets/options');
+    assert.throws(() => checkTarget({ pod: 'web', pid: '4242' }), /Give one target: .*--pod NAME.*, not -p and --pod\./);
+    assert.throws(() => checkTarget({ pod: 'web', container: 'web' }), /not --container and --pod\./);
+    assert.throws(() => checkTarget({ pod: 'web', target: '*' }, { many: true, extra: ['container'] }), /not a target and --pod\./);
+    assert.throws(() => checkTarget({ pod: ' ' }), /--pod expects a pod's name or its UID/);
+    assert.doesNotThrow(() => checkTarget({ pod: 'web' }));
+    assert.doesNotThrow(() => checkTarget({ pod: 'web' }, { many: true, extra: ['container'] }));
+  });
+
+  it('no pod here: said so, with nodetrace ps; a pod\'s name is escaped where it is said', function () {
+    const h = host();
+    h.allPids = () => [1, 700];
+    assert.throws(() => podProcesses('web-7d4b9', h, GC), (e) => e.exitCode === 2 && /No process on this host runs in a pod/.test(e.hint));
+    const evil = { ...WEB, uid: '99999999-aaaa-4bbb-8ccc-0123456789ab', name: 'x\x1b[2Jy\nz' };
+    assert.throws(() => podProcesses('nope-pod', host({ 900: { cmd: 'node e.js', node: true, pod: evil } }), GC),
+      (e) => {
+        const line = e.hint.split('\n').find((l) => l.includes('99999999-aaaa'));
+        return !e.hint.includes('\x1b') && /x.*y.*z/.test(line);
+      });
+  });
+});

@@ -17,7 +17,7 @@ function processHandler(args) {
   proc.requireProcess(pid);
   // -p 1 and the like: checked as it is, and the Node processes that have
   // that PID inside their containers said.
-  const inside = args.container === undefined ? hostPidNote(pid, host, { command: 'doctor' }) : null;
+  const inside = args.container === undefined && args.pod === undefined ? hostPidNote(pid, host, { command: 'doctor' }) : null;
   if (inside) process.stderr.write(safeText(`nodetrace: ${inside}`) + '\n');
   // Another user's memory map and map_files are root's to read.
   requireRoot('nodetrace doctor');
@@ -26,8 +26,11 @@ function processHandler(args) {
   if (report.probes.some((p) => !p.found)) process.exitCode = 1;
 }
 
+// A process named one way or another: -p, a target, --container, --pod.
+const namesProcess = (a) => [a.pid, a.target, a.container, a.pod].some((v) => v !== undefined);
+
 function handler(args) {
-  if (args.pid !== undefined || args.target !== undefined || args.container !== undefined) return processHandler(args);
+  if (namesProcess(args)) return processHandler(args);
   const results = checks();
   if (args.json) {
     process.stdout.write(safeJson(results) + '\n');
@@ -46,10 +49,11 @@ module.exports = {
   builder: (y) => targetOptions(y, { pidHelp: 'Check this Node process: its build, where each probe point is, what will not work' })
     .option('json', { type: 'boolean', default: false, describe: 'Print JSON' })
     .check((a) => {
-      if (a.pid !== undefined || a.target !== undefined || a.container !== undefined) checkTarget(a);
+      if (namesProcess(a)) checkTarget(a);
       return true;
     })
     .example('sudo $0 doctor', '')
-    .example('sudo $0 doctor -p 4242', 'which Node build 4242 runs and where nodetrace finds its probe points'),
+    .example('sudo $0 doctor -p 4242', 'which Node build 4242 runs and where nodetrace finds its probe points')
+    .example('sudo $0 doctor --pod web-7d4b9', 'the same for the Node process of pod web-7d4b9 (by name or UID)'),
   handler,
 };

@@ -52,8 +52,8 @@ function builder(y) {
       if (a.abort && a.outputDir !== undefined) {
         throw new Error('-o applies to the cores gcore saves; with --abort the kernel writes the core (ulimit -c, kernel.core_pattern).');
       }
-      if (a.pid === undefined && a.target === undefined && a.name === undefined && a.container === undefined) {
-        throw new Error('Give a process: a PID (-p PID), part of its command line, --container NAME or --name NAME. nodetrace ebadf never watches every process.');
+      if ([a.pid, a.target, a.name, a.container, a.pod].every((v) => v === undefined)) {
+        throw new Error('Give a process: a PID (-p PID), part of its command line, --container NAME, --pod NAME or --name NAME. nodetrace ebadf never watches every process.');
       }
       checkTarget(a, { extra: ['name'] });
       checkOutputDir(a);
@@ -99,7 +99,7 @@ function filterOf(args) {
   const { pid, note } = resolveOneTarget(args, host, { command: 'ebadf', force: true, verbing: 'watching' });
   // -p 1 and the like: taken (ebadf watches any program), and the Node
   // processes that have that PID inside their containers said.
-  const inside = args.container === undefined ? hostPidNote(pid, host, { command: 'ebadf' }) : null;
+  const inside = args.container === undefined && args.pod === undefined ? hostPidNote(pid, host, { command: 'ebadf' }) : null;
   return { pid, note: [note, inside].filter(Boolean).join('\n') || null };
 }
 

@@ -47,11 +47,12 @@ function builder(y) {
       const s = a.slowerThan;
       if (s !== undefined && !(Number.isFinite(s) && s >= 0 && s <= 86400000)) throw new Error('--slower-than expects milliseconds, e.g. --slower-than 100.');
       if (a.merge && !a.latency) throw new Error('--merge merges the histograms of --latency; lines name their process anyway.');
-      if (a.source === 'wire' && a.pid === undefined && a.target === undefined && a.container === undefined) throw new Error('--source wire reads given processes: give their PIDs (-p PID, 4242,4343) or a name.');
+      if (a.source === 'wire' && a.pid === undefined && a.target === undefined && a.container === undefined && a.pod === undefined) throw new Error('--source wire reads given processes: give their PIDs (-p PID, 4242,4343) or a name.');
       return true;
     })
     .example('sudo $0 http -p 4242', 'every request of process 4242, as it completes (no hook needed: read off its sockets)')
     .example('sudo $0 http --container web', 'the Node process of container web (by name or ID start), off the wire')
+    .example('sudo $0 http --pod web-7d4b9', 'the Node processes of pod web-7d4b9 (by name or UID), found from /proc')
     .example('sudo $0 http my-service', 'processes whose command line contains "my-service" (a cluster\'s primary and workers: off the wire where none has the hook)')
     .example('sudo $0 http 4242,4243', 'two processes (a cluster\'s workers, unprepared: one tracer reads both off the wire)')
     .example("sudo $0 http '*' --slower-than 100", 'requests over 100 ms in every prepared process, also those started later')

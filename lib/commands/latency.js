@@ -57,6 +57,7 @@ function builder(y) {
     .example('sudo $0 latency -p 4242', 'trace until Ctrl-C or until 4242 exits, then print')
     .example('sudo $0 latency my-service', 'the one Node process whose command line contains "my-service"')
     .example('sudo $0 latency -p 4242 -d 10', 'trace for 10 seconds')
+    .example('sudo $0 latency --pod web-7d4b9 -d 10', 'the Node process of Kubernetes or podman pod web-7d4b9 (by name or UID)')
     .example("sudo $0 latency -c 'node app.js'", 'start the command and trace it while it runs')
     .example('sudo $0 latency -p 4242 --json', 'machine-readable output')
     .example('sudo $0 latency -p 4242 --paths --hosts', 'fs work by path, dns.lookup by host name')

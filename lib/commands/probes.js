@@ -37,7 +37,7 @@ const MAX_WAIT_SECONDS = 86400;
 // -p and --container name the processes: then every word is a probe.
 function split(a) {
   const words = [...(a.target !== undefined ? [String(a.target)] : []), ...(a.probes || []).map(String)];
-  if (a.pid !== undefined || a.container !== undefined) return { target: undefined, specs: words };
+  if ([a.pid, a.container, a.pod].some((v) => v !== undefined)) return { target: undefined, specs: words };
   return { target: words[0], specs: words.slice(1) };
 }
 
@@ -47,7 +47,7 @@ function targetOf(args) {
 }
 
 function builder(y) {
-  targetOptions(y.usage('$0 probes (<target> | -p PID | --container NAME) [PROVIDER:PROBE ...] [options]\n\n'
+  targetOptions(y.usage('$0 probes (<target> | -p PID | --container NAME | --pod NAME) [PROVIDER:PROBE ...] [options]\n\n'
       + 'The USDT probes of live processes: the providers an application made with the\n'
       + 'dtrace-provider API (node -r nodetrace/register, or nodetrace/lib/usdt), with their\n'
       + 'argument types and whether a tracer has them on, then every other stapsdt probe of the\n'
@@ -78,7 +78,7 @@ function builder(y) {
     .check((a) => {
       const { target, specs } = split(a);
       checkTarget({ ...a, target }, { many: true, extra: ['container'] });
-      if (a.pid === undefined && a.container === undefined && !specs.length && a.latency === undefined
+      if ([a.pid, a.container, a.pod].every((v) => v === undefined) && !specs.length && a.latency === undefined
         && /:/.test(String(target))) {
         throw new Error(`"${target}" is a probe: name the process first, e.g. nodetrace probes -p PID '${target}' (or '*' for every process with it).`);
       }
@@ -131,7 +131,7 @@ function tracerFor(args) {
 
 function listProbes(args) {
   requireRoot('nodetrace probes');
-  const processes = targets.resolveProcesses({ target: targetOf(args), container: args.container });
+  const processes = targets.resolveProcesses({ target: targetOf(args), container: args.container, pod: args.pod });
   const pids = processes.kind === 'all' ? targets.processesWithProviders() : processes.pids;
   if (processes.kind === 'all' && !pids.length) {
     throw new UserError('no process maps a provider made with the dtrace-provider API.', { hint: 'Start one with node -r nodetrace/register app.js, or list one process\'s probes: nodetrace probes -p PID.', exitCode: EXIT.NOT_FOUND });
@@ -196,7 +196,7 @@ function planClauses(tracer, args, processes, clauses, { opened, sites, notes = 
 
 // The trace's first plan, and what following it needs.
 function plan(args, tracer) {
-  const processes = targets.resolveProcesses({ target: targetOf(args), container: args.container });
+  const processes = targets.resolveProcesses({ target: targetOf(args), container: args.container, pod: args.pod });
   const specs = args.latency ? args.latency.map(parseSpec) : split(args).specs.map(parseSpec);
   const { candidates, where, refused, matcher } = targets.candidatesOf(processes, specs);
   if (processes.kind === 'all' && !candidates.length) {
@@ -362,7 +362,7 @@ async function waitForProbes(args) {
   const stopHandling = onTerminationSignals((sig) => { stopped = sig; });
   try {
     for (let said = false; ; said = true) {
-      const processes = targets.resolveProcesses({ target: targetOf(args), container: args.container });
+      const processes = targets.resolveProcesses({ target: targetOf(args), container: args.container, pod: args.pod });
       const { candidates, where } = targets.candidatesOf(processes, specs);
       if (specs.every((sp) => candidates.some((p) => specMatches(sp, p)))) {
         if (said) process.stderr.write(safeText(`nodetrace: ${names} now ${noun(specs.length, 'names', 'name')} probes of ${where}.`, { oneLine: true }) + '\n');

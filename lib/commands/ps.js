@@ -11,6 +11,8 @@ const { gather, nodeProcesses, userNames } = require('../ps/facts');
 const { verdicts } = require('../ps/verdicts');
 const { renderText, renderJson } = require('../ps/render');
 const { clusterRoles, clusterFacts } = require('../proc/cluster');
+const { podProcesses } = require('../targets/pods');
+const { hostFacts } = require('../targets/resolve');
 
 function handler(args) {
   // Other users' memory maps and mapped files are root's to read.
@@ -19,7 +21,9 @@ function handler(args) {
   const users = userNames();
   const gcore = Boolean(findOnPath('gcore'));
   const rows = [];
-  const pids = nodeProcesses();
+  // --pod: that pod's Node processes only (lib/targets/pods.js).
+  const inPod = args.pod === undefined ? null : new Set(podProcesses(args.pod, hostFacts(), { command: 'ps' }).pids);
+  const pids = nodeProcesses().filter((pid) => !inPod || inPod.has(pid));
   // Cluster primaries and their workers (lib/proc/cluster.js).
   const cluster = clusterRoles(pids.map(clusterFacts).filter(Boolean));
   for (const pid of pids) {
@@ -34,14 +38,20 @@ function handler(args) {
 module.exports = {
   ...listed('ps'),
   builder: (y) => y
-    .usage('$0 ps [--json]\n\n'
+    .usage('$0 ps [--pod NAME] [--json]\n\n'
       + 'Every Node process on this host, one line each: its PID here and inside its container\n'
-      + '(and the container, by name and ID), its Node version and user, whether it is a cluster\n'
+      + '(and the container, by name and ID, and its pod where it is in one), its Node version and user, whether it is a cluster\n'
       + 'primary (with how many workers) or a worker (its id, and its primary\'s PID), the probe libraries it\n'
       + 'maps (bunyan for snoop, http), whether it writes a perf map (JavaScript names for\n'
       + 'profile, loop, ebadf), and the commands that cannot (or only partly~) work for it, with why.')
     .option('json', { type: 'boolean', default: false, describe: 'Print JSON' })
+    .option('pod', { type: 'string', describe: 'Only the Node processes of this Kubernetes or podman pod: its name, or its UID (8 characters of it or more)' })
+    .check((a) => {
+      if (a.pod !== undefined && !String(a.pod).trim()) throw new Error('--pod expects a pod\'s name or its UID (8 characters of it or more).');
+      return true;
+    })
     .example('sudo $0 ps', '')
+    .example('sudo $0 ps --pod web-7d4b9 --json', 'the Node processes of pod web-7d4b9 (by name or UID), as JSON')
     .example('sudo $0 ps --json', 'the same, with every verdict and its reason'),
   handler,
 };

@@ -20,7 +20,7 @@ const { targetOptions, checkTarget, targetText } = require('../targets/options')
 const { durationOption, checkDuration, dryRunOption } = require('./common-options');
 const { safeText } = require('../terminal-safe');
 const { describeIdentity, containerText } = require('../proc/container');
-const { containerNodeProcesses, hostFacts: oneProcessHost } = require('../targets/one-process');
+const { containerNodeProcesses, podPidsTarget, hostFacts: oneProcessHost } = require('../targets/one-process');
 const { lossLines } = require('../render/loss');
 
 // What a batch's fair share is, for the loss messages (d-scripts/log-snoop.bt).
@@ -34,7 +34,7 @@ function builder(y) {
       + 'debug and trace records their log level drops, from bunyan\'s USDT probes: no restart,\n'
       + 'no change to their logs. <target> is \'*\' (every process with bunyan probes, including\n'
       + 'ones started later), PIDs (4242 or 4242,4343), or text found in their command lines;\n'
-      + '--container NAME: the Node processes of that container now.\n'
+      + '--container NAME: the Node processes of that container now; --pod NAME|UID: of that pod.\n'
       + 'On Linux, processes need nodetrace\'s USDT provider: node -r nodetrace/register app.js')
     .option('level', { alias: 'l', type: 'string', describe: 'Only this level and above (trace, debug, info, warn, error, fatal or 10-60); only those probes are enabled' })
     .option('mode', { alias: 'm', type: 'string', describe: 'bunyan\'s output mode: long (default), short, simple, json, json-N, bunyan, inspect' })
@@ -56,6 +56,7 @@ function builder(y) {
     .example('sudo $0 snoop 4242', 'one process; several: 4242,4343')
     .example('sudo $0 snoop my-service', 'processes whose command line contains "my-service"')
     .example('sudo $0 snoop --container web', 'the Node processes of container web (by name or ID start)')
+    .example('sudo $0 snoop --pod web-7d4b9', 'the Node processes of pod web-7d4b9 (by name or UID)')
     .example('sudo $0 snoop \'*\' -l warn', 'only warn and above (only those probes are enabled)')
     .example('sudo $0 snoop \'*\' -m short', 'bunyan\'s short output; --json for raw JSON lines')
     .example('$0 snoop 4242 -n', 'show exactly what would be loaded into the kernel, and how');
@@ -82,6 +83,13 @@ function chooseTracer(backend) {
 
 // --container NAME: its Node processes now, as PIDs (one started in it
 // later is not followed, as with PIDs).
+// --pod NAME: the same for a pod's.
+function podTarget(name) {
+  const { pid, note } = podPidsTarget(name, { command: 'snoop', verbing: 'snooping' });
+  process.stderr.write(safeText(`nodetrace: ${note}`) + '\n');
+  return pid;
+}
+
 function containerTarget(name) {
   const { container, pids } = containerNodeProcesses(name, oneProcessHost(), { command: 'snoop' });
   process.stderr.write(safeText(`nodetrace: snooping the Node process${pids.length === 1 ? '' : 'es'} of ${containerText(container)}: PID ${pids.join(', ')}`) + '\n');
@@ -91,11 +99,12 @@ function containerTarget(name) {
 async function handler(args) {
   const tracer = chooseTracer(args.backend);
   const minLevel = parseLevel(args.level);
-  if (args.container === undefined) parseTarget(targetText(args));   // syntax errors first
+  if (args.container === undefined && args.pod === undefined) parseTarget(targetText(args));   // syntax errors first
   // Root before looking: other users' /proc/PID/maps and probe-library
   // directories are unreadable without it, which would read as "no probes".
   if (!args.dryRun) requireRoot('nodetrace snoop');
-  const target = args.container === undefined ? targetText(args) : containerTarget(args.container);
+  const target = args.pod !== undefined ? podTarget(args.pod)
+    : args.container === undefined ? targetText(args) : containerTarget(args.container);
   const targets = resolveTargets(target, tracer.name, hostFacts(), { create: !args.dryRun });
   if (args.dryRun) {
     process.stdout.write(renderPlan(planSnoop(tracer, targets, minLevel)));

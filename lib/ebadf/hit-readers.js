@@ -69,7 +69,7 @@ class HitReaders {
 
   /**
    * Runs `request` ({ op, ... }: hit-reader-worker.js) in `key`'s worker
-   * -> { value } | { error } | { timedOut: ms }, never rejects.
+   * -> { value } | { error } | { timedOut: true, ms }, never rejects.
    * @param {string|number} key whose files and memory it reads (a uid)
    * @param {object} request
    * @param {object} o { deadlineMs } counted from when the worker takes it
@@ -129,7 +129,9 @@ class HitReaders {
     job.timer = setTimeout(() => {
       // Past its deadline: the worker goes, with what it was reading.
       this.retire(reader);
-      this.finish(reader, { timedOut: Date.now() - job.started });
+      // (true, not the ms: a deadline passed within its first millisecond
+      // would read 0, which callers would take for no deadline passed.)
+      this.finish(reader, { timedOut: true, ms: Date.now() - job.started });
     }, job.deadlineMs);
     reader.worker.postMessage(job.request);
   }

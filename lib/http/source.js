@@ -12,7 +12,7 @@ const { resolveTargets, hostFacts, parseTarget } = require('../probe-libraries/p
 const { pidProviderMisses } = require('../tracer/pid-provider-reach');
 const { describeIdentity, identityOf: containerIdentity } = require('../proc/container');
 const { targetText } = require('../targets/options');
-const { resolveOneTarget, hostFacts: oneProcessHost } = require('../targets/one-process');
+const { resolveOneTarget, podPidsTarget, hostFacts: oneProcessHost } = require('../targets/one-process');
 const { matchingPids } = require('../targets/resolve');
 const { clusterFacts, clusterRoles } = require('../proc/cluster');
 const { safeText } = require('../terminal-safe');
@@ -160,8 +160,14 @@ function minUs(args) {
 }
 
 // --container NAME: its Node process, then traced as -p PID is (its hook
-// where it has one, else the wire).
+// where it has one, else the wire); --pod NAME: the pod's Node processes
+// now, as -p PID,PID... is.
 function withContainerPid(args) {
+  if (args.pod !== undefined) {
+    const { pid, note } = podPidsTarget(args.pod, { command: 'http', verbing: 'tracing' });
+    process.stderr.write(safeText(`nodetrace: ${note}`) + '\n');
+    return { ...args, pid, pod: undefined };
+  }
   if (args.container === undefined) return args;
   const { pid, note } = resolveOneTarget(args, oneProcessHost(), { command: 'http' });
   if (note) process.stderr.write(safeText(`nodetrace: ${note}`) + '\n');

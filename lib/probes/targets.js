@@ -17,7 +17,7 @@ const proc = require('../proc');
 const shared = require('../targets/resolve');
 const libraries = require('../probe-libraries');
 const { providerFromDefinition } = require('../usdt/definition');
-const { containerNodeProcesses, hostFacts: oneProcessHost } = require('../targets/one-process');
+const { containerNodeProcesses, podPidsTarget, hostFacts: oneProcessHost } = require('../targets/one-process');
 const { describeIdentity, containerText } = require('../proc/container');
 const { identify } = require('../proc/identity');
 const { processProbes, apiProbes } = require('./inventory');
@@ -29,9 +29,13 @@ const { PID_SLOTS } = require('./program');
 /**
  * The processes a target names: { kind: 'all' } or { kind: 'pids', pids, note }.
  * A name may match any process (USDT probes are not Node's only);
- * --container: its Node processes now.
+ * --container, --pod: its Node processes now.
  */
-function resolveProcesses({ target, container }) {
+function resolveProcesses({ target, container, pod }) {
+  if (pod !== undefined) {
+    const { pid, note } = podPidsTarget(pod, { command: 'probes', verbing: 'tracing' });
+    return { kind: 'pids', pids: pid.split(',').map(Number), note };
+  }
   if (container !== undefined) {
     const { container: c, pids } = containerNodeProcesses(container, oneProcessHost(), { command: 'probes' });
     return { kind: 'pids', pids, note: `the Node process${pids.length === 1 ? '' : 'es'} of ${containerText(c)}: PID ${pids.join(', ')}` };

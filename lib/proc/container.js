@@ -15,10 +15,12 @@
 // (ID: 64 hex digits.) conmon, podman's monitor, has libpod-conmon-ID: not
 // the container. Names: podman's own record of its containers (root's
 // storage); other runtimes' containers are named by their ID.
+// The pod a container is in (Kubernetes', podman's): lib/proc/pod.js.
 const fs = require('fs');
 const { openRegular, readAt } = require('../safe-open');
 const { safeText } = require('../terminal-safe');
 const { readProcText } = require('./read-bounded');
+const { podOfCgroups, podName } = require('./pod');
 
 const ID = '([0-9a-f]{64})';
 const RUNTIMES = [
@@ -78,20 +80,33 @@ function parsePodmanStore(text) {
 /**
  * Pure: one process's identity from its /proc text.
  * @param {object} o { pid, status, cgroup (texts), names: Map(id -> name),
- *   otherMounts: whether it sees other mounts than nodetrace (null: unknown) }
- * @returns {{ pid, pidInside: number|null, nsPids: number[], container: {id, runtime, name}|null, otherMounts }}
+ *   otherMounts: whether it sees other mounts than nodetrace (null: unknown),
+ *   podNameOf: (pod) -> its name or null (lib/proc/pod.js podName) }
+ * @returns {{ pid, pidInside: number|null, nsPids: number[], container: {id, runtime, name}|null,
+ *   pod: {kind, uid, qos, name}|null, otherMounts }}
  *   pidInside: its PID in its own PID namespace, null when it has none
  */
-function identityFrom({ pid, status, cgroup, names = new Map(), otherMounts = null }) {
+function identityFrom({ pid, status, cgroup, names = new Map(), otherMounts = null, podNameOf = () => null }) {
   const nsPids = parseNsPids(status);
-  const c = containerOfCgroups(parseCgroup(cgroup));
+  const cgroups = parseCgroup(cgroup);
+  const c = containerOfCgroups(cgroups);
+  const pod = podOfCgroups(cgroups);
   return {
     pid,
     pidInside: nsPids.length > 1 ? nsPids[nsPids.length - 1] : null,
     nsPids,
     container: c ? { ...c, name: names.get(c.id) || null } : null,
+    pod: pod ? { kind: pod.kind, uid: pod.uid, qos: pod.qos, name: podNameOf(pod) } : null,
     otherMounts,
   };
+}
+
+/** Pure: "pod web-7d4 (2206a28fbbf1)" | "pod 0f1e2d3c-aaaa-...": a pod as messages say it. */
+// The name is the pod's own to choose: on one line, escaped.
+function podText(pod) {
+  if (!pod) return null;
+  const short = pod.kind === 'podman' ? shortId(pod.uid) : pod.uid;
+  return pod.name ? `pod ${safeText(pod.name, { oneLine: true })} (${short})` : `pod ${short}`;
 }
 
 function shortId(id) {
@@ -113,7 +128,9 @@ function containerText(container) {
  */
 function describeIdentity(id) {
   if (!id) return '';
-  const where = containerText(id.container) || (id.pidInside !== null ? 'its own PID namespace' : null);
+  const container = containerText(id.container);
+  const where = (container && id.pod ? `${container} of ${podText(id.pod)}` : container || (id.pod && podText(id.pod)))
+    || (id.pidInside !== null ? 'its own PID namespace' : null);
   // Where several users' processes are traced at once, whose each is (lib/proc/identity.js).
   const owner = 'uid' in id ? (id.user && safeText(id.user, { oneLine: true })) || (id.uid === null ? 'gone' : `uid ${id.uid}`) : null;
   const inside = where ? `${id.pidInside !== null ? `PID ${id.pidInside} ` : ''}in ${where}` : null;
@@ -123,7 +140,8 @@ function describeIdentity(id) {
 
 /**
  * Pure: the identity in JSON reports: { pid, pid_inside, container: { id,
- * runtime, name } | null }, and uid and user where the identity has them.
+ * runtime, name } | null }, pod: { uid, kind, qos, name } where it is in
+ * one, and uid and user where the identity has them.
  */
 function identityJson(id) {
   return {
@@ -131,6 +149,7 @@ function identityJson(id) {
     ...('uid' in id ? { uid: id.uid, user: id.user } : {}),
     pid_inside: id.pidInside,
     container: id.container ? { id: id.container.id, runtime: id.container.runtime, name: id.container.name } : null,
+    ...(id.pod ? { pod: { uid: id.pod.uid, kind: id.pod.kind, qos: id.pod.qos, name: id.pod.name } } : {}),
   };
 }
 
@@ -175,11 +194,13 @@ function identityOf(pid) {
     cgroup: readText(`/proc/${pid}/cgroup`),
     names: containerNames(),
     otherMounts: otherMountNamespace(pid),
+    // The environment is read only for a process in a pod (its HOSTNAME).
+    podNameOf: (pod) => podName(pod, readText(`/proc/${pid}/environ`)),
   });
 }
 
 module.exports = {
   parseNsPids, parseCgroup, containerOfCgroups, parsePodmanStore, identityFrom, describeIdentity, identityJson,
-  containerText, shortId,
+  containerText, podText, shortId,
   identityOf, otherMountNamespace, containerNames,
 };

@@ -1,7 +1,7 @@
 'use strict';
 // `nodetrace ps` as text (one line per Node process, then why each command
 // that cannot, cannot) and as JSON. Pure: facts and verdicts in, text out.
-const { containerText, identityJson } = require('../proc/container');
+const { containerText, podText, identityJson } = require('../proc/container');
 const { safeText, safeJson } = require('../terminal-safe');
 
 const JSON_VERSION = 1;
@@ -35,12 +35,15 @@ function shorten(text, n) {
  */
 function renderText(rows, { tracerCost = null } = {}) {
   if (!rows.length) return 'No Node process is running on this host.\n';
+  // The POD column where a process is in one (Kubernetes, podman's pods).
+  const pods = rows.some(({ facts: f }) => f.who.pod);
   const table = rows.map(({ facts: f, verdicts: v }) => {
     const not = v.filter((x) => x.can !== 'yes').map((x) => (x.can === 'partly' ? `${x.command}~` : x.command));
     return [
       String(f.pid),
       f.who.pidInside === null ? '-' : String(f.who.pidInside),
       f.who.container ? containerText(f.who.container) : f.who.pidInside !== null ? '(own PID namespace)' : '-',
+      ...(pods ? [f.who.pod ? podText(f.who.pod).replace(/^pod /, '') : '-'] : []),
       f.version ? `v${f.version}` : '?',
       f.user === null ? '?' : safeText(f.user, { oneLine: true }),
       clusterText(f.cluster),
@@ -50,7 +53,7 @@ function renderText(rows, { tracerCost = null } = {}) {
       shorten(safeText(f.command, { oneLine: true }), COMMAND_CHARS),
     ];
   });
-  const head = ['PID', 'INSIDE', 'CONTAINER', 'NODE', 'USER', 'CLUSTER', 'PROBES', 'PERF MAP', 'NOT / PARTLY~', 'COMMAND'];
+  const head = ['PID', 'INSIDE', 'CONTAINER', ...(pods ? ['POD'] : []), 'NODE', 'USER', 'CLUSTER', 'PROBES', 'PERF MAP', 'NOT / PARTLY~', 'COMMAND'];
   const widths = head.map((h, i) => Math.max(h.length, ...table.map((r) => r[i].length)));
   const line = (r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd();
   const out = [line(head), ...table.map(line)];
@@ -85,6 +88,8 @@ function renderJson(rows, { tracerCost = null } = {}) {
       ? { tracer: tracerCost.tracer, others_pay: !tracerCost.ok, detail: tracerCost.detail } : null,
     processes: rows.map(({ facts: f, verdicts: v }) => ({
       ...identityJson(f.who),
+      // { uid, kind: 'kubernetes'|'podman', qos, name } or null (lib/proc/pod.js).
+      pod: identityJson(f.who).pod || null,
       user: f.user,
       uid: f.uid,
       node: f.version,

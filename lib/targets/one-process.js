@@ -13,8 +13,9 @@ const proc = require('../proc');
 const shared = require('./resolve');
 const { targetText } = require('./options');
 const { sleepSync } = require('../clock');
-const { identityOf, containerText } = require('../proc/container');
+const { identityOf, containerText, podText } = require('../proc/container');
 const { containerProcesses, refuseHostPidMeantInside } = require('./containers');
+const { podProcesses } = require('./pods');
 
 // How long the CPU use of several candidates is watched, to list them.
 const CPU_WATCH_MS = 300;
@@ -72,19 +73,41 @@ function resolveOneProcess(text, host, { command, force, verbing = 'tracing' }) 
 }
 
 /**
- * The one process of a container (--container): its only Node process
- * (with force: its only process), or the busiest of several listed.
+ * The one process of a container (--container) or a pod (--pod): its only
+ * Node process (with force: its only process); several are listed, the
+ * busiest first, and none is taken.
  */
-function resolveContainer(text, host, { command, force, verbing = 'tracing' }) {
-  const { container, pids: node } = containerNodeProcesses(text, host, { command, force });
-  const where = containerText(container);
+function resolveGroup({ where, pids: node }, host, { command, verbing = 'tracing' }) {
   if (node.length > 1) {
     const rows = busiest(node, host).slice(0, LIST_MAX)
       .map((r) => `${(100 * r.cpu).toFixed(0).padStart(4)}% CPU  ${shared.describeProcess(host, r.pid)}`);
     throw new UsageError(`${where} has ${node.length} Node processes, and nodetrace ${command} traces one process:\n`
-      + `  ${'now'.padStart(4)}       PID command\n  ${rows.join('\n  ')}`, `Choose one: nodetrace ${command} -p PID (the busiest is listed first).`);
+      + `  ${'now'.padStart(4)}       PID command\n  ${rows.join('\n  ')}${node.length > LIST_MAX ? `\n  (and ${node.length - LIST_MAX} more)` : ''}`,
+    `Choose one: nodetrace ${command} -p PID (the busiest is listed first).`);
   }
   return { pid: node[0], note: `${verbing} the Node process of ${where}: ${shared.describeProcess(host, node[0])}` };
+}
+
+function resolveContainer(text, host, o) {
+  const { container, pids } = containerNodeProcesses(text, host, o);
+  return resolveGroup({ where: containerText(container), pids }, host, o);
+}
+
+function resolvePod(text, host, o) {
+  const { pod, pids } = podNodeProcesses(text, host, o);
+  return resolveGroup({ where: podText(pod), pids }, host, o);
+}
+
+// The Node processes (with force: every process) of a group of processes;
+// none: exit 3, listing its processes.
+function nodeOf(where, pids, host, { force }) {
+  const node = force ? pids : pids.filter((pid) => host.looksLikeNode(pid));
+  if (!node.length) {
+    throw new UserError(`${where} has no Node process; its processes:\n  `
+      + pids.slice(0, LIST_MAX).map((p) => shared.describeProcess(host, p)).join('\n  '),
+    { hint: force === undefined ? 'Give a Node process.' : 'Pass --force to take a process that embeds Node under another name.', exitCode: EXIT.NOT_FOUND });
+  }
+  return node;
 }
 
 /**
@@ -93,18 +116,24 @@ function resolveContainer(text, host, { command, force, verbing = 'tracing' }) {
  */
 function containerNodeProcesses(text, host, { command, force }) {
   const { container, pids } = containerProcesses(text, host, { command });
-  const node = force ? pids : pids.filter((pid) => host.looksLikeNode(pid));
-  if (!node.length) {
-    throw new UserError(`${containerText(container)} has no Node process; its processes:\n  `
-      + pids.slice(0, LIST_MAX).map((p) => shared.describeProcess(host, p)).join('\n  '),
-    { hint: force === undefined ? 'Give a Node process.' : 'Pass --force to take a process that embeds Node under another name.', exitCode: EXIT.NOT_FOUND });
-  }
-  return { container, pids: node };
+  return { container, pids: nodeOf(containerText(container), pids, host, { force }) };
+}
+
+/**
+ * The same for the one pod `text` names (lib/targets/pods.js): { pod, pids }.
+ * Every pod has a process that is not Node (its infra or pause container):
+ * with force (ebadf, doctor), every process is taken only where none is Node.
+ */
+function podNodeProcesses(text, host, { command, force }) {
+  const { pod, pids } = podProcesses(text, host, { command });
+  const anyNode = pids.some((pid) => host.looksLikeNode(pid));
+  return { pod, pids: nodeOf(podText(pod), pids, host, { force: force && anyNode ? false : force }) };
 }
 
 /** The one process of a command's target, however it was given: { pid, note }. */
 function resolveOneTarget(args, host, o) {
   if (args.container !== undefined) return resolveContainer(args.container, host, o);
+  if (args.pod !== undefined) return resolvePod(args.pod, host, o);
   return resolveOneProcess(targetText(args), host, o);
 }
 
@@ -120,10 +149,22 @@ function oneProcess(args, { command, verbing, host = hostFacts() }) {
   else {
     // A PID the host gives another program, that containers give their
     // processes (-p 1): said with those processes' host PIDs.
-    if (args.container === undefined) refuseHostPidMeantInside(pid, host, { command });
+    if (args.container === undefined && args.pod === undefined) refuseHostPidMeantInside(pid, host, { command });
     proc.requireNodeProcess(pid, { canForce: args.force !== undefined });
   }
   return { pid, note, who: identityOf(pid) };
 }
 
-module.exports = { resolveOneProcess, resolveOneTarget, containerNodeProcesses, oneProcess, hostFacts, busiest };
+/**
+ * --pod in the commands that follow many processes (snoop, http, probes):
+ * the pod's Node processes now, as a PID list -> { pid: '4242,4343', note }.
+ */
+function podPidsTarget(text, { command, verbing, host = hostFacts() }) {
+  const { pod, pids } = podNodeProcesses(text, host, { command, force: undefined });
+  return { pid: pids.join(','), note: `${verbing} the Node process${pids.length === 1 ? '' : 'es'} of ${podText(pod)}: PID ${pids.join(', ')}` };
+}
+
+module.exports = {
+  resolveOneProcess, resolveOneTarget, containerNodeProcesses, podNodeProcesses, podPidsTarget, oneProcess,
+  hostFacts, busiest,
+};

@@ -1,0 +1,79 @@
+'use strict';
+// --pod against a real pod @tracer: one `podman kube play` pod
+// (test/support/pods.js) running node with crypto-loop.js, found from /proc
+// alone, by its name, its ID and 8 characters of it; the truth is the host
+// PID podman gives for the pod's container. Then one trace through --pod,
+// whose report names the same process.
+const assert = require('assert');
+const { requireTracing, nodetrace, killStragglers } = require('./support/harness');
+const { containerUnavailableReason } = require('./support/containers');
+const { startPod } = require('./support/pods');
+
+describe('--pod: a pod played by podman kube play, traced from the host @tracer', function () {
+  this.timeout(600000);
+  let pod;
+  before(async function () {
+    requireTracing(this, { also: containerUnavailableReason });
+    pod = await startPod('crypto-loop.js');
+  });
+  afterEach(killStragglers);
+  after(() => pod && pod.remove());
+
+  it('ps --pod by name, by ID and by 8 characters of it: the pod\'s one Node process, its container and pod', async function () {
+    for (const asked of [pod.name, pod.podId, pod.podId.slice(0, 8)]) {
+      const r = await nodetrace(['ps', '--pod', asked, '--json'], { timeoutMs: 120000 });
+      assert.strictEqual(r.code, 0, r.stderr);
+      const rows = JSON.parse(r.stdout).processes;
+      assert.deepStrictEqual(rows.map((p) => p.pid), [pod.pid], `${asked}: ${r.stdout}`);
+      assert.deepStrictEqual(rows[0].pod, { uid: pod.podId, kind: 'podman', qos: null, name: pod.name });
+      const { pid_inside: inside, container } = rows[0];
+      assert.deepStrictEqual([inside, container.id, container.name], [1, pod.id, pod.container]);
+    }
+    const text = await nodetrace(['ps', '--pod', pod.name], { timeoutMs: 120000 });
+    assert.match(text.stdout, /^PID +INSIDE +CONTAINER +POD +NODE /m);
+    const container = `podman container ${pod.container} \\(${pod.id.slice(0, 12)}\\)`;
+    assert.match(text.stdout, new RegExp(`^${pod.pid} +1 +${container} +${pod.name} \\(${pod.podId.slice(0, 12)}\\) +v22`, 'm'));
+  });
+
+  it('latency --pod: the pod\'s node traced by its host PID, its pbkdf2 work counted', async function () {
+    const r = await nodetrace(['latency', '--pod', pod.name, '-d', '3', '--json'], { timeoutMs: 300000 });
+    assert.strictEqual(r.code, 0, r.stderr);
+    const json = JSON.parse(r.stdout);
+    assert.strictEqual(json.process.pid, pod.pid);
+    assert.deepStrictEqual(json.process.pod, { uid: pod.podId, kind: 'podman', qos: null, name: pod.name });
+    const pbkdf2 = json.kinds.find((k) => k.name === 'crypto.pbkdf2');
+    assert(pbkdf2 && pbkdf2.count > 5, JSON.stringify(json.kinds.map((k) => [k.name, k.count])));
+    assert.match(r.stderr, new RegExp(`tracing the Node process of pod ${pod.name} \\(${pod.podId.slice(0, 12)}\\): ${pod.pid} `));
+  });
+
+  it('doctor --pod: the pod\'s node, not its infra container\'s pause beside it', async function () {
+    const r = await nodetrace(['doctor', '--pod', pod.name, '--json'], { timeoutMs: 300000 });
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.strictEqual(JSON.parse(r.stdout).process.pid, pod.pid);
+  });
+
+  it('snoop --pod: all the pod\'s Node processes (here its one), its bunyan records every one in order', async function () {
+    const hooked = await startPod('bunyan-debug-loop.js', { hook: true, env: { INTERVAL: '20' } });
+    try {
+      const r = await nodetrace(['snoop', '--pod', hooked.name, '-d', '3', '-m', 'short'], { timeoutMs: 120000 });
+      assert.strictEqual(r.code, 0, r.stderr);
+      assert.match(r.stderr, new RegExp(`^nodetrace: snooping the Node process of pod ${hooked.name} \\(${hooked.podId.slice(0, 12)}\\): PID ${hooked.pid}$`, 'm'));
+      // Each round logs an error record, numbered: every one in order, none lost.
+      const errors = [...r.stdout.matchAll(new RegExp(`^\\S+ +ERROR snoop-target/${hooked.pid} in .*\\(seq=(\\d+)\\)$`, 'gm'))].map((m) => Number(m[1]));
+      assert(errors.length >= 10, r.stdout.slice(0, 2000));
+      assert.deepStrictEqual(errors, errors.map((_, i) => errors[0] + i));
+    } finally {
+      hooked.remove();
+    }
+  });
+
+  it('a pod that is not here, or 7 characters of an ID: exit 2, saying so, with nodetrace ps', async function () {
+    for (const asked of ['no-such-pod', pod.podId.slice(0, 7)]) {
+      const r = await nodetrace(['gc', '--pod', asked, '-d', '1'], { timeoutMs: 120000 });
+      assert.strictEqual(r.code, 2, r.stderr);
+      assert.match(r.stderr, /no pod with a process on this host is named/);
+      assert.match(r.stderr, new RegExp(`pod ${pod.name} \\(${pod.podId.slice(0, 12)}\\): 2 processes`));   // its infra (pause) and node
+      assert.match(r.stderr, /nodetrace ps/);
+    }
+  });
+});
