@@ -120,6 +120,27 @@ const LIMITS = Object.freeze({
   // place, never copied: at most this many.
   MAX_LINE_ENDS: 64 * MiB,
 
+  // --- what ebadf reads for a hit (lib/ebadf/hit-readers.js, watch.js) ------
+  // Read in worker threads, one per user whose processes hit, at most this
+  // many at once; past it, a new user's requests wait for the least busy.
+  HIT_READERS: 4,
+  // Each one's JavaScript heap (its share of the symbolizer's budget is
+  // SYMBOL_CACHE_BYTES / HIT_READERS): nodetrace stays under its 512 MB
+  // whatever the files hold.
+  HIT_READER_HEAP_MB: 96,
+  // What the source maps a worker parses may hold (lib/source-maps.js): they
+  // live in its heap, unlike the symbolizer's tables (buffers), and a map
+  // that holds more than the heap has is its death (a 4 MB dense map: 90 MB).
+  HIT_READER_MAP_BYTES: 32 * MiB,
+  // What a hit reads of its process with the process stopped (the walk:
+  // V8's metadata and symbols of its files, its memory: 0.6 s of CPU the
+  // first time for node, then 0.1 s; but 10 s and more of wall time on a
+  // 2-core host at load 20, measured) and after (naming the tracer's frames;
+  // the walk of a core), at most: past it, the reading is given up and the
+  // hit said with what was read.
+  HIT_WALK_DEADLINE_MS: 30000,
+  HIT_NAMING_DEADLINE_MS: 30000,
+
   // --- a process's /proc files (lib/proc/read-bounded.js readProcText) ------
   // Much of them is the process's to write: its argv and environment, one
   // line per mapping (and the name of each file it maps), its mounts in a

@@ -14,16 +14,12 @@ const { LIMITS } = require('../limits');
 const { runBudget } = require('../memory-budget');
 
 const WORKER = path.join(__dirname, 'hit-reader-worker.js');
-// Workers at once; past it, a new user's requests wait for the least busy.
-const MAX_WORKERS = 4;
-// Each worker's JavaScript heap, and its share of the symbolizer's budget:
-// nodetrace stays under its 512 MB whatever the files hold.
-const WORKER_HEAP_MB = 96;
+// Workers at once, each one's heap, its share of the symbolizer's budget
+// and of parsed source maps (lib/limits.js says why each).
+const MAX_WORKERS = LIMITS.HIT_READERS;
+const WORKER_HEAP_MB = LIMITS.HIT_READER_HEAP_MB;
 const WORKER_CACHE_BYTES = Math.floor(LIMITS.SYMBOL_CACHE_BYTES / MAX_WORKERS);
-// What the source maps a worker parses may hold (lib/source-maps.js): they
-// live in its heap, unlike the symbolizer's tables (buffers), and a map
-// that holds more than the heap has is its death (a 4 MB dense map: 90 MB).
-const WORKER_MAP_BYTES = 32 * 1024 * 1024;
+const WORKER_MAP_BYTES = LIMITS.HIT_READER_MAP_BYTES;
 
 class HitReaders {
   /**

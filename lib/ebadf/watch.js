@@ -27,6 +27,7 @@ const { identityOf, parseNsPids } = require('../proc/container');
 const { safeText } = require('../terminal-safe');
 const { TracerSession, READY_MARKER, END_MARKER } = require('../tracer/session');
 const { onTerminationSignals } = require('../tracer/signals');
+const { LIMITS } = require('../limits');
 
 const STACK_WAIT_MS = 3000;
 const CORE_STACK_TIMEOUT_MS = 120000;
@@ -35,14 +36,11 @@ const { registersOf } = require('../v8/registers');
 const { HitReaders } = require('./hit-readers');
 const { REGISTERS_TIMEOUT_MS } = require('./js-stack');
 const STOP_CONFIRM_MS = 2000;
-// What a hit reads of its process, with the process stopped (the walk:
-// V8's metadata and symbols of its files, its memory: 0.6 s of CPU the
-// first time for node, then 0.1 s; but 10 s and more of wall time on a
-// 2-core host at load 20, measured) and after (naming the tracer's frames;
-// the walk of a core), at most: past it, the reading is given up and the
-// hit said with what was read.
-const WALK_DEADLINE_MS = 30000;
-const NAMING_DEADLINE_MS = 30000;
+// What a hit reads of its process, with the process stopped and after, at
+// most: past it, the reading is given up and the hit said with what was
+// read (lib/limits.js).
+const WALK_DEADLINE_MS = LIMITS.HIT_WALK_DEADLINE_MS;
+const NAMING_DEADLINE_MS = LIMITS.HIT_NAMING_DEADLINE_MS;
 const RESUME_MS = 5000;
 // How long nodetrace may be silent (its event loop blocked) before the
 // watchdog resumes what it stopped.
