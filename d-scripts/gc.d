@@ -69,25 +69,6 @@ pid$1::HEAP_COLLECT_GARBAGE:return
 {
 	self->depth--;
 }
-pid$1::HEAP_COLLECT_GARBAGE:return
-/self->depth == 0 && self->collecting && self->kind/
-{
-	this->k = self->kind == 1 ? "scavenge" : "mark-compact";
-	this->i = self->kind - 1;
-	this->us = (timestamp - self->collecting) / 1000;
-	@pause_us[this->k] = quantize(this->us);
-	@pauses[this->k] = count();
-	@pause_total_us[this->k] = sum(this->us);
-	@pause_max_us[this->k] = max(this->us);
-	@thread_pauses[tid, this->i] = count();
-	@thread_pause_us[tid, this->i] = sum(this->us);
-}
-pid$1::HEAP_COLLECT_GARBAGE:return
-/self->depth == 0/
-{
-	self->collecting = 0;
-	self->kind = 0;
-}
 
 /* Marking steps and weak callbacks outside a collection (one inside is
  * part of its pause, counted there once). */
@@ -97,9 +78,11 @@ pid$1::INCREMENTAL_MARKING_STEP:entry
 pid$1::_ZN2v88internal13GlobalHandles28InvokeFirstPassWeakCallbacksEv:entry,
 pid$1::_ZN2v88internal13GlobalHandles32InvokeSecondPassPhantomCallbacksEv:entry /self->depth == 0/ { self->since[3] = timestamp; }
 
-/* A return: which kind ended (the clauses of one probe run in order); then
- * one clause records it. Only these functions' returns are probed: a clause
- * on every return (pid$1:::return) would instrument all of node. */
+/* A return: which kind ended and when it started (the clauses of one probe
+ * run in order); then one clause records it. Only these functions' returns
+ * are probed: a clause on every return (pid$1:::return) would instrument
+ * all of node. */
+pid$1::HEAP_COLLECT_GARBAGE:return,
 pid$1::_ZN2v88internal13GlobalHandles28InvokeFirstPassWeakCallbacksEv:return,
 pid$1::_ZN2v88internal13GlobalHandles32InvokeSecondPassPhantomCallbacksEv:return,
 pid$1::INCREMENTAL_MARKING_STEP:return
@@ -107,11 +90,22 @@ pid$1::INCREMENTAL_MARKING_STEP:return
 	this->pause = 0;
 }
 
+pid$1::HEAP_COLLECT_GARBAGE:return
+/self->depth == 0 && self->collecting && self->kind/
+{
+	this->k = self->kind == 1 ? "scavenge" : "mark-compact";
+	this->i = self->kind - 1;
+	this->start = self->collecting;
+	this->pause = 1;
+}
+
 pid$1::INCREMENTAL_MARKING_STEP:return
 /self->since[2]/
 {
 	this->k = "incremental";
 	this->i = 2;
+	this->start = self->since[2];
+	self->since[2] = 0;
 	this->pause = 1;
 }
 
@@ -121,22 +115,32 @@ pid$1::_ZN2v88internal13GlobalHandles32InvokeSecondPassPhantomCallbacksEv:return
 {
 	this->k = "weak-callbacks";
 	this->i = 3;
+	this->start = self->since[3];
+	self->since[3] = 0;
 	this->pause = 1;
 }
 
+pid$1::HEAP_COLLECT_GARBAGE:return,
 pid$1::_ZN2v88internal13GlobalHandles28InvokeFirstPassWeakCallbacksEv:return,
 pid$1::_ZN2v88internal13GlobalHandles32InvokeSecondPassPhantomCallbacksEv:return,
 pid$1::INCREMENTAL_MARKING_STEP:return
 /this->pause/
 {
-	this->us = (timestamp - self->since[this->i]) / 1000;
+	this->us = (timestamp - this->start) / 1000;
 	@pause_us[this->k] = quantize(this->us);
 	@pauses[this->k] = count();
 	@pause_total_us[this->k] = sum(this->us);
 	@pause_max_us[this->k] = max(this->us);
 	@thread_pauses[tid, this->i] = count();
 	@thread_pause_us[tid, this->i] = sum(this->us);
-	self->since[this->i] = 0;
+}
+
+/* The outermost collection has returned. */
+pid$1::HEAP_COLLECT_GARBAGE:return
+/self->depth == 0/
+{
+	self->collecting = 0;
+	self->kind = 0;
 }
 
 dtrace:::END

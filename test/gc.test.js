@@ -84,6 +84,15 @@ describe('nodetrace gc: V8\'s functions', function () {
       'nothing but the functions changed');
   });
 
+  it('fills gc.d\'s slots in its lists of probes too, each comma kept', function () {
+    let text = readScript('gc', 'dtrace');
+    for (const [slot, probe] of [['COLLECTION_ENTRY', `pid$1::${COLLECT_20}:entry`], ['COLLECTION_RETURN', `pid$1::${COLLECT_20}:return`],
+      ['STEP_ENTRY', `pid$1::${STEP_24}:entry`], ['STEP_RETURN', `pid$1::${STEP_24}:return`]]) text = instantiateSlot(text, slot, probe);
+    const probes = text.split('\n').filter((l) => l.startsWith('pid$1::'));
+    assert.deepStrictEqual(probes.filter((l) => /HEAP_COLLECT_GARBAGE|INCREMENTAL_MARKING_STEP/.test(l)), []);
+    assert(probes.includes(`pid$1::${COLLECT_20}:return,`) && probes.includes(`pid$1::${STEP_24}:return`), probes.join('\n'));
+  });
+
   it('gives bpftrace addresses only as numbers, and only for functions the program probes', function () {
     const text = 'uprobe:$1:f /pid == $2/ { @n = count(); }\nuretprobe:$1:f { }\n';
     assert.throws(() => uprobesAtAddresses(text, '$1', new Map([['g', 16]]), 'n'), /probes no g/);

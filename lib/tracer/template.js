@@ -58,10 +58,13 @@ function instantiateSlot(text, slot, replacement, note) {
   const used = declaredSlot(text, slot);
   if (!used) throw new Error(`the script declares no @template ${slot} slot`);
   let replaced = 0;
+  // A line that is the slot's text, or that text and a comma: one probe of
+  // a clause's list of probes (gc.d's returns, where two slots share lists).
   const lines = text.split('\n').map((line) => {
-    if (line.trim() !== used || declaration.test(line)) return line;
+    const t = line.trim();
+    if ((t !== used && t !== `${used},`) || declaration.test(line)) return line;
     replaced++;
-    return replacement;
+    return t === used ? replacement : `${replacement},`;
   });
   if (!replaced) throw new Error(`the script never uses its declared ${slot} text ${used}`);
   const out = lines.join('\n');
