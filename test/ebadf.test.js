@@ -479,7 +479,7 @@ describe('nodetrace ebadf @tracer (root, bpftrace, real processes)', function ()
     const none = runNodetrace([]);
     assert.strictEqual((await none.exit).code, 2);
     assert.match(none.err.text,
-      /Give a process: a PID \(-p PID\), part of its command line, --container NAME or --name NAME/);
+      /Give a process: a PID \(-p PID\), part of its command line, --container NAME, --pod NAME or --name NAME/);
 
     const sys = runNodetrace(['-p', '1', '--syscall', 'clsoe', '--dry-run']);
     assert.strictEqual((await sys.exit).code, 2);
