@@ -5,41 +5,52 @@
 // and exited in 150 ms, unseen, and all its work came out as bare addresses
 // (2026-11-30). So the map is read from the tracer's spawn, but only once
 // the tracer's child runs the command: before its exec() that child is a
-// copy of the tracer, whose map would name the command's addresses wrongly.
+// copy of the tracer, and a tracer started by a script (the tiers' wrapper)
+// first runs dirname and readlink, whose maps would name nothing (profile
+// -c's frames all [unknown] once, the tiers' cells side by side).
 const assert = require('assert');
 const fs = require('fs');
 const { spawn } = require('child_process');
 const { TracedProcess } = require('../lib/tracer/run-command');
 const { TargetSnapshots } = require('../lib/target-snapshots');
+const { findOnPath } = require('../lib/tracer/detect');
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('a -c command, watched from the tracer\'s spawn', function () {
   this.timeout(20000);
 
-  it('is learned only once the tracer\'s child has exec()ed the command', async function () {
-    // The stand-in tracer (bash) forks a copy of itself, which waits 1 s
-    // and then runs the command (sleep).
-    const tracer = spawn('bash', ['-c', '(sleep 1; exec sleep 30); wait'], { stdio: 'ignore' });
-    const target = new TracedProcess({ command: 'sleep 30' });
-    const session = { child: tracer };
-    try {
-      await sleep(400);
-      target.learn(session);
-      assert.strictEqual(target.pid, null, 'a copy of the tracer is not the command');
-      const deadline = Date.now() + 10000;
-      while (!target.pid && Date.now() < deadline) {
-        await sleep(100);
+  // Stand-in tracers (bash): one forks a copy of itself, which runs the
+  // command after a second; the other first runs another program as its
+  // child (as the tiers' wrapper script runs dirname and readlink), then
+  // the command.
+  for (const [what, script] of [
+    ['a copy of the tracer', '(sleep 1; exec tail -f /dev/null) & wait'],
+    ['another program the tracer runs first', 'sleep 1; tail -f /dev/null & wait'],
+  ]) {
+    it(`is learned only once the tracer's child runs the command, not ${what}`, async function () {
+      const tail = fs.realpathSync(findOnPath('tail'));
+      const tracer = spawn('bash', ['-c', script], { stdio: 'ignore' });
+      const target = new TracedProcess({ command: `${tail} -f /dev/null` });
+      const session = { child: tracer };
+      try {
+        await sleep(400);
         target.learn(session);
+        assert.strictEqual(target.pid, null, `${what} is not the command`);
+        const deadline = Date.now() + 10000;
+        while (!target.pid && Date.now() < deadline) {
+          await sleep(100);
+          target.learn(session);
+        }
+        assert(target.pid, 'the command was never learned');
+        assert.strictEqual(fs.realpathSync(`/proc/${target.pid}/exe`), tail);
+        assert.strictEqual(target.alive(), true);
+      } finally {
+        tracer.kill('SIGKILL');
+        if (target.pid) try { process.kill(target.pid, 'SIGKILL'); } catch { /* gone */ }
       }
-      assert(target.pid, 'the command was never learned');
-      assert.strictEqual(fs.readlinkSync(`/proc/${target.pid}/exe`), fs.realpathSync('/bin/sleep'));
-      assert.strictEqual(target.alive(), true);
-    } finally {
-      tracer.kill('SIGKILL');
-      if (target.pid) try { process.kill(target.pid, 'SIGKILL'); } catch { /* gone */ }
-    }
-  });
+    });
+  }
 
   it('is read every 20 ms for its first seconds however late it appears, and start() is taken once', async function () {
     let pid = null;

@@ -28,16 +28,36 @@ function childPidOf(tracerPid) {
   return null;
 }
 
-// bpftrace -c forks the command and lets it exec only once the probes are
-// attached: it has started when the tracer's child runs another program.
-function commandStarted(tracerPid) {
-  const pid = childPidOf(tracerPid);
-  if (!pid) return false;
+// The binary a resolved command runs (resolveCommand's first word).
+const commandBinary = (command) => (command ? command.trim().split(/\s+/)[0] : null);
+
+// Whether process `pid` runs `binary`: its executable is that file, or,
+// for a script, the kernel put the script's path among the interpreter's
+// first words (`node /app/server.js`).
+function runsBinary(pid, binary) {
   try {
-    return fs.readlinkSync(`/proc/${pid}/exe`) !== fs.readlinkSync(`/proc/${tracerPid}/exe`);
-  } catch {
-    return false;
-  }
+    const exe = fs.statSync(`/proc/${pid}/exe`);
+    const file = fs.statSync(binary);
+    if (exe.dev === file.dev && exe.ino === file.ino) return true;
+  } catch { /* gone, or no such file */ }
+  const words = (readProcText(`/proc/${pid}/cmdline`) || '').split('\0').slice(0, 3);
+  return words.includes(binary);
 }
 
-module.exports = { resolveCommand, childPidOf, commandStarted };
+/**
+ * The tracer's child once it runs the command (`command`: resolveCommand's
+ * string), or null. bpftrace -c forks the command and lets it exec only once
+ * the probes are attached: before that the child is a copy of the tracer.
+ * And a tracer started through a shell script (the test tiers' wrapper, a
+ * user's) first has other children: `dirname`, `readlink`, taken for the
+ * command when any child running another program was.
+ */
+function commandChild(tracerPid, command) {
+  const pid = childPidOf(tracerPid);
+  const binary = commandBinary(command);
+  return pid && binary && runsBinary(pid, binary) ? pid : null;
+}
+
+const commandStarted = (tracerPid, command) => Boolean(commandChild(tracerPid, command));
+
+module.exports = { resolveCommand, childPidOf, commandChild, commandStarted };

@@ -390,7 +390,7 @@ class TracerSession {
     let commandRuns = false;
     return (line) => {
       if (sorter) {
-        commandRuns = commandRuns || r.ready || commandStarted(child.pid);
+        commandRuns = commandRuns || r.ready || commandStarted(child.pid, this.plan.command);
         const whose = sorter.sort(line, commandRuns);
         if (whose === 'command') this.passOnCommandLine(line);
         if (whose !== 'tracer') return;
