@@ -53,14 +53,14 @@ describe('27.11, 27.12: a hostile process name and function name in folded stack
     user.remove();
   });
 
-  function assertFolded(text, root) {
+  function assertFolded(text, ...roots) {
     const lines = text.trim().split('\n');
     assert(lines.length > 0);
     for (const line of lines) {
       assert.match(line, / \d+$/, line);
       // eslint-disable-next-line no-control-regex
       assert.doesNotMatch(line, /[\x00-\x1f\x7f]/, line);
-      assert(line.startsWith(root), line);
+      assert(roots.some((root) => line.startsWith(root)), line);
     }
     return lines;
   }
@@ -71,7 +71,11 @@ describe('27.11, 27.12: a hostile process name and function name in folded stack
     const nt = runNodetrace(['profile', '-p', String(pid), '-d', '5', '--folded', folded, '--svg', svg]);
     const r = await nt.exit;
     assert.strictEqual(r.code, 0, nt.stderr);
-    const lines = assertFolded(fs.readFileSync(folded, 'utf8'), 'ev il forged st (');
+    // A root frame is the sampled thread's name and role: the title the
+    // target gave itself, or, for a thread it started before (V8's
+    // platform workers, compiling the hot function now and then: CI,
+    // 2026-11-30), the name node started with.
+    const lines = assertFolded(fs.readFileSync(folded, 'utf8'), 'ev il forged st (', 'node (');
     // ';' became a space. Named from V8's metadata the script's name is whole,
     // its line break shown escaped; from V8's perf map (one line a function)
     // it ends at the line break (the target's own map, its own loss).
