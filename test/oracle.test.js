@@ -152,6 +152,17 @@ function countBy(items, key) {
   return out;
 }
 
+// The kernel's function names (/proc/kallsyms, read as root), which a
+// folded stack shows bare like any other frame.
+function kernelNames() {
+  const names = new Set();
+  for (const line of fs.readFileSync('/proc/kallsyms', 'utf8').split('\n')) {
+    const name = line.split(/\s+/)[2];
+    if (name) names.add(name);
+  }
+  return names;
+}
+
 const uptime = () => `load ${os.loadavg()[0].toFixed(1)}`;
 
 // The time the hypervisor ran other guests on this machine's CPUs, all of
@@ -330,7 +341,7 @@ describe('each command against the app\'s own instruments: Express, Fastify, pis
         try {
           const HZ = 999;
           const stealBefore = stealMs();
-          const { json, truth, target } = await traceApp(build, 'profile', ['--json', '-F', String(HZ), '--folded', folded], {
+          const { json, truth, target, stderr } = await traceApp(build, 'profile', ['--json', '-F', String(HZ), '--folded', folded], {
             nodeArgs: ['--cpu-prof', '--cpu-prof-dir', profDir],
             env: { SPIN_ROUNDS: '2e6', TASK_ROUNDS: '4e6' },
           });
@@ -341,9 +352,16 @@ describe('each command against the app\'s own instruments: Express, Fastify, pis
           // standard errors, and below by as much as the hypervisor stole
           // over the trace (stealMs): a thread charged for time in which
           // no sample could be taken.
-          const nearSampled = (got, want, floor, what) => {
+          // Below, too, by the samples the tracer lost and nodetrace said
+          // it lost (`lostMs`): bpftrace 0.17 keeps user stacks in a map by
+          // hash, and a stack whose place another holds is not kept
+          // (docs/platforms.md): a hot function's frequent stack can lose
+          // a fifth of its samples that way (seen in CI: poolCrunch 480 ms
+          // of 576, 115 samples of its Worker printed with no stack).
+          const nearSampled = (got, want, floor, what, lostMs = 0) => {
             const stolen = Math.min(steal, Math.max(0, want - got));
-            near(got, want - stolen, 0.1, floor, `${what} (${stolen} ms of it allowed as stolen)`);
+            const lost = Math.min(lostMs, Math.max(0, want - stolen - got));
+            near(got, want - stolen - lost, 0.1, floor, `${what} (${stolen} ms of it allowed as stolen, ${lost.toFixed(0)} as lost)`);
           };
           assert(Math.abs(json.seconds - SECONDS) < 0.5, `${json.seconds} s for -d ${SECONDS}`);
           // The process's CPU, as the CPUs it kept busy over the trace:
@@ -370,16 +388,27 @@ describe('each command against the app\'s own instruments: Express, Fastify, pis
           });
           const hot = [['(main thread)', 'mainCrunch', truth.main_crunch_cpu_ms, truth.threads_cpu_ms[target.pid]]];
           for (const t of workers) hot.push([`(${t.label})`, 'poolCrunch', truth.pool_crunch_cpu_ms[t.worker.thread_id] || 0, cpuOf(t.tids)]);
+          // A sample whose user stack the tracer lost: its root alone, or
+          // the kernel's frames alone under it.
+          const kernel = kernelNames();
+          const noUserStack = (s) => s.frames.slice(1).every((f) => kernel.has(f));
+          const lostAny = stacks.some(noUserStack);
+          if (lostAny) assert.match(stderr, /had no user stack: the tracer lost/, 'samples with no user stack, not said');
           const selfOf = {};
           for (const [thread, fn, fnMs, threadMs] of hot) {
             const mine = stacks.filter((s) => s.frames[0].endsWith(thread));
             const all = mine.reduce((n, s) => n + s.count, 0);
             const self = mine.filter((s) => s.frames[s.frames.length - 1].startsWith(`${fn} `)).reduce((n, s) => n + s.count, 0);
-            selfOf[thread] = { self, all };
-            console.log(`      ${thread} ${fn}: ${self} of ${all} samples; the app's ${fnMs.toFixed(0)} of ${threadMs.toFixed(0)} ms`);
+            const lost = mine.filter(noUserStack).reduce((n, s) => n + s.count, 0);
+            const leaves = countBy(mine.filter((s) => !s.frames[s.frames.length - 1].startsWith(`${fn} `)), (s) => s.frames[s.frames.length - 1]);
+            const others = Object.entries(leaves).sort((a, b) => b[1] - a[1]).slice(0, 4);
+            selfOf[thread] = { self, all, lost };
+            console.log(`      ${thread} ${fn}: ${self} of ${all} samples, ${lost} with no user stack; the app's ${fnMs.toFixed(0)} of ${threadMs.toFixed(0)} ms`);
             assert(self >= 30, `${fn}: ${self} samples`);
-            nearSampled(self * 1000 / HZ, fnMs, 3000 * Math.sqrt(self) / HZ, `${thread} ${fn} self ms`);
-            near(self / all, fnMs / threadMs, 0.1, 3 * Math.sqrt(self) / all, `${thread} ${fn} self share`);
+            nearSampled(self * 1000 / HZ, fnMs, 3000 * Math.sqrt(self) / HZ,
+              `${thread} ${fn} self ms (other leaves by stacks: ${JSON.stringify(others)})`, lost * 1000 / HZ);
+            // Its share of the thread's samples that kept their stack.
+            near(self / (all - lost), fnMs / threadMs, 0.1, 3 * Math.sqrt(self) / (all - lost), `${thread} ${fn} self share`);
           }
           // --cpu-prof on the main thread, its samples in the window: the
           // time it puts in mainCrunch (each sample until the next). V8's
@@ -405,9 +434,11 @@ describe('each command against the app\'s own instruments: Express, Fastify, pis
             if (t >= truth.window.start_us && t < truth.window.end_us && names.get(prof.samples[i]) === 'mainCrunch') crunchMs += (prof.timeDeltas[i + 1] || 0) / 1000;
           }
           const wallPerCpu = truth.stalls.reduce((n, [ms]) => n + ms, 0) / truth.main_crunch_cpu_ms;
-          const self = selfOf['(main thread)'].self;
+          const { self, lost } = selfOf['(main thread)'];
           console.log(`      --cpu-prof: mainCrunch ${crunchMs.toFixed(0)} ms; nodetrace ${(self * 1000 / HZ).toFixed(0)} ms of CPU, x ${wallPerCpu.toFixed(3)} the app's wall per CPU ms`);
-          near(self * 1000 / HZ * wallPerCpu, crunchMs, 0.1, 3000 * Math.sqrt(self) / HZ, 'mainCrunch wall ms against --cpu-prof');
+          const gotMs = self * 1000 / HZ * wallPerCpu;
+          const lostMs = Math.min(lost * 1000 / HZ * wallPerCpu, Math.max(0, crunchMs - gotMs));
+          near(gotMs, crunchMs - lostMs, 0.1, 3000 * Math.sqrt(self) / HZ, `mainCrunch wall ms against --cpu-prof (${lostMs.toFixed(0)} ms allowed as lost)`);
         } finally {
           fs.rmSync(dir, { recursive: true, force: true });
         }
