@@ -67,10 +67,10 @@ describe('--pod: a pod played by podman kube play, traced from the host @tracer'
     }
   });
 
-  it('a pod that is not here, or 7 characters of an ID: exit 2, saying so, with nodetrace ps', async function () {
+  it('a pod that is not here, or 7 characters of an ID: exit 3 (as --container), saying so, with nodetrace ps', async function () {
     for (const asked of ['no-such-pod', pod.podId.slice(0, 7)]) {
       const r = await nodetrace(['gc', '--pod', asked, '-d', '1'], { timeoutMs: 120000 });
-      assert.strictEqual(r.code, 2, r.stderr);
+      assert.strictEqual(r.code, 3, r.stderr);
       assert.match(r.stderr, /no pod with a process on this host is named/);
       assert.match(r.stderr, new RegExp(`pod ${pod.name} \\(${pod.podId.slice(0, 12)}\\): 2 processes`));   // its infra (pause) and node
       assert.match(r.stderr, /nodetrace ps/);
