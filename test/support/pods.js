@@ -20,6 +20,7 @@ const START_TIMEOUT_MS = 60000;
 const CONTAINERS_CONF = '[containers]\ndefault_ulimits = ["nofile=4096:4096", "nproc=4096:4096"]\n\n[engine]\nruntime = "runc"\n';
 
 const live = new Set();   // names of pods started and not yet removed
+let counter = 0;          // pods started by this process: each a name of its own
 
 function podman(args, { env, timeout = 120000 } = {}) {
   return spawnSync('podman', args, { encoding: 'utf8', timeout, env: env ? { ...process.env, ...env } : process.env });
@@ -61,17 +62,10 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 async function startPod(target, { hook = false, env = {}, timeoutMs = START_TIMEOUT_MS } = {}) {
   const img = containerImage();
   if (img.reason) throw new Error(img.reason);
-  const name = `nodetrace-test-pod-${process.pid}-${live.size}`;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-pod-'));
-  const yaml = path.join(dir, 'pod.yaml');
-  const conf = path.join(dir, 'containers.conf');
-  fs.writeFileSync(yaml, manifest(name, img.name, target, { hook, env }));
-  fs.writeFileSync(conf, CONTAINERS_CONF);
-  live.add(name);
+  const name = `nodetrace-test-pod-${process.pid}-${counter++}`;
   const remove = () => removePod(name);
   try {
-    const played = podman(['kube', 'play', '--network', 'none', yaml], { env: { CONTAINERS_CONF: conf } });
-    if (played.status !== 0) throw new Error(`podman kube play: ${(played.stderr || String(played.error)).trim()}`);
+    playPods(manifest(name, img.name, target, { hook, env }), [name]);
     const container = `${name}-node`;
     const deadline = Date.now() + timeoutMs;
     while (!/^ready \d+/m.test(podman(['logs', container]).stdout || '')) {
@@ -86,6 +80,27 @@ async function startPod(target, { hook = false, env = {}, timeoutMs = START_TIME
   } catch (err) {
     remove();
     throw err;
+  }
+}
+
+/**
+ * Plays `yaml` (one or more documents) with `podman kube play`, on no
+ * network, with this host's containers.conf; `names`: the pods it makes,
+ * removed by removePod(name) or at this process's exit, also if the play fails.
+ */
+function playPods(yaml, names) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-pod-'));
+  const file = path.join(dir, 'pod.yaml');
+  const conf = path.join(dir, 'containers.conf');
+  fs.writeFileSync(file, yaml);
+  fs.writeFileSync(conf, CONTAINERS_CONF);
+  for (const name of names) live.add(name);
+  try {
+    const played = podman(['kube', 'play', '--network', 'none', file], { env: { CONTAINERS_CONF: conf } });
+    if (played.status !== 0) throw new Error(`podman kube play: ${(played.stderr || String(played.error)).trim()}`);
+  } catch (err) {
+    for (const name of names) removePod(name);
+    throw err;
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -99,4 +114,4 @@ function removePod(name) {
 
 process.on('exit', () => { for (const name of [...live]) removePod(name); });
 
-module.exports = { startPod, manifest };
+module.exports = { startPod, manifest, playPods, removePod, podman };
