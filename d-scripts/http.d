@@ -38,10 +38,16 @@ dtrace:::BEGIN
 	printf("Tracing HTTP requests... Hit Ctrl-C to end.\n");
 }
 
+/*
+ * MIN_US compares the latency unsigned, as http.bt does: D's arg0 is an
+ * int64_t, compared signed, so a negative latency (a forged record) would be
+ * dropped here unseen; unsigned, it passes any minimum, to be refused by
+ * nodetrace as malformed and said so.
+ */
 nodetrace*:::http-server-request-done,
 nodetrace*:::http-client-request-done
 /($1 == 0 || pid == $1 || pid == $3 || pid == $4 || pid == $5 ||
-    pid == $6 || pid == $7 || pid == $8 || pid == $9) && arg0 >= $2/
+    pid == $6 || pid == $7 || pid == $8 || pid == $9) && (uint64_t)arg0 >= $2/
 {
 	this->ns = walltimestamp;
 	printf("U %d %d %d %s\n", pid, tid, this->ns, copyinstr(arg3));
@@ -50,7 +56,7 @@ nodetrace*:::http-client-request-done
 nodetrace*:::http-server-request-done,
 nodetrace*:::http-client-request-done
 /($1 == 0 || pid == $1 || pid == $3 || pid == $4 || pid == $5 ||
-    pid == $6 || pid == $7 || pid == $8 || pid == $9) && arg0 >= $2 && arg1 == 0/
+    pid == $6 || pid == $7 || pid == $8 || pid == $9) && (uint64_t)arg0 >= $2 && arg1 == 0/
 {
 	printf("E %d %d %d %s\n", pid, tid, this->ns, copyinstr(arg4));
 }
@@ -58,7 +64,7 @@ nodetrace*:::http-client-request-done
 nodetrace*:::http-server-request-done,
 nodetrace*:::http-client-request-done
 /($1 == 0 || pid == $1 || pid == $3 || pid == $4 || pid == $5 ||
-    pid == $6 || pid == $7 || pid == $8 || pid == $9) && arg0 >= $2/
+    pid == $6 || pid == $7 || pid == $8 || pid == $9) && (uint64_t)arg0 >= $2/
 {
 	printf("H %d %d %d %s %d %d %s\n", pid, tid, this->ns,
 	    probename == "http-server-request-done" ? "server" : "client",

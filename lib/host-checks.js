@@ -11,8 +11,12 @@ function exists(p) {
   try { fs.accessSync(p); return true; } catch { return false; }
 }
 
+// Where the kernel's tracing files are: tracefs' own mount point (Linux
+// 4.1+), or under debugfs, where older set-ups have it.
+const TRACEFS_DIRS = ['/sys/kernel/tracing', '/sys/kernel/debug/tracing'];
+
 function tracefsDir() {
-  for (const dir of ['/sys/kernel/tracing', '/sys/kernel/debug/tracing']) {
+  for (const dir of TRACEFS_DIRS) {
     if (exists(dir + '/uprobe_events') || exists(dir + '/available_events')) return dir;
   }
   return null;
@@ -68,4 +72,4 @@ function checks({ podFacts = process.platform === 'linux' ? podSpec.gather() : n
   return out;
 }
 
-module.exports = { checks, tracefsDir };
+module.exports = { checks, tracefsDir, TRACEFS_DIRS };

@@ -28,13 +28,6 @@ const { runBudget } = require('./memory-budget');
 const NT_GNU_BUILD_ID = 3;
 const DEBUG_DIR = '/usr/lib/debug/.build-id';
 
-// An ELF file is read only if it is a regular file (map_files paths are
-// kernel links; a plain path's last name must not be a link someone
-// planted), of bounded size. `file` is a path, or { root, path }: a file of
-// another root (a process's, /proc/PID/root) opened inside that root only
-// (safe-open.js openInRoot: a container's links never lead to a host file).
-// What is in it is its owner's: every count and size is checked against
-// the file's size and lib/limits.js before anything is read.
 const { MAX_ELF_BYTES, MAX_PERF_MAP_BYTES } = LIMITS;
 
 /** Pure: an ELF64 little-endian file's header (its first 64 bytes), or null. */
@@ -287,6 +280,13 @@ function fileName(file) {
   return file;
 }
 
+// An ELF file is read only if it is a regular file (map_files paths are
+// kernel links; a plain path's last name must not be a link someone
+// planted), of bounded size. `file` is a path, or { root, path }: a file of
+// another root (a process's, /proc/PID/root) opened inside that root only
+// (safe-open.js openInRoot: a container's links never lead to a host file).
+// What is in it is its owner's: every count and size is checked against
+// the file's size and lib/limits.js before anything is read.
 function openElf(file, followLinks) {
   if (typeof file === 'object') return openInRoot(file.root, file.path, { maxBytes: MAX_ELF_BYTES, followLinks: true });
   return openRegular(file, { maxBytes: MAX_ELF_BYTES, followLinks });

@@ -12,6 +12,7 @@ const assert = require('assert');
 const fs = require('fs');
 const { spawn } = require('child_process');
 const { TracedProcess } = require('../lib/tracer/run-command');
+const { TracerSession } = require('../lib/tracer/session');
 const { TargetSnapshots } = require('../lib/target-snapshots');
 const { findOnPath } = require('../lib/tracer/detect');
 
@@ -28,11 +29,17 @@ describe('a -c command, watched from the tracer\'s spawn', function () {
     ['a copy of the tracer', '(sleep 1; exec tail -f /dev/null) & wait'],
     ['another program the tracer runs first', 'sleep 1; tail -f /dev/null & wait'],
   ]) {
-    it(`is learned only once the tracer's child runs the command, not ${what}`, async function () {
+    it(`is learned only once the tracer's child runs the command, not ${what}; its binary stat'ed once`, async function () {
       const tail = fs.realpathSync(findOnPath('tail'));
+      // Counts the stats of the command's binary: once for the run, not at every look.
+      const statSync = fs.statSync;
+      let binaryStats = 0;
+      fs.statSync = (file, ...rest) => { if (file === tail) binaryStats++; return statSync(file, ...rest); };
       const tracer = spawn('bash', ['-c', script], { stdio: 'ignore' });
       const target = new TracedProcess({ command: `${tail} -f /dev/null` });
-      const session = { child: tracer };
+      const session = new TracerSession({ tracer: { name: 'bpftrace' }, command: `${tail} -f /dev/null` });
+      session.child = tracer;   // as run() sets it
+      let looks = 0;
       try {
         await sleep(400);
         target.learn(session);
@@ -41,11 +48,16 @@ describe('a -c command, watched from the tracer\'s spawn', function () {
         while (!target.pid && Date.now() < deadline) {
           await sleep(100);
           target.learn(session);
+          looks++;
         }
         assert(target.pid, 'the command was never learned');
         assert.strictEqual(fs.realpathSync(`/proc/${target.pid}/exe`), tail);
         assert.strictEqual(target.alive(), true);
+        assert.strictEqual(session.commandPid(), target.pid);
+        assert(looks >= 2, `looked ${looks} times`);
+        assert.strictEqual(binaryStats, 1, `the binary stat'ed ${binaryStats} times in ${looks + 2} looks`);
       } finally {
+        fs.statSync = statSync;
         tracer.kill('SIGKILL');
         if (target.pid) try { process.kill(target.pid, 'SIGKILL'); } catch { /* gone */ }
       }

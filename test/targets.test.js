@@ -183,9 +183,9 @@ describe('targets by pod: --pod NAME or UID (lib/targets/pods.js)', function () 
     }
   });
 
-  it('strict: part of a name, a UID prefix under 8 characters, or one two pods share names none (exit 2)', function () {
+  it('strict: part of a name or a UID prefix under 8 characters names none (exit 3), one two pods share names both (exit 2)', function () {
     for (const asked of ['web', 'web-7d4b', '0f1e2d3', 'server.js']) {
-      assert.throws(() => podProcesses(asked, host(), GC), (e) => e.exitCode === 2 && /no pod with a process on this host/.test(e.message)
+      assert.throws(() => podProcesses(asked, host(), GC), (e) => e.exitCode === 3 && /no pod with a process on this host/.test(e.message)
         && /pod web-7d4b9/.test(e.hint) && /nodetrace ps/.test(e.hint), asked);
     }
     // "0f1e2d3c" starts both UIDs.
@@ -216,7 +216,7 @@ describe('targets by pod: --pod NAME or UID (lib/targets/pods.js)', function () 
   it('no pod here: said so, with nodetrace ps; a pod\'s name is escaped where it is said', function () {
     const h = host();
     h.allPids = () => [1, 700];
-    assert.throws(() => podProcesses('web-7d4b9', h, GC), (e) => e.exitCode === 2 && /No process on this host runs in a pod/.test(e.hint));
+    assert.throws(() => podProcesses('web-7d4b9', h, GC), (e) => e.exitCode === 3 && /No process on this host runs in a pod/.test(e.hint));
     const evil = { ...WEB, uid: '99999999-aaaa-4bbb-8ccc-0123456789ab', name: 'x\x1b[2Jy\nz' };
     assert.throws(() => podProcesses('nope-pod', host({ 900: { cmd: 'node e.js', node: true, pod: evil } }), GC),
       (e) => {

@@ -64,7 +64,7 @@ const { renderAsyncJSON } = require('../async/report/json');
 const { sharedOffset, nameFunctions } = require('../async/callback-names');
 const { targetOptions, checkTarget } = require('../targets/options');
 const { oneProcess } = require('../targets/one-process');
-const { durationOption, checkDuration, dryRunOption, threadOption, parseThread, checkThread } = require('./common-options');
+const { durationOption, checkDuration, dryRunOption, threadOption, parseThread, checkThread, jsonOption, backendOption } = require('./common-options');
 const { selectThread } = require('../threads/select');
 const { threadLabel } = require('../threads/roles');
 const { describeIdentity } = require('../proc/container');
@@ -83,8 +83,8 @@ function builder(y) {
     .option('stacks', { type: 'boolean', default: false, describe: 'Where the operations still alive at the end were created: native and JavaScript stacks, grouped (costs a stack walk per operation created)' })
     .option('hook', { type: 'boolean', default: true, describe: 'Where the process was started with -r nodetrace/register, also count promises, timers, immediates and AsyncResources through its hook (--no-hook: AsyncWraps only; async_hooks stays off in the process)' })
     .option('thread', threadOption())
-    .option('json', { type: 'boolean', default: false, describe: 'Print JSON instead of text (docs/json-format.md)' })
-    .option('backend', { choices: ['bpftrace', 'dtrace'], describe: 'Tracer to use (default bpftrace; dtrace: d-scripts/async.d, without --stacks)' })
+    .option('json', jsonOption())
+    .option('backend', backendOption('Tracer to use (default bpftrace; dtrace: d-scripts/async.d, without --stacks)'))
     .option('dry-run', dryRunOption())
     .check((a) => {
       checkTarget(a);

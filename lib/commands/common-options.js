@@ -29,6 +29,18 @@ function sourceMapsOption() {
   };
 }
 
+// --json: the command's output as JSON; `describe` where its shape needs saying.
+function jsonOption(describe = 'Print JSON instead of text (docs/json-format.md)') {
+  return { type: 'boolean', default: false, describe };
+}
+
+// --backend: which tracer runs the command's program; `describe` where the
+// default or what each tracer does differs from lib/tracer/detect.js's
+// chooseTracer (DTrace where it is, else bpftrace).
+function backendOption(describe = 'Tracer to use (default: dtrace if present, else bpftrace)') {
+  return { choices: ['dtrace', 'bpftrace'], describe };
+}
+
 function dryRunOption() {
   return { alias: 'n', type: 'boolean', default: false, describe: 'Print exactly what would run (tracer command line, environment, program) as a shell script, and exit' };
 }
@@ -108,7 +120,7 @@ function checkThread(a) {
 }
 
 module.exports = {
-  MAX_SECONDS, STDOUT, durationOption, checkDuration, dryRunOption, sourceMapsOption,
+  MAX_SECONDS, STDOUT, durationOption, checkDuration, dryRunOption, sourceMapsOption, jsonOption, backendOption,
   outputFileOption, outputDirOption, checkOutputFiles, checkOutputDir,
   threadOption, parseThread, checkThread,
 };

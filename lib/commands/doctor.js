@@ -10,6 +10,7 @@ const { targetOptions, checkTarget } = require('../targets/options');
 const { resolveOneTarget, hostFacts } = require('../targets/one-process');
 const { hostPidNote } = require('../targets/containers');
 const { safeText, safeJson } = require('../terminal-safe');
+const { jsonOption } = require('./common-options');
 
 function processHandler(args) {
   const host = hostFacts();
@@ -47,7 +48,7 @@ function handler(args) {
 module.exports = {
   ...listed('doctor'),
   builder: (y) => targetOptions(y, { pidHelp: 'Check this Node process: its build, where each probe point is, what will not work' })
-    .option('json', { type: 'boolean', default: false, describe: 'Print JSON' })
+    .option('json', jsonOption())
     .check((a) => {
       if (namesProcess(a)) checkTarget(a);
       return true;

@@ -15,7 +15,7 @@ const { parseSyscallList } = require('../ebadf/syscalls');
 const { planEbadf, MAX_ERRNOS } = require('../ebadf/program');
 const { renderPlan } = require('../tracer/plan');
 const {
-  durationOption, checkDuration, dryRunOption, outputDirOption, checkOutputDir, sourceMapsOption,
+  durationOption, checkDuration, dryRunOption, outputDirOption, checkOutputDir, sourceMapsOption, backendOption,
 } = require('./common-options');
 const { targetOptions, checkTarget } = require('../targets/options');
 const { resolveOneTarget, hostFacts } = require('../targets/one-process');
@@ -45,7 +45,7 @@ function builder(y) {
     .option('count', { type: 'number', default: 1, describe: 'Hits to handle before exiting' })
     .option('duration', durationOption('Give up after this many seconds'))
     .option('gcore-timeout', { type: 'number', default: 120, describe: 'Longest a core may take, in seconds; after that gcore is killed and the process resumed' })
-    .option('backend', { choices: ['dtrace', 'bpftrace'], describe: 'Tracer to use (default: dtrace if present, else bpftrace)' })
+    .option('backend', backendOption())
     .option('source-maps', sourceMapsOption())
     .option('dry-run', dryRunOption())
     .check((a) => {

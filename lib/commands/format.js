@@ -9,6 +9,7 @@ const { summarize, hasData } = require('../latency/report/summary');
 const { renderText } = require('../latency/report/text');
 const { renderJson } = require('../latency/report/json');
 const { splitAtEndMarker } = require('../tracer/output-formats');
+const { jsonOption } = require('./common-options');
 
 function readStdin() {
   return new Promise((resolve, reject) => {
@@ -27,7 +28,7 @@ function builder(y) {
       + '(hist, lhist, count, sum, avg, min, max, stats) output as nodetrace does.')
     .option('from', { choices: ['dtrace', 'bpftrace'], describe: 'Which tracer printed it (default: recognised from the text)' })
     .option('unit', { choices: ['ns', 'us', 'ms', 's'], describe: 'Unit of unnamed aggregations (default: ns for DTrace, as timestamp is)' })
-    .option('json', { type: 'boolean', default: false, describe: 'Print JSON (docs/json-format.md)' })
+    .option('json', jsonOption())
     .option('sort', { choices: ['total', 'count', 'name'], default: 'total', describe: 'Order entries by total time, count or name' })
     .option('breakdown', { type: 'boolean', default: false, describe: 'Full histograms for latency breakdown parts' })
     .option('addons-only', { type: 'boolean', default: false, describe: 'Hide Node\'s own work (node::..., uv_...)' })

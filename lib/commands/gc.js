@@ -15,7 +15,7 @@ const { locateGc } = require('../gc/v8-functions');
 const { parseGc, renderGcText, renderGcJSON } = require('../gc/report');
 const { targetOptions, checkTarget } = require('../targets/options');
 const { oneProcess } = require('../targets/one-process');
-const { durationOption, checkDuration, dryRunOption } = require('./common-options');
+const { durationOption, checkDuration, dryRunOption, jsonOption, backendOption } = require('./common-options');
 const { describeIdentity } = require('../proc/container');
 
 const SCRIPT = 'gc';
@@ -27,8 +27,8 @@ function builder(y) {
       + 'preparation (uprobes on V8\'s own functions).'), { force: true });
   return y
     .option('duration', durationOption('Stop after this many seconds (default: Ctrl-C or target exit)'))
-    .option('json', { type: 'boolean', default: false, describe: 'Print JSON instead of text (docs/json-format.md)' })
-    .option('backend', { choices: ['dtrace', 'bpftrace'], describe: 'Tracer to use (default: dtrace if present, else bpftrace)' })
+    .option('json', jsonOption())
+    .option('backend', backendOption())
     .option('dry-run', dryRunOption())
     .check((a) => {
       checkTarget(a);

@@ -10,7 +10,7 @@
 const { listed } = require('./list');
 const { traceHttp } = require('../http/runner');
 const { targetOptions, checkTarget } = require('../targets/options');
-const { durationOption, checkDuration, dryRunOption } = require('./common-options');
+const { durationOption, checkDuration, dryRunOption, jsonOption, backendOption } = require('./common-options');
 
 function builder(y) {
   targetOptions(y.usage('$0 http (<target> | -p PID) [options]\n\n'
@@ -28,18 +28,15 @@ function builder(y) {
     .option('latency', { type: 'boolean', default: false, describe: 'Latency histograms per process, direction, method and route instead of lines (64 processes, 100 routes each; the rest folded and counted)' })
     .option('by', { choices: ['route', 'status'], default: 'route', describe: 'With --latency: one histogram per route or per status' })
     .option('merge', { type: 'boolean', default: false, describe: 'With --latency: one set of histograms for every process traced (default: one per process)' })
-    .option('json', { type: 'boolean', default: false, describe: 'One JSON object per request (with --latency: the histograms as JSON)' })
+    .option('json', jsonOption('One JSON object per request (with --latency: the histograms as JSON)'))
     .option('source', {
       choices: ['auto', 'hook', 'wire'],
       default: 'auto',
       describe: 'hook: the processes started with nodetrace/register; wire: one process, unprepared, read off its '
         + 'socket system calls and its OpenSSL (HTTP/1.x, HTTPS); auto: the hook where the process has it, else the wire',
     })
-    .option('backend', {
-      choices: ['bpftrace', 'dtrace'],
-      describe: 'Tracer to use (default bpftrace). The hook\'s probes are stapsdt USDT probes, which only bpftrace reads on Linux; '
-        + 'dtrace reads one process off the wire (d-scripts/http-wire.d)',
-    })
+    .option('backend', backendOption('Tracer to use (default bpftrace). The hook\'s probes are stapsdt USDT probes, which only bpftrace reads on Linux; '
+        + 'dtrace reads one process off the wire (d-scripts/http-wire.d)'))
     .option('dry-run', dryRunOption())
     .check((a) => {
       checkTarget(a, { many: true, extra: ['container'] });

@@ -20,7 +20,7 @@ const { renderJson } = require('../latency/report/json');
 const { resolveCommand } = require('../tracer/command-target');
 const { targetOptions, checkTarget } = require('../targets/options');
 const { oneProcess } = require('../targets/one-process');
-const { durationOption, checkDuration, dryRunOption } = require('./common-options');
+const { durationOption, checkDuration, dryRunOption, jsonOption, backendOption } = require('./common-options');
 const { findProbePoints, binaryProbePoints } = require('../latency/probe-points');
 const { latencyProgram, SCRIPT } = require('../latency/program');
 const { namesMask, NAME_BYTES, NAMES_KEPT_IN_TRACER, NAMES_SHOWN } = require('../latency/report/named-kinds');
@@ -40,14 +40,14 @@ function builder(y) {
   { command: true, force: true });
   return y
     .option('duration', durationOption('Stop after this many seconds (default: Ctrl-C or target exit)'))
-    .option('json', { type: 'boolean', default: false, describe: 'Print JSON (docs/json-format.md) instead of text' })
+    .option('json', jsonOption())
     .option('sort', { choices: ['total', 'count', 'name'], default: 'total', describe: 'Order kinds by total time, operation count or name' })
     .option('breakdown', { type: 'boolean', default: false, describe: 'Full histograms for queue wait, run and loop wait, not just a summary line' })
     .option('addons-only', { type: 'boolean', default: false, describe: 'Hide Node\'s own thread-pool work (fs, dns, crypto, zlib, ...)' })
     .option('paths', { type: 'boolean', default: false, describe: `Split fs work by the request's path (fs.open /etc/hosts); requests on a file descriptor (read, write, fstat, close) keep their plain kind. The tracer reads the first ${NAME_BYTES - 1} bytes of each path and keeps ${NAMES_KEPT_IN_TRACER} distinct names; the report shows the ${NAMES_SHOWN} that took the most time per kind, the rest as "(other paths)". bpftrace only` })
     .option('hosts', { type: 'boolean', default: false, describe: `Split dns.lookup by the host name looked up (dns.lookup localhost); same limits as --paths` })
     .option('symbols', { type: 'boolean', default: false, describe: 'Name Node\'s own work by its C++ or libuv function (fs: by libuv request type), not fs.read, dns.lookup, zlib, ...' })
-    .option('backend', { choices: ['dtrace', 'bpftrace'], describe: 'Tracer to use (default: dtrace if present, else bpftrace)' })
+    .option('backend', backendOption())
     .option('dry-run', dryRunOption())
     .check((a) => {
       checkTarget(a, { command: true });

@@ -11,7 +11,7 @@ const { parseLoop, renderLoopText, renderLoopJSON, foldedStacks, lostStackSample
 const { targetOptions, checkTarget } = require('../targets/options');
 const { oneProcess } = require('../targets/one-process');
 const proc = require('../proc');
-const { durationOption, checkDuration, dryRunOption, threadOption, parseThread, checkThread, sourceMapsOption } = require('./common-options');
+const { durationOption, checkDuration, dryRunOption, threadOption, parseThread, checkThread, sourceMapsOption, jsonOption, backendOption } = require('./common-options');
 const { selectThread } = require('../threads/select');
 const { threadLabel } = require('../threads/roles');
 const { describeIdentity } = require('../proc/container');
@@ -46,8 +46,8 @@ function builder(y) {
     .option('stacks', { type: 'boolean', default: false, describe: 'Sample the loop\'s user stack (99 Hz) during stalls; JavaScript frames named from V8\'s metadata (no flag needed) or the perf map' })
     .option('folded', { type: 'boolean', default: false, describe: 'With --stacks: print only the folded stacks, for flame graph tools' })
     .option('source-maps', sourceMapsOption())
-    .option('json', { type: 'boolean', default: false, describe: 'Print JSON instead of text (docs/json-format.md)' })
-    .option('backend', { choices: ['dtrace', 'bpftrace'], describe: 'Tracer to use (default: dtrace if present, else bpftrace)' })
+    .option('json', jsonOption())
+    .option('backend', backendOption())
     .option('dry-run', dryRunOption())
     .check((a) => {
       checkTarget(a);

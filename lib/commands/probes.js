@@ -17,7 +17,7 @@ const { LineOutput } = require('../tracer/line-output');
 const { safeText } = require('../terminal-safe');
 const { noun } = require('../render/text');
 const { targetOptions, checkTarget, targetText } = require('../targets/options');
-const { durationOption, checkDuration, dryRunOption } = require('./common-options');
+const { durationOption, checkDuration, dryRunOption, jsonOption, backendOption } = require('./common-options');
 const { identify } = require('../proc/identity');
 const { processProbes } = require('../probes/inventory');
 const list = require('../probes/list');
@@ -58,7 +58,7 @@ function builder(y) {
       + 'the API that the globs name, in every process, also those started later.'), { many: true, container: 'all' });
   return y
     .positional('probes', { type: 'string', array: true, describe: 'PROVIDER:PROBE globs to trace (none: list them)' })
-    .option('json', { type: 'boolean', default: false, describe: 'JSON: the list as one document; one object per firing; --count and --latency as one document' })
+    .option('json', jsonOption('JSON: the list as one document; one object per firing; --count and --latency as one document'))
     .option('count', { type: 'boolean', default: false, describe: 'Count firings per process and probe (in the kernel) instead of one line each' })
     .option('latency', {
       type: 'string', array: true, nargs: 2, requiresArg: true,
@@ -70,10 +70,7 @@ function builder(y) {
       type: 'number', requiresArg: true,
       describe: 'Wait up to this many seconds for the application to make a provider the globs name (default: refused at once)',
     })
-    .option('backend', {
-      choices: ['bpftrace', 'dtrace'],
-      describe: 'Tracer (default bpftrace). DTrace for Linux reads no stapsdt notes: it cannot see these probes',
-    })
+    .option('backend', backendOption('Tracer (default bpftrace). DTrace for Linux reads no stapsdt notes: it cannot see these probes'))
     .option('dry-run', { ...dryRunOption(), describe: 'Print exactly what would run (tracer command line, environment, program) as a shell script, and exit; a list runs no tracer, and is printed as it is' })
     .check((a) => {
       const { target, specs } = split(a);

@@ -23,6 +23,7 @@ const { renderFolded } = require('../profile/folded');
 const { writeOutputFile } = require('../output-file');
 const {
   STDOUT, durationOption, checkDuration, dryRunOption, outputFileOption, checkOutputFiles, sourceMapsOption,
+  jsonOption, backendOption,
 } = require('./common-options');
 const { describeIdentity, identityJson } = require('../proc/container');
 const { jsFramesLayout, commandJsFramesLayout, jsFramesSession } = require('../profile/js-frames');
@@ -66,7 +67,7 @@ function builder(y) {
   return y
     .option('frequency', { alias: 'F', type: 'number', default: DEFAULT_HZ, describe: `Samples a second on each CPU (1 to ${MAX_HZ})` })
     .option('duration', durationOption('Stop after this many seconds (default: Ctrl-C or target exit)'))
-    .option('json', { type: 'boolean', default: false, describe: 'Print the report as JSON' })
+    .option('json', jsonOption())
     .option('top', { type: 'number', default: 15, describe: 'How many functions each table lists' })
     .option('folded', outputFileOption('Also write folded stacks (flamegraph.pl, inferno, speedscope) to FILE'))
     .option('svg', outputFileOption('Also write a flame graph (self-contained SVG, searchable, click to zoom) to FILE'))
@@ -75,7 +76,7 @@ function builder(y) {
     .option('source-maps', sourceMapsOption())
     .option('off-cpu', { type: 'boolean', default: false, describe: 'Where the main thread waits instead: time blocked (system calls, locks, sync fs calls) by stack' })
     .option('all-threads', { type: 'boolean', default: false, describe: 'With --off-cpu: every thread, not only the main one (pool threads mostly wait for work)' })
-    .option('backend', { choices: ['dtrace', 'bpftrace'], describe: 'Tracer to use (default: dtrace if present, else bpftrace)' })
+    .option('backend', backendOption())
     .option('dry-run', dryRunOption())
     .check((a) => {
       checkTarget(a, { command: true });

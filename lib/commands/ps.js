@@ -13,6 +13,7 @@ const { renderText, renderJson } = require('../ps/render');
 const { clusterRoles, clusterFacts } = require('../proc/cluster');
 const { podProcesses } = require('../targets/pods');
 const { hostFacts } = require('../targets/resolve');
+const { jsonOption } = require('./common-options');
 
 function handler(args) {
   // Other users' memory maps and mapped files are root's to read.
@@ -44,7 +45,7 @@ module.exports = {
       + 'primary (with how many workers) or a worker (its id, and its primary\'s PID), the probe libraries it\n'
       + 'maps (bunyan for snoop, http), whether it writes a perf map (JavaScript names for\n'
       + 'profile, loop, ebadf), and the commands that cannot (or only partly~) work for it, with why.')
-    .option('json', { type: 'boolean', default: false, describe: 'Print JSON' })
+    .option('json', jsonOption())
     .option('pod', { type: 'string', describe: 'Only the Node processes of this Kubernetes or podman pod: its name, or its UID (8 characters of it or more)' })
     .check((a) => {
       if (a.pod !== undefined && !String(a.pod).trim()) throw new Error('--pod expects a pod\'s name or its UID (8 characters of it or more).');

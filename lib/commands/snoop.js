@@ -17,7 +17,7 @@ const { summary } = require('../snoop/format');
 const { OUTPUT_MODES } = require('../snoop/sink');
 const { Snooper } = require('../snoop/snooper');
 const { targetOptions, checkTarget, targetText } = require('../targets/options');
-const { durationOption, checkDuration, dryRunOption } = require('./common-options');
+const { durationOption, checkDuration, dryRunOption, jsonOption, backendOption } = require('./common-options');
 const { safeText } = require('../terminal-safe');
 const { describeIdentity, containerText } = require('../proc/container');
 const { containerNodeProcesses, podPidsTarget, hostFacts: oneProcessHost } = require('../targets/one-process');
@@ -38,10 +38,10 @@ function builder(y) {
       + 'On Linux, processes need nodetrace\'s USDT provider: node -r nodetrace/register app.js')
     .option('level', { alias: 'l', type: 'string', describe: 'Only this level and above (trace, debug, info, warn, error, fatal or 10-60); only those probes are enabled' })
     .option('mode', { alias: 'm', type: 'string', describe: 'bunyan\'s output mode: long (default), short, simple, json, json-N, bunyan, inspect' })
-    .option('json', { type: 'boolean', default: false, describe: 'Raw JSON lines, one record per line (records too long for the tracer become a {"nodetrace":"truncated",...} line)' })
+    .option('json', jsonOption('Raw JSON lines, one record per line (records too long for the tracer become a {"nodetrace":"truncated",...} line)'))
     .option('color', { type: 'boolean', describe: 'Colour (default: when stdout is a terminal); --no-color to turn it off' })
     .option('duration', durationOption('Stop after this many seconds (default: Ctrl-C)'))
-    .option('backend', { choices: ['dtrace', 'bpftrace'], describe: 'Tracer to use (default: bpftrace on Linux; elsewhere dtrace)' })
+    .option('backend', backendOption('Tracer to use (default: bpftrace on Linux; elsewhere dtrace)'))
     .option('dry-run', dryRunOption())
     .check((a) => {
       checkTarget(a, { many: true, extra: ['container'] });

@@ -7,7 +7,7 @@ const { listed } = require('./list');
 const { UsageError } = require('../errors');
 const { openCoreForWalk } = require('../v8/core');
 const { renderStacksText, renderStacksJson } = require('../stack/render');
-const { sourceMapsOption } = require('./common-options');
+const { sourceMapsOption, jsonOption } = require('./common-options');
 const { SourceMaps } = require('../source-maps');
 
 function builder(y) {
@@ -19,7 +19,7 @@ function builder(y) {
     .positional('core', { type: 'string', describe: 'The core file (nodetrace ebadf saves one at each hit)' })
     .option('root', { type: 'string', describe: 'Where the files of a process that ran in a container are (ebadf saves them beside the core: CORE.root)' })
     .option('thread', { type: 'number', describe: 'Only this thread (its ID, as ebadf\'s hit gives it)' })
-    .option('json', { type: 'boolean', default: false, describe: 'Print JSON: per thread its frames, with name, file, line and column of JavaScript ones' })
+    .option('json', jsonOption('Print JSON: per thread its frames, with name, file, line and column of JavaScript ones'))
     .option('source-maps', sourceMapsOption())
     .example('$0 stack core.node.4242.20261127T140659Z', 'every thread of the core')
     .example('$0 stack core.node.4242.X --root core.node.4242.X.root', 'a core of a process that ran in a container')

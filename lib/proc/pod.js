@@ -149,4 +149,6 @@ function podName(pod, environ, o) {
   return nameFromEnviron(environ) || (pod.kind === 'kubernetes' ? kubeletName(pod.uid, o) : null);
 }
 
-module.exports = { podOfPath, podOfCgroups, nameFromEnviron, nameFromEtcHosts, kubeletName, podName, NAME_MAX };
+module.exports = {
+  podOfPath, podOfCgroups, nameFromEnviron, nameFromEtcHosts, kubeletName, podName, NAME_MAX, KUBELET_PODS,
+};

@@ -10,7 +10,7 @@
 // says: another user's word. A match is strict (the whole name, or a UID
 // prefix), and where two pods answer to what was asked, both are listed
 // with their UIDs and none is taken.
-const { UsageError } = require('../errors');
+const { EXIT, UsageError, UserError } = require('../errors');
 const { podText } = require('../proc/container');
 const { safeText } = require('../terminal-safe');
 
@@ -47,16 +47,18 @@ function listPods(pods) {
 
 /**
  * The processes of the one pod `text` names -> { pod, pids }. No such pod:
- * exit 2 (what was asked names nothing here), listing those there are, with
- * `nodetrace ps` as the hint; several: exit 2, listing them.
+ * exit 3 (nothing matched, as for --container and -p), listing those there
+ * are, with `nodetrace ps` as the hint; several: exit 2 (usage: give more),
+ * listing them.
  */
 function podProcesses(text, host, { command }) {
   const all = podsOn(host);
   const found = all.filter((p) => matchesPod(p.pod, text));
   const asked = safeText(String(text), { oneLine: true });
   if (!found.length) {
-    throw new UsageError(`no pod with a process on this host is named "${asked}" or has a UID that starts so (8 characters or more).`,
-      all.length ? `Pods running here:\n  ${listPods(all)}\nSee their processes with: nodetrace ps` : 'No process on this host runs in a pod nodetrace recognizes (Kubernetes, podman); see: nodetrace ps');
+    throw new UserError(`no pod with a process on this host is named "${asked}" or has a UID that starts so (8 characters or more).`,
+      { hint: all.length ? `Pods running here:\n  ${listPods(all)}\nSee their processes with: nodetrace ps` : 'No process on this host runs in a pod nodetrace recognizes (Kubernetes, podman); see: nodetrace ps',
+        exitCode: EXIT.NOT_FOUND });
   }
   if (found.length > 1) {
     throw new UsageError(`"${asked}" names ${found.length} pods:\n  ${listPods(found)}`, `Give the pod's UID: nodetrace ${command} --pod UID`);

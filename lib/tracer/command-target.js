@@ -31,33 +31,37 @@ function childPidOf(tracerPid) {
 // The binary a resolved command runs (resolveCommand's first word).
 const commandBinary = (command) => (command ? command.trim().split(/\s+/)[0] : null);
 
-// Whether process `pid` runs `binary`: its executable is that file, or,
-// for a script, the kernel put the script's path among the interpreter's
-// first words (`node /app/server.js`).
-function runsBinary(pid, binary) {
-  try {
-    const exe = fs.statSync(`/proc/${pid}/exe`);
-    const file = fs.statSync(binary);
-    if (exe.dev === file.dev && exe.ino === file.ino) return true;
-  } catch { /* gone, or no such file */ }
+function statOrNull(file) {
+  try { return fs.statSync(file); } catch { return null; }
+}
+
+// Whether process `pid` runs `binary` (`file`: its stat): its executable is
+// that file, or, for a script, the kernel put the script's path among the
+// interpreter's first words (`node /app/server.js`).
+function runsBinary(pid, binary, file) {
+  const exe = file && statOrNull(`/proc/${pid}/exe`);
+  if (exe && exe.dev === file.dev && exe.ino === file.ino) return true;
   const words = (readProcText(`/proc/${pid}/cmdline`) || '').split('\0').slice(0, 3);
   return words.includes(binary);
 }
 
 /**
- * The tracer's child once it runs the command (`command`: resolveCommand's
- * string), or null. bpftrace -c forks the command and lets it exec only once
- * the probes are attached: before that the child is a copy of the tracer.
- * And a tracer started through a shell script (the test tiers' wrapper, a
- * user's) first has other children: `dirname`, `readlink`, taken for the
- * command when any child running another program was.
+ * Finds a -c command's process (`command`: resolveCommand's string): the
+ * result, given the tracer's PID, is the tracer's child once it runs the
+ * command, or null. bpftrace -c forks the command and lets it exec only
+ * once the probes are attached: before that the child is a copy of the
+ * tracer. And a tracer started through a shell script (the test tiers'
+ * wrapper, a user's) first has other children: `dirname`, `readlink`, taken
+ * for the command when any child running another program was. The binary
+ * is stat'ed once, here: each look then reads only the child's.
  */
-function commandChild(tracerPid, command) {
-  const pid = childPidOf(tracerPid);
+function commandFinder(command) {
   const binary = commandBinary(command);
-  return pid && binary && runsBinary(pid, binary) ? pid : null;
+  const file = binary ? statOrNull(binary) : null;
+  return (tracerPid) => {
+    const pid = binary ? childPidOf(tracerPid) : null;
+    return pid && runsBinary(pid, binary, file) ? pid : null;
+  };
 }
 
-const commandStarted = (tracerPid, command) => Boolean(commandChild(tracerPid, command));
-
-module.exports = { resolveCommand, childPidOf, commandChild, commandStarted };
+module.exports = { resolveCommand, commandFinder };

@@ -12,7 +12,6 @@ const { requireTracer } = require('./detect');
 const { renderPlan } = require('./plan');
 const { TracerSession, abnormalEnd } = require('./session');
 const { describeTracerFailure } = require('./failure');
-const { commandChild, commandStarted } = require('./command-target');
 const { TargetSnapshots } = require('../target-snapshots');
 const { checkOutputFile } = require('../output-file');
 const { wallMinusMonoNs } = require('../clock');
@@ -34,16 +33,14 @@ class TracedProcess {
   constructor(plan) {
     this.pid = plan.target ? plan.target.pid || null : null;
     this.start = plan.target ? plan.target.startTime || (this.pid && startTime(this.pid)) : null;
-    this.byCommand = Boolean(plan.command);
-    this.command = plan.command || null;
   }
 
   // -c: the command's PID, once the tracer's child runs it (before that,
   // the child is a copy of the tracer or a tracer's wrapper's helper, whose
   // memory map would name the command's addresses wrongly).
   learn(session) {
-    if (this.pid || !this.byCommand || !session || !session.child) return;
-    const pid = commandChild(session.child.pid, this.command);
+    if (this.pid || !session) return;
+    const pid = session.commandPid();
     if (pid) { this.pid = pid; this.start = startTime(pid); }
   }
 
@@ -84,7 +81,7 @@ async function runOneSession(plan, ctx) {
     // are attached: with -o (no attach notice), that is the sign. (dtrace
     // -c execs it at once, stopped: its program's ready line, in the file,
     // tells.)
-    readyWhen: plan.command && plan.outputFile && plan.tracer.name === 'bpftrace' ? (child) => commandStarted(child.pid, plan.command) : undefined,
+    readyWhen: plan.command && plan.outputFile && plan.tracer.name === 'bpftrace' ? () => session.commandPid() !== null : undefined,
     // -c: the command's memory map is read from its start, not from the
     // ready line: dtrace -c lets it run once its probes are enabled, and the
     // line reaches its output file later (the pool mix had run and exited

@@ -15,7 +15,7 @@ const { stopPolicy } = require('./capabilities');
 const { attachBoundMs } = require('./attach-bounds');
 const { attachedProbeCount } = require('./attach-progress');
 const { resolveCommand, usesTemp } = require('./plan');
-const { commandStarted } = require('./command-target');
+const { commandFinder } = require('./command-target');
 const { onTerminationSignals } = require('./signals');
 const { splitterFor, itemText, splitAtEndMarker, READY_MARKER, END_MARKER, REPORT_MARKER } = require('./output-formats');
 const { isNoise, tracerComplaints, StderrSorter } = require('./tracer-stderr');
@@ -125,6 +125,8 @@ class TracerSession {
     this.o = o;
     this.policy = stopPolicy(plan.tracer);
     this.child = null;
+    // -c: finds the command among the tracer's children (its binary stat'ed once, now).
+    this.findCommand = plan.command ? commandFinder(plan.command) : null;
     this.lines = [];
     this.result = {
       ready: false, code: null, signal: null, errors: [], endMarkerSeen: false,
@@ -135,6 +137,11 @@ class TracerSession {
     this.timers = [];
     // What is to be done once the tracer is not blocked writing to us (whenNotWriting()).
     this.untilNotWriting = [];
+  }
+
+  /** -c: the command's PID once the tracer's child runs it; else null. */
+  commandPid() {
+    return this.findCommand && this.child ? this.findCommand(this.child.pid) : null;
   }
 
   running() {
@@ -438,13 +445,13 @@ class TracerSession {
   // Where each line of the tracer's stderr goes: its complaints are kept;
   // with -c, the command's own lines (it shares the tracer's stderr) are
   // passed on as they come, as its stdout is, not taken for the tracer's.
-  stderrTaker(child) {
+  stderrTaker() {
     const r = this.result;
     const sorter = this.plan.command ? new StderrSorter() : null;
     let commandRuns = false;
     return (line) => {
       if (sorter) {
-        commandRuns = commandRuns || r.ready || commandStarted(child.pid, this.plan.command);
+        commandRuns = commandRuns || r.ready || this.commandPid() !== null;
         const whose = sorter.sort(line, commandRuns);
         if (whose === 'command') this.passOnCommandLine(line);
         if (whose !== 'tracer') return;
@@ -482,7 +489,7 @@ class TracerSession {
       const tail = plan.outputFile ? new FileTail(path.join(tempDir, plan.outputFile)) : null;
       if (tail) this.every(OUTPUT_FILE_POLL_MS, () => take(tail.read()));
       const errSplit = splitterFor('text');
-      const takeError = this.stderrTaker(child);
+      const takeError = this.stderrTaker();
       child.stderr.on('data', (text) => { for (const l of errSplit.push(text)) takeError(l); });
 
       // The bound is on attaching making no progress: each probe attached

@@ -1,15 +1,28 @@
 'use strict';
 // Where a tracer cannot take a value as an argument, a script declares a
 // template slot in its header, and nodetrace instantiates the program from
-// the script rather than editing it by hand. The cases today:
-//   PROBES  a list of probes. bpftrace cannot take one as arguments (a probe
-//           slot left unused must still name a tracepoint: a wildcard that
-//           matches nothing is an error, "tracepoints not found", measured on
-//           0.17), and DTrace cannot either (a probe description with an
-//           undefined macro argument does not compile).
-//   TARGET  the predicate that keeps one process. bpftrace takes the PID as an
+// the script rather than editing it by hand. The slots today:
+//   PROBES  a list of probes (ebadf-*.bt/.d, usdt-*.bt). bpftrace cannot take
+//           one as arguments (a probe slot left unused must still name a
+//           tracepoint: a wildcard that matches nothing is an error,
+//           "tracepoints not found", measured on 0.17), and DTrace cannot
+//           either (a probe description with an undefined macro argument
+//           does not compile).
+//   TARGET  the predicate that keeps one process (profile.bt, profile-js.bt,
+//           offcpu.bt, addon-latency.bt). bpftrace takes the PID as an
 //           argument, but the child of -c only as `cpid`, which it refuses
 //           without -c.
+//   COLLECTION_ENTRY, COLLECTION_RETURN, STEP_ENTRY, STEP_RETURN (gc.bt,
+//           gc.d), RESET (async.d): probes on V8's and Node's C++ functions
+//           whose mangled names differ between versions (Heap::
+//           CollectGarbage, IncrementalMarking::Step, AsyncWrap::
+//           AsyncReset), found in the process.
+//   WINDOW  the clause that opens and closes a program's window
+//           (addon-latency.bt, async.bt, gc.bt), on the signal this bpftrace
+//           takes (lib/tracer/capabilities.js windowSignal).
+//   PRINT   how often a program prints what it captured (profile-js.bt,
+//           offcpu.bt): more often for profile -c, whose command's frames
+//           can be named only while it lives.
 //
 // The declaration, in the script's header comment:
 //     @template NAME: <the text the script uses as it is>

@@ -14,6 +14,9 @@
 //   registers.js  a stopped process's registers (gdb)
 //   process.js    a live, stopped process opened for walks
 //   core.js       a core file opened for walks
+//   inlining.js   the functions V8 inlined into a frame's code, read back from that code
+//   dispatch-table.js where V8 13-14 keep a function's code (leap-tiering's JSDispatchTable)
+//   command-object.js profile -c: the object that will carry V8 in a command not started yet
 const { readMetadata, layoutFrom } = require('./metadata');
 const { ProcessMemory, SnapshotMemory, RecordingMemory, RangeMemory } = require('./memory');
 const { V8Namer, frameText } = require('./namer');

@@ -8,6 +8,7 @@
 const assert = require('assert');
 const { spawnSync } = require('child_process');
 const { requireTracing } = require('../support/harness');
+const { TRACING_FLAGS } = require('../support/image-flags');
 
 const IMAGE = process.env.NODETRACE_IMAGE || 'localhost/nodetrace:latest';
 // This host's podman needs these (docs/platforms.md, "Containers").
@@ -51,7 +52,7 @@ describe('the image: doctor says what the pod spec lacks @tracer @image', functi
   });
 
   it('run privileged in the host\'s PID namespace with tracefs: nothing essential missing, exit 0', function () {
-    const r = podmanRun(['--privileged', '--pid=host', '-v', '/sys/kernel/tracing:/sys/kernel/tracing'], ['doctor']);
+    const r = podmanRun(TRACING_FLAGS, ['doctor']);
     assert.strictEqual(r.status, 0, r.stdout + r.stderr);
     const got = doctorLines(r.stdout);
     for (const name of ['root', 'privilege', 'hostPID', 'tracer', 'tracefs', 'uprobes']) assert.strictEqual(got[name].mark, 'ok', `${name}: ${JSON.stringify(got[name])}`);

@@ -20,6 +20,7 @@ const START_TIMEOUT_MS = 60000;
 const CONTAINERS_CONF = '[containers]\ndefault_ulimits = ["nofile=4096:4096", "nproc=4096:4096"]\n\n[engine]\nruntime = "runc"\n';
 
 const live = new Set();   // names of pods started and not yet removed
+let counter = 0;          // pods started by this process: each a name of its own
 
 function podman(args, { env, timeout = 120000 } = {}) {
   return spawnSync('podman', args, { encoding: 'utf8', timeout, env: env ? { ...process.env, ...env } : process.env });
@@ -56,22 +57,16 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /**
  * Plays a pod running `node /app/<target>` (options: manifest's) and resolves once node printed
  * "ready": { name (the pod's), podId, container (its container's name),
- * id (the container's ID), pid (node's host PID, as podman says it), remove() }.
+ * id (the container's ID), pid (node's host PID, as podman says it), remove(),
+ * output() (what node printed so far) }.
  */
 async function startPod(target, { hook = false, env = {}, timeoutMs = START_TIMEOUT_MS } = {}) {
   const img = containerImage();
   if (img.reason) throw new Error(img.reason);
-  const name = `nodetrace-test-pod-${process.pid}-${live.size}`;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-pod-'));
-  const yaml = path.join(dir, 'pod.yaml');
-  const conf = path.join(dir, 'containers.conf');
-  fs.writeFileSync(yaml, manifest(name, img.name, target, { hook, env }));
-  fs.writeFileSync(conf, CONTAINERS_CONF);
-  live.add(name);
+  const name = `nodetrace-test-pod-${process.pid}-${counter++}`;
   const remove = () => removePod(name);
   try {
-    const played = podman(['kube', 'play', '--network', 'none', yaml], { env: { CONTAINERS_CONF: conf } });
-    if (played.status !== 0) throw new Error(`podman kube play: ${(played.stderr || String(played.error)).trim()}`);
+    playPods(manifest(name, img.name, target, { hook, env }), [name]);
     const container = `${name}-node`;
     const deadline = Date.now() + timeoutMs;
     while (!/^ready \d+/m.test(podman(['logs', container]).stdout || '')) {
@@ -82,9 +77,30 @@ async function startPod(target, { hook = false, env = {}, timeoutMs = START_TIME
     const [pid, id] = (r.stdout || '').trim().split(' ');
     const podId = (podman(['pod', 'inspect', '-f', '{{.Id}}', name]).stdout || '').trim();
     if (r.status !== 0 || !/^[1-9][0-9]*$/.test(pid) || !/^[0-9a-f]{64}$/.test(podId)) throw new Error(`podman inspect ${container}: ${r.stderr}`);
-    return { name, podId, container, id, pid: Number(pid), remove };
+    return { name, podId, container, id, pid: Number(pid), remove, output: () => podman(['logs', container]).stdout || '' };
   } catch (err) {
     remove();
+    throw err;
+  }
+}
+
+/**
+ * Plays `yaml` (one or more documents) with `podman kube play`, on no
+ * network, with this host's containers.conf; `names`: the pods it makes,
+ * removed by removePod(name) or at this process's exit, also if the play fails.
+ */
+function playPods(yaml, names) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-pod-'));
+  const file = path.join(dir, 'pod.yaml');
+  const conf = path.join(dir, 'containers.conf');
+  fs.writeFileSync(file, yaml);
+  fs.writeFileSync(conf, CONTAINERS_CONF);
+  for (const name of names) live.add(name);
+  try {
+    const played = podman(['kube', 'play', '--network', 'none', file], { env: { CONTAINERS_CONF: conf } });
+    if (played.status !== 0) throw new Error(`podman kube play: ${(played.stderr || String(played.error)).trim()}`);
+  } catch (err) {
+    for (const name of names) removePod(name);
     throw err;
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -99,4 +115,4 @@ function removePod(name) {
 
 process.on('exit', () => { for (const name of [...live]) removePod(name); });
 
-module.exports = { startPod, manifest };
+module.exports = { startPod, manifest, playPods, removePod, podman };

@@ -23,6 +23,7 @@
 // Usage: node http-wire-attacks.js PORT [--tls]
 const net = require('net');
 const tls = require('tls');
+const { takeAnswer } = require('./raw-http');
 
 const port = Number(process.argv[2]);
 const secure = process.argv[3] === '--tls';
@@ -56,15 +57,11 @@ async function attack(name, parts) {
   let buf = '';
   s.on('data', (d) => {
     buf += d.toString('latin1');
-    for (;;) {
-      const end = buf.indexOf('\r\n\r\n');
-      if (end < 0) return;
-      const length = Number((/\r\ncontent-length: *(\d+)/i.exec(buf.slice(0, end + 2)) || [])[1] || 0);
-      if (buf.length < end + 4 + length) return;
+    for (let answer = takeAnswer(buf); answer; answer = takeAnswer(buf)) {
       const r = sent[out.length];
-      out.push({ attack: name, method: r.method, path: r.path, status: Number(buf.slice(9, 12)),
+      out.push({ attack: name, method: r.method, path: r.path, status: answer.status,
         ms: Number(process.hrtime.bigint() - r.t) / 1e6 });
-      buf = buf.slice(end + 4 + length);
+      buf = answer.rest;
     }
   });
   const closed = new Promise((resolve) => s.on('close', resolve));

@@ -9,7 +9,7 @@
 // Prints one JSON line per request, as the server answered it (method,
 // path, status, and ms from its write to its whole answer), then "done".
 // Usage: node http-wire-slowloris.js PORT [OPEN [REQUESTS [ROUNDS]]]
-const net = require('net');
+const { connect, getWhole } = require('./raw-http');
 
 const port = Number(process.argv[2]);
 const OPEN = Number(process.argv[3] || 5000);
@@ -19,40 +19,21 @@ const ROUNDS = Number(process.argv[5] || 3);
 const AT_ONCE = 100;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function connect() {
-  return new Promise((resolve, reject) => {
-    const s = net.connect(port, '127.0.0.1');
-    s.once('connect', () => resolve(s));
-    s.once('error', reject);
-  });
-}
-
-// One request on a new connection, its answer read whole (a head with a
-// Content-Length, as the target's are).
+// One request on a new connection, its answer read whole.
 async function request(path) {
-  const s = await connect();
-  return new Promise((resolve, reject) => {
-    let buf = '';
-    const t = process.hrtime.bigint();
-    const timer = setTimeout(() => reject(new Error(`${path}: no answer in 10 s`)), 10000);
-    s.on('data', (d) => {
-      buf += d.toString('latin1');
-      const end = buf.indexOf('\r\n\r\n');
-      if (end < 0) return;
-      const length = Number((/\r\ncontent-length: *(\d+)/i.exec(buf.slice(0, end + 2)) || [])[1] || 0);
-      if (buf.length < end + 4 + length) return;
-      clearTimeout(timer);
-      s.destroy();
-      resolve({ method: 'GET', path, status: Number(buf.slice(9, 12)), ms: Number(process.hrtime.bigint() - t) / 1e6 });
-    });
-    s.write(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`);
-  });
+  const s = await connect(port);
+  try {
+    const { status, ms } = await getWhole(s, path);
+    return { method: 'GET', path, status, ms };
+  } finally {
+    s.destroy();
+  }
 }
 
 (async () => {
   const held = [];
   for (let i = 0; i < OPEN; i += AT_ONCE) {
-    const batch = await Promise.all(Array.from({ length: Math.min(AT_ONCE, OPEN - i) }, connect));
+    const batch = await Promise.all(Array.from({ length: Math.min(AT_ONCE, OPEN - i) }, () => connect(port)));
     for (const [j, s] of batch.entries()) {
       s.on('error', () => {});
       s.write(`GET /slowloris-${i + j} HTTP/1.1\r\nHost: x\r\n`);
