@@ -3,11 +3,14 @@
 // (test/support/pods.js) running node with crypto-loop.js, found from /proc
 // alone, by its name, its ID and 8 characters of it; the truth is the host
 // PID podman gives for the pod's container. Then one trace through --pod,
-// whose report names the same process.
+// whose report names the same process; and pods of their own for snoop
+// and http (a server whose requests curl makes from the host, in the pod's
+// network namespace: the truth is what curl had).
 const assert = require('assert');
 const { requireTracing, nodetrace, killStragglers } = require('./support/harness');
 const { containerUnavailableReason } = require('./support/containers');
 const { startPod } = require('./support/pods');
+const httpWire = require('./support/http-wire');
 
 describe('--pod: a pod played by podman kube play, traced from the host @tracer', function () {
   this.timeout(600000);
@@ -64,6 +67,37 @@ describe('--pod: a pod played by podman kube play, traced from the host @tracer'
       assert.deepStrictEqual(errors, errors.map((_, i) => errors[0] + i));
     } finally {
       hooked.remove();
+    }
+  });
+
+  it('http --pod: a server in the pod, curl from the host in its network, each request traced once as curl had it', async function () {
+    const server = await startPod('http-wire-server.js');
+    try {
+      const port = Number(/^ready \d+ (\d+)/m.exec(server.output())[1]);
+      let tracer;
+      let go;
+      const attached = new Promise((r) => { go = r; });
+      const traced = nodetrace(['http', '--pod', server.name, '-d', '60', '--json'], {
+        timeoutMs: 120000,
+        onSpawn: (c) => { tracer = c; c.stderr.on('data', (d) => { if (/tracing HTTP/.test(d)) go(); }); },
+      });
+      const early = await Promise.race([attached.then(() => null), traced]);
+      assert(!early, early && `nodetrace http ended before it attached (${early.code}): ${early.stderr}`);
+      // The pod has no network (--network none): curl runs in its network
+      // namespace, where the server listens on 127.0.0.1.
+      const paths = ['/fast/p1', '/slow/p2', '/missing/p3', '/mid/p4', '/fast/p5'];
+      const measured = await httpWire.curl(port, paths, 'http', { netOf: server.pid });
+      assert.deepStrictEqual(measured.map((m) => m.status), [200, 200, 404, 200, 200]);
+      setTimeout(() => tracer.kill('SIGINT'), 1000);   // the last batch shown (within 100 ms, held 400 ms)
+      const r = await traced;
+      assert.strictEqual(r.code, 0, r.stderr);
+      assert.match(r.stderr, new RegExp(`^nodetrace: tracing the Node process of pod ${server.name} \\(${server.podId.slice(0, 12)}\\): PID ${server.pid}$`, 'm'));
+      assert.match(r.stderr, new RegExp(`tracing HTTP on the sockets of PID ${server.pid} \\(PID 1 in podman container ${server.container} \\(${server.id.slice(0, 12)}\\) of pod ${server.name} `));
+      const lines = r.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+      httpWire.eachOnceAsMeasured(lines, measured, { port, child: { pid: server.pid } }, r.stdout);
+      assert.strictEqual(lines.length, paths.length, r.stdout);
+    } finally {
+      server.remove();
     }
   });
 

@@ -9,6 +9,7 @@ const fs = require('fs');
 const path = require('path');
 const { TracerSession, abnormalEnd, QUIESCE_TIMEOUT_MS, REPORT_TIMEOUT_MS, tracedSpanMs, spanNs } = require('../lib/tracer/session');
 const { renderPlan, BATCH_QUIESCE } = require('../lib/tracer/plan');
+const { blockedWritingOutput, writesTo, callOf } = require('../lib/tracer/blocked-output');
 
 const DEAF = path.join(__dirname, 'support', 'deaf-tracer.js');
 // A session that gives up on a tracer must end in about its own timers'
@@ -76,6 +77,67 @@ describe('TracerSession: ending a tracer', function () {
     const r = await pending;
     assert.strictEqual(r.code, 0);
     assert.match(r.maps, /@c: 3\n$/);
+  });
+});
+
+describe('TracerSession: a tracer blocked writing to nodetrace when the end is due', function () {
+  this.timeout(20000);
+  const script = path.join(__dirname, 'support', 'eintr-tracer.pl');
+  const plan = () => fakePlan('bpftrace', script, { tracer: { name: 'bpftrace', path: '/usr/bin/perl', version: 'test' } });
+  // nodetrace's event loop held (here: this process's), as a SIGSTOP or a
+  // long piece of work holds it: the tracer fills the socket and blocks.
+  const holdThisLoop = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+  it('is told to end once it is not blocked, so its END output comes (bpftrace 0.24+ loses it to a cut write)', async function () {
+    let child = null;
+    let blockedAfterHold = null;
+    const r = await run(plan(), {
+      durationSeconds: 1,
+      onSpawn: (c) => { child = c; },
+      onReady: () => {
+        // Held across the end, outside the poll phase (as a SIGSTOP leaves
+        // libuv's poll with its timeout past): -d's timer, late, fires first
+        // in the next turn of the loop, before the poll reads the socket.
+        setTimeout(() => setImmediate(() => {
+          holdThisLoop(1500);
+          blockedAfterHold = blockedWritingOutput(child.pid);
+        }), 500);
+        // And for a moment after that timer (due with it, set after it), so
+        // that a signal it sent lands while the write is still blocked,
+        // whichever CPU the tracer wakes on.
+        setTimeout(() => holdThisLoop(100), 1000);
+      },
+    });
+    assert.strictEqual(blockedAfterHold, true, 'the tracer was blocked writing when the end came (else this tests nothing)');
+    assert.strictEqual(r.code, 0, `ended by ${r.signal}`);
+    assert.strictEqual(r.endMarkerSeen, true, 'END\'s output came');
+    const events = r.during.filter((l) => /^EVENT \d+$/.test(l)).length;
+    assert.strictEqual(Number(/^@events: (\d+)$/m.exec(r.maps)[1]), events, 'every line it wrote was read');
+    assert.strictEqual(abnormalEnd(r, plan()), null, 'a clean end');
+  });
+});
+
+describe('lib/tracer/blocked-output.js: a thread asleep writing to nodetrace', function () {
+  const fixture = (name) => fs.readFileSync(path.join(__dirname, 'fixtures', name), 'utf8');
+
+  it('reads bpftrace 0.27 asleep in write(1, ...) as blocked on its stdout', function () {
+    const text = fixture('proc-syscall-bpftrace-blocked-write.txt');
+    assert.deepStrictEqual(callOf(text), { nr: 1, fd: 1 });
+    assert.strictEqual(writesTo(text, [1, 2], 'x64'), true);
+    assert.strictEqual(writesTo(text, [2], 'x64'), false, 'stdout not ours (a -c command\'s): not waited on');
+    assert.strictEqual(writesTo(text, [1, 2], 'arm64'), false, 'call numbers are the architecture\'s');
+  });
+
+  it('reads a running thread, and one asleep in another call, as not blocked', function () {
+    assert.strictEqual(callOf(fixture('proc-syscall-running.txt')), null);
+    assert.strictEqual(writesTo(fixture('proc-syscall-running.txt'), [1, 2], 'x64'), false);
+    assert.deepStrictEqual(callOf(fixture('proc-syscall-sleep.txt')), { nr: 230, fd: 0 });
+    assert.strictEqual(writesTo(fixture('proc-syscall-sleep.txt'), [1, 2], 'x64'), false);
+  });
+
+  it('tells nothing on an architecture it does not know, and of a process gone', function () {
+    assert.strictEqual(blockedWritingOutput(process.pid, [1, 2], 'mips'), false);
+    assert.strictEqual(blockedWritingOutput(2 ** 22 + 1), false);
   });
 });
 

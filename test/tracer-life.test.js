@@ -5,6 +5,7 @@ const assert = require('assert');
 const fs = require('fs');
 const path = require('path');
 const { ROOT, requireTracing, startTarget, stopTarget, nodetrace, killStragglers } = require('./support/harness');
+const { blockedWritingOutput } = require('../lib/tracer/blocked-output');
 
 const REGISTER = path.join(ROOT, 'register.js');
 // The kernel kills the tracer the moment nodetrace dies (--pdeathsig), but
@@ -80,6 +81,54 @@ describe('a tracer\'s life @tracer', function () {
       assert(r.stdout.split('\n').some((l) => l.includes('life-snoop')), 'records before the kill were shown');
     } finally {
       stopTarget(app);
+    }
+  });
+
+  // Issue 35: nodetrace's event loop held across the end of a trace (a
+  // stop here; a loaded host or a long piece of work alike), its tracer
+  // blocked meanwhile writing to it. bpftrace 0.24+ given its end signal
+  // then loses END's output (the signal cuts its write; it writes nothing
+  // more): nodetrace signals it only once it has read what is there.
+  it('loop: nodetrace held (SIGSTOP) across -d\'s end, its tracer blocked writing to it, keeps the report whole @core', async function () {
+    // A stall of 3 ms every 4 ms: 250 lines a second, which fill the socket
+    // to nodetrace within about a second and a half of its stop.
+    const target = await startTarget('loop-stall.js', { env: { LOOP_STALL_MS: '3', LOOP_INTERVAL_MS: '4' } });
+    const seconds = 3;
+    let tracerBlocked = false;
+    try {
+      const r = await nodetrace(['loop', '-p', String(target.pid), '--stacks', '--over', '1ms', '-d', String(seconds), '--json'], {
+        onSpawn: (child) => {
+          let said = '';
+          child.stderr.on('data', (c) => {
+            said += c;
+            if (child.stopAt || !/tracing the event loop/.test(said)) return;
+            const tracingAt = Date.now();
+            child.stopAt = setTimeout(async () => {
+              const tracer = tracerOf(child.pid);
+              child.kill('SIGSTOP');
+              try {
+                // Held past -d's end, and until the tracer is blocked (at most 15 s).
+                const until = Date.now() + 15000;
+                while (Date.now() < until && !(tracerBlocked && Date.now() - tracingAt > (seconds + 0.5) * 1000)) {
+                  await new Promise((res) => setTimeout(res, 100));
+                  tracerBlocked = tracerBlocked || (tracer !== null && blockedWritingOutput(tracer));
+                }
+              } finally {
+                child.kill('SIGCONT');
+              }
+            }, 1000);
+          });
+        },
+      });
+      assert(tracerBlocked, 'the tracer was blocked writing to nodetrace while it was stopped (else this tests nothing)');
+      assert.strictEqual(r.code, 0, r.stderr);
+      assert.doesNotMatch(r.stderr, /without running its END clause/);
+      const json = JSON.parse(r.stdout);
+      assert(json.turns > 0, `turns: ${json.turns} (END's maps)`);
+      assert.strictEqual(json.busy.histogram.reduce((n, b) => n + b.count, 0), json.turns);
+      assert(json.stalls.length > 0 && json.stalls.every((s) => s.busy_us >= 3000), 'stalls of the 3 ms busy-wait');
+    } finally {
+      stopTarget(target);
     }
   });
 

@@ -19,6 +19,7 @@ const { commandFinder } = require('./command-target');
 const { onTerminationSignals } = require('./signals');
 const { splitterFor, itemText, splitAtEndMarker, READY_MARKER, END_MARKER, REPORT_MARKER } = require('./output-formats');
 const { isNoise, tracerComplaints, StderrSorter } = require('./tracer-stderr');
+const { blockedWritingOutput } = require('./blocked-output');
 
 // READY_MARKER ends the line every program prints from BEGIN. On DTrace that
 // is once every probe is in place; bpftrace runs BEGIN before attaching the
@@ -54,6 +55,14 @@ const WINDOW_OPEN_TIMEOUT_MS = 5000;
 const OUTPUT_FILE_POLL_MS = 200;
 // The size of one read of it.
 const OUTPUT_FILE_CHUNK = 1 << 20;
+// A signal for the tracer waits while the tracer is blocked writing to us
+// (lib/tracer/blocked-output.js: the signal would cut that write, and
+// bpftrace 0.24+ then writes nothing more, END's output lost): looked at
+// again this often, each time after the event loop has read what is there,
+// and sent anyway after this long (a tracer that never stops writing; at
+// worst what it did before). A tracer not blocked is told at once.
+const BLOCKED_WRITE_POLL_MS = 10;
+const BLOCKED_WRITE_BOUND_MS = 5000;
 
 // How a process ended, as a sentence's verb: `{ code, signal }` from its exit.
 function howItExited({ code, signal } = {}) {
@@ -129,6 +138,8 @@ class TracerSession {
       windowOpen: false, reported: false, reportedAt: 0, endAfterReport: false,
     };
     this.timers = [];
+    // What is to be done once the tracer is not blocked writing to us (whenNotWriting()).
+    this.untilNotWriting = [];
   }
 
   /** -c: the command's PID once the tracer's child runs it; else null. */
@@ -183,7 +194,7 @@ class TracerSession {
       // Other CPUs' buffers may still hold events older than the marker.
       this.after(q.graceMs || QUIESCE_GRACE_MS, whole);
     };
-    this.child.kill(q.signal);
+    this.whenNotWriting(() => this.child.kill(q.signal));
   }
 
   // A streaming program told to stop emitting (plan.quiesce) whose report
@@ -208,7 +219,7 @@ class TracerSession {
     this.afterReport = () => { clearTimeout(giveUp); this.stopTracer(); };
     const giveUp = this.after(REPORT_TIMEOUT_MS,
       () => { this.afterReport = null; if (this.running()) this.stopTracer(); });
-    this.child.kill(w.signal);
+    this.whenNotWriting(() => this.child.kill(w.signal));
     return true;
   }
 
@@ -242,12 +253,19 @@ class TracerSession {
   stopTracer() {
     if (this.stopping) return;
     this.stopping = true;
+    this.whenNotWriting(() => this.signalEnd());
+  }
+
+  // stopTracer()'s signal, and again while it is not heard.
+  signalEnd() {
     const r = this.result;
     const { signal, resendEveryMs, giveUpMs } = this.policy;
     const probes = this.o.attachProgress || attachedProbeCount;
     const since = Date.now();
     const heldAtStop = resendEveryMs ? probes(this.child.pid) : 0;
+    const hasHeard = () => this.endClauseRan() || (heldAtStop > 0 && probes(this.child.pid) < heldAtStop);
     let heard = false;
+    let resending = false;
     let lastSentAt = since;
     let endSeenAt = 0;
     this.child.kill(signal);
@@ -259,12 +277,48 @@ class TracerSession {
       if (stuck) {
         r.gaveUp = true;
         this.child.kill('SIGKILL');
-      } else if (resendEveryMs && !this.endClauseRan() && !heard && now - lastSentAt >= resendEveryMs) {
-        if (heldAtStop > 0 && probes(this.child.pid) < heldAtStop) { heard = true; return; }
-        this.child.kill(signal);
-        lastSentAt = now;
+      } else if (resendEveryMs && !this.endClauseRan() && !heard && !resending && now - lastSentAt >= resendEveryMs) {
+        if (hasHeard()) { heard = true; return; }
+        // Looked at again when it goes: what was read while it waited
+        // may be END's marker, or its probes may have started to go.
+        resending = true;
+        this.whenNotWriting(() => {
+          resending = false;
+          lastSentAt = Date.now();
+          if (hasHeard()) heard = true;
+          else this.child.kill(signal);
+        });
       }
     });
+  }
+
+  // Runs fn (which signals the tracer) once no thread of the tracer is
+  // blocked writing to the sockets we read; in the order asked. Each look
+  // comes after a poll phase of the event loop (setImmediate), which reads
+  // what the tracer has written: a timer that fired late (our loop held,
+  // SIGSTOP, a loaded host) acts before that phase, with the tracer still
+  // blocked on what our loop did not read meanwhile.
+  whenNotWriting(fn) {
+    this.untilNotWriting.push(fn);
+    if (this.untilNotWriting.length > 1) return;
+    const blocked = this.o.blockedWriting || blockedWritingOutput;
+    // Ours to read: stderr always, stdout where it is piped to us (o.stdio).
+    const fds = !this.o.stdio || this.o.stdio[1] === 'pipe' ? [1, 2] : [2];
+    const since = Date.now();
+    const look = () => {
+      this.lookImmediate = null;
+      if (!this.running()) {
+        this.untilNotWriting.length = 0;
+        return;
+      }
+      if (blocked(this.child.pid, fds) && Date.now() - since < BLOCKED_WRITE_BOUND_MS) {
+        this.after(BLOCKED_WRITE_POLL_MS, () => { this.lookImmediate = setImmediate(look); });
+        return;
+      }
+      const due = this.untilNotWriting.splice(0);
+      for (const f of due) if (this.running()) f();
+    };
+    this.lookImmediate = setImmediate(look);
   }
 
   every(ms, fn) {
@@ -289,7 +343,7 @@ class TracerSession {
     // once the program says it is open (windowOpened()): until then the
     // target's operations are not counted.
     if (this.plan.window && this.running() && !r.endRequested) {
-      this.child.kill(this.plan.window.signal);
+      this.whenNotWriting(() => this.child.kill(this.plan.window.signal));
       r.windowOpen = true;
       this.windowTimer = this.after(WINDOW_OPEN_TIMEOUT_MS, () => {
         if (this.windowSaidOpen || !this.running()) return;
@@ -472,6 +526,7 @@ class TracerSession {
 
       const finish = () => {
         for (const t of this.timers) clearTimeout(t);
+        if (this.lookImmediate) clearImmediate(this.lookImmediate);
         stopHandling();
         if (this.status) this.status.stop();
       };

@@ -60,10 +60,12 @@ function run(file, args) {
 }
 
 // curl over one keep-alive connection: per URL, its status and time to the response's first byte.
-async function curl(port, paths, scheme = 'http') {
+// netOf: the host's curl run in that process's network namespace (nsenter), where
+// 127.0.0.1 is that process's loopback: a pod's or container's with no network.
+async function curl(port, paths, scheme = 'http', { netOf = null } = {}) {
   const args = ['-s', '-k'];
   for (const p of paths) args.push('-o', '/dev/null', '-w', '%{http_code} %{time_starttransfer}\\n', `${scheme}://127.0.0.1:${port}${p}`);
-  const out = await run('curl', args);
+  const out = netOf ? await run('nsenter', [`--net=/proc/${netOf}/ns/net`, 'curl', ...args]) : await run('curl', args);
   return out.trim().split('\n').map((l, i) => {
     const [status, s] = l.split(' ');
     return { via: 'curl', method: 'GET', path: paths[i], status: Number(status), ms: Number(s) * 1000 };

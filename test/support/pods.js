@@ -57,7 +57,8 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /**
  * Plays a pod running `node /app/<target>` (options: manifest's) and resolves once node printed
  * "ready": { name (the pod's), podId, container (its container's name),
- * id (the container's ID), pid (node's host PID, as podman says it), remove() }.
+ * id (the container's ID), pid (node's host PID, as podman says it), remove(),
+ * output() (what node printed so far) }.
  */
 async function startPod(target, { hook = false, env = {}, timeoutMs = START_TIMEOUT_MS } = {}) {
   const img = containerImage();
@@ -76,7 +77,7 @@ async function startPod(target, { hook = false, env = {}, timeoutMs = START_TIME
     const [pid, id] = (r.stdout || '').trim().split(' ');
     const podId = (podman(['pod', 'inspect', '-f', '{{.Id}}', name]).stdout || '').trim();
     if (r.status !== 0 || !/^[1-9][0-9]*$/.test(pid) || !/^[0-9a-f]{64}$/.test(podId)) throw new Error(`podman inspect ${container}: ${r.stderr}`);
-    return { name, podId, container, id, pid: Number(pid), remove };
+    return { name, podId, container, id, pid: Number(pid), remove, output: () => podman(['logs', container]).stdout || '' };
   } catch (err) {
     remove();
     throw err;
