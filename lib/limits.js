@@ -189,6 +189,40 @@ const LIMITS = Object.freeze({
   // A Worker's name kept (a thread's comm holds 15).
   MAX_THREAD_NAME_BYTES: 64,
 
+  // --- probe libraries (lib/probe-libraries/): other users' files ---------
+  // Each user's processes map a probe library of their own (lib/usdt), in a
+  // directory of theirs; `snoop '*'`, `http '*'` and `probes` find and read
+  // them all. One library: lib/usdt's are about 10 KB (3 pages and the
+  // notes); one of the 64 probe sites allowed stays far below this.
+  MAX_PROBE_LIBRARY_BYTES: 64 * 1024,
+  // Its notes: lib/usdt writes one per probe; providers have a handful
+  // (bunyan 6).
+  MAX_PROBE_LIBRARY_NOTES: 64,
+  // Names of libraries reached through /proc/PID/map_files, kept (the
+  // checks read the name the process maps it by); past it, those of
+  // mappings gone are dropped.
+  MAX_PROBE_LIBRARY_NAMES: 4096,
+  // What one scan of the host may cost (every 2 s while following). Files
+  // are read only when new or changed (size, mtime, ctime, inode); a
+  // directory is listed again only when it changed; so an idle host costs a
+  // stat per directory and per process. A hostile user's thousands of files
+  // cost their own directory's share of a scan, scan after scan, never the
+  // others': files read and checked in one scan; entries of one directory
+  // looked at; a process this young has its maps read every scan; older
+  // processes whose maps are read again, in turn; every file stat'ed again
+  // once in this many scans (a file changed in place).
+  PROBE_SCAN_FILES_READ: 32,
+  PROBE_SCAN_DIRECTORY_ENTRIES: 4096,
+  PROBE_SCAN_YOUNG_PROCESS_MS: 10000,
+  PROBE_SCAN_OLDER_PROCESSES: 64,
+  PROBE_SCAN_FULL_CHECK_EVERY: 15,
+  // Libraries a trace follows (one per user and provider definition in
+  // practice; more means someone is making variants), and of one user's,
+  // so that no user can crowd out others. Each library adds seconds to
+  // bpftrace's start (lib/snoop/plan.js).
+  MAX_FOLLOWED_LIBRARIES: 16,
+  MAX_FOLLOWED_LIBRARIES_PER_USER: 4,
+
   // --- Source maps (lib/source-maps.js): another user's files ------------
   // One map's text: esbuild's map of a 5 MB bundle is about 12 MB. Parsed,
   // a map holds 22 to 37 times its text (docs/security.md): what it holds
