@@ -7,7 +7,9 @@ const assert = require('assert');
 const fs = require('fs');
 const http = require('http');
 const path = require('path');
-const { LiveSnapshots, dumpSummary, renderMetrics, admitKinds, OTHER_KINDS, LIVE_BEGIN, LIVE_END } = require('../lib/latency/live-metrics');
+const {
+  LiveSnapshots, dumpSummary, renderMetrics, admitKinds, processLabels, OTHER_KINDS, LIVE_BEGIN, LIVE_END,
+} = require('../lib/latency/live-metrics');
 const { escapeLabelValue } = require('../lib/prometheus/exposition');
 const { serveMetrics, LIMITS } = require('../lib/prometheus/server');
 const { parseListen, urlOf } = require('../lib/prometheus/listen');
@@ -104,6 +106,23 @@ describe('latency --prometheus: live dumps and their metrics', function () {
     assert.strictEqual(total(again.text), 1100);
   });
 
+  it('never takes the report\'s own lines, even inside a dump', function () {
+    const dumpsSeen = [];
+    const taker = new LiveSnapshots((d) => dumpsSeen.push(d));
+    assert.ok(taker.take(LIVE_BEGIN));
+    assert.ok(taker.take('@total_us[0x106]: '));
+    assert.strictEqual(taker.take('Tracing ended.'), false);
+    assert.strictEqual(taker.take('@total_us[0x106]: '), false);
+    assert.strictEqual(taker.take('Report printed.'), false);
+    assert.deepStrictEqual([dumpsSeen, taker.abandoned], [[], 1]);
+  });
+
+  it('labels each series with the process\'s PID, and its container and pod where it has them', function () {
+    assert.deepStrictEqual(processLabels({ pid: 7, container: null }), [['pid', '7']]);
+    assert.deepStrictEqual(processLabels({ pid: 7, container: { id: 'abc', name: 'web' }, pod: { uid: 'u-1', name: null } }),
+      [['pid', '7'], ['container', 'web'], ['pod', 'u-1']]);
+  });
+
   it('drops a dump longer than its bound rather than hold it', function () {
     const dumpsSeen = [];
     const taker = new LiveSnapshots((d) => dumpsSeen.push(d), { maxLines: 3 });
@@ -141,8 +160,12 @@ describe('latency --prometheus: the endpoint', function () {
     req.end(o.body);
   });
 
+  let fail = false;
   before(async function () {
-    served = await serveMetrics({ host: '127.0.0.1', port: 0 }, () => 'm 1\n');
+    served = await serveMetrics({ host: '127.0.0.1', port: 0 }, () => {
+      if (fail) throw new Error('unreadable dump');
+      return 'm 1\n';
+    });
   });
   after(async function () {
     if (served) await served.close();
@@ -157,6 +180,16 @@ describe('latency --prometheus: the endpoint', function () {
     const withBody = await ask({ method: 'GET', headers: { 'Content-Length': '5' }, body: 'hello' });
     assert.strictEqual(withBody.status, 400);
     assert.doesNotMatch(withBody.body, /m 1/);
+  });
+
+  it('answers 500 where the metrics cannot be rendered, and goes on serving', async function () {
+    fail = true;
+    try {
+      assert.strictEqual((await ask({})).status, 500);
+    } finally {
+      fail = false;
+    }
+    assert.strictEqual((await ask({})).status, 200);
   });
 
   it('refuses a request head past its bound', async function () {

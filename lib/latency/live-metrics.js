@@ -12,6 +12,7 @@ const { kindName, PHASES } = require('./report/kinds');
 const { estimatedTotal, totalCount } = require('../aggregation/model');
 const { NS_PER } = require('../render/units');
 const { familyHead, sample, histogramSeries } = require('../prometheus/exposition');
+const { END_MARKER, REPORT_MARKER } = require('../tracer/output-formats');
 
 const LIVE_BEGIN = 'Live maps.';
 const LIVE_END = 'Live maps printed.';
@@ -49,6 +50,7 @@ class LiveSnapshots {
     this.maxLines = maxLines;
     this.lines = null;
     this.overflowed = 0;
+    this.abandoned = 0;
   }
 
   take(line) {
@@ -57,6 +59,15 @@ class LiveSnapshots {
       return true;
     }
     if (this.lines === null) return false;
+    // The report's lines are never taken: the window's clause, run on
+    // another CPU at the very moment a dump is printed, could interleave
+    // with it (a dump is printed by one clause, so its lines otherwise come
+    // together). That dump is given up.
+    if (line === END_MARKER || line === REPORT_MARKER) {
+      this.lines = null;
+      this.abandoned++;
+      return false;
+    }
     if (line === LIVE_END) {
       const lines = this.lines;
       this.lines = null;

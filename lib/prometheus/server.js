@@ -39,7 +39,14 @@ function serveMetrics({ host, port }, render) {
     } else if (req.method !== 'GET' && req.method !== 'HEAD') {
       plain(res, 405, 'GET /metrics only\n', { Allow: 'GET, HEAD' });
     } else {
-      const text = render();
+      let text;
+      try {
+        text = render();
+      } catch {
+        // A dump that could not be read is no reason to end the trace.
+        plain(res, 500, 'nodetrace could not render its metrics\n');
+        return;
+      }
       res.writeHead(200, { 'Content-Type': CONTENT_TYPE, 'Content-Length': Buffer.byteLength(text) });
       res.end(req.method === 'HEAD' ? undefined : text);
     }
