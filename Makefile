@@ -25,7 +25,7 @@ APT_GET := apt-get -o DPkg::Lock::Timeout=600
 ROOT_ENV := env $(if $(CI),CI=$(CI)) $(if $(NODETRACE_CACHE),NODETRACE_CACHE=$(NODETRACE_CACHE))
 DEMO_SECONDS ?= 5
 
-.PHONY: all deps system-deps browser podman debootstrap container-image image tracefs checkout-readable demo test test-packages test-builds check test-command unit lint bench clean node-builds bpftrace-tiers bpftrace-tiers-if-available test-tiers dtrace dtrace-if-available
+.PHONY: all deps system-deps browser podman debootstrap prometheus container-image image tracefs checkout-readable demo test test-packages test-builds check test-command unit lint bench clean node-builds bpftrace-tiers bpftrace-tiers-if-available test-tiers dtrace dtrace-if-available
 
 all: deps
 
@@ -50,6 +50,22 @@ podman:
 	@if ! command -v podman >/dev/null || ! command -v runc >/dev/null; then \
 	  echo "Installing podman and runc for the container tests (apt-get)..."; \
 	  $(SUDO) $(APT_GET) update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive $(APT_GET) install -y -qq podman runc >/dev/null; \
+	fi
+
+# latency --prometheus is checked against a real Prometheus that the test
+# starts on 127.0.0.1 (Debian 12's 2.42: 19 MB to download, 96 MB
+# installed; no recommends: not its node exporter). Its package would start
+# a system service on :9090: a policy-rc.d that refuses (made for the
+# install where there is none) keeps it from starting, and systemctl
+# disables it where systemd runs.
+prometheus:
+	@if ! command -v prometheus >/dev/null; then \
+	  echo "Installing prometheus for the live metrics test, its service kept from starting (apt-get)..."; \
+	  made=; if [ ! -e /usr/sbin/policy-rc.d ]; then printf '#!/bin/sh\nexit 101\n' | $(SUDO) tee /usr/sbin/policy-rc.d >/dev/null && $(SUDO) chmod 755 /usr/sbin/policy-rc.d && made=1; fi; \
+	  $(SUDO) $(APT_GET) update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive $(APT_GET) install -y -qq --no-install-recommends prometheus >/dev/null; \
+	  rc=$$?; if [ -n "$$made" ]; then $(SUDO) rm -f /usr/sbin/policy-rc.d; fi; \
+	  if [ -d /run/systemd/system ]; then $(SUDO) systemctl disable --now prometheus.service >/dev/null 2>&1 || true; fi; \
+	  exit $$rc; \
 	fi
 
 # The Debian roots of the bpftrace tiers and of the container image.
@@ -129,7 +145,7 @@ test: checkout-readable
 	@$(MAKE) --no-print-directory -j 4 --output-sync=target test-builds
 	$(SUDO) $(ROOT_ENV) scripts/test-matrix.sh $(if $(TEST_JOBS),--jobs $(TEST_JOBS),--one-at-a-time) main $(BPFTRACE_TIERS)
 
-test-packages: deps browser podman debootstrap
+test-packages: deps browser podman debootstrap prometheus
 test-builds: node-builds container-image dtrace-if-available bpftrace-tiers-if-available
 
 # `make unit`, then each command's core tests (@core) on the host's

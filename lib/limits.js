@@ -189,6 +189,85 @@ const LIMITS = Object.freeze({
   // A Worker's name kept (a thread's comm holds 15).
   MAX_THREAD_NAME_BYTES: 64,
 
+  // --- probe libraries (lib/probe-libraries/): other users' files ---------
+  // Each user's processes map a probe library of their own (lib/usdt), in a
+  // directory of theirs; `snoop '*'`, `http '*'` and `probes` find and read
+  // them all. One library: lib/usdt's are about 10 KB (3 pages and the
+  // notes); one of the 64 probe sites allowed stays far below this.
+  MAX_PROBE_LIBRARY_BYTES: 64 * 1024,
+  // Its notes: lib/usdt writes one per probe; providers have a handful
+  // (bunyan 6).
+  MAX_PROBE_LIBRARY_NOTES: 64,
+  // Names of libraries reached through /proc/PID/map_files, kept (the
+  // checks read the name the process maps it by); past it, those of
+  // mappings gone are dropped.
+  MAX_PROBE_LIBRARY_NAMES: 4096,
+  // What one scan of the host may cost (every 2 s while following). Files
+  // are read only when new or changed (size, mtime, ctime, inode); a
+  // directory is listed again only when it changed; so an idle host costs a
+  // stat per directory and per process. A hostile user's thousands of files
+  // cost their own directory's share of a scan, scan after scan, never the
+  // others': files read and checked in one scan; entries of one directory
+  // looked at; a process this young has its maps read every scan; older
+  // processes whose maps are read again, in turn; every file stat'ed again
+  // once in this many scans (a file changed in place).
+  PROBE_SCAN_FILES_READ: 32,
+  PROBE_SCAN_DIRECTORY_ENTRIES: 4096,
+  PROBE_SCAN_YOUNG_PROCESS_MS: 10000,
+  PROBE_SCAN_OLDER_PROCESSES: 64,
+  PROBE_SCAN_FULL_CHECK_EVERY: 15,
+  // Libraries a trace follows (one per user and provider definition in
+  // practice; more means someone is making variants), and of one user's,
+  // so that no user can crowd out others. Each library adds seconds to
+  // bpftrace's start (lib/snoop/plan.js).
+  MAX_FOLLOWED_LIBRARIES: 16,
+  MAX_FOLLOWED_LIBRARIES_PER_USER: 4,
+
+  // --- HTTP (lib/http/): a remote client's bytes and routes --------------
+  // Off the wire (http-wire.bt/.d and lib/http/wire*.js), what the programs
+  // copy of a call that starts with a start word, in pieces: a head
+  // (browsers' run to 1-2 KB with cookies; Express's responses ~300 bytes);
+  // a longer head is not followed (lib/http/wire-framing.js). And of a
+  // writev of more than two iovecs (node's chunked bodies), the first piece
+  // of each of the first WIRE_IOVECS (node 20 wrote 13 for three
+  // res.write() calls in one tick). test/http-wire-unit.test.js holds the
+  // programs' constants to these.
+  WIRE_HEAD_BYTES: 2000,
+  WIRE_IOVECS: 16,
+  // Connections followed at once: the program's maps (@conn) hold this many
+  // keys, as does the reader (a connection beyond it evicts the oldest,
+  // whose later calls are then not read, counted); the batch maps as many
+  // calls each. NODETRACE_MAP_KEYS sets another (capabilities.mapKeysFor).
+  WIRE_CONNECTIONS: 16384,
+  // http-wire.d keeps its connections in a fixed array by descriptor: a
+  // socket of a higher one is not read, its accept or connect said and
+  // counted by the closing line (http-wire.bt keys its map by any fd).
+  WIRE_DTRACE_FDS: 65536,
+  // A connection's unanswered requests kept (beyond it the oldest dropped,
+  // counted): pipelining clients send a few.
+  WIRE_PENDING_REQUESTS: 64,
+  // Processes a trace is asked to follow beyond those it named (a cluster's
+  // workers forked anew, or other children of its primary): a primary that
+  // forks without end costs a bounded /proc read each.
+  WIRE_FOLLOWED_PROCESSES: 1024,
+  // A head kept across calls (a head split across reads): node's own limit
+  // (--max-http-header-size) is 16 KiB by default, and node refuses a longer
+  // head before nodetrace would need it. A chunk's size line and its
+  // extensions: node refuses extensions over 16 KiB.
+  WIRE_CARRY_BYTES: 16384,
+  WIRE_CHUNK_LINE_BYTES: 16384 + 32,
+  // Calls held after a request that asks to leave HTTP/1, until its answer.
+  WIRE_HELD_CALLS: 64,
+  // Latency histograms (lib/http/histograms.js): processes with histograms
+  // of their own (the others share one set, "other processes"), and groups
+  // (direction, method, route) per process (the others fold into one per
+  // direction, "(other routes)"). A group holds 256 bytes per power of two
+  // its latencies reach, 9 KB at most (lib/aggregation/log-linear.js): at
+  // most (64 + 1) x (100 + 2) groups, under 60 MB however many routes,
+  // processes and latencies a flood makes (docs/security.md).
+  HTTP_HISTOGRAM_PROCESSES: 64,
+  HTTP_HISTOGRAM_GROUPS_PER_PROCESS: 100,
+
   // --- Source maps (lib/source-maps.js): another user's files ------------
   // One map's text: esbuild's map of a 5 MB bundle is about 12 MB. Parsed,
   // a map holds 22 to 37 times its text (docs/security.md): what it holds

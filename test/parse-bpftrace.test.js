@@ -310,3 +310,19 @@ describe('parseBucketLabel', function () {
     assert.equal(parseBucketLabel('[pid, 4)'), null);
   });
 });
+
+describe('parseBpftraceText: keys holding U+2028 and U+2029 (bpftrace-u2028-keys.out)', function () {
+  // A key is the target's text (a path, a function's name): JavaScript's `.`
+  // stops at these two, and the parser once took such a line for a key that
+  // goes on, merging it with the next map line: entries lost, keys forged.
+  const maps = byName(parseBpftraceText(read('bpftrace-u2028-keys.out')));
+
+  it('keeps each entry, its key whole, and the histogram after one', function () {
+    assert.deepEqual(maps.paths.entries.map((e) => [e.key, e.value]), [
+      [['/app/a\u2028b.txt', 'fs.open'], 1n],
+      [['/app/c\u2029d', 'fs.open'], 1n],
+      [['/app/plain', 'fs.open'], 2n],
+    ]);
+    assert.deepEqual(maps.lat.entries.map((e) => [e.key, triples(e)]), [[['x\u2028y'], [[4n, 8n, 1n]]]]);
+  });
+});

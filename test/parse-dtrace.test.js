@@ -324,3 +324,11 @@ describe('parseDtrace: dtrace-utils expected outputs', function () {
     assert.equal(parse(printa).tracer, 'dtrace');
   });
 });
+
+describe('parseDtrace: a key holding U+2028 (dtrace-u2028-keys.out, DTrace for Linux)', function () {
+  it('keeps the entry, its key whole (JavaScript\'s `.` stops at U+2028: the entry was lost)', function () {
+    const model = parseDtrace(fs.readFileSync(path.join(__dirname, 'fixtures', 'dtrace-u2028-keys.out'), 'utf8'));
+    const [k] = model.aggregations;
+    assert.deepEqual(k.entries.map((e) => [e.key, e.value]), [[['a\u2028b'], 1n], [['c'], 2n]]);
+  });
+});

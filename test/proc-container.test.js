@@ -19,6 +19,38 @@ describe('process identity (lib/proc/container.js)', () => {
     assert.strictEqual(c.parsePodmanStore('{"id": 1}').size, 0);
   });
 
+  it('reads the store in the host\'s root when it runs in a container of its own (--pid=host): the same names, never through a link out of that root', function () {
+    if (process.getuid() !== 0) this.skip();   // the store must be root's
+    const os = require('os');
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-hostroot-'));
+    try {
+      const dir = path.join(root, 'var/lib/containers/storage/overlay-containers');
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, 'containers.json'), fixture('podman-containers.json'));
+      assert.strictEqual(c.namesFromStores(root).get(PODMAN_ID), 'web-frontend');
+      // A store that is a link to a file outside that root names nothing.
+      const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'nodetrace-outside-'));
+      try {
+        fs.renameSync(path.join(dir, 'containers.json'), path.join(outside, 'containers.json'));
+        fs.symlinkSync(path.join(outside, 'containers.json'), path.join(dir, 'containers.json'));
+        assert.strictEqual(c.namesFromStores(root).size, 0);
+      } finally {
+        fs.rmSync(outside, { recursive: true, force: true });
+      }
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('takes PID 2 for the host\'s root only if the kernel flags it as its thread (/proc/PID/stat, read on this host)', () => {
+    // `cat /proc/2/stat` and `cat /proc/1/stat` here, 2026-11-30: kthreadd, and this VM's init.
+    assert.strictEqual(c.isKernelThreadStat('2 (kthreadd) S 0 0 0 0 -1 2129984 0 0 0 0 0 2 0 0 20 0 1 0 24 0 0'), true);
+    assert.strictEqual(c.isKernelThreadStat('1 (process_api) S 0 0 0 0 -1 4194560 160602 704204358 0 51854'), false);
+    // A process may name itself anything, parentheses and spaces included.
+    assert.strictEqual(c.isKernelThreadStat('2 (x) S 0 0 0 0 -1 2129984 (y) S 0 0 0 0 -1 4194560 0'), false);
+    assert.strictEqual(c.isKernelThreadStat(''), false);
+  });
+
   it('node as PID 1 of a podman container: host PID, PID 1 inside, the container by ID, runtime and name', () => {
     const id = c.identityFrom({ pid: 16441, status: fixture('proc-status-podman.txt'), cgroup: fixture('proc-cgroup-podman.txt'), names, otherMounts: true });
     assert.deepStrictEqual(id.nsPids, [16441, 1]);

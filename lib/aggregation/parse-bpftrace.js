@@ -122,8 +122,12 @@ function splitTextKey(inner) {
 }
 
 // "@name[key]: rest" with the key possibly spanning lines (already joined).
-// The last "]:" ends the key: values never contain one.
-const MAP_LINE = /^@(\w*)(?:\[([\s\S]*)\])?:(?: (.*))?$/;
+// The last "]:" ends the key: values never contain one. Within a line, any
+// character but the line break: `.` in a JavaScript regular expression stops
+// at U+2028 and U+2029 too, which a key (a path, a function's name: the
+// target's text) may hold; read with `.` such a line was taken for a key
+// that goes on, and merged with the next map line (lib/aggregation tests).
+const MAP_LINE = /^@(\w*)(?:\[([\s\S]*)\])?:(?: ([^\n]*))?$/;
 const STATS_VALUE = /^count (-?\d+), average (-?\d+), total (-?\d+)$/;
 
 class MapCollector {
@@ -144,8 +148,8 @@ class MapCollector {
   }
 }
 
-const COMPLETE_MAP_LINE = /^@\w*(\[.*\])?:( .*)?$/;
-const KEY_CLOSE = /\]:( .*)?$/;
+const COMPLETE_MAP_LINE = /^@\w*(\[[^\n]*\])?:( [^\n]*)?$/;
+const KEY_CLOSE = /\]:( [^\n]*)?$/;
 
 // A map line, joined with the following lines when its key spans several
 // ("@calls[" ... ", node]: 1" for ustack() keys).

@@ -29,8 +29,9 @@ const HEADER = /^\s*value\s+-+\s*Distribution\s*-+\s+count\s*$/;
 // label, bar (with the '|' axis: bars left of it are negative counts), count
 const ROW = /^\s*(?:(<=|<|>=|abs\(\)\s*<)\s*)?(-?\d+)\s[ @]*\|[ @]*?\s*(-?\d+)\s*$/;
 // printa("@name = %@d\n") / printa("@name[%s] = %@d\n"); the value is absent when a histogram follows
-const PRINTA = /^@(\w*)(?:\[(.*)\])?\s*=\s*(-?\d+)?\s*$/;
-const SCALAR_ROW = /^(\s.*?)?\s*(-?\d+)\s*$/;
+// ([^\n], not `.`: a key may hold U+2028 or U+2029, where `.` stops: lib/aggregation/parse-bpftrace.js.)
+const PRINTA = /^@(\w*)(?:\[([^\n]*)\])?\s*=\s*(-?\d+)?\s*$/;
+const SCALAR_ROW = /^(\s[^\n]*?)?\s*(-?\d+)\s*$/;
 // printf("\n@name\n") before printa(@name): names what follows
 const NAME_MARKER = /^@(\w+):?\s*$/;
 

@@ -12,15 +12,14 @@ const { formatDuration } = require('../render/units');
 const { plural } = require('../render/text');
 const { safeText, safeJson } = require('../terminal-safe');
 const { describeIdentity, identityJson } = require('../proc/container');
+const { LIMITS: FIXED } = require('../limits');
 
-// The bounds: processes with histograms of their own (the others share one
-// set, "other processes"), and groups (direction, method, route) per
-// process (the others fold into one per direction, "(other routes)"). A
-// group holds 256 bytes per power of two its latencies reach, 9 KB at most
-// (lib/aggregation/log-linear.js): at most (64 + 1) x (100 + 2) groups,
-// under 60 MB however many routes, processes and latencies a flood makes
-// (docs/security.md).
-const LIMITS = Object.freeze({ processes: 64, groupsPerProcess: 100 });
+// The bounds: processes with histograms of their own, and groups per
+// process (lib/limits.js says why).
+const LIMITS = Object.freeze({
+  processes: FIXED.HTTP_HISTOGRAM_PROCESSES,
+  groupsPerProcess: FIXED.HTTP_HISTOGRAM_GROUPS_PER_PROCESS,
+});
 // Every group's histogram, as the JSON states it (docs/json-format.md).
 const HISTOGRAM_LAYOUT = Object.freeze({ ...LAYOUT, unit: 'us' });
 /**

@@ -10,6 +10,7 @@
 // copied, a chunk's size line past it), or a head holds what node itself
 // would refuse, the side is lost: it says why and reads nothing more. Pure.
 const { grouped } = require('../render/text');
+const { LIMITS } = require('../limits');
 
 // A call's bytes as far as copied: `pieces` [{ off, bytes }] (bytes may stop
 // short of what was asked, at a NUL), of a call that returned `ret` bytes.
@@ -37,14 +38,12 @@ class Call {
   }
 }
 
-// A head kept across calls (a head split across reads) is at most this long
-// (node's own limit, --max-http-header-size, is 16 KiB by default: a longer
-// head is refused by node before nodetrace would need it).
-const CARRY_BYTES = 16384;
-// A chunk's size line and its extensions: node refuses extensions over 16 KiB.
-const CHUNK_LINE_BYTES = 16384 + 32;
-// Calls held after a request that asks to leave HTTP/1, until its answer.
-const HELD_CALLS = 64;
+// A head kept across calls (a head split across reads), a chunk's size
+// line, and the calls held after a request that asks to leave HTTP/1 until
+// its answer, at most (lib/limits.js says why).
+const CARRY_BYTES = LIMITS.WIRE_CARRY_BYTES;
+const CHUNK_LINE_BYTES = LIMITS.WIRE_CHUNK_LINE_BYTES;
+const HELD_CALLS = LIMITS.WIRE_HELD_CALLS;
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const REQUEST_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]{1,20}) ([^ \r\n]{1,16384}) HTTP\/1\.([01])$/;

@@ -6,32 +6,25 @@ const { planTracer, readScript, BATCH_QUIESCE } = require('../tracer/plan');
 const { stringLimitEnv, mapKeysEnv, mapKeysFor, stringTrailerEnv, strCopiesLessOne } = require('../tracer/capabilities');
 const { withoutOptional, uprobesAtAddresses } = require('../tracer/template');
 const { attachBoundMs } = require('../tracer/attach-bounds');
+const { LIMITS } = require('../limits');
 
 const WIRE_SCRIPT = 'http-wire';
 // What the programs copy of a call (their PIECE, HEAD_BYTES, IOVECS;
-// test/http-wire-unit.test.js holds them to these):
-// - PIECE_BYTES at a time: the longest string bpftrace 0.17 copies (its
-//   BPF stack holds BPFTRACE_STRLEN=200 at most, the NUL included: str(p,
-//   200) gave 199 bytes there, measured); the same on every tier, so the
-//   output is the same;
-// - of a call that starts with a start word, up to HEAD_BYTES (a head:
-//   browsers' run to 1-2 KB with cookies; Express's responses ~300 bytes),
-//   in pieces; a longer head is not followed (lib/http/wire-framing.js);
-// - of a writev of more than two iovecs (node's chunked bodies), the first
-//   PIECE_BYTES of each of the first IOVECS (node 20 wrote 13 for three
-//   res.write() calls in one tick).
+// test/http-wire-unit.test.js holds them to these): PIECE_BYTES at a time,
+// the longest string bpftrace 0.17 copies (its BPF stack holds
+// BPFTRACE_STRLEN=200 at most, the NUL included: str(p, 200) gave 199
+// bytes there, measured), the same on every tier, so the output is the
+// same; a head up to HEAD_BYTES, and a piece of each of the first IOVECS
+// of a writev (lib/limits.js says why).
 const PIECE_BYTES = 199;
-const HEAD_BYTES = 2000;
-const IOVECS = 16;
-// Connections followed at once: the program's maps (@conn) hold this many
-// keys, as does the reader (lib/http/wire.js MAX_CONNECTIONS); the batch
-// maps as many calls each. NODETRACE_MAP_KEYS sets another
-// (capabilities.mapKeysFor).
-const MAP_KEYS = 16384;
-// http-wire.d keeps its connections in a fixed array by fd (FDS): a socket
-// of a higher fd is not read, its accept or connect said (EVENT.UNFOLLOWED),
-// and counted by the closing line. http-wire.bt keys its map by any fd.
-const DTRACE_FDS = 65536;
+const HEAD_BYTES = LIMITS.WIRE_HEAD_BYTES;
+const IOVECS = LIMITS.WIRE_IOVECS;
+// Connections followed at once (the program's maps, and the reader's:
+// lib/http/wire.js MAX_CONNECTIONS; lib/limits.js).
+const MAP_KEYS = LIMITS.WIRE_CONNECTIONS;
+// http-wire.d's array of connections by fd (FDS): a socket of a higher fd
+// is said (EVENT.UNFOLLOWED) and counted, not read (lib/limits.js).
+const DTRACE_FDS = LIMITS.WIRE_DTRACE_FDS;
 
 // The program's maps that can fill (bpftrace drops an insert into a full one
 // without a word), said by lib/render/map-full.js: @conn and the threads'

@@ -33,6 +33,7 @@ const { lossLines, addMaps } = require('../render/loss');
 const { plural, grouped } = require('../render/text');
 const { Framer, Call } = require('./wire-framing');
 const { PIECE_BYTES, HEAD_BYTES, MAP_KEYS, DTRACE_FDS } = require('./wire-plan');
+const { LIMITS } = require('../limits');
 
 // KIND of an event, as the programs write it (their #defines, held to these
 // by test/http-wire-unit.test.js): what the call was, and flags.
@@ -59,15 +60,13 @@ const EVENT_KEY = /^(\d{1,3}),(\d{1,10}),(\d{1,20}),(-?\d{1,20}),(-?\d{1,20}),(\
 // calls are then a connection not seen from its start: not read, counted);
 // a connection's unanswered requests beyond MAX_PENDING are dropped, counted.
 const MAX_CONNECTIONS = MAP_KEYS;
-const MAX_PENDING = 64;
+const MAX_PENDING = LIMITS.WIRE_PENDING_REQUESTS;
 // Batches come every 100 ms, printed by bpftrace at the next turn but one at
 // worst: an event is held 400 ms, so that one in a later batch is never
 // handled before it.
 const REORDER_NS = 400000000n;
-// Processes a trace is asked to follow beyond those it named (a cluster's
-// workers forked anew, or other children of its primary): a primary that
-// forks without end costs a bounded /proc read each.
-const MAX_FOLLOWED = 1024;
+// Processes a trace is asked to follow beyond those it named (lib/limits.js).
+const MAX_FOLLOWED = LIMITS.WIRE_FOLLOWED_PROCESSES;
 
 /**
  * One piece of a call (a bpftrace batch entry, or an http-wire.d event) ->

@@ -16,10 +16,10 @@ const paths = require('../usdt/paths');
 const { checkLibrary } = require('./library-check');
 const { openRegular, readAt } = require('../safe-open');
 const { parseMaps } = require('../symbolize');
+const { LIMITS } = require('../limits');
 
-// lib/usdt's libraries are about 10 KB (3 pages and the notes); one of the
-// 64 probe sites library-check.js allows stays far below this.
-const MAX_LIBRARY_BYTES = 64 * 1024;
+// One library's bytes at most (lib/limits.js says why).
+const MAX_LIBRARY_BYTES = LIMITS.MAX_PROBE_LIBRARY_BYTES;
 
 // A library named by its mapping (/proc/PID/map_files/RANGE: reachablePath
 // below) has the name the process maps it by, kept here: the checks read
@@ -166,7 +166,7 @@ function reachablePath(pid, mapped) {
 }
 
 // At most this many names kept; past it, those of mappings gone are dropped.
-const MAPPED_NAMES_MAX = 4096;
+const MAPPED_NAMES_MAX = LIMITS.MAX_PROBE_LIBRARY_NAMES;
 function rememberName(link, name) {
   if (mappedNames.size >= MAPPED_NAMES_MAX) for (const k of mappedNames.keys()) if (!inode(k)) mappedNames.delete(k);
   mappedNames.set(link, name);
@@ -239,16 +239,12 @@ function accountUids() {
   return uids;
 }
 
-// What one scan of the host may cost. Files are read (at most 64 KB each)
-// only when new or changed (size, mtime, ctime, inode); a directory is
-// listed again only when it changed; so an idle host costs a stat per
-// directory and per process. A hostile user's thousands of files cost their
-// own directory's share of a scan, scan after scan, never the others'.
-const VERIFY_PER_SCAN = 32;          // files read and checked in one scan
-const ENTRIES_PER_DIR = 4096;        // entries of one directory looked at
-const YOUNG_PROCESS_MS = 10000;      // a process this young has its maps read every scan
-const OLDER_PROCESSES_PER_SCAN = 64; // older processes whose maps are read again, in turn
-const FULL_CHECK_EVERY = 15;         // scans: every file is stat'ed again this often
+// What one scan of the host may cost (lib/limits.js says why).
+const VERIFY_PER_SCAN = LIMITS.PROBE_SCAN_FILES_READ;                   // files read and checked in one scan
+const ENTRIES_PER_DIR = LIMITS.PROBE_SCAN_DIRECTORY_ENTRIES;            // entries of one directory looked at
+const YOUNG_PROCESS_MS = LIMITS.PROBE_SCAN_YOUNG_PROCESS_MS;            // a process this young has its maps read every scan
+const OLDER_PROCESSES_PER_SCAN = LIMITS.PROBE_SCAN_OLDER_PROCESSES;     // older processes whose maps are read again, in turn
+const FULL_CHECK_EVERY = LIMITS.PROBE_SCAN_FULL_CHECK_EVERY;            // scans: every file is stat'ed again this often
 
 // A file's identity and version, from lstat: what a verdict is kept for.
 function stampOf(st) {

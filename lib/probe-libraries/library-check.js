@@ -28,9 +28,10 @@ const { elfHeader, programHeaders, elfNotes } = require('../symbolize');
 const { argFormat } = require('../usdt/elf');
 const { kindOf } = require('../usdt/definition');
 const { EM_X86_64, ET_DYN, PT_LOAD, PF_X, PF_W, SHT_NOTE } = require('../elf-constants');
+const { LIMITS } = require('../limits');
 
-// lib/usdt writes one note per probe; providers have a handful (bunyan 6).
-const MAX_NOTES = 64;
+// lib/usdt writes one note per probe (lib/limits.js).
+const MAX_NOTES = LIMITS.MAX_PROBE_LIBRARY_NOTES;
 const NT_STAPSDT = 3;
 const SHDR_SIZE = 64;
 const SEMAPHORE_BYTES = 2;

@@ -21,18 +21,17 @@ const { onTerminationSignals } = require('../tracer/signals');
 const libraries = require('./index');
 const { fileOwnerText } = require('../proc/identity');
 const { UserError, EXIT } = require('../errors');
+const { LIMITS } = require('../limits');
 
 // How often '*' looks for probe libraries that appeared since it began.
 const WATCH_EVERY_MS = 2000;
 // After a handover, how long the old tracer keeps running, so that what it
 // saw before T has been read from its buffers before it is ended.
 const HANDOVER_DRAIN_MS = 1000;
-// A trace follows at most this many probe libraries (one per user and
-// provider definition in practice; more means someone is making variants),
-// and at most this many of one user's, so that no user can crowd out others.
-// Each library adds seconds to bpftrace's start (lib/snoop/plan.js).
-const MAX_LIBRARIES = 16;
-const MAX_LIBRARIES_PER_USER = 4;
+// A trace follows at most this many probe libraries, and at most this many
+// of one user's (lib/limits.js says why).
+const MAX_LIBRARIES = LIMITS.MAX_FOLLOWED_LIBRARIES;
+const MAX_LIBRARIES_PER_USER = LIMITS.MAX_FOLLOWED_LIBRARIES_PER_USER;
 
 function fsUid(file) {
   try { return require('fs').statSync(file).uid; } catch { return -1; }

@@ -17,7 +17,7 @@
 // storage); other runtimes' containers are named by their ID.
 // The pod a container is in (Kubernetes', podman's): lib/proc/pod.js.
 const fs = require('fs');
-const { openRegular, readAt } = require('../safe-open');
+const { openRegular, openInRoot, readAt } = require('../safe-open');
 const { safeText } = require('../terminal-safe');
 const { readProcText } = require('./read-bounded');
 const { podOfCgroups, podName } = require('./pod');
@@ -168,21 +168,62 @@ function otherMountNamespace(pid) {
   return theirs && ours ? theirs !== ours : null;
 }
 
+const PF_KTHREAD = 0x00200000;
+
+/** Pure: whether /proc/PID/stat's text is a kernel thread's (its flags, the 9th field). */
+function isKernelThreadStat(text) {
+  const rest = String(text || '').slice(String(text || '').lastIndexOf(')') + 2).split(' ');
+  const flags = Number(rest[6]);
+  return Number.isInteger(flags) && (flags & PF_KTHREAD) !== 0;
+}
+
+// The host's root where nodetrace runs in a container of its own that sees
+// the host's processes (the image run with --pid=host, hostPID on
+// Kubernetes), or null where ours is the host's. PID 1 is the host's init
+// there, but a privileged podman container was refused its /proc/1/root
+// (EACCES: init holds a capability the container's root does not); PID 2,
+// the kernel's kthreadd, has the host's root and was readable. PID 2 is
+// taken only if the kernel says it is one of its threads (a flag no process
+// can set), not a process of some container's PID namespace.
+function hostRootIfOther() {
+  let ours;
+  try { ours = fs.statSync('/'); } catch { return null; }
+  for (const pid of [1, 2]) {
+    if (pid === 2 && !isKernelThreadStat(readText('/proc/2/stat'))) continue;
+    try {
+      const theirs = fs.statSync(`/proc/${pid}/root/`);
+      return theirs.dev === ours.dev && theirs.ino === ours.ino ? null : `/proc/${pid}/root`;
+    } catch {
+      // not readable: the next
+    }
+  }
+  return null;
+}
+
 // Container names, read once per run: podman's record of root's containers
-// (a file root owns: read as a regular file of bounded size, no links).
-let namesCache = null;
-function containerNames() {
-  if (namesCache) return namesCache;
-  namesCache = new Map();
+// (a file root owns: read as a regular file of bounded size, no links),
+// in the host's root when nodetrace runs in a container (each name in the
+// path looked up there, as lib/safe-open.js openInRoot does, so a link on
+// the way leads nowhere outside it): from the image, a podman container
+// was shown with no name.
+function namesFromStores(hostRoot) {
+  const names = new Map();
   for (const file of PODMAN_STORES) {
-    const opened = openRegular(file, { owners: [0], maxBytes: STORE_MAX_BYTES });
+    const opened = hostRoot ? openInRoot(hostRoot, file, { owners: [0], maxBytes: STORE_MAX_BYTES })
+      : openRegular(file, { owners: [0], maxBytes: STORE_MAX_BYTES });
     if (opened.refused) continue;
     try {
-      for (const [id, name] of parsePodmanStore(readAt(opened.fd, 0, opened.size).toString('utf8'))) namesCache.set(id, name);
+      for (const [id, name] of parsePodmanStore(readAt(opened.fd, 0, opened.size).toString('utf8'))) names.set(id, name);
     } finally {
       fs.closeSync(opened.fd);
     }
   }
+  return names;
+}
+
+let namesCache = null;
+function containerNames() {
+  if (!namesCache) namesCache = namesFromStores(hostRootIfOther());
   return namesCache;
 }
 
@@ -202,5 +243,5 @@ function identityOf(pid) {
 module.exports = {
   parseNsPids, parseCgroup, containerOfCgroups, parsePodmanStore, identityFrom, describeIdentity, identityJson,
   containerText, podText, shortId,
-  identityOf, otherMountNamespace, containerNames,
+  identityOf, otherMountNamespace, containerNames, namesFromStores, isKernelThreadStat,
 };

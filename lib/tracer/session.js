@@ -107,6 +107,9 @@ class TracerSession {
    * @param {function(string|object)} [o.onLine] each item of the tracer's output (a line, or a JSON object
    *        with plan.output 'json'; lib/tracer/output-formats.js); without it, lines are collected and the
    *        result holds them as `during` (lines printed while tracing) and `maps` (the text after END)
+   * @param {function(string): boolean} [o.takeLine] told each line of text first; true: the caller took
+   *        it, and it is neither kept nor passed on (a long trace that prints its maps every second,
+   *        latency --prometheus, must not grow the lines kept for its report)
    * @param {function(ChildProcess)} [o.onSpawn] at once, with the tracer's process
    * @param {function()} [o.onReady] once the probes are attached (a program with a window: once it
    *        has said its window is open, WINDOW_MARKER); -d counts from then too
@@ -406,6 +409,7 @@ class TracerSession {
         this.windowOpened();
         return;
       }
+      if (this.o.takeLine && this.o.takeLine(text)) return;
       if (text === END_MARKER) r.endMarkerSeen = true;
       if (text === REPORT_MARKER && this.plan.window && r.endMarkerSeen) {
         // The end counts only once nodetrace asked for it (closeWindow()):

@@ -84,6 +84,23 @@ describe('the image: doctor says what the pod spec lacks @tracer @image', functi
     assert.match(got.bpftrace.detail, /^bpftrace 0\.23\./, 'Debian 13\'s bpftrace');
   });
 
+  it('ps from the image names a podman container of the host as the host\'s ps does (its store read in the host\'s root)', function () {
+    const name = `nodetrace-image-ps-${process.pid}`;
+    const started = spawnSync('podman', ['run', '-d', '--rm', ...HOST_FLAGS, '--network', 'none', '--name', name,
+      'localhost/nodetrace-test-node22:1', 'node', '-e', 'setInterval(() => {}, 1000)'], { encoding: 'utf8' });
+    if (started.status !== 0) this.skip();
+    try {
+      const id = started.stdout.trim().slice(0, 12);
+      const r = podmanRun(TRACING_FLAGS, ['ps']);
+      assert.strictEqual(r.status, 0, r.stderr);
+      const line = r.stdout.split('\n').find((l) => l.includes(id));
+      assert(line, r.stdout);
+      assert(line.includes(`podman container ${name} (${id})`), line);
+    } finally {
+      spawnSync('podman', ['rm', '-f', '-t', '0', name]);
+    }
+  });
+
   it('the DaemonSet\'s pod, by its manifest\'s fields: doctor in its log, then kubectl exec\'s latency --pod NAME --json', async function () {
     requireTracing(this, { also: containerUnavailableReason });   // the target pod: the tests' image
     const [daemonset] = pods();

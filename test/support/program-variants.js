@@ -59,6 +59,7 @@ function bpftraceVariants(tracer, { pid, bunyanLib, httpLib }) {
   // optional part left out alone.
   add('latency -p', latency.plan({ pid: p }, tracer));
   add('latency -p --paths --hosts', latency.plan({ pid: p, paths: true, hosts: true }, tracer));
+  add('latency -p --prometheus', latency.plan({ pid: p, prometheus: '0' }, tracer));
   add('latency -c', latency.plan({ command }, tracer));
   const points = findProbePoints(pid).points;
   const noPool = Object.fromEntries(Object.entries(points).filter(([name]) => !POOL.includes(name)));

@@ -149,4 +149,4 @@ function sortKinds(kinds, sort = 'total') {
   return kinds.slice().sort((a, b) => a.order - b.order || compare(a, b));
 }
 
-module.exports = { PHASES, defaultUnit, latencyRole, subjectLabel, buildKinds, sortKinds };
+module.exports = { PHASES, defaultUnit, latencyRole, subjectLabel, kindName, buildKinds, sortKinds };
