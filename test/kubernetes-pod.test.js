@@ -18,6 +18,7 @@ const { ROOT, requireTracing } = require('./support/harness');
 const { containerImage, containerUnavailableReason } = require('./support/containers');
 const { playPods, removePod, podman } = require('./support/pods');
 const { pods, yaml } = require('./support/kubernetes-manifests');
+const { doctorLines } = require('./support/doctor-lines');
 
 const TIMEOUT_MS = 60000;
 // Where the image has nodetrace (Containerfile: WORKDIR, ENTRYPOINT).
@@ -48,16 +49,6 @@ function playable(pod, name, { image, checkout }, scratch) {
     fs.mkdirSync(v.hostPath.path);
   }
   return { apiVersion: 'v1', kind: 'Pod', metadata: { name, labels: pod.metadata.labels }, spec };
-}
-
-// doctor's lines by check name: { mark, detail }
-function doctorLines(text) {
-  const lines = {};
-  for (const line of text.split('\n')) {
-    const m = /^(ok|warn|FAIL)\s+(\S+)\s+(.*)$/.exec(line);
-    if (m) lines[m[2]] = { mark: m[1], detail: m[3] };
-  }
-  return lines;
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

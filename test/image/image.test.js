@@ -17,6 +17,7 @@ const { TRACING_FLAGS } = require('../support/image-flags');
 const { pods } = require('../support/kubernetes-manifests');
 const { startPod } = require('../support/pods');
 const { containerUnavailableReason } = require('../support/containers');
+const { doctorLines } = require('../support/doctor-lines');
 
 const IMAGE = process.env.NODETRACE_IMAGE || 'localhost/nodetrace:latest';
 // This host's podman needs these (docs/platforms.md, "Containers").
@@ -41,16 +42,6 @@ function runFlagsOfPod(spec, scratch) {
     flags.push('-v', `${from}:${m.mountPath}${m.readOnly ? ':ro' : ''}`);
   }
   return { flags, command: c.command };
-}
-
-// doctor's lines by check name: { mark, detail }
-function doctorLines(stdout) {
-  const lines = {};
-  for (const line of stdout.split('\n')) {
-    const m = /^(ok|warn|FAIL)\s+(\S+)\s+(.*)$/.exec(line);
-    if (m) lines[m[2]] = { mark: m[1], detail: m[3] };
-  }
-  return lines;
 }
 
 describe('the image: doctor says what the pod spec lacks @tracer @image', function () {
