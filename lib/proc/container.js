@@ -20,6 +20,7 @@ const fs = require('fs');
 const { openRegular, openInRoot, readAt } = require('../safe-open');
 const { safeText } = require('../terminal-safe');
 const { readProcText } = require('./read-bounded');
+const { parseStat } = require('./stat');
 const { podOfCgroups, podName } = require('./pod');
 
 const ID = '([0-9a-f]{64})';
@@ -172,8 +173,7 @@ const PF_KTHREAD = 0x00200000;
 
 /** Pure: whether /proc/PID/stat's text is a kernel thread's (its flags, the 9th field). */
 function isKernelThreadStat(text) {
-  const rest = String(text || '').slice(String(text || '').lastIndexOf(')') + 2).split(' ');
-  const flags = Number(rest[6]);
+  const { flags } = parseStat(String(text || ''));
   return Number.isInteger(flags) && (flags & PF_KTHREAD) !== 0;
 }
 

@@ -11,12 +11,14 @@ const { readProcText: readText } = require('./read-bounded');
 function parseStat(text) {
   const close = text.lastIndexOf(')');
   const rest = text.slice(close + 2).split(' ');
-  // rest[0] is field 3 (state), rest[1] field 4 (ppid), rest[11] and
-  // rest[12] fields 14 and 15 (utime, stime), rest[19] field 22 (starttime).
+  // rest[0] is field 3 (state), rest[1] field 4 (ppid), rest[6] field 9
+  // (flags), rest[11] and rest[12] fields 14 and 15 (utime, stime),
+  // rest[19] field 22 (starttime).
   return {
     comm: text.slice(text.indexOf('(') + 1, close),
     state: rest[0],
     ppid: Number(rest[1]),
+    flags: Number(rest[6]),
     cpuTicks: Number(rest[11]) + Number(rest[12]),
     startTime: rest[19],
   };
