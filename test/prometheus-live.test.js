@@ -8,7 +8,7 @@ const { nodetrace } = require('./support/harness');
 const { checkPrometheus, withLiveClause, LIVE_PREDICATE } = require('../lib/prometheus/live');
 const { readScript } = require('../lib/tracer/plan');
 
-const COMMANDS = ['latency'];
+const COMMANDS = ['latency', 'gc'];
 
 // A PID no process has now.
 function missingPid() {
