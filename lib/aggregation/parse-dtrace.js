@@ -22,6 +22,13 @@
 // after a distribution, a blank line after a scalar row, a change between
 // scalar and distribution rows, a key repeated (DTrace prints each key once
 // per aggregation) or a line that is not aggregation output.
+//
+// DTrace pads with ASCII spaces and nothing else, so only those separate or
+// surround key fields: JavaScript's \s and trim() also take tabs, \v, \f,
+// \r, U+00A0, U+2000-U+200A, U+3000 and more, which a key (a function's
+// name, a string: the target's text) may hold; read with them, such a key
+// was split into more fields, shifting the fields after it
+// (test/fixtures/dtrace-*whitespace-keys.out).
 
 const { makeAggregation, splitKeyList } = require('./model');
 
@@ -30,20 +37,24 @@ const HEADER = /^\s*value\s+-+\s*Distribution\s*-+\s+count\s*$/;
 const ROW = /^\s*(?:(<=|<|>=|abs\(\)\s*<)\s*)?(-?\d+)\s[ @]*\|[ @]*?\s*(-?\d+)\s*$/;
 // printa("@name = %@d\n") / printa("@name[%s] = %@d\n"); the value is absent when a histogram follows
 // ([^\n], not `.`: a key may hold U+2028 or U+2029, where `.` stops: lib/aggregation/parse-bpftrace.js.)
-const PRINTA = /^@(\w*)(?:\[([^\n]*)\])?\s*=\s*(-?\d+)?\s*$/;
-const SCALAR_ROW = /^(\s[^\n]*?)?\s*(-?\d+)\s*$/;
+const PRINTA = /^@(\w*)(?:\[([^\n]*)\])? *= *(-?\d+)? *$/;
+const SCALAR_ROW = /^( [^\n]*?)? *(-?\d+) *$/;
 // printf("\n@name\n") before printa(@name): names what follows
 const NAME_MARKER = /^@(\w+):?\s*$/;
 
 function isBlank(line) {
-  return line.trim() === '';
+  return /^ *$/.test(line);
+}
+
+function trimSpaces(text) {
+  return text.replace(/^ +| +$/g, '');
 }
 
 // DTrace separates key fields by padding ("  %-50s", " %16lld"), so two or more
 // spaces end a field while a single space can be part of a string key.
 function splitKeyFields(text) {
-  const trimmed = text.trim();
-  return trimmed === '' ? [] : trimmed.split(/\s{2,}/);
+  const trimmed = trimSpaces(text);
+  return trimmed === '' ? [] : trimmed.split(/ {2,}/);
 }
 
 function parseRow(line) {

@@ -24,8 +24,8 @@
 //           offcpu.bt): more often for profile -c, whose command's frames
 //           can be named only while it lives.
 //   LIVE    the predicate of a clause that prints a program's maps every
-//           second, uncleared (addon-latency.bt): never true as the script
-//           is, true while counting for latency --prometheus.
+//           second, uncleared (addon-latency.bt, gc.bt): never true as the
+//           script is, true while counting with --prometheus.
 //
 // The declaration, in the script's header comment:
 //     @template NAME: <the text the script uses as it is>

@@ -79,6 +79,7 @@ function bpftraceVariants(tracer, { pid, bunyanLib, httpLib }) {
   }));
 
   add('gc -p (IncrementalMarking::Step filled in)', gc.plan({ pid: p }, tracer));
+  add('gc -p --prometheus', gc.plan({ pid: p, prometheus: '0' }, tracer));
   // The target has the register hook: the @hook part in, unless --no-hook.
   add('async -p (the register hook: @hook)', asyncCommand.plan({ pid: p }, tracer));
   add('async -p --stacks (the register hook: @hook)', asyncCommand.plan({ pid: p, stacks: true }, tracer));

@@ -1,0 +1,92 @@
+'use strict';
+// --prometheus [HOST:]PORT on a tracing command (latency, gc, loop, async,
+// http): the command's running maps served for Prometheus while it traces.
+// A command gives its metrics, { read(dump) -> parsed (pure), render(parsed
+// | null, { labels, state }) -> { text, state } (pure) }; the rest is here,
+// the same for every command: the option, the program's LIVE slot, the
+// labels of the traced process, the dumps taken from the session, and the
+// endpoint (lib/prometheus/server.js), which listens only once the target
+// is planned, so that a command that cannot trace never says it serves.
+const { UserError, UsageError } = require('../errors');
+const { instantiateSlot } = require('../tracer/template');
+const { LiveDumps } = require('./live-dumps');
+const { parseListen, urlOf } = require('./listen');
+const { serveMetrics } = require('./server');
+
+// The predicate the LIVE slot takes: true while the program's window is
+// open (@phase 1 in every program with a window: lib/tracer/template.js).
+const LIVE_PREDICATE = '/@phase == 1/';
+
+/** The --prometheus option, `what` the command's words for what it serves. */
+function prometheusOption(what) {
+  return {
+    type: 'string', requiresArg: true,
+    describe: `Serve ${what} at http://[HOST:]PORT/metrics for Prometheus (HOST default 127.0.0.1; PORT 0: any free port, said on stderr) `
+      + 'until Ctrl-C or the target\'s exit, then print the report (docs/prometheus.md). bpftrace, one process',
+  };
+}
+
+// For .check(): the address reads, and nothing that ends the trace or
+// changes what its series are is asked with it: the endpoint runs as long
+// as the trace, whose end is the operator's (Ctrl-C) or the target's.
+// `clashes`: [[argument key, its flag], ...] beyond -d.
+function checkPrometheus(a, clashes = []) {
+  if (a.prometheus === undefined) return;
+  parseListen(a.prometheus);
+  const clash = [['duration', '-d'], ...clashes].find(([k]) => a[k] !== undefined && a[k] !== false);
+  if (clash) throw new Error(`--prometheus serves a running trace of one process until Ctrl-C or its exit: not with ${clash[1]}.`);
+}
+
+/**
+ * The program with its LIVE clause on: its maps printed every second while
+ * counting. bpftrace only (a D script prints its aggregations at its end).
+ */
+function withLiveClause(programText, tracer, command) {
+  if (tracer.name !== 'bpftrace') {
+    throw new UsageError(`--prometheus needs bpftrace: the D script prints its maps only at the end.`,
+      'Run it with --backend bpftrace where bpftrace is installed.');
+  }
+  return instantiateSlot(programText, 'LIVE', LIVE_PREDICATE,
+    `instantiated by nodetrace ${command} --prometheus: the maps printed every second, for its endpoint`);
+}
+
+/** The labels every series of one traced process carries: pid, and its container and pod where it has them. */
+function processLabels(identity) {
+  if (!identity) return [];
+  const labels = [['pid', String(identity.pid)]];
+  if (identity.container) labels.push(['container', identity.container.name || identity.container.id]);
+  if (identity.pod) labels.push(['pod', identity.pod.name || identity.pod.uid]);
+  return labels;
+}
+
+/**
+ * The endpoint of a planned trace: listens (a port taken is said now,
+ * before any probe is attached), says where, and reads the latest dump
+ * when scraped. -> { takeLine (for the session), close() }.
+ */
+async function serveLive(listenText, plan, metrics) {
+  const where = parseListen(listenText);
+  const labels = processLabels(plan.details && plan.details.process);
+  let dump = null;
+  let read = null;
+  let parsed = null;
+  let state;
+  const render = () => {
+    if (dump !== read) { parsed = metrics.read(dump); read = dump; }
+    const out = metrics.render(parsed, { labels, state });
+    state = out.state;
+    return out.text;
+  };
+  let served;
+  try {
+    served = await serveMetrics(where, render);
+  } catch (err) {
+    throw new UserError(`--prometheus cannot listen on ${urlOf(where)}: ${err.code || err.message}.`,
+      { hint: 'Choose another port (0: any free one), or an address of this host.' });
+  }
+  process.stderr.write(`nodetrace: serving metrics at ${urlOf(served.address)}\n`);
+  const dumps = new LiveDumps((text) => { dump = text; });
+  return { takeLine: (line) => dumps.take(line), close: served.close };
+}
+
+module.exports = { LIVE_PREDICATE, prometheusOption, checkPrometheus, withLiveClause, processLabels, serveLive };
