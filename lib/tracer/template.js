@@ -24,7 +24,7 @@
 //           offcpu.bt): more often for profile -c, whose command's frames
 //           can be named only while it lives.
 //   LIVE    the predicate of a clause that prints a program's maps every
-//           second, uncleared (addon-latency.bt, gc.bt, loop.bt): declared
+//           second, uncleared (addon-latency.bt, gc.bt, loop.bt, async.bt): declared
 //           /CONDITION && 0/, never true as the script is; --prometheus
 //           makes it /CONDITION/ (lib/prometheus/live.js).
 //

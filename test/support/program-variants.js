@@ -85,6 +85,7 @@ function bpftraceVariants(tracer, { pid, bunyanLib, httpLib }) {
   add('async -p --stacks (the register hook: @hook)', asyncCommand.plan({ pid: p, stacks: true }, tracer));
   add('async -p --no-hook', asyncCommand.plan({ pid: p, hook: false }, tracer));
   add('async -p --stacks --no-hook', asyncCommand.plan({ pid: p, stacks: true, hook: false }, tracer));
+  add('async -p --prometheus', asyncCommand.plan({ pid: p, prometheus: '0' }, tracer));
   add('loop -p --stacks', loop.plan({ pid: p, over: '100ms', stacks: true }, tracer));
   add('loop -p --prometheus', loop.plan({ pid: p, over: '100ms', prometheus: '0' }, tracer));
   add('profile -p (JavaScript frames from V8\'s metadata: profile-js.bt)', profile.plan({ pid: p, frequency: 99 }, tracer));
