@@ -5,10 +5,11 @@
 const assert = require('assert');
 const fs = require('fs');
 const { nodetrace } = require('./support/harness');
-const { checkPrometheus, withLiveClause, LIVE_PREDICATE } = require('../lib/prometheus/live');
+const { checkPrometheus, withLiveClause } = require('../lib/prometheus/live');
 const { readScript } = require('../lib/tracer/plan');
 
-const COMMANDS = ['latency', 'gc'];
+const COMMANDS = ['latency', 'gc', 'loop'];
+const LIVE_SCRIPTS = ['addon-latency', 'gc', 'loop'];
 
 // A PID no process has now.
 function missingPid() {
@@ -40,8 +41,12 @@ describe('--prometheus, shared by the commands that serve metrics', function () 
   });
 
   it('turns the LIVE clause on for bpftrace, and refuses a D script', function () {
-    const text = withLiveClause(readScript('addon-latency', 'bpftrace'), { name: 'bpftrace' }, 'latency');
-    assert.match(text, new RegExp(`^${LIVE_PREDICATE.replace(/[/|()]/g, '\\$&')}$`, 'm'));
+    for (const script of LIVE_SCRIPTS) {
+      const text = withLiveClause(readScript(script, 'bpftrace'), { name: 'bpftrace' }, 'latency');
+      assert.match(readScript(script, 'bpftrace'), /^\/.+ && 0\/$/m, `${script}: its LIVE clause off as the script is`);
+      assert.doesNotMatch(text, /^\/.+ && 0\/$/m, `${script}: its LIVE clause on`);
+      assert.match(text, /printf\("Live maps\.\\n"\);/);
+    }
     assert.throws(() => withLiveClause('x', { name: 'dtrace' }, 'latency'), (err) => err.name === 'UsageError');
   });
 });

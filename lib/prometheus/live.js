@@ -8,14 +8,15 @@
 // endpoint (lib/prometheus/server.js), which listens only once the target
 // is planned, so that a command that cannot trace never says it serves.
 const { UserError, UsageError } = require('../errors');
-const { instantiateSlot } = require('../tracer/template');
+const { instantiateSlot, declaredSlot } = require('../tracer/template');
 const { LiveDumps } = require('./live-dumps');
 const { parseListen, urlOf } = require('./listen');
 const { serveMetrics } = require('./server');
 
-// The predicate the LIVE slot takes: true while the program's window is
-// open (@phase 1 in every program with a window: lib/tracer/template.js).
-const LIVE_PREDICATE = '/@phase == 1/';
+// A program's LIVE slot is declared as `/CONDITION && 0/`: never true as
+// the script is; --prometheus fills it with `/CONDITION/` (while the
+// window is open: `@phase == 1`; loop.bt, which has none: while tracing).
+const LIVE_DECLARED = /^\/(.+) && 0\/$/;
 
 /** The --prometheus option, `what` the command's words for what it serves. */
 function prometheusOption(what) {
@@ -43,10 +44,12 @@ function checkPrometheus(a, clashes = []) {
  */
 function withLiveClause(programText, tracer, command) {
   if (tracer.name !== 'bpftrace') {
-    throw new UsageError(`--prometheus needs bpftrace: the D script prints its maps only at the end.`,
+    throw new UsageError('--prometheus needs bpftrace: the D script prints its maps only at the end.',
       'Run it with --backend bpftrace where bpftrace is installed.');
   }
-  return instantiateSlot(programText, 'LIVE', LIVE_PREDICATE,
+  const declared = LIVE_DECLARED.exec(declaredSlot(programText, 'LIVE') || '');
+  if (!declared) throw new Error('the program declares no LIVE slot of the form /CONDITION && 0/');
+  return instantiateSlot(programText, 'LIVE', `/${declared[1]}/`,
     `instantiated by nodetrace ${command} --prometheus: the maps printed every second, for its endpoint`);
 }
 
@@ -89,4 +92,4 @@ async function serveLive(listenText, plan, metrics) {
   return { takeLine: (line) => dumps.take(line), close: served.close };
 }
 
-module.exports = { LIVE_PREDICATE, prometheusOption, checkPrometheus, withLiveClause, processLabels, serveLive };
+module.exports = { prometheusOption, checkPrometheus, withLiveClause, processLabels, serveLive };

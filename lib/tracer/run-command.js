@@ -133,8 +133,8 @@ async function runOneSession(plan, ctx) {
  *        (http: its library follower); default: one tracer session
  * @param {string} [spec.incomplete] said after an abnormal end (default 'the results are incomplete')
  * @param {function(plan, args): string} [spec.dryRun] the dry run's text (default: renderPlan)
- * @param {object} [spec.liveMetrics] with args.prometheus: { read(dump), render(parsed, { labels, state }) }
- *        (lib/prometheus/live.js), served once the plan is made; the plan's program prints its live dumps
+ * @param {object|function(plan): object} [spec.liveMetrics] with args.prometheus: { read(dump), render(parsed,
+ *        { labels, state }) } (lib/prometheus/live.js), served once the plan is made; its program prints the dumps
  */
 async function runTraceCommand(args, spec) {
   const tracer = spec.tracer ? spec.tracer(args) : requireTracer(args.backend);
@@ -157,7 +157,7 @@ async function runTraceCommand(args, spec) {
   // The endpoint listens only now that the target is planned: a command
   // that cannot trace must never have said it serves.
   const live = spec.liveMetrics && args.prometheus !== undefined
-    ? await serveLive(args.prometheus, plan, spec.liveMetrics) : null;
+    ? await serveLive(args.prometheus, plan, typeof spec.liveMetrics === 'function' ? spec.liveMetrics(plan) : spec.liveMetrics) : null;
   try {
     return await traceAndReport(plan, { args, spec, tracer, target, live });
   } finally {

@@ -24,8 +24,9 @@
 //           offcpu.bt): more often for profile -c, whose command's frames
 //           can be named only while it lives.
 //   LIVE    the predicate of a clause that prints a program's maps every
-//           second, uncleared (addon-latency.bt, gc.bt): never true as the
-//           script is, true while counting with --prometheus.
+//           second, uncleared (addon-latency.bt, gc.bt, loop.bt): declared
+//           /CONDITION && 0/, never true as the script is; --prometheus
+//           makes it /CONDITION/ (lib/prometheus/live.js).
 //
 // The declaration, in the script's header comment:
 //     @template NAME: <the text the script uses as it is>

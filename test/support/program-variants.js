@@ -86,6 +86,7 @@ function bpftraceVariants(tracer, { pid, bunyanLib, httpLib }) {
   add('async -p --no-hook', asyncCommand.plan({ pid: p, hook: false }, tracer));
   add('async -p --stacks --no-hook', asyncCommand.plan({ pid: p, stacks: true, hook: false }, tracer));
   add('loop -p --stacks', loop.plan({ pid: p, over: '100ms', stacks: true }, tracer));
+  add('loop -p --prometheus', loop.plan({ pid: p, over: '100ms', prometheus: '0' }, tracer));
   add('profile -p (JavaScript frames from V8\'s metadata: profile-js.bt)', profile.plan({ pid: p, frequency: 99 }, tracer));
   add('profile -p --no-v8-frames (profile.bt)', profile.plan({ pid: p, frequency: 99, v8Frames: false }, tracer));
   add('profile -c (cpid; its executable\'s V8: profile-js.bt)', profile.plan({ command, frequency: 99 }, tracer));
