@@ -2,7 +2,9 @@
 // --prometheus [HOST:]PORT on a tracing command (latency, gc, loop, async,
 // http): the command's running maps served for Prometheus while it traces.
 // A command gives its metrics, { read(dump) -> parsed (pure), render(parsed
-// | null, { labels, state }) -> { text, state } (pure) }; the rest is here,
+// | null, { labels, state }) -> { text, state } (pure) }, or instead of
+// read, current() -> its running figures (http keeps them itself, in user
+// space, and its program prints no dump); the rest is here,
 // the same for every command: the option, the program's LIVE slot, the
 // labels of the traced process, the dumps taken from the session, and the
 // endpoint (lib/prometheus/server.js), which listens only once the target
@@ -19,11 +21,11 @@ const { serveMetrics } = require('./server');
 const LIVE_DECLARED = /^\/(.+) && 0\/$/;
 
 /** The --prometheus option, `what` the command's words for what it serves. */
-function prometheusOption(what) {
+function prometheusOption(what, { scope = 'bpftrace, one process' } = {}) {
   return {
     type: 'string', requiresArg: true,
     describe: `Serve ${what} at http://[HOST:]PORT/metrics for Prometheus (HOST default 127.0.0.1; PORT 0: any free port, said on stderr) `
-      + 'until Ctrl-C or the target\'s exit, then print the report (docs/prometheus.md). bpftrace, one process',
+      + `until Ctrl-C or the target's exit, then print the report (docs/prometheus.md). ${scope}`,
   };
 }
 
@@ -75,7 +77,9 @@ async function serveLive(listenText, plan, metrics) {
   let parsed = null;
   let state;
   const render = () => {
-    if (dump !== read) { parsed = metrics.read(dump); read = dump; }
+    // A command that keeps its running figures itself (http) gives them as they are now.
+    if (metrics.current) parsed = metrics.current();
+    else if (dump !== read) { parsed = metrics.read(dump); read = dump; }
     const out = metrics.render(parsed, { labels, state });
     state = out.state;
     return out.text;
@@ -88,6 +92,7 @@ async function serveLive(listenText, plan, metrics) {
       { hint: 'Choose another port (0: any free one), or an address of this host.' });
   }
   process.stderr.write(`nodetrace: serving metrics at ${urlOf(served.address)}\n`);
+  if (metrics.current) return { close: served.close };
   const dumps = new LiveDumps((text) => { dump = text; });
   return { takeLine: (line) => dumps.take(line), close: served.close };
 }

@@ -101,7 +101,7 @@ async function runOneSession(plan, ctx) {
     // detached: the report is printed then (runTraceCommand).
     onReport: ctx.onReport,
     // --prometheus: the live dumps go to the endpoint, never to the report.
-    ...(ctx.live ? { takeLine: ctx.live.takeLine } : {}),
+    ...(ctx.live && ctx.live.takeLine ? { takeLine: ctx.live.takeLine } : {}),
     ...(spec.sessionOptions ? spec.sessionOptions(plan, args, { targetPid }) : {}),
   });
   try {
