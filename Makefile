@@ -99,7 +99,7 @@ image: podman debootstrap
 	fi; \
 	rm -rf .image-build && mkdir .image-build && cp package.json package-lock.json .image-build/ && \
 	  (cd .image-build && npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund --loglevel=error) || exit 1; \
-	$(SUDO) podman build $(PODMAN_BUILD_FLAGS) --build-arg BASE="$$base" -t '$(IMAGE)' -f Containerfile . || exit 1; \
+	$(SUDO) podman build $(PODMAN_BUILD_FLAGS) --squash-all --build-arg BASE="$$base" -t '$(IMAGE)' -f Containerfile . || exit 1; \
 	$(SUDO) podman image inspect -f '{{.Size}}' '$(IMAGE)' | awk '{ printf "make image: $(IMAGE) is %d MB\n", $$1 / 1e6 }'
 
 tracefs:

@@ -93,14 +93,25 @@ describe('Node in containers, traced from the host @tracer', function () {
       let out = '';
       sh.stdout.on('data', (d) => { out += d; });
       sh.stderr.on('data', (d) => { out += d; });
+      let exited = null;
+      sh.on('exit', (code, signal) => { exited = { code, signal }; });
       // (bpftrace 0.17 reads node's symbol tables for each probe: minutes on a loaded host.)
-      for (let i = 0; i < 3000 && !/__BPFTRACE_NOTIFY_PROBES_ATTACHED/.test(out); i++) await sleep(100);
-      assert.match(out, /__BPFTRACE_NOTIFY_PROBES_ATTACHED/, `not attached in 5 minutes:\n${out.slice(-2000)}`);
+      const started = Date.now();
+      for (let i = 0; i < 3000 && !exited && !/__BPFTRACE_NOTIFY_PROBES_ATTACHED/.test(out); i++) await sleep(100);
+      const waited = `${((Date.now() - started) / 1000).toFixed(1)} s`;
+      // Never leave the line's tracer running past a failure.
+      if (!exited && !/__BPFTRACE_NOTIFY_PROBES_ATTACHED/.test(out)) process.kill(-sh.pid, 'SIGKILL');
+      assert.match(out, /__BPFTRACE_NOTIFY_PROBES_ATTACHED/,
+        `not attached (${exited ? `the line exited: ${JSON.stringify(exited)}` : 'still running'} after ${waited}; `
+        + `load ${os.loadavg()[0].toFixed(1)}): ${report.latencyByHand}\n${out.slice(-2000)}`);
       await sleep(1500);
       // Ctrl-C reaches the shell and bpftrace alike (the shell dies of it);
       // bpftrace ends its program and prints its maps to the pipe's end.
       process.kill(-sh.pid, 'SIGINT');
-      await new Promise((resolve) => sh.stdout.on('close', resolve));
+      const closed = await Promise.race([new Promise((resolve) => sh.stdout.on('close', () => resolve(true))),
+        sleep(60000).then(() => false)]);
+      if (!closed) process.kill(-sh.pid, 'SIGKILL');
+      assert(closed, `the line's tracer still ran 60 s after Ctrl-C (exited: ${JSON.stringify(exited)}):\n${out.slice(-2000)}`);
       assert.match(out, /^Tracing ended\.$/m, out.slice(-2000));
       assert.match(out, /^@total_us\[.*PBKDF2.*\]:/m, out.slice(-2000));
     });

@@ -7,9 +7,10 @@ const assert = require('assert');
 const fs = require('fs');
 const http = require('http');
 const path = require('path');
-const {
-  LiveSnapshots, dumpSummary, renderMetrics, admitKinds, processLabels, OTHER_KINDS, LIVE_BEGIN, LIVE_END,
-} = require('../lib/latency/live-metrics');
+const { dumpSummary, renderMetrics, OTHER_KINDS } = require('../lib/latency/live-metrics');
+const { LiveDumps, LIVE_BEGIN, LIVE_END } = require('../lib/prometheus/live-dumps');
+const { admitKeys } = require('../lib/prometheus/histograms');
+const { processLabels } = require('../lib/prometheus/live');
 const { escapeLabelValue } = require('../lib/prometheus/exposition');
 const { serveMetrics, LIMITS } = require('../lib/prometheus/server');
 const { parseListen, urlOf } = require('../lib/prometheus/listen');
@@ -20,7 +21,7 @@ const CAPTURE = fs.readFileSync(path.join(__dirname, 'fixtures', 'bpftrace-addon
 function dumpsOf(text) {
   const dumps = [];
   const left = [];
-  const taker = new LiveSnapshots((d) => dumps.push(d));
+  const taker = new LiveDumps((d) => dumps.push(d));
   for (const line of text.split('\n')) if (!taker.take(line)) left.push(line);
   return { dumps, left };
 }
@@ -99,7 +100,7 @@ describe('latency --prometheus: live dumps and their metrics', function () {
     const kinds = [...new Set(samples.map((s) => s.labels.kind))].sort();
     assert.deepStrictEqual(kinds, [OTHER_KINDS, first.admitted[0]].sort());
     // Admitted once, a kind keeps its series: later dumps fold only newcomers.
-    assert.deepStrictEqual(admitKinds(['b'], ['a', 'b', 'c'], 2), ['b', 'a']);
+    assert.deepStrictEqual(admitKeys(['b'], ['a', 'b', 'c'], 2), ['b', 'a']);
     const again = render(dump, { maxKinds: 1, admitted: first.admitted });
     assert.deepStrictEqual(again.admitted, first.admitted);
     const total = (t) => readExposition(t).filter((s) => s.name === 'nodetrace_latency_seconds_count').reduce((n, s) => n + s.value, 0);
@@ -108,7 +109,7 @@ describe('latency --prometheus: live dumps and their metrics', function () {
 
   it('never takes the report\'s own lines, even inside a dump', function () {
     const dumpsSeen = [];
-    const taker = new LiveSnapshots((d) => dumpsSeen.push(d));
+    const taker = new LiveDumps((d) => dumpsSeen.push(d));
     assert.ok(taker.take(LIVE_BEGIN));
     assert.ok(taker.take('@total_us[0x106]: '));
     assert.strictEqual(taker.take('Tracing ended.'), false);
@@ -125,7 +126,7 @@ describe('latency --prometheus: live dumps and their metrics', function () {
 
   it('drops a dump longer than its bound rather than hold it', function () {
     const dumpsSeen = [];
-    const taker = new LiveSnapshots((d) => dumpsSeen.push(d), { maxLines: 3 });
+    const taker = new LiveDumps((d) => dumpsSeen.push(d), { maxLines: 3 });
     for (const line of [LIVE_BEGIN, 'a', 'b', 'c', 'd', 'e', LIVE_END, LIVE_BEGIN, 'a', LIVE_END]) assert.ok(taker.take(line));
     assert.deepStrictEqual(dumpsSeen, ['a\n']);
     assert.strictEqual(taker.overflowed, 1);

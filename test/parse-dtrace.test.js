@@ -332,3 +332,31 @@ describe('parseDtrace: a key holding U+2028 (dtrace-u2028-keys.out, DTrace for L
     assert.deepEqual(k.entries.map((e) => [e.key, e.value]), [[['a\u2028b'], 1n], [['c'], 2n]]);
   });
 });
+
+describe('parseDtrace: keys holding whitespace other than ASCII spaces (DTrace for Linux)', function () {
+  // DTrace pads key fields with ASCII spaces only; JavaScript's \s and trim()
+  // take tabs, \v, \f, \r, U+00A0 and more, which a key (the target's text)
+  // may hold: such a key was split into more fields, or lost its ends.
+  const read = (file) => parseDtrace(fs.readFileSync(path.join(__dirname, 'fixtures', file), 'utf8'));
+  const countOf = (e) => (e.value === undefined ? totalCount(e) : e.value);
+  const keysOf = (aggregation) => aggregation.entries.map((e) => [e.key, countOf(e)]);
+
+  it('keeps string keys whole: tabs, \\v, \\f, \\r inside, a tab in front (dtrace-whitespace-keys.out)', function () {
+    const [k, two, h] = read('dtrace-whitespace-keys.out').aggregations;
+    assert.deepEqual(keysOf(k), [
+      [['\tlead'], 1n], [['c\t\td'], 1n], [['e\v\vf'], 1n], [['g\f\fh'], 1n], [['i\r\rj'], 1n], [['plain'], 2n],
+    ]);
+    assert.equal(k.name, 'k');
+    // a key of two fields keeps its second field in its place
+    assert.deepEqual(keysOf(two), [[['x\t\ty', '7'], 1n], [['z', '8'], 1n]]);
+    assert.deepEqual(keysOf(h), [[['p\t\tq'], 1n], [['r'], 1n]]);
+  });
+
+  // ufunc() keys, as addon-latency.d's
+  it('keeps function names whole: U+00A0 twice, two tabs, ", " (dtrace-ufunc-whitespace-keys.out)', function () {
+    const [calls, lat] = read('dtrace-ufunc-whitespace-keys.out').aggregations;
+    const names = [['syms`f\u00a0\u00a0g'], ['syms`k\t\tl'], ['syms`a, b'], ['syms`plain']];
+    assert.deepEqual(keysOf(calls), names.map((key) => [key, 10n]));
+    assert.deepEqual(keysOf(lat), names.map((key) => [key, 10n]));
+  });
+});

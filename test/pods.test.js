@@ -3,8 +3,9 @@
 // (test/support/pods.js) running node with crypto-loop.js, found from /proc
 // alone, by its name, its ID and 8 characters of it; the truth is the host
 // PID podman gives for the pod's container. Then one trace through --pod,
-// whose report names the same process; and pods of their own for snoop
-// and http (a server whose requests curl makes from the host, in the pod's
+// whose report names the same process; and pods of their own for snoop and
+// probes (one pod with the hook: bunyan's records and its provider) and for
+// http (a server whose requests curl makes from the host, in the pod's
 // network namespace: the truth is what curl had).
 const assert = require('assert');
 const { requireTracing, nodetrace, killStragglers } = require('./support/harness');
@@ -55,9 +56,12 @@ describe('--pod: a pod played by podman kube play, traced from the host @tracer'
     assert.strictEqual(JSON.parse(r.stdout).process.pid, pod.pid);
   });
 
-  it('snoop --pod: all the pod\'s Node processes (here its one), its bunyan records every one in order', async function () {
-    const hooked = await startPod('bunyan-debug-loop.js', { hook: true, env: { INTERVAL: '20' } });
-    try {
+  describe('a pod whose node runs with the hook: bunyan\'s provider', function () {
+    let hooked;
+    before(async function () { hooked = await startPod('bunyan-debug-loop.js', { hook: true, env: { INTERVAL: '20' } }); });
+    after(() => hooked && hooked.remove());
+
+    it('snoop --pod: all the pod\'s Node processes (here its one), its bunyan records every one in order', async function () {
       const r = await nodetrace(['snoop', '--pod', hooked.name, '-d', '3', '-m', 'short'], { timeoutMs: 120000 });
       assert.strictEqual(r.code, 0, r.stderr);
       assert.match(r.stderr, new RegExp(`^nodetrace: snooping the Node process of pod ${hooked.name} \\(${hooked.podId.slice(0, 12)}\\): PID ${hooked.pid}$`, 'm'));
@@ -65,9 +69,28 @@ describe('--pod: a pod played by podman kube play, traced from the host @tracer'
       const errors = [...r.stdout.matchAll(new RegExp(`^\\S+ +ERROR snoop-target/${hooked.pid} in .*\\(seq=(\\d+)\\)$`, 'gm'))].map((m) => Number(m[1]));
       assert(errors.length >= 10, r.stdout.slice(0, 2000));
       assert.deepStrictEqual(errors, errors.map((_, i) => errors[0] + i));
-    } finally {
-      hooked.remove();
-    }
+    });
+
+    it('probes --pod: the pod\'s providers listed, then log-error traced, each firing once in order with its record', async function () {
+      const list = await nodetrace(['probes', '--pod', hooked.name, '--json'], { timeoutMs: 120000 });
+      assert.strictEqual(list.code, 0, list.stderr);
+      const procs = JSON.parse(list.stdout).processes;
+      assert.deepStrictEqual(procs.map((p) => p.pid), [hooked.pid], list.stdout.slice(0, 2000));
+      const bunyan = procs[0].providers.find((p) => p.provider === 'bunyan' && p.api);
+      assert(bunyan && bunyan.probes.some((p) => p.name === 'log-error'), list.stdout.slice(0, 2000));
+
+      const r = await nodetrace(['probes', '--pod', hooked.name, 'bunyan:log-error', '--json', '-d', '3'], { timeoutMs: 120000 });
+      assert.strictEqual(r.code, 0, r.stderr);
+      assert.match(r.stderr, new RegExp(`^nodetrace: tracing the Node process of pod ${hooked.name} \\(${hooked.podId.slice(0, 12)}\\): PID ${hooked.pid}\\.$`, 'm'));
+      const firings = r.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+      assert(firings.length >= 10, r.stdout.slice(0, 2000));
+      for (const f of firings) assert.deepStrictEqual([f.pid, f.provider, f.probe], [hooked.pid, 'bunyan', 'log-error']);
+      // The record as bunyan wrote it inside the pod (its PID 1 there); rounds numbered: none lost, none twice.
+      const records = firings.map((f) => JSON.parse(f.arguments[0]));
+      assert(records.every((x) => x.level === 50 && x.pid === 1 && x.msg === `error record ${x.seq}`), JSON.stringify(records[0]));
+      const seqs = records.map((x) => x.seq);
+      assert.deepStrictEqual(seqs, seqs.map((_, i) => seqs[0] + i));
+    });
   });
 
   it('http --pod: a server in the pod, curl from the host in its network, each request traced once as curl had it', async function () {

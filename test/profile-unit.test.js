@@ -37,7 +37,7 @@ function sampleProfile() {
 
 describe('profile: parsing what profile.bt printed', function () {
   it('reads every (thread, kernel stack, user stack) entry and the per-thread counts of a real run', function () {
-    const p = parseProfile(splitAtEndMarker(FIXTURE.split('\n')).maps);
+    const p = parseProfile(splitAtEndMarker(FIXTURE.split('\n')).maps, 'profile');
     assert.strictEqual(p.stacks.length, 7);
     assert.deepStrictEqual(p.threads, [{ tid: 28550, comm: 'node', count: 12 }]);
     assert.strictEqual(p.stacks.reduce((n, s) => n + s.count, 0), 12, 'stacks add up to the thread count');
@@ -53,9 +53,9 @@ describe('profile: parsing what profile.bt printed', function () {
     // Thousands of distinct stacks at -F 999: bpftrace 0.17's stack map kept
     // no stack for 7 samples (two stacks of one place), printed empty.
     const text = fs.readFileSync(path.join(__dirname, 'fixtures', 'bpftrace-profile-no-ustack-0.17.out'), 'utf8');
-    const p = parseProfile(splitAtEndMarker(text.split('\n')).maps);
+    const p = parseProfile(splitAtEndMarker(text.split('\n')).maps, 'profile');
     assert.strictEqual(withoutUserStack(p), 7);
-    assert.strictEqual(withoutUserStack(parseProfile(splitAtEndMarker(FIXTURE.split('\n')).maps)), 0);
+    assert.strictEqual(withoutUserStack(parseProfile(splitAtEndMarker(FIXTURE.split('\n')).maps, 'profile')), 0);
     // The counts still whole: every sample of every thread, those 7 among the main thread's.
     const total = p.threads.reduce((n, t) => n + t.count, 0);
     assert.strictEqual(p.stacks.reduce((n, s) => n + s.count, 0), total);
@@ -106,7 +106,7 @@ describe('profile: parsing what profile.bt printed', function () {
 
   it('reads kernel stacks, and tells sampled pcs from return addresses', function () {
     const text = '@samples[7, node, \n        do_syscall_64+110\n        entry_SYSCALL_64_after_hwframe+114\n, \n        0x7f00000010\n        0x401000\n]: 3\n@threads[7, node]: 3\n';
-    const p = parseProfile(text);
+    const p = parseProfile(text, 'profile');
     assert.deepStrictEqual(p.stacks, [{ tid: 7, comm: 'node', count: 3, kernel: ['do_syscall_64+110', 'entry_SYSCALL_64_after_hwframe+114'], user: ['0x7f00000010', '0x401000'] }]);
     assert.deepStrictEqual(userAddresses(p.stacks), { pcs: ['0x7f00000010'], returns: ['0x401000'] });
     const named = nameStacks(p, null, null);
@@ -142,7 +142,7 @@ describe('profile: raw stacks (bpftrace 0.23+ prints both stacks as bare hex)', 
   const RAW = fs.readFileSync(path.join(__dirname, 'fixtures', 'bpftrace-profile-raw-0.23.out'), 'utf8');
 
   it('reads a real capture: user frames as 0x.. for nodetrace to name, kernel frames named or 0x.., no 0 frame', function () {
-    const p = parseProfile(splitAtEndMarker(RAW.split('\n')).maps);
+    const p = parseProfile(splitAtEndMarker(RAW.split('\n')).maps, 'profile');
     assert(p.stacks.length > 3, `${p.stacks.length} stacks`);
     for (const s of p.stacks) {
       assert(s.user.length && s.user.every((f) => /^0x[1-9a-f][0-9a-f]*$/.test(f)), s.user.join(' '));

@@ -17,6 +17,8 @@ const { targetOptions, checkTarget } = require('../targets/options');
 const { oneProcess } = require('../targets/one-process');
 const { durationOption, checkDuration, dryRunOption, jsonOption, backendOption } = require('./common-options');
 const { describeIdentity } = require('../proc/container');
+const { prometheusOption, checkPrometheus, withLiveClause } = require('../prometheus/live');
+const { liveMetrics } = require('../gc/live-metrics');
 
 const SCRIPT = 'gc';
 
@@ -28,15 +30,18 @@ function builder(y) {
   return y
     .option('duration', durationOption('Stop after this many seconds (default: Ctrl-C or target exit)'))
     .option('json', jsonOption())
+    .option('prometheus', prometheusOption('the running pause histograms by kind'))
     .option('backend', backendOption())
     .option('dry-run', dryRunOption())
     .check((a) => {
       checkTarget(a);
       checkDuration(a);
+      checkPrometheus(a);
       return true;
     })
     .example('sudo $0 gc -p 4242 -d 30', 'GC pauses by kind over 30 seconds')
     .example('sudo $0 gc my-service -d 30', 'the one Node process whose command line contains "my-service"')
+    .example('sudo $0 gc -p 4242 --prometheus 9464', 'serve http://127.0.0.1:9464/metrics while tracing, the report at Ctrl-C')
     .example('$0 gc -p 4242 -n', 'show exactly what would be loaded into the kernel, and how');
 }
 
@@ -72,6 +77,8 @@ function plan(args, tracer) {
     program = instantiateSlot(program, 'STEP_ENTRY', `pid$1::${step}:entry`);
     program = instantiateSlot(program, 'STEP_RETURN', `pid$1::${step}:return`);
   }
+  // --prometheus: the program's LIVE clause, its pause maps printed every second (lib/gc/live-metrics.js).
+  if (args.prometheus !== undefined) program = withLiveClause(program, tracer, 'gc');
   return planTracer(tracer, {
     script: SCRIPT,
     programText: program,
@@ -107,7 +114,7 @@ function report(result, { args, tracer, plan: p, snapshots }) {
 
 function handler(args) {
   // The target's threads, identified as they appear: who paused.
-  return runTraceCommand(args, { name: 'gc', plan, report, snapshots: { threads: true } });
+  return runTraceCommand(args, { name: 'gc', plan, report, snapshots: { threads: true }, liveMetrics });
 }
 
 module.exports = {

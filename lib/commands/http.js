@@ -11,6 +11,7 @@ const { listed } = require('./list');
 const { traceHttp } = require('../http/runner');
 const { targetOptions, checkTarget } = require('../targets/options');
 const { durationOption, checkDuration, dryRunOption, jsonOption, backendOption } = require('./common-options');
+const { prometheusOption, checkPrometheus } = require('../prometheus/live');
 
 function builder(y) {
   targetOptions(y.usage('$0 http (<target> | -p PID) [options]\n\n'
@@ -29,6 +30,8 @@ function builder(y) {
     .option('by', { choices: ['route', 'status'], default: 'route', describe: 'With --latency: one histogram per route or per status' })
     .option('merge', { type: 'boolean', default: false, describe: 'With --latency: one set of histograms for every process traced (default: one per process)' })
     .option('json', jsonOption('One JSON object per request (with --latency: the histograms as JSON)'))
+    .option('prometheus', prometheusOption('the latency histograms per process, direction, method and route (or --by status)',
+      { scope: 'Every source and tracer; the same bounds as --latency' }))
     .option('source', {
       choices: ['auto', 'hook', 'wire'],
       default: 'auto',
@@ -41,6 +44,8 @@ function builder(y) {
     .check((a) => {
       checkTarget(a, { many: true, extra: ['container'] });
       checkDuration(a);
+      // Per process: --merge would fold processes that each keep series of their own.
+      checkPrometheus(a, [['merge', '--merge']]);
       const s = a.slowerThan;
       if (s !== undefined && !(Number.isFinite(s) && s >= 0 && s <= 86400000)) throw new Error('--slower-than expects milliseconds, e.g. --slower-than 100.');
       if (a.merge && !a.latency) throw new Error('--merge merges the histograms of --latency; lines name their process anyway.');
@@ -54,6 +59,7 @@ function builder(y) {
     .example('sudo $0 http 4242,4243', 'two processes (a cluster\'s workers, unprepared: one tracer reads both off the wire)')
     .example("sudo $0 http '*' --slower-than 100", 'requests over 100 ms in every prepared process, also those started later')
     .example('sudo $0 http -p 4242 --latency -d 30', 'latency histograms per route after 30 seconds')
+    .example('sudo $0 http -p 4242 --prometheus 9464', 'serve the latency histograms per route at http://127.0.0.1:9464/metrics while tracing')
     .example('$0 http -p 4242 -n', 'show exactly what would run');
 }
 

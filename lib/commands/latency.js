@@ -8,7 +8,6 @@ const proc = require('../proc');
 const { planTracer } = require('../tracer/plan');
 const { attachBoundMs } = require('../tracer/attach-bounds');
 const { runTraceCommand } = require('../tracer/run-command');
-const { requireRoot } = require('../privilege');
 const { threadLines } = require('../latency/report/threads');
 const { spanNs, tracerRanMs } = require('../tracer/session');
 const { quietMapHelperArgs, stringLimitEnv, uprobesWithPid } = require('../tracer/capabilities');
@@ -25,11 +24,9 @@ const { durationOption, checkDuration, dryRunOption, jsonOption, backendOption }
 const { findProbePoints, binaryProbePoints } = require('../latency/probe-points');
 const { latencyProgram, SCRIPT } = require('../latency/program');
 const { namesMask, NAME_BYTES, NAMES_KEPT_IN_TRACER, NAMES_SHOWN } = require('../latency/report/named-kinds');
-const { instantiateSlot } = require('../tracer/template');
 const { readScript } = require('../tracer/plan');
-const { LiveSnapshots, dumpSummary, renderMetrics, processLabels } = require('../latency/live-metrics');
-const { parseListen, urlOf } = require('../prometheus/listen');
-const { serveMetrics } = require('../prometheus/server');
+const { liveMetrics } = require('../latency/live-metrics');
+const { prometheusOption, checkPrometheus, withLiveClause } = require('../prometheus/live');
 
 // bpftrace's output with -c, in the run's private directory.
 const OUTPUT_FILE = 'bpftrace.out';
@@ -37,17 +34,6 @@ const OUTPUT_FILE = 'bpftrace.out';
 const NO_PID_NOTE = (pid) => `PID ${pid} sees other mounts than nodetrace (a container): bpftrace gets the mapped files themselves `
   + '(/proc/PID/map_files) without -p, which it would rewrite; the program keeps this process\'s events only, and other '
   + 'processes that map the same files (other containers of its image) take the probe hits too';
-
-// --prometheus: the endpoint runs as long as the trace, whose end is the
-// operator's (Ctrl-C) or the target's; it serves one running process's
-// kinds by function, so not with -d, -c, or the split by path or host (whose
-// top names change as the trace goes on: a series would vanish).
-function checkPrometheus(a) {
-  if (a.prometheus === undefined) return;
-  parseListen(a.prometheus);
-  const clash = [['duration', '-d'], ['command', '-c'], ['paths', '--paths'], ['hosts', '--hosts']].find(([k]) => a[k] !== undefined && a[k] !== false);
-  if (clash) throw new Error(`--prometheus serves a running trace of one process until Ctrl-C or its exit: not with ${clash[1]}.`);
-}
 
 function builder(y) {
   targetOptions(y.usage('$0 latency (<target> | -p PID | -c COMMAND) [options]\n\n'
@@ -64,13 +50,14 @@ function builder(y) {
     .option('paths', { type: 'boolean', default: false, describe: `Split fs work by the request's path (fs.open /etc/hosts); requests on a file descriptor (read, write, fstat, close) keep their plain kind. The tracer reads the first ${NAME_BYTES - 1} bytes of each path and keeps ${NAMES_KEPT_IN_TRACER} distinct names; the report shows the ${NAMES_SHOWN} that took the most time per kind, the rest as "(other paths)". bpftrace only` })
     .option('hosts', { type: 'boolean', default: false, describe: `Split dns.lookup by the host name looked up (dns.lookup localhost); same limits as --paths` })
     .option('symbols', { type: 'boolean', default: false, describe: 'Name Node\'s own work by its C++ or libuv function (fs: by libuv request type), not fs.read, dns.lookup, zlib, ...' })
-    .option('prometheus', { type: 'string', requiresArg: true, describe: 'Serve the running histograms at http://[HOST:]PORT/metrics for Prometheus (HOST default 127.0.0.1; PORT 0: any free port, said on stderr) until Ctrl-C or the target\'s exit, then print the report (docs/prometheus.md). bpftrace, -p or a name only' })
+    .option('prometheus', prometheusOption('the running histograms by kind'))
     .option('backend', backendOption())
     .option('dry-run', dryRunOption())
     .check((a) => {
       checkTarget(a, { command: true });
       checkDuration(a);
-      checkPrometheus(a);
+      // Not -c, nor the split by path or host (whose top names change as the trace goes on: a series would vanish).
+      checkPrometheus(a, [['command', '-c'], ['paths', '--paths'], ['hosts', '--hosts']]);
       return true;
     })
     .example('sudo $0 latency -p 4242', 'trace until Ctrl-C or until 4242 exits, then print')
@@ -127,13 +114,9 @@ function plan(args, tracer, { byName = false } = {}) {
     o.describe = `"${args.command}"`;
   }
   if (args.prometheus !== undefined) {
-    if (tracer.name !== 'bpftrace') {
-      throw new UsageError('--prometheus needs bpftrace: the D script prints its maps only at the end.',
-        'Run it with --backend bpftrace where bpftrace is installed.');
-    }
     // The program's LIVE clause: its maps printed every second, uncleared (lib/latency/live-metrics.js).
-    program.programText = instantiateSlot(program.programText || readScript(SCRIPT, 'bpftrace'), 'LIVE', '/@phase == 1/',
-      'instantiated by nodetrace latency --prometheus: the maps printed every second, for its endpoint');
+    const text = withLiveClause((program && program.programText) || readScript(SCRIPT, 'bpftrace'), tracer, 'latency');
+    program.programText = text;
   }
   if (program) {
     Object.assign(o, { args: program.args, without: program.without, programText: program.programText,
@@ -205,53 +188,7 @@ function report(result, { args, plan: p, snapshots, broken }) {
   return { gathered: false };
 }
 
-/**
- * --prometheus: the endpoint, listening before the trace starts (a port
- * taken is said at once); its series take the traced process's labels once
- * planned, and each live dump the session hands over is read when scraped.
- */
-async function startLiveMetrics(args) {
-  requireRoot('nodetrace latency');
-  const where = parseListen(args.prometheus);
-  let labels = [];
-  let admitted = [];
-  let dump = null;
-  let summary = null;
-  let read = null;
-  const render = () => {
-    if (dump !== read) { summary = dumpSummary(dump); read = dump; }
-    const out = renderMetrics(summary, { labels, admitted });
-    admitted = out.admitted;
-    return out.text;
-  };
-  let served;
-  try {
-    served = await serveMetrics(where, render);
-  } catch (err) {
-    throw new UserError(`--prometheus cannot listen on ${urlOf(where)}: ${err.code || err.message}.`,
-      { hint: 'Choose another port (0: any free one), or an address of this host.' });
-  }
-  process.stderr.write(`nodetrace: serving metrics at ${urlOf(served.address)}\n`);
-  const snapshots = new LiveSnapshots((text) => { dump = text; });
-  return {
-    sessionOptions: (plan) => {
-      labels = processLabels(plan.details.process);
-      return { takeLine: (line) => snapshots.take(line) };
-    },
-    close: served.close,
-  };
-}
-
-async function handler(args) {
-  const live = args.prometheus !== undefined && !args.dryRun ? await startLiveMetrics(args) : null;
-  try {
-    return await runLatency(args, live);
-  } finally {
-    if (live) await live.close();
-  }
-}
-
-function runLatency(args, live) {
+function handler(args) {
   return runTraceCommand(args, {
     name: 'latency',
     plan,
@@ -262,7 +199,7 @@ function runLatency(args, live) {
     // (with -c, or after the target exits, bpftrace no longer can); its
     // threads, to say which Workers queue work too.
     snapshots: { perfMap: false, threads: true },
-    ...(live ? { sessionOptions: live.sessionOptions } : {}),
+    liveMetrics,
   });
 }
 

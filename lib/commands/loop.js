@@ -4,7 +4,7 @@
 // threshold with when they happened, and (--stacks) what the loop was doing
 // during them. Works on any running node process, without preparing it.
 const { listed } = require('./list');
-const { planTracer } = require('../tracer/plan');
+const { planTracer, readScript } = require('../tracer/plan');
 const { runTraceCommand } = require('../tracer/run-command');
 const { spanNs } = require('../tracer/session');
 const { parseLoop, renderLoopText, renderLoopJSON, foldedStacks, lostStackSamples } = require('../loop/report');
@@ -20,6 +20,8 @@ const { userStackBound } = require('../render/map-full');
 const { nameLoopStacks } = require('../loop/name-stacks');
 const { jsFramesLayout, jsFramesSession } = require('../profile/js-frames');
 const { splitAtEndMarker } = require('../tracer/output-formats');
+const { prometheusOption, checkPrometheus, withLiveClause } = require('../prometheus/live');
+const { liveMetricsFor } = require('../loop/live-metrics');
 
 const SCRIPT = 'loop';
 const DEFAULT_OVER = '100ms';
@@ -47,12 +49,14 @@ function builder(y) {
     .option('folded', { type: 'boolean', default: false, describe: 'With --stacks: print only the folded stacks, for flame graph tools' })
     .option('source-maps', sourceMapsOption())
     .option('json', jsonOption())
+    .option('prometheus', prometheusOption('the running histogram of each turn\'s busy time'))
     .option('backend', backendOption())
     .option('dry-run', dryRunOption())
     .check((a) => {
       checkTarget(a);
       checkDuration(a);
       checkThread(a);
+      checkPrometheus(a);
       if (parseThreshold(a.over) === null) throw new Error(`--over expects a duration such as 100ms, 1s or 500us, not "${a.over}".`);
       if (a.folded && a.json) throw new Error('--folded and --json are two different outputs: choose one.');
       if (!(Number.isInteger(a.top) && a.top >= 1)) throw new Error('--top expects a whole number from 1.');
@@ -64,6 +68,7 @@ function builder(y) {
     .example('sudo $0 loop -p 4242 --stacks', 'and what the loop was running during the stalls')
     .example('sudo $0 loop -p 4242 --thread 2', 'the event loop of the process\'s worker_threads Worker 2')
     .example('sudo $0 loop -p 4242 -d 30 --stacks --folded | flamegraph.pl > stalls.svg', 'a flame graph of the stalls')
+    .example('sudo $0 loop -p 4242 --prometheus 9464', 'serve http://127.0.0.1:9464/metrics while tracing, the report at Ctrl-C')
     .example('$0 loop -p 4242 -n', 'show exactly what would be loaded into the kernel, and how');
 }
 
@@ -84,6 +89,8 @@ function plan(args, tracer) {
   const stackMap = stacks ? userStackBound(tracer, 'trace for less time') : null;
   return planTracer(tracer, {
     script: SCRIPT,
+    // --prometheus: the program's LIVE clause, its turn maps printed every second (lib/loop/live-metrics.js).
+    ...(args.prometheus !== undefined ? { programText: withLiveClause(readScript(SCRIPT, tracer.name), tracer, 'loop') } : {}),
     // The program filters on the PID itself: bpftrace 0.17's -p filters no
     // tracepoint, and DTrace's $target would need -p, which stops nothing here.
     args: { PID: pid, OVER_US: overUs, STACKS: stacks ? 1 : 0, TID: thread.tid,
@@ -140,6 +147,7 @@ async function handler(args) {
       // The target's memory map and perf map, to name the stacks' frames;
       // its threads, to say which Workers it runs.
       snapshots: { perfMap: Boolean(args.stacks || args.folded), threads: true },
+      liveMetrics: (pl) => liveMetricsFor(pl.details.thread),
     });
   } finally {
     if (run.js) run.js.close();

@@ -231,7 +231,7 @@ function report(result, { args, tracer, plan: p, target, snapshots }, run = {}) 
   // profile-js.bt's (and offcpu.bt's with SHARED) lines came through onLine (SFIs named as they came).
   if (run.lines) Object.assign(result, splitAtEndMarker(run.lines));
   const parsed = args.offCpu ? parseOffCpu(result.maps)
-    : tracer.name === 'dtrace' ? parseProfileDtrace(result.maps) : parseProfile(result.maps);
+    : tracer.name === 'dtrace' ? parseProfileDtrace(result.maps) : parseProfile(result.maps, p.script);
   // DTrace keys threads by ID only: they are the process's threads.
   const comm = (pid && proc.processName(pid)) || 'node';
   for (const s of parsed.stacks) if (!s.comm) s.comm = comm;

@@ -49,6 +49,7 @@ class Group {
     this.method = method;
     this.group = group;
     this.histogram = new LogLinearHistogram();
+    this.sumUs = 0;   // exact, for --prometheus's _sum
   }
 
   get n() { return this.histogram.n; }
@@ -57,6 +58,7 @@ class Group {
 
   add(us) {
     this.histogram.add(us);
+    this.sumUs += us;
   }
 
   // -> a model entry (lib/aggregation/model.js): the buckets that counted.

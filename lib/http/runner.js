@@ -21,6 +21,7 @@ const { LatencyStats, renderHistograms, histogramsJSON } = require('./histograms
 const { WireReader, wireLossLines } = require('./wire');
 const { MORE_PIDS } = require('./wire-plan');
 const { tracerFor, plan, minUs, withContainerPid } = require('./source');
+const { liveMetricsOf } = require('./live-metrics');
 
 // Who each process is, read once, when its first request arrives.
 function identities() {
@@ -32,11 +33,14 @@ function identities() {
 }
 
 // A request shown: with --latency into its histogram, else as a JSON line or
-// a line (the header before the first) on `output`.
+// a line (the header before the first) on `output`; with --prometheus into
+// its histogram too, which the endpoint serves (ctx.live: lib/http/live-metrics.js).
 function requestShower(args, ctx, stats, outputOf) {
   let headerShown = false;
+  if (ctx.liveStats) ctx.liveStats.stats = stats;
   return (r) => {
     if (args.latency) { stats.add(r); return; }
+    if (ctx.liveStats && !r.connection) stats.add(r);
     const output = outputOf();
     if (args.json) { output.write(records.renderJSONLine(r, { wallMinusMonoNs: ctx.wallMinusMonoNs })); return; }
     if (!headerShown) { output.write(records.HEADER); headerShown = true; }
@@ -238,7 +242,13 @@ function primaryLine(pid) {
 
 // The whole of `nodetrace http` once its options are checked.
 function traceHttp(args) {
-  return runTraceCommand(withContainerPid(args), { name: 'http', tracer: tracerFor, plan, run, report });
+  // --prometheus: the stats the requests go into, once the run makes them.
+  const liveStats = args.prometheus !== undefined ? { stats: null } : null;
+  return runTraceCommand(withContainerPid(args), {
+    name: 'http', tracer: tracerFor, plan, report,
+    run: (p, ctx) => run(p, Object.assign(ctx, { liveStats })),
+    ...(liveStats ? { liveMetrics: liveMetricsOf(liveStats) } : {}),
+  });
 }
 
 module.exports = { traceHttp };

@@ -33,7 +33,7 @@ const { PID_SLOTS } = require('./program');
  */
 function resolveProcesses({ target, container, pod }) {
   if (pod !== undefined) {
-    const { pid, note } = podPidsTarget(pod, { command: 'probes', verbing: 'tracing' });
+    const { pid, note } = podPidsTarget(pod, { command: 'probes', verbing: '' });
     return { kind: 'pids', pids: pid.split(',').map(Number), note };
   }
   if (container !== undefined) {

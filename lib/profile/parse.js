@@ -3,6 +3,7 @@
 // the shared parser (lib/aggregation/parse-bpftrace.js, which keeps ustack()
 // and kstack() keys one frame per line); this only gives the keys meaning.
 const { parseBpftraceText } = require('../aggregation/parse-bpftrace');
+const { TEXT_KEYS } = require('../aggregation/text-keys');
 const { kernelFrames, userFrames } = require('../tracer/stack-frames');
 
 function frameLines(field) {
@@ -21,12 +22,15 @@ function userStack(field) {
 }
 
 /**
- * -> { stacks: [{ tid, comm, kernel: [frame], user: [frame], count, chain? }], threads: [{ tid, comm, count }] }
+ * What `program` ('profile' or 'profile-js': their keys differ in length,
+ * and a thread's name in them may hold ", ": ../aggregation/text-keys.js)
+ * printed -> { stacks: [{ tid, comm, kernel: [frame], user: [frame], count, chain? }], threads: [{ tid, comm, count }] }
  * Frames leaf first: kernel frames named ("do_syscall_64+110"), user frames
  * as addresses ("0x7f4e6a7c7efe") or names where the tracer named them.
  */
-function parseProfile(text) {
-  const model = parseBpftraceText(text);
+function parseProfile(text, program) {
+  if (program !== 'profile' && program !== 'profile-js') throw new Error(`parseProfile: no program ${program}`);
+  const model = parseBpftraceText(text, { textKeys: TEXT_KEYS[program] });
   const byName = new Map(model.aggregations.map((a) => [a.name, a]));
   const stacks = [];
   for (const e of (byName.get('samples') || { entries: [] }).entries) {
@@ -160,7 +164,7 @@ function parseProfileDtrace(text) {
  * A wait still going on at exit (@blocked_since_ns) counts up to then, marked ongoing.
  */
 function parseOffCpu(text) {
-  const model = parseBpftraceText(text);
+  const model = parseBpftraceText(text, { textKeys: TEXT_KEYS.offcpu });
   const byName = new Map(model.aggregations.map((a) => [a.name, a]));
   const entries = (name) => (byName.get(name) || { entries: [] }).entries.filter((e) => e.kind === 'scalar');
   const threads = entries('blocks').filter((e) => e.key.length === 2)

@@ -85,7 +85,7 @@ function resolveGroup({ where, pids: node }, host, { command, verbing = 'tracing
       + `  ${'now'.padStart(4)}       PID command\n  ${rows.join('\n  ')}${node.length > LIST_MAX ? `\n  (and ${node.length - LIST_MAX} more)` : ''}`,
     `Choose one: nodetrace ${command} -p PID (the busiest is listed first).`);
   }
-  return { pid: node[0], note: `${verbing} the Node process of ${where}: ${shared.describeProcess(host, node[0])}` };
+  return { pid: node[0], note: `${verbing ? `${verbing} ` : ''}the Node process of ${where}: ${shared.describeProcess(host, node[0])}` };
 }
 
 function resolveContainer(text, host, o) {
@@ -161,7 +161,7 @@ function oneProcess(args, { command, verbing, host = hostFacts() }) {
  */
 function podPidsTarget(text, { command, verbing, host = hostFacts() }) {
   const { pod, pids } = podNodeProcesses(text, host, { command, force: undefined });
-  return { pid: pids.join(','), note: `${verbing} the Node process${pids.length === 1 ? '' : 'es'} of ${podText(pod)}: PID ${pids.join(', ')}` };
+  return { pid: pids.join(','), note: `${verbing ? `${verbing} ` : ''}the Node process${pids.length === 1 ? '' : 'es'} of ${podText(pod)}: PID ${pids.join(', ')}` };
 }
 
 module.exports = {

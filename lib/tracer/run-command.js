@@ -19,6 +19,7 @@ const { outputClosed } = require('./signals');
 const { safeText } = require('../terminal-safe');
 const { payingNeighbours, neighbourWarning } = require('./neighbours');
 const { mapFullLines } = require('../render/map-full');
+const { serveLive } = require('../prometheus/live');
 
 // How often a traced PID is checked: its exit (or its PID taken by another
 // process: the start time changed) ends the trace within this long.
@@ -99,6 +100,8 @@ async function runOneSession(plan, ctx) {
     // A program with a window prints its report before its probes are
     // detached: the report is printed then (runTraceCommand).
     onReport: ctx.onReport,
+    // --prometheus: the live dumps go to the endpoint, never to the report.
+    ...(ctx.live && ctx.live.takeLine ? { takeLine: ctx.live.takeLine } : {}),
     ...(spec.sessionOptions ? spec.sessionOptions(plan, args, { targetPid }) : {}),
   });
   try {
@@ -130,6 +133,8 @@ async function runOneSession(plan, ctx) {
  *        (http: its library follower); default: one tracer session
  * @param {string} [spec.incomplete] said after an abnormal end (default 'the results are incomplete')
  * @param {function(plan, args): string} [spec.dryRun] the dry run's text (default: renderPlan)
+ * @param {object|function(plan): object} [spec.liveMetrics] with args.prometheus: { read(dump), render(parsed,
+ *        { labels, state }) } (lib/prometheus/live.js), served once the plan is made; its program prints the dumps
  */
 async function runTraceCommand(args, spec) {
   const tracer = spec.tracer ? spec.tracer(args) : requireTracer(args.backend);
@@ -149,7 +154,19 @@ async function runTraceCommand(args, spec) {
   const neighbours = neighbourWarning(plan, payingNeighbours(plan));
   if (neighbours) process.stderr.write(`nodetrace: ${neighbours}\n`);
   const target = new TracedProcess(plan);
-  const ctx = { args, spec, tracer, plan, target, snapshots: null, wallMinusMonoNs: wallMinusMonoNs() };
+  // The endpoint listens only now that the target is planned: a command
+  // that cannot trace must never have said it serves.
+  const live = spec.liveMetrics && args.prometheus !== undefined
+    ? await serveLive(args.prometheus, plan, typeof spec.liveMetrics === 'function' ? spec.liveMetrics(plan) : spec.liveMetrics) : null;
+  try {
+    return await traceAndReport(plan, { args, spec, tracer, target, live });
+  } finally {
+    if (live) await live.close();
+  }
+}
+
+async function traceAndReport(plan, { args, spec, tracer, target, live }) {
+  const ctx = { args, spec, tracer, plan, target, live, snapshots: null, wallMinusMonoNs: wallMinusMonoNs() };
   // The report, printed once: as soon as the program's own is complete (a
   // window, lib/tracer/session.js: before the tracer detaches its probes,
   // which takes seconds on bpftrace 0.17 with a large node binary), else

@@ -7,7 +7,6 @@
 // output over line by line, and says how it ended. Every command runs its
 // tracers through this; nothing else spawns one.
 const fs = require('fs');
-const os = require('os');
 const path = require('path');
 const { spawn } = require('child_process');
 const { StatusLine } = require('../status-line');
@@ -20,6 +19,7 @@ const { onTerminationSignals } = require('./signals');
 const { splitterFor, itemText, splitAtEndMarker, READY_MARKER, END_MARKER, REPORT_MARKER } = require('./output-formats');
 const { isNoise, tracerComplaints, StderrSorter } = require('./tracer-stderr');
 const { blockedWritingOutput } = require('./blocked-output');
+const { makeRunDir, sweepAbandonedRunDirs } = require('./run-dirs');
 
 // READY_MARKER ends the line every program prints from BEGIN. On DTrace that
 // is once every probe is in place; bpftrace runs BEGIN before attaching the
@@ -436,7 +436,11 @@ class TracerSession {
   /** Runs the plan; resolves with the result once the tracer has exited. */
   async run() {
     const plan = this.plan;
-    const tempDir = usesTemp(plan) ? fs.mkdtempSync(path.join(os.tmpdir(), `nodetrace-${plan.script}-`)) : null;
+    let tempDir = null;
+    if (usesTemp(plan)) {
+      sweepAbandonedRunDirs();
+      tempDir = makeRunDir(plan.script);
+    }
     try {
       for (const f of plan.files) fs.writeFileSync(path.join(tempDir, f.name), f.text, { mode: 0o600, flag: 'wx' });
       for (const l of plan.links) fs.symlinkSync(l.target, path.join(tempDir, l.name));

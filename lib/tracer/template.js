@@ -29,8 +29,9 @@
 //           walksUserStacks): the key of its samples changes with it, and
 //           bpftrace types a map's key once, so no argument can choose.
 //   LIVE    the predicate of a clause that prints a program's maps every
-//           second, uncleared (addon-latency.bt): never true as the script
-//           is, true while counting for latency --prometheus.
+//           second, uncleared (addon-latency.bt, gc.bt, loop.bt, async.bt): declared
+//           /CONDITION && 0/, never true as the script is; --prometheus
+//           makes it /CONDITION/ (lib/prometheus/live.js).
 //
 // The declaration, in the script's header comment:
 //     @template NAME: <the text the script uses as it is>

@@ -3,6 +3,7 @@
 // thread. Never throws: when the addon is missing or cannot work here, the
 // answer says why, and probes become no-ops.
 
+const fs = require('fs');
 const path = require('path');
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -12,6 +13,20 @@ const CANDIDATES = [
 ];
 
 let result = null;
+
+// The image (Containerfile) holds no src/ nor scripts/: the addon is for a
+// traced application's side, and nodetrace traces without it.
+function canBuildHere() {
+  return ['scripts/build-native.js', 'src/usdt.c'].every((f) => fs.existsSync(path.join(ROOT, f)));
+}
+
+/** Why the addon is not loaded, and what to do: a rebuild only where its source is. */
+function unavailableReason(errors, canBuild) {
+  const what = `the native USDT addon is not available (${errors.join('; ')})`;
+  return canBuild ? `${what}; rebuild it with: node scripts/build-native.js`
+    : `${what}; this installation has no source to build it from, and tracing needs none `
+      + '(it fires an application\'s own probes, docs/usdt.md: a dependency of the application, built there)';
+}
 
 function loadAddon() {
   if (result) return result;
@@ -34,12 +49,9 @@ function loadAddon() {
         errors.push(err.code === 'MODULE_NOT_FOUND' ? `${file} not built` : `${file}: ${err.message}`);
       }
     }
-    if (!result) {
-      result = { ok: false, reason: 'the native USDT addon is not available (' + errors.join('; ') +
-        '); rebuild it with: node scripts/build-native.js' };
-    }
+    if (!result) result = { ok: false, reason: unavailableReason(errors, canBuildHere()) };
   }
   return result;
 }
 
-module.exports = { loadAddon, ADDON_PATHS: CANDIDATES };
+module.exports = { loadAddon, unavailableReason, ADDON_PATHS: CANDIDATES };

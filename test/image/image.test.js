@@ -73,6 +73,8 @@ describe('the image: doctor says what the pod spec lacks @tracer @image', functi
     const got = doctorLines(r.stdout);
     for (const name of ['root', 'privilege', 'hostPID', 'tracer', 'tracefs', 'uprobes']) assert.strictEqual(got[name].mark, 'ok', `${name}: ${JSON.stringify(got[name])}`);
     assert.match(got.bpftrace.detail, /^bpftrace 0\.23\./, 'Debian 13\'s bpftrace');
+    // The image has no source for the USDT addon: no rebuild to suggest.
+    assert.match(got.usdt.detail, /no source to build it from, and tracing needs none/, got.usdt.detail);
   });
 
   it('ps from the image names a podman container of the host as the host\'s ps does (its store read in the host\'s root)', function () {

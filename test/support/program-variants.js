@@ -79,12 +79,15 @@ function bpftraceVariants(tracer, { pid, bunyanLib, httpLib }) {
   }));
 
   add('gc -p (IncrementalMarking::Step filled in)', gc.plan({ pid: p }, tracer));
+  add('gc -p --prometheus', gc.plan({ pid: p, prometheus: '0' }, tracer));
   // The target has the register hook: the @hook part in, unless --no-hook.
   add('async -p (the register hook: @hook)', asyncCommand.plan({ pid: p }, tracer));
   add('async -p --stacks (the register hook: @hook)', asyncCommand.plan({ pid: p, stacks: true }, tracer));
   add('async -p --no-hook', asyncCommand.plan({ pid: p, hook: false }, tracer));
   add('async -p --stacks --no-hook', asyncCommand.plan({ pid: p, stacks: true, hook: false }, tracer));
+  add('async -p --prometheus', asyncCommand.plan({ pid: p, prometheus: '0' }, tracer));
   add('loop -p --stacks', loop.plan({ pid: p, over: '100ms', stacks: true }, tracer));
+  add('loop -p --prometheus', loop.plan({ pid: p, over: '100ms', prometheus: '0' }, tracer));
   add('profile -p (JavaScript frames from V8\'s metadata: profile-js.bt)', profile.plan({ pid: p, frequency: 99 }, tracer));
   // The stacks kept by the program itself (profile plans it on 0.17-0.20,
   // capabilities.js walksUserStacks), on every tier: by hand it runs on any.

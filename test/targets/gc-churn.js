@@ -15,6 +15,10 @@
 // handed them over) it prints the collections that started between the
 // two by PerformanceObserver's kind, and the time between the marks:
 // "gc {"minor":N,"major":N,...,"ms":MS}".
+//   GC_ON_SIGNAL  N: no churn; each SIGUSR2 forces N full GCs (--expose-gc)
+//                 and, 300 ms later, prints "burst K: minor N major N", its
+//                 collections since its start by PerformanceObserver's kind
+//                 (test/gc-prometheus.test.js)
 const { Worker, isMainThread, workerData } = require('worker_threads');
 
 const FULL_MS = Number(process.env.GC_FULL_MS || 500);
@@ -58,7 +62,30 @@ function countBetweenMarks() {
   });
 }
 
-if (process.env.GC_IN_WORKER !== '1') {
+// Full GCs on demand, each counted by the process itself.
+function burstsOnSignal(perBurst) {
+  const { PerformanceObserver, constants } = require('perf_hooks');
+  const counts = { minor: 0, major: 0 };
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const kind = e.detail ? e.detail.kind : e.kind;
+      if (kind === constants.NODE_PERFORMANCE_GC_MINOR) counts.minor++;
+      if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) counts.major++;
+    }
+  }).observe({ entryTypes: ['gc'] });
+  let bursts = 0;
+  process.on('SIGUSR2', () => {
+    for (let i = 0; i < perBurst; i++) global.gc();
+    const n = ++bursts;
+    setTimeout(() => process.stdout.write(`burst ${n}: minor ${counts.minor} major ${counts.major}\n`), 300);
+  });
+  setInterval(() => {}, 1000);
+}
+
+if (process.env.GC_ON_SIGNAL) {
+  burstsOnSignal(Number(process.env.GC_ON_SIGNAL));
+  process.stdout.write(`ready ${process.pid}\n`);
+} else if (process.env.GC_IN_WORKER !== '1') {
   churn();
   countBetweenMarks();
   process.stdout.write(`ready ${process.pid}\n`);

@@ -16,6 +16,10 @@
 //                     threadId), then "stalls END:ACTIVE_MS ..." (its last
 //                     64 stalls: when each ended, Date.now(), and the
 //                     active time then)
+//   LOOP_STALLS_ON_SIGNAL  N: no steady stalls; each SIGUSR2 runs N of
+//                     LOOP_STALL_MS, each a turn of its own, then prints
+//                     "burst K: stalls N" (its stalls since its start;
+//                     test/loop-prometheus.test.js)
 const { Worker, isMainThread } = require('worker_threads');
 
 const STALL_MS = Number(process.env.LOOP_STALL_MS || 200);
@@ -30,7 +34,28 @@ function spinTheLoop(ms) {
 
 const STALLS_KEPT = 64;
 
-if (process.env.LOOP_IN_WORKER !== '1') {
+// Stalls on demand, each counted by the process itself.
+function stallsOnSignal(perBurst) {
+  let stalls = 0;
+  let bursts = 0;
+  process.on('SIGUSR2', () => {
+    const n = ++bursts;
+    let left = perBurst;
+    const next = () => {
+      if (left-- === 0) { process.stdout.write(`burst ${n}: stalls ${stalls}\n`); return; }
+      spinTheLoop(STALL_MS);
+      stalls++;
+      setTimeout(next, 20);
+    };
+    setTimeout(next, 20);
+  });
+  setInterval(() => {}, 1000);
+}
+
+if (process.env.LOOP_STALLS_ON_SIGNAL) {
+  stallsOnSignal(Number(process.env.LOOP_STALLS_ON_SIGNAL));
+  process.stdout.write(`ready ${process.pid}\n`);
+} else if (process.env.LOOP_IN_WORKER !== '1') {
   setInterval(() => spinTheLoop(STALL_MS), INTERVAL_MS);
   process.stdout.write(`ready ${process.pid}\n`);
 } else if (!isMainThread) {

@@ -1,0 +1,76 @@
+'use strict';
+// `nodetrace loop --prometheus` end to end @tracer: the real bpftrace on a
+// target that stalls its loop in counted bursts (test/targets/loop-stall.js,
+// LOOP_STALLS_ON_SIGNAL), its endpoint scraped after each burst, then
+// Ctrl-C and the usual report. One trace.
+const assert = require('assert');
+const { requireTracing, startTarget, stopTarget, killStragglers } = require('./support/harness');
+const { startLiveTrace, waitFor, valueOf, sleep } = require('./support/live-trace');
+
+// Attach and detach on a loaded host (test/loop.test.js).
+const TRACE_BOUND_MS = 60000;
+const WAIT_BOUND_MS = 20000;
+// A stall of 180 ms lands in hist()'s [128K, 256K) µs: le 0.131072 to 0.262144.
+const STALL_MS = 180;
+const PER_BURST = 3;
+const DUMP_MS = 1200;
+const FAMILY = 'nodetrace_loop_busy_seconds';
+
+// The turns busy for [131, 262) ms: the stalls.
+function stallsOf(samples) {
+  return valueOf(samples, `${FAMILY}_bucket`, undefined, { le: '0.262144' }) - valueOf(samples, `${FAMILY}_bucket`, undefined, { le: '0.131072' });
+}
+
+describe('nodetrace loop --prometheus @tracer', function () {
+  this.timeout(TRACE_BOUND_MS + 4 * WAIT_BOUND_MS);
+  let target;
+  const bursts = [];
+  const scrapes = [];
+  let report;
+
+  before(async function () {
+    requireTracing(this);
+    target = await startTarget('loop-stall.js', { env: { LOOP_STALLS_ON_SIGNAL: String(PER_BURST), LOOP_STALL_MS: String(STALL_MS) } });
+    let said = '';
+    target.stdout.setEncoding('utf8');
+    target.stdout.on('data', (c) => { said += c; });
+    const live = await startLiveTrace(['loop', '-p', String(target.pid), '--json'], { timeoutMs: TRACE_BOUND_MS + 3 * WAIT_BOUND_MS });
+    try {
+      for (const n of [1, 2]) {
+        target.kill('SIGUSR2');
+        const m = await waitFor(async () => new RegExp(`^burst ${n}: stalls (\\d+)$`, 'm').exec(said), WAIT_BOUND_MS);
+        assert.ok(m, `the target finished burst ${n}: ${said}`);
+        bursts.push(Number(m[1]));
+        const due = n * PER_BURST;
+        const shown = await waitFor(async () => (stallsOf(await live.scrape()) >= due ? true : null), WAIT_BOUND_MS);
+        assert.ok(shown, `the endpoint showed ${due} stalls within ${WAIT_BOUND_MS / 1000} s`);
+        await sleep(DUMP_MS);
+        scrapes.push(await live.scrape());
+      }
+    } finally {
+      report = await live.stop();
+    }
+  });
+
+  after(async function () {
+    stopTarget(target);
+    await killStragglers.call(this);
+  });
+
+  it('serves the histogram of each turn\'s busy time, its stalls growing by exactly the target\'s own count', function () {
+    const traced = scrapes.map(stallsOf);
+    assert.deepStrictEqual(traced, bursts, `stalls served ${traced}, counted by the target ${bursts}`);
+    for (const s of scrapes) {
+      assert.strictEqual(valueOf(s, `${FAMILY}_bucket`, undefined, { le: '+Inf' }), valueOf(s, `${FAMILY}_count`));
+      assert.strictEqual(valueOf(s, 'nodetrace_loop_turns_total'), valueOf(s, `${FAMILY}_count`));
+      for (const x of s) assert.deepStrictEqual([x.labels.pid, x.labels.thread], [String(target.pid), 'main'], JSON.stringify(x));
+    }
+    assert.ok(valueOf(scrapes[1], `${FAMILY}_count`) > valueOf(scrapes[0], `${FAMILY}_count`));
+  });
+
+  it('prints the usual report at Ctrl-C, with the stalls the target made', function () {
+    assert.strictEqual(report.code, 0, report.stderr);
+    const json = JSON.parse(report.stdout);
+    assert.strictEqual(json.stalls.length, bursts[1], JSON.stringify(json.stalls));
+  });
+});
