@@ -79,7 +79,7 @@ describe('profile: parsing what profile.bt printed', function () {
 
   it('bpftrace 0.17, profile-js.bt keeping the stacks itself (a real capture): each read back whole, leaf first, none lost', function () {
     const text = fs.readFileSync(path.join(__dirname, 'fixtures', 'bpftrace-profile-walked-0.17.out'), 'utf8');
-    const p = parseProfile(splitAtEndMarker(text.split('\n')).maps);
+    const p = parseProfile(splitAtEndMarker(text.split('\n')).maps, 'profile-js');
     assert.strictEqual(p.stacks.length, 98);
     assert.strictEqual(p.userFrames, 1056);
     assert.strictEqual(withoutUserStack(p), 0);
@@ -95,12 +95,15 @@ describe('profile: parsing what profile.bt printed', function () {
     // A frame whose key is missing (the map filled): no stack rather than a cut one; a table that loops ends.
     const lines = text.split('\n');
     const top = lines.findIndex((l) => l.startsWith('@user_frames['));
-    const cut = parseProfile(splitAtEndMarker(lines.filter((l, i) => i !== top)).maps);
+    const cut = parseProfile(splitAtEndMarker(lines.filter((l, i) => i !== top)).maps, 'profile-js');
     assert.strictEqual(cut.stacks.filter((s) => s.user.length === 0).length > 0, true);
-    const loop = parseProfile('@walked_samples[1, node, , 4096, 7, 0, 0]: 2\n@user_frames[7, 4097]: 7\n@threads[1, node]: 2\n');
+    const loop = parseProfile('@walked_samples[1, node, , 4096, 7, 0, 0]: 2\n@user_frames[7, 4097]: 7\n@threads[1, node]: 2\n', 'profile-js');
     assert.deepStrictEqual(loop.stacks[0].user, []);
     assert.strictEqual(withoutUserStack(loop), 2);
-    const one = parseProfile('@walked_samples[1, node, , 4096, -7, 0, 0]: 2\n@user_frames[0, 4097]: -7\n@threads[1, node]: 2\n');
+    const one = parseProfile('@walked_samples[1, node, , 4096, -7, 0, 0]: 2\n@user_frames[0, 4097]: -7\n@threads[1, node]: 2\n', 'profile-js');
+    // A thread named with the separator in it: its samples' parts still in place.
+    const comma = parseProfile('@walked_samples[1, a, b, , 4096, -7, 0, 0]: 2\n@user_frames[0, 4097]: -7\n@threads[1, a, b]: 2\n', 'profile-js');
+    assert.deepStrictEqual([comma.stacks[0].comm, comma.stacks[0].user], ['a, b', ['0x1000', '0x1001']]);
     assert.deepStrictEqual(one.stacks[0].user, ['0x1000', '0x1001'], 'a hash printed signed is the same hash');
   });
 

@@ -28,8 +28,9 @@ const TEXT_KEYS = {
   'addon-latency-every-function': { ns: NAME },
   // [tid, comm, kstack, ustack]
   profile: { samples: { parts: 4, at: 1 }, threads: THREAD },
-  // [tid, comm, kstack, ustack, CHAIN, LEAF_RET]
-  'profile-js': { samples: { parts: 6, at: 1 }, threads: THREAD },
+  // [tid, comm, kstack, ustack, CHAIN, LEAF_RET]; its WALK slot filled,
+  // [tid, comm, kstack, PC, FRAMES, CHAIN, LEAF_RET]
+  'profile-js': { samples: { parts: 6, at: 1 }, walked_samples: { parts: 7, at: 1 }, threads: THREAD },
   offcpu: { blocks: THREAD },
 };
 
