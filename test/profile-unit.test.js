@@ -374,7 +374,7 @@ describe('profile: the plan', function () {
     const newer = profileCommand.plan({ pid: String(process.pid), frequency: 49 }, { ...tracer, version: '0.23.2' });
     assert.deepStrictEqual(newer.argv[newer.argv.length - 5], { temp: 'profile-js.bt' }, newer.argv.join(' '));
     assert(!/\/\* @walk |^\s*@(user_frames|walked_samples)\[/m.test(newer.programText), 'the walk left out');
-    assert.match(newer.programText, /^\t\t@samples\[tid, comm, kstack, ustack, \$h, \$leaf_ret\] = count\(\);$/m);
+    assert.match(newer.programText, /^\t\t@samples\[tid, buf\(comm, 16\), kstack, ustack, \$h, \$leaf_ret\] = count\(\);$/m);
     assert.deepStrictEqual(newer.details.boundedMaps.map((b) => b.map), ['@samples', 'ustack']);
     const major = Number(process.versions.v8.split('.')[0]);
     assert.deepStrictEqual(js.argv.slice(-4), ['49', String(process.pid), major <= 11 ? '24' : '32', major <= 11 ? '48' : major === 12 ? '24' : '0']);

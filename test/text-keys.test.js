@@ -42,7 +42,9 @@ function textKeysOfPrograms() {
       const at = site.parts.map((part, i) => (isText(part, read.clauses[site.clause]) ? i : -1)).filter((i) => i >= 0);
       if (at.length === 0) continue;
       if (at.length > 1) problems.push(`${file} @${site.map}: ${at.length} text parts (line ${site.line})`);
-      const shape = { parts: site.parts.length, at: at[0] };
+      // A thread's name crosses as buf(comm, 16), escaped (a bare comm's line break forged map lines).
+      if (file.endsWith('.bt') && /^comm$/.test(site.parts[at[0]])) problems.push(`${file} @${site.map}: a bare comm (line ${site.line}): key by buf(comm, 16)`);
+      const shape = { parts: site.parts.length, at: at[0], ...(/^buf\s*\(/.test(site.parts[at[0]]) ? { buf: true } : {}) };
       const maps = (found[program] = found[program] || {});
       if (maps[site.map] && JSON.stringify(maps[site.map]) !== JSON.stringify(shape)) {
         problems.push(`${file} @${site.map}: ${JSON.stringify(shape)} here, ${JSON.stringify(maps[site.map])} elsewhere`);
@@ -93,6 +95,44 @@ describe('text keys: a thread named "a, do_evil" (profile.bt, offcpu.bt: real ca
     assert.deepStrictEqual(o.threads.map((t) => [t.comm, t.blocks]), [['a, do_evil', 97]]);
     assert.ok(o.stacks.length > 0);
     for (const s of o.stacks) assert.strictEqual(s.comm, 'a, do_evil');
+  });
+});
+
+describe('text keys: a thread named "a<LF>@x[1, q]: 9" (profile.bt, offcpu.bt as buf(comm, 16): real captures)', function () {
+  // A bare comm key printed the line break raw: "@threads[TID, a" and then
+  // a forged map line "@x[1, q]: 9]: 48", the thread's samples lost. As
+  // buf(comm, 16) bpftrace escapes it: the name is one line, shown escaped.
+  const NAME = 'a\\x0a@x[1, q]: 9';
+  for (const [file, version] of [['bpftrace-profile-comm-line-break-0.17.out', '0.17'], ['bpftrace-profile-comm-line-break-0.27.out', '0.27.1']]) {
+    it(`profile: the name escaped and whole, without its padding, in every stack and thread; no map forged (bpftrace ${version})`, function () {
+      const maps = mapsOf(file);
+      assert.ok(!/^@x\[/m.test(maps), 'the capture holds no forged line');
+      const p = parseProfile(maps, 'profile');
+      assert.deepStrictEqual(p.threads.map((t) => t.comm), [NAME]);
+      assert.ok(p.threads[0].count >= 10, `${p.threads[0].count} samples`);
+      assert.ok(p.stacks.length >= 5, `${p.stacks.length} stacks`);
+      assert.strictEqual(p.stacks.reduce((n, s) => n + s.count, 0), p.threads[0].count, 'the stacks add up to the thread');
+      for (const s of p.stacks) {
+        assert.strictEqual(s.comm, NAME);
+        assert.strictEqual(s.tid, p.threads[0].tid);
+        assert.ok(s.user.length > 0 && s.user.every((f) => /^(0x)?[0-9a-f]+$/.test(f)), s.user.join(' '));
+      }
+    });
+  }
+
+  it('profile --off-cpu: the thread named escaped and whole, each wait under it (bpftrace 0.17)', function () {
+    const o = parseOffCpu(mapsOf('bpftrace-offcpu-comm-line-break-0.17.out'));
+    assert.deepStrictEqual(o.threads.map((t) => [t.comm, t.blocks]), [[NAME, 133]]);
+    assert.ok(o.stacks.length > 0);
+    for (const s of o.stacks) assert.strictEqual(s.comm, NAME);
+  });
+
+  it('a buf() part: only the NUL padding at its end dropped, every other escape kept as printed', function () {
+    const text = '@threads[7, node\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00]: 2\n'
+      + '@threads[8, libuv-worker\\x00\\x00\\x00\\x00]: 1\n@threads[9, a\\x00\\x1b[2J\\x00]: 1\n';
+    const model = parseBpftraceText(text, { textKeys: TEXT_KEYS.profile });
+    assert.deepStrictEqual(model.aggregations[0].entries.map((e) => e.key),
+      [['7', 'node'], ['8', 'libuv-worker'], ['9', 'a\\x00\\x1b[2J']]);
   });
 });
 

@@ -161,11 +161,17 @@ class MapCollector {
 const COMPLETE_MAP_LINE = /^@\w*(\[[^\n]*\])?:( [^\n]*)?$/;
 const KEY_CLOSE = /\]:( [^\n]*)?$/;
 
+// A key part before a stack: the stack's lines follow. No value ends so
+// (numbers, stats, nothing before a histogram), but a thread's name before
+// the stack may hold "]: 9" and make the first line look complete.
+const KEY_GOES_ON = /,[ \t]*$/;
+
 // A map line, joined with the following lines when its key spans several
 // ("@calls[" ... ", node]: 1" for ustack() keys).
 function readMapLine(lines, start) {
   const first = lines[start];
-  if (COMPLETE_MAP_LINE.test(first) || !/^@\w*\[/.test(first)) return { text: first, next: start + 1 };
+  if (!/^@\w*\[/.test(first)) return { text: first, next: start + 1 };
+  if (COMPLETE_MAP_LINE.test(first) && !KEY_GOES_ON.test(first)) return { text: first, next: start + 1 };
   for (let i = start + 1; i < lines.length; i++) {
     if (KEY_CLOSE.test(lines[i])) return { text: lines.slice(start, i + 1).join('\n'), next: i + 1 };
   }

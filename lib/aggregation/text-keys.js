@@ -12,11 +12,20 @@
 // everything between, separators and all. test/text-keys.test.js holds
 // this table to the programs' text (d-scripts/), every map keyed by such a
 // text listed.
+//
+// A line break the text holds is not a separator: bpftrace prints a string
+// key part raw, so a thread named "a\n@x[1, q]: 9" ended the key's line and
+// printed a forged map line of its own. A thread's name is therefore keyed
+// as buf(comm, 16), which bpftrace prints with every byte that is not
+// printable ASCII escaped (`a\x0a@x[1, q]: 9\x00\x00\x00`, on 0.17, 0.23.2
+// and 0.27.1 alike): such a part (`buf: true`) is read as printed, the
+// escapes left visible (never decoded back into the bytes they stand for),
+// with the NUL padding after the name dropped.
 
 // One part, the whole key: a function's name.
 const NAME = { parts: 1, at: 0 };
-// [tid, comm]
-const THREAD = { parts: 2, at: 1 };
+// [tid, buf(comm, 16)]
+const THREAD = { parts: 2, at: 1, buf: true };
 
 /** By program (its .bt and .d alike): map name -> { parts, at: the text's place }. */
 const TEXT_KEYS = {
@@ -26,11 +35,15 @@ const TEXT_KEYS = {
     name_id: { parts: 2, at: 1 },
   },
   'addon-latency-every-function': { ns: NAME },
-  // [tid, comm, kstack, ustack]
-  profile: { samples: { parts: 4, at: 1 }, threads: THREAD },
-  // [tid, comm, kstack, ustack, CHAIN, LEAF_RET]; its WALK slot filled,
-  // [tid, comm, kstack, PC, FRAMES, CHAIN, LEAF_RET]
-  'profile-js': { samples: { parts: 6, at: 1 }, walked_samples: { parts: 7, at: 1 }, threads: THREAD },
+  // [tid, buf(comm, 16), kstack, ustack]
+  profile: { samples: { parts: 4, at: 1, buf: true }, threads: THREAD },
+  // [tid, buf(comm, 16), kstack, ustack, CHAIN, LEAF_RET]; its WALK slot
+  // filled, [tid, buf(comm, 16), kstack, PC, FRAMES, CHAIN, LEAF_RET]
+  'profile-js': {
+    samples: { parts: 6, at: 1, buf: true },
+    walked_samples: { parts: 7, at: 1, buf: true },
+    threads: THREAD,
+  },
   offcpu: { blocks: THREAD },
 };
 
@@ -42,10 +55,16 @@ const TEXT_KEYS = {
  */
 function partsAroundText(tokens, shape) {
   const parts = tokens.filter((_, i) => i % 2 === 0);
-  if (parts.length <= shape.parts) return parts;
+  if (parts.length <= shape.parts) return parts.map((part, i) => (i === shape.at ? textOf(part, shape) : part));
   const after = shape.parts - shape.at - 1;
   const text = tokens.slice(2 * shape.at, tokens.length - 2 * after).join('');
-  return [...parts.slice(0, shape.at), text, ...parts.slice(parts.length - after)];
+  return [...parts.slice(0, shape.at), textOf(text, shape), ...parts.slice(parts.length - after)];
+}
+
+// A buf() part without the NUL padding bpftrace prints after the name
+// (comm is 16 bytes, the name at most 15); anything else as printed.
+function textOf(part, shape) {
+  return shape.buf ? part.replace(/(?:\\x00)+$/, '') : part;
 }
 
 /** The shape of map `name` in `textKeys` (a TEXT_KEYS entry), or null. */
