@@ -26,8 +26,12 @@
 // in, which sums). Samples and waits are the main thread's, counted by the
 // report (the workload runs only on it). Root and bpftrace.
 //
+// --baseline DIR: the V8 walk of another checkout's nodetrace (DIR/bin/
+// nodetrace, e.g. main's) in place of the perf map only, paired with this
+// one's in the same rounds: a change's cost, as a ratio.
+//
 //   sudo node bench/profile-cost.js [--depths 5,20,50,100] [--kinds user,kernel,wait]
-//                                   [--seconds 2] [--rounds 3] [--hz 99]
+//                                   [--seconds 2] [--rounds 3] [--hz 99] [--baseline DIR]
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
@@ -43,6 +47,7 @@ const KINDS = options.string('kinds', 'user,kernel,wait').split(',');
 const SECONDS = options.number('seconds', 2);
 const ROUNDS = options.number('rounds', 3);
 const HZ = options.number('hz', 99);
+const BASELINE = options.string('baseline', null);
 // BPF program types (include/uapi/linux/bpf.h): profile:hz is a perf-event
 // program, sched_switch a tracepoint one.
 const PERF_EVENT = 7;
@@ -75,7 +80,7 @@ function startProfiler(m) {
   m.folded = path.join(dir, `${m.name.replace(/\W+/g, '-')}.folded`);
   const args = ['profile', '-p', String(m.child.pid), ...(m.kind === 'wait' ? ['--off-cpu'] : ['-F', String(HZ)]),
     ...(m.walk ? [] : ['--no-v8-frames']), '--json', '--top', '1', '--folded', m.folded];
-  const p = spawn(process.execPath, [path.join(ROOT, 'bin/nodetrace'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const p = spawn(process.execPath, [path.join(m.baseline ? path.resolve(BASELINE) : ROOT, 'bin/nodetrace'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   everything.push(p);
   m.command = `nodetrace ${args.slice(0, -2).join(' ').replace(String(m.child.pid), 'PID')}`;
   p.out = '';
@@ -124,8 +129,9 @@ async function main() {
   for (const kind of KINDS) {
     for (const depth of DEPTHS) {
       for (const walk of [true, false]) {
-        modes.push({ kind, depth, walk, type: kind === 'wait' ? TRACEPOINT : PERF_EVENT,
-          name: `${kind} depth ${depth} ${walk ? 'V8 walk' : 'perf map only'}`, ns: 0, runs: 0 });
+        const baseline = Boolean(BASELINE) && !walk;
+        modes.push({ kind, depth, walk: walk || baseline, baseline, type: kind === 'wait' ? TRACEPOINT : PERF_EVENT,
+          name: `${kind} depth ${depth} ${walk ? 'V8 walk' : baseline ? 'V8 walk, baseline' : 'perf map only'}`, ns: 0, runs: 0 });
       }
     }
   }
@@ -188,6 +194,12 @@ async function main() {
     const per = (m.ns - (m.runs - own) * f) / m.events;
     const kernel = m.inKernel === null ? '' : `  (${(100 * m.inKernel).toFixed(0)}% of samples in the kernel)`;
     console.log(`  ${m.name.padEnd(34)} ${String(m.frames ?? '?').padStart(6)} ${String(m.down ?? '?').padStart(6)} ${String(m.runs).padStart(7)} ${(m.ns / m.runs).toFixed(0).padStart(7)} ${String(m.events).padStart(8)}  ${per.toFixed(0).padStart(6)}${kernel}${m.error ? `  ${m.error}` : ''}`);
+  }
+  if (BASELINE) {
+    const perOf = (m) => (m.ns - (m.runs - (m.kind === 'wait' ? 2 * m.events : m.events)) * floorNs(m.type)) / m.events;
+    for (let i = 0; i < modes.length; i += 2) {
+      console.log(`  ${modes[i].kind} depth ${modes[i].depth}: this checkout / ${BASELINE} ${(perOf(modes[i]) / perOf(modes[i + 1])).toFixed(2)}`);
+    }
   }
   console.log('  (frames: the weighted median of frames in a main-thread stack as the report names them; down(): how many of them the report named down)');
   console.log('  commands: ' + [...new Set(modes.map((m) => m.command.replace(/ -F \d+/, ` -F ${HZ}`)))].join('; '));

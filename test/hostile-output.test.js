@@ -113,7 +113,7 @@ describe('35.9: one escaping for every output', function () {
       ...named,
       stacks: named.stacks.map((s) => ({ ...s, comm: HOSTILE, frames: [...s.frames, { name: HOSTILE, category: 'js', origin: 'app' }] })),
     });
-    const p = hostileFrames(nameStacks(parseProfile(splitAtEndMarker(fixture('bpftrace-profile-keys.out').split('\n')).maps), null, null));
+    const p = hostileFrames(nameStacks(parseProfile(splitAtEndMarker(fixture('bpftrace-profile-keys.out').split('\n')).maps, 'profile'), null, null));
     const s = summarize(p, { pid: 4242, who: WHO, hz: 99, seconds: 2 });
     assertText(renderText(s), 'profile text');
     assertJson(renderJson(s), 'profile --json');

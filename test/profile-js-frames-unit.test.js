@@ -149,7 +149,7 @@ describe('profile: JavaScript frames from V8\'s metadata (pure)', () => {
 
   it('nameStacks names a sampled frame from its SFI only where it runs V8\'s code', () => {
     const text = '@samples[42, node, \n, \n        0x10000010\n        0x10000020\n        0x401000\n, -5]: 7\n@threads[42, node]: 7\n';
-    const parsed = parseProfile(text);
+    const parsed = parseProfile(text, 'profile-js');
     assert.strictEqual(parsed.stacks[0].chain, '-5');
     // Frame 0 in JIT code, frame 1 in JIT code, frame 2 in node's C++.
     const symbolizer = {
@@ -169,7 +169,7 @@ describe('profile: JavaScript frames from V8\'s metadata (pure)', () => {
     // A native leaf that kept no frame pointer: the walk's first frame (the
     // chain's depth 0) is its JavaScript caller's, which the return address
     // at the stack pointer (the sixth key) names; put back between them.
-    const leaf = parseProfile('@samples[42, node, \n, \n        0x401000\n        0x10000020\n, -5, 268435504]: 3\n');
+    const leaf = parseProfile('@samples[42, node, \n, \n        0x401000\n        0x10000020\n, -5, 268435504]: 3\n', 'profile-js');
     assert.strictEqual(leaf.stacks[0].leafRet, '0x10000030');
     const put = nameStacks(leaf, symbolizer, { maps: [] },
       { js: { chain: () => new Map([[0, MID], [1, HOT]]), inlinedAt: () => null, original: (r) => r,
@@ -178,7 +178,7 @@ describe('profile: JavaScript frames from V8\'s metadata (pure)', () => {
     assert.strictEqual(put.v8.leafCallers, 3);
     // Not where the leaf is V8's own code (it keeps a frame), nor where no
     // JavaScript frame is at depth 0.
-    const jitLeaf = parseProfile('@samples[42, node, \n, \n        0x10000010\n        0x10000020\n, -5, 268435504]: 3\n');
+    const jitLeaf = parseProfile('@samples[42, node, \n, \n        0x10000010\n        0x10000020\n, -5, 268435504]: 3\n', 'profile-js');
     assert.strictEqual(nameStacks(jitLeaf, symbolizer, { maps: [] },
       { js: { chain: () => new Map([[0, MID], [1, HOT]]), inlinedAt: () => null, original: (r) => r,
         limitation: null } }).stacks[0].frames.length, 2);
@@ -191,7 +191,7 @@ describe('profile: JavaScript frames from V8\'s metadata (pure)', () => {
 
   it('nameStacks names from its SFI a frame whose code was freed before the end (V8 decommitted or unmapped a code page)', () => {
     const text = '@samples[42, node, \n, \n        0x7f0000000010\n        0x7e0000000020\n        0x401000\n, -5]: 7\n@threads[42, node]: 7\n';
-    const parsed = parseProfile(text);
+    const parsed = parseProfile(text, 'profile-js');
     // Frame 0 in no mapping of the last snapshot, frame 1 in anonymous
     // memory no longer executable, frame 2 in node's C++.
     const symbolizer = {

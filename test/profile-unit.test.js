@@ -37,7 +37,7 @@ function sampleProfile() {
 
 describe('profile: parsing what profile.bt printed', function () {
   it('reads every (thread, kernel stack, user stack) entry and the per-thread counts of a real run', function () {
-    const p = parseProfile(splitAtEndMarker(FIXTURE.split('\n')).maps);
+    const p = parseProfile(splitAtEndMarker(FIXTURE.split('\n')).maps, 'profile');
     assert.strictEqual(p.stacks.length, 7);
     assert.deepStrictEqual(p.threads, [{ tid: 28550, comm: 'node', count: 12 }]);
     assert.strictEqual(p.stacks.reduce((n, s) => n + s.count, 0), 12, 'stacks add up to the thread count');
@@ -53,9 +53,9 @@ describe('profile: parsing what profile.bt printed', function () {
     // Thousands of distinct stacks at -F 999: bpftrace 0.17's stack map kept
     // no stack for 7 samples (two stacks of one place), printed empty.
     const text = fs.readFileSync(path.join(__dirname, 'fixtures', 'bpftrace-profile-no-ustack-0.17.out'), 'utf8');
-    const p = parseProfile(splitAtEndMarker(text.split('\n')).maps);
+    const p = parseProfile(splitAtEndMarker(text.split('\n')).maps, 'profile');
     assert.strictEqual(withoutUserStack(p), 7);
-    assert.strictEqual(withoutUserStack(parseProfile(splitAtEndMarker(FIXTURE.split('\n')).maps)), 0);
+    assert.strictEqual(withoutUserStack(parseProfile(splitAtEndMarker(FIXTURE.split('\n')).maps, 'profile')), 0);
     // The counts still whole: every sample of every thread, those 7 among the main thread's.
     const total = p.threads.reduce((n, t) => n + t.count, 0);
     assert.strictEqual(p.stacks.reduce((n, s) => n + s.count, 0), total);
@@ -77,9 +77,39 @@ describe('profile: parsing what profile.bt printed', function () {
       { name: 'bpftrace', path: '/usr/bin/bpftrace', version: '0.17.0' }).details.boundedMaps.map((b) => b.map), ['@offcpu_us', 'ustack']);
   });
 
+  it('bpftrace 0.17, profile-js.bt keeping the stacks itself (a real capture): each read back whole, leaf first, none lost', function () {
+    const text = fs.readFileSync(path.join(__dirname, 'fixtures', 'bpftrace-profile-walked-0.17.out'), 'utf8');
+    const p = parseProfile(splitAtEndMarker(text.split('\n')).maps, 'profile-js');
+    assert.strictEqual(p.stacks.length, 98);
+    assert.strictEqual(p.userFrames, 1056);
+    assert.strictEqual(withoutUserStack(p), 0);
+    assert.strictEqual(p.stacks.reduce((n, s) => n + s.count, 0), 110, 'stacks add up to the thread count');
+    assert.strictEqual(p.stacks.filter((s) => s.kernel.length).length, 3, 'samples taken in the kernel: the saved pc, then the walk');
+    for (const s of p.stacks) {
+      assert(s.walked && s.user.length >= 17 && s.user.every((f) => /^0x[0-9a-f]+$/.test(f)), s.user.join(' '));
+      assert.match(s.chain, /^-?\d+$/, 'the JavaScript chain kept beside it');
+    }
+    // Leaf first, as ustack's: the pc, then the return addresses up to node's main and libc.
+    const first = p.stacks[0].user;
+    assert.strictEqual(first[0], '0x' + BigInt(/^@walked_samples\[8944, node, , (\d+),/m.exec(text)[1]).toString(16));
+    // A frame whose key is missing (the map filled): no stack rather than a cut one; a table that loops ends.
+    const lines = text.split('\n');
+    const top = lines.findIndex((l) => l.startsWith('@user_frames['));
+    const cut = parseProfile(splitAtEndMarker(lines.filter((l, i) => i !== top)).maps, 'profile-js');
+    assert.strictEqual(cut.stacks.filter((s) => s.user.length === 0).length > 0, true);
+    const loop = parseProfile('@walked_samples[1, node, , 4096, 7, 0, 0]: 2\n@user_frames[7, 4097]: 7\n@threads[1, node]: 2\n', 'profile-js');
+    assert.deepStrictEqual(loop.stacks[0].user, []);
+    assert.strictEqual(withoutUserStack(loop), 2);
+    const one = parseProfile('@walked_samples[1, node, , 4096, -7, 0, 0]: 2\n@user_frames[0, 4097]: -7\n@threads[1, node]: 2\n', 'profile-js');
+    // A thread named with the separator in it: its samples' parts still in place.
+    const comma = parseProfile('@walked_samples[1, a, b, , 4096, -7, 0, 0]: 2\n@user_frames[0, 4097]: -7\n@threads[1, a, b]: 2\n', 'profile-js');
+    assert.deepStrictEqual([comma.stacks[0].comm, comma.stacks[0].user], ['a, b', ['0x1000', '0x1001']]);
+    assert.deepStrictEqual(one.stacks[0].user, ['0x1000', '0x1001'], 'a hash printed signed is the same hash');
+  });
+
   it('reads kernel stacks, and tells sampled pcs from return addresses', function () {
     const text = '@samples[7, node, \n        do_syscall_64+110\n        entry_SYSCALL_64_after_hwframe+114\n, \n        0x7f00000010\n        0x401000\n]: 3\n@threads[7, node]: 3\n';
-    const p = parseProfile(text);
+    const p = parseProfile(text, 'profile');
     assert.deepStrictEqual(p.stacks, [{ tid: 7, comm: 'node', count: 3, kernel: ['do_syscall_64+110', 'entry_SYSCALL_64_after_hwframe+114'], user: ['0x7f00000010', '0x401000'] }]);
     assert.deepStrictEqual(userAddresses(p.stacks), { pcs: ['0x7f00000010'], returns: ['0x401000'] });
     const named = nameStacks(p, null, null);
@@ -115,7 +145,7 @@ describe('profile: raw stacks (bpftrace 0.23+ prints both stacks as bare hex)', 
   const RAW = fs.readFileSync(path.join(__dirname, 'fixtures', 'bpftrace-profile-raw-0.23.out'), 'utf8');
 
   it('reads a real capture: user frames as 0x.. for nodetrace to name, kernel frames named or 0x.., no 0 frame', function () {
-    const p = parseProfile(splitAtEndMarker(RAW.split('\n')).maps);
+    const p = parseProfile(splitAtEndMarker(RAW.split('\n')).maps, 'profile');
     assert(p.stacks.length > 3, `${p.stacks.length} stacks`);
     for (const s of p.stacks) {
       assert(s.user.length && s.user.every((f) => /^0x[1-9a-f][0-9a-f]*$/.test(f)), s.user.join(' '));
@@ -331,8 +361,21 @@ describe('profile: the plan', function () {
     assert(p.argv[p.argv.length - 3].endsWith('d-scripts/profile.bt'));
     // By default, a node whose V8 nodetrace knows: profile-js.bt, given JSFunction's shared offset (24 on V8 11, 32 after).
     // And where a JSFunction keeps its code (48 on V8 10-11, 24 on 12; 0: inlining not read, V8 13 on).
+    // On 0.17 instantiated (its WALK slot): the user stacks kept by the program, bpftrace's map of them loses some.
     const js = profileCommand.plan({ pid: String(process.pid), frequency: 49 }, tracer);
-    assert(js.argv[js.argv.length - 5].endsWith('d-scripts/profile-js.bt'), js.argv.join(' '));
+    assert.deepStrictEqual(js.argv[js.argv.length - 5], { temp: 'profile-js.bt' }, js.argv.join(' '));
+    assert.match(js.programText, /^#define WALK_USER_STACK 1$/m);
+    assert.deepStrictEqual(js.details.boundedMaps.map((b) => [b.map, b.keys]), [['@walked_samples', 131072], ['@user_frames', 131072], ['ustack', 131072]]);
+    assert.strictEqual(js.env.BPFTRACE_MAP_KEYS_MAX, '131072');
+    assert.deepStrictEqual(mapFullLines(js.details.boundedMaps, { '@walked_samples': { held: 5 }, '@user_frames': { held: 131072 } }), [
+      'warning: the tracer\'s map of stack frames (@user_frames) filled at 131,072 keys: more were not kept, samples whose stack '
+      + 'did not fit are counted, as "[no stack]"; trace for less time or at a lower -F, or raise the bound with NODETRACE_MAP_KEYS=N (now 131,072)']);
+    // From 0.21 ustack, the walk's part left out (compiled, though dead, it doubles the time to compile).
+    const newer = profileCommand.plan({ pid: String(process.pid), frequency: 49 }, { ...tracer, version: '0.23.2' });
+    assert.deepStrictEqual(newer.argv[newer.argv.length - 5], { temp: 'profile-js.bt' }, newer.argv.join(' '));
+    assert(!/\/\* @walk |^\s*@(user_frames|walked_samples)\[/m.test(newer.programText), 'the walk left out');
+    assert.match(newer.programText, /^\t\t@samples\[tid, comm, kstack, ustack, \$h, \$leaf_ret\] = count\(\);$/m);
+    assert.deepStrictEqual(newer.details.boundedMaps.map((b) => b.map), ['@samples', 'ustack']);
     const major = Number(process.versions.v8.split('.')[0]);
     assert.deepStrictEqual(js.argv.slice(-4), ['49', String(process.pid), major <= 11 ? '24' : '32', major <= 11 ? '48' : major === 12 ? '24' : '0']);
     assert.strictEqual(p.env.BPFTRACE_NO_USER_SYMBOLS, '1');
@@ -364,7 +407,9 @@ describe('profile: the plan', function () {
       // Its captures printed every 200 ms: once it exits they can no longer be named.
       if (script === 'profile-js.bt') assert.match(p.programText, /^interval:ms:200$/m);
     }
-    assert.match(profileCommand.plan({ pid: String(process.pid), frequency: 99 }, tracer).argv.find((a) => /profile-js\.bt$/.test(a)) || '', /profile-js\.bt$/, '-p: the script as it is (every second)');
+    assert.match(profileCommand.plan({ pid: String(process.pid), frequency: 99 }, tracer).programText, /^interval:s:1$/m, '-p: every second');
+    // -c on 0.17: both slots, the walk's stacks too.
+    assert.match(profileCommand.plan({ command: `${process.execPath} app.js`, frequency: 99 }, tracer).programText, /^#define WALK_USER_STACK 1$/m);
     // A command whose executable carries no V8 (a script, env): today's program, said in one line.
     const sh = profileCommand.plan({ command: '/bin/sh app.sh', frequency: 99 }, tracer);
     assert.deepStrictEqual(sh.argv.slice(-3), [{ temp: 'profile.bt' }, '99', '0']);

@@ -8,8 +8,8 @@ const { nodetrace } = require('./support/harness');
 const { checkPrometheus, withLiveClause } = require('../lib/prometheus/live');
 const { readScript } = require('../lib/tracer/plan');
 
-const COMMANDS = ['latency', 'gc', 'loop', 'http'];
-const LIVE_SCRIPTS = ['addon-latency', 'gc', 'loop'];
+const COMMANDS = ['latency', 'gc', 'loop', 'http', 'async'];
+const LIVE_SCRIPTS = ['addon-latency', 'gc', 'loop', 'async'];
 
 // A PID no process has now.
 function missingPid() {

@@ -179,7 +179,7 @@ describe('V8 inlining: what optimized code inlined where it ran (lib/v8/inlining
     assert.deepStrictEqual(names.inlinedAt('5', 0, '0x50000200', { sfi: 0x1001 }).map((r) => r.name), ['scale']);
     assert.strictEqual(names.inlinedAt('5', 0, '0x50000200', { sfi: 0x3001 }), null, 'not the frame\'s function\'s code');
     assert.strictEqual(names.inlinedAt('5', 1, '0x50000200', { sfi: 0x1001 }), null, 'no frame at that depth');
-    const parsed = parseProfile('@samples[42, node, \n, \n        0x50000200\n        0x401000\n, 5]: 7\n@threads[42, node]: 7\n');
+    const parsed = parseProfile('@samples[42, node, \n, \n        0x50000200\n        0x401000\n, 5]: 7\n@threads[42, node]: 7\n', 'profile-js');
     const symbolizer = {
       symbolize: (snap, addrs) => ({
         frames: addrs.map((a) => (parseInt(a, 16) >= 0x50000000 ? { kind: 'jit', text: a, module: '[anon]' } : { kind: 'native', symbol: 'uv_run', offset: 1, text: 'uv_run+1', module: 'node' })),
@@ -193,7 +193,7 @@ describe('V8 inlining: what optimized code inlined where it ran (lib/v8/inlining
     assert.deepStrictEqual(named.v8.inlining, { read: true, shown: 7, unknown: 0, note: null });
     // A sample in generated code that is not the function's code now
     // (on-stack replacement, or replaced since): counted as not known.
-    const osr = parseProfile('@samples[42, node, \n, \n        0x50002000\n        0x401000\n, 5]: 3\n@threads[42, node]: 3\n');
+    const osr = parseProfile('@samples[42, node, \n, \n        0x50002000\n        0x401000\n, 5]: 3\n@threads[42, node]: 3\n', 'profile-js');
     const unknown = nameStacks(osr, symbolizer, { maps: [] }, { js: names });
     assert.deepStrictEqual(unknown.stacks[0].frames.map((f) => f.name), ['uv_run', 'step /app/x.js:22:14']);
     assert.deepStrictEqual(unknown.v8.inlining, { read: true, shown: 0, unknown: 3, note: null });

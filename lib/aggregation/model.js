@@ -294,7 +294,8 @@ function splitAtDepthZero(text, separator, brackets) {
  * "std::map<int, int>::find" stays one field.  When angle brackets do not
  * balance (operator<, operator->) only round and square brackets count.
  * A string key that itself contains the separator is split anyway: the
- * tracer's text does not say where such a key ends.
+ * tracer's text does not say where such a key ends (a map whose key holds a
+ * process's text is read by its shape instead: ./text-keys.js).
  */
 function splitKeyList(text, separator) {
   const all = splitAtDepthZero(text, separator, OPENERS);

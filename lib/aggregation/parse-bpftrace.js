@@ -24,6 +24,7 @@
 // flagged with a note because its true values may be far larger.
 
 const { makeAggregation, splitKeyList } = require('./model');
+const { partsAroundText, shapeOf } = require('./text-keys');
 
 const FOLDED_4G_NOTE = 'bpftrace<0.20 folds values >= 4G into [2G,4G)';
 const TWO_G = 2n ** 31n;
@@ -115,10 +116,19 @@ function normaliseKeyField(field) {
     .join('\n');
 }
 
-/** "4466, bpftrace" -> ['4466', 'bpftrace']; see model.splitKeyList for the limits. */
-function splitTextKey(inner) {
+// The parts of a key joined by `separator`: by the map's shape where its key
+// holds a process's text (./text-keys.js: the text kept byte for byte),
+// else split outside brackets (model.splitKeyList, which has its limits).
+function splitKey(inner, separator, shape) {
+  if (!shape) return splitKeyList(inner, separator).map(normaliseKeyField);
+  const tokens = inner.split(separator === ', ' ? /(, )/ : /(,)/);
+  return partsAroundText(tokens, shape).map((part, i) => (i === shape.at ? part : normaliseKeyField(part)));
+}
+
+/** "4466, bpftrace" -> ['4466', 'bpftrace']. */
+function splitTextKey(inner, shape) {
   if (inner === undefined) return [];
-  return splitKeyList(inner, ', ').map(normaliseKeyField);
+  return splitKey(inner, ', ', shape);
 }
 
 // "@name[key]: rest" with the key possibly spanning lines (already joined).
@@ -162,8 +172,12 @@ function readMapLine(lines, start) {
   return { text: first, next: start + 1 }; // never closed: not a map after all
 }
 
-/** parseBpftraceText(text) -> Model. Lines that are not map output are skipped. */
-function parseBpftraceText(text) {
+/**
+ * parseBpftraceText(text, { textKeys }) -> Model. Lines that are not map
+ * output are skipped. textKeys: the program's maps whose key holds a
+ * process's text (./text-keys.js TEXT_KEYS), read by their shape.
+ */
+function parseBpftraceText(text, options = {}) {
   const lines = String(text).split(/\r?\n/);
   const maps = new MapCollector();
   let i = 0;
@@ -177,7 +191,7 @@ function parseBpftraceText(text) {
     const match = MAP_LINE.exec(mapText);
     if (!match) continue;
     const [, name, inner, rest = ''] = match;
-    const key = splitTextKey(inner);
+    const key = splitTextKey(inner, shapeOf(options.textKeys, name));
     const value = rest.trim();
     if (value === '') {
       const buckets = [];
@@ -296,9 +310,11 @@ function isInteger(value) {
   return typeof value === 'bigint';
 }
 
-// JSON joins key fields with "," and no space ("2,p q").
-function splitJsonKey(text) {
-  return splitKeyList(text, ',').map(normaliseKeyField);
+// JSON joins key fields with "," and no space ("2,p q"); bpftrace 0.27.1
+// also drops every space of a string part ("2,pq"), so no program sends a
+// process's text in a JSON key.
+function splitJsonKey(text, shape) {
+  return splitKey(text, ',', shape);
 }
 
 function jsonEntry(type, key, value) {
@@ -316,8 +332,8 @@ function isUnkeyedValue(type, value) {
   return Array.isArray(value) || isInteger(value) || (type === 'stats' && isStatsObject(value));
 }
 
-/** parseBpftraceJson(text) -> Model, from `bpftrace -f json` output (one JSON object a line). */
-function parseBpftraceJson(text) {
+/** parseBpftraceJson(text, { textKeys }) -> Model, from `bpftrace -f json` output (one JSON object a line). */
+function parseBpftraceJson(text, options = {}) {
   const maps = new MapCollector();
   for (const line of String(text).split(/\r?\n/)) {
     if (!line.trim().startsWith('{')) continue;
@@ -326,7 +342,7 @@ function parseBpftraceJson(text) {
     for (const [mapName, value] of Object.entries(message.data)) {
       const name = mapName.replace(/^@/, '');
       const keyed = isUnkeyedValue(message.type, value) ? [[[], value]] : Object.entries(value || {})
-        .map(([k, v]) => [splitJsonKey(k), v]);
+        .map(([k, v]) => [splitJsonKey(k, shapeOf(options.textKeys, name)), v]);
       for (const [key, entryValue] of keyed) {
         const entry = jsonEntry(message.type, key, entryValue);
         if (entry) maps.add(name, entry);

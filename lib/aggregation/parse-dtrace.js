@@ -31,6 +31,7 @@
 // (test/fixtures/dtrace-*whitespace-keys.out).
 
 const { makeAggregation, splitKeyList } = require('./model');
+const { partsAroundText, shapeOf } = require('./text-keys');
 
 const HEADER = /^\s*value\s+-+\s*Distribution\s*-+\s+count\s*$/;
 // label, bar (with the '|' axis: bars left of it are negative counts), count
@@ -51,10 +52,13 @@ function trimSpaces(text) {
 }
 
 // DTrace separates key fields by padding ("  %-50s", " %16lld"), so two or more
-// spaces end a field while a single space can be part of a string key.
-function splitKeyFields(text) {
+// spaces end a field while a single space can be part of a string key. A
+// map whose key holds a process's text, which may hold two spaces, is read
+// by its shape (./text-keys.js).
+function splitKeyFields(text, shape = null) {
   const trimmed = trimSpaces(text);
-  return trimmed === '' ? [] : trimmed.split(/ {2,}/);
+  if (trimmed === '') return [];
+  return shape ? partsAroundText(trimmed.split(/( {2,})/), shape) : trimmed.split(/ {2,}/);
 }
 
 function parseRow(line) {
@@ -210,12 +214,17 @@ class AggregationGrouper {
   }
 }
 
-function parsePrintaLine(line) {
+function printaKey(text, shape) {
+  if (text === undefined) return [];
+  return shape ? partsAroundText(text.split(/(, )/), shape) : splitKeyList(text, ', ');
+}
+
+function parsePrintaLine(line, textKeys) {
   const match = PRINTA.exec(line);
   if (!match) return null;
   return {
     name: match[1] || null,
-    key: match[2] === undefined ? [] : splitKeyList(match[2], ', '),
+    key: printaKey(match[2], shapeOf(textKeys, match[1])),
     value: match[3] === undefined ? null : BigInt(match[3]),
   };
 }
@@ -223,14 +232,20 @@ function parsePrintaLine(line) {
 // A scalar row: indented key fields, then the value.  DTrace indents every key
 // and every value, so an unindented line is only a value when it is a bare
 // number (printa("%@d\n") output); anything else unindented is not ours.
-function parseScalarRow(line) {
+function parseScalarRow(line, shape) {
   const match = SCALAR_ROW.exec(line);
   if (!match) return null;
-  return { key: splitKeyFields(match[1] || ''), kind: 'scalar', value: BigInt(match[2]) };
+  return { key: splitKeyFields(match[1] || '', shape), kind: 'scalar', value: BigInt(match[2]) };
 }
 
-/** parseDtrace(text) -> Model. Never throws on unrecognised lines: it skips them. */
-function parseDtrace(text) {
+/**
+ * parseDtrace(text, { textKeys }) -> Model. Never throws on unrecognised
+ * lines: it skips them. textKeys: the program's maps whose key holds a
+ * process's text (./text-keys.js TEXT_KEYS), read by their shape; a map's
+ * name is what the script printed before it ("@name") or in its printa().
+ */
+function parseDtrace(text, options = {}) {
+  const shapeOfMarked = () => shapeOf(options.textKeys, grouper.markedName);
   const lines = String(text).split(/\r?\n/);
   const grouper = new AggregationGrouper();
   let i = 0;
@@ -248,12 +263,12 @@ function parseDtrace(text) {
       i = dist.next;
       continue;
     }
-    const printa = parsePrintaLine(line);
+    const printa = parsePrintaLine(line, options.textKeys);
     const marker = NAME_MARKER.exec(line);
     if (i + 1 < lines.length && HEADER.test(lines[i + 1])) {
       const dist = readDistribution(lines, i + 2);
       if (marker) grouper.nameMarker(marker[1]); // an unkeyed distribution right after its name
-      const key = printa ? printa.key : marker ? [] : splitKeyFields(line);
+      const key = printa ? printa.key : marker ? [] : splitKeyFields(line, shapeOfMarked());
       grouper.add({ key, kind: dist.kind, buckets: dist.buckets }, printa ? printa.name : undefined);
       i = dist.next;
       continue;
@@ -263,7 +278,7 @@ function parseDtrace(text) {
     } else if (printa && printa.value !== null) {
       grouper.add({ key: printa.key, kind: 'scalar', value: printa.value }, printa.name);
     } else {
-      const scalar = parseScalarRow(line);
+      const scalar = parseScalarRow(line, shapeOfMarked());
       if (scalar) grouper.add(scalar);
       else grouper.noise();
     }

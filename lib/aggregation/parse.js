@@ -23,7 +23,9 @@ function detectFormat(text) {
 }
 
 /**
- * parse(text, { tracer }) -> Model.
+ * parse(text, { tracer, textKeys }) -> Model.
+ * textKeys: the program's maps whose key holds a process's text
+ * (./text-keys.js TEXT_KEYS[program]), read by their shape.
  * tracer: 'dtrace' | 'bpftrace' | undefined (detect).  With 'bpftrace', JSON
  * lines are still recognised.  Text that looks like neither tracer's (only
  * scalar rows, or nothing) is read as DTrace output, whose scalar rows carry
@@ -33,10 +35,11 @@ function parse(text, options = {}) {
   const source = String(text == null ? '' : text);
   const detected = detectFormat(source);
   const tracer = options.tracer || (detected === 'dtrace' || detected === null ? 'dtrace' : 'bpftrace');
+  const read = { textKeys: options.textKeys };
   if (tracer === 'bpftrace') {
-    return detected === 'bpftrace-json' ? parseBpftraceJson(source) : parseBpftraceText(source);
+    return detected === 'bpftrace-json' ? parseBpftraceJson(source, read) : parseBpftraceText(source, read);
   }
-  if (tracer === 'dtrace') return parseDtrace(source);
+  if (tracer === 'dtrace') return parseDtrace(source, read);
   throw new Error(`unknown tracer '${tracer}': expected 'dtrace' or 'bpftrace'`);
 }
 

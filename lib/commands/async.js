@@ -68,6 +68,8 @@ const { durationOption, checkDuration, dryRunOption, threadOption, parseThread, 
 const { selectThread } = require('../threads/select');
 const { threadLabel } = require('../threads/roles');
 const { describeIdentity } = require('../proc/container');
+const { prometheusOption, checkPrometheus, requireLiveTracer, withLiveClause } = require('../prometheus/live');
+const { liveMetricsFor } = require('../async/live-metrics');
 
 const SCRIPT = 'async';
 
@@ -84,12 +86,14 @@ function builder(y) {
     .option('hook', { type: 'boolean', default: true, describe: 'Where the process was started with -r nodetrace/register, also count promises, timers, immediates and AsyncResources through its hook (--no-hook: AsyncWraps only; async_hooks stays off in the process)' })
     .option('thread', threadOption())
     .option('json', jsonOption())
+    .option('prometheus', prometheusOption('each kind\'s running counts and histograms'))
     .option('backend', backendOption('Tracer to use (default bpftrace; dtrace: d-scripts/async.d, without --stacks)'))
     .option('dry-run', dryRunOption())
     .check((a) => {
       checkTarget(a);
       checkDuration(a);
       checkThread(a);
+      checkPrometheus(a);
       if (!(Number.isInteger(a.top) && a.top >= 1)) throw new Error('--top expects a whole number from 1.');
       if (a.stacks && a.backend === 'dtrace') throw new Error('--stacks needs bpftrace: async.d has no creation stacks (docs/programs.md#async says why).');
       return true;
@@ -99,6 +103,7 @@ function builder(y) {
     .example('sudo $0 async -p 4242 -d 60 --stacks', 'and where the operations left alive (leak suspects) were created')
     .example('sudo $0 async -p 4242 --no-hook', 'a process started with -r nodetrace/register: AsyncWraps only, its async_hooks left off')
     .example('sudo $0 async -p 4242 --thread 2', 'the loop figures of worker_threads Worker 2 (the counts are every thread\'s)')
+    .example('sudo $0 async -p 4242 --prometheus 9464', 'serve http://127.0.0.1:9464/metrics while tracing, the report at Ctrl-C')
     .example('$0 async -p 4242 -n', 'show exactly what would be loaded into the kernel, and how');
 }
 
@@ -116,6 +121,7 @@ function plan(args, tracer) {
       { hint: 'nodetrace async reads node\'s AsyncWrap objects (official Node 18 to 26, Debian\'s 18).', exitCode: EXIT.NOT_FOUND });
   }
   const { sharedAt, note: functionsNote } = sharedOffset(pid);
+  if (args.prometheus !== undefined) requireLiveTracer(tracer);
   if (tracer.name === 'dtrace') return planDtrace(tracer, { pid, note, who, found, sharedAt, functionsNote, thread });
   const stacks = Boolean(args.stacks);
   const keys = mapKeysFor(MAP_KEYS, stacks ? { floor: STACKS_MAP_KEYS_FLOOR } : {});
@@ -131,9 +137,11 @@ function plan(args, tracer) {
       hook: 'instantiated by nodetrace async: the @hook part left out, no register hook',
     }[part]);
   }
+  // --prometheus: the program's LIVE clause, the kinds' maps printed every second (lib/async/live-metrics.js).
+  if (args.prometheus !== undefined) programText = withLiveClause(programText || readScript(SCRIPT, 'bpftrace'), tracer, 'async');
   return planTracer(tracer, {
     script: SCRIPT,
-    ...(without.length ? { programText, without } : {}),
+    ...(without.length || programText ? { programText, without } : {}),
     // -p where the process sees nodetrace's mounts (capabilities.js
     // uprobesWithPid): bpftrace 0.20+ then sets the uprobes in this process
     // only (without it, even 0.27 trapped in every node process on the
@@ -254,6 +262,7 @@ async function handler(args) {
       // The target's memory map and perf map, to name the creation stacks'
       // frames; its threads, to say which Workers it runs.
       snapshots: { perfMap: Boolean(args.stacks), threads: true },
+      liveMetrics: (pl) => liveMetricsFor(pl.details),
     });
   } finally {
     if (run.js) run.js.close();

@@ -7,9 +7,9 @@ const { listed } = require('./list');
 const { UserError } = require('../errors');
 const proc = require('../proc');
 const { planTracer, readScript } = require('../tracer/plan');
-const { rawUserStackEnv, mapKeysEnv, mapKeysFor } = require('../tracer/capabilities');
+const { rawUserStackEnv, mapKeysEnv, mapKeysFor, walksUserStacks } = require('../tracer/capabilities');
 const { userStackBound } = require('../render/map-full');
-const { instantiateSlot, declaredSlot } = require('../tracer/template');
+const { instantiateSlot, declaredSlot, withoutOptional } = require('../tracer/template');
 const { runTraceCommand } = require('../tracer/run-command');
 const { argumentReference } = require('../tracer/program-arguments');
 const { parseProfile, parseProfileDtrace, parseOffCpu, withoutUserStack } = require('../profile/parse');
@@ -45,6 +45,16 @@ const MAX_HZ = 999;
 // Distinct (thread, stack) pairs the tracer keeps: 99 Hz on 8 busy threads
 // for 80 s gives that many samples at most; bpftrace's default is 4,096.
 const MAP_KEYS_MAX = 65536;
+// Where profile-js.bt keeps the user stacks itself (capabilities.js
+// walksUserStacks): a key per frame, a stack's frames above the last it
+// shares (counted from the leaf) with one already kept. profile
+// -F 999 of 4,096 stacks 13 deep (test/targets/profile-many-stacks.js)
+// put 63,786 in it in 8 s. bpftrace 0.17 sizes every map alike and
+// preallocates them: 262,144 keys took 193 MB of locked memory (the maps'
+// fdinfo), so 131,072 about 97 MB against 43 MB at 65,536, beside the
+// 136 MB of its map of ustacks, there still for stacks deeper than the
+// walk.
+const WALKED_MAP_KEYS_MAX = 131072;
 // bpftrace's output with -c, in the run's private directory: the command
 // shares its stdout.
 const OUTPUT_FILE = 'bpftrace.out';
@@ -164,16 +174,39 @@ function plan(args, tracer) {
     if (bpftrace && args.v8Frames !== false) withJsFrames(jsFramesLayout(pid), pid);
   }
   if (bpftrace) {
+    // Where bpftrace's map of user stacks would lose some, profile-js.bt
+    // keeps them itself (its WALK slot): no stack lost to another's bucket.
+    // Elsewhere its @walk part is left out: compiled, dead, it took bpftrace
+    // 0.17 twice as long to compile the program (3.4 s against 1.4 s, load 12).
+    const walked = o.script === SCRIPTS.js.script && walksUserStacks(tracer);
+    if (o.script === SCRIPTS.js.script) {
+      const text = o.programText !== undefined ? o.programText : readScript(o.script, 'bpftrace');
+      if (walked) {
+        o.programText = instantiateSlot(text, 'WALK', '#define WALK_USER_STACK 1',
+          'instantiated by nodetrace profile: the user stacks walked, as this bpftrace keeps no stack whose bucket another holds');
+        o.details.walkedStacks = true;
+      } else {
+        o.programText = withoutOptional(text, 'walk', 'instantiated by nodetrace profile: user stacks from ustack, the walk\'s part left out');
+        o.without = ['walk'];
+      }
+    }
     // Raw stacks: bpftrace would read the perf map itself, following links
     // (out of a container's root, too) and blocking on a FIFO planted there.
-    const keys = mapKeysFor(MAP_KEYS_MAX);
+    const keys = mapKeysFor(walked ? WALKED_MAP_KEYS_MAX : MAP_KEYS_MAX);
     o.env = { ...rawUserStackEnv(tracer), ...mapKeysEnv(tracer, keys) };
     // A full map drops new stacks without a word (lib/render/map-full.js).
-    o.details.boundedMaps = [{ map: args.offCpu ? '@offcpu_us' : '@samples', keys, what: 'distinct stacks',
+    o.details.boundedMaps = [{ map: args.offCpu ? '@offcpu_us' : samplesMap(walked), keys, what: 'distinct stacks',
       lost: args.offCpu ? 'the waits of stacks past it were not counted' : 'samples of stacks past it were dropped',
       raise: `trace for less time${args.offCpu ? '' : ' or at a lower -F'}` }];
     // bpftrace's own map of user stacks, before 0.25 (lib/render/map-full.js):
     // --off-cpu sums the waits by stack, so what is lost is their time.
+    // The walk's instead, where it keeps them: a stack whose frames did not
+    // all fit is a sample without one.
+    if (walked) {
+      o.details.boundedMaps.push({ map: WALKED_FRAMES_MAP, keys, what: 'stack frames',
+        lost: 'samples whose stack did not fit are counted, as "[no stack]"', raise: 'trace for less time or at a lower -F' });
+    }
+    // (Walked, a stack deeper than the walk's 64 frames is still ustack's.)
     const stackMap = args.offCpu ? userStackBound(tracer, 'trace for less time', 'us')
       : userStackBound(tracer, 'trace for less time or at a lower -F');
     if (stackMap) o.details.boundedMaps.push(stackMap);
@@ -181,6 +214,11 @@ function plan(args, tracer) {
   }
   return planTracer(tracer, o);
 }
+
+// The map of samples by stack: profile-js.bt's walked one where it keeps
+// the user stacks itself (d-scripts/profile-js.bt, WALK).
+const samplesMap = (walked) => (walked ? '@walked_samples' : '@samples');
+const WALKED_FRAMES_MAP = '@user_frames';
 
 // The files the report is also written to.
 function outputFiles(args) {
@@ -193,7 +231,7 @@ function report(result, { args, tracer, plan: p, target, snapshots }, run = {}) 
   // profile-js.bt's (and offcpu.bt's with SHARED) lines came through onLine (SFIs named as they came).
   if (run.lines) Object.assign(result, splitAtEndMarker(run.lines));
   const parsed = args.offCpu ? parseOffCpu(result.maps)
-    : tracer.name === 'dtrace' ? parseProfileDtrace(result.maps) : parseProfile(result.maps);
+    : tracer.name === 'dtrace' ? parseProfileDtrace(result.maps) : parseProfile(result.maps, p.script);
   // DTrace keys threads by ID only: they are the process's threads.
   const comm = (pid && proc.processName(pid)) || 'node';
   for (const s of parsed.stacks) if (!s.comm) s.comm = comm;
@@ -235,8 +273,13 @@ function report(result, { args, tracer, plan: p, target, snapshots }, run = {}) 
     else writeOutputFile(args[flag], render[flag]());
   }
   process.stdout.write(onStdout === null ? text() : onStdout);
+  const walked = Boolean(p.details.walkedStacks);
+  // (The walk's frames: a full map is said from the keys it printed.)
+  const walkedStacks = parsed.stacks.filter((s) => s.walked).length;
   return { gathered: Boolean(args.offCpu ? summary.blockedUs : summary.samples),
-    mapsSeen: { [args.offCpu ? '@offcpu_us' : '@samples']: { held: parsed.stacks.length }, ustack: { refused: withoutUserStack(parsed) } } };
+    mapsSeen: { [args.offCpu ? '@offcpu_us' : samplesMap(walked)]: { held: walked ? walkedStacks : parsed.stacks.length },
+      ...(walked ? { [WALKED_FRAMES_MAP]: { held: parsed.userFrames } } : {}),
+      ustack: { refused: withoutUserStack(parsed, { walked: false }) } } };
 }
 
 async function handler(args) {

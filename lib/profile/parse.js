@@ -3,6 +3,7 @@
 // the shared parser (lib/aggregation/parse-bpftrace.js, which keeps ustack()
 // and kstack() keys one frame per line); this only gives the keys meaning.
 const { parseBpftraceText } = require('../aggregation/parse-bpftrace');
+const { TEXT_KEYS } = require('../aggregation/text-keys');
 const { kernelFrames, userFrames } = require('../tracer/stack-frames');
 
 function frameLines(field) {
@@ -21,12 +22,15 @@ function userStack(field) {
 }
 
 /**
- * -> { stacks: [{ tid, comm, kernel: [frame], user: [frame], count, chain? }], threads: [{ tid, comm, count }] }
+ * What `program` ('profile' or 'profile-js': their keys differ in length,
+ * and a thread's name in them may hold ", ": ../aggregation/text-keys.js)
+ * printed -> { stacks: [{ tid, comm, kernel: [frame], user: [frame], count, chain? }], threads: [{ tid, comm, count }] }
  * Frames leaf first: kernel frames named ("do_syscall_64+110"), user frames
  * as addresses ("0x7f4e6a7c7efe") or names where the tracer named them.
  */
-function parseProfile(text) {
-  const model = parseBpftraceText(text);
+function parseProfile(text, program) {
+  if (program !== 'profile' && program !== 'profile-js') throw new Error(`parseProfile: no program ${program}`);
+  const model = parseBpftraceText(text, { textKeys: TEXT_KEYS[program] });
   const byName = new Map(model.aggregations.map((a) => [a.name, a]));
   const stacks = [];
   for (const e of (byName.get('samples') || { entries: [] }).entries) {
@@ -40,21 +44,74 @@ function parseProfile(text) {
     if (leafRet !== undefined && /^[1-9]\d*$/.test(leafRet)) s.leafRet = '0x' + BigInt(leafRet).toString(16);
     stacks.push(s);
   }
+  // profile-js.bt keeping the user stacks itself (its WALK slot): the pc
+  // and the hash of the frames above it, read back from @user_frames.
+  const frames = userFrameTable(byName.get('user_frames'));
+  for (const e of (byName.get('walked_samples') || { entries: [] }).entries) {
+    if (e.kind !== 'scalar' || e.key.length !== 7) continue;
+    const [tid, comm, kernel, pc, top, chain, leafRet] = e.key;
+    const s = { tid: Number(tid), comm, kernel: kernelStack(kernel), user: walkedStack(pc, top, frames),
+      count: Number(e.value), walked: true };
+    if (/^-?\d+$/.test(chain) && chain !== '0') s.chain = chain;
+    if (/^[1-9]\d*$/.test(leafRet)) s.leafRet = '0x' + BigInt(leafRet).toString(16);
+    stacks.push(s);
+  }
   const threads = [];
   for (const e of (byName.get('threads') || { entries: [] }).entries) {
     if (e.kind !== 'scalar' || e.key.length !== 2) continue;
     threads.push({ tid: Number(e.key[0]), comm: e.key[1], count: Number(e.value) });
   }
-  return { stacks, threads };
+  return { stacks, threads, userFrames: frames.size };
+}
+
+// bpftrace prints a 64-bit key or value signed or not, by its type.
+function u64(text) {
+  return /^-?\d{1,20}$/.test(text) ? BigInt.asUintN(64, BigInt(text)) : null;
+}
+
+// @user_frames[BELOW, RETURN ADDRESS] = HASH: each frame's hash -> the
+// hash below it and its return address.
+function userFrameTable(agg) {
+  const table = new Map();
+  for (const e of (agg || { entries: [] }).entries) {
+    if (e.kind !== 'scalar' || e.key.length !== 2) continue;
+    const [below, ret, hash] = [u64(e.key[0]), u64(e.key[1]), u64(e.value)];
+    if (below !== null && ret !== null && hash) table.set(hash, { below, ret });
+  }
+  return table;
+}
+
+/**
+ * A walked sample's user stack, leaf first, as raw ustack frames: the pc,
+ * then each return address from the hash of the topmost down. [] where the
+ * tracer found no user registers, or a frame's key is missing (the map
+ * filled): a stack cut short anywhere would be a wrong one.
+ */
+function walkedStack(pc, top, table) {
+  const first = u64(pc);
+  let hash = u64(top);
+  if (!first || hash === null) return [];
+  const above = [];
+  // At most one frame a key: a table that loops ends the walk.
+  while (hash !== 0n && above.length <= table.size) {
+    const f = table.get(hash);
+    if (!f) return [];
+    above.push('0x' + f.ret.toString(16));
+    hash = f.below;
+  }
+  if (hash !== 0n) return [];
+  return ['0x' + first.toString(16), ...above.reverse()];
 }
 
 /**
  * Samples of a thread of the process with no user stack: bpftrace lost it
  * (capabilities.userStackMap); a thread of a user process always has one
  * (the kernel records its user pc first, in user mode or in a system call).
+ * `walked: false`: only those whose stack was ustack's, not the walk's
+ * (whose frames are lost only to a full map, said as such).
  */
-function withoutUserStack({ stacks }) {
-  return stacks.reduce((n, s) => n + (s.user && s.user.length === 0 ? s.count : 0), 0);
+function withoutUserStack({ stacks }, { walked = true } = {}) {
+  return stacks.reduce((n, s) => n + (s.user && s.user.length === 0 && (walked || !s.walked) ? s.count : 0), 0);
 }
 
 // profile.d's printa(@samples): per entry, the TID on a line of its own
@@ -107,7 +164,7 @@ function parseProfileDtrace(text) {
  * A wait still going on at exit (@blocked_since_ns) counts up to then, marked ongoing.
  */
 function parseOffCpu(text) {
-  const model = parseBpftraceText(text);
+  const model = parseBpftraceText(text, { textKeys: TEXT_KEYS.offcpu });
   const byName = new Map(model.aggregations.map((a) => [a.name, a]));
   const entries = (name) => (byName.get(name) || { entries: [] }).entries.filter((e) => e.kind === 'scalar');
   const threads = entries('blocks').filter((e) => e.key.length === 2)

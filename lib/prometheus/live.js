@@ -40,15 +40,20 @@ function checkPrometheus(a, clashes = []) {
   if (clash) throw new Error(`--prometheus serves a running trace of one process until Ctrl-C or its exit: not with ${clash[1]}.`);
 }
 
+/** A D script prints its aggregations only at its end: --prometheus needs bpftrace's LIVE clause. */
+function requireLiveTracer(tracer) {
+  if (tracer.name !== 'bpftrace') {
+    throw new UsageError('--prometheus needs bpftrace: the D script prints its maps only at the end.',
+      'Run it with --backend bpftrace where bpftrace is installed.');
+  }
+}
+
 /**
  * The program with its LIVE clause on: its maps printed every second while
  * counting. bpftrace only (a D script prints its aggregations at its end).
  */
 function withLiveClause(programText, tracer, command) {
-  if (tracer.name !== 'bpftrace') {
-    throw new UsageError('--prometheus needs bpftrace: the D script prints its maps only at the end.',
-      'Run it with --backend bpftrace where bpftrace is installed.');
-  }
+  requireLiveTracer(tracer);
   const declared = LIVE_DECLARED.exec(declaredSlot(programText, 'LIVE') || '');
   if (!declared) throw new Error('the program declares no LIVE slot of the form /CONDITION && 0/');
   return instantiateSlot(programText, 'LIVE', `/${declared[1]}/`,
@@ -97,4 +102,4 @@ async function serveLive(listenText, plan, metrics) {
   return { takeLine: (line) => dumps.take(line), close: served.close };
 }
 
-module.exports = { prometheusOption, checkPrometheus, withLiveClause, processLabels, serveLive };
+module.exports = { prometheusOption, checkPrometheus, requireLiveTracer, withLiveClause, processLabels, serveLive };

@@ -230,6 +230,17 @@ function userStackMap(tracer) {
   return { places: 131072, loses: atLeast(tracer, '0.21') ? 'past them it drops the oldest' : 'it keeps no stack whose place another holds' };
 }
 
+// Whether profile-js.bt keeps the user stack itself (its WALK slot): where
+// bpftrace keeps no stack whose bucket another holds (0.17-0.20, above),
+// the program's own walk of the frame pointers gives the frames the
+// kernel's walk gives (up to 65; deeper, ustack still), each kept once in
+// a hash map. On 0.17 the walk's frames and ustack's agreed on every
+// sample ustack kept, on every Node build (2026-11-30, docs/platforms.md).
+// From 0.21 ustack loses a stack only past 131,072 of them: it stays.
+function walksUserStacks(tracer) {
+  return isBpftrace(tracer) && !atLeast(tracer, '0.21');
+}
+
 // A uprobe on a file fires in every process that maps it. From 0.20 `-p`
 // makes bpftrace attach uprobes for that process only (in the kernel);
 // 0.17 attaches them for all, so a program must test `pid` itself.
@@ -354,7 +365,7 @@ function ustackBlocksGcore(tracer) {
 module.exports = {
   stopPolicy, attachNotice, windowSignal, atLeast, stringLimitEnv, mapKeysEnv, mapKeysFor,
   readsLongStrings, usdtPathForPid,
-  uprobesWithPid, rawUserStackEnv, userStackMap,
+  uprobesWithPid, rawUserStackEnv, userStackMap, walksUserStacks,
   maxStringBytes, stringTrailerEnv, strCopiesLessOne, filtersUprobesByPid, filtersEveryProbeByPid, quietMapHelperArgs,
   printsMapsOnSigusr1, failsIfAnyProbeMissing, jsonOutput,
   commandNotes, isDtraceForLinux, seesUsdt, demanglesStacks, ustackBlocksGcore, compileOnlyArgs, usdtArgsPastSixth,

@@ -23,8 +23,13 @@
 //   PRINT   how often a program prints what it captured (profile-js.bt,
 //           offcpu.bt): more often for profile -c, whose command's frames
 //           can be named only while it lives.
+//   WALK    whether profile-js.bt keeps the user stacks itself (`#define
+//           WALK_USER_STACK 0`, made 1) rather than take ustack, whose map
+//           loses some on bpftrace 0.17-0.20 (capabilities.js
+//           walksUserStacks): the key of its samples changes with it, and
+//           bpftrace types a map's key once, so no argument can choose.
 //   LIVE    the predicate of a clause that prints a program's maps every
-//           second, uncleared (addon-latency.bt, gc.bt, loop.bt): declared
+//           second, uncleared (addon-latency.bt, gc.bt, loop.bt, async.bt): declared
 //           /CONDITION && 0/, never true as the script is; --prometheus
 //           makes it /CONDITION/ (lib/prometheus/live.js).
 //

@@ -267,4 +267,4 @@ function keyTypeProblems(source) {
   return problems;
 }
 
-module.exports = { keyTypeProblems };
+module.exports = { keyTypeProblems, readProgram };

@@ -16,7 +16,7 @@ const os = require('os');
 const path = require('path');
 const { spawn } = require('child_process');
 const { planTracer, readScript, SCRIPT_DIR } = require('../../lib/tracer/plan');
-const { withoutOptional } = require('../../lib/tracer/template');
+const { withoutOptional, instantiateSlot } = require('../../lib/tracer/template');
 const { compileOnlyArgs, stringLimitEnv, usdtPathForPid } = require('../../lib/tracer/capabilities');
 const { findProbePoints, POOL } = require('../../lib/latency/probe-points');
 const { latencyProgram } = require('../../lib/latency/program');
@@ -85,9 +85,21 @@ function bpftraceVariants(tracer, { pid, bunyanLib, httpLib }) {
   add('async -p --stacks (the register hook: @hook)', asyncCommand.plan({ pid: p, stacks: true }, tracer));
   add('async -p --no-hook', asyncCommand.plan({ pid: p, hook: false }, tracer));
   add('async -p --stacks --no-hook', asyncCommand.plan({ pid: p, stacks: true, hook: false }, tracer));
+  add('async -p --prometheus', asyncCommand.plan({ pid: p, prometheus: '0' }, tracer));
   add('loop -p --stacks', loop.plan({ pid: p, over: '100ms', stacks: true }, tracer));
   add('loop -p --prometheus', loop.plan({ pid: p, over: '100ms', prometheus: '0' }, tracer));
   add('profile -p (JavaScript frames from V8\'s metadata: profile-js.bt)', profile.plan({ pid: p, frequency: 99 }, tracer));
+  // The stacks kept by the program itself (profile plans it on 0.17-0.20,
+  // capabilities.js walksUserStacks), on every tier: by hand it runs on any.
+  // And each way on this tier: the script as it is (both, the walk dead)
+  // and without the walk's part (as 0.21 on plan it).
+  const jsArgs = { HZ: 99, PID: pid, SHARED: 24, CODE: 48 };
+  const profileJs = readScript('profile-js', 'bpftrace');
+  add('profile -p, the user stacks walked (WALK slot)', planTracer(tracer, { script: 'profile-js', args: jsArgs,
+    programText: instantiateSlot(profileJs, 'WALK', '#define WALK_USER_STACK 1') }));
+  add('profile -p, profile-js.bt as it is', planTracer(tracer, { script: 'profile-js', args: jsArgs }));
+  add('profile -p, ustack (the walk\'s part left out)', planTracer(tracer, { script: 'profile-js', args: jsArgs,
+    programText: withoutOptional(profileJs, 'walk'), without: ['walk'] }));
   add('profile -p --no-v8-frames (profile.bt)', profile.plan({ pid: p, frequency: 99, v8Frames: false }, tracer));
   add('profile -c (cpid; its executable\'s V8: profile-js.bt)', profile.plan({ command, frequency: 99 }, tracer));
   add('profile -c --no-v8-frames (cpid; profile.bt)', profile.plan({ command, frequency: 99, v8Frames: false }, tracer));

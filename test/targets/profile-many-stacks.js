@@ -10,6 +10,8 @@
 // and fsyncs it rather than spinning (blocked off-CPU, for `profile
 // --off-cpu`; a futex wait, Atomics.wait, leaves a one-frame user stack:
 // glibc keeps no frame pointer there).
+// On SIGUSR2 it prints "stacks SPIN_MS CPU_MS": the CPU time spent in spin
+// (the walks and the clock they read) and the process's, so far.
 // Prints "ready PID".
 const STACKS = Math.min(Number(process.env.STACKS || 4096), 4096);
 const BLOCK = Boolean(process.env.BLOCK);
@@ -27,11 +29,20 @@ function walk(bits, depth) {
   return walk(bits >> 1, depth - 1) + 2;
 }
 
+function cpuMs() {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
 let n = 0;
+let spinMs = 0;
 function spin() {
+  const start = cpuMs();
   const end = Date.now() + 50;
   while (Date.now() < end) walk(n++ % STACKS, 12);
+  spinMs += cpuMs() - start;
   setImmediate(spin);
 }
+process.on('SIGUSR2', () => console.log(`stacks ${spinMs} ${cpuMs()}`));
 console.log(`ready ${process.pid}`);
 spin();

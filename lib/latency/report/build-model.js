@@ -6,6 +6,7 @@
 // `latency` and `format` both start here, so a raw D script piped through
 // `nodetrace format` reads the same as `nodetrace latency`.
 const { parse } = require('../../aggregation/parse');
+const { TEXT_KEYS } = require('../../aggregation/text-keys');
 const { mangledNames, applyDemangled, mergeEntriesByName } = require('../../aggregation/model');
 const { discardImpossible } = require('../../aggregation/impossible');
 const { demangleNames } = require('../../demangle');
@@ -62,7 +63,10 @@ function renameKeys(model, names) {
 // does not): longer samples cannot be true and are set apart, as are
 // negative ones, whatever the tracer.
 function buildModel({ during = [], maps = '' }, { tracer, addonsOnly = false, resolveAddresses, traceNs = null, poolNs = null, symbols = false } = {}) {
-  let model = parse(maps, { tracer });
+  // Kinds are keyed by the function's name, the process's text: read whole
+  // (`format` reads either program's output).
+  const textKeys = { ...TEXT_KEYS['addon-latency'], ...TEXT_KEYS['addon-latency-every-function'] };
+  let model = parse(maps, { tracer, textKeys });
   // The program's own length of the trace (@traced_ns: addon-latency.bt's
   // window, from nodetrace's signal that opened it to the one that closed
   // it), not a kind of work.
