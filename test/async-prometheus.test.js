@@ -6,7 +6,7 @@
 // Ctrl-C and the usual report. One trace.
 const assert = require('assert');
 const { requireTracing, startTarget, stopTarget, killStragglers } = require('./support/harness');
-const { startLiveTrace, waitFor, valueOf, sleep } = require('./support/live-trace');
+const { startLiveTrace, valueOf, scrapeAfterBursts, keepSaid } = require('./support/live-trace');
 const { checkHistogram } = require('./support/prometheus-text');
 
 // Attach and detach on a loaded host (test/async.test.js).
@@ -20,36 +20,24 @@ const CREATED = 'nodetrace_async_operations_created_total';
 describe('nodetrace async --prometheus @tracer', function () {
   this.timeout(TRACE_BOUND_MS + 4 * WAIT_BOUND_MS);
   let target;
-  const issued = [];
-  const scrapes = [];
+  let issued;
+  let scrapes;
   let report;
 
   before(async function () {
     requireTracing(this);
-    target = await startTarget('async-burst.js', { env: { BURST: String(BURST) } });
-    let said = '';
-    target.stdout.setEncoding('utf8');
-    target.stdout.on('data', (c) => { said += c; });
+    target = keepSaid(await startTarget('async-burst.js', { env: { BURST: String(BURST) } }));
     const live = await startLiveTrace(['async', '-p', String(target.pid), '--json'], { timeoutMs: TRACE_BOUND_MS + 3 * WAIT_BOUND_MS });
-    try {
-      for (const n of [1, 2]) {
-        target.kill('SIGUSR2');
-        const done = await waitFor(async () => {
-          const all = [...said.matchAll(/^done (\{.*\})$/gm)].map((m) => JSON.parse(m[1]));
-          return all.length >= n ? all[n - 1] : null;
-        }, WAIT_BOUND_MS);
-        assert.ok(done, `the target finished burst ${n}: ${said}`);
-        issued.push(done.issued);
-        const due = issued.reduce((a, b) => a + b, 0);
-        const shown = await waitFor(async () => (valueOf(await live.scrape(), CREATED, KIND) >= due ? true : null),
-          WAIT_BOUND_MS);
-        assert.ok(shown, `the endpoint showed ${due} ${KIND} created within ${WAIT_BOUND_MS / 1000} s`);
-        await sleep(DUMP_MS);
-        scrapes.push(await live.scrape());
-      }
-    } finally {
-      report = await live.stop();
-    }
+    ({ counts: issued, scrapes, report } = await scrapeAfterBursts(live, {
+      start: () => target.kill('SIGUSR2'),
+      finished: (n) => {
+        const all = [...target.said.matchAll(/^done (\{.*\})$/gm)].map((m) => JSON.parse(m[1]));
+        return all.length >= n ? all[n - 1].issued : null;
+      },
+      shown: (samples, n, counts) => valueOf(samples, CREATED, KIND) >= counts.reduce((a, b) => a + b, 0),
+      waitMs: WAIT_BOUND_MS,
+      settleMs: DUMP_MS,
+    }));
   });
 
   after(async function () {

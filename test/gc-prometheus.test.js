@@ -5,7 +5,7 @@
 // scraped after each burst, then Ctrl-C and the usual report. One trace.
 const assert = require('assert');
 const { requireTracing, startTarget, stopTarget, killStragglers } = require('./support/harness');
-const { startLiveTrace, waitFor, valueOf, sleep } = require('./support/live-trace');
+const { startLiveTrace, valueOf, scrapeAfterBursts, keepSaid } = require('./support/live-trace');
 const { checkHistogram } = require('./support/prometheus-text');
 
 // Attach and detach on a loaded host (test/gc.test.js).
@@ -20,37 +20,26 @@ const FAMILY = 'nodetrace_gc_pause_seconds';
 describe('nodetrace gc --prometheus @tracer', function () {
   this.timeout(TRACE_BOUND_MS + 4 * WAIT_BOUND_MS);
   let target;
-  const bursts = [];
-  const scrapes = [];
+  let bursts;
+  let scrapes;
   let report;
 
   before(async function () {
     requireTracing(this);
-    target = await startTarget('gc-churn.js', { args: ['--expose-gc'], env: { GC_ON_SIGNAL: String(PER_BURST) } });
-    let said = '';
-    target.stdout.setEncoding('utf8');
-    target.stdout.on('data', (c) => { said += c; });
+    target = keepSaid(await startTarget('gc-churn.js', { args: ['--expose-gc'], env: { GC_ON_SIGNAL: String(PER_BURST) } }));
     const live = await startLiveTrace(['gc', '-p', String(target.pid), '--json'], { timeoutMs: TRACE_BOUND_MS + 3 * WAIT_BOUND_MS });
     const majors = (samples) => valueOf(samples, `${FAMILY}_count`, 'mark-compact');
-    // What the endpoint shows once a dump is printed: the baseline, then after each burst.
-    const settled = async (atLeast) => waitFor(async () => {
-      const s = await live.scrape();
-      return majors(s) >= atLeast ? s : null;
-    }, WAIT_BOUND_MS);
-    try {
-      for (const n of [1, 2]) {
-        target.kill('SIGUSR2');
-        const m = await waitFor(async () => /^burst (\d+): minor (\d+) major (\d+)$/m.exec(said.split('\n').filter((l) => l.startsWith(`burst ${n}:`)).join('\n')), WAIT_BOUND_MS);
-        assert.ok(m, `the target finished burst ${n}: ${said}`);
-        bursts.push({ minor: Number(m[2]), major: Number(m[3]) });
-        // Every forced GC of this burst shows (the count at least the bursts' sum), and a dump later still.
-        assert.ok(await settled(n * PER_BURST), `the endpoint showed ${n * PER_BURST} mark-compact pauses within ${WAIT_BOUND_MS / 1000} s`);
-        await sleep(DUMP_MS);
-        scrapes.push(await live.scrape());
-      }
-    } finally {
-      report = await live.stop();
-    }
+    ({ counts: bursts, scrapes, report } = await scrapeAfterBursts(live, {
+      start: () => target.kill('SIGUSR2'),
+      finished: (n) => {
+        const m = new RegExp(`^burst ${n}: minor (\\d+) major (\\d+)$`, 'm').exec(target.said);
+        return m && { minor: Number(m[1]), major: Number(m[2]) };
+      },
+      // Every forced GC of the bursts so far shows (the count at least their sum).
+      shown: (samples, n) => majors(samples) >= n * PER_BURST,
+      waitMs: WAIT_BOUND_MS,
+      settleMs: DUMP_MS,
+    }));
   });
 
   after(async function () {

@@ -8,7 +8,7 @@ const assert = require('assert');
 const path = require('path');
 const { spawn } = require('child_process');
 const { ROOT, requireTracing, stopTarget, killStragglers } = require('./support/harness');
-const { startLiveTrace, waitFor, valueOf, sleep } = require('./support/live-trace');
+const { startLiveTrace, valueOf, scrapeAfterBursts } = require('./support/live-trace');
 
 const TRACE_BOUND_MS = 60000;
 const WAIT_BOUND_MS = 20000;
@@ -29,7 +29,7 @@ function startSteady() {
 describe('nodetrace http --prometheus @tracer', function () {
   this.timeout(TRACE_BOUND_MS + 4 * WAIT_BOUND_MS);
   let target;
-  const scrapes = [];
+  let scrapes;
   let report;
 
   before(async function () {
@@ -37,21 +37,14 @@ describe('nodetrace http --prometheus @tracer', function () {
     target = await startSteady();
     const live = await startLiveTrace(['http', '-p', String(target.pid), '--source', 'wire', '--json'], { timeoutMs: TRACE_BOUND_MS + 3 * WAIT_BOUND_MS });
     const served = (s) => valueOf(s, `${FAMILY}_count`, undefined, { direction: 'server', ...ROUTE });
-    try {
-      for (const n of [1, 2]) {
-        target.stdin.write(`go ${BATCH}\n`);
-        const done = await waitFor(async () => (target.said.split('\n').filter((l) => l === `done ${BATCH}`).length >= n ? true : null), WAIT_BOUND_MS);
-        assert.ok(done, `the target made batch ${n}: ${target.said}`);
-        // The wire lets a request out within 100 ms of its response (lib/http/runner.js WIRE_FLUSH_MS).
-        const due = n * BATCH;
-        const shown = await waitFor(async () => (served(await live.scrape()) >= due ? true : null), WAIT_BOUND_MS);
-        assert.ok(shown, `the endpoint showed ${due} requests served within ${WAIT_BOUND_MS / 1000} s`);
-        await sleep(300);
-        scrapes.push(await live.scrape());
-      }
-    } finally {
-      report = await live.stop();
-    }
+    ({ scrapes, report } = await scrapeAfterBursts(live, {
+      start: () => target.stdin.write(`go ${BATCH}\n`),
+      finished: (n) => (target.said.split('\n').filter((l) => l === `done ${BATCH}`).length >= n ? BATCH : null),
+      // The wire lets a request out within 100 ms of its response (lib/http/runner.js WIRE_FLUSH_MS).
+      shown: (samples, n) => served(samples) >= n * BATCH,
+      waitMs: WAIT_BOUND_MS,
+      settleMs: 300,
+    }));
   });
 
   after(async function () {

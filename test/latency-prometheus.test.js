@@ -8,12 +8,15 @@
 const assert = require('assert');
 const { spawn, spawnSync } = require('child_process');
 const fs = require('fs');
-const http = require('http');
 const net = require('net');
 const os = require('os');
 const path = require('path');
 const { requireTracing, startTarget, stopTarget, nodetrace, killStragglers } = require('./support/harness');
 const { readExposition, samplesOf, checkHistogram } = require('./support/prometheus-text');
+const { get, waitFor: waitWithin } = require('./support/live-trace');
+
+// Polls `probe` (-> a value, or null for not yet) until it answers or WAIT_BOUND_MS passes.
+const waitFor = (probe, boundMs = WAIT_BOUND_MS) => waitWithin(probe, boundMs);
 
 // Attach and detach on a loaded host (test/latency.test.js says why).
 const TRACE_BOUND_MS = 110000;
@@ -23,30 +26,6 @@ const WAIT_BOUND_MS = 20000;
 const BURST = 300;
 const KINDS = ['fs.stat', 'crypto.pbkdf2'];
 const FAMILIES = ['nodetrace_latency_seconds', 'nodetrace_latency_queue_wait_seconds', 'nodetrace_latency_run_seconds', 'nodetrace_latency_loop_wait_seconds'];
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function get(url) {
-  return new Promise((resolve, reject) => {
-    http.get(url, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => { body += c; });
-      res.on('end', () => resolve({ status: res.statusCode, type: res.headers['content-type'], body }));
-    }).on('error', reject);
-  });
-}
-
-// Polls `probe` (-> a value, or null for not yet) until it answers or the bound passes; -> the value or null.
-async function waitFor(probe, boundMs = WAIT_BOUND_MS) {
-  const until = Date.now() + boundMs;
-  do {
-    const v = await probe().catch(() => null);
-    if (v !== null) return v;
-    await sleep(200);
-  } while (Date.now() < until);
-  return null;
-}
 
 function countOf(samples, kind) {
   const c = samplesOf(samples, 'nodetrace_latency_seconds_count', kind);

@@ -5,7 +5,7 @@
 // Ctrl-C and the usual report. One trace.
 const assert = require('assert');
 const { requireTracing, startTarget, stopTarget, killStragglers } = require('./support/harness');
-const { startLiveTrace, waitFor, valueOf, sleep } = require('./support/live-trace');
+const { startLiveTrace, valueOf, scrapeAfterBursts, keepSaid } = require('./support/live-trace');
 
 // Attach and detach on a loaded host (test/loop.test.js).
 const TRACE_BOUND_MS = 60000;
@@ -24,32 +24,24 @@ function stallsOf(samples) {
 describe('nodetrace loop --prometheus @tracer', function () {
   this.timeout(TRACE_BOUND_MS + 4 * WAIT_BOUND_MS);
   let target;
-  const bursts = [];
-  const scrapes = [];
+  let bursts;
+  let scrapes;
   let report;
 
   before(async function () {
     requireTracing(this);
-    target = await startTarget('loop-stall.js', { env: { LOOP_STALLS_ON_SIGNAL: String(PER_BURST), LOOP_STALL_MS: String(STALL_MS) } });
-    let said = '';
-    target.stdout.setEncoding('utf8');
-    target.stdout.on('data', (c) => { said += c; });
+    target = keepSaid(await startTarget('loop-stall.js', { env: { LOOP_STALLS_ON_SIGNAL: String(PER_BURST), LOOP_STALL_MS: String(STALL_MS) } }));
     const live = await startLiveTrace(['loop', '-p', String(target.pid), '--json'], { timeoutMs: TRACE_BOUND_MS + 3 * WAIT_BOUND_MS });
-    try {
-      for (const n of [1, 2]) {
-        target.kill('SIGUSR2');
-        const m = await waitFor(async () => new RegExp(`^burst ${n}: stalls (\\d+)$`, 'm').exec(said), WAIT_BOUND_MS);
-        assert.ok(m, `the target finished burst ${n}: ${said}`);
-        bursts.push(Number(m[1]));
-        const due = n * PER_BURST;
-        const shown = await waitFor(async () => (stallsOf(await live.scrape()) >= due ? true : null), WAIT_BOUND_MS);
-        assert.ok(shown, `the endpoint showed ${due} stalls within ${WAIT_BOUND_MS / 1000} s`);
-        await sleep(DUMP_MS);
-        scrapes.push(await live.scrape());
-      }
-    } finally {
-      report = await live.stop();
-    }
+    ({ counts: bursts, scrapes, report } = await scrapeAfterBursts(live, {
+      start: () => target.kill('SIGUSR2'),
+      finished: (n) => {
+        const m = new RegExp(`^burst ${n}: stalls (\\d+)$`, 'm').exec(target.said);
+        return m && Number(m[1]);
+      },
+      shown: (samples, n) => stallsOf(samples) >= n * PER_BURST,
+      waitMs: WAIT_BOUND_MS,
+      settleMs: DUMP_MS,
+    }));
   });
 
   after(async function () {

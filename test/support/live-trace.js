@@ -71,4 +71,41 @@ function valueOf(samples, name, kind, extra) {
   return found.length ? found[0].value : 0;
 }
 
-module.exports = { get, waitFor, sleep, startLiveTrace, valueOf };
+/**
+ * The loop every command's live test runs: `bursts` times, ask the target
+ * for a burst (`start(n)`), wait until it says it is done (`finished(n)`:
+ * its own count, or null for not yet), then until the endpoint shows it
+ * (`shown(samples, n, counts)`: true once every burst so far is served),
+ * and keep one scrape `settleMs` later. Ctrl-C at the end, whatever
+ * happened. -> { counts: [the target's], scrapes: [...], report }.
+ */
+async function scrapeAfterBursts(live, { start, finished, shown, bursts = 2, waitMs, settleMs }) {
+  const counts = [];
+  const scrapes = [];
+  let report;
+  try {
+    for (let n = 1; n <= bursts; n++) {
+      start(n);
+      const count = await waitFor(async () => finished(n), waitMs);
+      assert.ok(count !== null, `the target did not finish burst ${n} within ${waitMs / 1000} s`);
+      counts.push(count);
+      const seen = await waitFor(async () => (shown(await live.scrape(), n, counts) ? true : null), waitMs);
+      assert.ok(seen, `the endpoint did not show burst ${n} (the target's counts: ${JSON.stringify(counts)}) within ${waitMs / 1000} s`);
+      await sleep(settleMs);
+      scrapes.push(await live.scrape());
+    }
+  } finally {
+    report = await live.stop();
+  }
+  return { counts, scrapes, report };
+}
+
+/** A target's stdout kept whole as it comes, in target.said. */
+function keepSaid(target) {
+  target.said = '';
+  target.stdout.setEncoding('utf8');
+  target.stdout.on('data', (c) => { target.said += c; });
+  return target;
+}
+
+module.exports = { get, waitFor, sleep, startLiveTrace, valueOf, scrapeAfterBursts, keepSaid };
