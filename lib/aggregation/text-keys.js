@@ -18,9 +18,8 @@
 // printed a forged map line of its own. A thread's name is therefore keyed
 // as buf(comm, 16), which bpftrace prints with every byte that is not
 // printable ASCII escaped (`a\x0a@x[1, q]: 9\x00\x00\x00`, on 0.17, 0.23.2
-// and 0.27.1 alike): such a part (`buf: true`) is read as printed, the
-// escapes left visible (never decoded back into the bytes they stand for),
-// with the NUL padding after the name dropped.
+// and 0.27.1 alike): such a part (`buf: true`) is found whole on its line,
+// then read back as the name it stands for (textOf).
 
 // One part, the whole key: a function's name.
 const NAME = { parts: 1, at: 0 };
@@ -61,10 +60,29 @@ function partsAroundText(tokens, shape) {
   return [...parts.slice(0, shape.at), textOf(text, shape), ...parts.slice(parts.length - after)];
 }
 
-// A buf() part without the NUL padding bpftrace prints after the name
-// (comm is 16 bytes, the name at most 15); anything else as printed.
+// A buf() part as the name it stands for: bpftrace printed its bytes with
+// each one that is not printable ASCII as \xNN; those are bytes again, the
+// name ends at its first NUL (comm is NUL-padded to 16 bytes), and it is
+// read as UTF-8 (a byte that is not: U+FFFD). Decoded here, once the key is
+// parsed, a line break in the name can no longer end a line, and every
+// renderer escapes what it shows as for any other name (lib/terminal-safe.js),
+// as a UTF-8 name ("café") is shown as itself. A backslash is printed raw,
+// so a name holding the text "\x41" reads as "A": its own name, no one's
+// record. Anything else as printed.
 function textOf(part, shape) {
-  return shape.buf ? part.replace(/(?:\\x00)+$/, '') : part;
+  if (!shape.buf) return part;
+  const bytes = [];
+  for (let i = 0; i < part.length; i++) {
+    const hex = /^\\x([0-9a-fA-F]{2})/.exec(part.slice(i, i + 4));
+    if (hex) {
+      bytes.push(parseInt(hex[1], 16));
+      i += 3;
+    } else {
+      bytes.push(...Buffer.from(part[i], 'utf8'));
+    }
+  }
+  const end = bytes.indexOf(0);
+  return Buffer.from(end >= 0 ? bytes.slice(0, end) : bytes).toString('utf8');
 }
 
 /** The shape of map `name` in `textKeys` (a TEXT_KEYS entry), or null. */
