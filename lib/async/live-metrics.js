@@ -6,15 +6,9 @@
 // lib/prometheus/live.js; docs/prometheus.md.
 const { parseAsync } = require('./report/build-model');
 const { familyHead, sample, histogramSeries } = require('../prometheus/exposition');
-const { histogramOf, addHistograms, ladderPairs, admitKeys } = require('../prometheus/histograms');
-
-// Kinds shown, each its own series: Node's AsyncWrap providers are about
-// 70, the register hook's kinds are types a process names (user
-// AsyncResources): the first MAX_KINDS seen keep their series for the whole
-// run, any later one is added into kind="(other kinds)", so that no series
-// ever goes backwards.
-const MAX_KINDS = 100;
-const OTHER_KINDS = '(other kinds)';
+const {
+  MAX_KINDS, OTHER_KINDS, histogramOf, addHistograms, ladderPairs, groupByAdmittedKind,
+} = require('../prometheus/histograms');
 
 const COUNTERS = [
   { field: 'created', name: 'nodetrace_async_operations_created_total', help: 'Asynchronous operations created, by kind (nodetrace async)' },
@@ -37,15 +31,15 @@ function dumpKinds(text, { providers = null, hook = false } = {}) {
  * bounds; `_sum` estimated from the buckets). Pure.
  */
 function renderAsyncMetrics(kinds, { labels = [], admitted = [], maxKinds = MAX_KINDS } = {}) {
-  const all = kinds || [];
-  const nowAdmitted = admitKeys(admitted, all.map((k) => k.name), maxKinds);
-  const shown = new Set(nowAdmitted);
+  const { groups, admitted: nowAdmitted } = groupByAdmittedKind(kinds || [], (k) => k.name,
+    { admitted, max: maxKinds });
   const rows = new Map();
-  for (const k of all) {
-    const name = shown.has(k.name) ? k.name : OTHER_KINDS;
-    const row = rows.get(name) || { created: 0n, destroyed: 0n, callbacks: 0n };
-    for (const c of COUNTERS) row[c.field] += k[c.field];
-    for (const h of HISTOGRAMS) if (k[h.field]) row[h.field] = addHistograms(row[h.field], histogramOf(k[h.field], 'us'));
+  for (const [name, group] of groups) {
+    const row = { created: 0n, destroyed: 0n, callbacks: 0n };
+    for (const k of group) {
+      for (const c of COUNTERS) row[c.field] += k[c.field];
+      for (const h of HISTOGRAMS) if (k[h.field]) row[h.field] = addHistograms(row[h.field], histogramOf(k[h.field], 'us'));
+    }
     rows.set(name, row);
   }
   const names = [...rows.keys()].sort();

@@ -9,15 +9,9 @@ const { buildModel } = require('./report/build-model');
 const { summarize } = require('./report/summary');
 const { kindName, PHASES } = require('./report/kinds');
 const { familyHead, sample, histogramSeries } = require('../prometheus/exposition');
-const { histogramOf, addHistograms, ladderPairs, admitKeys } = require('../prometheus/histograms');
-
-// Kinds shown, each its own series: the program's maps are bounded by
-// bpftrace's map keys (4,096), a scraper's storage should be bounded far
-// lower. The first MAX_KINDS kinds seen keep their series for the whole
-// run; any later one is added into kind="(other kinds)", so that no
-// series ever goes backwards.
-const MAX_KINDS = 100;
-const OTHER_KINDS = '(other kinds)';
+const {
+  MAX_KINDS, OTHER_KINDS, histogramOf, addHistograms, ladderPairs, groupByAdmittedKind,
+} = require('../prometheus/histograms');
 
 const FAMILIES = [
   { role: 'total', name: 'nodetrace_latency_seconds', help: 'Thread-pool operations by total latency, queued to completion callback about to run, by kind (nodetrace latency)' },
@@ -40,17 +34,17 @@ function dumpSummary(text) {
  */
 function renderMetrics(summary, { labels = [], admitted = [], maxKinds = MAX_KINDS } = {}) {
   const kinds = summary ? summary.kinds : [];
-  const nowAdmitted = admitKeys(admitted, kinds.map(kindName), maxKinds);
-  const shown = new Set(nowAdmitted);
-  // kind name -> { total, queue_wait, run, loop_wait } histograms (others folded).
+  const { groups, admitted: nowAdmitted } = groupByAdmittedKind(kinds, kindName, { admitted, max: maxKinds });
+  // series name -> { total, queue_wait, run, loop_wait } histograms (others folded).
   const byKind = new Map();
-  for (const kind of kinds) {
-    const name = shown.has(kindName(kind)) ? kindName(kind) : OTHER_KINDS;
-    const row = byKind.get(name) || {};
-    row.total = addHistograms(row.total, histogramOf(kind.entry, kind.unit));
-    for (const phase of PHASES) {
-      const part = kind.breakdown && kind.breakdown[phase];
-      if (part) row[phase] = addHistograms(row[phase], histogramOf(part.entry, part.unit));
+  for (const [name, group] of groups) {
+    const row = {};
+    for (const kind of group) {
+      row.total = addHistograms(row.total, histogramOf(kind.entry, kind.unit));
+      for (const phase of PHASES) {
+        const part = kind.breakdown && kind.breakdown[phase];
+        if (part) row[phase] = addHistograms(row[phase], histogramOf(part.entry, part.unit));
+      }
     }
     byKind.set(name, row);
   }

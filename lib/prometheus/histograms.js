@@ -65,4 +65,31 @@ function admitKeys(admitted, names, max) {
   return out;
 }
 
-module.exports = { LADDER_NS, LADDER_SECONDS, histogramOf, addHistograms, ladderPairs, admitKeys };
+// Kinds shown, each its own series (latency's functions, async's
+// providers and a process's own AsyncResource types): the programs' maps
+// are bounded by bpftrace's map keys (4,096), a scraper's storage should be
+// bounded far lower. Later kinds are added into OTHER_KINDS.
+const MAX_KINDS = 100;
+const OTHER_KINDS = '(other kinds)';
+
+/**
+ * items grouped by series: each item under its kind where the kind is
+ * admitted (admitKeys: those before, then new ones up to `max`), else under
+ * OTHER_KINDS. -> { groups: Map(series name -> [item, ...]), admitted }.
+ */
+function groupByAdmittedKind(items, kindOf, { admitted = [], max = MAX_KINDS } = {}) {
+  const nowAdmitted = admitKeys(admitted, items.map(kindOf), max);
+  const shown = new Set(nowAdmitted);
+  const groups = new Map();
+  for (const item of items) {
+    const name = shown.has(kindOf(item)) ? kindOf(item) : OTHER_KINDS;
+    if (!groups.has(name)) groups.set(name, []);
+    groups.get(name).push(item);
+  }
+  return { groups, admitted: nowAdmitted };
+}
+
+module.exports = {
+  LADDER_NS, LADDER_SECONDS, MAX_KINDS, OTHER_KINDS,
+  histogramOf, addHistograms, ladderPairs, admitKeys, groupByAdmittedKind,
+};
